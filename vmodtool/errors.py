@@ -1,0 +1,71 @@
+"""The error types of vmodtool.
+
+Every error a user can cause (a bad file, a bad option value) is a
+:class:`VmodError`: it names the file, the place in it (line, entry, byte
+offset, command index, step …) and what was expected.  The CLI turns a
+``VmodError`` into one line on stderr and exit code 2; any other exception is
+a bug in vmodtool.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional, Union
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class VmodError(Exception):
+    """Base class of every error vmodtool reports to a user.
+
+    ``file`` is the file the problem is in (or ``None``), ``place`` says where
+    in it (``"entry savedGame, byte 1234"``, ``"line 12"``, ``"command 3.1"``)
+    and ``message`` what is wrong and what was expected.
+    """
+
+    def __init__(self, message: str, *, file: Optional[PathLike] = None,
+                 place: Optional[str] = None) -> None:
+        self.message = message
+        self.file = os.fspath(file) if file is not None else None
+        self.place = place
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        parts = []
+        if self.file:
+            parts.append(self.file)
+        if self.place:
+            parts.append(self.place)
+        parts.append(self.message)
+        return ": ".join(parts)
+
+    def located(self, *, file: Optional[PathLike] = None,
+                place: Optional[str] = None) -> "VmodError":
+        """Return a copy of this error with ``file``/``place`` filled in
+        where they are still unknown (an outer reader knows the file name,
+        an inner decoder only the offset).  An outer place is put in front
+        of the inner one (``entry savedGame`` + ``byte 12``)."""
+        new_place = self.place
+        if place:
+            new_place = f"{place}, {self.place}" if self.place else place
+        err = type(self).__new__(type(self))
+        err.__dict__.update(self.__dict__)
+        err.message = self.message
+        err.file = self.file or (os.fspath(file) if file is not None else None)
+        err.place = new_place
+        Exception.__init__(err, str(err))
+        return err
+
+
+class FormatError(VmodError):
+    """A VASSAL file (module, save, log, buildFile …) is malformed or unsafe."""
+
+
+class UnsafeFileError(FormatError):
+    """A file was refused because reading it could harm the machine: a zip
+    entry that escapes its folder, a decompression bomb, an XML external
+    entity or entity expansion."""
+
+
+class ScenarioError(VmodError):
+    """A scenario file does not follow the scenario format."""

@@ -1,0 +1,233 @@
+"""Zip archives (``.vmod``, ``.vext``/``.vmdx``, ``.vsav``, ``.vlog``) read
+safely (``docs/vassal-format.md`` §1.1, §4.1).
+
+Every archive is untrusted: entry names that are absolute or climb out of
+their folder are refused, and decompression is bounded both by size and by
+compression ratio, so a zip bomb stops before it fills memory.  Damaged and
+truncated archives give a :class:`~vmodtool.errors.FormatError` naming the
+file and the entry.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Dict, List, Optional, Union
+
+from vmodtool.errors import FormatError, UnsafeFileError
+
+__all__ = ["Archive", "ArchiveLimits", "is_zip_data", "build_zip"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """Bounds on what one archive may make us decompress.
+
+    ``max_entry_size``: the largest uncompressed entry accepted (real saves
+    reach ~465 MB of hex text; 2 GiB leaves room).  ``max_ratio``: the largest
+    uncompressed/compressed ratio accepted for entries over
+    ``ratio_floor`` bytes (hex text deflates about 3:1 and images about 1:1;
+    bombs reach 1000:1).  ``max_total``: all entries together.
+    """
+
+    max_entry_size: int = 2 * 1024 ** 3
+    max_ratio: float = 200.0
+    ratio_floor: int = 1024 * 1024
+    max_total: int = 8 * 1024 ** 3
+    max_entries: int = 200_000
+
+
+def is_zip_data(head: bytes) -> bool:
+    """Whether the first bytes of a file look like a zip archive."""
+    return head[:2] == b"PK"
+
+
+def _check_name(name: str) -> Optional[str]:
+    """Why an entry name is unsafe, or None."""
+    if "\x00" in name:
+        return "contains a NUL character"
+    norm = name.replace("\\", "/")
+    if norm.startswith("/") or _DRIVE.match(norm):
+        return "is an absolute path"
+    if any(part == ".." for part in norm.split("/")):
+        return "climbs out of the archive with '..'"
+    return None
+
+
+class Archive:
+    """A zip archive opened for safe reading.
+
+    >>> with Archive.open("game.vsav") as arc:      # doctest: +SKIP
+    ...     data = arc.read("savedGame")
+    """
+
+    def __init__(self, source: Union[BinaryIO, bytes], *, file: Optional[PathLike] = None,
+                 limits: ArchiveLimits = ArchiveLimits()) -> None:
+        self.file = os.fspath(file) if file is not None else None
+        self.limits = limits
+        stream = io.BytesIO(source) if isinstance(source, (bytes, bytearray)) else source
+        try:
+            self._zip = zipfile.ZipFile(stream)
+        except zipfile.BadZipFile as exc:
+            raise FormatError(f"not a readable zip archive ({exc}); the file may be truncated",
+                              file=self.file) from None
+        except (OSError, ValueError, EOFError, NotImplementedError) as exc:
+            raise FormatError(f"the zip archive is damaged ({exc})", file=self.file) from None
+        infos = self._zip.infolist()
+        if len(infos) > limits.max_entries:
+            raise UnsafeFileError(f"the archive has {len(infos)} entries, more than the "
+                                  f"{limits.max_entries} accepted", file=self.file)
+        self._infos: Dict[str, zipfile.ZipInfo] = {}
+        total = 0
+        for info in infos:
+            why = _check_name(info.filename)
+            if why:
+                raise UnsafeFileError(f"refusing an archive whose entry {info.filename!r} {why}",
+                                      file=self.file)
+            if info.filename in self._infos:
+                raise FormatError(f"the archive has two entries named {info.filename!r}; "
+                                  "which one VASSAL would read is undefined", file=self.file)
+            self._infos[info.filename] = info
+            total += info.file_size
+        if total > limits.max_total:
+            raise UnsafeFileError(f"the archive would expand to {total} bytes, more than the "
+                                  f"{limits.max_total} accepted", file=self.file)
+
+    @classmethod
+    def open(cls, path: PathLike, *, limits: ArchiveLimits = ArchiveLimits()) -> "Archive":
+        try:
+            stream = open(path, "rb")
+        except OSError as exc:
+            raise FormatError(f"cannot open: {exc.strerror}", file=path) from None
+        try:
+            return cls(stream, file=path, limits=limits)
+        except BaseException:
+            stream.close()
+            raise
+
+    def close(self) -> None:
+        fp = self._zip.fp
+        self._zip.close()
+        if fp is not None:
+            try:
+                fp.close()
+            except Exception:
+                pass
+
+    def __enter__(self) -> "Archive":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- queries ------------------------------------------------------------
+    def names(self) -> List[str]:
+        """Entry names in archive order (directories included)."""
+        return list(self._infos)
+
+    def files(self) -> List[str]:
+        """Entry names that are files, in archive order."""
+        return [n for n in self._infos if not n.endswith("/")]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._infos
+
+    def info(self, name: str) -> zipfile.ZipInfo:
+        try:
+            return self._infos[name]
+        except KeyError:
+            raise FormatError(f"the archive has no entry {name!r}", file=self.file) from None
+
+    def size(self, name: str) -> int:
+        return self.info(name).file_size
+
+    # -- reading ------------------------------------------------------------
+    def _check_bounds(self, info: zipfile.ZipInfo, max_size: Optional[int]) -> None:
+        limit = self.limits.max_entry_size if max_size is None else max_size
+        if info.file_size > limit:
+            raise UnsafeFileError(f"entry is {info.file_size} bytes uncompressed, more than the "
+                                  f"{limit} accepted", file=self.file, place=f"entry {info.filename}")
+        if info.file_size > self.limits.ratio_floor:
+            ratio = info.file_size / max(1, info.compress_size)
+            if ratio > self.limits.max_ratio:
+                raise UnsafeFileError(
+                    f"entry expands {ratio:.0f}:1 (to {info.file_size} bytes), past the "
+                    f"{self.limits.max_ratio:.0f}:1 accepted; this looks like a zip bomb",
+                    file=self.file, place=f"entry {info.filename}")
+
+    def open_entry(self, name: str, *, max_size: Optional[int] = None) -> BinaryIO:
+        """A bounded binary stream of one entry's uncompressed bytes.  Damage
+        found while reading raises :class:`FormatError`."""
+        info = self.info(name)
+        self._check_bounds(info, max_size)
+        try:
+            raw = self._zip.open(info)
+        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, RuntimeError) as exc:
+            raise FormatError(f"cannot read entry ({exc})", file=self.file,
+                              place=f"entry {name}") from None
+        return _GuardedStream(raw, self.file, name)
+
+    def read(self, name: str, *, max_size: Optional[int] = None) -> bytes:
+        """One entry's bytes (bounded, CRC-checked)."""
+        with self.open_entry(name, max_size=max_size) as stream:
+            return stream.read()
+
+
+class _GuardedStream(io.RawIOBase):
+    """Wraps a ZipExtFile so that every damage shows as FormatError."""
+
+    def __init__(self, raw, file: Optional[str], name: str) -> None:
+        self._raw = raw
+        self._file = file
+        self._name = name
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        try:
+            data = self._raw.read(n)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError) as exc:
+            raise FormatError(f"the entry is damaged or truncated ({exc})", file=self._file,
+                              place=f"entry {self._name}, byte {self._pos}") from None
+        self._pos += len(data)
+        return data
+
+    def readinto(self, buf) -> int:
+        data = self.read(len(buf))
+        buf[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        try:
+            self._raw.close()
+        finally:
+            super().close()
+
+
+def build_zip(entries: Dict[str, bytes], *,
+              date_time: tuple = (1980, 1, 1, 0, 0, 0), compress_level: int = 9) -> bytes:
+    """The bytes of a zip archive (DEFLATED, as VASSAL writes) with fixed
+    timestamps and the given entry order, so that the same entries always
+    give the same bytes; the caller writes them atomically."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=compress_level) as zf:
+        for name, data in entries.items():
+            why = _check_name(name)
+            if why:
+                raise ValueError(f"entry name {name!r} {why}")
+            info = zipfile.ZipInfo(name, date_time=date_time)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=compress_level)
+    return buf.getvalue()

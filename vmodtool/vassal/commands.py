@@ -1,0 +1,830 @@
+"""The command stream of saves and logs: a typed command tree
+(``docs/vassal-format.md`` §4.3-§4.8).
+
+The decoded ``savedGame`` text is a tree of commands joined by ESC with the
+:mod:`~vmodtool.vassal.sequence` escaping.  :func:`parse_commands` splits it
+exactly as VASSAL's ``GameModule.decode`` does: a token equal to the text it
+came from is a *leaf* (one :class:`Command`), any other token is a
+:class:`CommandGroup` of the sub-trees of its tokens.  Each leaf is typed by
+its prefix (table §4.5); its fields are decoded lazily, on first access, so a
+large save costs one small object per command.  Unknown commands (from custom
+module code, or VASSAL 2.x ``CHECK`` lines) are kept verbatim as
+:class:`UnknownCommand`.
+
+``encode()`` gives the original text back for any parsed tree (checked on
+every corpus file), and encodes trees built in Python the way VASSAL would.
+
+Player ids are VASSAL "passwords" (§4.10): :class:`PlayerAdd`,
+:class:`MovePiece` and a few others expose them as ``player_id`` but their
+``record()`` (what ``vmodtool dump`` prints) goes through a
+:class:`Redactor` that never shows them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import (Callable, ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple, Type,
+                    Union)
+
+from vmodtool.vassal.sequence import decode_sequence, encode_sequence
+
+__all__ = [
+    "ESC", "Node", "Command", "CommandGroup", "parse_commands", "classify",
+    "NullCommand", "BeginSave", "EndSave", "AddPiece", "RemovePiece", "ChangePiece", "MovePiece",
+    "Chat", "LogEntry", "Undo", "PlayerAdd", "PlayerRemove", "SetBoards", "GlobalPropertySet",
+    "MutableProperty", "TurnState", "SetupStackMarker", "NoteCommand", "UnknownCommand", "VersionCheck",
+    "Redactor", "walk", "leaves", "tree_to_json", "REDACTED",
+]
+
+ESC = "\x1b"
+REDACTED = "<redacted>"
+_BOARD_PICKER = re.compile(r"[^\t]*?BoardPicker\t")
+
+
+class Node:
+    """A node of the command tree: a leaf :class:`Command` or a
+    :class:`CommandGroup`."""
+
+    __slots__ = ()
+
+    def encode(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def is_leaf(self) -> bool:
+        return isinstance(self, Command)
+
+
+class Command(Node):
+    """One leaf command; ``text`` is its exact text.  Subclasses decode
+    their fields lazily from it."""
+
+    __slots__ = ("text", "_fields")
+    #: the command kind, as printed by ``vmodtool dump``
+    kind: ClassVar[str] = "Command"
+    #: the Java class VASSAL 3.7.26 decodes this leaf to (None: no encoder)
+    java_class: ClassVar[Optional[str]] = None
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._fields: Optional[list] = None
+
+    def encode(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        text = self.text if len(self.text) < 60 else self.text[:57] + "..."
+        return f"{type(self).__name__}({text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.text == self.text  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.text))
+
+    def record(self, redactor: Optional["Redactor"] = None) -> Dict[str, object]:
+        """The command as a JSON-ready dict (``kind``, ``text`` and decoded
+        fields), with player ids redacted."""
+        redactor = redactor or Redactor()
+        rec: Dict[str, object] = {"kind": self.kind}
+        rec.update(self._record_fields(redactor))
+        rec["text"] = redactor.scrub(self.text)
+        return rec
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {}
+
+    def summary(self, redactor: Optional["Redactor"] = None) -> str:
+        """A one-line human description (player ids redacted)."""
+        redactor = redactor or Redactor()
+        fields = self._record_fields(redactor)
+        if not fields:
+            text = redactor.scrub(self.text)
+            return text if len(text) <= 100 else text[:97] + "..."
+        return " ".join(f"{k}={_short(v)}" for k, v in fields.items())
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = str(value)
+    text = text.replace("\t", "\\t").replace(ESC, "\\e").replace("\n", "\\n")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class CommandGroup(Node):
+    """A token that was split further: its children are the sub-trees of its
+    tokens, in order.  VASSAL executes the first child and appends the others
+    as its sub-commands."""
+
+    __slots__ = ("children",)
+
+    def __init__(self, children: Sequence[Node]) -> None:
+        self.children: Tuple[Node, ...] = tuple(children)
+
+    def encode(self) -> str:
+        return encode_sequence([c.encode() for c in self.children], ESC) or ""
+
+    def __repr__(self) -> str:
+        return f"CommandGroup({len(self.children)} children)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CommandGroup) and other.children == self.children
+
+    def __hash__(self) -> int:
+        return hash(self.children)
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self.children)
+
+    def __len__(self) -> int:
+        return len(self.children)
+
+    def __getitem__(self, index: int) -> Node:
+        return self.children[index]
+
+
+# --------------------------------------------------------------------------
+# leaf kinds
+
+class NullCommand(Command):
+    """The empty leaf: a no-op (also the version-check node of saves)."""
+    kind = "Null"
+    java_class = "VASSAL.command.NullCommand"
+    __slots__ = ()
+
+
+class BeginSave(Command):
+    """``begin_save``: reset the game before a restore."""
+    kind = "BeginSave"
+    java_class = "VASSAL.build.module.GameState$SetupCommand"
+    __slots__ = ()
+
+
+class EndSave(Command):
+    """``end_save``: start the game after a restore."""
+    kind = "EndSave"
+    java_class = "VASSAL.build.module.GameState$SetupCommand"
+    __slots__ = ()
+
+
+class _SlashCommand(Command):
+    """A command whose body after the two-character prefix is a ``/`` sequence."""
+    __slots__ = ()
+
+    def _field(self, index: int) -> Optional[str]:
+        if self._fields is None:
+            self._fields = decode_sequence(self.text[2:], "/")
+        fields = self._fields
+        return fields[index] if index < len(fields) else None
+
+
+def _none_if_null(value: Optional[str]) -> Optional[str]:
+    return None if value in (None, "null") else value
+
+
+class AddPiece(_SlashCommand):
+    """``+/id/type/state``: create a piece or stack (§4.6).  ``type`` is the
+    full trait chain (``stack`` for a stack), ``state`` its state."""
+    kind = "AddPiece"
+    java_class = "VASSAL.command.AddPiece"
+    __slots__ = ()
+
+    @classmethod
+    def build(cls, piece_id: Optional[str], type_: str, state: str) -> "AddPiece":
+        return cls("+/" + (encode_sequence([piece_id or "null", type_, state], "/") or ""))
+
+    @property
+    def piece_id(self) -> Optional[str]:
+        return _none_if_null(self._field(0))
+
+    @property
+    def type(self) -> str:
+        return self._field(1) or ""
+
+    @property
+    def state(self) -> str:
+        return self._field(2) or ""
+
+    @property
+    def is_stack(self) -> bool:
+        return self.type == "stack"
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        type_ = self.type
+        if self.is_stack:
+            return {"id": self.piece_id, "stack": redactor.scrub(self.state)}
+        return {"id": self.piece_id, "type": type_, "state": redactor.scrub(self.state)}
+
+    def summary(self, redactor: Optional["Redactor"] = None) -> str:
+        redactor = redactor or Redactor()
+        if self.is_stack:
+            return f"id={self.piece_id} stack {_short(self.state, 80)}"
+        inner = self.type.rsplit("\t", 1)[-1]
+        return f"id={self.piece_id} {_short(inner, 80)}"
+
+
+class RemovePiece(Command):
+    """``-/id``: remove a piece or stack."""
+    kind = "RemovePiece"
+    java_class = "VASSAL.command.RemovePiece"
+    __slots__ = ()
+
+    @classmethod
+    def build(cls, piece_id: str) -> "RemovePiece":
+        return cls("-/" + piece_id)
+
+    @property
+    def piece_id(self) -> str:
+        return self.text[2:]
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"id": self.piece_id}
+
+
+class ChangePiece(_SlashCommand):
+    """``D/id/newState[/oldState]``: replace a piece's whole state."""
+    kind = "ChangePiece"
+    java_class = "VASSAL.command.ChangePiece"
+    __slots__ = ()
+
+    @classmethod
+    def build(cls, piece_id: str, new_state: str, old_state: Optional[str] = None) -> "ChangePiece":
+        tokens = [piece_id, new_state] + ([old_state] if old_state is not None else [])
+        return cls("D/" + (encode_sequence(tokens, "/") or ""))
+
+    @property
+    def piece_id(self) -> str:
+        return self._field(0) or ""
+
+    @property
+    def new_state(self) -> str:
+        return self._field(1) or ""
+
+    @property
+    def old_state(self) -> Optional[str]:
+        return self._field(2)
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        rec: Dict[str, object] = {"id": self.piece_id, "new_state": redactor.scrub(self.new_state)}
+        if self.old_state is not None:
+            rec["old_state"] = redactor.scrub(self.old_state)
+        return rec
+
+
+class MovePiece(_SlashCommand):
+    """``M/id/newMap/newX/newY/newUnder/oldMap/oldX/oldY/oldUnder/playerId``
+    (§4.6).  Coordinates are map pixels; ``player_id`` is the mover's
+    password-like id and is never printed."""
+    kind = "MovePiece"
+    java_class = "VASSAL.command.MovePiece"
+    __slots__ = ()
+
+    @classmethod
+    def build(cls, piece_id: str, new_map: Optional[str], new_x: int, new_y: int,
+              new_under: Optional[str], old_map: Optional[str], old_x: int, old_y: int,
+              old_under: Optional[str], player_id: str) -> "MovePiece":
+        tokens = [piece_id, new_map or "null", new_x, new_y, new_under or "null",
+                  old_map or "null", old_x, old_y, old_under or "null", player_id]
+        return cls("M/" + (encode_sequence(tokens, "/") or ""))
+
+    def _int(self, index: int) -> int:
+        value = self._field(index)
+        try:
+            return int(value) if value else 0
+        except ValueError:
+            return 0
+
+    @property
+    def piece_id(self) -> str:
+        return self._field(0) or ""
+
+    @property
+    def new_map(self) -> Optional[str]:
+        return _none_if_null(self._field(1))
+
+    @property
+    def new_position(self) -> Tuple[int, int]:
+        return self._int(2), self._int(3)
+
+    @property
+    def new_under(self) -> Optional[str]:
+        return _none_if_null(self._field(4))
+
+    @property
+    def old_map(self) -> Optional[str]:
+        return _none_if_null(self._field(5))
+
+    @property
+    def old_position(self) -> Tuple[int, int]:
+        return self._int(6), self._int(7)
+
+    @property
+    def old_under(self) -> Optional[str]:
+        return _none_if_null(self._field(8))
+
+    @property
+    def player_id(self) -> Optional[str]:
+        return _none_if_null(self._field(9))
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"id": self.piece_id, "from_map": self.old_map, "from": list(self.old_position),
+                "to_map": self.new_map, "to": list(self.new_position), "under": self.new_under,
+                "player": redactor.label(self.player_id)}
+
+    def record(self, redactor: Optional["Redactor"] = None) -> Dict[str, object]:
+        redactor = redactor or Redactor()
+        rec: Dict[str, object] = {"kind": self.kind}
+        rec.update(self._record_fields(redactor))
+        fields = list(self._fields or decode_sequence(self.text[2:], "/"))
+        if len(fields) > 9:
+            fields[9] = REDACTED
+        rec["text"] = "M/" + (encode_sequence(fields, "/") or "")
+        return rec
+
+
+class Chat(Command):
+    """``CHAT<html>``: a line in the chat window (user chat, ReportState
+    reports ``* …``, dice ``** …``)."""
+    kind = "Chat"
+    java_class = "VASSAL.build.module.Chatter$DisplayText"
+    __slots__ = ()
+
+    @property
+    def message(self) -> str:
+        return self.text[4:]
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"message": self.message}
+
+
+class LogEntry(Command):
+    """``LOG<TAB><command>``: a logged command, replayed by Step (§4.7).
+    ``logged`` is the decoded inner leaf, or ``None`` for ``LOG<TAB>null``
+    (a command VASSAL had no encoder for; a no-op)."""
+    kind = "Log"
+    java_class = "VASSAL.build.module.BasicLogger$LogCommand"
+    __slots__ = ()
+
+    @property
+    def logged(self) -> Optional[Command]:
+        if self._fields is None:
+            inner = self.text[4:]
+            self._fields = [None if inner == "null" else classify(inner)(inner)]
+        return self._fields[0]
+
+    def record(self, redactor: Optional["Redactor"] = None) -> Dict[str, object]:
+        logged = self.logged
+        rec: Dict[str, object] = {"kind": self.kind}
+        rec["logged"] = logged.record(redactor) if logged is not None else None
+        return rec
+
+    def summary(self, redactor: Optional["Redactor"] = None) -> str:
+        logged = self.logged
+        if logged is None:
+            return "null"
+        return f"{logged.kind} {logged.summary(redactor)}"
+
+
+class Undo(Command):
+    """``UNDO<TAB>true|false``: the brackets around an undone step."""
+    kind = "Undo"
+    java_class = "VASSAL.build.module.BasicLogger$UndoCommand"
+    __slots__ = ()
+
+    @property
+    def in_progress(self) -> bool:
+        return self.text[5:] == "true"
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"in_progress": self.in_progress}
+
+
+class _TabCommand(Command):
+    """A command whose text is a TAB sequence (the prefix is token 0)."""
+    __slots__ = ()
+
+    def _tokens(self) -> List[str]:
+        if self._fields is None:
+            self._fields = decode_sequence(self.text, "\t")
+        return self._fields
+
+    def _tok(self, index: int) -> Optional[str]:
+        tokens = self._tokens()
+        return tokens[index] if index < len(tokens) else None
+
+
+class PlayerAdd(_TabCommand):
+    """``PLAYER<TAB>id<TAB>name<TAB>side``: a roster entry.  ``player_id``
+    is the player's password; ``side`` ``<observer>`` means no side."""
+    kind = "Player"
+    java_class = "VASSAL.build.module.PlayerRoster$Add"
+    __slots__ = ()
+
+    @property
+    def player_id(self) -> str:
+        return self._tok(1) or ""
+
+    @property
+    def name(self) -> str:
+        return self._tok(2) or ""
+
+    @property
+    def side(self) -> Optional[str]:
+        side = self._tok(3)
+        return None if side in (None, "", "<observer>") else side
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"player": redactor.label(self.player_id), "name": self.name, "side": self.side}
+
+    def record(self, redactor: Optional["Redactor"] = None) -> Dict[str, object]:
+        redactor = redactor or Redactor()
+        rec: Dict[str, object] = {"kind": self.kind}
+        rec.update(self._record_fields(redactor))
+        tokens = list(self._tokens())
+        if len(tokens) > 1:
+            tokens[1] = REDACTED
+        rec["text"] = encode_sequence(tokens, "\t")
+        return rec
+
+
+class PlayerRemove(_TabCommand):
+    """``PYREMOVE<TAB>id`` (3.6+)."""
+    kind = "PlayerRemove"
+    java_class = "VASSAL.build.module.PlayerRoster$Remove"
+    __slots__ = ()
+
+    @property
+    def player_id(self) -> str:
+        return self._tok(1) or ""
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"player": redactor.label(self.player_id)}
+
+    def record(self, redactor: Optional["Redactor"] = None) -> Dict[str, object]:
+        redactor = redactor or Redactor()
+        return {"kind": self.kind, "player": redactor.label(self.player_id),
+                "text": "PYREMOVE\t" + REDACTED}
+
+
+class SetBoards(_TabCommand):
+    """``<mapId>BoardPicker<TAB>board<TAB>col<TAB>row…``: the boards of a map
+    and their slots (``board/rev`` marks a reversed board)."""
+    kind = "SetBoards"
+    java_class = "VASSAL.build.module.map.BoardPicker$SetBoards"
+    __slots__ = ()
+
+    @property
+    def map_id(self) -> str:
+        head = self._tok(0) or ""
+        return head[: -len("BoardPicker")] if head.endswith("BoardPicker") else head
+
+    @property
+    def boards(self) -> List[Tuple[str, bool, int, int]]:
+        """(board name, reversed, column, row) per board."""
+        tokens = self._tokens()[1:]
+        out = []
+        for i in range(0, len(tokens) - 2, 3):
+            name = tokens[i]
+            reverse = name.endswith("/rev")
+            if reverse:
+                name = name[:-4]
+            try:
+                col, row = int(tokens[i + 1]), int(tokens[i + 2])
+            except ValueError:
+                col = row = 0
+            out.append((name, reverse, col, row))
+        return out
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"map": self.map_id,
+                "boards": [{"board": b, "reversed": r, "col": c, "row": w}
+                           for b, r, c, w in self.boards]}
+
+
+class GlobalPropertySet(Command):
+    """``GlobalProperty<TAB>;name;value;container``: a global property's
+    value restored from a save."""
+    kind = "GlobalProperty"
+    java_class = "VASSAL.build.module.properties.GlobalProperty$SetGlobalProperty"
+    __slots__ = ()
+
+    def _tok(self, index: int) -> Optional[str]:
+        if self._fields is None:
+            self._fields = decode_sequence(self.text, ";")
+        return self._fields[index] if index < len(self._fields) else None
+
+    @property
+    def name(self) -> str:
+        return self._tok(1) or ""
+
+    @property
+    def value(self) -> str:
+        return self._tok(2) or ""
+
+    @property
+    def container(self) -> Optional[str]:
+        return self._tok(3) or None
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"name": self.name, "value": self.value, "container": self.container}
+
+
+class MutableProperty(_TabCommand):
+    """``MutableProperty<TAB>name<TAB>old<TAB>new<TAB>container``: a change
+    of a global property (also dice ``_result``/``_total``)."""
+    kind = "MutableProperty"
+    java_class = "VASSAL.build.module.properties.ChangePropertyCommand"
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return self._tok(1) or ""
+
+    @property
+    def old_value(self) -> str:
+        return self._tok(2) or ""
+
+    @property
+    def new_value(self) -> str:
+        return self._tok(3) or ""
+
+    @property
+    def container(self) -> Optional[str]:
+        return self._tok(4) or None
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"name": self.name, "old": self.old_value, "new": self.new_value,
+                "container": self.container}
+
+
+class TurnState(Command):
+    """``TURN<trackerId><TAB><state>``: the turn tracker's state (§4.8)."""
+    kind = "Turn"
+    java_class = "VASSAL.build.module.turn.TurnTracker$SetTurn"
+    __slots__ = ()
+
+    @property
+    def tracker_id(self) -> str:
+        return self.text[4:].split("\t", 1)[0]
+
+    @property
+    def state(self) -> str:
+        parts = self.text[4:].split("\t", 1)
+        return parts[1] if len(parts) > 1 else ""
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"tracker": self.tracker_id, "state": self.state}
+
+
+class SetupStackMarker(Command):
+    """``SETUP_STACK<TAB>``: "not a new game" (SetupStacks are skipped)."""
+    kind = "SetupStack"
+    java_class = "VASSAL.build.module.NewGameIndicator$MarkGameNotNew"
+    __slots__ = ()
+
+
+class NoteCommand(_TabCommand):
+    """``NOTES``/``PNOTES``/``PNOTE``/``SNOTE``: scenario, public, private
+    and secret notes."""
+    kind = "Notes"
+    __slots__ = ()
+
+    @property
+    def note_kind(self) -> str:
+        return self.text.split("\t", 1)[0]
+
+    @property
+    def note(self) -> str:
+        parts = self.text.split("\t", 1)
+        return parts[1] if len(parts) > 1 else ""
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"note_kind": self.note_kind, "text_length": len(self.note)}
+
+
+class ScenarioNotes(NoteCommand):
+    java_class = "VASSAL.build.module.NotesWindow$SetScenarioNote"
+    __slots__ = ()
+
+
+class PublicNotes(NoteCommand):
+    java_class = "VASSAL.build.module.NotesWindow$SetPublicNote"
+    __slots__ = ()
+
+
+class PrivateNote(NoteCommand):
+    java_class = "VASSAL.build.module.PrivateNotesController$SetPrivateNote"
+    __slots__ = ()
+
+
+class SecretNote(NoteCommand):
+    java_class = "VASSAL.build.module.SecretNotesController$SetSecretNote"
+    __slots__ = ()
+
+
+class StartupGlobalKey(_TabCommand):
+    """``SGKC<TAB>id<TAB>applied``."""
+    kind = "StartupGlobalKey"
+    java_class = "VASSAL.build.module.StartupGlobalKeyCommand$UpdateStartupGlobalKeyCommand"
+    __slots__ = ()
+
+
+class ClockControl(Command):
+    kind = "ClockControl"
+    java_class = "VASSAL.build.module.ChessClockControl$UpdateClockControlCommand"
+    __slots__ = ()
+
+
+class ClockTimer(Command):
+    kind = "ClockTimer"
+    java_class = "VASSAL.build.module.chessclockcontrol.ChessClock$UpdateTimerCommand"
+    __slots__ = ()
+
+
+class UnknownCommand(Command):
+    """A leaf no standard encoder recognises (custom module code, VASSAL 2.x
+    ``CHECK``, VASL ``bd`` …): kept verbatim, never fatal."""
+    kind = "Unknown"
+    java_class = None
+    __slots__ = ()
+
+    @property
+    def prefix(self) -> str:
+        m = re.match(r"[^\t/;]*[\t/;]?", self.text)
+        text = m.group(0) if m else self.text
+        return text[:40]
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"prefix": self.prefix}
+
+
+class VersionCheck(UnknownCommand):
+    """``CHECK<TAB>runningVassalVersion<2.9.8<TAB>ALERT…`` (VASSAL 2.x saves):
+    a version test that 3.x no longer decodes; it tells which VASSAL and
+    module version wrote the file."""
+    kind = "VersionCheck"
+    __slots__ = ()
+    _TEST = re.compile(r"CHECK\t(runningVassalVersion|version)<([^\t]*)")
+
+    @property
+    def subject(self) -> str:
+        m = self._TEST.match(self.text)
+        return ("vassal" if m.group(1) == "runningVassalVersion" else "module") if m else ""
+
+    @property
+    def version(self) -> Optional[str]:
+        m = self._TEST.match(self.text)
+        return m.group(2) if m else None
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"subject": self.subject, "version": self.version}
+
+
+_PREFIXES: List[Tuple[str, Type[Command]]] = [
+    ("LOG\t", LogEntry),
+    ("CHAT", Chat),
+    ("UNDO\t", Undo),
+    ("PLAYER\t", PlayerAdd),
+    ("PYREMOVE\t", PlayerRemove),
+    ("GlobalProperty\t", GlobalPropertySet),
+    ("MutableProperty\t", MutableProperty),
+    ("SETUP_STACK\t", SetupStackMarker),
+    ("NOTES\t", ScenarioNotes),
+    ("PNOTES\t", PublicNotes),
+    ("PNOTE\t", PrivateNote),
+    ("SNOTE\t", SecretNote),
+    ("SGKC\t", StartupGlobalKey),
+    ("CLOCKCONTROL", ClockControl),
+    ("CLOCK\t", ClockTimer),
+    ("TURN", TurnState),
+    ("CHECK\t", VersionCheck),
+]
+_TWO = {"+/": AddPiece, "D/": ChangePiece, "M/": MovePiece}
+
+
+def classify(text: str) -> Type[Command]:
+    """The command class of one leaf's text (table §4.5)."""
+    head = text[:2]
+    cls = _TWO.get(head)
+    if cls is not None:
+        return cls
+    if head == "-/":
+        return RemovePiece
+    if not text:
+        return NullCommand
+    if text == "begin_save":
+        return BeginSave
+    if text == "end_save":
+        return EndSave
+    for prefix, cls in _PREFIXES:
+        if text.startswith(prefix):
+            return cls
+    if "BoardPicker\t" in text[:300] and _BOARD_PICKER.match(text):
+        return SetBoards
+    return UnknownCommand
+
+
+def _is_quoted(token: str) -> bool:
+    return len(token) > 1 and token[0] == "'" and token[-1] == "'"
+
+
+def parse_commands(text: str) -> Node:
+    """Split command text into its tree, exactly as VASSAL does (§4.3)."""
+    if ESC not in text and not _is_quoted(text):
+        return classify(text)(text)
+    return _parse_group(text)
+
+
+def _parse_group(text: str) -> CommandGroup:
+    children: List[Node] = []
+    for token in decode_sequence(text, ESC):
+        if ESC not in token and not _is_quoted(token):
+            children.append(classify(token)(token))
+        else:
+            children.append(_parse_group(token))
+    return CommandGroup(children)
+
+
+# --------------------------------------------------------------------------
+# traversal
+
+Path = Tuple[int, ...]
+
+
+def walk(node: Node, path: Path = ()) -> Iterator[Tuple[Path, Node]]:
+    """Every node with its path of child indexes from the root, in document
+    order (groups before their children)."""
+    stack: List[Tuple[Path, Node]] = [(path, node)]
+    while stack:
+        p, n = stack.pop()
+        yield p, n
+        if isinstance(n, CommandGroup):
+            for i in range(len(n.children) - 1, -1, -1):
+                stack.append((p + (i,), n.children[i]))
+
+
+def leaves(node: Node) -> Iterator[Tuple[Path, Command]]:
+    """Every leaf command with its path, in document order."""
+    for p, n in walk(node):
+        if isinstance(n, Command):
+            yield p, n
+
+
+def tree_to_json(node: Node) -> Union[str, list]:
+    """The tree as nested lists of leaf strings (the golden ``tree`` form)."""
+    if isinstance(node, Command):
+        return node.text
+    return [tree_to_json(c) for c in node.children]  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------
+# redaction of player ids
+
+class Redactor:
+    """Replaces player ids (VASSAL passwords) by stable labels.
+
+    A roster entry teaches it the display name for an id; ids seen without a
+    roster entry become ``player-1``, ``player-2``… in order of appearance.
+    ``scrub`` removes known ids from raw command text, at token boundaries.
+    """
+
+    def __init__(self) -> None:
+        self._labels: Dict[str, str] = {}
+        self._pattern: Optional[re.Pattern] = None
+
+    def learn(self, player_id: Optional[str], name: Optional[str] = None) -> None:
+        if not player_id:
+            return
+        if name:
+            self._labels[player_id] = name
+        elif player_id not in self._labels:
+            self._labels[player_id] = f"player-{len(self._labels) + 1}"
+        self._pattern = None
+
+    def learn_from(self, node: Node) -> "Redactor":
+        """Learn every roster entry and mover id in a tree."""
+        for _, cmd in leaves(node):
+            inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
+            if isinstance(inner, PlayerAdd):
+                self.learn(inner.player_id, inner.name or None)
+        for _, cmd in leaves(node):
+            inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
+            if isinstance(inner, (MovePiece, PlayerRemove)):
+                self.learn(inner.player_id)
+        return self
+
+    def label(self, player_id: Optional[str]) -> Optional[str]:
+        if not player_id:
+            return None
+        if player_id not in self._labels:
+            self.learn(player_id)
+        return self._labels[player_id]
+
+    def scrub(self, text: str) -> str:
+        if not self._labels or not text:
+            return text
+        if self._pattern is None:
+            ids = sorted(self._labels, key=len, reverse=True)
+            bound = r"[\t;/,:|\x1b\\]"
+            self._pattern = re.compile(
+                rf"(?:(?<={bound})|^)(?:{'|'.join(re.escape(i) for i in ids)})(?={bound}|$)")
+        return self._pattern.sub(REDACTED, text)

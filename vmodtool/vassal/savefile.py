@@ -1,0 +1,204 @@
+"""Saved games (``.vsav``) and logs (``.vlog``), old ``.sav``/``.log`` too
+(``docs/vassal-format.md`` §4.1, §4.4, §4.7).
+
+A save is a zip whose ``savedGame`` entry holds the encoded command text,
+usually with ``savedata`` and ``moduledata`` beside it.  Some files are not
+zips at all: then the whole file is the ``savedGame`` content (§4.1).  A file
+that starts like a zip but cannot be read as one is reported as a damaged zip,
+never mistaken for a bare stream.
+
+:class:`SavedGame` keeps every entry's bytes, so rewriting a file changes
+only the command text, in the file's own encoding.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Dict, List, Optional, Tuple, Union
+
+from vmodtool.errors import FormatError, VmodError
+from vmodtool.fileio import atomic_write
+from vmodtool.vassal.archive import Archive, ArchiveLimits, build_zip, is_zip_data
+from vmodtool.vassal.commands import (BeginSave, Command, CommandGroup, EndSave, LogEntry, Node,
+                                      PlayerAdd, Redactor, VersionCheck, leaves, parse_commands)
+from vmodtool.vassal.obfuscation import (DEFAULT_MAX_PLAINTEXT, DecodedText, Encoding,
+                                         decode_saved_game, encode_saved_game)
+
+__all__ = ["SavedGame", "Player"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+SAVED_GAME = "savedGame"
+
+
+@dataclass(frozen=True)
+class Player:
+    """A roster entry: display name and side (``None``: observer).  The
+    player id (the password) is deliberately not kept here."""
+
+    name: str
+    side: Optional[str]
+
+
+@dataclass
+class SavedGame:
+    """A decoded save or log.
+
+    ``container`` is ``"zip"`` or ``"raw"``; ``entries`` every zip entry's
+    bytes in archive order (``savedGame`` included, as stored); ``decoded``
+    the command text and its encoding.  ``commands`` is the parsed tree
+    (parsed on first use).
+    """
+
+    decoded: DecodedText
+    container: str = "zip"
+    entries: Dict[str, bytes] = field(default_factory=dict)
+    file: Optional[str] = None
+    _tree: Optional[Node] = field(default=None, repr=False)
+
+    # -- reading ------------------------------------------------------------
+    @classmethod
+    def read(cls, path: PathLike, *, limits: ArchiveLimits = ArchiveLimits(),
+             max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> "SavedGame":
+        """Read a save or log from ``path`` (zip or bare command stream)."""
+        file = os.fspath(path)
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(4)
+        except OSError as exc:
+            raise FormatError(f"cannot open: {exc.strerror}", file=file) from None
+        if not is_zip_data(head):
+            with open(path, "rb") as fh:
+                decoded = decode_saved_game(fh, file=file, entry=None, max_plaintext=max_plaintext)
+            return cls(decoded=decoded, container="raw", entries={}, file=file)
+        with Archive.open(path, limits=limits) as arc:
+            return cls._from_archive(arc, file, max_plaintext)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, file: Optional[PathLike] = None,
+                   limits: ArchiveLimits = ArchiveLimits(),
+                   max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> "SavedGame":
+        name = os.fspath(file) if file is not None else None
+        if not is_zip_data(data[:4]):
+            decoded = decode_saved_game(data, file=name, entry=None, max_plaintext=max_plaintext)
+            return cls(decoded=decoded, container="raw", entries={}, file=name)
+        with Archive(data, file=name, limits=limits) as arc:
+            return cls._from_archive(arc, name, max_plaintext)
+
+    @classmethod
+    def _from_archive(cls, arc: Archive, file: Optional[str], max_plaintext: int) -> "SavedGame":
+        if SAVED_GAME not in arc:
+            listed = ", ".join(arc.files()[:8]) or "no entries"
+            raise FormatError(f"not a VASSAL save or log: the archive has no '{SAVED_GAME}' entry "
+                              f"(it has {listed})", file=file)
+        with arc.open_entry(SAVED_GAME) as stream:
+            decoded = decode_saved_game(stream, file=file, max_plaintext=max_plaintext)
+        entries: Dict[str, bytes] = {}
+        for name in arc.names():
+            if name == SAVED_GAME:
+                entries[name] = b""  # re-encoded from the text on write
+            elif not name.endswith("/"):
+                entries[name] = arc.read(name, max_size=64 * 1024 * 1024)
+        return cls(decoded=decoded, container="zip", entries=entries, file=file)
+
+    # -- contents -----------------------------------------------------------
+    @property
+    def text(self) -> str:
+        """The decoded command text."""
+        return self.decoded.text
+
+    @property
+    def commands(self) -> Node:
+        """The command tree (§4.3)."""
+        if self._tree is None:
+            self._tree = parse_commands(self.decoded.text)
+        return self._tree
+
+    def top_level(self) -> Tuple[Node, ...]:
+        tree = self.commands
+        return tree.children if isinstance(tree, CommandGroup) else (tree,)
+
+    def restore_part(self) -> Tuple[Node, ...]:
+        """The top-level nodes from ``begin_save`` through ``end_save`` (the
+        state the file starts from)."""
+        nodes = self.top_level()
+        for i, node in enumerate(nodes):
+            if isinstance(node, EndSave):
+                return nodes[: i + 1]
+        return tuple(n for n in nodes if _first_leaf(n) is not None
+                     and not isinstance(_first_leaf(n), LogEntry))
+
+    def log_steps(self) -> List[Tuple[int, Node]]:
+        """The replay steps of a log: each top-level node whose first leaf is
+        a ``LOG`` entry (§4.7), with its top-level index."""
+        steps = []
+        for i, node in enumerate(self.top_level()):
+            if isinstance(_first_leaf(node), LogEntry):
+                steps.append((i, node))
+        return steps
+
+    @property
+    def is_log(self) -> bool:
+        return bool(self.log_steps())
+
+    def players(self) -> List[Player]:
+        """Roster entries of the restore part, duplicates removed (3.6/3.7
+        saves repeat them, §4.4)."""
+        seen: Dict[Tuple[str, Optional[str]], Player] = {}
+        for node in self.restore_part():
+            for _, cmd in leaves(node):
+                if isinstance(cmd, PlayerAdd):
+                    player = Player(cmd.name, cmd.side)
+                    seen.setdefault((player.name, player.side), player)
+        return list(seen.values())
+
+    def redactor(self) -> Redactor:
+        """A :class:`Redactor` that knows every player id of this file."""
+        return Redactor().learn_from(self.commands)
+
+    def metadata_xml(self, entry: str) -> Optional[bytes]:
+        """The raw bytes of ``savedata`` / ``moduledata`` (or None)."""
+        return self.entries.get(entry) or None
+
+    def version_checks(self) -> Dict[str, str]:
+        """VASSAL 2.x ``CHECK`` versions: ``{"vassal": "2.9.8", "module": "0.0"}``."""
+        found: Dict[str, str] = {}
+        for node in self.top_level()[:4]:
+            for _, cmd in leaves(node):
+                if isinstance(cmd, VersionCheck) and cmd.version:
+                    found.setdefault(cmd.subject, cmd.version)
+        return found
+
+    # -- writing ------------------------------------------------------------
+    def to_bytes(self, text: Optional[str] = None, *, encoding: Optional[Encoding] = None,
+                 key: Optional[int] = None) -> bytes:
+        """The file's bytes with ``text`` (default: the current text) as its
+        command text, in the file's own encoding, key and hex case unless
+        told otherwise; other entries are kept byte for byte.  A bare stream
+        stays bare."""
+        text = self.decoded.text if text is None else text
+        enc = encoding or self.decoded.encoding
+        payload = encode_saved_game(
+            text, enc, key=self.decoded.key if key is None and encoding is None else key,
+            hex_case=self.decoded.hex_case or "lower", header=self.decoded.header or None)
+        if self.container == "raw":
+            return payload
+        entries = dict(self.entries) if self.entries else {SAVED_GAME: b""}
+        entries[SAVED_GAME] = payload
+        return build_zip(entries)
+
+    def write(self, path: PathLike, text: Optional[str] = None, **kwargs) -> None:
+        """Write atomically to ``path`` (never over the file it was read from)."""
+        if self.file and Path(path).resolve() == Path(self.file).resolve():
+            raise VmodError("refusing to overwrite the input file; choose another path", file=path)
+        atomic_write(path, self.to_bytes(text, **kwargs))
+
+
+def _first_leaf(node: Node) -> Optional[Command]:
+    while isinstance(node, CommandGroup):
+        if not node.children:
+            return None
+        node = node.children[0]
+    return node  # type: ignore[return-value]

@@ -1,0 +1,463 @@
+"""VASSAL piece definitions: ``+/id/type/state`` split into a trait chain.
+
+A piece is a chain of traits (decorators) around one basic piece
+(``docs/vassal-format.md`` §3.2): the type string is ``myType(outer)`` TAB
+``type(inner)`` with the inner part escaped one level deeper, the state string
+nests the same way, and PieceSlot / PrototypeDefinition text and the AddPiece
+command body are ``+/`` + SequenceEncoder('/') of ``[id or null, type, state]``.
+
+:class:`PieceDef` splits such text exactly as VASSAL's ``BasicCommandEncoder``
+and ``Decorator.setState`` do (first TAB token = this trait, second token =
+the inner piece, recursively), keeps every trait's raw ``type``/``state``
+tokens, and re-encodes an untouched definition to the identical original
+string.  Typed access to the fields of a trait is in
+:mod:`vmodtool.vassal.traits`; :meth:`PieceDef.name` and
+:meth:`PieceDef.properties` evaluate the piece as VASSAL does without a game
+(no map, no player, prototypes unresolved).
+
+Also here: the states of the non-trait basic types, :class:`BasicPieceState`
+(``mapId;x;y;gpid;n;k1;v1…``, §3.3) and :class:`StackState`
+(``mapId;x;y;id1;…;idN;@@layer``, §4.6).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+from vmodtool.errors import FormatError
+from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence, encode_sequence
+
+__all__ = [
+    "Trait",
+    "PieceDef",
+    "BasicPieceState",
+    "StackState",
+    "parse_basic_state",
+    "parse_stack_state",
+    "type_prefix",
+    "BASIC_PREFIXES",
+]
+
+#: prefixes of the non-trait (innermost) types: BasicPiece, Stack, Deck (§3.2)
+BASIC_PREFIXES = ("piece;", "stack", "deck;")
+
+_INT_RE = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def type_prefix(type_text: str) -> str:
+    """The prefix VASSAL looks a trait up by: the text up to and including
+    the first ``;``, or the whole text when it has none (``stack``), §3.2."""
+    i = type_text.find(";")
+    return type_text[: i + 1] if i >= 0 else type_text
+
+
+def java_int(token: Optional[str]) -> Optional[int]:
+    """``Integer.parseInt`` or ``None`` (no whitespace, optional sign)."""
+    if token is None or not _INT_RE.match(token):
+        return None
+    value = int(token)
+    if not -(2 ** 31) <= value < 2 ** 31:
+        return None
+    return value
+
+
+class Trait:
+    """One trait of a piece (or its innermost basic piece), as raw text.
+
+    ``type`` is the trait's own type token (prefix included, e.g.
+    ``emb2;Flip;128;…``) and ``state`` its own state token, both exactly as
+    VASSAL hands them to the trait (one escaping level removed).  ``innermost``
+    says whether it is the basic piece at the bottom of the chain, which picks
+    VASSAL's class table (basic pieces or decorators)."""
+
+    __slots__ = ("type", "state", "innermost", "_prefix")
+
+    def __init__(self, type: str, state: str = "", *, innermost: bool = False) -> None:
+        if not isinstance(type, str) or not isinstance(state, str):
+            raise TypeError("a trait's type and state are strings")
+        self.type = type
+        self.state = state
+        self.innermost = innermost
+        self._prefix: Optional[str] = None
+
+    @property
+    def prefix(self) -> str:
+        """The lookup prefix (``emb2;``, ``mark;``, ``piece;``, ``stack`` …)."""
+        if self._prefix is None:
+            self._prefix = type_prefix(self.type)
+        return self._prefix
+
+    @property
+    def java_class(self) -> str:
+        """The full Java class VASSAL builds for this trait
+        (``VASSAL.counters.Embellishment``); an unknown decorator prefix is
+        VASSAL's dummy ``VASSAL.counters.Marker`` (its raw text is kept)."""
+        from vmodtool.vassal.traits import java_class_for
+        return java_class_for(self)
+
+    @property
+    def known(self) -> bool:
+        """False for a prefix VASSAL does not know (it makes a dummy Marker)."""
+        from vmodtool.vassal.traits import is_known_prefix
+        return is_known_prefix(self.prefix, self.innermost)
+
+    def view(self):  # -> traits.TraitView (import cycle)
+        """Typed read access to the fields of this trait
+        (:class:`vmodtool.vassal.traits.TraitView` subclass)."""
+        from vmodtool.vassal.traits import view_of
+        return view_of(self)
+
+    def with_state(self, state: str) -> "Trait":
+        """A copy of this trait with another state token."""
+        return Trait(self.type, state, innermost=self.innermost)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Trait):
+            return NotImplemented
+        return (self.type, self.state, self.innermost) == (other.type, other.state,
+                                                           other.innermost)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.state, self.innermost))
+
+    def __repr__(self) -> str:
+        return f"Trait({self.type!r}, {self.state!r}{', innermost=True' if self.innermost else ''})"
+
+
+def _nest(tokens: Sequence[str]) -> str:
+    """Nest per-trait tokens (outermost first) with TAB as VASSAL does:
+    ``t0 TAB escape(t1 TAB escape(t2 …))``."""
+    text = tokens[-1]
+    for token in reversed(tokens[:-1]):
+        text = SequenceEncoder("\t").append(token).append(text).value or ""
+    return text
+
+
+class PieceDef:
+    """A piece definition: optional id and its trait chain, outermost first,
+    the basic piece (``piece;``/``stack``/``deck;``) last.
+
+    Build one with :meth:`parse` (keeps the original text, so :meth:`encode`
+    returns it unchanged) or :meth:`from_traits` (encodes from the traits)."""
+
+    __slots__ = ("id", "traits", "_raw", "_views", "_name")
+
+    def __init__(self, traits: Sequence[Trait], id: Optional[str] = None,
+                 *, raw: Optional[str] = None) -> None:
+        if not traits:
+            raise FormatError("a piece has at least its basic piece")
+        self.id = id
+        self.traits: Tuple[Trait, ...] = tuple(traits)
+        self._raw = raw
+        self._views = None
+        self._name: Optional[str] = None
+
+    # ------------------------------------------------------------------ parse
+    @classmethod
+    def parse(cls, text: str, *, file=None, place: Optional[str] = None) -> "PieceDef":
+        """Split ``+/id/type/state`` into the trait chain, exactly as
+        ``BasicCommandEncoder.decode`` + ``Decorator.setState`` do.
+
+        Raises :class:`FormatError` (with ``place`` such as ``"trait 3
+        (emb2;)"``) for text without ``+/``, a missing type or state, a chain
+        without a basic piece, or a state with fewer levels than traits."""
+        if not isinstance(text, str) or not text.startswith("+/"):
+            raise FormatError("a piece definition starts with '+/' (AddPiece)",
+                              file=file, place=place)
+        parts = decode_sequence(text[2:], "/")
+        if len(parts) < 3:
+            what = "type" if len(parts) < 2 else "state"
+            raise FormatError(f"piece definition has no {what} after '+/id/'",
+                              file=file, place=place)
+        id_token, type_text, state_text = parts[0], parts[1], parts[2]
+        types: List[str] = []
+        rest: Optional[str] = type_text
+        while rest is not None:
+            toks = decode_sequence(rest, "\t")
+            types.append(toks[0])
+            rest = toks[1] if len(toks) > 1 else None
+        traits: List[Trait] = []
+        srest: Optional[str] = state_text
+        last = len(types) - 1
+        for i, ttype in enumerate(types):
+            if srest is None:
+                where = f"trait {i + 1} ({type_prefix(ttype)})"
+                raise FormatError(
+                    f"no state for this trait: the state has {i} level(s) for "
+                    f"{len(types)} trait(s)", file=file,
+                    place=f"{place}, {where}" if place else where)
+            if i == last:
+                traits.append(Trait(ttype, srest, innermost=True))
+                break
+            stoks = decode_sequence(srest, "\t")
+            traits.append(Trait(ttype, stoks[0]))
+            srest = stoks[1] if len(stoks) > 1 else None
+        basic = traits[-1]
+        if basic.prefix not in BASIC_PREFIXES:
+            where = f"trait {len(traits)} ({basic.prefix})"
+            raise FormatError(
+                "the innermost trait is not a basic piece (piece;, stack or deck;)",
+                file=file, place=f"{place}, {where}" if place else where)
+        return cls(traits, None if id_token == "null" else id_token, raw=text)
+
+    @classmethod
+    def from_traits(cls, traits: Sequence[Trait], id: Optional[str] = None) -> "PieceDef":
+        """A new definition from traits (outermost first, basic piece last).
+        The last trait is marked innermost; it must be a basic type."""
+        if not traits:
+            raise FormatError("a piece needs at least its basic piece")
+        items = list(traits)
+        last = items[-1]
+        if type_prefix(last.type) not in BASIC_PREFIXES:
+            raise FormatError("the last trait must be a basic piece (piece;, stack or deck;)",
+                              place=f"trait {len(items)} ({type_prefix(last.type)})")
+        items = [t if not t.innermost else Trait(t.type, t.state) for t in items[:-1]]
+        items.append(Trait(last.type, last.state, innermost=True))
+        return cls(items, id)
+
+    # ----------------------------------------------------------------- encode
+    @property
+    def type(self) -> str:
+        """The whole nested type string (outermost first)."""
+        return _nest([t.type for t in self.traits])
+
+    @property
+    def state(self) -> str:
+        """The whole nested state string (outermost first)."""
+        return _nest([t.state for t in self.traits])
+
+    def encode(self) -> str:
+        """The ``+/id/type/state`` text: the original text when parsed and
+        untouched, else :meth:`encode_computed`."""
+        if self._raw is not None:
+            return self._raw
+        return self.encode_computed()
+
+    def encode_computed(self) -> str:
+        """Encode from the traits as ``GameModule.encode(new AddPiece(p))``
+        does (for a parsed definition this equals the original text except
+        where the original was not VASSAL's own encoding)."""
+        return "+/" + (encode_sequence(
+            [self.id if self.id is not None else "null", self.type, self.state], "/") or "")
+
+    @property
+    def is_untouched(self) -> bool:
+        """True when :meth:`encode` returns the parsed original text."""
+        return self._raw is not None
+
+    # ----------------------------------------------------------------- access
+    @property
+    def basic(self) -> Trait:
+        """The innermost trait (BasicPiece, Stack or Deck)."""
+        return self.traits[-1]
+
+    @property
+    def decorators(self) -> Tuple[Trait, ...]:
+        """All traits but the basic piece, outermost first."""
+        return self.traits[:-1]
+
+    def __iter__(self) -> Iterator[Trait]:
+        return iter(self.traits)
+
+    def __len__(self) -> int:
+        return len(self.traits)
+
+    def views(self) -> list:
+        """Typed views of all traits, outermost first (cached)."""
+        if self._views is None:
+            from vmodtool.vassal.traits import view_of
+            self._views = [view_of(t) for t in self.traits]
+        return self._views
+
+    def find(self, what: str) -> list:
+        """Views of the traits whose prefix (``"emb2;"``) or Java class
+        (full ``VASSAL.counters.Marker`` or short ``Marker``) is ``what``."""
+        out = []
+        for view in self.views():
+            cls = view.java_class
+            if view.trait.prefix == what or cls == what or cls.rsplit(".", 1)[-1] == what:
+                out.append(view)
+        return out
+
+    @property
+    def name(self) -> str:
+        """The piece name, as VASSAL's ``getName()`` of the outermost trait
+        (see :func:`vmodtool.vassal.traits.piece_name`)."""
+        if self._name is None:
+            from vmodtool.vassal.traits import piece_name
+            self._name = piece_name(self)
+        return self._name
+
+    def get_property(self, key: str) -> Optional[str]:
+        """One property as VASSAL's ``getProperty`` on the outermost trait
+        would answer it without a game; ``None`` when no trait defines it."""
+        from vmodtool.vassal.traits import piece_property
+        return piece_property(self, key)
+
+    def properties(self) -> Dict[str, str]:
+        """The properties a rules checker reads, by name
+        (see :func:`vmodtool.vassal.traits.piece_properties`)."""
+        from vmodtool.vassal.traits import piece_properties
+        return piece_properties(self)
+
+    def basic_state(self) -> "BasicPieceState":
+        """The BasicPiece state (map, position, gpid, persistent properties)."""
+        if self.basic.prefix != "piece;":
+            raise FormatError("the basic type is not a BasicPiece",
+                              place=f"trait {len(self.traits)} ({self.basic.prefix})")
+        return parse_basic_state(self.basic.state,
+                                 place=f"trait {len(self.traits)} (piece;)")
+
+    def stack_state(self) -> "StackState":
+        """The state of a ``stack`` definition (map, position, members, layer)."""
+        if self.basic.prefix != "stack":
+            raise FormatError("this definition is not a stack",
+                              place=f"trait {len(self.traits)} ({self.basic.prefix})")
+        return parse_stack_state(self.basic.state)
+
+    # -------------------------------------------------------------- modifying
+    def with_traits(self, traits: Sequence[Trait]) -> "PieceDef":
+        """A new (not untouched) definition with the same id."""
+        return PieceDef.from_traits(traits, self.id)
+
+    def replace_trait(self, index: int, trait: Trait) -> "PieceDef":
+        """A new definition with trait ``index`` (0 = outermost) replaced."""
+        items = list(self.traits)
+        items[index] = trait
+        return self.with_traits(items)
+
+    def with_id(self, id: Optional[str]) -> "PieceDef":
+        """A new definition with another id (``None`` is written ``null``)."""
+        return PieceDef.from_traits(self.traits, id)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PieceDef):
+            return NotImplemented
+        return self.id == other.id and self.traits == other.traits
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.traits))
+
+    def __repr__(self) -> str:
+        return f"PieceDef(id={self.id!r}, traits={[t.prefix for t in self.traits]!r})"
+
+
+# --------------------------------------------------------------------- states
+@dataclass
+class BasicPieceState:
+    """A BasicPiece state ``mapId;x;y;gpid;n;k1;v1;…`` (§3.3).
+
+    ``map`` is ``None`` for ``null``; ``properties`` are the persistent
+    properties in order (empty for 3.2–3.3 states, which end after the gpid;
+    ``has_count`` tells whether the count field was present)."""
+
+    map: Optional[str] = None
+    x: int = 0
+    y: int = 0
+    gpid: str = ""
+    properties: Dict[str, str] = field(default_factory=dict)
+    has_count: bool = True
+
+    def encode(self) -> str:
+        """Write the state as ``BasicPiece.getState`` does."""
+        enc = SequenceEncoder(";")
+        enc.append(self.map if self.map is not None else "null")
+        enc.append(self.x).append(self.y).append(self.gpid)
+        if self.has_count or self.properties:
+            enc.append(len(self.properties))
+            for key, value in self.properties.items():
+                enc.append(key).append(value)
+        return enc.value or ""
+
+
+def parse_basic_state(text: str, *, place: Optional[str] = None) -> BasicPieceState:
+    """Read a BasicPiece state.  Unlike VASSAL (which silently reads 0), a
+    non-integer x, y or property count is a :class:`FormatError`."""
+    toks = decode_sequence(text, ";")
+    map_id = toks[0] if toks else "null"
+    coords = []
+    for i, what in ((1, "x"), (2, "y")):
+        tok = toks[i] if i < len(toks) else None
+        if tok is None or tok == "":
+            coords.append(0)
+            continue
+        value = java_int(tok)
+        if value is None:
+            raise FormatError(f"BasicPiece state {what} is not an integer: {tok!r}",
+                              place=place)
+        coords.append(value)
+    gpid = toks[3] if len(toks) > 3 else ""
+    props: Dict[str, str] = {}
+    has_count = len(toks) > 4
+    if has_count:
+        count = java_int(toks[4]) if toks[4] != "" else 0
+        if count is None or count < 0:
+            raise FormatError(f"BasicPiece state property count is not an integer: "
+                              f"{toks[4]!r}", place=place)
+        for i in range(count):
+            key = toks[5 + 2 * i] if 5 + 2 * i < len(toks) else ""
+            value = toks[6 + 2 * i] if 6 + 2 * i < len(toks) else ""
+            props[key] = value
+    return BasicPieceState(None if map_id == "null" else map_id, coords[0], coords[1],
+                           gpid, props, has_count)
+
+
+@dataclass
+class StackState:
+    """A Stack state ``mapId;x;y;id1;…;idN;@@layer`` (§4.6).
+
+    ``map`` is ``None`` for ``null`` (then there is no x/y), ``members`` the
+    piece ids bottom to top, ``layer`` the ``@@`` layer (3.4.8+) or ``None``."""
+
+    map: Optional[str]
+    x: int = 0
+    y: int = 0
+    members: List[str] = field(default_factory=list)
+    layer: Optional[int] = None
+
+    def encode(self) -> str:
+        """Write the state as ``Stack.getState`` does."""
+        enc = SequenceEncoder(";")
+        if self.map is None:
+            enc.append("null")
+        else:
+            enc.append(self.map).append(self.x).append(self.y)
+        for member in self.members:
+            enc.append(member)
+        if self.layer is not None:
+            enc.append(f"@@{self.layer}")
+        return enc.value or ""
+
+
+def parse_stack_state(text: str, *, place: Optional[str] = None) -> StackState:
+    """Read a Stack state; raises :class:`FormatError` for a non-integer
+    position or layer."""
+    toks = decode_sequence(text, ";")
+    map_id = toks[0]
+    i = 1
+    x = y = 0
+    if map_id != "null":
+        for what in ("x", "y"):
+            tok = toks[i] if i < len(toks) else ""
+            value = java_int(tok)
+            if value is None:
+                raise FormatError(f"stack state {what} is not an integer: {tok!r}",
+                                  place=place)
+            if what == "x":
+                x = value
+            else:
+                y = value
+            i += 1
+    members: List[str] = []
+    layer: Optional[int] = None
+    for tok in toks[i:]:
+        if tok.startswith("@@"):
+            value = java_int(tok[2:])
+            if value is None:
+                raise FormatError(f"stack layer is not an integer: {tok!r}", place=place)
+            layer = value
+        elif tok != "":
+            members.append(tok)
+    return StackState(None if map_id == "null" else map_id, x, y, members, layer)

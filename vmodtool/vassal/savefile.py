@@ -22,8 +22,9 @@ from typing import BinaryIO, Dict, List, Optional, Tuple, Union
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.fileio import atomic_write
 from vmodtool.vassal.archive import Archive, ArchiveLimits, build_zip, is_zip_data
-from vmodtool.vassal.commands import (BeginSave, Command, CommandGroup, EndSave, LogEntry, Node,
-                                      PlayerAdd, Redactor, VersionCheck, leaves, parse_commands)
+from vmodtool.vassal.commands import (Command, CommandGroup, EndSave, LogEntry, Node,
+                                      PlayerAdd, Redactor, UnknownCommand, VersionCheck, classify,
+                                      leaves, parse_commands)
 from vmodtool.vassal.obfuscation import (DEFAULT_MAX_PLAINTEXT, DecodedText, Encoding,
                                          decode_saved_game, encode_saved_game)
 
@@ -72,7 +73,7 @@ class SavedGame:
         if not is_zip_data(head):
             with open(path, "rb") as fh:
                 decoded = decode_saved_game(fh, file=file, entry=None, max_plaintext=max_plaintext)
-            return cls(decoded=decoded, container="raw", entries={}, file=file)
+            return cls(decoded=decoded, container="raw", entries={}, file=file)._checked()
         with Archive.open(path, limits=limits) as arc:
             return cls._from_archive(arc, file, max_plaintext)
 
@@ -83,7 +84,7 @@ class SavedGame:
         name = os.fspath(file) if file is not None else None
         if not is_zip_data(data[:4]):
             decoded = decode_saved_game(data, file=name, entry=None, max_plaintext=max_plaintext)
-            return cls(decoded=decoded, container="raw", entries={}, file=name)
+            return cls(decoded=decoded, container="raw", entries={}, file=name)._checked()
         with Archive(data, file=name, limits=limits) as arc:
             return cls._from_archive(arc, name, max_plaintext)
 
@@ -101,7 +102,24 @@ class SavedGame:
                 entries[name] = b""  # re-encoded from the text on write
             elif not name.endswith("/"):
                 entries[name] = arc.read(name, max_size=64 * 1024 * 1024)
-        return cls(decoded=decoded, container="zip", entries=entries, file=file)
+        return cls(decoded=decoded, container="zip", entries=entries, file=file)._checked()
+
+    def _checked(self) -> "SavedGame":
+        """Refuse text that is not a command stream: VASSAL starts every
+        save and log with ``begin_save``; garbage here means a wrong key or
+        a file that is not a save at all."""
+        text = self.decoded.text
+        if text.startswith("begin_save") or not text:
+            return self
+        first = text.split("\x1b", 1)[0]
+        if classify(first) is UnknownCommand:
+            where = f"entry {SAVED_GAME}" if self.container == "zip" else None
+            sample = text[:24].encode("unicode_escape").decode("ascii")
+            raise FormatError(
+                "the decoded text does not start with a VASSAL command (expected 'begin_save'; "
+                f"found '{sample}'): the obfuscation key is wrong or the file is damaged",
+                file=self.file, place=where)
+        return self
 
     # -- contents -----------------------------------------------------------
     @property

@@ -301,8 +301,10 @@ class TraitView:
     # building
     @classmethod
     def defaults(cls) -> Dict[str, Any]:
-        """The fields of a freshly constructed VASSAL trait (§3.4)."""
-        return dict(cls(Trait(DEFAULT_TYPES[cls.CLASS], "")).fields())
+        """The fields of a freshly constructed VASSAL trait (§3.4); for the
+        few classes §3.4 gives no default for (BasicName, TranslatableMessage,
+        MenuSeparator) the reader defaults of the bare prefix."""
+        return dict(cls(Trait(DEFAULT_TYPES.get(cls.CLASS, cls.PREFIX), "")).fields())
 
     @classmethod
     def default_state(cls) -> str:

@@ -8,7 +8,9 @@ Every XML file vmodtool reads (``buildFile.xml``, ``moduledata``,
   network;
 * refuses, with :class:`~vmodtool.errors.UnsafeFileError`, any document whose
   DOCTYPE declares entities (external entities read local files, nested
-  internal ones are the "billion laughs" bomb) — before the parser sees it;
+  internal ones are the "billion laughs" bomb) or names an external DTD
+  (some lxml option combinations open it even with ``load_dtd=False``) —
+  before the parser sees it;
 * refuses documents larger than a sane limit and, through libxml2's own
   limits, absurdly deep nesting or gigantic text nodes;
 * checks UTF-8 itself so that a bad byte is reported with its byte offset;
@@ -55,7 +57,6 @@ def _new_parser() -> etree.XMLParser:
         remove_comments=False,
         remove_pis=False,
         strip_cdata=False,
-        collect_ids=False,
     )
 
 
@@ -113,6 +114,9 @@ def _prolog_text(data: bytes, encoding: str) -> str:
 _PROLOG_SKIP = re.compile(r"\A(?:\ufeff|\u00ef\u00bb\u00bf)?(?:\s+|<\?.*?\?>|<!--.*?-->)*", re.S)
 
 
+_EXTERNAL_ID = re.compile(r"<!DOCTYPE\s+[^\s\[>]+\s+(?:SYSTEM|PUBLIC)\b")
+
+
 def _refuse_entity_declarations(data: bytes, encoding: str,
                                 file: Optional[PathLike]) -> None:
     """Raise :class:`UnsafeFileError` when the DOCTYPE (which can only stand
@@ -125,8 +129,13 @@ def _refuse_entity_declarations(data: bytes, encoding: str,
     if end < 0:
         end = text.find(">", start)
     doctype = text[start:] if end < 0 else text[start:end + 2]
+    line = text.count("\n", 0, start) + 1
+    if _EXTERNAL_ID.match(doctype):
+        raise UnsafeFileError(
+            "the DOCTYPE refers to an external DTD; VASSAL files have no DTD, so "
+            "the file was refused rather than let the parser open it",
+            file=file, place=f"line {line}")
     if "<!ENTITY" in doctype:
-        line = text.count("\n", 0, start) + 1
         raise UnsafeFileError(
             "the DOCTYPE declares entities (external entity or entity expansion "
             "attack); VASSAL files never declare entities, so the file was refused",

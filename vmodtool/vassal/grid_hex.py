@@ -168,6 +168,12 @@ class HexGrid(MapGrid):
         self.container_size = (int(width), int(height))
         self._prepare()
 
+    def set_numbering(self, numbering: Optional[HexGridNumbering]) -> None:
+        """Attach (or with ``None`` remove) the numbering.  Change numbering
+        options only through this: the grid precomputes from them."""
+        self.numbering = numbering
+        self._prepare()
+
     def attribute_strings(self) -> Dict[str, str]:
         """``getAttributeValueString`` of every attribute, plus ``snapscale``
         (e.g. ``dy="64"`` reads back ``"64.0"``)."""
@@ -206,6 +212,9 @@ class HexGrid(MapGrid):
         self._hex_r = float32(float32(2.0 * f_dx) / 3.0)
         self._hex_half_r = float32(0.5 * self._hex_r)
         self._hex_half_dy = float32(0.5 * f_dy)
+        self._col_flip: Optional[int] = None
+        self._row_flip: Optional[int] = None
+        self._stagger_delta = 0
         numbering = self.numbering
         if numbering is None:
             return
@@ -445,8 +454,10 @@ class HexGrid(MapGrid):
     def raw_index_of(self, label: str) -> Tuple[int, int]:
         """The raw (column, row) of the hex VASSAL names ``label`` — the exact
         inverse of :meth:`location_name` (not of ``getLocation``, which does
-        not round-trip for some grids, §5.6 quirk 2).  Raises
-        :class:`LocationError` if the label cannot be parsed or is ambiguous."""
+        not round-trip for some grids, §5.6 quirk 2).  The label is split
+        into column and row greedily as VASSAL does (§5.6 quirk 7); raises
+        :class:`LocationError` if it does not parse or if the greedy split
+        names a different hex."""
         if self.numbering is None:
             raise LocationError(f"cannot locate {label!r}: the hex grid has no numbering")
         column, row = self.numbering.parse_name(label)

@@ -736,11 +736,15 @@ def parse_commands(text: str) -> Node:
 
 def _parse_group(text: str) -> CommandGroup:
     children: List[Node] = []
-    for token in decode_sequence(text, ESC):
+    tokens = decode_sequence(text, ESC)
+    for i in range(len(tokens)):
+        token = tokens[i]
+        tokens[i] = None  # type: ignore[call-overload]  # release big tokens once split
         if ESC not in token and not _is_quoted(token):
             children.append(classify(token)(token))
         else:
             children.append(_parse_group(token))
+        del token
     return CommandGroup(children)
 
 

@@ -176,9 +176,15 @@ def decode_sequence(text: Optional[str], delim: str) -> List[str]:
         return [unquote_token(text)]
     if "\\" + delim not in text:
         return [unquote_token(p) for p in parts]
+    # Merge the pieces around escaped delimiters.  Pieces are released as
+    # they are consumed so that splitting a huge token needs about one extra
+    # copy of it, not two.
     out: List[str] = []
     seg: List[str] = [parts[0]]
-    for part in parts[1:]:
+    parts[0] = None  # type: ignore[call-overload]
+    for i in range(1, len(parts)):
+        part = parts[i]
+        parts[i] = None  # type: ignore[call-overload]
         last = seg[-1]
         if last and last[-1] == "\\":
             # escaped delimiter: drop the backslash, keep the delimiter

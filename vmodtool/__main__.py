@@ -1,0 +1,5 @@
+"""``python -m vmodtool`` = the ``vmodtool`` command."""
+
+from vmodtool.cli import main
+
+main()

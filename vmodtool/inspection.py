@@ -1,0 +1,460 @@
+"""What ``vmodtool inspect`` and ``vmodtool dump`` report, as plain data.
+
+The CLI only prints what these functions return: :func:`inspect_file` gives
+one JSON-ready summary of any VASSAL file, :func:`dump_records` one record per
+command (saves, logs) or per piece definition (modules, buildFiles).  Player
+ids — VASSAL passwords — are replaced by player names everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from vmodtool.errors import FormatError, VmodError
+from vmodtool.vassal.archive import Archive, is_zip_data
+from vmodtool.vassal.commands import (AddPiece, CommandGroup, LogEntry, Node, Undo, leaves, walk)
+from vmodtool.vassal.module import Module
+from vmodtool.vassal.pieces import PieceDef
+from vmodtool.vassal.savefile import SavedGame
+
+__all__ = ["detect_kind", "inspect_file", "format_inspection", "dump_records",
+           "format_dump_record", "parse_board_sizes"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+_SIZE = re.compile(r"^(?P<name>.+)=(?P<w>\d+)[xX](?P<h>\d+)$")
+
+
+def parse_board_sizes(values: Sequence[str]) -> Dict[str, Tuple[int, int]]:
+    """``["Main=800x600"]`` → ``{"Main": (800, 600)}``."""
+    sizes: Dict[str, Tuple[int, int]] = {}
+    for value in values:
+        m = _SIZE.match(value)
+        if not m:
+            raise VmodError(f"--board-size {value!r}: expected NAME=WIDTHxHEIGHT, e.g. Main=800x600")
+        sizes[m.group("name")] = (int(m.group("w")), int(m.group("h")))
+    return sizes
+
+
+def detect_kind(path: PathLike) -> str:
+    """``save``/``log`` (zip or bare stream), ``module``/``extension``
+    (archive, folder or buildFile) or ``metadata``."""
+    src = Path(path)
+    if src.is_dir():
+        return "module"
+    try:
+        with open(src, "rb") as fh:
+            head = fh.read(512)
+    except OSError as exc:
+        raise FormatError(f"cannot open: {exc.strerror}", file=path) from None
+    if is_zip_data(head):
+        with Archive.open(src) as arc:
+            if "savedGame" in arc:
+                return "save"
+            if "extensiondata" in arc:
+                return "extension"
+            if "buildFile.xml" in arc or "buildFile" in arc:
+                return "module"
+            raise FormatError("a zip archive, but not a VASSAL module, extension, save or log "
+                              "(no savedGame, buildFile.xml or buildFile entry)", file=path)
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"<"):
+        m = re.search(rb"<(?![?!])([A-Za-z_][\w.$-]*)", text)
+        if m and m.group(1) == b"data":
+            return "metadata"
+        return "module"
+    return "save"
+
+
+# --------------------------------------------------------------------------
+# inspect
+
+def inspect_file(path: PathLike, *, board_sizes: Optional[Dict[str, Tuple[int, int]]] = None
+                 ) -> Dict[str, object]:
+    """A JSON-ready summary of any VASSAL file."""
+    kind = detect_kind(path)
+    if kind == "save":
+        return _inspect_save(path)
+    if kind == "metadata":
+        return _inspect_metadata(path)
+    with Module.open(path) as module:
+        return _inspect_module(module, board_sizes or {})
+
+
+def _metadata_fields(xml: Optional[bytes], file: str, entry: str) -> Optional[Dict[str, object]]:
+    if not xml:
+        return None
+    from vmodtool.vassal.metadata import parse_metadata
+    try:
+        meta = parse_metadata(xml, file=f"{file}!{entry}")
+    except FormatError as exc:
+        return {"error": str(exc)}
+    return meta.as_dict()
+
+
+def _inspect_metadata(path: PathLike) -> Dict[str, object]:
+    data = Path(path).read_bytes()
+    fields = _metadata_fields(data, os.fspath(path), Path(path).name) or {}
+    if "error" in fields:
+        raise FormatError(str(fields["error"]))
+    return {"file": os.fspath(path), "kind": "metadata", "metadata": fields}
+
+
+def _inspect_save(path: PathLike) -> Dict[str, object]:
+    game = SavedGame.read(path)
+    file = os.fspath(path)
+    tree = game.commands
+    kinds: Counter = Counter()
+    depth = 0
+    leaf_count = 0
+    for p, cmd in leaves(tree):
+        leaf_count += 1
+        depth = max(depth, len(p))
+        if isinstance(cmd, LogEntry):
+            inner = cmd.logged
+            kinds["Log:" + (inner.kind if inner is not None else "null")] += 1
+        else:
+            kinds[cmd.kind] += 1
+    pieces, stacks, per_map, bad = _start_pieces(game)
+    steps = game.log_steps()
+    undo_steps = sum(1 for _, node in steps if _has_undo(node))
+    report: Dict[str, object] = {
+        "file": file,
+        "kind": "log" if steps else "save",
+        "container": game.container,
+        "entries": [n for n in game.entries] if game.container == "zip" else [],
+        "encoding": game.decoded.encoding.value,
+        "key": game.decoded.key,
+        "hex_case": game.decoded.hex_case,
+        "plaintext_bytes": game.decoded.plaintext_bytes,
+        "savedata": _metadata_fields(game.entries.get("savedata"), file, "savedata"),
+        "moduledata": _metadata_fields(game.entries.get("moduledata"), file, "moduledata"),
+        "version_checks": game.version_checks() or None,
+        "players": [{"name": p.name, "side": p.side} for p in game.players()],
+        "commands": {"leaves": leaf_count, "top_level": len(game.top_level()), "depth": depth,
+                     "by_kind": dict(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))},
+        "pieces_at_start": {"pieces": pieces, "stacks": stacks, "by_map": per_map,
+                            "undecodable": bad},
+        "steps": len(steps),
+        "undo_steps": undo_steps,
+    }
+    return report
+
+
+def _has_undo(node: Node) -> bool:
+    for _, cmd in leaves(node):
+        if isinstance(cmd, LogEntry) and isinstance(cmd.logged, Undo):
+            return True
+    return False
+
+
+def _start_pieces(game: SavedGame) -> Tuple[int, int, Dict[str, int], int]:
+    pieces = stacks = bad = 0
+    per_map: Counter = Counter()
+    for node in game.restore_part():
+        for _, cmd in leaves(node):
+            if not isinstance(cmd, AddPiece):
+                continue
+            if cmd.is_stack:
+                stacks += 1
+                continue
+            pieces += 1
+            try:
+                state = PieceDef.parse(cmd.text).basic_state()
+                per_map[state.map or "(not on a map)"] += 1
+            except FormatError:
+                bad += 1
+    return pieces, stacks, dict(sorted(per_map.items())), bad
+
+
+def _grid_summary(board) -> Optional[Dict[str, object]]:
+    grid = board.grid
+    if grid is None:
+        return None
+    kind = grid.tag.rsplit(".", 1)[-1]
+    summary: Dict[str, object] = {"kind": kind}
+    keys = ("dx", "dy", "x0", "y0", "sideways")
+    summary.update({k: grid.get(k) for k in keys if grid.get(k) is not None})
+    numbering = [c for c in grid if isinstance(c.tag, str) and c.tag.endswith("Numbering")]
+    if numbering:
+        n = numbering[0]
+        summary["numbering"] = {k: v for k, v in sorted(n.attrib.items())
+                                if k in ("first", "sep", "hType", "vType", "hLeading", "vLeading",
+                                         "hOff", "vOff", "hDescend", "vDescend", "stagger",
+                                         "locationFormat")}
+    elif kind in ("HexGrid", "SquareGrid"):
+        summary["numbering"] = None
+    if kind == "ZonedGrid":
+        zones = [c for c in grid if isinstance(c.tag, str) and c.tag.endswith(".Zone")]
+        inner = Counter()
+        for zone in zones:
+            for c in zone:
+                if isinstance(c.tag, str) and c.tag.endswith("Grid"):
+                    inner[c.tag.rsplit(".", 1)[-1]] += 1
+        summary["zones"] = len(zones)
+        summary["zone_grids"] = dict(inner)
+        background = [c for c in grid if isinstance(c.tag, str) and c.tag.endswith("Grid")]
+        summary["background"] = background[0].tag.rsplit(".", 1)[-1] if background else None
+    return summary
+
+
+def _inspect_module(module: Module, given_sizes: Dict[str, Tuple[int, int]]) -> Dict[str, object]:
+    bf = module.buildfile
+    sizes, missing = module.board_sizes(given_sizes)
+    maps = []
+    for m in bf.maps():
+        boards = []
+        for b in m.boards:
+            size = sizes.get(b.name)
+            boards.append({"name": b.name, "image": b.image or None,
+                           "size": list(size) if size else None, "grid": _grid_summary(b)})
+        maps.append({"name": m.name, "class": m.class_name, "boards": boards})
+    grid_counts: Counter = Counter()
+    for el in bf.root.iter():
+        if isinstance(el.tag, str) and el.tag.endswith("Grid") and ".board." in el.tag:
+            grid_counts[el.tag.rsplit(".", 1)[-1]] += 1
+    slots = bf.piece_slots()
+    prototypes = bf.prototypes()
+    undecodable = 0
+    trait_counts: Counter = Counter()
+    for slot in slots:
+        try:
+            piece = PieceDef.parse(slot.definition)
+        except FormatError:
+            undecodable += 1
+            continue
+        for trait in piece.decorators:
+            trait_counts[trait.prefix] += 1
+    gpids = [s.gpid for s in slots]
+    duplicates = sorted(g for g, n in Counter(gpids).items() if n > 1 and g)
+    meta = module.extensiondata if module.is_extension else module.moduledata
+    file = module.file or ""
+    return {
+        "file": file,
+        "kind": "extension" if module.is_extension else "module",
+        "container": module.container,
+        "buildfile_entry": module.buildfile_entry,
+        "root": bf.root_tag,
+        "name": bf.name,
+        "version": bf.version,
+        "vassal_version": bf.vassal_version,
+        "metadata": _metadata_fields(meta, file, "extensiondata" if module.is_extension
+                                     else "moduledata"),
+        "files": len(module.files),
+        "images": len(module.images),
+        "maps": maps,
+        "boards_without_size": missing,
+        "grids": dict(sorted(grid_counts.items())),
+        "pieces": {"slots": len(slots), "prototypes": len(prototypes),
+                   "undecodable": undecodable, "max_gpid": bf.max_gpid(),
+                   "next_piece_slot_id": bf.next_piece_slot_id, "duplicate_gpids": duplicates,
+                   "traits": dict(trait_counts.most_common(12))},
+    }
+
+
+def format_inspection(report: Dict[str, object]) -> Iterator[str]:
+    """Readable lines for an :func:`inspect_file` report."""
+    kind = report["kind"]
+    yield f"{report['file']}: {kind}"
+    if kind in ("save", "log"):
+        yield from _format_save(report)
+    elif kind == "metadata":
+        for k, v in (report.get("metadata") or {}).items():
+            yield f"  {k}: {v}"
+    else:
+        yield from _format_module(report)
+
+
+def _meta_line(meta: Optional[Dict[str, object]]) -> Optional[str]:
+    if not meta:
+        return None
+    if "error" in meta:
+        return f"unreadable ({meta['error']})"
+    bits = [str(meta.get("name") or ""), str(meta.get("version") or "")]
+    line = " ".join(b for b in bits if b)
+    if meta.get("vassal_version"):
+        line += f" (VASSAL {meta['vassal_version']})"
+    return line or None
+
+
+def _format_save(r: Dict[str, object]) -> Iterator[str]:
+    enc = str(r["encoding"])
+    if r.get("key") is not None:
+        enc += f", key 0x{r['key']:02x}"
+    if r.get("hex_case"):
+        enc += f", {r['hex_case']}-case hex"
+    container = "zip with " + ", ".join(r["entries"]) if r["container"] == "zip" else "bare stream"  # type: ignore[arg-type]
+    yield f"  container: {container}"
+    yield f"  encoding: {enc}; {r['plaintext_bytes']} bytes of command text"
+    module = _meta_line(r.get("moduledata"))  # type: ignore[arg-type]
+    if module:
+        yield f"  module: {module}"
+    saved = r.get("savedata") or {}
+    if saved and "error" not in saved:
+        yield f"  saved by: VASSAL {saved.get('vassal_version') or '?'}" + (
+            f"; description: {saved['description']}" if saved.get("description") else "")
+    checks = r.get("version_checks") or {}
+    if checks:
+        yield f"  written by: VASSAL {checks.get('vassal', '?')} (module version {checks.get('module', '?')})"
+    players = r.get("players") or []
+    yield "  players: " + (", ".join(f"{p['name']} ({p['side'] or 'observer'})" for p in players)  # type: ignore[union-attr]
+                           or "none listed")
+    c = r["commands"]
+    yield f"  commands: {c['leaves']} ({c['top_level']} top-level, depth {c['depth']})"  # type: ignore[index]
+    kinds = ", ".join(f"{k} {v}" for k, v in c["by_kind"].items())  # type: ignore[index]
+    yield f"    {kinds}"
+    p = r["pieces_at_start"]
+    yield f"  pieces at start: {p['pieces']} in {p['stacks']} stacks"  # type: ignore[index]
+    for name, count in p["by_map"].items():  # type: ignore[index]
+        yield f"    {name}: {count}"
+    if p["undecodable"]:  # type: ignore[index]
+        yield f"    ({p['undecodable']} piece definitions could not be decoded)"  # type: ignore[index]
+    if r["kind"] == "log":
+        yield f"  steps: {r['steps']} ({r['undo_steps']} undo)"
+
+
+def _format_module(r: Dict[str, object]) -> Iterator[str]:
+    yield f"  name: {r['name']}  version: {r['version']}  VASSAL: {r['vassal_version'] or '?'}"
+    yield f"  read from: {r['container']} ({r['buildfile_entry']}, root {r['root']})"
+    meta = _meta_line(r.get("metadata"))  # type: ignore[arg-type]
+    if meta:
+        yield f"  metadata: {meta}"
+    if r["container"] != "buildfile":
+        yield f"  files: {r['files']} ({r['images']} images)"
+    yield f"  maps: {len(r['maps'])}"  # type: ignore[arg-type]
+    for m in r["maps"]:  # type: ignore[union-attr]
+        yield f"    {m['name']} ({m['class'].rsplit('.', 1)[-1]})"
+        for b in m["boards"]:
+            size = "x".join(map(str, b["size"])) if b["size"] else "size unknown"
+            grid = b["grid"]
+            if grid:
+                desc = grid["kind"]
+                if grid["kind"] in ("HexGrid", "SquareGrid"):
+                    desc += " " + " ".join(f"{k}={grid[k]}" for k in ("dx", "dy", "x0", "y0", "sideways") if k in grid)
+                    desc += "; numbered" if grid.get("numbering") else "; no numbering"
+                if grid["kind"] == "ZonedGrid":
+                    desc += f" ({grid['zones']} zones, background {grid['background'] or 'none'})"
+            else:
+                desc = "no grid"
+            yield f"      board {b['name']}: {size}, {desc}"
+    if r["boards_without_size"]:
+        yield ("  boards without a known size (give --board-size NAME=WxH): "
+               + ", ".join(r["boards_without_size"]))  # type: ignore[arg-type]
+    if r["grids"]:
+        yield "  grids: " + ", ".join(f"{k} {v}" for k, v in r["grids"].items())  # type: ignore[union-attr]
+    p = r["pieces"]
+    yield (f"  pieces: {p['slots']} slots, {p['prototypes']} prototypes; max gpid {p['max_gpid']}, "  # type: ignore[index]
+           f"nextPieceSlotId {p['next_piece_slot_id']}")  # type: ignore[index]
+    if p["duplicate_gpids"]:  # type: ignore[index]
+        yield f"    duplicate gpids: {', '.join(p['duplicate_gpids'][:10])}"  # type: ignore[index]
+    if p["undecodable"]:  # type: ignore[index]
+        yield f"    {p['undecodable']} definitions could not be decoded"  # type: ignore[index]
+    if p["traits"]:  # type: ignore[index]
+        yield "    traits: " + ", ".join(f"{k} {v}" for k, v in p["traits"].items())  # type: ignore[index]
+
+
+# --------------------------------------------------------------------------
+# dump
+
+def dump_records(path: PathLike) -> Iterator[Dict[str, object]]:
+    """One record per command (saves, logs) or per piece definition
+    (modules), each with its ``path``."""
+    kind = detect_kind(path)
+    if kind == "save":
+        yield from _dump_save(path)
+    elif kind == "metadata":
+        report = _inspect_metadata(path)
+        yield {"path": "metadata", **report["metadata"]}  # type: ignore[dict-item]
+    else:
+        with Module.open(path) as module:
+            yield from _dump_module(module)
+
+
+def _dump_save(path: PathLike) -> Iterator[Dict[str, object]]:
+    game = SavedGame.read(path)
+    redactor = game.redactor()
+    for node_path, node in walk(game.commands):
+        dotted = ".".join(map(str, node_path)) or "root"
+        if isinstance(node, CommandGroup):
+            yield {"path": dotted, "depth": len(node_path), "kind": "Group",
+                   "children": len(node.children)}
+        else:
+            rec = node.record(redactor)  # type: ignore[union-attr]
+            yield {"path": dotted, "depth": len(node_path), **rec}
+
+
+def _dump_module(module: Module) -> Iterator[Dict[str, object]]:
+    bf = module.buildfile
+    for slot in bf.piece_slots():
+        yield _piece_record(bf, slot.element, slot.kind, slot.entry_name, slot.definition,
+                            gpid=slot.gpid)
+    for el in bf.components("PrototypeDefinition"):
+        yield _piece_record(bf, el, "PrototypeDefinition", el.get("name") or "", bf.text_of(el))
+
+
+def _piece_record(bf, element, kind: str, name: str, definition: str, *, gpid: Optional[str] = None
+                  ) -> Dict[str, object]:
+    rec: Dict[str, object] = {"path": _xml_path(element), "line": bf.line_of(element), "kind": kind,
+                              "entry_name": name}
+    if gpid is not None:
+        rec["gpid"] = gpid
+    try:
+        piece = PieceDef.parse(definition)
+    except FormatError as exc:
+        rec["error"] = exc.message
+        rec["definition"] = definition
+        return rec
+    rec["piece_name"] = piece.name
+    rec["traits"] = [{"prefix": t.prefix, "class": t.java_class, "type": t.type, "state": t.state}
+                     for t in piece.traits]
+    return rec
+
+
+def _xml_path(element) -> str:
+    parts = []
+    while element is not None and isinstance(element.tag, str):
+        label = element.get("entryName") or element.get("name") or element.get("mapName")
+        short = element.tag.rsplit(".", 1)[-1]
+        parts.append(f"{short}[{label}]" if label else short)
+        element = element.getparent()
+    return "/".join(reversed(parts))
+
+
+def format_dump_record(rec: Dict[str, object]) -> str:
+    """One readable line (or block) for a dump record."""
+    if "traits" in rec or "error" in rec and "entry_name" in rec:
+        head = f"{rec['path']} (line {rec.get('line')})"
+        if "error" in rec:
+            return f"{head}\n    error: {rec['error']}"
+        lines = [f"{head}: {rec.get('piece_name')!s}" + (f" gpid={rec['gpid']}" if rec.get("gpid") else "")]
+        for t in rec["traits"]:  # type: ignore[union-attr]
+            state = f"  state={_clip(t['state'])}" if t["state"] else ""
+            lines.append(f"    {t['class'].rsplit('.', 1)[-1]}: {_clip(t['type'])}{state}")
+        return "\n".join(lines)
+    if rec.get("path") == "metadata":
+        return "\n".join(f"{k}: {v}" for k, v in rec.items() if k != "path")
+    indent = "  " * int(rec.get("depth", 0) or 0)  # type: ignore[arg-type]
+    kind = rec["kind"]
+    if kind == "Group":
+        return f"{indent}{rec['path']} group of {rec['children']}"
+    if kind == "Log":
+        logged = rec.get("logged")
+        if logged is None:
+            return f"{indent}{rec['path']} LOG null"
+        return f"{indent}{rec['path']} LOG {_describe(logged)}"  # type: ignore[arg-type]
+    return f"{indent}{rec['path']} {_describe(rec)}"
+
+
+def _describe(rec: Dict[str, object]) -> str:
+    fields = {k: v for k, v in rec.items() if k not in ("kind", "text", "path", "depth")}
+    if not fields:
+        return f"{rec['kind']} {_clip(str(rec.get('text', '')))}".rstrip()
+    return f"{rec['kind']} " + " ".join(f"{k}={_clip(str(v))}" for k, v in fields.items())
+
+
+def _clip(text: str, limit: int = 100) -> str:
+    text = text.replace("\t", "\\t").replace("\x1b", "\\e").replace("\n", "\\n")
+    return text if len(text) <= limit else text[:limit - 3] + "..."

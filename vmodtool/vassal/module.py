@@ -1,0 +1,221 @@
+"""Modules and extensions as a whole: ``.vmod``, ``.vext``/``.vmdx``, the
+pre-3.0 ``.mod``, an unpacked module folder, or a bare ``buildFile(.xml)``
+(``docs/vassal-format.md`` §1).
+
+:class:`Module` gives the parsed :class:`~vmodtool.vassal.buildfile.BuildFile`,
+the raw metadata entries, the list of files and the pixel size of board
+images (read from the image header only).  Where a board image is missing (a
+bare buildFile, SVG boards), its size can be supplied by the caller; the
+module says which boards still lack one instead of guessing.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple, Union
+
+from vmodtool.errors import FormatError
+from vmodtool.vassal.archive import Archive, ArchiveLimits, is_zip_data
+from vmodtool.vassal.buildfile import EXTENSION_TAG, BuildFile
+
+__all__ = ["Module", "BUILDFILE_NAMES", "version_tuple"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+BUILDFILE_NAMES = ("buildFile.xml", "buildFile")
+_MAX_XML = 256 * 1024 * 1024
+_MAX_IMAGE = 256 * 1024 * 1024
+
+
+def version_tuple(version: Optional[str]) -> Tuple[int, ...]:
+    """``"3.7.26"`` → ``(3, 7, 26)``; non-numeric tails are ignored
+    (``"3.5.0-SNAPSHOT"`` → ``(3, 5, 0)``, ``"2.9b2"`` → ``(2, 9)``)."""
+    out = []
+    for part in (version or "").split("."):
+        m = re.match(r"\d+", part)
+        if not m:
+            break
+        out.append(int(m.group(0)))
+        if m.group(0) != part:
+            break
+    return tuple(out)
+
+
+def _metadata_vassal_version(xml: Optional[bytes]) -> Optional[str]:
+    if not xml:
+        return None
+    m = re.search(rb"<VassalVersion>\s*([^<]*?)\s*</VassalVersion>", xml)
+    return m.group(1).decode("utf-8", "replace") if m else None
+
+
+@dataclass
+class Module:
+    """A VASSAL module or extension opened for reading."""
+
+    buildfile: BuildFile
+    buildfile_entry: str
+    container: str  # "zip", "folder" or "buildfile"
+    file: Optional[str] = None
+    files: List[str] = field(default_factory=list)
+    moduledata: Optional[bytes] = None
+    extensiondata: Optional[bytes] = None
+    _reader: Optional[object] = field(default=None, repr=False)
+    _sizes: Dict[str, Optional[Tuple[int, int]]] = field(default_factory=dict, repr=False)
+
+    # -- opening ------------------------------------------------------------
+    @classmethod
+    def open(cls, path: PathLike, *, limits: ArchiveLimits = ArchiveLimits()) -> "Module":
+        """Open a module archive, an unpacked module folder or a bare
+        buildFile."""
+        src = Path(path)
+        file = os.fspath(path)
+        if src.is_dir():
+            return cls._from_folder(src)
+        try:
+            with open(src, "rb") as fh:
+                head = fh.read(4)
+        except OSError as exc:
+            raise FormatError(f"cannot open: {exc.strerror}", file=file) from None
+        if not is_zip_data(head):
+            bf = BuildFile.read(src)
+            return cls(buildfile=bf, buildfile_entry=src.name, container="buildfile", file=file)
+        arc = Archive.open(src, limits=limits)
+        try:
+            files = arc.files()
+            if "savedGame" in arc:
+                raise FormatError("this is a saved game or log, not a module", file=file)
+            present = [n for n in BUILDFILE_NAMES if n in arc]
+            if not present:
+                raise FormatError("not a VASSAL module: the archive has no 'buildFile.xml' or "
+                                  "'buildFile' entry", file=file)
+            moduledata = arc.read("moduledata", max_size=_MAX_XML) if "moduledata" in arc else None
+            extdata = (arc.read("extensiondata", max_size=_MAX_XML)
+                       if "extensiondata" in arc else None)
+            entry = cls._choose_buildfile(present, extdata or moduledata)
+            data = arc.read(entry, max_size=_MAX_XML)
+            try:
+                bf = BuildFile.parse(data, file=f"{file}!{entry}")
+            except FormatError as exc:
+                raise exc.located(file=file) from None
+        except BaseException:
+            arc.close()
+            raise
+        return cls(buildfile=bf, buildfile_entry=entry, container="zip", file=file, files=files,
+                   moduledata=moduledata, extensiondata=extdata, _reader=arc)
+
+    @classmethod
+    def _from_folder(cls, folder: Path) -> "Module":
+        present = [n for n in BUILDFILE_NAMES if (folder / n).is_file()]
+        if not present:
+            raise FormatError("not an unpacked module: the folder has no 'buildFile.xml' or "
+                              "'buildFile'", file=folder)
+        moduledata = _read_small(folder / "moduledata")
+        extdata = _read_small(folder / "extensiondata")
+        entry = cls._choose_buildfile(present, extdata or moduledata)
+        bf = BuildFile.read(folder / entry)
+        files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+        return cls(buildfile=bf, buildfile_entry=entry, container="folder", file=os.fspath(folder),
+                   files=files, moduledata=moduledata, extensiondata=extdata, _reader=folder)
+
+    @staticmethod
+    def _choose_buildfile(present: List[str], metadata: Optional[bytes]) -> str:
+        """VASSAL reads ``buildFile`` when the metadata's VassalVersion is
+        below 3.5, else ``buildFile.xml`` (§1.4)."""
+        if len(present) == 1:
+            return present[0]
+        version = version_tuple(_metadata_vassal_version(metadata))
+        if version and version[:2] < (3, 5):
+            return "buildFile"
+        return "buildFile.xml"
+
+    def close(self) -> None:
+        if isinstance(self._reader, Archive):
+            self._reader.close()
+
+    def __enter__(self) -> "Module":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- contents -----------------------------------------------------------
+    @property
+    def is_extension(self) -> bool:
+        return self.buildfile.root_tag == EXTENSION_TAG or self.extensiondata is not None
+
+    @property
+    def name(self) -> str:
+        return self.buildfile.name
+
+    @property
+    def images(self) -> List[str]:
+        """Image names (relative to ``images/``) present in the module."""
+        return [f[len("images/"):] for f in self.files if f.startswith("images/") and f != "images/"]
+
+    def read_file(self, name: str) -> Optional[bytes]:
+        """Bytes of one file of the module, or ``None`` when absent."""
+        if isinstance(self._reader, Archive):
+            if name not in self._reader:
+                return None
+            return self._reader.read(name, max_size=_MAX_IMAGE)
+        if isinstance(self._reader, Path):
+            path = (self._reader / name)
+            try:
+                path.resolve().relative_to(self._reader.resolve())
+            except ValueError:
+                return None
+            return path.read_bytes() if path.is_file() else None
+        return None
+
+    def image_size(self, image: str) -> Optional[Tuple[int, int]]:
+        """Pixel size of ``images/<image>`` from its header, or ``None`` when
+        the image is absent or not a raster format Pillow reads."""
+        if image in self._sizes:
+            return self._sizes[image]
+        size: Optional[Tuple[int, int]] = None
+        data = self.read_file("images/" + image) if image else None
+        if data:
+            try:
+                from PIL import Image
+                with Image.open(io.BytesIO(data)) as img:
+                    size = img.size
+            except Exception:  # not an image Pillow knows (e.g. SVG)
+                size = None
+        self._sizes[image] = size
+        return size
+
+    def board_sizes(self, given: Optional[Dict[str, Tuple[int, int]]] = None
+                    ) -> Tuple[Dict[str, Tuple[int, int]], List[str]]:
+        """Each board's pixel size and the boards whose size is unknown.
+
+        The size comes from ``given`` (by board name) first, then from the
+        board image, then from the board's ``width``/``height`` attributes
+        when it has no image (as VASSAL does)."""
+        given = given or {}
+        sizes: Dict[str, Tuple[int, int]] = {}
+        missing: List[str] = []
+        for board in self.buildfile.boards():
+            if board.name in sizes:
+                continue
+            if board.name in given:
+                sizes[board.name] = given[board.name]
+                continue
+            size = self.image_size(board.image) if board.image else None
+            if size is None and not board.image and board.width and board.height:
+                size = (board.width, board.height)
+            if size is None:
+                missing.append(board.name)
+            else:
+                sizes[board.name] = size
+        return sizes, missing
+
+
+def _read_small(path: Path) -> Optional[bytes]:
+    if not path.is_file():
+        return None
+    if path.stat().st_size > _MAX_XML:
+        raise FormatError("metadata file is implausibly large", file=path)
+    return path.read_bytes()

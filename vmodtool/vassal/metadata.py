@@ -26,7 +26,6 @@ time; set :attr:`date_saved` yourself, see :func:`now_millis`).
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field, fields
 from typing import Callable, ClassVar, Dict, List, Optional, Tuple, Type, TypeVar

@@ -87,19 +87,26 @@ def inspect_file(path: PathLike, *, board_sizes: Optional[Dict[str, Tuple[int, i
 def _metadata_fields(xml: Optional[bytes], file: str, entry: str) -> Optional[Dict[str, object]]:
     if not xml:
         return None
-    from vmodtool.vassal.metadata import parse_metadata
+    import dataclasses
+
+    from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata
+    kind = {"savedata": SaveMetadata, "extensiondata": ExtensionMetadata}.get(entry, ModuleMetadata)
     try:
-        meta = parse_metadata(xml, file=f"{file}!{entry}")
+        meta = kind.parse(xml, file=f"{file}!{entry}" if "!" not in entry else file)
     except FormatError as exc:
         return {"error": str(exc)}
-    return meta.as_dict()
+    fields = dataclasses.asdict(meta)
+    return {k: v for k, v in fields.items() if v not in ("", {}, None)}
 
 
 def _inspect_metadata(path: PathLike) -> Dict[str, object]:
+    from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata
+    import dataclasses
     data = Path(path).read_bytes()
-    fields = _metadata_fields(data, os.fspath(path), Path(path).name) or {}
-    if "error" in fields:
-        raise FormatError(str(fields["error"]))
+    name = Path(path).name
+    kind = {"savedata": SaveMetadata, "extensiondata": ExtensionMetadata}.get(name, ModuleMetadata)
+    meta = kind.parse(data, file=path)
+    fields = {k: v for k, v in dataclasses.asdict(meta).items() if v not in ("", {}, None)}
     return {"file": os.fspath(path), "kind": "metadata", "metadata": fields}
 
 
@@ -388,6 +395,9 @@ def _dump_save(path: PathLike) -> Iterator[Dict[str, object]]:
 
 def _dump_module(module: Module) -> Iterator[Dict[str, object]]:
     bf = module.buildfile
+    yield {"path": _xml_path(bf.root), "kind": "module", "root": bf.root_tag, "name": bf.name,
+           "version": bf.version, "vassal_version": bf.vassal_version,
+           "buildfile_entry": module.buildfile_entry}
     for slot in bf.piece_slots():
         yield _piece_record(bf, slot.element, slot.kind, slot.entry_name, slot.definition,
                             gpid=slot.gpid)
@@ -434,6 +444,9 @@ def format_dump_record(rec: Dict[str, object]) -> str:
             state = f"  state={_clip(t['state'])}" if t["state"] else ""
             lines.append(f"    {t['class'].rsplit('.', 1)[-1]}: {_clip(t['type'])}{state}")
         return "\n".join(lines)
+    if rec.get("kind") == "module":
+        return (f"{rec['path']}: {rec['root']} {rec['name']!r} version {rec['version']!r}, "
+                f"VASSAL {rec['vassal_version'] or '?'} ({rec['buildfile_entry']})")
     if rec.get("path") == "metadata":
         return "\n".join(f"{k}: {v}" for k, v in rec.items() if k != "path")
     indent = "  " * int(rec.get("depth", 0) or 0)  # type: ignore[arg-type]

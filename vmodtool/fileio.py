@@ -24,6 +24,15 @@ def atomic_write(path: PathLike, data: Union[bytes, Iterable[bytes]]) -> None:
         raise VmodError(f"the output folder {folder} does not exist", file=target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
+        # mkstemp makes the file private (0600); give it the mode a normal
+        # open() would (or keep the mode of the file it replaces)
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as out:
             if isinstance(data, (bytes, bytearray, memoryview)):
                 out.write(data)

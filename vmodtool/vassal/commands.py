@@ -32,7 +32,7 @@ __all__ = [
     "ESC", "Node", "Command", "CommandGroup", "parse_commands", "classify",
     "NullCommand", "BeginSave", "EndSave", "AddPiece", "RemovePiece", "ChangePiece", "MovePiece",
     "Chat", "LogEntry", "Undo", "PlayerAdd", "PlayerRemove", "SetBoards", "GlobalPropertySet",
-    "MutableProperty", "TurnState", "SetupStackMarker", "NoteCommand", "UnknownCommand", "VersionCheck",
+    "MutableProperty", "TurnState", "SetupStackMarker", "NoteCommand", "UnknownCommand", "VersionCheck", "SpecialDiceResults",
     "Redactor", "walk", "leaves", "tree_to_json", "REDACTED",
 ]
 
@@ -433,7 +433,7 @@ class PlayerAdd(_TabCommand):
         return None if side in (None, "", "<observer>") else side
 
     def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
-        return {"player": redactor.label(self.player_id), "name": self.name, "side": self.side}
+        return {"name": self.name, "side": self.side}
 
     def record(self, redactor: Optional["Redactor"] = None) -> Dict[str, object]:
         redactor = redactor or Redactor()
@@ -640,6 +640,31 @@ class ClockTimer(Command):
     __slots__ = ()
 
 
+class SpecialDiceResults(_TabCommand):
+    """``SHOW_RESULTS<TAB>button<TAB>face index…``: a SpecialDiceButton roll
+    (the faces are indexes into the button's dice faces)."""
+    kind = "SpecialDice"
+    java_class = "VASSAL.build.module.SpecialDiceButton$ShowResults"
+    __slots__ = ()
+
+    @property
+    def button(self) -> str:
+        return self._tok(1) or ""
+
+    @property
+    def results(self) -> List[int]:
+        out = []
+        for tok in self._tokens()[2:]:
+            try:
+                out.append(int(tok))
+            except ValueError:
+                pass
+        return out
+
+    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+        return {"button": self.button, "results": self.results}
+
+
 class UnknownCommand(Command):
     """A leaf no standard encoder recognises (custom module code, VASSAL 2.x
     ``CHECK``, VASL ``bd`` …): kept verbatim, never fatal."""
@@ -697,6 +722,7 @@ _PREFIXES: List[Tuple[str, Type[Command]]] = [
     ("CLOCK\t", ClockTimer),
     ("TURN", TurnState),
     ("CHECK\t", VersionCheck),
+    ("SHOW_RESULTS\t", SpecialDiceResults),
 ]
 _TWO = {"+/": AddPiece, "D/": ChangePiece, "M/": MovePiece}
 

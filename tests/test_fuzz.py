@@ -1,0 +1,129 @@
+"""Bounded fuzzing: random mutations of real files (the corpus when present,
+else the bundled examples) fed to every reader.  The only exception allowed
+out is vmodtool's own VmodError."""
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from tests.conftest import SHARED
+from vmodtool.errors import VmodError
+from vmodtool.vassal.archive import build_zip
+from vmodtool.vassal.buildfile import BuildFile
+from vmodtool.vassal.commands import AddPiece, LogEntry, leaves
+from vmodtool.vassal.metadata import ModuleMetadata, SaveMetadata
+from vmodtool.vassal.obfuscation import encode_saved_game
+from vmodtool.vassal.pieces import PieceDef
+from vmodtool.vassal.savefile import SavedGame
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "formats"
+SMALL = 200_000
+
+
+def _small_files(patterns):
+    found = []
+    for pattern in patterns:
+        found += [p for p in sorted((SHARED / "corpus").glob(pattern)) if p.stat().st_size < SMALL]
+    return found
+
+
+SAVES = _small_files(["*/*.vsav", "*/*.vlog", "*/*/*.log", "*/*/*.sav"]) or [EXAMPLES / "demo.vlog"]
+BUILDFILES = (_small_files(["*/buildFile.xml", "*/buildFile"])
+              or [EXAMPLES / "demo-module" / "buildFile.xml"])
+METADATA = _small_files(["*/moduledata"]) or [EXAMPLES / "demo-module" / "moduledata"]
+
+_mutation = st.lists(
+    st.tuples(st.sampled_from(["flip", "insert", "delete", "truncate"]),
+              st.floats(0, 1, exclude_max=True), st.integers(0, 255)),
+    min_size=1, max_size=4)
+
+
+def _mutate(data: bytes, ops) -> bytes:
+    buf = bytearray(data)
+    for op, where, value in ops:
+        if not buf:
+            break
+        i = int(where * len(buf))
+        if op == "flip":
+            buf[i] ^= value or 1
+        elif op == "insert":
+            buf[i:i] = bytes([value])
+        elif op == "delete":
+            del buf[i:i + 1 + value % 8]
+        else:
+            del buf[i:]
+    return bytes(buf)
+
+
+def _exercise_save(game: SavedGame) -> None:
+    redactor = game.redactor()
+    for _, cmd in leaves(game.commands):
+        cmd.record(redactor)
+        inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
+        if isinstance(inner, AddPiece) and not inner.is_stack:
+            piece = PieceDef.parse(inner.text)
+            piece.name
+            piece.properties()
+            piece.basic_state()
+    game.players()
+    game.restore_part()
+
+
+FUZZ = settings(max_examples=int(os.environ.get("VMODTOOL_FUZZ_EXAMPLES", "150")), deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@FUZZ
+@given(st.sampled_from(SAVES), _mutation)
+def test_mutated_save_files(path, ops):
+    data = _mutate(path.read_bytes(), ops)
+    try:
+        _exercise_save(SavedGame.from_bytes(data, file=path.name))
+    except VmodError:
+        pass
+
+
+@FUZZ
+@given(st.sampled_from(SAVES), _mutation)
+def test_mutated_command_text(path, ops):
+    # mutate the decoded text, so that the command and piece parsers are
+    # reached with damaged content (not just damaged hex)
+    text = SavedGame.read(path).text.encode("utf-8")
+    damaged = _mutate(text, ops).decode("utf-8", errors="replace")
+    data = build_zip({"savedGame": encode_saved_game(damaged, key=9)})
+    try:
+        _exercise_save(SavedGame.from_bytes(data, file="fuzz.vsav"))
+    except VmodError:
+        pass
+
+
+@FUZZ
+@given(st.sampled_from(BUILDFILES), _mutation)
+def test_mutated_buildfiles(path, ops):
+    data = _mutate(path.read_bytes(), ops)
+    try:
+        bf = BuildFile.parse(data, file=path.name)
+        for slot in bf.piece_slots():
+            try:
+                piece = PieceDef.parse(slot.definition)
+                piece.name
+                piece.properties()
+            except VmodError:
+                pass
+        bf.maps()
+        bf.to_bytes()
+    except VmodError:
+        pass
+
+
+@FUZZ
+@given(st.sampled_from(METADATA), _mutation)
+def test_mutated_metadata(path, ops):
+    data = _mutate(path.read_bytes(), ops)
+    for kind in (ModuleMetadata, SaveMetadata):
+        try:
+            kind.parse(data, file=path.name).to_bytes()
+        except VmodError:
+            pass

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from vmodtool.errors import FormatError, VmodError
-from vmodtool.vassal.archive import Archive, is_zip_data
+from vmodtool.vassal.archive import Archive, is_zip_data, read_head
 from vmodtool.vassal.commands import (AddPiece, CommandGroup, LogEntry, Node, Undo, leaves, walk)
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef
@@ -45,11 +45,7 @@ def detect_kind(path: PathLike) -> str:
     src = Path(path)
     if src.is_dir():
         return "module"
-    try:
-        with open(src, "rb") as fh:
-            head = fh.read(512)
-    except OSError as exc:
-        raise FormatError(f"cannot open: {exc.strerror}", file=path) from None
+    head = read_head(src, 512)
     if is_zip_data(head):
         with Archive.open(src) as arc:
             if "savedGame" in arc:

@@ -21,7 +21,7 @@ from typing import BinaryIO, Dict, List, Optional, Union
 
 from vmodtool.errors import FormatError, UnsafeFileError
 
-__all__ = ["Archive", "ArchiveLimits", "is_zip_data", "build_zip"]
+__all__ = ["Archive", "ArchiveLimits", "is_zip_data", "read_head", "build_zip"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -49,6 +49,16 @@ class ArchiveLimits:
 def is_zip_data(head: bytes) -> bool:
     """Whether the first bytes of a file look like a zip archive."""
     return head[:2] == b"PK"
+
+
+def read_head(path: PathLike, size: int = 4) -> bytes:
+    """The first ``size`` bytes of a file (to sniff its kind); a file that
+    cannot be opened is a :class:`FormatError` naming it."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(size)
+    except OSError as exc:
+        raise FormatError(f"cannot open: {exc.strerror}", file=path) from None
 
 
 def _check_name(name: str) -> Optional[str]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
 from vmodtool.errors import FormatError
-from vmodtool.vassal.archive import Archive, ArchiveLimits, is_zip_data
+from vmodtool.vassal.archive import Archive, ArchiveLimits, is_zip_data, read_head
 from vmodtool.vassal.buildfile import EXTENSION_TAG, BuildFile
 
 __all__ = ["Module", "BUILDFILE_NAMES", "version_tuple"]
@@ -74,11 +74,7 @@ class Module:
         file = os.fspath(path)
         if src.is_dir():
             return cls._from_folder(src)
-        try:
-            with open(src, "rb") as fh:
-                head = fh.read(4)
-        except OSError as exc:
-            raise FormatError(f"cannot open: {exc.strerror}", file=file) from None
+        head = read_head(src)
         if not is_zip_data(head):
             bf = BuildFile.read(src)
             return cls(buildfile=bf, buildfile_entry=src.name, container="buildfile", file=file)

@@ -21,7 +21,7 @@ from typing import BinaryIO, Dict, List, Optional, Tuple, Union
 
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.fileio import atomic_write
-from vmodtool.vassal.archive import Archive, ArchiveLimits, build_zip, is_zip_data
+from vmodtool.vassal.archive import Archive, ArchiveLimits, build_zip, is_zip_data, read_head
 from vmodtool.vassal.commands import (Command, CommandGroup, EndSave, LogEntry, Node,
                                       PlayerAdd, Redactor, UnknownCommand, VersionCheck, classify,
                                       leaves, parse_commands)
@@ -65,11 +65,7 @@ class SavedGame:
              max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> "SavedGame":
         """Read a save or log from ``path`` (zip or bare command stream)."""
         file = os.fspath(path)
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(4)
-        except OSError as exc:
-            raise FormatError(f"cannot open: {exc.strerror}", file=file) from None
+        head = read_head(path)
         if not is_zip_data(head):
             with open(path, "rb") as fh:
                 decoded = decode_saved_game(fh, file=file, entry=None, max_plaintext=max_plaintext)

@@ -24,13 +24,14 @@ times the plaintext (the decoded bytes and the decoded text).
 from __future__ import annotations
 
 import binascii
+import codecs
 import enum
 import io
 import lzma
 import os
 import zlib
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator, Optional, Union
+from typing import BinaryIO, Iterator, List, Optional, Union
 
 from vmodtool.errors import FormatError, UnsafeFileError
 
@@ -169,6 +170,36 @@ def _iter_unhex(stream: BinaryIO, key: int, start: int) -> Iterator[tuple]:
                           "(the file is truncated or damaged)", place=f"byte {offset}")
 
 
+class _TextBuilder:
+    """Decodes UTF-8 chunk by chunk into a list of str pieces: no growing
+    byte buffer to reallocate, and each byte chunk is freed as soon as it is
+    decoded, so the peak stays near twice the text size."""
+
+    __slots__ = ("_decoder", "_parts", "size", "_limit")
+
+    def __init__(self, limit: int) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        self._parts: List[str] = []
+        self.size = 0
+        self._limit = limit
+
+    def add(self, chunk: bytes, final: bool = False) -> None:
+        try:
+            self._parts.append(self._decoder.decode(chunk, final))
+        except UnicodeDecodeError as exc:
+            bad = chunk[exc.start] if exc.start < len(chunk) else 0
+            raise FormatError(
+                f"the decoded text is not valid UTF-8 ({exc.reason}: byte 0x{bad:02x})",
+                place=f"plaintext byte {self.size + exc.start}") from None
+        self.size += len(chunk)
+        _check_size(self.size, self._limit)
+
+    def text(self) -> str:
+        self.add(b"", final=True)
+        parts, self._parts = self._parts, []
+        return parts[0] if len(parts) == 1 else "".join(parts)
+
+
 def _decode_utf8(raw: Union[bytes, bytearray]) -> str:
     try:
         return raw.decode("utf-8")
@@ -249,22 +280,22 @@ def _decode(stream: BinaryIO, limit: int) -> DecodedText:
         lower = upper = False
         parts = _iter_unhex(stream, key, 7)
         if enc is Encoding.VCSK:
-            raw = bytearray()
+            builder = _TextBuilder(limit)
             for piece, lo, up in parts:
-                raw += piece
+                builder.add(piece)
                 lower |= lo
                 upper |= up
-                _check_size(len(raw), limit)
-        else:
-            flags = [False, False]
+            return DecodedText(builder.text(), enc, key=key, hex_case=_hex_case(lower, upper),
+                               header=enc.value.encode(), plaintext_bytes=builder.size)
+        flags = [False, False]
 
-            def pieces():
-                for piece, lo, up in parts:
-                    flags[0] |= lo
-                    flags[1] |= up
-                    yield piece
-            raw = _inflate(pieces(), zlib.decompressobj(), limit, "zlib")
-            lower, upper = flags
+        def pieces():
+            for piece, lo, up in parts:
+                flags[0] |= lo
+                flags[1] |= up
+                yield piece
+        raw = _inflate(pieces(), zlib.decompressobj(), limit, "zlib")
+        lower, upper = flags
         text = _decode_utf8(raw)
         return DecodedText(text, enc, key=key, hex_case=_hex_case(lower, upper),
                            header=enc.value.encode(), plaintext_bytes=len(raw))

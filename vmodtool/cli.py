@@ -16,6 +16,7 @@ import click
 
 from vmodtool import __version__
 from vmodtool.errors import VmodError
+from vmodtool.scenario.problems import ScenarioProblems
 
 EXIT_BAD_INPUT = 2
 EXIT_BUG = 70
@@ -79,6 +80,59 @@ def dump(file: str, fmt: str) -> None:
         _echo_lines(format_dump_record(rec) for rec in records)
 
 
+@cli.command("check-scenario")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=str))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="One line per problem, or a JSON report.")
+def check_scenario_command(file: str, fmt: str) -> None:
+    """Validate a scenario file and list every problem with its line.
+
+    Exit code 0 when the scenario is valid (warnings are shown but allowed),
+    2 when it has errors.
+    """
+    from vmodtool.scenario import check_scenario
+    from vmodtool.scenario.report import scenario_summary
+
+    scenario, problems = check_scenario(file)
+    errors = [p for p in problems if p.severity == "error"]
+    if fmt == "json":
+        click.echo(json.dumps({"file": file, "valid": not errors,
+                               "summary": scenario_summary(scenario) if scenario and not errors else None,
+                               "problems": [p.as_dict() for p in problems]},
+                              ensure_ascii=False, indent=2))
+    else:
+        for problem in problems:
+            click.echo(str(problem), err=True)
+        if errors:
+            click.echo(f"{file}: {len(errors)} error{'s' if len(errors) != 1 else ''}"
+                       + (f", {len(problems) - len(errors)} warning(s)" if len(problems) > len(errors) else ""),
+                       err=True)
+        elif scenario is not None:
+            click.echo(f"{file}: ok — {scenario_summary(scenario)['text']}")
+    if errors:
+        sys.exit(EXIT_BAD_INPUT)
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--dir", "parent", type=click.Path(file_okay=False, path_type=str), default=".",
+              show_default=True, help="Folder in which to create the scenario folder.")
+def init(name: str, parent: str) -> None:
+    """Write a small commented starter scenario in a new folder NAME."""
+    from vmodtool.scenario.starter import write_starter
+
+    path = write_starter(name, parent)
+    click.echo(f"wrote {path}; edit it, then run: vmodtool check-scenario {path}")
+
+
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of scenario files (for editors)."""
+    from vmodtool.scenario import scenario_schema
+
+    click.echo(json.dumps(scenario_schema(), ensure_ascii=False, indent=2))
+
+
 def main(argv: Optional[list] = None) -> None:
     """Console entry point: map errors to exit codes."""
     for stream in (sys.stdout, sys.stderr):
@@ -96,6 +150,11 @@ def main(argv: Optional[list] = None) -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
+    except ScenarioProblems as exc:
+        for line in exc.lines():
+            click.echo(line, err=True)
+        click.echo(f"vmodtool: error: {exc.message}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     except VmodError as exc:
         click.echo(f"vmodtool: error: {exc}", err=True)
         sys.exit(EXIT_BAD_INPUT)

@@ -1,0 +1,932 @@
+"""Load a scenario file, check it completely, and build the model.
+
+:func:`check_scenario` returns the model (or ``None``) and **every** problem
+found — structural ones from the JSON Schema (unknown keys, wrong types,
+missing keys) and semantic ones (a hex that is not on the map, a unit that
+does not exist, a hexside between hexes that are not adjacent, a rule naming
+an unknown tag …) — each with its file, line, column and key path.
+:func:`load_scenario` raises :class:`ScenarioProblems` when there is any
+error.  Nothing here raises another exception type for a bad file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path as FsPath
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+
+from vmodtool.scenario import model as M
+from vmodtool.scenario.mapgrid import SQRT3_2, AxisNumbering, GridSpec, alpha_index, build_map_grid
+from vmodtool.scenario.problems import Path, Problem, ScenarioProblems
+from vmodtool.scenario.rule_refs import RuleReferences
+from vmodtool.scenario.schema_check import schema_problems, scenario_schema
+from vmodtool.scenario.source import Document, load_csv, load_document
+from vmodtool.vassal.grid_numbering import format_index
+
+__all__ = ["load_scenario", "check_scenario", "scenario_schema", "RULE_KINDS", "SCHEMAS"]
+
+SCHEMAS = ("vmodtool/1", "wgscen/1")
+RULE_KINDS = ("stacking", "stack_order", "cohabitation", "escorted_move", "obligation",
+              "movement_allowance", "command_range", "status_forbids", "state_never",
+              "transition_window", "placement", "phase_sweep", "per_turn_limit", "replacement",
+              "setup_conformity", "plugin")
+END_TURN_CHIT = "end_turn"
+_PLUGIN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+PathLike = Union[str, FsPath]
+
+
+def load_scenario(path: PathLike) -> M.Scenario:
+    """Load and validate a scenario; raises :class:`ScenarioProblems` listing
+    every error (warnings alone do not stop loading)."""
+    scenario, problems = check_scenario(path)
+    if scenario is None or any(p.severity == "error" for p in problems):
+        raise ScenarioProblems(problems, file=str(path))
+    return scenario
+
+
+def check_scenario(path: PathLike) -> Tuple[Optional[M.Scenario], List[Problem]]:
+    """Validate a scenario file: the model (None when it cannot be built)
+    and every problem found, in file order."""
+    fs_path = FsPath(path)
+    doc = load_document(fs_path)
+    if doc.problems and doc.data is None:
+        return None, list(doc.problems)
+    if not isinstance(doc.data, dict):
+        doc.problems.append(doc.problem((), "a scenario file is a mapping of keys (schema, game, "
+                                            "map, unit_types, counters, …) at the top level"))
+        return None, doc.problems
+    problems: List[Problem] = list(doc.problems)
+    problems += schema_problems(doc)
+    builder = _Builder(doc, fs_path)
+    scenario = builder.build()
+    seen = {(p.path, p.message) for p in problems}
+    for p in builder.problems:
+        if (p.path, p.message) not in seen:
+            problems.append(p)
+            seen.add((p.path, p.message))
+    problems.sort(key=lambda p: (p.file or "", p.line or 0, p.column or 0))
+    return scenario, problems
+
+
+# --------------------------------------------------------------------------
+# the model builder: defensive reads + semantic checks
+
+_MISSING = object()
+
+
+class _Builder:
+    def __init__(self, doc: Document, path: FsPath) -> None:
+        self.doc = doc
+        self.path = path
+        self.folder = path.parent
+        self.problems: List[Problem] = []
+        self.data: Dict[str, Any] = doc.data
+
+    # -- helpers ------------------------------------------------------------
+    def err(self, path: Path, message: str, severity: str = "error") -> None:
+        self.problems.append(self.doc.problem(path, message, severity))
+
+    def get(self, path: Path, kind: Any = None, default: Any = None) -> Any:
+        """The value at ``path`` when it has type ``kind`` (else ``default``;
+        the schema reports the wrong type)."""
+        node: Any = self.data
+        for part in path:
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+                node = node[part]
+            else:
+                return default
+        if kind is not None and not isinstance(node, kind):
+            return default
+        if kind in (int, float, (int, float)) and isinstance(node, bool):
+            return default
+        return node
+
+    def pos(self, path: Path) -> M.Position:
+        line, _ = self.doc.where(path)
+        return M.Position(self.doc.file, line)
+
+    def text(self, path: Path, default: Optional[str] = None) -> Optional[str]:
+        value = self.get(path)
+        if isinstance(value, str):
+            return value
+        if value is None:
+            return default
+        return str(value) if not isinstance(value, (dict, list)) else default
+
+    def hex_id(self, path: Path, hexes: Mapping[str, Any], what: str = "hex") -> Optional[str]:
+        """Check that the value at ``path`` is a hex id on the map."""
+        value = self.get(path)
+        if value is None:
+            return None
+        raw = self.doc.is_unquoted_number(path)
+        if raw is not None:
+            # the schema reports the type; say which hex was meant
+            return raw if raw in hexes else None
+        if not isinstance(value, str):
+            return None
+        if value not in hexes:
+            self.err(path, f"{what} {value!r} is not on the map" + self._hex_hint(value, hexes))
+            return None
+        return value
+
+    def _hex_hint(self, value: str, hexes: Mapping[str, Any]) -> str:
+        close = difflib.get_close_matches(value, list(hexes), n=1, cutoff=0.75)
+        sample = list(hexes)
+        span = f" (the map runs from {sample[0]} to {sample[-1]})" if sample else ""
+        return f"; did you mean {close[0]!r}?" if close else span
+
+    def ref(self, path: Path, known: Iterable[str], what: str, *, allow: Sequence[str] = ()
+            ) -> Optional[str]:
+        value = self.get(path)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            return None
+        known = list(known)
+        if value not in known and value not in allow:
+            close = difflib.get_close_matches(value, known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else (
+                f"; defined: {', '.join(known[:12])}" if known else f"; no {what}s are defined")
+            self.err(path, f"unknown {what} {value!r}{hint}")
+            return None
+        return value
+
+    def unique(self, items: Iterable[Tuple[Path, str]], what: str) -> None:
+        seen: Dict[str, Path] = {}
+        for path, ident in items:
+            if ident in seen:
+                line, _ = self.doc.where(seen[ident])
+                self.err(path, f"duplicate {what} {ident!r}" + (f" (first defined at line {line})" if line else ""))
+            else:
+                seen[ident] = path
+
+    def list_of(self, path: Path) -> List[Tuple[Path, Any]]:
+        value = self.get(path, list, [])
+        return [(path + (i,), item) for i, item in enumerate(value)]
+
+    # -- build --------------------------------------------------------------
+    def build(self) -> Optional[M.Scenario]:
+        schema = self.text(("schema",))
+        if schema is not None and schema not in SCHEMAS:
+            pass  # the JSON Schema reports the bad value
+        game = self.build_game()
+        hex_map = self.build_map()
+        if hex_map is None:
+            return None
+        self.map = hex_map
+        self.sides = [s.id for s in game.sides]
+        self.boxes = self.build_boxes()
+        self.tracks = self.build_tracks()
+        self.layouts = self.build_layouts()
+        self.unit_types = self.build_unit_types()
+        self.markers = self.build_markers()
+        self.formations = self.build_formations()
+        self.counters = self.build_counters()
+        self.check_formation_hqs()
+        self.turns = self.build_turns()
+        self.setup = self.build_setup()
+        self.check_resources()
+        log = self.build_log()
+        charts = self.build_charts()
+        rules = self.build_rules()
+        plugin_paths = self.build_plugin_paths()
+        if any(p.severity == "error" for p in self.problems):
+            pass
+        return M.Scenario(
+            path=self.path, schema=schema or SCHEMAS[0], game=game, map=hex_map,
+            unit_types=self.unit_types, counters=tuple(self.counters), boxes=tuple(self.boxes),
+            tracks=tuple(self.tracks), factor_layouts=self.layouts, markers=self.markers,
+            formations=tuple(self.formations), setup=tuple(self.setup),
+            resources=self.get(("resources",), dict, {}), turns=self.turns, log=log,
+            charts=tuple(charts), styles=self.get(("styles",), dict, {}),
+            vassal=self.get(("vassal",), dict, {}), rules=tuple(rules),
+            plugin_paths=tuple(plugin_paths))
+
+    # -- game -----------------------------------------------------------------
+    def build_game(self) -> M.Game:
+        p = ("game",)
+        sides = []
+        for sp, _ in self.list_of(p + ("sides",)):
+            sid = self.text(sp + ("id",))
+            if not sid:
+                continue
+            sides.append(M.Side(sid, self.text(sp + ("name",), sid) or sid,
+                                self.text(sp + ("fill",), "#dddddd") or "#dddddd",
+                                self.text(sp + ("ink",), "#000000") or "#000000",
+                                self.text(sp + ("stripe",))))
+        self.unique(((sp + ("id",), self.text(sp + ("id",)) or "") for sp, _ in self.list_of(p + ("sides",))
+                     if self.text(sp + ("id",))), "side id")
+        dice = tuple(d for d in self.get(p + ("dice",), list, []) if isinstance(d, str))
+        return M.Game(id=self.text(p + ("id",), "") or "", title=self.text(p + ("title",), "") or "",
+                      sides=tuple(sides), system=self.text(p + ("system",)),
+                      note=self.text(p + ("note",)), scale=self.get(p + ("scale",), dict, {}),
+                      dice=dice, designer=self.text(p + ("designer",)),
+                      version=self.text(p + ("version",)), language=self.text(p + ("language",)))
+
+    # -- map ------------------------------------------------------------------
+    def _axis(self, path: Path, default_start: int = 1) -> AxisNumbering:
+        kind = self.text(path + ("type",), "numeric") or "numeric"
+        start_value = self.get(path + ("start",), default=default_start)
+        start = default_start
+        if isinstance(start_value, bool):
+            start = default_start
+        elif isinstance(start_value, int):
+            start = start_value
+        elif isinstance(start_value, str):
+            try:
+                start = alpha_index(start_value) if kind == "alpha" else int(start_value)
+            except ValueError as exc:
+                self.err(path + ("start",), f"{exc}" if kind == "alpha" else
+                         f"start {start_value!r} is not a whole number")
+        if kind == "alpha" and isinstance(start_value, int) and start_value < 0:
+            self.err(path + ("start",), "an alphabetic axis starts at a letter (A = 0) or 0 or more")
+        leading = self.get(path + ("leading_zeros",), int, 1 if kind == "numeric" else 0)
+        return AxisNumbering(kind, start, max(0, leading),
+                             bool(self.get(path + ("descending",), bool, False)))
+
+    def build_grid_spec(self) -> Optional[GridSpec]:
+        p = ("map", "grid")
+        if not isinstance(self.get(p), dict):
+            return None
+        orientation = self.text(p + ("orientation",), "flat_top") or "flat_top"
+        hex_height = self.get(p + ("hex_height",), (int, float))
+        hex_width = self.get(p + ("hex_width",), (int, float))
+        columns = self.get(p + ("columns",), int)
+        rows = self.get(p + ("rows",), int)
+        if hex_height is None and hex_width is None:
+            self.err(p, "the grid needs hex_height (and optionally hex_width) in pixels")
+            return None
+        if not columns or not rows or columns < 1 or rows < 1:
+            return None  # the schema says what is missing
+        for key, value in (("hex_height", hex_height), ("hex_width", hex_width)):
+            if value is not None and value <= 0:
+                self.err(p + (key,), f"{key} must be more than 0 pixels")
+                return None
+        if hex_height is None:
+            # regular hexes: row spacing = column spacing / (√3/2) on flat-top maps,
+            # × √3/2 on pointy-top ones
+            hex_height = hex_width / SQRT3_2 if orientation == "flat_top" else hex_width * SQRT3_2
+        parity_key = "shifted_rows" if orientation == "pointy_top" and "shifted_rows" in self.get(p, dict, {}) else "low_columns"
+        parity = self.text(p + (parity_key,), "even") or "even"
+        origin = self.get(p + ("origin",), list)
+        origin_t = None
+        if origin is not None and len(origin) == 2 and all(isinstance(v, int) for v in origin):
+            origin_t = (origin[0], origin[1])
+        n = p + ("numbering",)
+        first = self.text(n + ("first",), "column") or "column"
+        return GridSpec(orientation=orientation, hex_height=float(hex_height),
+                        hex_width=float(hex_width) if hex_width is not None else None,
+                        columns=columns, rows=rows, offset_parity=parity,
+                        margin=self.get(p + ("margin",), int, 24), origin=origin_t,
+                        snap=self.text(p + ("snap",), "centres") or "centres",
+                        first=first, separator=self.text(n + ("separator",), "") or "",
+                        column=self._axis(n + ("column",)), row=self._axis(n + ("row",)),
+                        stagger=bool(self.get(n + ("stagger",), bool, False)),
+                        location_format=self.text(n + ("location_format",), "$gridLocation$")
+                        or "$gridLocation$")
+
+    def build_map(self) -> Optional[M.HexMap]:
+        p = ("map",)
+        spec = self.build_grid_spec()
+        if spec is None:
+            if isinstance(self.get(p), dict) and isinstance(self.get(p + ("grid",)), dict):
+                self.err(p + ("grid",), "the grid cannot be built; fix the grid keys above")
+            return None
+        try:
+            grid = build_map_grid(spec)
+        except Exception as exc:  # a grid VASSAL itself would refuse
+            self.err(p + ("grid",), f"the grid cannot be built: {exc}")
+            return None
+        for message in grid.problems[:5]:
+            self.err(p + ("grid", "numbering"), message)
+        hexes = grid.hexes
+        # terrain types
+        ttypes: Dict[str, M.TerrainType] = {}
+        codes: Dict[str, str] = {}
+        for tid, tdef in self.get(p + ("terrain_types",), dict, {}).items():
+            tp = p + ("terrain_types", tid)
+            if not isinstance(tdef, dict):
+                continue
+            code = self.text(tp + ("code",))
+            if code is not None:
+                if len(code) != 1 or code.isspace():
+                    self.err(tp + ("code",), f"a terrain code is one non-space character, found {code!r}")
+                elif code in codes:
+                    self.err(tp + ("code",), f"terrain code {code!r} is already used by {codes[code]!r}")
+                else:
+                    codes[code] = str(tid)
+            elev = self.get(tp + ("elevation",), int)
+            ttypes[str(tid)] = M.TerrainType(str(tid), code or "", self.text(tp + ("name",), str(tid)) or str(tid),
+                                            self.text(tp + ("fill",)), elev, self.text(tp + ("symbol",)))
+        if not ttypes:
+            self.err(p + ("terrain_types",), "define at least one terrain type (e.g. clear)")
+        # terrain per hex
+        tp = p + ("terrain",)
+        default = self.ref(tp + ("default",), ttypes, "terrain type") if self.get(tp + ("default",)) is not None else None
+        if default is None:
+            default = next(iter(ttypes), "clear")
+        terrain = {h: default for h in hexes}
+        self.build_terrain_rows(tp, spec, grid, ttypes, codes, terrain)
+        for hex_key, tname in self.get(tp + ("hexes",), dict, {}).items():
+            kp = tp + ("hexes", hex_key)
+            label = str(hex_key)
+            kinfo = self.doc.key_info.get(kp)
+            if kinfo is not None and kinfo.plain and kinfo.tag in ("int", "float"):
+                self.err(kp, f"hex id {kinfo.raw} must be in quotes (\"{kinfo.raw}\"); unquoted, "
+                             f"YAML reads it as the number {hex_key}")
+                label = kinfo.raw or label
+            if label not in hexes:
+                self.err(kp, f"hex {label!r} is not on the map" + self._hex_hint(label, hexes))
+                continue
+            if self.ref(kp, ttypes, "terrain type"):
+                terrain[label] = tname
+        # hexsides
+        htypes: Dict[str, M.HexsideType] = {}
+        for hid, hdef in self.get(p + ("hexside_types",), dict, {}).items():
+            hp = p + ("hexside_types", hid)
+            if isinstance(hdef, dict):
+                htypes[str(hid)] = M.HexsideType(str(hid), self.text(hp + ("name",), str(hid)) or str(hid),
+                                                 self.text(hp + ("stroke",)),
+                                                 self.get(hp + ("width",), (int, float)),
+                                                 self.text(hp + ("drawn_as",), "hexside") or "hexside",
+                                                 self.text(hp + ("symbol",)))
+        hexsides: List[M.Hexside] = []
+        for hp, entry in self.list_of(p + ("hexsides",)):
+            if not isinstance(entry, dict):
+                continue
+            htype = self.ref(hp + ("type",), htypes, "hexside type")
+            pairs: List[Tuple[Path, Path]] = []
+            for ip, pair in self.list_of(hp + ("between",)):
+                if isinstance(pair, list) and len(pair) == 2:
+                    pairs.append((ip + (0,), ip + (1,)))
+                elif pair is not None:
+                    self.err(ip, "a hexside is a pair of two adjacent hexes, e.g. [\"0601\", \"0701\"]")
+            path_items = self.list_of(hp + ("path",))
+            for (ap, _), (bp, _) in zip(path_items, path_items[1:]):
+                pairs.append((ap, bp))
+            if "between" not in entry and "path" not in entry:
+                self.err(hp, "a hexside entry needs 'between' (pairs of hexes) or 'path' (a line of hexes)")
+            for ap, bp in pairs:
+                a = self.hex_id(ap, hexes)
+                b = self.hex_id(bp, hexes)
+                if a is None or b is None:
+                    continue
+                if a == b:
+                    self.err(bp, f"a hexside joins two different hexes; both are {a!r}")
+                elif not grid.adjacent(a, b):
+                    self.err(bp, f"hexes {a} and {b} are not adjacent (they are {grid.distance(a, b)} "
+                                 f"hexes apart), so they share no hexside; the neighbours of {a} are "
+                                 f"{', '.join(grid.neighbours(a))}")
+                elif htype:
+                    x, y = sorted((a, b))
+                    hexsides.append(M.Hexside(htype, x, y))
+        labels = []
+        for lp, entry in self.list_of(p + ("labels",)):
+            h = self.hex_id(lp + ("hex",), hexes)
+            if h:
+                labels.append(M.MapLabel(h, self.text(lp + ("text",), "") or ""))
+        objectives = []
+        for op, entry in self.list_of(p + ("objectives",)):
+            h = self.hex_id(op + ("hex",), hexes)
+            if h:
+                objectives.append(M.Objective(h, self.text(op + ("name",), h) or h,
+                                              self.get(op + ("vp",), (int, float))))
+        board_image = None
+        image = self.text(p + ("board", "image"))
+        if image:
+            board_image = self.local_file(p + ("board", "image"), image, "board image")
+        size = grid.size
+        given = self.get(p + ("size",), list)
+        if given and len(given) == 2 and all(isinstance(v, int) and v > 0 for v in given):
+            size = (given[0], given[1])
+        buffer = self.get(p + ("edge_buffer",), list, [0, 0])
+        edge_buffer = (buffer[0], buffer[1]) if len(buffer) == 2 and all(isinstance(v, int) for v in buffer) else (0, 0)
+        return M.HexMap(id=self.text(p + ("id",), "main") or "main",
+                        name=self.text(p + ("name",), "Main Map") or "Main Map",
+                        grid_spec=spec, grid=grid, terrain_types=ttypes, terrain=terrain,
+                        hexside_types=htypes, hexsides=tuple(hexsides), labels=tuple(labels),
+                        objectives=tuple(objectives), edges=self.get(p + ("edges",), dict, {}),
+                        edge_buffer=edge_buffer, board_image=board_image, size=size)
+
+    def build_terrain_rows(self, tp: Path, spec: GridSpec, grid, ttypes, codes, terrain) -> None:
+        rows = self.get(tp + ("rows",), dict, {})
+        if not rows:
+            return
+        # the labels of each printed row, left to right
+        by_row: Dict[str, List[str]] = {}
+        for label, (raw_c, raw_r) in grid.hexes.items():
+            row_key = self._row_label(label, spec, raw_c, raw_r, grid)
+            by_row.setdefault(row_key, []).append(label)
+        for key, line in rows.items():
+            kp = tp + ("rows", key)
+            row_label = str(key)
+            kinfo = self.doc.key_info.get(kp)
+            if kinfo is not None and kinfo.plain and kinfo.tag in ("int", "float"):
+                self.err(kp, f"row label {kinfo.raw} must be in quotes (\"{kinfo.raw}\"); unquoted, "
+                             f"YAML reads it as the number {key}")
+                row_label = kinfo.raw or row_label
+            if row_label not in by_row:
+                self.err(kp, f"there is no row {row_label!r} on the map; rows are "
+                             f"{', '.join(sorted(by_row)[:3])} … {sorted(by_row)[-1] if by_row else ''}")
+                continue
+            if not isinstance(line, str):
+                self.err(kp, "a terrain row is a text of terrain codes separated by spaces, e.g. \". w w h\"")
+                continue
+            cells = line.split()
+            labels = by_row[row_label]
+            if len(cells) != len(labels):
+                self.err(kp, f"row {row_label} has {len(labels)} hexes ({labels[0]} … {labels[-1]}) but "
+                             f"{len(cells)} terrain codes are given")
+            for label, code in zip(labels, cells):
+                if code not in codes:
+                    known = ", ".join(f"{c} ({t})" for c, t in codes.items())
+                    self.err(kp, f"unknown terrain code {code!r} for hex {label}; the codes are: {known}")
+                else:
+                    terrain[label] = codes[code]
+
+    @staticmethod
+    def _row_label(label: str, spec: GridSpec, raw_c: int, raw_r: int, grid) -> str:
+        """The row part of a label (the text a designer writes as a key of
+        ``terrain.rows``): the V axis of flat-top maps, the H axis of
+        pointy-top ones (§5.5 (c))."""
+        attrs = grid.numbering_attributes
+        h, v = grid.grid.logical_column_row(*grid.grid.raw_center(raw_c, raw_r))
+        axis, value = ("h", h) if spec.sideways else ("v", v)
+        return format_index(value + int(attrs[f"{axis}Off"]), attrs[f"{axis}Type"],
+                            int(attrs[f"{axis}Leading"]))
+
+    def local_file(self, path: Path, name: str, what: str) -> Optional[FsPath]:
+        candidate = (self.folder / name)
+        try:
+            candidate.resolve().relative_to(self.folder.resolve())
+        except ValueError:
+            self.err(path, f"the {what} {name!r} must be inside the scenario's folder")
+            return None
+        if not candidate.is_file():
+            self.err(path, f"the {what} {name!r} does not exist (looked for {candidate})")
+            return None
+        return candidate
+
+    # -- boxes, tracks, layouts -------------------------------------------------
+    def build_boxes(self) -> List[M.Box]:
+        out = []
+        for bp, entry in self.list_of(("boxes",)):
+            bid = self.text(bp + ("id",))
+            if not bid:
+                continue
+            side = self.ref(bp + ("side",), self.sides, "side")
+            out.append(M.Box(bid, self.text(bp + ("name",), bid) or bid,
+                             self.text(bp + ("role",), "holding") or "holding", side))
+        self.unique(((bp + ("id",), self.text(bp + ("id",)) or "") for bp, _ in self.list_of(("boxes",))
+                     if self.text(bp + ("id",))), "box id")
+        return out
+
+    def build_tracks(self) -> List[M.Track]:
+        out = []
+        for tp, entry in self.list_of(("tracks",)):
+            tid = self.text(tp + ("id",))
+            if not tid:
+                continue
+            spaces = self.get(tp + ("spaces",))
+            if isinstance(spaces, int) and not isinstance(spaces, bool):
+                names = tuple(str(i) for i in range(1, spaces + 1))
+            elif isinstance(spaces, list):
+                names = tuple(str(s) for s in spaces)
+            else:
+                names = ()
+            shows = tuple(s for s in self.get(tp + ("shows",), list, []) if isinstance(s, str))
+            out.append(M.Track(tid, self.text(tp + ("name",), tid) or tid,
+                               self.text(tp + ("kind",), "generic") or "generic", names, shows))
+        self.unique(((tp + ("id",), self.text(tp + ("id",)) or "") for tp, _ in self.list_of(("tracks",))
+                     if self.text(tp + ("id",))), "track id")
+        return out
+
+    def build_layouts(self) -> Dict[str, Dict[str, str]]:
+        out: Dict[str, Dict[str, str]] = {}
+        for lid, regions in self.get(("factor_layouts",), dict, {}).items():
+            if isinstance(regions, dict):
+                out[str(lid)] = {str(k): v for k, v in regions.items() if isinstance(v, str)}
+        return out
+
+    # -- unit types ---------------------------------------------------------------
+    def build_unit_types(self) -> Dict[str, M.UnitType]:
+        out: Dict[str, M.UnitType] = {}
+        types = self.get(("unit_types",), dict, {})
+        if not types and "unit_types" in self.data:
+            self.err(("unit_types",), "define at least one unit type")
+        all_tags: Set[str] = set()
+        for tid, tdef in types.items():
+            if isinstance(tdef, dict):
+                all_tags.update(t for t in tdef.get("tags", []) or [] if isinstance(t, str))
+        for tid, tdef in types.items():
+            tp = ("unit_types", tid)
+            if not isinstance(tdef, dict):
+                continue
+            faces = []
+            for fp, face in self.list_of(tp + ("faces",)):
+                if not isinstance(face, dict):
+                    continue
+                name = self.text(fp + ("name",))
+                factors = self.get(fp + ("factors",), dict)
+                if factors is None and "factors" not in face:
+                    self.err(fp, f"face {name or ''!r} of unit type {tid!r} has no factors; "
+                                 "give its factors (e.g. factors: {attack: 4, defense: 3, move: 6})")
+                elif factors == {}:
+                    self.err(fp + ("factors",), f"face {name!r} of unit type {tid!r} has an empty factor list")
+                faces.append(M.Face(name or f"face{len(faces) + 1}",
+                                    self.get(fp + ("state",), dict, {}), factors or {},
+                                    self.text(fp + ("image",))))
+            if not faces:
+                self.err(tp + ("faces",), f"unit type {tid!r} needs at least one face")
+            self.unique(((fp + ("name",), self.text(fp + ("name",)) or "") for fp, _ in self.list_of(tp + ("faces",))
+                         if self.text(fp + ("name",))), f"face name in {tid!r}")
+            layout = self.ref(tp + ("layout",), self.layouts, "factor layout")
+            if layout:
+                self.check_layout(tp + ("layout",), layout, faces)
+            tags = frozenset(t for t in self.get(tp + ("tags",), list, []) if isinstance(t, str))
+            serves = tuple(t for t in self.get(tp + ("serves",), list, []) if isinstance(t, str))
+            for sp, tag in self.list_of(tp + ("serves",)):
+                if isinstance(tag, str) and tag not in all_tags:
+                    self.err(sp, f"unknown tag {tag!r}: no unit type has it")
+            nato = None
+            if isinstance(self.get(tp + ("nato",)), dict):
+                np_ = tp + ("nato",)
+                nato = M.NatoSpec(self.text(np_ + ("symbol",), "none") or "none", self.text(np_ + ("size",)),
+                                  tuple(m for m in self.get(np_ + ("modifiers",), list, []) if isinstance(m, str)),
+                                  bool(self.get(np_ + ("hq",), bool, False)))
+            steps = self.get(tp + ("steps",), int)
+            if steps is None:
+                step_values = {f.state.get("step") for f in faces if "step" in f.state}
+                steps = max(1, len(step_values)) if step_values else 1
+            elif steps < 1:
+                self.err(tp + ("steps",), "a unit has at least 1 step")
+            out[str(tid)] = M.UnitType(str(tid), self.text(tp + ("name",), str(tid)) or str(tid),
+                                       tuple(faces), tags, self.text(tp + ("movement_class",)),
+                                       nato, layout, steps, serves)
+        return out
+
+    def check_layout(self, path: Path, layout: str, faces: Sequence[M.Face]) -> None:
+        names: Set[str] = set()
+        for fmt in self.layouts.get(layout, {}).values():
+            names.update(re.findall(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", fmt))
+        for face in faces:
+            missing = sorted(n for n in names if n not in face.factors)
+            if missing:
+                self.err(path, f"layout {layout!r} prints {', '.join(missing)} but face {face.name!r} "
+                               "has no such factor", severity="warning")
+
+    # -- markers, formations, counters --------------------------------------------
+    def build_markers(self) -> Dict[str, M.MarkerKind]:
+        out = {}
+        for mid, mdef in self.get(("markers",), dict, {}).items():
+            mp = ("markers", mid)
+            if isinstance(mdef, dict):
+                out[str(mid)] = M.MarkerKind(str(mid), self.text(mp + ("name",), str(mid)) or str(mid),
+                                             self.text(mp + ("representation",), "counter") or "counter",
+                                             self.text(mp + ("scope",), "unit") or "unit",
+                                             self.text(mp + ("text",)), self.text(mp + ("fill",)),
+                                             self.text(mp + ("ink",)))
+        return out
+
+    def build_formations(self) -> List[M.Formation]:
+        out = []
+        for fp, entry in self.list_of(("formations",)):
+            fid = self.text(fp + ("id",))
+            if not fid:
+                continue
+            side = self.ref(fp + ("side",), self.sides, "side") or ""
+            out.append(M.Formation(fid, side, self.text(fp + ("name",), fid) or fid,
+                                   self.text(fp + ("hq",)), self.get(fp + ("chits",), int, 0),
+                                   self.text(fp + ("command",), "normal") or "normal"))
+        self.unique(((fp + ("id",), self.text(fp + ("id",)) or "") for fp, _ in self.list_of(("formations",))
+                     if self.text(fp + ("id",))), "formation id")
+        return out
+
+    def _counter_entries(self) -> List[Tuple[Path, Dict[str, Any], M.Position, Optional[Document]]]:
+        value = self.get(("counters",))
+        if isinstance(value, list):
+            return [(cp, entry, self.pos(cp), None) for cp, entry in self.list_of(("counters",))
+                    if isinstance(entry, dict)]
+        if isinstance(value, dict) and isinstance(value.get("csv"), str):
+            csv_path = self.local_file(("counters", "csv"), value["csv"], "counter mix CSV")
+            if csv_path is None:
+                return []
+            rows, lines, problems = load_csv(csv_path)
+            self.problems.extend(problems)
+            out = []
+            required = ("id", "type", "side")
+            for row, line in zip(rows, lines):
+                missing = [k for k in required if not (row.get(k) or "").strip()]
+                if missing:
+                    self.problems.append(Problem(f"row is missing {', '.join(missing)}", file=str(csv_path),
+                                                 line=line, path=("counters",)))
+                    continue
+                entry: Dict[str, Any] = {k: v.strip() for k, v in row.items() if isinstance(k, str) and v and v.strip()}
+                if "labels" in entry:
+                    entry["labels"] = [s.strip() for s in entry["labels"].split("|")]
+                if "count" in entry:
+                    try:
+                        entry["count"] = int(entry["count"])
+                    except ValueError:
+                        self.problems.append(Problem(f"count {entry['count']!r} is not a whole number",
+                                                     file=str(csv_path), line=line, path=("counters", "count")))
+                        entry["count"] = 1
+                unknown = [k for k in row if isinstance(k, str) and k not in
+                           ("id", "type", "side", "formation", "label", "labels", "count", "face")]
+                if unknown and line == lines[0]:
+                    self.problems.append(Problem(f"unknown column(s) {', '.join(unknown)}; expected id, type, "
+                                                 "side, formation, label, labels, count, face",
+                                                 file=str(csv_path), line=1, path=("counters",)))
+                out.append((("counters", "csv", line), entry, M.Position(str(csv_path), line), None))
+            return out
+        return []
+
+    def build_counters(self) -> List[M.Counter]:
+        out: List[M.Counter] = []
+        formation_side = {f.id: f.side for f in self.formations}
+        seen: Dict[str, M.Position] = {}
+        for cp, entry, position, _ in self._counter_entries():
+            in_csv = position.file != self.doc.file
+
+            def bad(key: str, message: str) -> None:
+                if in_csv:
+                    self.problems.append(Problem(message, file=position.file, line=position.line,
+                                                 path=("counters", key)))
+                else:
+                    self.err(cp + (key,), message)
+
+            def check_ref(key: str, known: Iterable[str], what: str) -> Optional[str]:
+                value = entry.get(key)
+                if value is None:
+                    return None
+                if not isinstance(value, str):
+                    return None
+                known = list(known)
+                if value not in known:
+                    close = difflib.get_close_matches(value, known, n=1)
+                    bad(key, f"unknown {what} {value!r}" + (f"; did you mean {close[0]!r}?" if close else ""))
+                    return None
+                return value
+
+            cid = entry.get("id")
+            if not isinstance(cid, str) or not cid:
+                continue
+            ctype = check_ref("type", self.unit_types, "unit type")
+            side = check_ref("side", self.sides, "side")
+            formation = check_ref("formation", formation_side, "formation")
+            if formation and side and formation_side.get(formation) and formation_side[formation] != side:
+                bad("formation", f"formation {formation!r} belongs to side {formation_side[formation]!r}, "
+                                 f"not {side!r}")
+            face = entry.get("face") if isinstance(entry.get("face"), str) else None
+            if face and ctype and face not in [f.name for f in self.unit_types[ctype].faces]:
+                bad("face", f"unit type {ctype!r} has no face {face!r}; its faces are "
+                            f"{', '.join(f.name for f in self.unit_types[ctype].faces)}")
+                face = None
+            count = entry.get("count", 1)
+            if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+                count = 1
+            labels = entry.get("labels")
+            label = entry.get("label") if isinstance(entry.get("label"), str) else None
+            if isinstance(labels, list):
+                if len(labels) != count:
+                    bad("labels", f"{len(labels)} labels for count {count}; give one label per counter")
+            ids = [cid] if count == 1 and "count" not in entry else [f"{cid}.{i}" for i in range(1, count + 1)]
+            for i, uid in enumerate(ids):
+                if uid in seen:
+                    bad("id", f"duplicate counter id {uid!r} (first at {seen[uid]})")
+                    continue
+                seen[uid] = position
+                lab = (str(labels[i]) if isinstance(labels, list) and i < len(labels) else label)
+                if ctype and side:
+                    out.append(M.Counter(uid, ctype, side, formation, lab, face, cid, position))
+        if not out and self.get(("counters",)) is not None and not any(p.path[:1] == ("counters",) for p in self.problems):
+            self.err(("counters",), "the counter mix is empty")
+        return out
+
+    def check_formation_hqs(self) -> None:
+        by_id = {c.id: c for c in self.counters}
+        for fp, entry in self.list_of(("formations",)):
+            hq = self.text(fp + ("hq",))
+            if hq is None:
+                continue
+            counter = by_id.get(hq)
+            if counter is None:
+                close = difflib.get_close_matches(hq, list(by_id), n=1)
+                self.err(fp + ("hq",), f"unknown counter {hq!r} as HQ" + (f"; did you mean {close[0]!r}?" if close else ""))
+                continue
+            fid = self.text(fp + ("id",))
+            if counter.formation and fid and counter.formation != fid:
+                self.err(fp + ("hq",), f"HQ {hq!r} belongs to formation {counter.formation!r}, not {fid!r}")
+
+    # -- turns, setup, resources, log, charts ------------------------------------------
+    def build_turns(self) -> Optional[M.TurnStructure]:
+        p = ("turns",)
+        if not isinstance(self.get(p), dict):
+            return None
+        phases = []
+        box_ids = [b.id for b in self.boxes]
+        for pp, entry in self.list_of(p + ("structure",)):
+            pid = self.text(pp + ("phase",))
+            if not pid:
+                continue
+            activation = None
+            if isinstance(self.get(pp + ("activation",)), dict):
+                ap = pp + ("activation",)
+                activation = M.Activation(self.text(ap + ("kind",), "none") or "none",
+                                          self.ref(ap + ("cup",), box_ids, "box"),
+                                          self.ref(ap + ("drawn",), box_ids, "box"),
+                                          self.get(ap + ("end_turn_chits",), int, 0),
+                                          tuple(s for s in self.get(ap + ("steps",), list, []) if isinstance(s, str)))
+            phases.append(M.Phase(pid, self.text(pp + ("name",), pid) or pid, activation))
+        self.unique(((pp + ("phase",), self.text(pp + ("phase",)) or "") for pp, _ in self.list_of(p + ("structure",))
+                     if self.text(pp + ("phase",))), "phase id")
+        for sp, _ in self.list_of(p + ("player_turns",)):
+            self.ref(sp, self.sides, "side")
+        first = self.get(p + ("first",), int, 1)
+        last = self.get(p + ("last",), int, first)
+        if last < first:
+            self.err(p + ("last",), f"the last turn ({last}) comes before the first ({first})")
+        return M.TurnStructure(first, last, tuple(phases),
+                               tuple(s for s in self.get(p + ("player_turns",), list, []) if isinstance(s, str)))
+
+    def build_setup(self) -> List[Any]:
+        hexes = self.map.grid.hexes
+        counters = {c.id: c for c in self.counters}
+        box_ids = [b.id for b in self.boxes]
+        formation_ids = [f.id for f in self.formations]
+        placed: Dict[str, Path] = {}
+        out: List[Any] = []
+
+        def unit(path: Path) -> Optional[str]:
+            uid = self.text(path)
+            if uid is None:
+                return None
+            if uid not in counters:
+                close = difflib.get_close_matches(uid, list(counters), n=1)
+                self.err(path, f"unknown unit {uid!r}" + (f"; did you mean {close[0]!r}?" if close else
+                         " (counter ids with a count get .1, .2, … appended)"))
+                return None
+            if uid in placed:
+                line, _ = self.doc.where(placed[uid])
+                self.err(path, f"unit {uid!r} is set up twice (also at line {line})")
+                return None
+            placed[uid] = path
+            return uid
+
+        def faces(path: Path, units: Sequence[str]) -> Dict[str, str]:
+            result = {}
+            for uid, face in self.get(path, dict, {}).items():
+                fp = path + (uid,)
+                if uid not in units:
+                    self.err(fp, f"{uid!r} is not one of the units of this entry")
+                    continue
+                names = [f.name for f in self.unit_types[counters[uid].type].faces]
+                if face not in names:
+                    self.err(fp, f"unit type {counters[uid].type!r} has no face {face!r}; its faces are "
+                                 f"{', '.join(names)}")
+                    continue
+                result[uid] = face
+            return result
+
+        for sp, entry in self.list_of(("setup",)):
+            if not isinstance(entry, dict):
+                continue
+            position = self.pos(sp)
+            if "hex" in entry:
+                h = self.hex_id(sp + ("hex",), hexes, "setup hex")
+                units = [u for u in (unit(up) for up, _ in self.list_of(sp + ("stack",))) if u]
+                if "stack" not in entry:
+                    self.err(sp, "a hex setup entry lists its units under 'stack' (bottom to top)")
+                if h:
+                    out.append(M.SetupStack(h, tuple(units), faces(sp + ("faces",), units), position))
+            elif "box" in entry:
+                box = self.ref(sp + ("box",), box_ids, "box")
+                units = [u for u in (unit(up) for up, _ in self.list_of(sp + ("units",))) if u]
+                chits = []
+                for cp, chit in self.list_of(sp + ("chits",)):
+                    c = self.ref(cp, formation_ids, "formation (or end_turn)", allow=(END_TURN_CHIT,))
+                    if c:
+                        chits.append(c)
+                arrive_turn = arrive_hex = arrive_edge = None
+                if isinstance(self.get(sp + ("arrive",)), dict):
+                    ap = sp + ("arrive",)
+                    arrive_turn = self.get(ap + ("turn",), int)
+                    arrive_hex = self.hex_id(ap + ("hex",), hexes, "entry hex")
+                    arrive_edge = self.ref(ap + ("edge",), self.map.edges, "map edge")
+                    if self.turns and arrive_turn is not None and not (self.turns.first <= arrive_turn <= self.turns.last):
+                        self.err(ap + ("turn",), f"turn {arrive_turn} is outside the game "
+                                                 f"({self.turns.first}–{self.turns.last})")
+                if box:
+                    out.append(M.SetupBox(box, tuple(units), tuple(chits), faces(sp + ("faces",), units),
+                                          arrive_turn, arrive_hex, arrive_edge, position))
+            else:
+                self.err(sp, "a setup entry names a 'hex' (with a 'stack') or a 'box' (with 'units' or 'chits')")
+        # chits per formation must not exceed the formation's number of chits
+        chit_count: Dict[str, int] = {}
+        for entry in out:
+            if isinstance(entry, M.SetupBox):
+                for chit in entry.chits:
+                    chit_count[chit] = chit_count.get(chit, 0) + 1
+        for formation in self.formations:
+            if chit_count.get(formation.id, 0) > formation.chits:
+                self.err(("setup",), f"formation {formation.id!r} has {formation.chits} chit(s) but "
+                                     f"{chit_count[formation.id]} are set up", severity="warning")
+        return out
+
+    def check_resources(self) -> None:
+        rp = ("resources", "replacement_points")
+        if not isinstance(self.get(rp), dict):
+            return
+        self.ref(rp + ("track",), [t.id for t in self.tracks], "track")
+        for turn, per_side in self.get(rp + ("schedule",), dict, {}).items():
+            tp = rp + ("schedule", turn)
+            try:
+                number = int(turn)
+            except (TypeError, ValueError):
+                self.err(tp, f"the schedule is keyed by turn numbers; {turn!r} is not one")
+                continue
+            if self.turns and not (self.turns.first <= number <= self.turns.last):
+                self.err(tp, f"turn {number} is outside the game ({self.turns.first}–{self.turns.last})")
+            for side in (per_side or {}) if isinstance(per_side, dict) else {}:
+                if side not in self.sides:
+                    self.err(tp + (side,), f"unknown side {side!r}")
+
+    def build_log(self) -> Dict[str, Any]:
+        p = ("log",)
+        log = self.get(p, dict, {})
+        for path in (p + ("dice_regex",), p + ("typed_chat_regex",), p + ("turn_tracker", "report_regex")):
+            pattern = self.text(path)
+            if pattern:
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    self.err(path, f"not a valid regular expression: {exc}")
+        return log
+
+    def build_charts(self) -> List[M.Chart]:
+        out = []
+        for cp, entry in self.list_of(("charts",)):
+            cid = self.text(cp + ("id",))
+            image = self.text(cp + ("image",))
+            if not cid or not image:
+                continue
+            path = self.local_file(cp + ("image",), image, "chart image")
+            if path:
+                out.append(M.Chart(cid, self.text(cp + ("name",), cid) or cid, path))
+        return out
+
+    def build_plugin_paths(self) -> List[FsPath]:
+        out = []
+        for pp, rel in self.list_of(("plugins", "paths")):
+            if not isinstance(rel, str):
+                continue
+            candidate = self.folder / rel
+            try:
+                candidate.resolve().relative_to(self.folder.resolve())
+            except ValueError:
+                self.err(pp, f"plug-in path {rel!r} must be inside the scenario's folder")
+                continue
+            if not candidate.is_dir():
+                self.err(pp, f"plug-in folder {rel!r} does not exist")
+                continue
+            out.append(candidate)
+        return out
+
+    # -- rules ----------------------------------------------------------------------
+    def build_rules(self) -> List[M.RuleSpec]:
+        out = []
+        self.unique(((rp + ("id",), self.text(rp + ("id",)) or "") for rp, _ in self.list_of(("rules",))
+                     if self.text(rp + ("id",))), "rule id")
+        ctx = RuleReferences(self)
+        for rp, entry in self.list_of(("rules",)):
+            if not isinstance(entry, dict):
+                continue
+            rid = self.text(rp + ("id",))
+            kind = self.text(rp + ("kind",))
+            if not rid or not kind:
+                continue
+            plugin = self.text(rp + ("plugin",))
+            if kind == "plugin":
+                if not plugin:
+                    self.err(rp, "a plugin rule names its class: plugin: \"module:Class\"")
+                elif not _PLUGIN_REF.match(plugin):
+                    self.err(rp + ("plugin",), f"{plugin!r} is not \"module:Class\"")
+            elif plugin:
+                self.err(rp + ("plugin",), f"'plugin' belongs to rules of kind plugin, not {kind!r}")
+            params = self.get(rp + ("params",), dict, {})
+            if kind in RULE_KINDS:
+                ctx.check(rp + ("params",), params)
+            refs = self.get(rp + ("ref",))
+            ref = tuple(refs) if isinstance(refs, list) else ((refs,) if isinstance(refs, str) else ())
+            out.append(M.RuleSpec(rid, kind, params, tuple(str(r) for r in ref),
+                                  self.text(rp + ("check_at",), "event") or "event",
+                                  self.text(rp + ("severity",), "error") or "error",
+                                  bool(self.get(rp + ("enabled",), bool, True)), plugin,
+                                  tuple(a for a in self.get(rp + ("needs_annotations",), list, [])
+                                        if isinstance(a, str)), self.pos(rp)))
+        return out
+
+

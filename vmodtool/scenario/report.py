@@ -1,0 +1,29 @@
+"""A short summary of a loaded scenario (what ``check-scenario`` prints)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from vmodtool.scenario.model import Scenario
+
+__all__ = ["scenario_summary"]
+
+
+def scenario_summary(scenario: Scenario) -> Dict[str, Any]:
+    """Counts of what the scenario defines, and one line of text."""
+    counts = {
+        "sides": len(scenario.game.sides),
+        "hexes": len(scenario.map.hex_ids),
+        "unit_types": len(scenario.unit_types),
+        "counters": len(scenario.counters),
+        "formations": len(scenario.formations),
+        "setup_entries": len(scenario.setup),
+        "turns": (scenario.turns.last - scenario.turns.first + 1) if scenario.turns else 0,
+        "phases": len(scenario.turns.phases) if scenario.turns else 0,
+        "rules": len(scenario.rules),
+    }
+    w, h = scenario.map.size
+    text = (f"{scenario.game.title}: {counts['sides']} sides, {counts['counters']} counters of "
+            f"{counts['unit_types']} types, {counts['hexes']} hexes ({w}x{h} px), "
+            f"{counts['turns']} turns, {counts['rules']} rules")
+    return {"title": scenario.game.title, "id": scenario.game.id, **counts, "text": text}

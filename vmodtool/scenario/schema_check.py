@@ -1,0 +1,157 @@
+"""Structural validation of a scenario document with the JSON Schema that
+ships in the package, and the translation of JSON Schema errors into
+messages a designer understands ("unknown key 'hex_hieght'; did you mean
+'hex_height'?", "expected text, found the unquoted number 0304 …")."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any, List, Optional, Sequence
+
+from vmodtool.scenario.problems import Path, Problem
+from vmodtool.scenario.source import Document
+
+__all__ = ["scenario_schema", "schema_problems"]
+
+
+@lru_cache(maxsize=1)
+def scenario_schema() -> Optional[dict]:
+    """The JSON Schema shipped with the package (``vmodtool/data``)."""
+    try:
+        text = resources.files("vmodtool").joinpath("data/scenario.schema.json").read_text("utf-8")
+    except (FileNotFoundError, OSError):
+        return None
+    return json.loads(text)
+
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def schema_problems(doc: Document) -> List[Problem]:
+    schema = scenario_schema()
+    if schema is None:
+        return []
+    try:
+        import jsonschema
+    except ImportError:  # pragma: no cover - a dependency
+        return []
+    validator = jsonschema.Draft202012Validator(schema)
+    out: List[Problem] = []
+    for error in validator.iter_errors(_jsonable(doc.data)):
+        out.extend(_explain(doc, error))
+    return out
+
+
+def _original_path(doc: Document, path: Sequence[Any]) -> Path:
+    """Map a JSON path (string keys) back to the document's keys (which may
+    be ints for unquoted YAML keys)."""
+    out: List[Any] = []
+    node = doc.data
+    for part in path:
+        if isinstance(node, dict):
+            key = part
+            if part not in node:
+                for k in node:
+                    if str(k) == part:
+                        key = k
+                        break
+            out.append(key)
+            node = node.get(key)
+        elif isinstance(node, list) and isinstance(part, int):
+            out.append(part)
+            node = node[part] if part < len(node) else None
+        else:
+            out.append(part)
+            node = None
+    return tuple(out)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if value is None:
+        return "nothing (null)"
+    return repr(value)
+
+
+_TYPE_NAMES = {"string": "a text (string)", "integer": "a whole number", "number": "a number",
+               "boolean": "true or false", "array": "a list", "object": "a mapping (key: value)",
+               "null": "null"}
+
+
+def _explain(doc: Document, error) -> List[Problem]:
+    path = _original_path(doc, list(error.absolute_path))
+    v = error.validator
+    if v in ("oneOf", "anyOf") and error.context:
+        import jsonschema
+        best = jsonschema.exceptions.best_match(error.context)
+        if best is not None and list(best.absolute_path) != list(error.absolute_path) or (
+                best is not None and best.validator not in ("oneOf", "anyOf", "type")):
+            return _explain(doc, best)
+        return [doc.problem(path, f"{_describe(error.instance)} is not valid here"
+                            + (f": {error.schema.get('description')}" if error.schema.get("description") else ""))]
+    if v == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extras = [k for k in error.instance if k not in error.schema.get("properties", {})
+                  and not any(re.search(p, k) for p in error.schema.get("patternProperties", {}))]
+        out = []
+        for key in extras:
+            hint = difflib.get_close_matches(key, allowed, n=1)
+            msg = f"unknown key {key!r}"
+            msg += f"; did you mean {hint[0]!r}?" if hint else (
+                f"; expected one of: {', '.join(allowed)}" if allowed else "")
+            kpath = _original_path(doc, list(error.absolute_path) + [key])
+            out.append(doc.problem(kpath, msg))
+        return out
+    if v == "required":
+        missing = re.findall(r"'([^']+)' is a required property", error.message)
+        key = missing[0] if missing else error.message
+        return [doc.problem(path, f"missing required key {key!r}")]
+    if v == "type":
+        expected = error.validator_value
+        names = expected if isinstance(expected, list) else [expected]
+        want = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
+        raw = doc.is_unquoted_number(path)
+        if raw is not None and "string" in names:
+            value = error.instance
+            return [doc.problem(path, f"expected text, found the unquoted number {raw}"
+                                + (f" (YAML reads it as {value})" if str(value) != raw else "")
+                                + f"; write it in quotes: \"{raw}\"")]
+        return [doc.problem(path, f"expected {want}, found {_describe(error.instance)}")]
+    if v == "enum":
+        options = [str(o) for o in error.validator_value]
+        hint = difflib.get_close_matches(str(error.instance), options, n=1)
+        return [doc.problem(path, f"{_describe(error.instance)} is not allowed; expected one of: "
+                            f"{', '.join(options)}" + (f" (did you mean {hint[0]!r}?)" if hint else ""))]
+    if v == "const":
+        return [doc.problem(path, f"expected {error.validator_value!r}, found {_describe(error.instance)}")]
+    if v == "pattern":
+        what = error.schema.get("description") or f"text matching {error.validator_value}"
+        return [doc.problem(path, f"{_describe(error.instance)} is not valid: expected {what}")]
+    if v in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        return [doc.problem(path, f"{_describe(error.instance)} is out of range ({v} {error.validator_value})")]
+    if v in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
+        return [doc.problem(path, f"{_describe(error.instance)}: {error.message}")]
+    if v == "not":
+        return [doc.problem(path, error.schema.get("description") or f"{_describe(error.instance)} is not allowed here")]
+    return [doc.problem(path, error.message)]
+
+

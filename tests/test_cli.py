@@ -8,7 +8,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import SHARED, rel_id, shared_files
+from tests.conftest import rel_id, shared_files
 from vmodtool.cli import cli, main
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.obfuscation import encode_saved_game

@@ -5,7 +5,6 @@ out is vmodtool's own VmodError."""
 import os
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.conftest import SHARED

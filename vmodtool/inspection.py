@@ -12,7 +12,7 @@ import os
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.vassal.archive import Archive, is_zip_data, read_head

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import shared_path
 from vmodtool.vassal import traits as T
-from vmodtool.vassal.keys import NamedKeyStroke, key
+from vmodtool.vassal.keys import key
 from vmodtool.vassal.pieces import PieceDef
 
 #: piece names that depend on a BeanShell ``{…}`` expression (a Layer that

@@ -16,7 +16,6 @@ import re
 import zipfile
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import BinaryIO, Dict, List, Optional, Union
 
 from vmodtool.errors import FormatError, UnsafeFileError

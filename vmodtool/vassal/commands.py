@@ -23,8 +23,7 @@ Player ids are VASSAL "passwords" (§4.10): :class:`PlayerAdd`,
 from __future__ import annotations
 
 import re
-from typing import (Callable, ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple, Type,
-                    Union)
+from typing import (ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple, Type, Union)
 
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 

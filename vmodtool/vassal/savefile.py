@@ -14,10 +14,9 @@ only the command text, in the file's own encoding.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.fileio import atomic_write

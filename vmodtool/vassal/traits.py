@@ -20,12 +20,11 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 from vmodtool.errors import FormatError
-from vmodtool.vassal.keys import (NamedKeyStroke, check_key_name, decode_key, decode_key_list,
-                                  encode_key, encode_key_list)
+from vmodtool.vassal.keys import (NamedKeyStroke, decode_key, decode_key_list, encode_key,
+                                  encode_key_list)
 from vmodtool.vassal.pieces import PieceDef, Trait, java_int, parse_basic_state
 from vmodtool.vassal.sequence import (SequenceEncoder, check_token, decode_sequence,
                                       encode_sequence, java_double)

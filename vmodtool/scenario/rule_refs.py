@@ -68,7 +68,7 @@ class RuleReferences:
                 self.names(kp, value, self.types, "unit type")
             elif key == "side" and isinstance(value, str):
                 self.names(kp, value, self.b.sides, "side", allow=self.RELATIVE_SIDES)
-            elif key == "markers" or key == "marker_in_hex" or key == "none_on_map_markers":
+            elif key in ("markers", "marker_in_hex", "marker_kind"):
                 self.names(kp, value, self.markers, "marker kind")
             elif key in ("in", "box", "cup", "drawn"):
                 self.names(kp, value, self.boxes, "box")

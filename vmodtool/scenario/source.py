@@ -137,7 +137,9 @@ class _Builder:
                         column=key_node.start_mark.column + 1, path=path))
                     continue
                 key = self.loader.construct_object(key_node, deep=False)
-                if not isinstance(key, (str, int, float, bool)) or key is None:
+                if isinstance(key, bool) or key is None or not isinstance(key, (str, int, float)):
+                    # a key is never a boolean or null in a scenario: YAML 1.1 reads
+                    # `on:`, `yes:`, `no:`, `null:` as such; keep the text as written
                     key = key_node.value
                 kmark = key_node.start_mark
                 kinfo = ValueInfo(kmark.line + 1, kmark.column + 1, key_node.value,

@@ -101,11 +101,21 @@ def _explain(doc: Document, error) -> List[Problem]:
     path = _original_path(doc, list(error.absolute_path))
     v = error.validator
     if v in ("oneOf", "anyOf") and error.context:
-        import jsonschema
-        best = jsonschema.exceptions.best_match(error.context)
-        if best is not None and list(best.absolute_path) != list(error.absolute_path) or (
-                best is not None and best.validator not in ("oneOf", "anyOf", "type")):
-            return _explain(doc, best)
+        # explain the alternative the value came closest to: the branch with
+        # the fewest errors, preferring the most specific (deepest) ones
+        branches: dict = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0] if sub.relative_schema_path else 0,
+                                []).append(sub)
+        best = min(branches.values(),
+                   key=lambda errs: (len(errs), -max(len(e.absolute_path) for e in errs)))
+        if len(best) == 1 and best[0].validator in ("oneOf", "anyOf") and not best[0].context:
+            best = []
+        if best:
+            out: List[Problem] = []
+            for sub in best:
+                out.extend(_explain(doc, sub))
+            return out
         return [doc.problem(path, f"{_describe(error.instance)} is not valid here"
                             + (f": {error.schema.get('description')}" if error.schema.get("description") else ""))]
     if v == "additionalProperties":

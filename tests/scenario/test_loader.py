@@ -1,0 +1,246 @@
+"""Loading and validating scenario files: the model, and a clear located
+message for each kind of mistake (all of them at once)."""
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from vmodtool.cli import cli
+from vmodtool.scenario import ScenarioProblems, check_scenario, load_scenario
+from vmodtool.scenario.model import SetupStack
+
+STARTER = resources.files("vmodtool").joinpath("data/starter/scenario.yaml").read_text("utf-8")
+BASE = (STARTER.replace("{{id}}", "test-game").replace("{{title}}", "Test — Тест")
+        .replace("{{path}}", "scenario.yaml"))
+
+
+def write(tmp_path: Path, text: str, name: str = "scenario.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def line_of(text: str, needle: str) -> int:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in text")
+
+
+def problems_for(tmp_path: Path, text: str):
+    _, problems = check_scenario(write(tmp_path, text))
+    return [p for p in problems if p.severity == "error"]
+
+
+def test_starter_loads_to_a_model(tmp_path):
+    scenario = load_scenario(write(tmp_path, BASE))
+    assert scenario.game.title == "Test — Тест"
+    assert [s.id for s in scenario.game.sides] == ["blue", "red"]
+    assert len(scenario.map.hex_ids) == 48
+    assert scenario.map.hex_ids[:3] == ["0101", "0201", "0301"]
+    assert scenario.map.terrain["0301"] == "woods" and scenario.map.terrain["0602"] == "town"
+    assert scenario.map.hexside_features("0402", "0503") == {"river"}
+    assert [c.id for c in scenario.counters][:3] == ["blue.inf.1", "blue.inf.2", "blue.tank"]
+    assert scenario.counter("red.inf.2").label == "2"
+    stacks = list(scenario.stacks())
+    assert isinstance(stacks[1], SetupStack) and stacks[1].units == ("blue.inf.2", "blue.tank")
+    assert scenario.turns.phases[0].id == "movement"
+    assert scenario.rules[1].params["costs"]["foot"]["woods"] == 2
+    # grid: the scenario's labels are VASSAL's own names for the hex centres
+    grid = scenario.map.grid
+    for label in scenario.map.hex_ids:
+        assert grid.label_at(*grid.centre(label)) == label
+    assert grid.grid_attributes["sideways"] == "false"
+    assert set(scenario.map.neighbours("0402")) == {"0401", "0502", "0503", "0403", "0303", "0302"}
+    assert scenario.map.distance("0101", "0806") == 9   # 7 columns gain 3 rows diagonally, +2
+
+
+@pytest.mark.parametrize("edit, needle, expected", [
+    # unknown terrain code in a terrain row
+    (('"02": ". . w . . t . ."', '"02": ". . w . . q . ."'), '"02":', "unknown terrain code 'q' for hex 0602"),
+    # a hex id that is not on the map
+    (('{hex: "0703", stack: [red.inf.1]}', '{hex: "0913", stack: [red.inf.1]}'), '"0913"', "setup hex '0913' is not on the map"),
+    # a setup unit that does not exist
+    (('stack: [red.inf.1]}', 'stack: [red.inf.9]}'), "red.inf.9", "unknown unit 'red.inf.9'"),
+    # an unquoted hex id that YAML turned into a number
+    (('{hex: "0703", stack: [red.inf.1]}', '{hex: 0703, stack: [red.inf.1]}'), "hex: 0703", 'write it in quotes: "0703"'),
+    # a face without factors
+    (('{name: reduced, state: {step: reduced}, factors: {attack: 2, defense: 2, move: 4}}',
+      '{name: reduced, state: {step: reduced}}'), "name: reduced, state: {step: reduced}}", "has no factors"),
+    # a hexside between non-adjacent hexes
+    (('["0402", "0503"]]', '["0402", "0505"]]'), '"0505"', "are not adjacent"),
+    # a rule that names an unknown tag
+    (('params: {limit: 2, count: units, per_side: true}',
+      'params: {limit: 2, count: units, per_side: true, exempt: {tags: [helicopter]}}'),
+     "helicopter", "unknown tag 'helicopter'"),
+    # a misspelt key
+    (("    hex_height: 64", "    hex_hieght: 64"), "hex_hieght", "did you mean 'hex_height'"),
+    # an unknown unit type in the counter mix
+    (('{id: red.tank, type: tank,', '{id: red.tank, type: tnak,'), "type: tnak", "unknown unit type 'tnak'; did you mean 'tank'?"),
+    # a terrain row with too few codes
+    (('"06": ". . . . . . . ."', '"06": ". . . . ."'), '"06":', "has 8 hexes (0106 … 0806) but 5 terrain codes"),
+    # duplicate counter ids after count expansion
+    (('{id: red.tank, type: tank, side: red, label: "3"}', '{id: red.inf.1, type: tank, side: red, label: "3"}'),
+     "id: red.inf.1", "duplicate counter id 'red.inf.1'"),
+    # a rule of an unknown kind
+    (("kind: stacking", "kind: stackin"), "kind: stackin", "expected one of"),
+    # a phase that does not exist
+    (("phases: [movement]", "phases: [move]"), "phases: [move]", "unknown phase 'move'"),
+    # an unknown side
+    (('{id: blue.tank, type: tank, side: blue, label: "C"}', '{id: blue.tank, type: tank, side: bleu, label: "C"}'),
+     "side: bleu", "unknown side 'bleu'; did you mean 'blue'?"),
+])
+def test_each_mistake_is_located(tmp_path, edit, needle, expected):
+    old, new = edit
+    assert old in BASE
+    text = BASE.replace(old, new)
+    problems = problems_for(tmp_path, text)
+    matching = [p for p in problems if expected in p.message]
+    assert matching, [str(p) for p in problems]
+    assert matching[0].line == line_of(text, needle), str(matching[0])
+    assert matching[0].file.endswith("scenario.yaml")
+
+
+def test_all_mistakes_at_once(tmp_path):
+    text = (BASE.replace('{hex: "0703", stack: [red.inf.1]}', '{hex: "0999", stack: [red.inf.9]}')
+            .replace('"02": ". . w . . t . ."', '"02": ". . w . . q . ."')
+            .replace("    hex_height: 64", "    hex_height: 64\n    colour: red"))
+    problems = problems_for(tmp_path, text)
+    messages = " | ".join(p.message for p in problems)
+    assert "0999" in messages and "red.inf.9" in messages and "'q'" in messages
+    assert "unknown key 'colour'" in messages
+    assert len(problems) >= 4
+
+
+def test_duplicate_key_and_yaml_syntax(tmp_path):
+    text = BASE.replace("  dice: [1d6, 2d6]", "  dice: [1d6, 2d6]\n  dice: [1d6]")
+    problems = problems_for(tmp_path, text)
+    dup = [p for p in problems if "duplicate key 'dice'" in p.message]
+    assert dup and dup[0].line == line_of(text, "  dice: [1d6]")
+    text = BASE.replace("  dice: [1d6, 2d6]", "  dice: [1d6, 2d6")
+    problems = problems_for(tmp_path, text)
+    assert len(problems) == 1 and "not valid YAML" in problems[0].message and problems[0].line
+
+
+def test_alias_bomb_and_non_mapping(tmp_path):
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(8))
+    problems = problems_for(tmp_path, bomb)
+    assert any("more than" in p.message for p in problems)
+    assert "mapping of keys" in problems_for(tmp_path, "- just\n- a list\n")[0].message
+
+
+def test_unquoted_row_label_and_bad_encoding(tmp_path):
+    text = BASE.replace('"03": ". . . . . . . ."', '03: ". . . . . . . ."')
+    problems = problems_for(tmp_path, text)
+    assert any("row label 03 must be in quotes" in p.message for p in problems)
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(BASE.replace("Тест", "").encode("utf-8") + "\n# caf\xe9".encode("latin-1"))
+    _, problems = check_scenario(path)
+    assert "not UTF-8" in problems[0].message
+
+
+def test_csv_counter_mix(tmp_path):
+    (tmp_path / "mix.csv").write_text(
+        "id,type,side,formation,label,labels,count\n"
+        "blue.inf,infantry,blue,,,A|B,2\n"
+        "blue.tank,tank,blue,,C,,\n"
+        "red.inf,infantry,red,,,1|2,2\n"
+        "red.tank,tnak,red,,3,,\n", encoding="utf-8")
+    start = BASE.index("counters:\n")
+    end = BASE.index("setup:")
+    text = BASE[:start] + "counters: {csv: mix.csv}\n\n" + BASE[end:]
+    problems = problems_for(tmp_path, text)
+    bad = [p for p in problems if "tnak" in p.message]
+    assert bad and bad[0].file.endswith("mix.csv") and bad[0].line == 5
+    fixed = tmp_path / "mix.csv"
+    fixed.write_text(fixed.read_text(encoding="utf-8").replace("tnak", "tank"), encoding="utf-8")
+    scenario = load_scenario(write(tmp_path, text))
+    assert [c.id for c in scenario.counters] == ["blue.inf.1", "blue.inf.2", "blue.tank",
+                                                "red.inf.1", "red.inf.2", "red.tank"]
+
+
+def _toml_value(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k), ensure_ascii=False)} = {_toml_value(v)}"
+                               for k, v in value.items()) + "}"
+    raise TypeError(value)
+
+
+def _canonical(scenario):
+    from dataclasses import asdict, fields
+    out = {}
+    for f in fields(scenario):
+        if f.name in ("path", "map"):
+            continue
+        value = getattr(scenario, f.name)
+        out[f.name] = repr(value).replace(str(scenario.path), "<file>")
+    out["positions_stripped"] = True
+    m = scenario.map
+    out["map"] = (m.terrain, m.hexsides, m.grid.grid_attributes, m.grid.numbering_attributes, m.size)
+    return {k: re.sub(r"Position\([^)]*\)", "", str(v)) for k, v in out.items()}
+
+
+def test_yaml_and_toml_load_to_equal_models(tmp_path):
+    import yaml
+    data = yaml.safe_load(BASE)
+    toml_text = "".join(f"{json.dumps(k)} = {_toml_value(v)}\n" for k, v in data.items())
+    yaml_model = load_scenario(write(tmp_path, BASE))
+    toml_model = load_scenario(write(tmp_path, toml_text, "scenario.toml"))
+    assert _canonical(yaml_model) == _canonical(toml_model)
+
+
+def test_toml_error_has_a_line(tmp_path):
+    text = 'schema = "vmodtool/1"\n[game]\nid = "x"\ntitle = "T"\nsides = [{id = "a", name = "A"}, {id = "b", name = "B"}]\n[map.grid]\nhex_height = 64\ncolumns = 4\nrows = 3\nhex_hieght = 3\n'
+    _, problems = check_scenario(write(tmp_path, text, "s.toml"))
+    typo = [p for p in problems if "hex_hieght" in p.message]
+    assert typo and typo[0].line == 10
+
+
+def test_cli_check_scenario(tmp_path):
+    good = write(tmp_path, BASE)
+    result = CliRunner().invoke(cli, ["check-scenario", str(good)])
+    assert result.exit_code == 0 and "ok" in result.output and "48 hexes" in result.output
+    bad = write(tmp_path, BASE.replace('stack: [red.inf.1]}', 'stack: [red.inf.9]}'), "bad.yaml")
+    result = CliRunner().invoke(cli, ["check-scenario", str(bad)])
+    assert result.exit_code == 2
+    result = CliRunner().invoke(cli, ["check-scenario", "--format", "json", str(bad)])
+    report = json.loads(result.output)
+    assert report["valid"] is False and report["problems"][0]["line"]
+
+
+def test_load_scenario_raises_with_every_problem(tmp_path):
+    bad = write(tmp_path, BASE.replace('stack: [red.inf.1]}', 'stack: [red.inf.9]}')
+                .replace('{hex: "0203"', '{hex: "0909"'))
+    with pytest.raises(ScenarioProblems) as info:
+        load_scenario(bad)
+    assert len(info.value.problems) >= 2
+    assert "2 problems" in str(info.value)
+
+
+def test_init_writes_a_valid_starter(tmp_path):
+    result = CliRunner().invoke(cli, ["init", "Битва за Москву", "--dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    path = tmp_path / "Битва за Москву" / "scenario.yaml"
+    scenario = load_scenario(path)
+    assert scenario.game.id == "bitva-za-moskvu" and scenario.game.title == "Битва за Москву"
+    result = CliRunner().invoke(cli, ["init", "Битва за Москву", "--dir", str(tmp_path)])
+    assert result.exit_code != 0
+
+
+def test_schema_command_prints_the_schema():
+    result = CliRunner().invoke(cli, ["schema"])
+    schema = json.loads(result.output)
+    assert schema["$schema"].endswith("2020-12/schema")

@@ -7,24 +7,18 @@ reported as such (with the traceback only under ``--debug``) and exits 70.
 
 from __future__ import annotations
 
-import json
 import sys
 import traceback
-from typing import Iterable, Optional
+from typing import Optional
 
 import click
 
 from vmodtool import __version__
+from vmodtool.commands import EXIT_BAD_INPUT
 from vmodtool.errors import VmodError
 from vmodtool.scenario.problems import ScenarioProblems
 
-EXIT_BAD_INPUT = 2
 EXIT_BUG = 70
-
-
-def _echo_lines(lines: Iterable[str]) -> None:
-    for line in lines:
-        click.echo(line)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -37,100 +31,20 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
-@cli.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=True, path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Readable text, or one JSON object.")
-@click.option("--board-size", "board_sizes", multiple=True, metavar="NAME=WxH",
-              help="Pixel size of a board whose image is not in the file (repeatable).")
-def inspect(file: str, fmt: str, board_sizes: tuple) -> None:
-    """Show what a module, extension, save, log, buildFile or metadata file holds.
+def _register() -> None:
+    """Add the commands of every family module in :mod:`vmodtool.commands`
+    (each lists its Click commands in ``COMMANDS``)."""
+    import importlib
 
-    Modules: version, maps, boards, grids, pieces and prototypes.  Saves and
-    logs: encoding, module, players (never their passwords), pieces, steps.
-    """
-    from vmodtool.inspection import format_inspection, inspect_file, parse_board_sizes
-
-    report = inspect_file(file, board_sizes=parse_board_sizes(board_sizes))
-    if fmt == "json":
-        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
-    else:
-        _echo_lines(format_inspection(report))
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"vmodtool.commands.{name}")
+        for command in module.COMMANDS:
+            cli.add_command(command)
 
 
-@cli.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=True, path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text",
-              show_default=True,
-              help="Indented readable tree, or JSON Lines (one record per command).")
-def dump(file: str, fmt: str) -> None:
-    """Print the decoded contents of a save, log or module.
-
-    Saves and logs: the command tree, one line per command with its path in
-    the tree (``3.1.0``).  Modules and buildFiles: every piece slot and
-    prototype with its trait chain.  Player ids (VASSAL passwords) are
-    replaced by the player's name.
-    """
-    from vmodtool.inspection import dump_records, format_dump_record
-
-    records = dump_records(file)
-    if fmt == "jsonl":
-        _echo_lines(json.dumps(rec, ensure_ascii=False) for rec in records)
-    else:
-        _echo_lines(format_dump_record(rec) for rec in records)
-
-
-@cli.command("check-scenario")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="One line per problem, or a JSON report.")
-def check_scenario_command(file: str, fmt: str) -> None:
-    """Validate a scenario file and list every problem with its line.
-
-    Exit code 0 when the scenario is valid (warnings are shown but allowed),
-    2 when it has errors.
-    """
-    from vmodtool.scenario import check_scenario
-    from vmodtool.scenario.report import scenario_summary
-
-    scenario, problems = check_scenario(file)
-    errors = [p for p in problems if p.severity == "error"]
-    if fmt == "json":
-        click.echo(json.dumps({"file": file, "valid": not errors,
-                               "summary": scenario_summary(scenario) if scenario and not errors else None,
-                               "problems": [p.as_dict() for p in problems]},
-                              ensure_ascii=False, indent=2))
-    else:
-        for problem in problems:
-            click.echo(str(problem), err=True)
-        if errors:
-            click.echo(f"{file}: {len(errors)} error{'s' if len(errors) != 1 else ''}"
-                       + (f", {len(problems) - len(errors)} warning(s)" if len(problems) > len(errors) else ""),
-                       err=True)
-        elif scenario is not None:
-            click.echo(f"{file}: ok — {scenario_summary(scenario)['text']}")
-    if errors:
-        sys.exit(EXIT_BAD_INPUT)
-
-
-@cli.command()
-@click.argument("name")
-@click.option("--dir", "parent", type=click.Path(file_okay=False, path_type=str), default=".",
-              show_default=True, help="Folder in which to create the scenario folder.")
-def init(name: str, parent: str) -> None:
-    """Write a small commented starter scenario in a new folder NAME."""
-    from vmodtool.scenario.starter import write_starter
-
-    path = write_starter(name, parent)
-    click.echo(f"wrote {path}; edit it, then run: vmodtool check-scenario {path}")
-
-
-@cli.command()
-def schema() -> None:
-    """Print the JSON Schema of scenario files (for editors)."""
-    from vmodtool.scenario import scenario_schema
-
-    click.echo(json.dumps(scenario_schema(), ensure_ascii=False, indent=2))
+#: command families, in the order ``vmodtool --help`` lists them
+COMMAND_MODULES = ("formats", "scenario")
+_register()
 
 
 def main(argv: Optional[list] = None) -> None:

@@ -71,7 +71,8 @@ class RuleReferences:
             elif key in ("markers", "marker_in_hex", "marker_kind"):
                 self.names(kp, value, self.markers, "marker kind")
             elif key in ("in", "box", "cup", "drawn"):
-                self.names(kp, value, self.boxes, "box")
+                # a box, or a track (a Casualty Track holds units too)
+                self.names(kp, value, self.boxes + self.tracks, "box or track")
             elif key in ("in_box_role", "box_role"):
                 self.names(kp, value, self.roles, "box role")
             elif key in ("phases",) or (key == "phase" and isinstance(value, (str, list))) \

@@ -76,3 +76,13 @@ def test_combat_commander_is_in_russian():
     s = load_scenario(EXAMPLES / "combat-commander" / "scenario.yaml")
     assert any("\u0400" <= ch <= "\u04ff" for side in s.game.sides for ch in side.name)
     assert any(t.kind == "casualty" for t in s.tracks)
+
+
+def test_readme_scenario_example_is_valid(tmp_path):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Scenario files", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "scenario.yaml"
+    path.write_text(block, encoding="utf-8")
+    scenario = load_scenario(path)
+    assert scenario.map.hexside_features("0302", "0402") == {"river"}

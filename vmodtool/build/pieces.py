@@ -1,0 +1,185 @@
+"""Scenario units and markers → VASSAL piece definitions.
+
+Every unit piece is built the same way, so that logs read well and an audit
+can identify it (``docs/vassal-format.md`` §3; ``scenario-and-rules`` §3.13):
+
+* prototypes, layered: ``vmodtool unit`` (ReportState on every command,
+  Mark Moved, Delete) → ``type: <unit type>`` (Marker ``UnitType``, ``Tags``,
+  ``MovementClass``, ``Steps``) → ``side: <side>`` (Marker ``Side``);
+* a Marker with ``UnitId``, ``Formation``, ``Label``, ``Faces`` and each
+  face's factors as ``<factor>_<face>``;
+* one activatable Layer per layer-type status marker (Ops Complete,
+  Disrupted …), named after the marker kind;
+* the ``Face`` Layer: one level per face, in the scenario's order, flipped
+  with Ctrl+F (“Flip”); ``Face_Level`` is the face's 1-based index;
+* the BasicPiece with the front image and the unit's name.
+
+Marker counters get ``MarkerKind``.  All fields of every trait are written
+(§3.4 “always write every field”).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from vmodtool.scenario.model import Counter, MarkerKind, Scenario, UnitType
+from vmodtool.vassal import traits as T
+from vmodtool.vassal.keys import CTRL, CTRL_SHIFT, NamedKeyStroke, key
+from vmodtool.vassal.pieces import PieceDef, Trait
+
+__all__ = ["PieceFactory", "COMMON_PROTOTYPE", "FLIP", "MARK_MOVED", "DELETE", "unit_name",
+           "type_prototype_name", "side_prototype_name", "FACE_LAYER"]
+
+COMMON_PROTOTYPE = "vmodtool unit"
+MARKER_PROTOTYPE = "vmodtool marker"
+FACE_LAYER = "Face"
+FLIP = key("F", CTRL, name="Flip")
+MARK_MOVED = key("M", CTRL)
+DELETE = key("D", CTRL)
+REPORT_FORMAT = "$oldPieceName$ $menuCommand$ ($location$) *"
+# keys for layer-type markers: Ctrl+Shift+1 … 9, then Ctrl+Shift+A …
+_LAYER_KEY_CHARS = "123456789ABCEGHIJKLNOPQRSTUVWXYZ"
+
+
+def unit_name(counter: Counter, unit_type: UnitType) -> str:
+    """The piece name a unit shows in VASSAL (and in logs)."""
+    return f"{counter.label} {unit_type.name}" if counter.label else unit_type.name
+
+
+def type_prototype_name(unit_type_id: str) -> str:
+    return f"type: {unit_type_id}"
+
+
+def side_prototype_name(side_id: str) -> str:
+    return f"side: {side_id}"
+
+
+def _safe(text: str) -> str:
+    """Property values and names must not end in a backslash (§3.1.4)."""
+    return text.rstrip("\\")
+
+
+@dataclass(frozen=True)
+class LayerMarker:
+    kind: MarkerKind
+    keystroke: NamedKeyStroke
+    image: str
+
+
+class PieceFactory:
+    """Builds the PieceSlot/PrototypeDefinition texts of one scenario.
+
+    ``unit_images`` maps (counter id, face name) → image file name (relative
+    to the module's ``images/``); ``marker_images`` marker kind → image;
+    ``layer_images`` marker kind → overlay image of layer-type markers."""
+
+    def __init__(self, scenario: Scenario, unit_images: Mapping[Tuple[str, str], str],
+                 marker_images: Mapping[str, str], layer_images: Mapping[str, str]) -> None:
+        self.scenario = scenario
+        self.unit_images = unit_images
+        self.marker_images = marker_images
+        self.layers: List[LayerMarker] = []
+        for i, kind in enumerate(k for k in scenario.markers.values()
+                                 if k.representation == "layer"):
+            char = _LAYER_KEY_CHARS[i % len(_LAYER_KEY_CHARS)]
+            self.layers.append(LayerMarker(kind, key(char, CTRL_SHIFT, name=_safe(kind.name)),
+                                           layer_images.get(kind.id, "")))
+
+    # -- prototypes ---------------------------------------------------------------
+    def prototypes(self) -> List[Tuple[str, str, str]]:
+        """(name, description, definition) of every prototype."""
+        out = [(COMMON_PROTOTYPE, "What every unit has: reports, moved marker, delete",
+                self._common_prototype()),
+               (MARKER_PROTOTYPE, "What every marker counter has", self._marker_prototype())]
+        for type_id, unit_type in self.scenario.unit_types.items():
+            marker = T.Marker.build(properties={
+                "UnitType": type_id, "Tags": ",".join(sorted(unit_type.tags)),
+                "MovementClass": unit_type.movement_class or "", "Steps": str(unit_type.steps)})
+            out.append((type_prototype_name(type_id), unit_type.name,
+                        PieceDef.from_traits([marker, T.BasicPiece.build()]).encode()))
+        for side in self.scenario.game.sides:
+            marker = T.Marker.build(properties={"Side": side.id, "SideName": _safe(side.name)})
+            out.append((side_prototype_name(side.id), side.name,
+                        PieceDef.from_traits([marker, T.BasicPiece.build()]).encode()))
+        return out
+
+    def _common_prototype(self) -> str:
+        keys = [FLIP, MARK_MOVED, DELETE] + [layer.keystroke for layer in self.layers]
+        return PieceDef.from_traits([
+            T.ReportState.build(keys=keys, report_format=REPORT_FORMAT,
+                                description="Report every command in the log"),
+            T.MovementMarkable.build(x_offset=0, y_offset=0, command="Mark Moved", key=MARK_MOVED,
+                                     description="Moved marker"),
+            T.Delete.build(),
+            T.BasicPiece.build(),
+        ]).encode()
+
+    def _marker_prototype(self) -> str:
+        return PieceDef.from_traits([
+            T.ReportState.build(keys=[DELETE], report_format=REPORT_FORMAT,
+                                description="Report every command in the log"),
+            T.Delete.build(),
+            T.BasicPiece.build(),
+        ]).encode()
+
+    # -- pieces -------------------------------------------------------------------
+    def unit_traits(self, counter: Counter, face: Optional[str] = None,
+                    gpid: str = "") -> List[Trait]:
+        unit_type = self.scenario.unit_type_of(counter)
+        faces = unit_type.faces
+        properties: Dict[str, str] = {
+            "UnitId": counter.id, "Formation": counter.formation or "",
+            "Label": _safe(counter.label or ""), "Faces": ",".join(f.name for f in faces)}
+        for f in faces:
+            for factor, value in f.factors.items():
+                properties[f"{factor}_{f.name}"] = _safe(str(value))
+        start = face or counter.face or faces[0].name
+        level = [f.name for f in faces].index(start) + 1
+        images = [self.unit_images[(counter.id, f.name)] for f in faces]
+        names = [""] + [f"+ ({f.name})" for f in faces[1:]]
+        traits: List[Trait] = [
+            T.UsePrototype.build(prototype_name=COMMON_PROTOTYPE),
+            T.UsePrototype.build(prototype_name=type_prototype_name(unit_type.id)),
+            T.UsePrototype.build(prototype_name=side_prototype_name(counter.side)),
+            T.Marker.build(properties=properties),
+        ]
+        for layer in self.layers:
+            traits.append(T.Embellishment.build(
+                activate_command=_safe(layer.kind.name), activate_key="", up_command="",
+                image_names=[layer.image], level_names=[""], layer_name=layer.kind.id,
+                always_active=False, activate_keystroke=layer.keystroke,
+                description=f"{layer.kind.name} marker", state="-1"))
+        if len(faces) > 1:
+            traits.append(T.Embellishment.build(
+                activate_command="", activate_key="", up_command="Flip", image_names=images,
+                level_names=names, layer_name=FACE_LAYER, always_active=True,
+                activate_keystroke=None, increase_keystroke=FLIP, loop_levels=True,
+                description="Faces of the counter", state=str(level)))
+        traits.append(T.BasicPiece.build(image=images[0],
+                                         piece_name=_safe(unit_name(counter, unit_type)),
+                                         state=f"null;0;0;{gpid};0"))
+        return traits
+
+    def unit_definition(self, counter: Counter, face: Optional[str] = None, gpid: str = "") -> str:
+        """PieceSlot text of a unit (``+/null/type/state``)."""
+        return PieceDef.from_traits(self.unit_traits(counter, face, gpid)).encode()
+
+    def marker_definition(self, kind: MarkerKind, gpid: str = "") -> str:
+        """PieceSlot text of a marker counter."""
+        return PieceDef.from_traits([
+            T.UsePrototype.build(prototype_name=MARKER_PROTOTYPE),
+            T.Marker.build(properties={"MarkerKind": kind.id, "MarkerScope": kind.scope}),
+            T.BasicPiece.build(image=self.marker_images[kind.id], piece_name=_safe(kind.name),
+                               state=f"null;0;0;{gpid};0"),
+        ]).encode()
+
+    def chit_definition(self, formation_id: Optional[str], image: str, name: str,
+                        gpid: str = "") -> str:
+        """An activation chit (a formation's chit or an End Turn chit)."""
+        return PieceDef.from_traits([
+            T.UsePrototype.build(prototype_name=MARKER_PROTOTYPE),
+            T.Marker.build(properties={"MarkerKind": "formation_chit" if formation_id else "end_turn_chit",
+                                       "Formation": formation_id or ""}),
+            T.BasicPiece.build(image=image, piece_name=_safe(name), state=f"null;0;0;{gpid};0"),
+        ]).encode()

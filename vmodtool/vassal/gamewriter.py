@@ -1,0 +1,368 @@
+"""Writing saves and logs of a module: the at-start state of a module's
+SetupStacks, then logged steps (moves, flips, chat, dice, turn reports,
+undo) encoded exactly the way VASSAL encodes them (``docs/vassal-format.md``
+§4.4, §4.7, §4.8).
+
+Used to make the example game logs and test logs of generated modules, and
+by anyone who wants to script a save.  Pieces entering the game are expanded
+as VASSAL's ``PieceCloner`` does (§3.6): every ``prototype;`` trait is
+replaced by the prototype's traits with their states, ``cmt;`` traits are
+dropped, so the file needs no module to be decoded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from vmodtool.errors import VmodError
+from vmodtool.vassal.archive import build_zip
+from vmodtool.vassal.commands import AddPiece, ChangePiece, MovePiece, RemovePiece
+from vmodtool.vassal.grid import BoardPlacement, MapGeometry, board_from_element
+from vmodtool.vassal.metadata import SaveMetadata
+from vmodtool.vassal.module import Module
+from vmodtool.vassal.obfuscation import encode_saved_game
+from vmodtool.vassal.pieces import PieceDef, Trait
+from vmodtool.vassal.sequence import encode_sequence
+
+__all__ = ["expand_prototypes", "GameWriter", "Player", "PlacedPiece"]
+
+ESC = "\x1b"
+P = "VASSAL.build."
+
+
+def expand_prototypes(piece: PieceDef, prototypes: Mapping[str, str], *, _depth: int = 0) -> PieceDef:
+    """The piece with every ``prototype;`` trait replaced, recursively, by
+    the prototype's traits and states (``PieceCloner``, §3.6)."""
+    if _depth > 20:
+        raise VmodError("prototypes refer to each other in a loop")
+    out: List[Trait] = []
+    for trait in piece.traits:
+        if trait.prefix == "prototype;":
+            name = trait.view().prototype_name
+            if name not in prototypes:
+                raise VmodError(f"the piece uses prototype {name!r}, which the module does not define")
+            proto = expand_prototypes(PieceDef.parse(prototypes[name]), prototypes, _depth=_depth + 1)
+            out.extend(proto.traits[:-1])          # the prototype's BasicPiece is dropped
+        elif trait.prefix == "cmt;":
+            continue
+        else:
+            out.append(trait)
+    return PieceDef.from_traits(out, id=piece.id)
+
+
+@dataclass(frozen=True)
+class Player:
+    """A roster entry; ``password`` is what VASSAL writes as the player id."""
+
+    password: str
+    name: str
+    side: str
+
+
+@dataclass
+class PlacedPiece:
+    id: str
+    piece: PieceDef
+    map: Optional[str]
+    x: int
+    y: int
+    gpid: str
+
+
+@dataclass
+class _Stack:
+    id: str
+    map: str
+    x: int
+    y: int
+    members: List[str] = field(default_factory=list)
+
+
+class GameWriter:
+    """A game of a module, written as VASSAL writes it.
+
+    >>> w = GameWriter(Module.open("game.vmod"), players=[Player("pw", "Alice", "Blue")])  # doctest: +SKIP
+    >>> w.move("1700000000003", "0504", player="Alice")                                      # doctest: +SKIP
+    >>> w.write("game.vlog")                                                                 # doctest: +SKIP
+    """
+
+    def __init__(self, module: Module, *, players: Sequence[Player] = (),
+                 board_sizes: Optional[Mapping[str, Tuple[int, int]]] = None,
+                 first_id: int = 1700000000000) -> None:
+        self.module = module
+        self.players = list(players)
+        self._next_id = first_id
+        self.prototypes = module.buildfile.prototypes()
+        sizes, missing = module.board_sizes(dict(board_sizes or {}))
+        if missing:
+            raise VmodError(f"board sizes unknown for {', '.join(missing)}; give them as board_sizes",
+                            file=module.file)
+        self.geometry: Dict[str, MapGeometry] = {}
+        self.board_names: Dict[str, str] = {}
+        self.pieces: Dict[str, PlacedPiece] = {}
+        self.stacks: Dict[str, _Stack] = {}
+        self.steps: List[str] = []
+        self._undo: List[Tuple[str, Tuple[str, int, int, Optional[str]]]] = []
+        self._setup_boards: List[str] = []
+        for m in module.buildfile.maps():
+            if not m.boards:
+                continue
+            board_entry = m.boards[0]
+            w, h = sizes[board_entry.name]
+            board = board_from_element(board_entry.element, w, h)
+            edge_w = int(m.element.get("edgeWidth", "0") or 0)
+            edge_h = int(m.element.get("edgeHeight", "0") or 0)
+            self.geometry[m.name] = MapGeometry([BoardPlacement(board, 0, 0)], edge_w, edge_h)
+            self.board_names[m.name] = board_entry.name
+            self._setup_boards.append(f"{m.name}BoardPicker\t{board_entry.name}\t0\t0")
+            for stack_el in m.element:
+                if stack_el.tag == P + "module.map.SetupStack":
+                    self._place_setup_stack(m.name, stack_el)
+
+    # -- ids and look-ups -----------------------------------------------------------
+    def new_id(self) -> str:
+        value = str(self._next_id)
+        self._next_id += 1
+        return value
+
+    def _player(self, name: Optional[str]) -> Player:
+        for p in self.players:
+            if p.name == name:
+                return p
+        if name is None and self.players:
+            return self.players[0]
+        raise VmodError(f"no player {name!r} in the roster")
+
+    def find(self, **properties: str) -> str:
+        """The id of the one piece whose properties match, e.g.
+        ``find(UnitId="syr.t72.1")``."""
+        found = [pid for pid, p in self.pieces.items()
+                 if all(p.piece.get_property(k) == v for k, v in properties.items())]
+        if len(found) != 1:
+            raise VmodError(f"{len(found)} pieces match {properties}")
+        return found[0]
+
+    def location(self, piece_id: str) -> str:
+        p = self.pieces[piece_id]
+        return self.geometry[p.map].location_name(p.x, p.y) if p.map in self.geometry else "offboard"
+
+    def stack_of(self, piece_id: str) -> Optional[_Stack]:
+        for stack in self.stacks.values():
+            if piece_id in stack.members:
+                return stack
+        return None
+
+    def point(self, map_name: str, location: str) -> Tuple[int, int]:
+        return self.geometry[map_name].point_of(self.board_names[map_name], location)
+
+    # -- the starting state ---------------------------------------------------------------
+    def _place_setup_stack(self, map_name: str, el) -> None:
+        if el.get("useGridLocation", "true").lower() == "true":
+            x, y = self.point(map_name, el.get("location", ""))
+        else:
+            x, y = int(el.get("x", "0")), int(el.get("y", "0"))
+        members = []
+        for slot in el:
+            if slot.tag != P + "widget.PieceSlot":
+                continue
+            text = self.module.buildfile.text_of(slot)
+            members.append(self._new_piece(text, map_name, x, y, slot.get("gpid", "")))
+        if members:
+            sid = self.new_id()
+            self.stacks[sid] = _Stack(sid, map_name, x, y, members)
+
+    def _new_piece(self, definition: str, map_name: Optional[str], x: int, y: int, gpid: str) -> str:
+        piece = expand_prototypes(PieceDef.parse(definition), self.prototypes)
+        pid = self.new_id()
+        self.pieces[pid] = PlacedPiece(pid, piece, map_name, x, y, gpid)
+        return pid
+
+    def _add_command(self, pid: str) -> str:
+        p = self.pieces[pid]
+        basic = p.piece.basic_state()
+        basic.map, basic.x, basic.y, basic.gpid = (p.map or "null"), p.x, p.y, p.gpid
+        basic.properties = {"UniqueID": pid}
+        traits = list(p.piece.traits)
+        traits[-1] = traits[-1].with_state(basic.encode())
+        piece = PieceDef.from_traits(traits)
+        p.piece = piece
+        return AddPiece.build(pid, piece.type, piece.state).text
+
+    def _stack_command(self, stack: _Stack) -> str:
+        state = encode_sequence([stack.map, str(stack.x), str(stack.y)] + stack.members + ["@@0"], ";")
+        return AddPiece.build(stack.id, "stack", state or "").text
+
+    def restore_text(self) -> str:
+        """The ``begin_save … end_save`` part (§4.4) for the current state."""
+        pieces = [""] + [self._add_command(pid) for pid in self.pieces]
+        pieces += [self._stack_command(s) for s in self.stacks.values() if s.members]
+        top = ["begin_save", "", encode_sequence(pieces, ESC) or ""]
+        for p in self.players:
+            top.append(encode_sequence(["PLAYER", p.password, p.name, p.side], "\t") or "")
+        top += self._setup_boards
+        top += ["SETUP_STACK\t", "end_save"]
+        return encode_sequence(top, ESC) or ""
+
+    # -- steps -----------------------------------------------------------------------------
+    def _log(self, *commands: str) -> None:
+        entries = ["LOG\t" + c for c in commands]
+        self.steps.append(entries[0] if len(entries) == 1 else encode_sequence(entries, ESC) or "")
+
+    def _name(self, pid: str) -> str:
+        return self.pieces[pid].piece.name
+
+    def move(self, piece_id: str, location: str, *, map_name: Optional[str] = None,
+             player: Optional[str] = None, chat: bool = True) -> None:
+        """Drag a piece to a location (hex label or zone name) of a map; it
+        joins the top of any stack there, as VASSAL's drop does."""
+        p = self.pieces[piece_id]
+        target_map = map_name or p.map
+        if target_map not in self.geometry:
+            raise VmodError(f"no map {target_map!r}")
+        x, y = self.point(target_map, location)
+        self._move_to(piece_id, target_map, x, y, player, chat)
+
+    def _move_to(self, piece_id: str, map_name: str, x: int, y: int, player: Optional[str],
+                 chat: bool, undoable: bool = True) -> None:
+        p = self.pieces[piece_id]
+        who = self._player(player)
+        old = (p.map, p.x, p.y)
+        from_name = self.location(piece_id) if p.map else "offboard"
+        old_stack = self.stack_of(piece_id)
+        old_under = None
+        if old_stack is not None:
+            i = old_stack.members.index(piece_id)
+            old_under = old_stack.members[i - 1] if i > 0 else None
+            old_stack.members.remove(piece_id)
+            if not old_stack.members:
+                del self.stacks[old_stack.id]
+        target = next((s for s in self.stacks.values()
+                       if s.map == map_name and (s.x, s.y) == (x, y)), None)
+        under = target.members[-1] if target is not None else None
+        move = MovePiece.build(piece_id, map_name, x, y, under, old[0], old[1], old[2], old_under,
+                               who.password)
+        commands = [move.text]
+        if target is None:
+            target = _Stack(self.new_id(), map_name, x, y, [])
+            self.stacks[target.id] = target
+            target.members.append(piece_id)
+            commands.append(self._stack_command(target))
+        else:
+            target.members.append(piece_id)
+        p.map, p.x, p.y = map_name, x, y
+        if chat:
+            commands.append(f"CHAT* {self._name(piece_id)} moves {from_name} -> {self.location(piece_id)} *")
+        self._log(*commands)
+        if undoable:
+            self._undo.append(("move", (piece_id, old[1], old[2], old[0])))
+
+    def set_layer(self, piece_id: str, layer_prefix: str, value: int, *,
+                  player: Optional[str] = None, menu: str = "", report: bool = True) -> None:
+        """Set the state of the ``n``-th Embellishment whose layer name is
+        ``layer_prefix`` (Layer ``value``: level, negative = inactive)."""
+        p = self.pieces[piece_id]
+        traits = list(p.piece.traits)
+        for i, trait in enumerate(traits):
+            if trait.prefix == "emb2;" and trait.view().layer_name == layer_prefix:
+                old_state = p.piece.state
+                traits[i] = trait.with_state(str(value))
+                new_piece = PieceDef.from_traits(traits, id=p.piece.id)
+                p.piece = new_piece
+                commands = [ChangePiece.build(piece_id, new_piece.state, old_state).text]
+                if report:
+                    commands.append(f"CHAT* {self._name(piece_id)} {menu or layer_prefix} "
+                                    f"({self.location(piece_id)}) *")
+                self._log(*commands)
+                self._undo.append(("change", (piece_id, old_state)))  # type: ignore[arg-type]
+                return
+        raise VmodError(f"piece {self._name(piece_id)!r} has no layer {layer_prefix!r}")
+
+    def remove(self, piece_id: str, *, player: Optional[str] = None) -> None:
+        stack = self.stack_of(piece_id)
+        if stack is not None:
+            stack.members.remove(piece_id)
+            if not stack.members:
+                del self.stacks[stack.id]
+        name = self._name(piece_id)
+        del self.pieces[piece_id]
+        self._log(RemovePiece.build(piece_id).text, f"CHAT* {name} deleted *")
+
+    def add(self, definition: str, location: str, map_name: str, *, gpid: str = "",
+            player: Optional[str] = None) -> str:
+        """A new piece from a palette definition, placed at a location."""
+        x, y = self.point(map_name, location)
+        pid = self._new_piece(definition, None, 0, 0, gpid)
+        p = self.pieces[pid]
+        p.map, p.x, p.y = map_name, x, y
+        commands = [self._add_command(pid)]
+        target = next((s for s in self.stacks.values()
+                       if s.map == map_name and (s.x, s.y) == (x, y)), None)
+        if target is None:
+            target = _Stack(self.new_id(), map_name, x, y, [])
+            self.stacks[target.id] = target
+        target.members.append(pid)
+        commands.append(self._stack_command(target))
+        commands.append(f"CHAT* {p.piece.name} created in {location} *")
+        self._log(*commands)
+        return pid
+
+    def chat(self, text: str, *, player: Optional[str] = None) -> None:
+        who = self._player(player)
+        self._log(f"CHAT&lt;{who.name}&gt; - {text}")
+
+    def dice(self, spec: str, values: Sequence[int], *, player: Optional[str] = None) -> None:
+        """A DiceButton roll with the report format of generated modules."""
+        who = self._player(player)
+        shown = ",".join(str(v) for v in values)
+        self._log(f"CHAT*** {spec} = {shown} *** by {who.name}",
+                  f"MutableProperty\t{spec}_result\t\t{shown}\tModule",
+                  f"MutableProperty\t{spec}_total\t\t{sum(values)}\tModule")
+
+    def report(self, text: str) -> None:
+        """A module report line (e.g. the turn tracker's ``* TT|2|…``)."""
+        self._log(f"CHAT* {text}")
+
+    def undo(self, *, player: Optional[str] = None) -> None:
+        """Undo the last move or layer change (UNDO brackets, §4.7)."""
+        if not self._undo:
+            raise VmodError("nothing to undo")
+        kind, data = self._undo.pop()
+        before = len(self.steps)
+        if kind == "move":
+            pid, x, y, map_name = data
+            self._move_to(pid, map_name, x, y, player, chat=False, undoable=False)
+        else:
+            pid, old_state = data
+            p = self.pieces[pid]
+            current = p.piece.state
+            p.piece = PieceDef.parse(AddPiece.build(pid, p.piece.type, old_state).text)
+            self._log(ChangePiece.build(pid, old_state, current).text)
+        inverse = self.steps.pop(before)
+        inner = inverse.split(ESC) if ESC in inverse else [inverse]
+        self.steps.append(encode_sequence(["LOG\tUNDO\ttrue"] + inner + ["LOG\tUNDO\tfalse"], ESC)
+                          or "")
+
+    # -- output ----------------------------------------------------------------------------
+    def text(self, restore: Optional[str] = None) -> str:
+        """The command text of the log (restore part + steps)."""
+        return encode_sequence([restore if restore is not None else self._initial] + self.steps,
+                               ESC) or ""
+
+    def snapshot(self) -> None:
+        """Fix the current state as the log's starting state (call before
+        the first step)."""
+        self._initial = self.restore_text()
+        self.steps = []
+
+    _initial = ""
+
+    def to_bytes(self, *, key: int = 0x42) -> bytes:
+        meta = self.module.moduledata or b""
+        save = SaveMetadata(version=self.module.buildfile.version,
+                            vassal_version=self.module.buildfile.vassal_version or "3.7.0",
+                            date_saved="0")
+        entries = {"savedGame": encode_saved_game(self.text(), key=key), "savedata": save.to_bytes()}
+        if meta:
+            entries["moduledata"] = meta
+        return build_zip(entries)

@@ -1,0 +1,80 @@
+"""Shared test helpers for rule kinds: a state with the scenario's setup,
+events, and running one rule entry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional
+
+from vmodtool.audit.api import Event, Violation
+from vmodtool.audit.context import Context
+from vmodtool.audit.state import AuditState
+from vmodtool.scenario import load_scenario
+from vmodtool.scenario.model import RuleSpec, Scenario, SetupBox, SetupStack
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def example(name: str) -> Scenario:
+    return load_scenario(EXAMPLES / name / "scenario.yaml")
+
+
+def setup_state(scenario: Scenario, *, turn: int = 1, phase: Optional[str] = None,
+                phasing_side: Optional[str] = None) -> AuditState:
+    """The scenario's at-start state."""
+    state = AuditState(scenario)
+    state.turn, state.phase, state.phasing_side = turn, phase, phasing_side
+    for entry in scenario.setup:
+        if isinstance(entry, SetupStack):
+            for uid in entry.units:
+                state.place_unit(uid, entry.hex, None)
+                if uid in entry.faces:
+                    state.units_state[uid].face = _face_index(scenario, uid, entry.faces[uid])
+        elif isinstance(entry, SetupBox):
+            for uid in entry.units:
+                state.place_unit(uid, None, entry.box)
+    for counter in scenario.counters:
+        if counter.face and counter.id in state.units_state:
+            state.units_state[counter.id].face = _face_index(scenario, counter.id, counter.face)
+    return state
+
+
+def _face_index(scenario: Scenario, uid: str, face: str) -> int:
+    names = [f.name for f in scenario.unit_type_of(scenario.counter(uid)).faces]
+    return names.index(face)
+
+
+def rule(scenario: Scenario, rule_id: str, **overrides: Any):
+    """An instance of the scenario's rule entry ``rule_id`` (params may be
+    overridden)."""
+    from vmodtool.audit.kinds import rule_class
+    spec = next(r for r in scenario.rules if r.id == rule_id)
+    params = dict(spec.params)
+    params.update(overrides.pop("params", {}))
+    if overrides:
+        spec = RuleSpec(**{**spec.__dict__, **overrides})
+    return rule_class(spec.kind)(Context(spec, scenario, params))
+
+
+def make_rule(scenario: Scenario, kind: str, params: Dict[str, Any], *, check_at: str = "event",
+              rule_id: str = "test.rule", severity: str = "error"):
+    from vmodtool.audit.kinds import rule_class
+    spec = RuleSpec(rule_id, kind, params, ("test",), check_at, severity)
+    return rule_class(kind)(Context(spec, scenario, params))
+
+
+def feed(rule_obj, state: AuditState, events: Iterable[Event]) -> List[Violation]:
+    out: List[Violation] = []
+    for event in events:
+        if event.kind in rule_obj.subscribes:
+            out.extend(rule_obj.check(state, event))
+    return out
+
+
+def move(state: AuditState, uid: str, to_hex: str, *, step: int = 1, player: str = "p",
+         side: Optional[str] = None) -> Event:
+    """Apply a map move to the state and return its event."""
+    from_hex = state.units_state[uid].hex
+    state.place_unit(uid, to_hex, None)
+    return Event("move", step, unit=uid, from_hex=from_hex, to_hex=to_hex, player=player,
+                 side=side or state.unit(uid).side, turn=state.turn, phase=state.phase)

@@ -1,0 +1,59 @@
+"""The :class:`RuleContext` a rule is created with: its scenario entry and a
+factory for violations that fills in the clock and the player."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Sequence, Tuple
+
+from vmodtool.audit.api import Event, Violation
+from vmodtool.scenario.model import RuleSpec, Scenario
+
+__all__ = ["Context"]
+
+
+@dataclass
+class Context:
+    """Implements :class:`~vmodtool.audit.api.RuleContext`."""
+
+    spec: RuleSpec
+    scenario: Scenario
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.params:
+            self.params = dict(self.spec.params)
+
+    @property
+    def rule_id(self) -> str:
+        return self.spec.id
+
+    @property
+    def ref(self) -> Tuple[str, ...]:
+        return self.spec.ref
+
+    @property
+    def severity(self) -> str:
+        return self.spec.severity
+
+    @property
+    def check_at(self) -> str:
+        return self.spec.check_at
+
+    def violation(self, event: Event, state, message: str, *, severity: Optional[str] = None,
+                  units: Sequence[str] = (), hexes: Sequence[str] = (),
+                  confidence: Optional[str] = None, **evidence: Any) -> Violation:
+        labels = []
+        for uid in units:
+            try:
+                labels.append(state.unit(uid).name)
+            except KeyError:
+                labels.append(uid)
+        return Violation(
+            rule_id=self.spec.id, severity=severity or self.spec.severity, step=event.step,
+            message=message, ref=self.spec.ref, units=tuple(units), labels=tuple(labels),
+            hexes=tuple(h for h in hexes if h), player=event.player, side=event.side,
+            turn=state.turn, phase=state.phase, phasing_side=state.phasing_side,
+            activation=state.active_formation, evidence=dict(evidence),
+            confidence=confidence or ("inferred-phase" if getattr(state, "time_inferred", False)
+                                      else "certain"))

@@ -1,0 +1,103 @@
+"""Selectors: the small maps rules use to pick units (``scenario-format``
+"Rules"); all keys of one selector must hold, a list of selectors means any.
+
+Relative keys compare with a ``subject`` unit: ``side: friendly`` /
+``enemy``, ``same: [side, formation]``, ``served_by: subject`` (the unit
+carries one of the tags the subject HQ serves)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+from vmodtool.audit.state import AuditState, Unit
+
+__all__ = ["matches", "select", "as_list"]
+
+
+def as_list(value: Any) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
+
+
+def matches(selector: Any, unit: Unit, state: Optional[AuditState] = None,
+            subject: Optional[Unit] = None) -> bool:
+    """Whether ``unit`` matches ``selector`` (a mapping or a list of them)."""
+    if selector is None or selector == {}:
+        return True
+    if isinstance(selector, (list, tuple)):
+        return any(matches(s, unit, state, subject) for s in selector)
+    if not isinstance(selector, Mapping):
+        return False
+    for key, value in selector.items():
+        if not _key_matches(key, value, unit, state, subject):
+            return False
+    return True
+
+
+def _key_matches(key: str, value: Any, unit: Unit, state: Optional[AuditState],
+                 subject: Optional[Unit]) -> bool:
+    if key in ("tags", "tags_all"):
+        return set(as_list(value)) <= unit.tags
+    if key == "tags_any":
+        return bool(set(as_list(value)) & unit.tags)
+    if key == "type":
+        return unit.type in as_list(value)
+    if key == "side":
+        if value in ("friendly", "same"):
+            return subject is not None and unit.side == subject.side
+        if value in ("enemy", "other"):
+            return subject is not None and unit.side != subject.side
+        return unit.side in as_list(value)
+    if key == "same":
+        if subject is None:
+            return False
+        for attr in as_list(value):
+            if getattr(unit, attr, None) != getattr(subject, attr, None):
+                return False
+        return True
+    if key == "served_by":
+        return subject is not None and bool(subject.serves & unit.tags)
+    if key == "formation":
+        return unit.formation in as_list(value)
+    if key == "state":
+        for skey, expected in (value or {}).items():
+            if unit.state.get(skey) not in [str(v) if not isinstance(v, str) else v
+                                            for v in as_list(expected)] and \
+                    unit.state.get(skey) not in as_list(expected):
+                return False
+        return True
+    if key == "face":
+        return unit.face in as_list(value)
+    if key == "markers":
+        return bool(set(as_list(value)) & unit.markers)
+    if key == "in":
+        return unit.box in as_list(value)
+    if key == "in_box_role":
+        if state is None or unit.box is None:
+            return False
+        roles = {b.id: b.role for b in state.scenario.boxes}
+        return roles.get(unit.box) in as_list(value)
+    if key == "on_map":
+        return unit.on_map == bool(value)
+    if key == "not":
+        return not matches(value, unit, state, subject)
+    if key == "formation_command":
+        if unit.formation is None or state is None:
+            return value == "none"
+        formations = {f.id: f for f in state.scenario.formations}
+        f = formations.get(unit.formation)
+        return f is not None and f.command == value
+    if key == "first_activation_on_map":
+        if state is None or unit.entered is None:
+            return not value
+        now = (state.turn, state.activation_count)
+        return (unit.entered == now) == bool(value)
+    if key in ("marker_kind", "select", "max", "min"):
+        return True  # not unit properties (used by marker selectors / per_type_max)
+    return True      # unknown keys were reported by the scenario checker
+
+
+def select(units: Iterable[Unit], selector: Any, state: Optional[AuditState] = None,
+           subject: Optional[Unit] = None) -> list:
+    return [u for u in units if matches(selector, u, state, subject)]

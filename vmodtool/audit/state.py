@@ -1,0 +1,205 @@
+"""The game as the rules checker sees it: scenario units (not VASSAL
+pieces) in hexes and boxes, with their face, status layers and the marker
+counters around them, plus the clock (turn, phase, phasing side,
+activation).
+
+:class:`AuditState` is mutable and driven by the engine; rules only read it
+through the :class:`~vmodtool.audit.api.GameView` methods.  ``copy()`` gives
+an independent snapshot (start of turn, phase, activation; undo).
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from dataclasses import dataclass, field
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set
+
+from vmodtool.scenario.model import Scenario
+
+__all__ = ["AuditState", "UnitState", "MarkerState", "Unit", "Marker"]
+
+
+@dataclass
+class UnitState:
+    uid: str
+    hex: Optional[str] = None
+    box: Optional[str] = None
+    face: int = 0                   # index into the unit type's faces
+    layers: Set[str] = field(default_factory=set)   # active layer-type markers
+    present: bool = True            # False once removed from the game
+    entered: Optional[tuple] = None  # (turn, activation count) when it last entered the map
+
+
+@dataclass
+class MarkerState:
+    key: str                        # the VASSAL piece id (stable for the game)
+    kind: str
+    hex: Optional[str] = None
+    box: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Read-only view of a unit (:class:`~vmodtool.audit.api.UnitView`)."""
+
+    uid: str
+    label: str
+    name: str
+    type: str
+    tags: FrozenSet[str]
+    side: str
+    formation: Optional[str]
+    hex: Optional[str]
+    box: Optional[str]
+    face: str
+    state: Mapping[str, Any]
+    factors: Mapping[str, Any]
+    markers: FrozenSet[str]
+    on_map: bool
+    serves: FrozenSet[str]
+    steps: int
+    movement_class: Optional[str]
+    entered: Optional[tuple]
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.uid})"
+
+
+@dataclass(frozen=True)
+class Marker:
+    key: str
+    kind: str
+    hex: Optional[str]
+    box: Optional[str]
+
+    @property
+    def on_map(self) -> bool:
+        return self.hex is not None
+
+
+class AuditState:
+    """Units, markers, stacks and the clock of an audited game."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.units_state: Dict[str, UnitState] = {}
+        self.markers_state: Dict[str, MarkerState] = {}
+        self.stacks: Dict[str, List[str]] = {}      # hex -> unit ids / marker keys, bottom -> top
+        self.turn: Optional[int] = None
+        self.phase: Optional[str] = None
+        self.phasing_side: Optional[str] = None
+        self.active_formation: Optional[str] = None
+        self.activation_count = 0
+        self.activations: Dict[tuple, int] = {}     # (turn, formation) -> count
+        self.step = 0
+        self.time_inferred = False
+        self._snapshots: Dict[str, "AuditState"] = {}
+        self._types = scenario.unit_types
+        self._counters = {c.id: c for c in scenario.counters}
+
+    # -- copies ------------------------------------------------------------------
+    def copy(self) -> "AuditState":
+        snaps = self._snapshots
+        self._snapshots = {}
+        try:
+            dup = _copy.deepcopy(self, memo={id(self.scenario): self.scenario,
+                                             id(self._types): self._types,
+                                             id(self._counters): self._counters})
+        finally:
+            self._snapshots = snaps
+        dup._snapshots = dict(snaps)
+        return dup
+
+    def take_snapshot(self, point: str) -> None:
+        self._snapshots[point] = self.copy()
+
+    def snapshot(self, point: str) -> Optional["AuditState"]:
+        return self._snapshots.get(point)
+
+    # -- views -------------------------------------------------------------------
+    def unit(self, uid: str) -> Unit:
+        s = self.units_state[uid]
+        counter = self._counters[uid]
+        utype = self._types[counter.type]
+        face = utype.faces[min(s.face, len(utype.faces) - 1)]
+        markers = set(s.layers)
+        if s.hex is not None:
+            for key in self.stacks.get(s.hex, ()):
+                m = self.markers_state.get(key)
+                if m is not None:
+                    markers.add(m.kind)
+        name = f"{counter.label} {utype.name}" if counter.label else utype.name
+        return Unit(uid, counter.label or uid, name, utype.id, utype.tags, counter.side,
+                    counter.formation, s.hex, s.box, face.name, face.state, face.factors,
+                    frozenset(markers), s.hex is not None and s.present, frozenset(utype.serves),
+                    utype.steps, utype.movement_class, s.entered)
+
+    def units(self) -> List[Unit]:
+        return [self.unit(uid) for uid, s in self.units_state.items() if s.present]
+
+    def units_in(self, hex_id: str) -> List[Unit]:
+        return [self.unit(k) for k in self.stacks.get(hex_id, ()) if k in self.units_state]
+
+    def markers_in(self, hex_id: str) -> List[Marker]:
+        return [self._marker(k) for k in self.stacks.get(hex_id, ()) if k in self.markers_state]
+
+    def markers(self) -> List[Marker]:
+        return [self._marker(k) for k in self.markers_state]
+
+    def _marker(self, key: str) -> Marker:
+        m = self.markers_state[key]
+        return Marker(m.key, m.kind, m.hex, m.box)
+
+    def units_in_box(self, box_id: str) -> List[Unit]:
+        return [self.unit(uid) for uid, s in self.units_state.items() if s.present and s.box == box_id]
+
+    def occupied_hexes(self) -> List[str]:
+        return [h for h, keys in self.stacks.items() if any(k in self.units_state for k in keys)]
+
+    # -- changes (the engine's) ----------------------------------------------------------
+    def _detach(self, key: str) -> None:
+        for hex_id, keys in list(self.stacks.items()):
+            if key in keys:
+                keys.remove(key)
+                if not keys:
+                    del self.stacks[hex_id]
+
+    def place_unit(self, uid: str, hex_id: Optional[str], box: Optional[str],
+                   order: Optional[Sequence[str]] = None) -> None:
+        s = self.units_state.setdefault(uid, UnitState(uid))
+        self._detach(uid)
+        was_on_map = s.hex is not None
+        s.hex, s.box, s.present = hex_id, box, True
+        if hex_id is not None:
+            self.stacks.setdefault(hex_id, []).append(uid)
+            if not was_on_map:
+                s.entered = (self.turn, self.activation_count)
+        if order is not None and hex_id is not None:
+            self.set_order(hex_id, order)
+
+    def remove_unit(self, uid: str) -> None:
+        s = self.units_state.get(uid)
+        if s is None:
+            return
+        self._detach(uid)
+        s.hex = s.box = None
+        s.present = False
+
+    def place_marker(self, key: str, kind: str, hex_id: Optional[str], box: Optional[str]) -> None:
+        m = self.markers_state.setdefault(key, MarkerState(key, kind))
+        self._detach(key)
+        m.hex, m.box = hex_id, box
+        if hex_id is not None:
+            self.stacks.setdefault(hex_id, []).append(key)
+
+    def remove_marker(self, key: str) -> None:
+        self._detach(key)
+        self.markers_state.pop(key, None)
+
+    def set_order(self, hex_id: str, order: Sequence[str]) -> None:
+        """Reorder a hex's pieces (bottom → top); keys not listed keep their
+        relative order below the listed ones."""
+        keys = self.stacks.get(hex_id, [])
+        listed = [k for k in order if k in keys]
+        rest = [k for k in keys if k not in listed]
+        self.stacks[hex_id] = rest + listed

@@ -1,0 +1,837 @@
+"""Counter images from the scenario: every face of every unit counter, the
+marker counters and the formation activation chits.
+
+Rendering is in two steps so that it can run in worker processes and be
+cached:
+
+1. :func:`counter_specs` resolves the scenario into plain, picklable
+   :class:`CounterSpec` objects — one per physical counter — whose
+   :class:`FaceSpec` faces hold every colour and text already formatted
+   (factor layouts applied, fills lightened for reduced faces, pips counted).
+   Bad data (an unknown NATO symbol, a factor a layout names but a face
+   lacks, an unknown font) raises :class:`CounterError` here.
+2. :func:`render_face` draws one face at a pixel size.  Fills, stripes and
+   text are drawn at the final resolution (axis-aligned edges need no
+   smoothing; FreeType anti-aliases glyphs); everything curved or slanted —
+   NATO symbols, pips, the command-range ring — comes from sprites drawn at
+   4× and box-reduced (:mod:`vmodtool.render.nato`).  Text that does not fit
+   is shrunk down to :data:`MIN_TEXT_SCALE` of its size and otherwise raises
+   :class:`CounterTextError` naming the counter, face and text.
+
+:func:`render_all` writes every face as PNG at the VASSAL size and at print
+resolutions, on all cores, skipping faces whose content hash is unchanged
+since the last run (``counters.json`` in the output folder is both the
+manifest and the cache index).
+
+**File names** (ASCII, stable): ``<out>/<res>/<id>__<face>.png`` where
+``<res>`` is ``vassal`` or ``<dpi>dpi``, ``<id>`` is the counter id
+(``syr.t72.1``), ``marker.<kind>`` for a marker counter or
+``chit.<formation>`` for an activation chit, and ``<face>`` the face name
+(``front`` for markers and chits).  Characters outside ``A-Z a-z 0-9 . _ -``
+are replaced by ``-`` and an 8-hex-digit hash of the original is appended.
+
+The ``styles.counter`` keys are documented in ``counters/README.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
+from functools import lru_cache
+from io import BytesIO
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from PIL import Image, ImageDraw
+
+from vmodtool.errors import VmodError
+from vmodtool.fileio import atomic_write
+from vmodtool.render import fonts
+from vmodtool.render.nato import NatoError, check_nato, render_symbol
+
+__all__ = [
+    "RENDERER_VERSION", "MIN_TEXT_SCALE", "CounterError", "CounterTextError", "CounterStyle",
+    "FaceSpec", "CounterSpec", "Manifest", "ManifestEntry", "parse_size", "counter_style",
+    "counter_specs", "render_face", "render_spec", "render_counter_faces", "render_marker",
+    "render_all", "face_filename", "safe_name", "resolution_px",
+]
+
+#: bump when a change alters pixels: it invalidates every cache entry
+RENDERER_VERSION = "1"
+#: text is shrunk to at most this fraction of its nominal size before it is an error
+MIN_TEXT_SCALE = 0.6
+#: the size at which "does it fit" is decided, so the answer is the same at every resolution
+_FIT_REFERENCE_PX = 600
+
+RGB = Tuple[int, int, int]
+REGIONS = ("top_left", "top", "top_right", "left", "right", "bottom_left", "bottom",
+           "bottom_right", "centre")
+
+
+class CounterError(VmodError):
+    """Counter data that cannot be rendered (bad style, symbol, factor)."""
+
+
+class CounterTextError(CounterError):
+    """A text does not fit on its counter even at the smallest allowed size."""
+
+
+# -- style ---------------------------------------------------------------------------
+_SIZE_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)(?:/([0-9]+))?\s*(in|mm|px)\s*$")
+
+
+def parse_size(text: Union[str, int, float], *, what: str = "size") -> Tuple[float, str]:
+    """``"5/8in"`` → (0.625, "in"); ``"16mm"`` → (16.0, "mm"); ``"60px"`` → (60.0, "px")."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return float(text), "px"
+    m = _SIZE_RE.match(str(text))
+    if not m:
+        raise CounterError(f"bad {what} {text!r}: write it like 5/8in, 0.75in, 16mm or 60px")
+    value = float(m.group(1)) / (float(m.group(2)) if m.group(2) else 1.0)
+    if value <= 0:
+        raise CounterError(f"bad {what} {text!r}: it must be larger than 0")
+    return value, m.group(3)
+
+
+def _colour(text: Any, what: str) -> RGB:
+    s = str(text or "").strip()
+    if re.fullmatch(r"#[0-9a-fA-F]{6}", s):
+        return (int(s[1:3], 16), int(s[3:5], 16), int(s[5:7], 16))
+    if re.fullmatch(r"#[0-9a-fA-F]{3}", s):
+        return tuple(int(c * 2, 16) for c in s[1:])  # type: ignore[return-value]
+    raise CounterError(f"bad colour {text!r} for {what}: write it as #rrggbb")
+
+
+def _mix(a: RGB, b: RGB, t: float) -> RGB:
+    return tuple(round(x + (y - x) * t) for x, y in zip(a, b))  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class CounterStyle:
+    """The ``styles.counter`` options (see ``counters/README.md``)."""
+
+    size_in: float = 0.625              # physical edge length, inches
+    vassal_px: int = 75                 # edge length of the VASSAL images
+    font: str = "bold"                  # factor font (a bundled style)
+    label_font: str = "condensed-bold"
+    border: RGB = (40, 40, 40)          # outline of VASSAL images (print: none, bleed instead)
+    reduced_lighten: float = 0.45       # reduced faces: fill mixed this much with white
+    reduced_mark: RGB = (192, 32, 32)   # the band along the bottom edge of reduced faces
+    show_pips: bool = True
+    formations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    marker_counts: Mapping[str, int] = field(default_factory=dict)
+    chits: bool = True                  # print formation activation chits
+    reduced_states: Tuple[str, ...] = ("reduced", "broken", "depleted", "damaged", "exhausted")
+
+
+_STYLE_KEYS = {"size", "vassal_px", "vassal_dpi", "font", "label_font", "border", "reduced_lighten",
+               "reduced_mark", "pips", "formations", "marker_counts", "chits",
+               "reduced_states"}
+
+
+def counter_style(scenario: Any) -> CounterStyle:
+    """Read ``styles.counter`` of a scenario (defaults for missing keys)."""
+    raw = (scenario.styles or {}).get("counter") or {}
+    where = "styles.counter"
+    if not isinstance(raw, Mapping):
+        raise CounterError(f"{where} must be a map of options", file=scenario.path)
+    unknown = sorted(set(raw) - _STYLE_KEYS)
+    if unknown:
+        raise CounterError(f"{where}: unknown option(s) {', '.join(unknown)}; known: "
+                           f"{', '.join(sorted(_STYLE_KEYS))}", file=scenario.path)
+    try:
+        value, unit = parse_size(raw.get("size", "5/8in"), what=f"{where}.size")
+        vassal_dpi = float(raw.get("vassal_dpi", 120))
+        if unit == "px":
+            size_in, vassal_px = value / vassal_dpi, round(value)
+        else:
+            size_in = value if unit == "in" else value / 25.4
+            vassal_px = round(size_in * vassal_dpi)
+        if "vassal_px" in raw:
+            vassal_px = int(raw["vassal_px"])
+        if vassal_px < 24:
+            raise CounterError(f"{where}: the VASSAL size would be {vassal_px} px; at least 24 px "
+                               "are needed (raise vassal_dpi or vassal_px)")
+        for key in ("font", "label_font"):
+            if key in raw and raw[key] not in fonts.FONT_STYLES:
+                raise CounterError(
+                    f"{where}.{key}: font {raw[key]!r} is not bundled with vmodtool; use one of "
+                    f"{', '.join(fonts.FONT_STYLES)} (output must be identical on every machine)")
+        formations = raw.get("formations") or {}
+        marker_counts = raw.get("marker_counts") or {}
+        if not isinstance(formations, Mapping) or not isinstance(marker_counts, Mapping):
+            raise CounterError(f"{where}: formations and marker_counts must be maps")
+        style = CounterStyle(
+            size_in=size_in, vassal_px=vassal_px,
+            font=raw.get("font", "bold"), label_font=raw.get("label_font", "condensed-bold"),
+            border=_colour(raw.get("border", "#282828"), f"{where}.border"),
+            reduced_lighten=float(raw.get("reduced_lighten", 0.45)),
+            reduced_mark=_colour(raw.get("reduced_mark", "#c02020"), f"{where}.reduced_mark"),
+            show_pips=bool(raw.get("pips", True)),
+            formations={str(k): dict(v or {}) for k, v in formations.items()},
+            marker_counts={str(k): int(v) for k, v in marker_counts.items()},
+            chits=bool(raw.get("chits", True)),
+            reduced_states=tuple(str(v).lower() for v in raw.get(
+                "reduced_states", CounterStyle.reduced_states)),
+        )
+    except CounterError as exc:
+        raise exc.located(file=scenario.path)
+    except (TypeError, ValueError) as exc:
+        raise CounterError(f"{where}: bad value ({exc})", file=scenario.path) from None
+    # every bundled font must be present (clear error on a broken install)
+    fonts.font_path(style.font)
+    fonts.font_path(style.label_font)
+    return style
+
+
+def resolution_px(style: CounterStyle, resolution: Union[str, int]) -> int:
+    """Edge length in pixels at ``"vassal"`` or at a print dpi."""
+    if resolution == "vassal":
+        return style.vassal_px
+    dpi = int(resolution)
+    if dpi < 50:
+        raise CounterError(f"print resolution {dpi} dpi is too low (at least 50)")
+    return round(style.size_in * dpi)
+
+
+# -- resolved specs ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class FaceSpec:
+    """Everything needed to draw one face, resolved from the scenario."""
+
+    where: str                               # "counter syr.t72.1, face full" (for messages)
+    fill: RGB
+    ink: RGB
+    kind: str = "unit"                       # unit | marker
+    stripe: Optional[RGB] = None             # side stripe across the top
+    formation_stripe: Optional[RGB] = None   # formation band along the left edge
+    regions: Tuple[Tuple[str, str], ...] = ()
+    layout_style: str = "tactical"
+    nato: Optional[Tuple[str, Optional[str], Tuple[str, ...], bool]] = None
+    label: Optional[str] = None
+    formation_text: Optional[str] = None
+    reduced: bool = False
+    reduced_mark: RGB = (192, 32, 32)
+    pips: Tuple[int, int] = (0, 0)           # (remaining, total) steps
+    command_range: Optional[str] = None      # HQ range when the layout does not print it
+    title: Optional[str] = None              # marker: big text
+    subtitle: Optional[str] = None           # marker: small text
+    font: str = "bold"
+    label_font: str = "condensed-bold"
+    border: RGB = (40, 40, 40)
+
+
+@dataclass(frozen=True)
+class CounterSpec:
+    """One printed counter: id, faces (name, spec) front first, how many to
+    print, and a content key for caching."""
+
+    id: str
+    kind: str                                # unit | marker | chit
+    faces: Tuple[Tuple[str, FaceSpec], ...]
+    count: int = 1
+
+    def key(self, px: int, border: bool) -> str:
+        blob = json.dumps([RENDERER_VERSION, self.id, px, border,
+                           [(n, asdict(f)) for n, f in self.faces]],
+                          sort_keys=True, ensure_ascii=False, default=list)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:24]
+
+
+class _SafeDict(dict):
+    pass
+
+
+def _format_region(fmt: str, factors: Mapping[str, Any], where: str, region: str) -> str:
+    try:
+        return fmt.format_map(dict(factors))
+    except KeyError as exc:
+        raise CounterError(f"{where}: the layout's {region} text {fmt!r} names factor "
+                           f"{exc.args[0]!r}, which this face does not have (it has: "
+                           f"{', '.join(sorted(factors)) or 'none'})") from None
+    except (ValueError, IndexError, AttributeError) as exc:
+        raise CounterError(f"{where}: bad {region} format {fmt!r} ({exc})") from None
+
+
+def _steps_of(utype: Any) -> Tuple[List[Any], int]:
+    values: List[Any] = []
+    for face in utype.faces:
+        v = face.state.get("step") if face.state else None
+        if v is not None and v not in values:
+            values.append(v)
+    return values, max(int(utype.steps or 1), len(values))
+
+
+def _unit_specs(scenario: Any, style: CounterStyle) -> List[CounterSpec]:
+    out: List[CounterSpec] = []
+    formations = {f.id: f for f in scenario.formations}
+    for counter in scenario.counters:
+        utype = scenario.unit_types[counter.type]
+        side = scenario.game.side(counter.side)
+        fill = _colour(side.fill, f"side {side.id} fill")
+        ink = _colour(side.ink, f"side {side.id} ink")
+        stripe = _colour(side.stripe, f"side {side.id} stripe") if side.stripe else None
+        fstyle = style.formations.get(counter.formation or "", {})
+        fstripe = _colour(fstyle["stripe"], f"styles.counter.formations.{counter.formation}.stripe") \
+            if fstyle.get("stripe") else None
+        ftext = fstyle.get("short")
+        layout = dict(scenario.factor_layouts.get(utype.layout or "", {})) if utype.layout else {}
+        if utype.layout and utype.layout not in scenario.factor_layouts:
+            raise CounterError(f"counter {counter.id}: unit type {utype.id!r} uses layout "
+                               f"{utype.layout!r}, which factor_layouts does not define",
+                               file=scenario.path)
+        layout_style = str(layout.pop("style", "tactical"))
+        nato = None
+        if utype.nato is not None:
+            n = utype.nato
+            try:
+                check_nato(n.symbol, n.size, n.modifiers, where=f"unit type {utype.id}")
+            except NatoError as exc:
+                raise exc.located(file=scenario.path)
+            nato = (n.symbol, n.size, tuple(n.modifiers), bool(n.hq))
+        step_values, steps = _steps_of(utype)
+        faces = []
+        for index, face in enumerate(utype.faces):
+            where = f"counter {counter.id}, face {face.name}"
+            try:
+                regions = tuple((r, _format_region(fmt, face.factors, where, r))
+                                for r, fmt in layout.items() if r in REGIONS)
+            except CounterError as exc:
+                raise exc.located(file=scenario.path)
+            step_value = face.state.get("step") if face.state else None
+            lighter = index > 0
+            reduced = (step_value is not None and step_values.index(step_value) > 0) or \
+                any(str(v).lower() in style.reduced_states for v in (face.state or {}).values())
+            if steps > 1 and style.show_pips:
+                done = step_values.index(step_value) if step_value in step_values else index
+                pips = (max(0, steps - done), steps)
+            else:
+                pips = (0, 0)
+            cr = face.factors.get("command_range")
+            uses_cr = any("command_range" in fmt for fmt in layout.values())
+            face_fill = _mix(fill, (255, 255, 255), style.reduced_lighten) if lighter else fill
+            faces.append((face.name, FaceSpec(
+                where=where, fill=face_fill, ink=ink, stripe=stripe, formation_stripe=fstripe,
+                regions=regions, layout_style=layout_style, nato=nato,
+                label=counter.label, formation_text=str(ftext) if ftext else None,
+                reduced=reduced, reduced_mark=style.reduced_mark, pips=pips,
+                command_range=str(cr) if cr is not None and not uses_cr and nato and nato[3] else None,
+                font=style.font, label_font=style.label_font, border=style.border)))
+        out.append(CounterSpec(counter.id, "unit", tuple(faces), 1))
+    return out
+
+
+def _marker_specs(scenario: Any, style: CounterStyle) -> List[CounterSpec]:
+    out: List[CounterSpec] = []
+    formations = [f for f in scenario.formations if f.chits]
+    for kind in scenario.markers.values():
+        if kind.representation != "counter":
+            continue
+        fill = _colour(kind.fill, f"marker {kind.id} fill") if kind.fill else (245, 245, 240)
+        ink = _colour(kind.ink, f"marker {kind.id} ink") if kind.ink else (0, 0, 0)
+        if kind.text is None and kind.scope == "box" and formations and style.chits \
+                and "formation" in kind.id:
+            # activation chits: one per formation chit, in the side's colours
+            for f in formations:
+                side = scenario.game.side(f.side)
+                spec = FaceSpec(where=f"chit {f.id}", kind="marker",
+                                fill=_colour(side.fill, f"side {side.id} fill"),
+                                ink=_colour(side.ink, f"side {side.id} ink"),
+                                stripe=_colour(side.stripe, "stripe") if side.stripe else None,
+                                title=str(style.formations.get(f.id, {}).get("short") or f.name),
+                                subtitle=kind.name, font=style.font,
+                                label_font=style.label_font, border=style.border)
+                out.append(CounterSpec(f"chit.{f.id}", "chit", (("front", spec),), int(f.chits)))
+            continue
+        count = style.marker_counts.get(kind.id, 1)
+        if kind.id == "end_turn_chit" or (kind.text or "").upper() == "END TURN":
+            count = style.marker_counts.get(kind.id, max(1, _end_turn_chits(scenario)))
+        title = kind.text or kind.name
+        subtitle = kind.name if kind.text and kind.name.lower() != kind.text.lower() else None
+        spec = FaceSpec(where=f"marker {kind.id}", kind="marker", fill=fill, ink=ink,
+                        title=title, subtitle=subtitle, font=style.font,
+                        label_font=style.label_font, border=style.border)
+        out.append(CounterSpec(f"marker.{kind.id}", "marker", (("front", spec),), count))
+    return out
+
+
+def _end_turn_chits(scenario: Any) -> int:
+    if scenario.turns is None:
+        return 0
+    return max((p.activation.end_turn_chits for p in scenario.turns.phases
+                if p.activation is not None), default=0)
+
+
+def counter_specs(scenario: Any, style: Optional[CounterStyle] = None) -> List[CounterSpec]:
+    """Every counter of the scenario, resolved: unit counters in counter-mix
+    order, then marker counters (``representation: counter``) and formation
+    activation chits.  Raises :class:`CounterError` for bad data."""
+    style = style or counter_style(scenario)
+    specs = _unit_specs(scenario, style) + _marker_specs(scenario, style)
+    # fail early on text that cannot fit (decided at a fixed reference size)
+    for spec in specs:
+        for _name, face in spec.faces:
+            try:
+                _layout_texts(face, _FIT_REFERENCE_PX)
+            except CounterError as exc:
+                raise exc.located(file=scenario.path)
+    return specs
+
+
+# -- text fitting -----------------------------------------------------------------------
+@lru_cache(maxsize=8192)
+def _fit_scale(text: str, font: str, nominal_frac: float, max_w_frac: float, where: str,
+               what: str) -> float:
+    """Scale (≤ 1) of the nominal size at which ``text`` fits, decided at
+    the reference size; error below :data:`MIN_TEXT_SCALE`."""
+    px = _FIT_REFERENCE_PX
+    size = max(1, round(nominal_frac * px))
+    max_w = max_w_frac * px
+    width = fonts.load_font(font, size).getlength(text)
+    if width <= max_w:
+        return 1.0
+    scale = max_w / width * 0.995
+    if scale < MIN_TEXT_SCALE:
+        raise CounterTextError(
+            f"{where}: the {what} text {text!r} does not fit on the counter even at "
+            f"{round(MIN_TEXT_SCALE * 100)}% of its size (needs {width / px:.2f} of the counter's "
+            f"width, has {max_w_frac:.2f}); shorten it or use a larger counter size")
+    return scale
+
+
+def _font_for(text: str, font: str, nominal_frac: float, max_w_frac: float, px: int,
+              where: str, what: str):
+    scale = _fit_scale(text, font, nominal_frac, max_w_frac, where, what)
+    size = max(4, round(nominal_frac * scale * px))
+    f = fonts.load_font(font, size)
+    while size > 4 and f.getlength(text) > max_w_frac * px:   # hinting at small sizes
+        size -= 1
+        f = fonts.load_font(font, size)
+    return f
+
+
+@lru_cache(maxsize=4096)
+def _wrap_lines(text: str, font: str, frac: float, max_w: float, max_lines: int, where: str,
+                what: str, max_h: float = 1.0) -> Tuple[Tuple[str, ...], float]:
+    """Greedy word wrap into at most ``max_lines`` lines of width ``max_w``
+    at the largest size from ``frac`` down to ``MIN_TEXT_SCALE * frac``
+    (decided at the reference size)."""
+    px = _FIT_REFERENCE_PX
+    words = text.split() or [""]
+    limit = max_w * px
+    steps = 12
+    for i in range(steps + 1):
+        f = frac * (1 - (1 - MIN_TEXT_SCALE) * i / steps)
+        fnt = fonts.load_font(font, max(1, round(f * px)))
+        lines: List[str] = []
+        for w in words:
+            cand = f"{lines[-1]} {w}" if lines else w
+            if lines and fnt.getlength(cand) <= limit:
+                lines[-1] = cand
+            else:
+                lines.append(w)
+        if len(lines) <= max_lines and all(fnt.getlength(ln) <= limit for ln in lines) \
+                and (len(lines) * 1.22 - 0.22) * f * 0.95 <= max_h:
+            return tuple(lines), f
+    raise CounterTextError(
+        f"{where}: the {what} text {text!r} does not fit on the counter in {max_lines} "
+        f"line(s) even at {round(MIN_TEXT_SCALE * 100)}% of its size; shorten it "
+        "or use a larger counter size")
+
+
+# -- layout -------------------------------------------------------------------------------
+@dataclass
+class _Text:
+    text: str
+    font: Any
+    x: float
+    y: float            # the vertical centre of the capitals
+    anchor: str         # l | m | r
+    colour: RGB
+
+
+_ROW_FRACS = {
+    # style: (top row font, bottom row font, side font)
+    "operational": (0.17, 0.25, 0.15),
+    "tactical": (0.18, 0.2, 0.15),
+    "free": (0.17, 0.2, 0.15),
+}
+
+
+def _row_widths(present: Sequence[str], left: str, mid: str, right: str) -> Dict[str, float]:
+    has_l, has_m, has_r = left in present, mid in present, right in present
+    if has_m and (has_l or has_r):
+        return {left: 0.29, mid: 0.33, right: 0.29}
+    if has_m:
+        return {mid: 0.9}
+    return {left: 0.44, right: 0.44}
+
+
+def _geometry(face: FaceSpec) -> Dict[str, Any]:
+    """Positions as fractions of the edge (independent of pixel size)."""
+    regions = dict(face.regions)
+    top_used = any(r in regions for r in ("top_left", "top", "top_right"))
+    bottom_used = any(r in regions for r in ("bottom_left", "bottom", "bottom_right"))
+    top_off = 0.07 if face.stripe else 0.0
+    g: Dict[str, Any] = {"top_off": top_off, "top_used": top_used, "bottom_used": bottom_used}
+    g["top_y"] = top_off + 0.135
+    g["bottom_y"] = 0.845 if face.reduced else 0.855
+    # the symbol: frame centred between the rows
+    if top_used and face.label:
+        g["frame_w"], g["frame_cy"], g["label_y"] = 0.40, top_off * 0.4 + 0.45, 0.668
+    elif top_used:
+        g["frame_w"], g["frame_cy"], g["label_y"] = 0.5, top_off * 0.5 + 0.52, None
+    else:
+        g["frame_w"], g["frame_cy"], g["label_y"] = 0.5, top_off * 0.6 + 0.49, top_off + 0.12
+    if not bottom_used:
+        g["frame_cy"] += 0.06
+        if g["label_y"] and g["label_y"] > 0.5:
+            g["label_y"] += 0.12
+    return g
+
+
+def _marker_title(face: FaceSpec) -> Tuple[Tuple[str, ...], float, str]:
+    """Lines, size and font of a marker's big text: bold, else condensed
+    bold, else smaller condensed text on up to four lines."""
+    title = face.title or ""
+    max_h = 0.6 if face.subtitle else 0.8
+    tries = [(face.font, 0.3, 2), (face.label_font, 0.3, 2), (face.label_font, 0.17, 4)]
+    for i, (fname, frac, nlines) in enumerate(tries):
+        try:
+            lines, f = _wrap_lines(title, fname, frac, 0.86, nlines, face.where, "marker", max_h)
+            return lines, f, fname
+        except CounterTextError:
+            if i == len(tries) - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _layout_texts(face: FaceSpec, px: int) -> List[_Text]:
+    """Every text of a face with its font and position in pixels."""
+    out: List[_Text] = []
+    S = px
+    if face.kind == "marker":
+        sub_h = 0.0
+        if face.subtitle:
+            f = _font_for(face.subtitle, face.label_font, 0.12, 0.9, S, face.where, "marker name")
+            out.append(_Text(face.subtitle, f, 0.5 * S, 0.86 * S, "m", face.ink))
+            sub_h = 0.12
+        lines, frac, fname = _marker_title(face)
+        font = fonts.load_font(fname, max(4, round(frac * S)))
+        while font.size > 4 and max(font.getlength(ln) for ln in lines) > 0.88 * S:
+            font = fonts.load_font(fname, font.size - 1)
+        lh = frac * 1.22
+        cy0 = (0.5 - sub_h / 2 + (0.04 if face.stripe else 0)) - lh * (len(lines) - 1) / 2
+        for i, line in enumerate(lines):
+            out.append(_Text(line, font, 0.5 * S, (cy0 + i * lh) * S, "m", face.ink))
+        return out
+    regions = dict(face.regions)
+    g = _geometry(face)
+    top_f, bottom_f, side_f = _ROW_FRACS.get(face.layout_style, _ROW_FRACS["tactical"])
+    m = 0.06
+    for row, (l_, mid, r_), y, frac in (
+            ("top", ("top_left", "top", "top_right"), g["top_y"], top_f),
+            ("bottom", ("bottom_left", "bottom", "bottom_right"), g["bottom_y"], bottom_f)):
+        present = [r for r in (l_, mid, r_) if r in regions]
+        widths = _row_widths(present, l_, mid, r_)
+        for region in present:
+            text = regions[region]
+            if not text.strip():
+                continue
+            f = _font_for(text, face.font, frac, widths[region], S, face.where, region)
+            x, anchor = {l_: (m, "l"), mid: (0.5, "m"), r_: (1 - m, "r")}[region]
+            out.append(_Text(text, f, x * S, y * S, anchor, face.ink))
+    for region, x, anchor in (("left", m, "l"), ("right", 1 - m, "r")):
+        if region in regions and regions[region].strip():
+            f = _font_for(regions[region], face.font, side_f, 0.22, S, face.where, region)
+            out.append(_Text(regions[region], f, x * S, g["frame_cy"] * S, anchor, face.ink))
+    if "centre" in regions and regions["centre"].strip():
+        f = _font_for(regions["centre"], face.font, 0.22, 0.8, S, face.where, "centre")
+        out.append(_Text(regions["centre"], f, 0.5 * S, g["frame_cy"] * S, "m", face.ink))
+    if face.label and g["label_y"] is not None:
+        staff = face.nato is not None and face.nato[3] and g["label_y"] > 0.5
+        if staff:      # beside the HQ staff, like a flag
+            x0 = 0.5 - g["frame_w"] / 2 + 0.045
+            f = _font_for(face.label, face.label_font, 0.125, 0.96 - x0, S, face.where, "label")
+            out.append(_Text(face.label, f, x0 * S, g["label_y"] * S, "l", face.ink))
+        else:
+            f = _font_for(face.label, face.label_font, 0.125, 0.9, S, face.where, "label")
+            out.append(_Text(face.label, f, 0.5 * S, g["label_y"] * S, "m", face.ink))
+    if face.formation_text:
+        f = _font_for(face.formation_text, face.label_font, 0.1, 0.2, S, face.where, "formation")
+        out.append(_Text(face.formation_text, f, (1 - m) * S, (g["frame_cy"] - 0.1) * S, "r",
+                         face.ink))
+    return out
+
+
+# -- drawing -----------------------------------------------------------------------------
+@lru_cache(maxsize=256)
+def _disc(d_px: int, ink: RGB, filled: bool) -> Image.Image:
+    ss = 4
+    mask = Image.new("L", (d_px * ss, d_px * ss), 0)
+    draw = ImageDraw.Draw(mask)
+    w = max(ss, round(d_px * ss * 0.14))
+    if filled:
+        draw.ellipse((0, 0, d_px * ss - 1, d_px * ss - 1), fill=255)
+    else:
+        draw.ellipse((0, 0, d_px * ss - 1, d_px * ss - 1), outline=255, width=w)
+    img = Image.new("RGBA", (d_px, d_px), ink + (0,))
+    img.putalpha(mask.reduce(ss))
+    return img
+
+
+def _draw_text(draw: ImageDraw.ImageDraw, t: _Text) -> None:
+    size = t.font.size
+    cap = size * 0.729                                  # DejaVu cap height
+    baseline = t.y + cap / 2
+    draw.text((round(t.x), round(baseline)), t.text, font=t.font, fill=t.colour,
+              anchor=t.anchor + "s")
+
+
+def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
+    """Draw one face as an RGB image ``px`` × ``px`` (``border``: a thin
+    outline, for VASSAL images; print sheets use none)."""
+    if px < 16:
+        raise CounterError(f"{face.where}: a counter must be at least 16 px (got {px})")
+    S = px
+    img = Image.new("RGB", (S, S), face.fill)
+    draw = ImageDraw.Draw(img)
+    g = _geometry(face) if face.kind == "unit" else {}
+    if face.stripe:
+        draw.rectangle((0, 0, S - 1, round(0.07 * S) - 1), fill=face.stripe)
+    if face.formation_stripe:
+        draw.rectangle((0, 0, round(0.055 * S) - 1, S - 1), fill=face.formation_stripe)
+    if face.reduced:
+        draw.rectangle((0, S - round(0.05 * S), S - 1, S - 1), fill=face.reduced_mark)
+    texts = _layout_texts(face, S)
+    if face.kind == "unit":
+        regions = dict(face.regions)
+        if face.nato and "centre" not in regions:
+            symbol, size, mods, hq = face.nato
+            fw = max(6, round(g["frame_w"] * S))
+            sym = render_symbol(symbol, size=size, modifiers=mods, hq=hq, frame_w=fw, ink=face.ink,
+                                line=max(1.0, S / 70), where=face.where)
+            fx0, fy0, fx1, fy1 = sym.frame
+            cx, cy = S / 2, g["frame_cy"] * S
+            ox = round(cx - (fx0 + fx1) / 2)
+            oy = round(cy - (fy0 + fy1) / 2)
+            img.paste(sym.image, (ox, oy), sym.image)
+        if face.pips[1] > 1:
+            n_left, total = face.pips
+            d = max(3, round(0.065 * S))
+            gap = d * 1.45
+            x = round((0.085 if not face.formation_stripe else 0.1) * S - d / 2)
+            if "left" in regions:
+                x = round(0.06 * S)
+            y0 = g["frame_cy"] * S - gap * (total - 1) / 2 - d / 2
+            for i in range(total):
+                disc = _disc(d, face.ink, i < n_left)
+                img.paste(disc, (x, round(y0 + i * gap)), disc)
+        if face.command_range:
+            d = max(8, round(0.17 * S))
+            ring = _disc(d, face.ink, False)
+            x = S - round(0.05 * S) - d
+            y = round(g["frame_cy"] * S + 0.05 * S)
+            img.paste(ring, (x, y), ring)
+            f = fonts.load_font(face.font, max(4, round(d * 0.58)))
+            _draw_text(draw, _Text(face.command_range, f, x + d / 2, y + d / 2, "m", face.ink))
+    for t in texts:
+        _draw_text(draw, t)
+    if border:
+        w = max(1, round(S / 90))
+        draw.rectangle((0, 0, S - 1, S - 1), outline=face.border, width=w)
+    return img
+
+
+def render_spec(spec: CounterSpec, px: int, *, border: bool = True) -> List[Image.Image]:
+    """Every face of a resolved counter, front first."""
+    return [render_face(face, px, border=border) for _name, face in spec.faces]
+
+
+def _spec_for(scenario: Any, counter_id: str) -> CounterSpec:
+    for spec in counter_specs(scenario):
+        if spec.id == counter_id:
+            return spec
+    raise CounterError(f"no counter {counter_id!r} in the scenario", file=scenario.path)
+
+
+def render_counter_faces(scenario: Any, counter: Any, *, px: Optional[int] = None,
+                         border: bool = True) -> List[Image.Image]:
+    """The faces of one unit counter (a :class:`Counter` or its id) as RGB
+    images, front first; ``px`` defaults to the VASSAL size."""
+    style = counter_style(scenario)
+    cid = counter if isinstance(counter, str) else counter.id
+    specs = [s for s in _unit_specs(scenario, style) if s.id == cid]
+    if not specs:
+        raise CounterError(f"no counter {cid!r} in the scenario", file=scenario.path)
+    return render_spec(specs[0], px or style.vassal_px, border=border)
+
+
+def render_marker(scenario: Any, kind: str, *, px: Optional[int] = None,
+                  border: bool = True) -> Image.Image:
+    """The counter of marker kind ``kind`` (or ``chit.<formation>``)."""
+    style = counter_style(scenario)
+    wanted = kind if kind.startswith("chit.") else f"marker.{kind}"
+    for spec in _marker_specs(scenario, style):
+        if spec.id == wanted:
+            return render_spec(spec, px or style.vassal_px, border=border)[0]
+    raise CounterError(f"no marker counter {kind!r} in the scenario (markers with "
+                       "representation: counter only)", file=scenario.path)
+
+
+# -- batch ----------------------------------------------------------------------------------
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def safe_name(text: str) -> str:
+    """An ASCII file-name part for ``text`` (stable; a hash is appended when
+    characters had to be replaced)."""
+    clean = _SAFE.sub("-", text)
+    if clean != text or not clean:
+        clean += "-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
+    return clean
+
+
+def face_filename(counter_id: str, face: str) -> str:
+    return f"{safe_name(counter_id)}__{safe_name(face)}.png"
+
+
+def _res_dir(resolution: Union[str, int]) -> str:
+    return "vassal" if resolution == "vassal" else f"{int(resolution)}dpi"
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    counter: str
+    face: str
+    resolution: str          # "vassal" | "300dpi" …
+    path: str                # relative to the output folder
+    px: int
+    key: str
+    kind: str = "unit"
+    count: int = 1
+
+
+@dataclass
+class Manifest:
+    """What :func:`render_all` wrote: ``entries`` and how many faces were
+    drawn and how many taken from the cache."""
+
+    out_dir: Path
+    entries: List[ManifestEntry]
+    rendered: int = 0
+    cached: int = 0
+
+    def path(self, counter: str, face: str, resolution: Union[str, int] = "vassal") -> Path:
+        res = _res_dir(resolution)
+        for e in self.entries:
+            if e.counter == counter and e.face == face and e.resolution == res:
+                return self.out_dir / e.path
+        raise KeyError((counter, face, res))
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {"renderer": RENDERER_VERSION, "entries": [asdict(e) for e in self.entries]}
+
+
+MANIFEST_NAME = "counters.json"
+
+
+def _png_bytes(img: Image.Image) -> bytes:
+    buf = BytesIO()
+    img.save(buf, "PNG", compress_level=3)
+    return buf.getvalue()
+
+
+def _render_job(job: Tuple[CounterSpec, int, bool, List[str]]) -> List[bytes]:
+    spec, px, border, _paths = job
+    return [_png_bytes(im) for im in render_spec(spec, px, border=border)]
+
+
+def _write_job(out_dir: Path, job: Tuple[CounterSpec, int, bool, List[str]]) -> None:
+    data = _render_job(job)
+    for rel, blob in zip(job[3], data):
+        atomic_write(out_dir / rel, blob)
+
+
+def _worker(args: Tuple[str, Tuple[CounterSpec, int, bool, List[str]]]) -> int:
+    out_dir, job = args
+    _write_job(Path(out_dir), job)
+    return len(job[3])
+
+
+def render_all(scenario: Any, out_dir: Union[str, os.PathLike], *,
+               resolutions: Sequence[Union[str, int]] = ("vassal", 300),
+               jobs: Optional[int] = None, cache: bool = True,
+               progress: Optional[Callable[[int, int], None]] = None,
+               specs: Optional[Sequence[CounterSpec]] = None) -> Manifest:
+    """Write every face of every counter as PNG at each resolution
+    (``"vassal"`` or a dpi; VASSAL images get a thin border, print images
+    none) into ``out_dir`` and return the manifest, also written as
+    ``counters.json``.  ``jobs``: worker processes (default: all cores;
+    1 = in this process).  ``cache``: skip faces whose content key and file
+    are unchanged.  ``progress(done, total)`` is called as counters finish."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise CounterError("the output must be a folder", file=out)
+    if scenario.path is not None and out.resolve() == Path(scenario.path).resolve().parent:
+        raise CounterError("write counters into their own folder, not the scenario's folder "
+                           "(choose e.g. -o counters/)", file=out)
+    style = counter_style(scenario)
+    specs = list(specs) if specs is not None else counter_specs(scenario, style)
+    out.mkdir(parents=True, exist_ok=True)
+    old: Dict[str, str] = {}
+    manifest_path = out / MANIFEST_NAME
+    if cache and manifest_path.is_file():
+        try:
+            data = json.loads(manifest_path.read_text("utf-8"))
+            if data.get("renderer") == RENDERER_VERSION:
+                old = {e["path"]: e["key"] for e in data.get("entries", [])}
+        except (ValueError, OSError, KeyError, TypeError, AttributeError):
+            old = {}
+    entries: List[ManifestEntry] = []
+    todo: List[Tuple[CounterSpec, int, bool, List[str]]] = []
+    cached = 0
+    for res in resolutions:
+        rdir = _res_dir(res)
+        px = resolution_px(style, res)
+        border = res == "vassal"
+        (out / rdir).mkdir(exist_ok=True)
+        for spec in specs:
+            key = spec.key(px, border)
+            paths = [f"{rdir}/{face_filename(spec.id, name)}" for name, _f in spec.faces]
+            for (name, _f), rel in zip(spec.faces, paths):
+                entries.append(ManifestEntry(spec.id, name, rdir, rel, px, key, spec.kind, spec.count))
+            if cache and all(old.get(p) == key and (out / p).is_file() for p in paths):
+                cached += len(paths)
+                continue
+            todo.append((spec, px, border, paths))
+    total = len(todo)
+    done = 0
+    if progress:
+        progress(0, total)
+    n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+    rendered = 0
+    if n_jobs == 1 or total < 8:
+        for job in todo:
+            _write_job(out, job)
+            rendered += len(job[3])
+            done += 1
+            if progress:
+                progress(done, total)
+    else:
+        chunk = max(1, min(16, total // (n_jobs * 8)))
+        with ProcessPoolExecutor(max_workers=n_jobs) as pool:
+            for n in pool.map(_worker, [(str(out), j) for j in todo], chunksize=chunk):
+                rendered += n
+                done += 1
+                if progress:
+                    progress(done, total)
+    manifest = Manifest(out, entries, rendered, cached)
+    atomic_write(manifest_path, json.dumps(manifest.as_dict(), indent=1,
+                                           ensure_ascii=True).encode("ascii"))
+    return manifest

@@ -1,0 +1,461 @@
+"""Print-ready counter sheets: counters at 300 (or 600) dpi on A4 or Letter,
+a front page and a back page per sheet, as PDF and PNG.
+
+Geometry (all in pixels at the sheet's dpi, origin top-left of the page):
+
+* **Gutter mode** (default): counters in a grid with ``gutter_mm`` between
+  them; each is printed with ``bleed_mm`` of its edge colour around it
+  (at most half the gutter), so a slightly-off cut shows no white.
+* **Die-cut blocks** (``blocks=(cols, rows)``): counters abut inside blocks
+  of cols × rows (as on a die-cut counter sheet), blocks are
+  ``block_gap_mm`` apart and bleed only runs around a block.
+* **Cut marks** in the margins line up with every counter edge.
+* **Duplex**: the back page is the front mirrored — with ``flip="long"``
+  (portrait, flip on the long edge) the back of the counter at x lies at
+  ``page_w - x - size``; with ``flip="short"`` at ``page_h - y - size``.
+  The printer offset ``offset_mm=(dx, dy)`` moves everything on the back
+  page by that much (right/down as seen on the back).  The calibration page
+  (:func:`calibration_pages`) measures it: print it duplex, hold it against
+  the light and read, on the back page's rulers, the numbers under the front
+  page's crosshair — they are ``dx`` and ``dy``.
+* Counters with one face get a plain back in their fill colour.
+
+Counts: every counter of the mix appears once (``count: n`` is already
+expanded by the loader); marker counters and activation chits as often as
+``CounterSpec.count``.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from PIL import Image, ImageDraw
+
+from vmodtool.errors import VmodError
+from vmodtool.fileio import atomic_write, refuse_overwrite
+from vmodtool.render import fonts
+from vmodtool.render.counter_pdf import pdf_from_pngs, png_bytes
+from vmodtool.render.counters import (CounterError, CounterSpec, counter_specs, counter_style,
+                                      render_face, safe_name)
+
+__all__ = ["PAPER_MM", "SheetError", "SheetOptions", "Placement", "SheetLayout", "layout_sheets",
+           "mirror_x", "render_sheet_pages", "calibration_pages", "write_sheets", "SheetResult"]
+
+PAPER_MM = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+
+
+class SheetError(VmodError):
+    """Sheet options that cannot work (counters larger than the page, bleed
+    larger than the gutter …)."""
+
+
+def _mm(mm: float, dpi: int) -> int:
+    return round(mm * dpi / 25.4)
+
+
+@dataclass(frozen=True)
+class SheetOptions:
+    paper: str = "a4"                          # a4 | letter
+    dpi: int = 300
+    margin_mm: float = 10.0
+    gutter_mm: float = 3.0
+    bleed_mm: float = 1.0
+    blocks: Optional[Tuple[int, int]] = None   # die-cut blocks (cols, rows)
+    block_gap_mm: float = 6.0
+    cut_marks: bool = True
+    offset_mm: Tuple[float, float] = (0.0, 0.0)
+    flip: str = "long"                         # long | short
+    backs: bool = True
+    calibration: bool = False                  # put the calibration pages first
+    title: str = ""
+
+    def check(self) -> None:
+        if self.paper not in PAPER_MM:
+            raise SheetError(f"unknown paper {self.paper!r}; expected a4 or letter")
+        if self.dpi not in (150, 300, 600):
+            raise SheetError(f"sheet resolution {self.dpi} dpi: choose 300 or 600 (150 for drafts)")
+        if self.flip not in ("long", "short"):
+            raise SheetError(f"flip must be long or short, not {self.flip!r}")
+        if min(self.margin_mm, self.gutter_mm, self.bleed_mm, self.block_gap_mm) < 0:
+            raise SheetError("margins, gutters, gaps and bleed cannot be negative")
+        if self.blocks is None and self.bleed_mm > self.gutter_mm / 2 + 1e-9:
+            raise SheetError(f"bleed {self.bleed_mm} mm is more than half the gutter "
+                             f"({self.gutter_mm} mm): neighbouring counters would overlap")
+        if self.blocks is not None:
+            if min(self.blocks) < 1:
+                raise SheetError("die-cut blocks need at least 1 column and 1 row")
+            if self.bleed_mm > self.block_gap_mm / 2 + 1e-9:
+                raise SheetError(f"bleed {self.bleed_mm} mm is more than half the block gap")
+        if max(abs(self.offset_mm[0]), abs(self.offset_mm[1])) > 20:
+            raise SheetError("printer offset larger than 20 mm; measure it with the calibration page")
+
+    @property
+    def page_px(self) -> Tuple[int, int]:
+        w, h = PAPER_MM[self.paper]
+        return _mm(w, self.dpi), _mm(h, self.dpi)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One counter on one sheet: where its front and its back go."""
+
+    spec_index: int
+    x: int
+    y: int
+    back_x: int
+    back_y: int
+    bleed: Tuple[int, int, int, int]     # left, top, right, bottom bleed in px
+
+
+@dataclass
+class SheetLayout:
+    options: SheetOptions
+    size_px: int                                  # counter edge
+    page_px: Tuple[int, int]
+    sheets: List[List[Placement]] = field(default_factory=list)
+    col_edges: List[int] = field(default_factory=list)   # x of every counter edge (front)
+    row_edges: List[int] = field(default_factory=list)
+    per_sheet: int = 0
+
+
+def mirror_x(x: int, size: int, page_w: int) -> int:
+    """Where a counter at ``x`` lies on the back page after a long-edge flip."""
+    return page_w - x - size
+
+
+def _grid(options: SheetOptions, size: int) -> Tuple[List[int], List[int], Dict[str, Any]]:
+    """x positions of columns and y positions of rows (left/top edges)."""
+    dpi = options.dpi
+    pw, ph = options.page_px
+    margin = _mm(options.margin_mm, dpi)
+    avail_w, avail_h = pw - 2 * margin, ph - 2 * margin
+
+    def axis(avail: int, block: Optional[int]) -> List[int]:
+        if block is None:
+            gap = _mm(options.gutter_mm, dpi)
+            n = (avail + gap) // (size + gap)
+            pos = [i * (size + gap) for i in range(n)]
+        else:
+            bgap = _mm(options.block_gap_mm, dpi)
+            bsize = block * size
+            nb = (avail + bgap) // (bsize + bgap)
+            pos = [b * (bsize + bgap) + i * size for b in range(nb) for i in range(block)]
+            if nb == 0:   # a block larger than the page: as many as fit, abutting
+                pos = [i * size for i in range(avail // size)]
+        if not pos:
+            return []
+        used = pos[-1] + size
+        start = margin + (avail - used) // 2
+        return [start + p for p in pos]
+
+    cols = axis(avail_w, options.blocks[0] if options.blocks else None)
+    rows = axis(avail_h, options.blocks[1] if options.blocks else None)
+    return cols, rows, {"margin": margin}
+
+
+def layout_sheets(specs: Sequence[CounterSpec], size_px: int, options: SheetOptions) -> SheetLayout:
+    """Place every counter (each ``count`` times) on sheets, and compute the
+    mirrored back positions."""
+    options.check()
+    pw, ph = options.page_px
+    cols, rows, _ = _grid(options, size_px)
+    if not cols or not rows:
+        raise SheetError(f"a {size_px}-pixel counter does not fit on {options.paper} with "
+                         f"{options.margin_mm} mm margins")
+    dpi = options.dpi
+    bleed = _mm(options.bleed_mm, dpi)
+    dx, dy = _mm(options.offset_mm[0], dpi), _mm(options.offset_mm[1], dpi)
+    cells = [(x, y, ci, ri) for ri, y in enumerate(rows) for ci, x in enumerate(cols)]
+    col_set, row_set = set(cols), set(rows)
+
+    def edge_bleed(ci: int, ri: int) -> Tuple[int, int, int, int]:
+        if options.blocks is None:
+            return (bleed,) * 4
+        # inside a block counters abut: bleed only where there is no neighbour
+        x, y = cols[ci], rows[ri]
+        left = 0 if (x - size_px) in col_set else bleed
+        right = 0 if (x + size_px) in col_set else bleed
+        top = 0 if (y - size_px) in row_set else bleed
+        bottom = 0 if (y + size_px) in row_set else bleed
+        return (left, top, right, bottom)
+
+    order = [i for i, spec in enumerate(specs) for _ in range(max(0, spec.count))]
+    layout = SheetLayout(options, size_px, (pw, ph), per_sheet=len(cells))
+    for start in range(0, len(order), len(cells)):
+        sheet = []
+        for idx, (x, y, ci, ri) in zip(order[start:start + len(cells)], cells):
+            if options.flip == "long":
+                bx, by = mirror_x(x, size_px, pw), y
+            else:
+                bx, by = x, ph - y - size_px
+            l, t, r, b = edge_bleed(ci, ri)
+            sheet.append(Placement(idx, x, y, bx + dx, by + dy, (l, t, r, b)))
+        layout.sheets.append(sheet)
+    edges_x = sorted(set(cols) | {c + size_px for c in cols})
+    edges_y = sorted(set(rows) | {r + size_px for r in rows})
+    layout.col_edges, layout.row_edges = edges_x, edges_y
+    return layout
+
+
+# -- drawing ----------------------------------------------------------------------------
+def _bled(img: Image.Image, bleed: Tuple[int, int, int, int]) -> Image.Image:
+    """``img`` with its edge pixels stretched outwards by the bleed."""
+    l, t, r, b = bleed
+    if not any(bleed):
+        return img
+    w, h = img.size
+    out = Image.new("RGB", (w + l + r, h + t + b))
+    if l:
+        out.paste(img.crop((0, 0, 1, h)).resize((l, h)), (0, t))
+    if r:
+        out.paste(img.crop((w - 1, 0, w, h)).resize((r, h)), (l + w, t))
+    if t:
+        out.paste(img.crop((0, 0, w, 1)).resize((w, t)), (l, 0))
+    if b:
+        out.paste(img.crop((0, h - 1, w, h)).resize((w, b)), (l, t + h))
+    for (cx, cy), (px, py, pw, ph) in (((0, 0), (0, 0, l, t)), ((w - 1, 0), (l + w, 0, r, t)),
+                                       ((0, h - 1), (0, t + h, l, b)),
+                                       ((w - 1, h - 1), (l + w, t + h, r, b))):
+        if pw and ph:
+            out.paste(img.getpixel((cx, cy)), (px, py, px + pw, py + ph))
+    out.paste(img, (l, t))
+    return out
+
+
+def _cut_marks(draw: ImageDraw.ImageDraw, xs: Sequence[int], ys: Sequence[int],
+               page: Tuple[int, int], dpi: int, mirrored: Optional[str], dx: int = 0,
+               dy: int = 0) -> None:
+    pw, ph = page
+    if not xs or not ys:
+        return
+    gap, length, w = _mm(1.0, dpi), _mm(5.0, dpi), max(1, _mm(0.15, dpi))
+    if mirrored == "long":
+        xs = [pw - x for x in xs]
+    elif mirrored == "short":
+        ys = [ph - y for y in ys]
+    x0, x1 = min(xs) + dx, max(xs) + dx
+    y0, y1 = min(ys) + dy, max(ys) + dy
+    for x in xs:
+        x += dx
+        draw.line((x, y0 - gap - length, x, y0 - gap), fill=(0, 0, 0), width=w)
+        draw.line((x, y1 + gap, x, y1 + gap + length), fill=(0, 0, 0), width=w)
+    for y in ys:
+        y += dy
+        draw.line((x0 - gap - length, y, x0 - gap, y), fill=(0, 0, 0), width=w)
+        draw.line((x1 + gap, y, x1 + gap + length, y), fill=(0, 0, 0), width=w)
+
+
+def _footer(draw: ImageDraw.ImageDraw, text: str, page: Tuple[int, int], dpi: int) -> None:
+    font = fonts.load_font("regular", max(8, _mm(2.6, dpi)))
+    draw.text((page[0] // 2, page[1] - _mm(3.5, dpi)), text, font=font, fill=(90, 90, 90),
+              anchor="ms")
+
+
+def _compose(layout: SheetLayout, specs: Sequence[CounterSpec], sheet_no: int, back: bool,
+             cache: Dict[Tuple[int, int], Image.Image]) -> Image.Image:
+    opts = layout.options
+    size = layout.size_px
+    page = Image.new("RGB", layout.page_px, (255, 255, 255))
+    placements = layout.sheets[sheet_no]
+
+    def face_img(idx: int, which: int) -> Image.Image:
+        key = (idx, which)
+        if key not in cache:
+            faces = specs[idx].faces
+            if which < len(faces):
+                cache[key] = render_face(faces[which][1], size, border=False)
+            else:
+                cache[key] = Image.new("RGB", (size, size), faces[0][1].fill)
+        return cache[key]
+
+    # bleed first, then the counters themselves (abutting die-cut counters overwrite bleed)
+    for p in placements:
+        img = face_img(p.spec_index, 1 if back else 0)
+        l, t, r, b = p.bleed
+        if back and opts.flip == "long":
+            l, r = r, l
+        elif back:
+            t, b = b, t
+        x, y = (p.back_x, p.back_y) if back else (p.x, p.y)
+        page.paste(_bled(img, (l, t, r, b)), (x - l, y - t))
+    for p in placements:
+        img = face_img(p.spec_index, 1 if back else 0)
+        page.paste(img, (p.back_x, p.back_y) if back else (p.x, p.y))
+    draw = ImageDraw.Draw(page)
+    if opts.cut_marks:
+        dx, dy = (_mm(opts.offset_mm[0], opts.dpi), _mm(opts.offset_mm[1], opts.dpi)) if back \
+            else (0, 0)
+        _cut_marks(draw, layout.col_edges, layout.row_edges, layout.page_px, opts.dpi,
+                   opts.flip if back else None, dx, dy)
+    label = f"{opts.title} — sheet {sheet_no + 1} of {len(layout.sheets)}, " \
+            f"{'back (print duplex, flip on the ' + opts.flip + ' edge)' if back else 'front'}"
+    _footer(draw, label.strip(" —"), layout.page_px, opts.dpi)
+    return page
+
+
+def _page_job(args: Tuple[SheetLayout, Sequence[CounterSpec], int, bool]) -> bytes:
+    layout, specs, sheet_no, backs = args
+    cache: Dict[Tuple[int, int], Image.Image] = {}
+    pages = [_compose(layout, specs, sheet_no, False, cache)]
+    if backs:
+        pages.append(_compose(layout, specs, sheet_no, True, cache))
+    return b"".join(len(b).to_bytes(8, "big") + b
+                    for b in (png_bytes(p, dpi=layout.options.dpi) for p in pages))
+
+
+def _split(blob: bytes) -> List[bytes]:
+    out, pos = [], 0
+    while pos < len(blob):
+        n = int.from_bytes(blob[pos:pos + 8], "big")
+        out.append(blob[pos + 8:pos + 8 + n])
+        pos += 8 + n
+    return out
+
+
+def render_sheet_pages(specs: Sequence[CounterSpec], size_px: int, options: SheetOptions, *,
+                       jobs: Optional[int] = None,
+                       progress: Optional[Callable[[int, int], None]] = None
+                       ) -> Tuple[SheetLayout, List[bytes]]:
+    """Lay out and draw every sheet; returns the layout and the pages as PNG
+    bytes (front, back, front, back … ; fronts only without backs)."""
+    layout = layout_sheets(specs, size_px, options)
+    n = len(layout.sheets)
+    work = [(layout, specs, i, options.backs) for i in range(n)]
+    n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+    pages: List[bytes] = []
+    if progress:
+        progress(0, n)
+    if n_jobs == 1 or n < 2:
+        for i, w in enumerate(work):
+            pages.extend(_split(_page_job(w)))
+            if progress:
+                progress(i + 1, n)
+    else:
+        with ProcessPoolExecutor(max_workers=min(n_jobs, n)) as pool:
+            for i, blob in enumerate(pool.map(_page_job, work)):
+                pages.extend(_split(blob))
+                if progress:
+                    progress(i + 1, n)
+    return layout, pages
+
+
+def calibration_pages(options: SheetOptions) -> List[Image.Image]:
+    """A front page with crosshairs and a back page with millimetre rulers
+    behind them (mirrored like the counter backs, offset applied).  Print
+    duplex, hold against the light, and read the rulers under each front
+    crosshair: those numbers are the printer offset ``dx, dy`` in mm."""
+    options.check()
+    dpi = options.dpi
+    pw, ph = options.page_px
+    mm = dpi / 25.4
+    points = [(pw // 2, ph // 2), (pw // 4, ph // 4), (3 * pw // 4, ph // 4),
+              (pw // 4, 3 * ph // 4), (3 * pw // 4, 3 * ph // 4)]
+    w = max(1, _mm(0.2, dpi))
+    font = fonts.load_font("regular", max(8, _mm(2.2, dpi)))
+    big = fonts.load_font("bold", max(10, _mm(4.5, dpi)))
+    front = Image.new("RGB", (pw, ph), "white")
+    d = ImageDraw.Draw(front)
+    for x, y in points:
+        r = round(12 * mm)
+        d.line((x - r, y, x + r, y), fill="black", width=w)
+        d.line((x, y - r, x, y + r), fill="black", width=w)
+        d.ellipse((x - 2 * mm, y - 2 * mm, x + 2 * mm, y + 2 * mm), outline="black", width=w)
+    d.text((pw // 2, round(15 * mm)), "vmodtool duplex calibration — front", font=big,
+           fill="black", anchor="mm")
+    lines = ["Print this page and the next one duplex (flip on the "
+             f"{options.flip} edge), at 100% scale.",
+             "Hold the sheet against the light. Under each cross of the front, read the",
+             "numbers on the back page's rulers: horizontal ruler = dx, vertical ruler = dy (mm).",
+             "Pass them as  vmodtool sheets ... --offset dx,dy  (add to any offset already used)."]
+    for i, text in enumerate(lines):
+        d.text((pw // 2, round((24 + i * 5) * mm)), text, font=font, fill="black", anchor="mm")
+    back = Image.new("RGB", (pw, ph), "white")
+    d = ImageDraw.Draw(back)
+    dx, dy = _mm(options.offset_mm[0], dpi), _mm(options.offset_mm[1], dpi)
+    for x, y in points:
+        if options.flip == "long":
+            bx, by = pw - x, y
+        else:
+            bx, by = x, ph - y
+        bx, by = bx + dx, by + dy
+        for k in range(-10, 11):
+            t = (4 if k % 5 == 0 else 2) * mm
+            xx, yy = bx + k * mm, by + k * mm
+            d.line((xx, by - t, xx, by + t), fill=(200, 0, 0), width=w)
+            d.line((bx - t, yy, bx + t, yy), fill=(0, 0, 200), width=w)
+            if k % 5 == 0:
+                d.text((xx, by - 5.5 * mm), f"{k:+d}" if k else "0", font=font, fill=(200, 0, 0),
+                       anchor="mm")
+                d.text((bx + 6.5 * mm, yy), f"{k:+d}" if k else "0", font=font, fill=(0, 0, 200),
+                       anchor="lm")
+        d.line((bx - 10 * mm, by, bx + 10 * mm, by), fill=(200, 0, 0), width=w)
+        d.line((bx, by - 10 * mm, bx, by + 10 * mm), fill=(0, 0, 200), width=w)
+    d.text((pw // 2, round(15 * mm)), "vmodtool duplex calibration — back "
+           f"(offset now {options.offset_mm[0]:+g}, {options.offset_mm[1]:+g} mm)", font=big,
+           fill="black", anchor="mm")
+    return [front, back]
+
+
+@dataclass
+class SheetResult:
+    pdf: Optional[Path]
+    pngs: List[Path]
+    sheets: int
+    pages: int
+    counters: int
+    per_sheet: int
+
+
+def write_sheets(scenario: Any, pdf_path: Optional[Union[str, os.PathLike]], options: SheetOptions,
+                 *, png_dir: Optional[Union[str, os.PathLike]] = None, jobs: Optional[int] = None,
+                 progress: Optional[Callable[[int, int], None]] = None,
+                 specs: Optional[Sequence[CounterSpec]] = None) -> SheetResult:
+    """Render the print sheets of a scenario into a PDF and/or sheet PNGs
+    (``sheet-01-front.png``, ``sheet-01-back.png`` …, ``calibration-front.png``)."""
+    if pdf_path is None and png_dir is None:
+        raise SheetError("give a PDF path, a PNG folder or both")
+    inputs = [scenario.path] if scenario.path else []
+    if pdf_path is not None:
+        refuse_overwrite(pdf_path, *inputs)
+    style = counter_style(scenario)
+    if not options.title:
+        options = _with_title(options, scenario.game.title)
+    specs = list(specs) if specs is not None else counter_specs(scenario, style)
+    size = round(style.size_in * options.dpi)
+    try:
+        layout, pages = render_sheet_pages(specs, size, options, jobs=jobs, progress=progress)
+    except SheetError as exc:
+        raise exc.located(file=scenario.path)
+    names: List[str] = []
+    for i in range(len(layout.sheets)):
+        names.append(f"sheet-{i + 1:02d}-front.png")
+        if options.backs:
+            names.append(f"sheet-{i + 1:02d}-back.png")
+    if options.calibration:
+        cal = [png_bytes(p, dpi=options.dpi) for p in calibration_pages(options)]
+        pages = cal + pages
+        names = ["calibration-front.png", "calibration-back.png"] + names
+    pngs: List[Path] = []
+    if png_dir is not None:
+        folder = Path(png_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, data in zip(names, pages):
+            atomic_write(folder / name, data)
+            pngs.append(folder / name)
+    pdf = None
+    if pdf_path is not None:
+        pw_mm, ph_mm = PAPER_MM[options.paper]
+        atomic_write(pdf_path, pdf_from_pngs(pages, options.dpi, title=options.title,
+                                             page_size_pt=(pw_mm / 25.4 * 72, ph_mm / 25.4 * 72)))
+        pdf = Path(pdf_path)
+    return SheetResult(pdf, pngs, len(layout.sheets), len(pages),
+                       sum(max(0, s.count) for s in specs), layout.per_sheet)
+
+
+def _with_title(options: SheetOptions, title: str) -> SheetOptions:
+    from dataclasses import replace
+    return replace(options, title=title)

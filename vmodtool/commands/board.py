@@ -1,0 +1,243 @@
+"""``vmodtool board`` and ``vmodtool grid-check``: map boards drawn from the
+scenario's terrain data, and a scanned map checked against a hex grid."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+import click
+
+from vmodtool.commands import EXIT_BAD_INPUT, EXIT_FINDINGS
+
+__all__ = ["board", "grid_check"]
+
+
+def _load(file: str):
+    """The scenario, or every problem on stderr and exit 2."""
+    from vmodtool.scenario import check_scenario
+
+    scenario, problems = check_scenario(file)
+    errors = [p for p in problems if p.severity == "error"]
+    for problem in problems:
+        click.echo(str(problem), err=True)
+    if errors or scenario is None:
+        click.echo(f"vmodtool: error: {file}: {len(errors)} problem{'s' if len(errors) != 1 else ''} "
+                   "in the scenario; no board drawn", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    return scenario
+
+
+def _fail(message: str) -> None:
+    click.echo(f"vmodtool: error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+@click.command("board")
+@click.argument("scenario_file", metavar="SCENARIO",
+                type=click.Path(exists=True, dir_okay=False, path_type=str))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=str),
+              help="PNG file to write.")
+@click.option("--scale", type=float, default=None,
+              help="Multiply the board's pixels (1 = the VASSAL board, the default).")
+@click.option("--dpi", type=float, default=None,
+              help="Print resolution: draw hexes --hex-size inches across at this many dots per "
+                   "inch (implies --sheet unless --no-sheet).")
+@click.option("--hex-size", type=float, default=None, metavar="INCHES",
+              help="Hex size across the flats in print, with --dpi  [default: 0.625]")
+@click.option("--sheet/--no-sheet", default=None,
+              help="Add the title cartouche and terrain key under the map (print layout; "
+                   "not for a VASSAL board).")
+@click.option("--key", "key_file", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="Also write the title and terrain key as a separate PNG.")
+@click.option("--numbers/--no-numbers", default=True, show_default=True, help="Hex numbers.")
+@click.option("--dots/--no-dots", default=True, show_default=True, help="Hex centre dots.")
+def board(scenario_file: str, output: str, scale: Optional[float], dpi: Optional[float],
+          hex_size: Optional[float], sheet: Optional[bool], key_file: Optional[str],
+          numbers: bool, dots: bool) -> None:
+    """Draw the hex map board of a scenario from its terrain data.
+
+    Without options the PNG is the VASSAL board: the grid's board size in
+    pixels, every hex exactly where the module's HexGrid puts it (this is
+    the image 'vmodtool build' puts in the module).  --scale N or --dpi D
+    draw the same board larger for print.
+    """
+    from vmodtool.errors import VmodError
+    from vmodtool.render.board import DEFAULT_HEX_SIZE_IN, print_scale, write_board, write_key
+
+    scenario = _load(scenario_file)
+    if scale is not None and dpi is not None:
+        _fail("give --scale or --dpi, not both")
+    if hex_size is not None and dpi is None:
+        _fail("--hex-size needs --dpi")
+    if scale is not None and scale <= 0:
+        _fail("--scale must be more than 0")
+    try:
+        if dpi is not None:
+            scale = print_scale(scenario.map.grid, dpi, hex_size or DEFAULT_HEX_SIZE_IN)
+        scale = scale or 1.0
+        if sheet is None:
+            sheet = dpi is not None
+        drawing = write_board(scenario, output, scale=scale, dpi=dpi, sheet=sheet,
+                              hex_numbers=numbers, centre_dots=dots)
+        if key_file:
+            write_key(scenario, key_file, scale=scale, dpi=dpi)
+    except VmodError as exc:
+        _fail(str(exc))
+    w, h = drawing.pixel_size
+    bw, bh = drawing.board_size
+    what = "print sheet" if sheet else ("VASSAL board" if scale == 1.0 else "board")
+    click.echo(f"wrote {output}: {what} {w}x{h} px, {len(drawing.centres)} hexes, "
+               f"{len(drawing.hexsides)} hexside features (board {bw}x{bh}, scale {scale:g}"
+               + (f", {dpi:g} dpi" if dpi else "") + ")")
+    if key_file:
+        click.echo(f"wrote {key_file}: title and terrain key")
+
+
+def _pair(text: Optional[str], what: str) -> Optional[Tuple[int, int]]:
+    if text is None:
+        return None
+    try:
+        a, b = text.replace(" ", "").split(",")
+        return int(a), int(b)
+    except ValueError:
+        raise click.BadParameter(f"expected X,Y in whole pixels, got {text!r}", param_hint=what)
+
+
+def _axis(kind: str, start: Optional[str], leading: Optional[int], descending: bool):
+    from vmodtool.scenario.mapgrid import AxisNumbering, alpha_index
+
+    value = 1
+    if start is not None:
+        try:
+            value = alpha_index(start) if kind == "alpha" and not start.isdigit() else int(start)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--column-start/--row-start")
+    return AxisNumbering(kind, value, leading if leading is not None else (1 if kind == "numeric" else 0),
+                         descending)
+
+
+_GRID_KEYS = ("sideways", "x0", "y0", "dy", "dx", "snapTo", "edgesLegal", "cornersLegal",
+              "visible", "dotsVisible", "color")
+
+
+@click.command("grid-check")
+@click.argument("image_file", metavar="IMAGE",
+                type=click.Path(exists=True, dir_okay=False, path_type=str))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="Overlay PNG to write  [default: IMAGE-grid.png]")
+@click.option("--scenario", "scenario_file", type=click.Path(exists=True, dir_okay=False, path_type=str),
+              help="Use this scenario's map grid.")
+@click.option("--orientation", type=click.Choice(["flat_top", "pointy_top"]), default="flat_top",
+              show_default=True)
+@click.option("--hex-height", type=float, help="Row spacing in pixels (flat_top: VASSAL dy).")
+@click.option("--hex-width", type=float, help="Column spacing in pixels (default: regular hexes).")
+@click.option("--columns", type=int, default=10, show_default=True)
+@click.option("--rows", type=int, default=8, show_default=True)
+@click.option("--origin", help="X,Y: pixel centre of the first (top-left) hex.")
+@click.option("--margin", type=int, default=24, show_default=True,
+              help="Pixels around the hexes (when no --origin).")
+@click.option("--offset", "offset_parity", type=click.Choice(["even", "odd"]), default="even",
+              show_default=True,
+              help="Which numbered columns (pointy_top: rows) sit half a hex off.")
+@click.option("--first", type=click.Choice(["column", "row"]), default="column", show_default=True,
+              help="Which part of a hex number comes first.")
+@click.option("--separator", default="", help="Text between column and row numbers.")
+@click.option("--column-type", type=click.Choice(["numeric", "alpha"]), default="numeric",
+              show_default=True)
+@click.option("--column-start", help="Label of the first column (1, 0, A …).")
+@click.option("--column-leading-zeros", type=int)
+@click.option("--column-descending", is_flag=True)
+@click.option("--row-type", type=click.Choice(["numeric", "alpha"]), default="numeric",
+              show_default=True)
+@click.option("--row-start", help="Label of the first row.")
+@click.option("--row-leading-zeros", type=int)
+@click.option("--row-descending", is_flag=True)
+@click.option("--stagger", is_flag=True, help="Staggered row numbering.")
+@click.option("--vassal", "vassal_attrs", multiple=True, metavar="KEY=VALUE",
+              help="Raw VASSAL HexGrid/HexGridNumbering attributes instead (repeatable: "
+                   "--vassal dx=64.95 --vassal x0=40 …).")
+@click.option("--no-numbers", is_flag=True, help="Draw no hex numbers.")
+def grid_check(image_file: str, output: Optional[str], scenario_file: Optional[str],
+               orientation: str, hex_height: Optional[float], hex_width: Optional[float],
+               columns: int, rows: int, origin: Optional[str], margin: int, offset_parity: str,
+               first: str, separator: str, column_type: str, column_start: Optional[str],
+               column_leading_zeros: Optional[int], column_descending: bool, row_type: str,
+               row_start: Optional[str], row_leading_zeros: Optional[int], row_descending: bool,
+               stagger: bool, vassal_attrs: Tuple[str, ...], no_numbers: bool) -> None:
+    """Draw a hex grid and its numbers over your own map image.
+
+    Check that a grid fits a scanned map before building a module around
+    it.  The grid comes from --scenario, from the grid options (as the
+    scenario format describes the printed map), or from raw VASSAL
+    attributes (--vassal).  Exit code 1 when the image size differs from the
+    grid's board size.
+    """
+    import io
+
+    from PIL import Image
+
+    from vmodtool.errors import VmodError
+    from vmodtool.fileio import atomic_write, refuse_overwrite
+    from vmodtool.render.board import check_image_size, grid_from_options, overlay_grid
+    from vmodtool.vassal.grid import HexGrid
+
+    out = output or str(Path(image_file).with_name(Path(image_file).stem + "-grid.png"))
+    try:
+        refuse_overwrite(out, image_file, *([scenario_file] if scenario_file else []))
+        try:
+            with Image.open(image_file) as img:
+                img.load()
+                image = img.copy()
+        except (OSError, ValueError, Image.DecompressionBombError) as exc:
+            raise VmodError(f"cannot read the image: {exc}", file=image_file) from None
+        board_size: Optional[Tuple[int, int]] = None
+        if vassal_attrs:
+            grid_attrs: Dict[str, str] = {}
+            num_attrs: Dict[str, str] = {}
+            for item in vassal_attrs:
+                if "=" not in item:
+                    raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--vassal")
+                key, value = item.split("=", 1)
+                (grid_attrs if key.strip() in _GRID_KEYS else num_attrs)[key.strip()] = value.strip()
+            grid = HexGrid.from_attributes(grid_attrs, num_attrs, container_size=image.size)
+            source = "VASSAL attributes"
+            result = overlay_grid(image, grid, numbers=not no_numbers)
+            count = sum(1 for _ in grid.hex_centres(*image.size))
+        else:
+            if scenario_file:
+                scenario = _load(scenario_file)
+                map_grid = scenario.map.grid
+                board_size = tuple(scenario.map.size)
+                source = f"the grid of {scenario_file}"
+            else:
+                numbering = {"first": first, "separator": separator, "stagger": stagger,
+                             "column": _axis(column_type, column_start, column_leading_zeros,
+                                             column_descending),
+                             "row": _axis(row_type, row_start, row_leading_zeros, row_descending)}
+                map_grid = grid_from_options(orientation=orientation, hex_height=hex_height,
+                                             hex_width=hex_width, origin=_pair(origin, "--origin"),
+                                             columns=columns, rows=rows, offset_parity=offset_parity,
+                                             margin=margin, numbering=numbering)
+                board_size = tuple(map_grid.size)
+                source = "the grid options"
+            result = overlay_grid(image, map_grid, numbers=not no_numbers)
+            count = len(map_grid.hexes)
+            attrs = " ".join(f"{k}={v}" for k, v in map_grid.grid_attributes.items())
+            click.echo(f"VASSAL HexGrid: {attrs}")
+        buf = io.BytesIO()
+        result.convert("RGB").save(buf, "PNG")
+        atomic_write(out, buf.getvalue())
+    except VmodError as exc:
+        _fail(str(exc))
+    click.echo(f"wrote {out}: {count} hexes of {source} over {image_file} "
+               f"({image.size[0]}x{image.size[1]})")
+    if board_size is not None:
+        warning = check_image_size(image.size, board_size)
+        if warning:
+            click.echo(f"warning: {warning}", err=True)
+            sys.exit(EXIT_FINDINGS)
+
+
+COMMANDS = [board, grid_check]

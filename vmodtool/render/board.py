@@ -1,0 +1,682 @@
+"""Hex map boards drawn from a scenario's map data, on VASSAL's own grid.
+
+The board image that goes into a module is drawn in *board pixels*: the
+pixels of ``MapGrid.size``, the same pixels in which the module's
+``HexGrid`` (``dx``, ``dy``, ``x0``, ``y0``) is written.  Every hex is laid
+around the centre VASSAL snaps a piece to (``MapGrid.centres``), so board,
+module and audit agree to the pixel (:mod:`vmodtool.render.board_geometry`).
+
+**Scale.**  ``scale=1`` is the *screen size* — the VASSAL board.  Print
+output is the very same drawing multiplied by ``scale``; with a resolution
+and a hex size, ``scale = dpi × hex_size_in / dy`` where ``dy`` is the
+across-flats size of a hex in board pixels (VASSAL's ``dy`` in both
+orientations).  A board printed at ``--dpi 300 --hex-size 0.625`` has hexes
+exactly 5/8 inch across the flats and its PNG says so (``pHYs``).
+
+**Title and terrain key.**  The VASSAL board is the hex area only (its
+size is ``HexMap.size``, so the grid origin never moves and no phantom hexes
+appear under a legend).  The title cartouche and the terrain key go into a
+strip under the map in the *sheet* layout (print) or into a separate key
+image (:func:`render_key`) that a module can show as a chart.
+
+Public API: :func:`board_drawing` (record the drawing, with the centres,
+labels and hexsides it drew), :func:`render_board` (a PIL image),
+:func:`write_board` (stream a PNG of any size), :func:`render_key`,
+:func:`overlay_grid` / :func:`grid_from_options` (check a grid over a user's
+scanned map), :func:`module_board_image` (the image ``vmodtool build`` puts
+in the module).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from PIL import Image
+
+from vmodtool.errors import VmodError
+from vmodtool.fileio import atomic_write, refuse_overwrite
+from vmodtool.render.board_canvas import Canvas, Colour
+from vmodtool.render.board_geometry import HexGeometry
+from vmodtool.render.board_symbols import (
+    DEFAULT_FILLS, Hex, darken, dashes, draw_texture, hexside_kind, lighten, mix, parse_colour,
+    seeded, star, texture_kind)
+from vmodtool.vassal.grid import HexGrid
+
+__all__ = ["BoardOptions", "BoardDrawing", "DrawnHexside", "board_drawing", "render_board",
+           "write_board", "render_key", "write_key", "print_scale", "overlay_grid",
+           "grid_overlay_drawing", "module_board_image", "PAPER", "DEFAULT_HEX_SIZE_IN"]
+
+Point = Tuple[float, float]
+PathLike = Union[str, Path]
+
+PAPER: Colour = (246, 242, 229)
+INK: Colour = (38, 36, 32)
+GRID_INK: Colour = (84, 80, 68)
+OBJECTIVE_RED: Colour = (196, 36, 36)
+#: the classic 5/8-inch hex (across the flats) of printed wargame maps
+DEFAULT_HEX_SIZE_IN = 0.625
+_HILL_FILLS = ("#d8c48e", "#c9a86c", "#b38a55", "#9b7344", "#825e37")
+
+
+@dataclass(frozen=True)
+class BoardOptions:
+    """What to draw.  ``scale`` multiplies board pixels (1 = the VASSAL
+    board); ``dpi`` is only recorded in the PNG; ``sheet`` adds the title
+    cartouche and terrain key under the map (not for VASSAL)."""
+
+    scale: float = 1.0
+    dpi: Optional[float] = None
+    sheet: bool = False
+    hex_numbers: bool = True
+    centre_dots: bool = True
+    place_names: bool = True
+    objectives: bool = True
+    supersample: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class DrawnHexside:
+    """A hexside feature as drawn: ``points`` in board pixels — the side's
+    two end points (``drawn_as: hexside``), the two hex centres
+    (``centre_line``), or the bridge's (start, end) across the side."""
+
+    type: str
+    kind: str
+    a: str
+    b: str
+    drawn_as: str
+    points: Tuple[Point, Point]
+
+
+@dataclass
+class BoardDrawing:
+    """A recorded board: ``canvas`` holds the drawing; ``centres`` label →
+    centre drawn (board pixels: the hexagon's centre, its dot); ``numbers``
+    label → (text, anchor point) of the hex number drawn; ``hexsides`` the
+    features as drawn; ``board_size`` the VASSAL board (board pixels);
+    ``size`` the whole drawing (board pixels, with the sheet strip)."""
+
+    canvas: Canvas
+    scale: float
+    dpi: Optional[float]
+    board_size: Tuple[int, int]
+    size: Tuple[float, float]
+    geometry: HexGeometry
+    centres: Dict[str, Tuple[int, int]] = field(default_factory=dict)
+    numbers: Dict[str, Tuple[str, Point]] = field(default_factory=dict)
+    hexsides: List[DrawnHexside] = field(default_factory=list)
+
+    @property
+    def pixel_size(self) -> Tuple[int, int]:
+        return self.canvas.width, self.canvas.height
+
+    def image(self) -> Image.Image:
+        img = self.canvas.render()
+        if self.dpi:
+            img.info["dpi"] = (self.dpi, self.dpi)
+        return img
+
+    def write(self, path: PathLike) -> None:
+        atomic_write(path, self.canvas.png_chunks(self.dpi))
+
+
+def print_scale(map_grid, dpi: float, hex_size_in: float = DEFAULT_HEX_SIZE_IN) -> float:
+    """The scale at which hexes are ``hex_size_in`` inches across the flats
+    at ``dpi`` dots per inch."""
+    if dpi <= 0 or hex_size_in <= 0:
+        raise VmodError("--dpi and --hex-size must be more than 0")
+    return dpi * hex_size_in / abs(map_grid.grid.dy)
+
+
+# --------------------------------------------------------------------------
+# terrain styles
+
+def _terrain_style(scenario) -> Dict[str, Tuple[Colour, Optional[str], int]]:
+    """terrain id → (fill, texture kind, elevation)."""
+    out = {}
+    for tid, tt in scenario.map.terrain_types.items():
+        kind = texture_kind(tid, tt.name, tt.symbol)
+        elev = tt.elevation or 0
+        if tt.fill:
+            fill = parse_colour(tt.fill)
+        elif elev > 0:
+            fill = parse_colour(_HILL_FILLS[min(elev, len(_HILL_FILLS)) - 1])
+        else:
+            fill = parse_colour(DEFAULT_FILLS.get(kind, DEFAULT_FILLS[None]))
+        if kind is not None and elev > 0 and texture_kind("", "", tt.symbol) is None and not tt.symbol:
+            kind = None   # a "hill" is shown by its contour, not by a texture
+        out[tid] = (fill, kind, elev)
+    return out
+
+
+_FEATURE_WIDTH = {"river": 0.08, "stream": 0.045, "road": 0.065, "track": 0.045, "railway": 0.05,
+                  "wall": 0.06, "cliff": 0.07, "line": 0.05, "bridge": 0.04}
+_FEATURE_COLOUR = {"river": "#3a72c8", "stream": "#5b8fd6", "road": "#8a5a2b", "track": "#7a5a34",
+                   "railway": "#2b2b2b", "wall": "#6e6a62", "cliff": "#6b4a2a", "line": "#404040",
+                   "bridge": "#3a3a3a"}
+
+
+def _feature_style(htype, size: float) -> Tuple[str, Colour, float]:
+    kind = hexside_kind(htype.id, htype.name, htype.symbol, htype.drawn_as)
+    colour = parse_colour(htype.stroke or _FEATURE_COLOUR[kind])
+    width = float(htype.width) if htype.width else _FEATURE_WIDTH[kind] * size
+    return kind, colour, width
+
+
+# --------------------------------------------------------------------------
+# the board
+
+def board_drawing(scenario, options: Optional[BoardOptions] = None) -> BoardDrawing:
+    """Record the board of ``scenario`` (nothing is rasterised yet)."""
+    opts = options or BoardOptions()
+    hmap = scenario.map
+    mgrid = hmap.grid
+    geo = HexGeometry.build(mgrid.grid, mgrid.hexes)
+    size = abs(mgrid.grid.dy)                 # across flats, board pixels
+    board_w, board_h = (int(hmap.size[0]), int(hmap.size[1]))
+    strip = _SheetLayout(scenario, geo, board_w) if opts.sheet else None
+    total = (board_w, board_h + (strip.height if strip else 0))
+    canvas = Canvas(total, scale=opts.scale, background=PAPER, supersample=opts.supersample)
+    drawing = BoardDrawing(canvas, opts.scale, opts.dpi, (board_w, board_h), total, geo)
+    styles = _terrain_style(scenario)
+
+    _draw_frame(canvas, geo, (board_w, board_h), size)
+    # hex fills and textures
+    for label, poly in geo.polygons.items():
+        fill, _kind, _elev = styles[hmap.terrain[label]]
+        canvas.polygon(poly, fill=fill)
+    for label, poly in geo.polygons.items():
+        fill, kind, _elev = styles[hmap.terrain[label]]
+        cx, cy = geo.centres[label]
+        draw_texture(canvas, kind, Hex(cx, cy, size, tuple(poly), geo.sideways), fill, seeded(label))
+    # hill contours where the ground falls away, with hachures
+    _draw_contours(canvas, geo, hmap, styles, size)
+    # the hex grid: every side once
+    grid_w = max(0.7, 0.016 * size)
+    for (p, q) in geo.sides().values():
+        canvas.line([p, q], GRID_INK, grid_w)
+    _draw_hexside_features(canvas, drawing, scenario, geo, size)
+    # the map edge
+    for loop in geo.boundary_loops():
+        canvas.line(loop, INK, max(1.2, 0.035 * size))
+    # centre dots, hex numbers
+    fills = {label: styles[hmap.terrain[label]][0] for label in geo.polygons}
+    for label, (cx, cy) in geo.centres.items():
+        drawing.centres[label] = (cx, cy)
+        if opts.centre_dots:
+            canvas.circle((cx, cy), 0.026 * size, fill=INK, outline=lighten(fills[label], 0.6),
+                          width=0.008 * size)
+    if opts.hex_numbers:
+        half_y = (2.0 * abs(mgrid.grid.dx) / 3.0) if geo.sideways else size / 2.0
+        for label, (cx, cy) in geo.centres.items():
+            anchor = (cx, cy - 0.70 * half_y)
+            canvas.text(anchor, label, size=0.15 * size, fill=(52, 50, 46), style="condensed",
+                        anchor="mm", halo=lighten(fills[label], 0.3), halo_width=0.024 * size)
+            drawing.numbers[label] = (label, anchor)
+    if opts.objectives:
+        for obj in hmap.objectives:
+            cx, cy = geo.centres[obj.hex]
+            _objective(canvas, (cx + 0.25 * size, cy - 0.19 * size), size, obj.vp)
+    if opts.place_names:
+        for lab in hmap.labels:
+            cx, cy = geo.centres[lab.hex]
+            canvas.text((cx, cy + 0.27 * size), lab.text, size=0.15 * size, fill=INK,
+                        style="condensed-bold", anchor="mm", halo=(252, 250, 242),
+                        halo_width=0.03 * size)
+    if strip is not None:
+        strip.draw(canvas, board_h, styles)
+    return drawing
+
+
+def render_board(scenario, *, scale: float = 1.0, **options) -> Image.Image:
+    """The board as a PIL image (``scale`` 1 = the VASSAL board)."""
+    return board_drawing(scenario, BoardOptions(scale=scale, **options)).image()
+
+
+def write_board(scenario, path: PathLike, *, scale: float = 1.0, **options) -> BoardDrawing:
+    """Write the board as PNG (streamed band by band: any size fits in
+    memory).  Refuses to overwrite the scenario or its board image."""
+    inputs = [p for p in (scenario.path, scenario.map.board_image) if p]
+    refuse_overwrite(path, *inputs)
+    drawing = board_drawing(scenario, BoardOptions(scale=scale, **options))
+    drawing.write(path)
+    return drawing
+
+
+def module_board_image(scenario) -> Image.Image:
+    """The board image a module gets: the scenario's own ``board.image``
+    (which must have the grid's board size) or the rendered board."""
+    hmap = scenario.map
+    if hmap.board_image is None:
+        return render_board(scenario)
+    try:
+        with Image.open(hmap.board_image) as img:
+            img.load()
+            image = img.copy()
+    except (OSError, ValueError) as exc:
+        raise VmodError(f"cannot read the board image: {exc}", file=hmap.board_image) from None
+    if image.size != tuple(hmap.size):
+        raise VmodError(f"the board image is {image.size[0]}x{image.size[1]} pixels but the map grid "
+                        f"needs {hmap.size[0]}x{hmap.size[1]}; check it with 'vmodtool grid-check' "
+                        "and set map.size or the grid's margin/origin", file=hmap.board_image)
+    return image
+
+
+# --------------------------------------------------------------------------
+# pieces of the board
+
+def _draw_frame(canvas: Canvas, geo: HexGeometry, board: Tuple[int, int], size: float) -> None:
+    x0, y0, x1, y1 = geo.bounds()
+    gap = min(x0, y0, board[0] - x1, board[1] - y1)
+    if gap < 6:
+        return
+    pad = min(gap * 0.45, 0.2 * size)
+    canvas.rectangle((x0 - pad, y0 - pad, x1 + pad, y1 + pad), fill=(238, 232, 214),
+                     outline=INK, width=max(1.0, 0.03 * size))
+    inner = pad * 0.55
+    if inner > 2:
+        canvas.rectangle((x0 - inner, y0 - inner, x1 + inner, y1 + inner),
+                         outline=darken((238, 232, 214), 0.35), width=max(0.5, 0.008 * size))
+
+
+def _draw_contours(canvas: Canvas, geo: HexGeometry, hmap, styles, size: float) -> None:
+    sides = geo.sides()
+    for label in geo.polygons:
+        fill, _kind, elev = styles[hmap.terrain[label]]
+        if elev <= 0:
+            continue
+        cx, cy = geo.centres[label]
+        ink = darken(mix(fill, (110, 70, 30), 0.4), 0.35)
+        for other in geo.neighbours[label]:
+            if styles[hmap.terrain[other]][2] >= elev:
+                continue
+            p, q = sides[frozenset((label, other))]
+            canvas.line([p, q], ink, max(0.8, 0.026 * size), round_caps=True)
+            # hachures: short ticks from the contour up the slope
+            mx, my = (p[0] + q[0]) / 2, (p[1] + q[1]) / 2
+            ux, uy = cx - mx, cy - my
+            d = math.hypot(ux, uy) or 1.0
+            ux, uy = ux / d, uy / d
+            for t in (0.2, 0.4, 0.6, 0.8):
+                bx, by = p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t
+                canvas.line([(bx, by), (bx + ux * 0.07 * size, by + uy * 0.07 * size)], ink,
+                            max(0.5, 0.011 * size))
+
+
+def _draw_hexside_features(canvas: Canvas, drawing: BoardDrawing, scenario, geo: HexGeometry,
+                           size: float) -> None:
+    hmap = scenario.map
+    along: List[Tuple[str, Colour, float, Tuple[Point, Point]]] = []
+    across: List[Tuple[str, Colour, float, Tuple[Point, Point]]] = []
+    bridges: List[Tuple[Colour, float, Point, Point]] = []
+    for hs in hmap.hexsides:
+        htype = hmap.hexside_types[hs.type]
+        kind, colour, width = _feature_style(htype, size)
+        if not geo.adjacent(hs.a, hs.b):      # the loader rejects these; guard the API
+            raise VmodError(f"hexes {hs.a} and {hs.b} are not adjacent, so the {hs.type} "
+                            "between them has no hexside to be drawn on")
+        ca, cb = geo.centres[hs.a], geo.centres[hs.b]
+        if kind == "bridge":
+            mx, my = (ca[0] + cb[0]) / 2.0, (ca[1] + cb[1]) / 2.0
+            ux, uy = cb[0] - ca[0], cb[1] - ca[1]
+            d = math.hypot(ux, uy)
+            half = 0.19 * size
+            p = (mx - ux / d * half, my - uy / d * half)
+            q = (mx + ux / d * half, my + uy / d * half)
+            bridges.append((colour, width, p, q))
+            drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, htype.drawn_as, (p, q)))
+        elif htype.drawn_as == "centre_line":
+            seg = ((float(ca[0]), float(ca[1])), (float(cb[0]), float(cb[1])))
+            across.append((kind, colour, width, seg))
+            drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, "centre_line", seg))
+        else:
+            seg = geo.shared_corners(hs.a, hs.b)
+            along.append((kind, colour, width, seg))
+            drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, "hexside", seg))
+    # rivers, walls …: casing under every segment, then the cores, so that
+    # consecutive segments join cleanly
+    for layer in ("casing", "core", "detail"):
+        for kind, colour, width, seg in along:
+            _stroke(canvas, kind, colour, width, seg, layer, size)
+    road_w = max([w for _k, _c, w, _s in across] + [0.0])
+    for colour, width, p, q in bridges:
+        _bridge(canvas, colour, width, p, q, size, road_w)
+    for layer in ("casing", "core", "detail"):
+        for kind, colour, width, seg in across:
+            _stroke(canvas, kind, colour, width, seg, layer, size)
+
+
+def _stroke(canvas: Canvas, kind: str, colour: Colour, width: float, seg: Tuple[Point, Point],
+            layer: str, size: float) -> None:
+    p, q = seg
+    if kind in ("river", "stream"):
+        if layer == "casing":
+            canvas.line([p, q], darken(colour, 0.35), width + max(0.8, 0.018 * size), round_caps=True)
+        elif layer == "core":
+            canvas.line([p, q], colour, width, round_caps=True)
+        elif kind == "river":
+            canvas.line([p, q], lighten(colour, 0.3), width * 0.25, round_caps=True)
+    elif kind == "road":
+        if layer == "casing":
+            canvas.line([p, q], darken(colour, 0.5), width + max(0.9, 0.02 * size), round_caps=True)
+        elif layer == "core":
+            canvas.line([p, q], colour, width, round_caps=True)
+        else:
+            canvas.line([p, q], lighten(colour, 0.45), width * 0.22, round_caps=True)
+    elif kind == "track":
+        if layer == "core":
+            for dash in dashes([p, q], 0.1 * size, 0.06 * size):
+                canvas.line(dash, colour, width, round_caps=True)
+    elif kind == "railway":
+        if layer == "core":
+            canvas.line([p, q], colour, width * 0.4)
+        elif layer == "detail":
+            ux, uy = q[0] - p[0], q[1] - p[1]
+            d = math.hypot(ux, uy) or 1.0
+            nx, ny = -uy / d * width * 0.8, ux / d * width * 0.8
+            n = max(2, int(d / (0.09 * size)))
+            for k in range(n + 1):
+                t = (k + 0.5) / (n + 1)
+                x, y = p[0] + ux * t, p[1] + uy * t
+                canvas.line([(x - nx, y - ny), (x + nx, y + ny)], colour, width * 0.28)
+    elif kind == "wall":
+        if layer == "casing":
+            canvas.line([p, q], darken(colour, 0.45), width + max(0.8, 0.016 * size), round_caps=True)
+        elif layer == "core":
+            canvas.line([p, q], colour, width, round_caps=True)
+        else:
+            for dash in dashes([p, q], width * 0.7, width * 0.7):
+                canvas.line(dash, lighten(colour, 0.35), width * 0.3)
+    else:   # cliff, line
+        if layer == "core":
+            canvas.line([p, q], colour, width, round_caps=True)
+
+
+def _bridge(canvas: Canvas, colour: Colour, width: float, p: Point, q: Point, size: float,
+            road_width: float = 0.0) -> None:
+    ux, uy = q[0] - p[0], q[1] - p[1]
+    d = math.hypot(ux, uy) or 1.0
+    ux, uy = ux / d, uy / d
+    nx, ny = -uy, ux
+    half = max(0.08 * size, road_width * 0.75 + width * 1.2)
+    deck = [(p[0] + nx * half, p[1] + ny * half), (q[0] + nx * half, q[1] + ny * half),
+            (q[0] - nx * half, q[1] - ny * half), (p[0] - nx * half, p[1] - ny * half)]
+    canvas.polygon(deck, fill=(236, 230, 214))
+    flare = 0.06 * size
+    for sgn in (1, -1):
+        a = (p[0] + sgn * nx * half, p[1] + sgn * ny * half)
+        b = (q[0] + sgn * nx * half, q[1] + sgn * ny * half)
+        canvas.line([(a[0] - ux * flare + sgn * nx * flare, a[1] - uy * flare + sgn * ny * flare), a, b,
+                     (b[0] + ux * flare + sgn * nx * flare, b[1] + uy * flare + sgn * ny * flare)],
+                    colour, width, round_caps=True)
+
+
+def _objective(canvas: Canvas, centre: Point, size: float, vp) -> None:
+    canvas.polygon(star(centre, 0.1 * size), fill=OBJECTIVE_RED, outline=(255, 250, 240),
+                   width=0.012 * size)
+    if vp is not None:
+        text = f"{vp:g}"
+        canvas.text((centre[0] + 0.1 * size, centre[1] - 0.07 * size), text, size=0.12 * size,
+                    fill=OBJECTIVE_RED, style="bold", anchor="lm", halo=(255, 250, 240),
+                    halo_width=0.015 * size)
+
+
+# --------------------------------------------------------------------------
+# title cartouche and terrain key
+
+@dataclass
+class _KeyEntry:
+    kind: str                 # terrain | hexside | objective | number
+    text: str
+    ref: object = None
+
+
+class _SheetLayout:
+    """The title cartouche and terrain key, laid out for a given width
+    (board pixels), drawn under the map at any ``top``."""
+
+    def __init__(self, scenario, geo: HexGeometry, width: float, *, columns: Optional[int] = None) -> None:
+        self.scenario = scenario
+        self.geo = geo
+        self.unit = abs(geo.grid.dy)
+        u = self.unit
+        self.width = width
+        self.entries = _key_entries(scenario)
+        probe = Canvas((10, 10))
+        self.text_w = max([probe.text_size(e.text, size=0.2 * u)[0] for e in self.entries] + [u])
+        self.cell_w = 1.15 * u + self.text_w + 0.35 * u
+        self.cell_h = 0.95 * u
+        self.pad = 0.35 * u
+        self.title_lines = _title_lines(scenario)
+        tw = max(probe.text_size(t, size=sz * u, style=st)[0] for t, sz, st in self.title_lines)
+        self.cart_w = tw + 0.9 * u
+        self.cart_h = sum(sz for _t, sz, _s in self.title_lines) * u * 1.45 + 0.6 * u
+        avail = width - 2 * self.pad
+        side_by_side = avail - self.cart_w - self.pad >= self.cell_w * 2 and columns is None
+        if columns is None:
+            key_w = avail - (self.cart_w + self.pad if side_by_side else 0)
+            columns = max(1, int(key_w // self.cell_w))
+        self.columns = max(1, min(columns, len(self.entries)))
+        self.rows = -(-len(self.entries) // self.columns)
+        key_h = self.rows * self.cell_h
+        self.side_by_side = side_by_side
+        if side_by_side:
+            self.height = max(self.cart_h, key_h + 0.3 * u) + 2 * self.pad
+        else:
+            self.height = self.cart_h + self.pad + key_h + 0.3 * u + 2 * self.pad
+
+    def draw(self, canvas: Canvas, top: float, styles) -> None:
+        u = self.unit
+        x = self.pad
+        y = top + self.pad
+        # cartouche: double frame, title lines centred
+        cw = self.cart_w if self.side_by_side else self.width - 2 * self.pad
+        box = (x, y, x + cw, y + self.cart_h)
+        canvas.rectangle(box, fill=(252, 249, 240), outline=INK, width=0.04 * u)
+        inset = 0.09 * u
+        canvas.rectangle((box[0] + inset, box[1] + inset, box[2] - inset, box[3] - inset),
+                         outline=INK, width=0.012 * u)
+        ty = y + 0.3 * u
+        for text, sz, style in self.title_lines:
+            h = sz * u * 1.45
+            canvas.text(((box[0] + box[2]) / 2, ty + h / 2), text, size=sz * u, fill=INK,
+                        style=style, anchor="mm")
+            ty += h
+        if self.side_by_side:
+            kx, ky = x + cw + self.pad, y
+        else:
+            kx, ky = x, y + self.cart_h + self.pad
+        for i, entry in enumerate(self.entries):
+            col, row = i % self.columns, i // self.columns
+            ex, ey = kx + col * self.cell_w, ky + 0.15 * u + row * self.cell_h
+            _draw_key_entry(canvas, entry, (ex, ey), u, styles, self.scenario)
+
+
+def _title_lines(scenario) -> List[Tuple[str, float, str]]:
+    game = scenario.game
+    lines = [(game.title, 0.34, "bold")]
+    if scenario.map.name and scenario.map.name != game.title:
+        lines.append((scenario.map.name, 0.24, "regular"))
+    scale = game.scale or {}
+    facts = []
+    if scale.get("hex"):
+        facts.append(f"1 hex = {scale['hex']}")
+    if scale.get("turn"):
+        facts.append(f"1 turn = {scale['turn']}")
+    if facts:
+        lines.append(("   ·   ".join(facts), 0.17, "condensed"))
+    credit = " ".join(x for x in (game.designer, f"v{game.version}" if game.version else None) if x)
+    if credit:
+        lines.append((credit, 0.15, "condensed"))
+    return lines
+
+
+def _key_entries(scenario) -> List[_KeyEntry]:
+    hmap = scenario.map
+    used = set(hmap.terrain.values())
+    out = [_KeyEntry("terrain", tt.name + (f" ({tt.elevation})" if tt.elevation else ""), tid)
+           for tid, tt in hmap.terrain_types.items() if tid in used]
+    used_h = {h.type for h in hmap.hexsides}
+    out += [_KeyEntry("hexside", ht.name, hid) for hid, ht in hmap.hexside_types.items()
+            if hid in used_h]
+    if hmap.objectives:
+        out.append(_KeyEntry("objective", _OBJECTIVE_WORD.get((scenario.game.language or "")[:2],
+                                                              "Objective (VP)")))
+    return out
+
+
+_OBJECTIVE_WORD = {"ru": "Цель (ПО)", "fr": "Objectif (PV)", "de": "Ziel (SP)"}
+
+
+def _draw_key_entry(canvas: Canvas, entry: _KeyEntry, at: Point, u: float, styles, scenario) -> None:
+    x, y = at
+    sw = 0.8 * u                                   # swatch: a small flat-top hex
+    cx, cy = x + 0.15 * u + sw / 2, y + sw / 2
+    r = sw / math.sqrt(3)
+    corners = tuple((cx + r * math.cos(math.pi / 3 * k), cy + r * math.sin(math.pi / 3 * k))
+                    for k in range(6))
+    hmap = scenario.map
+    if entry.kind == "terrain":
+        fill, kind, elev = styles[entry.ref]
+        canvas.polygon(corners, fill=fill)
+        draw_texture(canvas, kind, Hex(cx, cy, sw * 1.05, corners), fill, seeded(str(entry.ref), "key"),
+                     dense=0.8)
+        if elev > 0:
+            ink = darken(mix(fill, (110, 70, 30), 0.4), 0.35)
+            canvas.polygon(corners, outline=ink, width=0.026 * u)
+        canvas.polygon(corners, outline=GRID_INK, width=0.016 * u)
+    else:
+        canvas.polygon(corners, fill=parse_colour(DEFAULT_FILLS[None]), outline=GRID_INK,
+                       width=0.016 * u)
+        if entry.kind == "hexside":
+            htype = hmap.hexside_types[entry.ref]
+            kind, colour, width = _feature_style(htype, u)
+            width *= sw / u
+            if kind == "bridge":
+                river = parse_colour(_FEATURE_COLOUR["river"])
+                seg = ((cx, cy - r * 0.85), (cx, cy + r * 0.85))
+                for layer in ("casing", "core"):
+                    _stroke(canvas, "river", river, _FEATURE_WIDTH["river"] * sw, seg, layer, sw)
+                _bridge(canvas, colour, width, (cx - r * 0.55, cy), (cx + r * 0.55, cy), sw)
+            else:
+                seg = ((cx - r * 0.8, cy + r * 0.25), (cx + r * 0.8, cy - r * 0.25))
+                for layer in ("casing", "core", "detail"):
+                    _stroke(canvas, kind, colour, width, seg, layer, sw)
+        elif entry.kind == "objective":
+            _objective(canvas, (cx, cy), sw * 1.6, None)
+    canvas.text((x + 1.15 * u, cy), entry.text, size=0.2 * u, fill=INK, style="regular", anchor="lm")
+
+
+def render_key(scenario, *, scale: float = 1.0, columns: int = 1,
+               supersample: Optional[int] = None) -> Image.Image:
+    """The title cartouche and terrain key as a separate image (for a
+    module's chart window or a rules sheet)."""
+    return _key_canvas(scenario, scale, columns, supersample).render()
+
+
+def write_key(scenario, path: PathLike, *, scale: float = 1.0, columns: int = 2,
+              dpi: Optional[float] = None) -> None:
+    refuse_overwrite(path, *[p for p in (scenario.path, scenario.map.board_image) if p])
+    atomic_write(path, _key_canvas(scenario, scale, columns, None).png_chunks(dpi))
+
+
+def _key_canvas(scenario, scale: float, columns: int, supersample: Optional[int]) -> Canvas:
+    mgrid = scenario.map.grid
+    geo = HexGeometry.build(mgrid.grid, {})
+    probe = _SheetLayout(scenario, geo, 1e9, columns=columns)
+    width = max(probe.cart_w, probe.columns * probe.cell_w) + 2 * probe.pad
+    layout = _SheetLayout(scenario, geo, width, columns=columns)
+    layout.side_by_side = False
+    layout.height = layout.cart_h + layout.pad + layout.rows * layout.cell_h + 0.3 * layout.unit \
+        + 2 * layout.pad
+    canvas = Canvas((width, layout.height), scale=scale, background=PAPER, supersample=supersample)
+    layout.draw(canvas, 0.0, _terrain_style(scenario))
+    return canvas
+
+
+# --------------------------------------------------------------------------
+# grid check over a user's own map image
+
+def grid_overlay_drawing(size: Tuple[int, int], grid: HexGrid,
+                         cells: Optional[Mapping[str, Tuple[int, int]]] = None, *,
+                         colour: Colour = (220, 30, 30), numbers: bool = True) -> Tuple[Canvas, HexGeometry]:
+    """A transparent drawing of ``grid`` (hex outlines, centre crosses, hex
+    numbers) for an image of ``size`` pixels.  ``cells`` label → raw
+    (col, row) defaults to every hex whose centre is on the image."""
+    if cells is None:
+        cells = {}
+        for label, (x, y) in grid.hex_centres(size[0], size[1]):
+            cells[label] = grid.raw_column_row(x, y)
+    geo = HexGeometry.build(grid, cells)
+    canvas = Canvas(size, mode="RGBA", background=(0, 0, 0, 0), supersample=3)
+    unit = abs(grid.dy)
+    line = colour + (235,)
+    halo = (255, 255, 255, 150)
+    for (p, q) in geo.sides().values():
+        canvas.line([p, q], halo, max(1.6, 0.035 * unit))
+        canvas.line([p, q], line, max(0.8, 0.015 * unit))
+    for loop in geo.boundary_loops():
+        canvas.line(loop, halo, max(2.0, 0.05 * unit))
+        canvas.line(loop, line, max(1.0, 0.025 * unit))
+    half_y = (2.0 * abs(grid.dx) / 3.0) if geo.sideways else unit / 2.0
+    for label, (cx, cy) in geo.centres.items():
+        d = max(2.0, 0.07 * unit)
+        for a, b in (((cx - d, cy), (cx + d, cy)), ((cx, cy - d), (cx, cy + d))):
+            canvas.line([a, b], halo, max(1.6, 0.03 * unit))
+            canvas.line([a, b], line, max(0.8, 0.014 * unit))
+        if numbers:
+            canvas.text((cx, cy - 0.62 * half_y), label, size=max(7.0, 0.15 * unit), fill=line,
+                        style="condensed-bold", anchor="mm", halo=(255, 255, 255, 210),
+                        halo_width=max(1.0, 0.02 * unit))
+    return canvas, geo
+
+
+def overlay_grid(image: Image.Image, grid: Union[HexGrid, "object"],
+                 cells: Optional[Mapping[str, Tuple[int, int]]] = None, *,
+                 colour: Colour = (220, 30, 30), numbers: bool = True) -> Image.Image:
+    """``image`` with the grid drawn over it.  ``grid`` is a VASSAL
+    :class:`HexGrid` or a scenario ``MapGrid`` (then its hexes are drawn)."""
+    if not isinstance(grid, HexGrid):
+        cells = grid.hexes if cells is None else cells
+        grid = grid.grid
+    canvas, _geo = grid_overlay_drawing(image.size, grid, cells, colour=colour, numbers=numbers)
+    base = image.convert("RGBA")
+    return Image.alpha_composite(base, canvas.render())
+
+
+def grid_from_options(*, orientation: str = "flat_top", hex_height: Optional[float] = None,
+                      hex_width: Optional[float] = None, origin: Optional[Tuple[int, int]] = None,
+                      columns: int = 10, rows: int = 8, offset_parity: str = "even",
+                      margin: int = 24, numbering: Optional[Mapping[str, object]] = None):
+    """A scenario ``MapGrid`` from the grid keys of the scenario format."""
+    from vmodtool.scenario.mapgrid import AxisNumbering, GridSpec, build_map_grid
+
+    num = dict(numbering or {})
+    if hex_height is None and hex_width is None:
+        raise VmodError("give --hex-height (and optionally --hex-width), a --scenario, or --vassal attributes")
+    if hex_height is None:
+        hex_height = hex_width / (math.sqrt(3) / 2) if orientation == "flat_top" \
+            else hex_width * math.sqrt(3) / 2
+    spec = GridSpec(orientation=orientation, hex_height=float(hex_height),
+                    hex_width=float(hex_width) if hex_width else None, columns=columns, rows=rows,
+                    offset_parity=offset_parity, margin=margin, origin=origin,
+                    first=str(num.get("first", "column")), separator=str(num.get("separator", "")),
+                    column=num.get("column", AxisNumbering()), row=num.get("row", AxisNumbering()),
+                    stagger=bool(num.get("stagger", False)))
+    grid = build_map_grid(spec)
+    if grid.problems:
+        raise VmodError(f"the grid numbering does not work: {grid.problems[0]}")
+    return grid
+
+
+def check_image_size(image_size: Tuple[int, int], board_size: Tuple[int, int]) -> Optional[str]:
+    """A warning when a user's board image and the grid's board differ."""
+    if tuple(image_size) == tuple(board_size):
+        return None
+    return (f"the image is {image_size[0]}x{image_size[1]} pixels but the grid's board is "
+            f"{board_size[0]}x{board_size[1]}; the hex area must sit at the same place — check the "
+            "overlay, then set map.size (or margin/origin) so that they match")
+

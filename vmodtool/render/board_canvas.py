@@ -1,0 +1,222 @@
+"""A display list drawn in horizontal bands with supersampling.
+
+Boards are drawn in *board pixels* (the VASSAL board's own pixels); the
+canvas multiplies every coordinate, width and font size by ``scale`` (1 for
+the VASSAL board, more for print).  Drawing operations are recorded first,
+then rasterised band by band at ``supersample`` times the output resolution
+and reduced with a box filter, so that lines and text are anti-aliased while
+memory stays bounded by one band: a 60×40-hex board at 300 dpi never holds
+more than a band in supersampled form, and :meth:`Canvas.png_chunks` streams
+the PNG without ever holding the whole image.
+
+Bands start on whole output pixels and every operation is translated by a
+whole number of supersampled pixels, so bands join without seams.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+from typing import Iterator, List, Optional, Sequence, Tuple
+
+from PIL import Image, ImageDraw
+
+from vmodtool.render.fonts import load_font
+
+__all__ = ["Canvas", "Colour"]
+
+Colour = Tuple[int, ...]
+Point = Tuple[float, float]
+
+#: supersampled pixels held by one band (about 3 bytes each, RGB)
+BAND_PIXELS = 12_000_000
+
+
+@dataclass
+class _Op:
+    kind: str
+    bbox: Tuple[float, float, float, float]   # output pixels
+    args: tuple
+
+
+class Canvas:
+    """Record drawing operations in board pixels; rasterise later.
+
+    ``size`` is the board size in board pixels; the output image is
+    ``ceil(size × scale)``.  ``mode`` is ``RGB`` (boards) or ``RGBA``
+    (transparent overlays).
+    """
+
+    def __init__(self, size: Tuple[float, float], *, scale: float = 1.0,
+                 background: Colour = (255, 255, 255), mode: str = "RGB",
+                 supersample: Optional[int] = None) -> None:
+        if scale <= 0:
+            raise ValueError("scale must be more than 0")
+        self.scale = float(scale)
+        self.mode = mode
+        self.background = background
+        self.width = max(1, int(round(size[0] * self.scale)))
+        self.height = max(1, int(round(size[1] * self.scale)))
+        if supersample is None:
+            supersample = 4 if self.scale < 1.5 else (3 if self.scale < 3 else 2)
+        self.supersample = max(1, int(supersample))
+        self.ops: List[_Op] = []
+
+    # -- recording (board pixels) ----------------------------------------
+
+    def _pts(self, points: Sequence[Point]) -> List[Point]:
+        s = self.scale
+        return [(x * s, y * s) for x, y in points]
+
+    @staticmethod
+    def _bbox(points: Sequence[Point], pad: float) -> Tuple[float, float, float, float]:
+        xs = [p[0] for p in points]
+        ys = [p[1] for p in points]
+        return min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad
+
+    def polygon(self, points: Sequence[Point], fill: Optional[Colour] = None,
+                outline: Optional[Colour] = None, width: float = 0.0) -> None:
+        pts = self._pts(points)
+        w = width * self.scale
+        self.ops.append(_Op("polygon", self._bbox(pts, w + 1), (pts, fill, outline, w)))
+
+    def line(self, points: Sequence[Point], fill: Colour, width: float = 1.0,
+             round_caps: bool = False) -> None:
+        """A polyline (joints rounded); ``round_caps`` rounds its ends."""
+        pts = self._pts(points)
+        w = width * self.scale
+        self.ops.append(_Op("line", self._bbox(pts, w + 1), (pts, fill, w, round_caps)))
+
+    def circle(self, centre: Point, radius: float, fill: Optional[Colour] = None,
+               outline: Optional[Colour] = None, width: float = 0.0) -> None:
+        (cx, cy), = self._pts([centre])
+        r = radius * self.scale
+        w = width * self.scale
+        self.ops.append(_Op("circle", (cx - r - w - 1, cy - r - w - 1, cx + r + w + 1, cy + r + w + 1),
+                            (cx, cy, r, fill, outline, w)))
+
+    def rectangle(self, box: Tuple[float, float, float, float], fill: Optional[Colour] = None,
+                  outline: Optional[Colour] = None, width: float = 0.0) -> None:
+        x0, y0, x1, y1 = box
+        self.polygon([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], fill, outline, width)
+
+    def text(self, xy: Point, text: str, *, size: float, fill: Colour,
+             style: str = "regular", anchor: str = "mm", halo: Optional[Colour] = None,
+             halo_width: float = 0.0) -> Tuple[float, float, float, float]:
+        """Text at ``xy`` (PIL anchor); returns its box in board pixels."""
+        (x, y), = self._pts([xy])
+        px = size * self.scale
+        font = load_font(style, max(1, int(round(px))))
+        hw = halo_width * self.scale if halo else 0.0
+        l, t, r, b = font.getbbox(text, anchor=anchor, stroke_width=int(round(hw)))
+        box = (x + l - 1, y + t - 1, x + r + 1, y + b + 1)
+        self.ops.append(_Op("text", box, (x, y, text, px, fill, style, anchor, halo, hw)))
+        s = self.scale
+        return box[0] / s, box[1] / s, box[2] / s, box[3] / s
+
+    def text_size(self, text: str, *, size: float, style: str = "regular") -> Tuple[float, float]:
+        """Width and height of ``text`` in board pixels."""
+        font = load_font(style, max(1, int(round(size * self.scale))))
+        l, t, r, b = font.getbbox(text)
+        return (r - l) / self.scale, (b - t) / self.scale
+
+    # -- rasterising -----------------------------------------------------
+
+    def band_height(self) -> int:
+        ss = self.supersample
+        rows = BAND_PIXELS // max(1, self.width * ss * ss)
+        return max(8, min(self.height, rows))
+
+    def render_band(self, top: int, bottom: int) -> Image.Image:
+        """Output rows ``top`` … ``bottom - 1`` as an image of the output size."""
+        ss = self.supersample
+        width = self.width
+        work_mode = "RGBA" if self.mode == "RGBA" else "RGB"
+        img = Image.new(work_mode, (width * ss, (bottom - top) * ss), self.background)
+        draw = ImageDraw.Draw(img)
+        oy = top
+
+        def tr(points: Sequence[Point]) -> List[Point]:
+            return [(x * ss, (y - oy) * ss) for x, y in points]
+
+        for op in self.ops:
+            bx0, by0, bx1, by1 = op.bbox
+            if by1 < top or by0 > bottom:
+                continue
+            kind, a = op.kind, op.args
+            if kind == "polygon":
+                pts, fill, outline, w = a
+                pts = tr(pts)
+                if fill is not None:
+                    draw.polygon(pts, fill=fill)
+                if outline is not None and w > 0:
+                    draw.line(pts + [pts[0], pts[1]], fill=outline, width=max(1, int(round(w * ss))),
+                              joint="curve")
+            elif kind == "line":
+                pts, fill, w, caps = a
+                pts = tr(pts)
+                wi = max(1, int(round(w * ss)))
+                draw.line(pts, fill=fill, width=wi, joint="curve" if len(pts) > 2 else None)
+                if caps and wi > 2:
+                    r = wi / 2.0
+                    for x, y in (pts[0], pts[-1]):
+                        draw.ellipse((x - r, y - r, x + r, y + r), fill=fill)
+            elif kind == "circle":
+                cx, cy, r, fill, outline, w = a
+                cx, cy, r = cx * ss, (cy - oy) * ss, r * ss
+                wi = int(round(w * ss)) if outline is not None else 0
+                draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill,
+                             outline=outline if wi else None, width=wi)
+            elif kind == "text":
+                x, y, text, px, fill, style, anchor, halo, hw = a
+                font = load_font(style, max(1, int(round(px * ss))))
+                draw.text((x * ss, (y - oy) * ss), text, font=font, fill=fill, anchor=anchor,
+                          stroke_width=int(round(hw * ss)) if halo else 0,
+                          stroke_fill=halo if halo else None)
+        if ss > 1:
+            if work_mode == "RGBA":
+                img = img.convert("RGBa").reduce(ss).convert("RGBA")
+            else:
+                img = img.reduce(ss)
+        return img
+
+    def bands(self) -> Iterator[Tuple[int, Image.Image]]:
+        step = self.band_height()
+        for top in range(0, self.height, step):
+            yield top, self.render_band(top, min(self.height, top + step))
+
+    def render(self) -> Image.Image:
+        """The whole image (for boards that fit in memory)."""
+        out = Image.new("RGBA" if self.mode == "RGBA" else "RGB", (self.width, self.height))
+        for top, band in self.bands():
+            out.paste(band, (0, top))
+        return out
+
+    def png_chunks(self, dpi: Optional[float] = None, level: int = 6) -> Iterator[bytes]:
+        """The PNG file, band by band (filter type 0, one zlib stream)."""
+        channels = 4 if self.mode == "RGBA" else 3
+        yield b"\x89PNG\r\n\x1a\n"
+        yield _chunk(b"IHDR", struct.pack(">IIBBBBB", self.width, self.height, 8,
+                                          6 if channels == 4 else 2, 0, 0, 0))
+        if dpi:
+            ppm = int(round(dpi / 0.0254))
+            yield _chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1))
+        compressor = zlib.compressobj(level)
+        stride = self.width * channels
+        for _top, band in self.bands():
+            raw = band.tobytes()
+            rows = bytearray()
+            for start in range(0, len(raw), stride):
+                rows += b"\x00"
+                rows += raw[start:start + stride]
+            data = compressor.compress(bytes(rows))
+            if data:
+                yield _chunk(b"IDAT", data)
+        yield _chunk(b"IDAT", compressor.flush())
+        yield _chunk(b"IEND", b"")
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return (struct.pack(">I", len(data)) + kind + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))

@@ -1,0 +1,219 @@
+"""Hexagon geometry of a board, built on VASSAL's own hex centres.
+
+VASSAL snaps a piece to ``hexPointCenterFromRawIndex``: the exact lattice
+point ``(x0 + dx·col, y0 + dy·row [+ dy/2])`` *truncated to whole pixels*.
+The board must put every hex exactly there, so each hexagon here is laid
+around that integer centre.  Because truncation moves neighbouring centres
+by different fractions of a pixel, hexagons drawn independently would not
+tile; so every hexagon corner is the mean of the estimates of the three
+hexes that meet at it (each estimate = that hex's VASSAL centre + the ideal
+corner offset).  The fill polygons then tile without gaps, every line of the
+grid is shared, and no corner is more than a pixel from the ideal hexagon
+around the hex's VASSAL centre.
+
+A hexside between hexes ``a`` and ``b`` is the pair of corners the two
+hexagons share; its end points are the mean of ``a``'s and ``b``'s
+estimates only, so its midpoint is exactly halfway between the two centres.
+
+Everything works in VASSAL's rotated frame ``(u, v)`` — ``(x, y)``, or
+``(y, x)`` for sideways (pointy-top) grids — where hexes are flat-topped
+with corners at ``(±2dx/3, 0)`` and ``(±dx/3, ±dy/2)``.  Corners are keyed by
+integers ``(U, V)`` in units of ``dx/3`` and ``dy/2``: a hex of raw column
+``c``, row ``r`` has its centre at ``(3c, 2r + c mod 2)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
+
+from vmodtool.vassal.grid import HexGrid
+
+__all__ = ["HexGeometry", "CORNER_OFFSETS", "Point"]
+
+Point = Tuple[float, float]
+Key = Tuple[int, int]
+
+#: corner offsets in (dx/3, dy/2) units, going round the hexagon
+CORNER_OFFSETS: Tuple[Key, ...] = ((2, 0), (1, 1), (-1, 1), (-2, 0), (-1, -1), (1, -1))
+# the six neighbours of a hex in corner-key units of its centre
+_NEIGHBOUR_OFFSETS: Tuple[Key, ...] = ((0, -2), (3, -1), (3, 1), (0, 2), (-3, 1), (-3, -1))
+
+
+def _centre_key(col: int, row: int) -> Key:
+    return 3 * col, 2 * row + (col % 2)
+
+
+def _raw_of_key(key: Key) -> Tuple[int, int]:
+    col = key[0] // 3
+    return col, (key[1] - col % 2) // 2
+
+
+@dataclass
+class HexGeometry:
+    """Hexagons of the hexes ``cells`` (label → raw (col, row)) of ``grid``.
+
+    Attributes (board pixels, board frame ``(x, y)``): ``centres`` label →
+    VASSAL's integer centre; ``polygons`` label → six corners (tiling);
+    ``edges`` frozenset of two labels → the shared side's end points
+    (from the two hexes' estimates); ``boundary`` the sides of the map edge,
+    as ``(label, (p, q))``; ``neighbours`` label → labels of adjacent hexes
+    on the map.
+    """
+
+    grid: HexGrid
+    cells: Mapping[str, Tuple[int, int]]
+    centres: Dict[str, Tuple[int, int]] = field(default_factory=dict)
+    polygons: Dict[str, List[Point]] = field(default_factory=dict)
+    neighbours: Dict[str, List[str]] = field(default_factory=dict)
+    boundary: List[Tuple[str, Tuple[Point, Point]]] = field(default_factory=list)
+    _keys: Dict[str, Key] = field(default_factory=dict)
+    _by_key: Dict[Key, str] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, grid: HexGrid, cells: Mapping[str, Tuple[int, int]]) -> "HexGeometry":
+        geo = cls(grid, dict(cells))
+        geo._build()
+        return geo
+
+    @classmethod
+    def of_hexes(cls, grid: HexGrid, labels: Iterable[str]) -> "HexGeometry":
+        """Geometry of the named hexes of ``grid`` (raw indices from the names)."""
+        return cls.build(grid, {label: grid.raw_index_of(label) for label in labels})
+
+    # -- frames ----------------------------------------------------------
+
+    @property
+    def sideways(self) -> bool:
+        return self.grid.sideways
+
+    def _xy(self, u: float, v: float) -> Point:
+        return (v, u) if self.grid.sideways else (u, v)
+
+    def _uv_centre(self, col: int, row: int) -> Tuple[int, int]:
+        x, y = self.grid.raw_center(col, row)
+        return (y, x) if self.grid.sideways else (x, y)
+
+    def _estimate(self, centre_key: Key, corner: Key) -> Point:
+        """A corner's position as the hex with ``centre_key`` places it."""
+        cu, cv = self._uv_centre(*_raw_of_key(centre_key))
+        du, dv = corner[0] - centre_key[0], corner[1] - centre_key[1]
+        return cu + du * self.grid.dx / 3.0, cv + dv * self.grid.dy / 2.0
+
+    def _corner(self, corner: Key, owners: Iterable[Key]) -> Point:
+        us, vs, n = 0.0, 0.0, 0
+        for owner in owners:
+            u, v = self._estimate(owner, corner)
+            us += u
+            vs += v
+            n += 1
+        return self._xy(us / n, vs / n)
+
+    @staticmethod
+    def _owners(corner: Key) -> List[Key]:
+        """The three hex centres (keys) that meet at a corner."""
+        out = []
+        for du, dv in CORNER_OFFSETS:
+            cu, cv = corner[0] - du, corner[1] - dv
+            if cu % 3 == 0 and (cv - (cu // 3) % 2) % 2 == 0:
+                out.append((cu, cv))
+        return out
+
+    # -- building --------------------------------------------------------
+
+    def _build(self) -> None:
+        for label, (col, row) in self.cells.items():
+            key = _centre_key(col, row)
+            self._keys[label] = key
+            self._by_key[key] = label
+            self.centres[label] = self.grid.raw_center(col, row)
+        corner_cache: Dict[Key, Point] = {}
+        for label, key in self._keys.items():
+            poly = []
+            for du, dv in CORNER_OFFSETS:
+                corner = (key[0] + du, key[1] + dv)
+                point = corner_cache.get(corner)
+                if point is None:
+                    point = corner_cache[corner] = self._corner(corner, self._owners(corner))
+                poly.append(point)
+            self.polygons[label] = poly
+            near = []
+            for i, (du, dv) in enumerate(_NEIGHBOUR_OFFSETS):
+                other = self._by_key.get((key[0] + du, key[1] + dv))
+                if other is not None:
+                    near.append(other)
+                else:
+                    self.boundary.append((label, self._side(poly, i)))
+            self.neighbours[label] = near
+
+    @staticmethod
+    def _side(poly: List[Point], neighbour_index: int) -> Tuple[Point, Point]:
+        # neighbour i (N, NE, SE, S, SW, NW in the uv frame) lies across the
+        # side between corners (4, 5), (5, 0), (0, 1), (1, 2), (2, 3), (3, 4)
+        a = (neighbour_index + 4) % 6
+        return poly[a], poly[(a + 1) % 6]
+
+    # -- queries ---------------------------------------------------------
+
+    def adjacent(self, a: str, b: str) -> bool:
+        return b in self.neighbours.get(a, ())
+
+    def shared_corners(self, a: str, b: str) -> Tuple[Point, Point]:
+        """The end points of the side between adjacent hexes ``a`` and
+        ``b``: the two corners both hexagons have, each the mean of the two
+        hexes' own estimates."""
+        ka, kb = self._keys[a], self._keys[b]
+        corners_a = {(ka[0] + du, ka[1] + dv) for du, dv in CORNER_OFFSETS}
+        shared = [(kb[0] + du, kb[1] + dv) for du, dv in CORNER_OFFSETS
+                  if (kb[0] + du, kb[1] + dv) in corners_a]
+        if len(shared) != 2:
+            raise ValueError(f"hexes {a} and {b} are not adjacent: they share no side")
+        p, q = (self._corner(c, (ka, kb)) for c in shared)
+        return p, q
+
+    def sides(self) -> Dict[FrozenSet[str], Tuple[Point, Point]]:
+        """Every side between two hexes of the map (for grid lines)."""
+        out: Dict[FrozenSet[str], Tuple[Point, Point]] = {}
+        for label, near in self.neighbours.items():
+            poly = self.polygons[label]
+            key = self._keys[label]
+            for i, (du, dv) in enumerate(_NEIGHBOUR_OFFSETS):
+                other = self._by_key.get((key[0] + du, key[1] + dv))
+                if other is not None and label < other:
+                    out[frozenset((label, other))] = self._side(poly, i)
+        return out
+
+    def radius(self) -> float:
+        """Centre-to-corner distance along the flat axis (2dx/3)."""
+        return 2.0 * abs(self.grid.dx) / 3.0
+
+    def across_flats(self) -> float:
+        return abs(self.grid.dy)
+
+    def bounds(self) -> Tuple[float, float, float, float]:
+        xs = [p[0] for poly in self.polygons.values() for p in poly]
+        ys = [p[1] for poly in self.polygons.values() for p in poly]
+        return min(xs), min(ys), max(xs), max(ys)
+
+    def boundary_loops(self) -> List[List[Point]]:
+        """The map edge as closed polylines (sides chained end to end)."""
+        segments = [seg for _, seg in self.boundary]
+        def rnd(p: Point) -> Tuple[int, int]:
+            return round(p[0] * 64), round(p[1] * 64)
+        starts: Dict[Tuple[int, int], List[int]] = {}
+        for i, (p, _q) in enumerate(segments):
+            starts.setdefault(rnd(p), []).append(i)
+        used = [False] * len(segments)
+        loops: List[List[Point]] = []
+        for i in range(len(segments)):
+            if used[i]:
+                continue
+            loop = [segments[i][0]]
+            j: Optional[int] = i
+            while j is not None and not used[j]:
+                used[j] = True
+                p, q = segments[j]
+                loop.append(q)
+                j = next((k for k in starts.get(rnd(q), []) if not used[k]), None)
+            loops.append(loop)
+        return loops

@@ -1,0 +1,136 @@
+"""Game time from a log: turn, phasing side, phase and activation
+(``scenario-and-rules`` §4.4), plus players' chat annotations and dice.
+
+* **Turn tracker reports.** A generated module's TurnTracker reports
+  ``* TT|<turn>|[<side>|]<phase>`` in the chat; the scenario's
+  ``log.turn_tracker.report_regex`` (named groups ``turn``, ``side``,
+  ``phase``) overrides the pattern for other modules.  Phase and side names
+  are mapped back to the scenario's ids.
+* **Chit pulls.** A formation chit moved into the activation's ``drawn``
+  box starts that formation's activation.
+* **Annotations.** ``#kind args`` typed in the chat (``#attack 0302,0403 >
+  0503``, ``#retreat 0503 > 0604``, ``#check 0607 pass``, ``#event Deploy``).
+* **Dice.** Report lines matching ``log.dice_regex``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from vmodtool.audit.api import Annotation
+from vmodtool.scenario.model import Scenario
+
+__all__ = ["Clock", "ClockChange", "parse_annotation", "DEFAULT_REPORT_REGEX",
+           "DEFAULT_DICE_REGEX", "DEFAULT_TYPED_CHAT_REGEX"]
+
+DEFAULT_REPORT_REGEX = r"^\*\s*TT\|(?P<turn>-?\d+)(?:\|(?P<a>[^|*]+?))?(?:\|(?P<b>[^|*]+?))?\s*\*?\s*$"
+DEFAULT_DICE_REGEX = r"^\*\*\* (?P<label>[^=]+?) = (?P<values>[0-9, ]+) \*\*\*(?: by (?P<player>.+)| <(?P<player2>.+)>)?\s*$"
+DEFAULT_TYPED_CHAT_REGEX = r"^(?:<|&lt;)(?P<player>.+?)(?:>|&gt;) - (?P<text>.*)$"
+
+
+@dataclass(frozen=True)
+class ClockChange:
+    """A change of game time found in a chat line."""
+
+    turn: Optional[int]
+    side: Optional[str]
+    phase: Optional[str]
+
+
+class Clock:
+    """Reads time, dice and annotations from chat lines of one scenario."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        log = scenario.log if isinstance(scenario.log, dict) else {}
+        tracker = log.get("turn_tracker") or {}
+        self.report = re.compile(tracker.get("report_regex") or DEFAULT_REPORT_REGEX)
+        self.dice = re.compile(log.get("dice_regex") or DEFAULT_DICE_REGEX)
+        self.typed = re.compile(log.get("typed_chat_regex") or DEFAULT_TYPED_CHAT_REGEX)
+        self.prefix = ((log.get("annotations") or {}).get("prefix") or "#")
+        phases = scenario.turns.phases if scenario.turns else ()
+        self.phase_ids: Dict[str, str] = {}
+        for phase in phases:
+            self.phase_ids[phase.name.casefold()] = phase.id
+            self.phase_ids[phase.id.casefold()] = phase.id
+        self.side_ids: Dict[str, str] = {}
+        for side in scenario.game.sides:
+            self.side_ids[side.name.casefold()] = side.id
+            self.side_ids[side.id.casefold()] = side.id
+
+    @staticmethod
+    def _text(message: str) -> str:
+        return html.unescape(message).strip()
+
+    def time(self, message: str) -> Optional[ClockChange]:
+        """The time a turn-tracker report announces, or None."""
+        text = self._text(message)
+        m = self.report.match(text)
+        if not m:
+            return None
+        groups = m.groupdict()
+        turn = int(groups["turn"]) if groups.get("turn") not in (None, "") else None
+        side = groups.get("side")
+        phase = groups.get("phase")
+        rest = [groups.get(k) for k in ("a", "b") if groups.get(k)]
+        if phase is None and rest:       # the default pattern: [side|]phase
+            phase = rest[-1]
+            if side is None and len(rest) == 2:
+                side = rest[0]
+        side_id = self.side_ids.get(side.strip().casefold()) if side else None
+        phase_id = self.phase_ids.get(phase.strip().rstrip(" *").casefold()) if phase else None
+        return ClockChange(turn, side_id, phase_id)
+
+    def roll(self, message: str) -> Optional[Tuple[str, Tuple[int, ...]]]:
+        """(label, values) of a dice report, or None."""
+        m = self.dice.match(self._text(message))
+        if not m:
+            return None
+        values = tuple(int(v) for v in re.findall(r"\d+", m.group("values")))
+        return m.group("label").strip(), values
+
+    def typed_text(self, message: str) -> Optional[Tuple[str, str]]:
+        """(player name, text) of a line a player typed, or None."""
+        m = self.typed.match(message.strip())
+        if not m:
+            return None
+        return html.unescape(m.group("player")), html.unescape(m.group("text"))
+
+    def annotation(self, message: str, step: int) -> Optional[Annotation]:
+        typed = self.typed_text(message)
+        if typed is None:
+            return None
+        player, text = typed
+        return parse_annotation(text, step, player, self.prefix)
+
+
+def parse_annotation(text: str, step: int, player: Optional[str] = None,
+                     prefix: str = "#") -> Optional[Annotation]:
+    """``#attack 0302,0403 > 0503`` → Annotation(kind="attack",
+    args={"from": ("0302", "0403"), "to": ("0503",), "words": (), "text": …})."""
+    text = text.strip()
+    if not text.startswith(prefix) or len(text) <= len(prefix):
+        return None
+    body = text[len(prefix):]
+    kind, _, rest = body.partition(" ")
+    if not re.fullmatch(r"[A-Za-z_][\w-]*", kind):
+        return None
+    left, arrow, right = rest.partition(">")
+    def items(part: str) -> Tuple[str, ...]:
+        return tuple(t for t in re.split(r"[,\s]+", part.strip()) if t)
+    args: Dict[str, object] = {"text": rest.strip()}
+    if arrow:
+        args["from"] = items(left)
+        right_items = items(right)
+        words = tuple(w for w in right_items if w.lower() in ("pass", "fail", "result"))
+        args["to"] = tuple(w for w in right_items if w not in words)
+        args["words"] = words
+    else:
+        tokens = items(left)
+        args["words"] = tuple(t for t in tokens if t.lower() in ("pass", "fail"))
+        args["from"] = tuple(t for t in tokens if t.lower() not in ("pass", "fail"))
+        args["to"] = ()
+    return Annotation(kind.lower(), args, step, player)

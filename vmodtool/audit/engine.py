@@ -14,9 +14,9 @@ steps keeps the cost per ordinary step at the dispatch itself.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from vmodtool.audit.api import Event, Violation
 from vmodtool.audit.context import Context

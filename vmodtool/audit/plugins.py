@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Dict, Iterable, Sequence, Type
+from typing import Dict, Sequence, Type
 
 from vmodtool.errors import VmodError
 

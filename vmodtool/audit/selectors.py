@@ -7,7 +7,7 @@ carries one of the tags the subject HQ serves)."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional
 
 from vmodtool.audit.state import AuditState, Unit
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from vmodtool.audit.api import Annotation
 from vmodtool.scenario.model import Scenario

@@ -1,0 +1,99 @@
+"""Audit reports: one line per violation in step order, a summary per rule,
+and a JSON form with a documented schema (``docs/audit-report.md``).
+
+Player names come from the roster; VASSAL player ids (passwords) never reach
+a report."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
+
+from vmodtool.audit.api import Violation
+
+__all__ = ["AuditReport", "REPORT_SCHEMA_VERSION"]
+
+REPORT_SCHEMA_VERSION = "vmodtool-audit/1"
+
+
+@dataclass
+class AuditReport:
+    """Everything one audit found."""
+
+    logs: Sequence[str]
+    scenario: str
+    violations: List[Violation]
+    steps: int = 0
+    rules_checked: Sequence[str] = ()
+    not_checked: Mapping[str, str] = field(default_factory=dict)
+    rule_failures: Sequence[Mapping[str, Any]] = ()
+    replay_warnings: Sequence[str] = ()
+    chain_differences: Sequence[str] = ()
+    phase_names: Mapping[str, str] = field(default_factory=dict)
+    side_names: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> List[Violation]:
+        return [v for v in self.violations if v.severity == "error" and not v.withdrawn_by_undo]
+
+    def summary(self) -> Dict[str, Dict[str, int]]:
+        out: Dict[str, Dict[str, int]] = {}
+        for v in self.violations:
+            entry = out.setdefault(v.rule_id, {"error": 0, "warning": 0, "info": 0, "withdrawn": 0})
+            entry["withdrawn" if v.withdrawn_by_undo else v.severity] += 1
+        return out
+
+    def _when(self, v: Violation) -> str:
+        parts = []
+        if v.turn is not None:
+            parts.append(f"turn {v.turn}")
+        if v.phase:
+            parts.append(self.phase_names.get(v.phase, v.phase))
+        when = " ".join(parts)
+        side = self.side_names.get(v.side or "", v.side) if v.side else None
+        who = ""
+        if side or v.player:
+            who = f"{side or ''}" + (f" ({v.player})" if v.player else "")
+        return ", ".join(p for p in (f"step {v.step}", when, who) if p)
+
+    def lines(self) -> Iterator[str]:
+        for v in sorted(self.violations, key=lambda v: (v.step, v.rule_id, v.units)):
+            refs = ", ".join(v.ref)
+            tag = f"[{v.rule_id}" + (f", {refs}" if refs else "") + "]"
+            status = "WITHDRAWN (undone) " if v.withdrawn_by_undo else ""
+            level = v.severity.upper()
+            yield f"{status}{level} {self._when(v)}: {v.message} {tag}"
+        yield ""
+        yield (f"{len(self.logs)} log(s), {self.steps} steps, {len(self.rules_checked)} rules: "
+               f"{len(self.errors)} error(s), "
+               f"{sum(1 for v in self.violations if v.severity == 'warning' and not v.withdrawn_by_undo)} "
+               f"warning(s), {sum(1 for v in self.violations if v.withdrawn_by_undo)} withdrawn by undo")
+        for rule_id, counts in sorted(self.summary().items()):
+            yield "  " + rule_id + ": " + ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+        if self.not_checked:
+            yield "rules not checked:"
+            for rule_id, why in sorted(self.not_checked.items()):
+                yield f"  {rule_id}: {why}"
+        for failure in self.rule_failures:
+            yield f"rule {failure['rule_id']} failed at step {failure['step']}: {failure['error']}"
+        for warning in self.replay_warnings:
+            yield f"replay: {warning}"
+        for diff in self.chain_differences:
+            yield f"continuity: {diff}"
+
+    def as_json(self) -> Dict[str, Any]:
+        return {
+            "schema": REPORT_SCHEMA_VERSION,
+            "logs": list(self.logs),
+            "scenario": self.scenario,
+            "steps": self.steps,
+            "rules_checked": list(self.rules_checked),
+            "summary": self.summary(),
+            "violations": [v.as_dict() for v in sorted(
+                self.violations, key=lambda v: (v.step, v.rule_id, v.units))],
+            "not_checked": dict(self.not_checked),
+            "rule_failures": [dict(f) for f in self.rule_failures],
+            "replay_warnings": list(self.replay_warnings),
+            "chain_differences": list(self.chain_differences),
+        }

@@ -1,0 +1,116 @@
+"""Continuity of a chain of logs: the state at the end of one file compared
+with the saved state the next file starts from.
+
+Pieces are compared by id on what a player sees and a rules checker reads:
+the map and position (and location name), the stack they are in (its other
+members and their order, not the stack's id, which VASSAL may renumber), the
+trait states and the BasicPiece's gpid and persistent properties.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from vmodtool.replay.events import PieceRef, Place
+from vmodtool.replay.state import GameState, Piece
+
+__all__ = ["ChainDifference", "compare_states"]
+
+
+@dataclass
+class ChainDifference:
+    """One difference between the end of ``before_file`` and the start of
+    ``after_file``.  ``kind``: ``added``, ``removed``, ``moved``,
+    ``restacked`` (same place, other stack neighbours or order),
+    ``changed`` (trait states), ``property`` (global property), ``turn``."""
+
+    before_file: Optional[str]
+    after_file: Optional[str]
+    kind: str
+    piece: Optional[PieceRef] = None
+    before: Optional[Place] = None
+    after: Optional[Place] = None
+    detail: str = ""
+
+    def text(self) -> str:
+        head = f"{self.kind}"
+        if self.piece is not None:
+            head += f" {self.piece.label()}"
+        where = ""
+        if self.before is not None and self.after is not None:
+            where = f" {self.before.label()} → {self.after.label()}"
+        elif self.after is not None:
+            where = f" at {self.after.label()}"
+        elif self.before is not None:
+            where = f" from {self.before.label()}"
+        return head + where + (f" ({self.detail})" if self.detail else "")
+
+    def record(self) -> Dict[str, object]:
+        return {"kind": self.kind, "before_file": self.before_file, "after_file": self.after_file,
+                "piece": self.piece.record() if self.piece else None,
+                "before": self.before.record() if self.before else None,
+                "after": self.after.record() if self.after else None,
+                "detail": self.detail}
+
+
+def _props_without_position(p: Piece) -> Tuple[str, ...]:
+    from vmodtool.vassal.sequence import decode_sequence
+    toks = decode_sequence(p.basic, ";")
+    return tuple(toks[3:]) if len(toks) > 3 else ()
+
+
+def _neighbours(p: Piece) -> Optional[Tuple[Optional[str], ...]]:
+    parent = p.parent
+    if parent is None or p not in parent.members:
+        return None
+    return tuple(m.id for m in parent.members)
+
+
+def compare_states(before: GameState, after: GameState, place_before, place_after, ref,
+                   before_file: Optional[str], after_file: Optional[str]
+                   ) -> List[ChainDifference]:
+    """Every difference between two states (pieces by id, then global
+    properties and turn trackers)."""
+    out: List[ChainDifference] = []
+    a_pieces: Dict[str, Piece] = {p.id: p for p in before.game_pieces()}
+    b_pieces: Dict[str, Piece] = {p.id: p for p in after.game_pieces()}
+
+    def diff(kind, piece=None, pb=None, pa=None, detail=""):
+        out.append(ChainDifference(before_file, after_file, kind, piece, pb, pa, detail))
+
+    for pid, a in a_pieces.items():
+        b = b_pieces.get(pid)
+        if b is None:
+            diff("removed", ref(a), place_before(a), None)
+            continue
+        pa, pb = place_before(a), place_after(b)
+        if (pa.map, pa.x, pa.y) != (pb.map, pb.x, pb.y):
+            diff("moved", ref(b), pa, pb)
+        elif _neighbours(a) != _neighbours(b):
+            diff("restacked", ref(b), pa, pb,
+                 f"stack {len(a.parent.members) if a.parent else 0} → "
+                 f"{len(b.parent.members) if b.parent else 0} pieces")
+        if a.type != b.type:
+            diff("changed", ref(b), None, pb, "trait chain (type) differs")
+        elif list(a.levels) != list(b.levels) or _props_without_position(a) != \
+                _props_without_position(b):
+            changed = [i for i, (x, y) in enumerate(zip(a.levels, b.levels)) if x != y]
+            what = (f"trait state(s) {', '.join(str(i + 1) for i in changed)}" if changed
+                    else "BasicPiece gpid/properties")
+            diff("changed", ref(b), None, pb, what)
+    for pid, b in b_pieces.items():
+        if pid not in a_pieces:
+            diff("added", ref(b), None, place_after(b))
+    for key in sorted(set(before.global_properties) | set(after.global_properties),
+                      key=lambda k: (k[0] or "", k[1])):
+        va, vb = before.global_properties.get(key), after.global_properties.get(key)
+        if va != vb and vb is not None:
+            container, name = key
+            diff("property", None, None, None,
+                 f"{name}{' (' + container + ')' if container else ''}: {va} → {vb}")
+    for tracker in sorted(set(before.turns) | set(after.turns)):
+        va, vb = before.turns.get(tracker), after.turns.get(tracker)
+        if va != vb:
+            diff("turn", None, None, None, f"{tracker}: {va} → {vb}")
+    return out

@@ -1,0 +1,588 @@
+"""Apply VASSAL commands to a :class:`~vmodtool.replay.state.GameState`, as
+VASSAL 3.7.26's ``AddPiece``/``RemovePiece``/``ChangePiece``/``MovePiece``
+``executeCommand`` do (with ``StackMetrics.merge``, ``Map.placeAt``,
+``Map.addPiece`` and ``Stack``'s own bookkeeping), producing typed events.
+
+Problems in the data (unknown pieces or maps, malformed states) become
+warnings carrying the step number; the replay always goes on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from vmodtool.replay.events import (AddEvent, BoardsEvent, ChangeEvent, ChatEvent, DiceEvent,
+                                    Event, MoveEvent, PieceRef, Place, PlayerEvent,
+                                    PropertyEvent, RemoveEvent, TurnEvent, UnknownEvent)
+from vmodtool.replay.positions import Positions
+from vmodtool.replay.state import (UNIQUE_ID, GameState, MapState, Piece, Stack, _split_basic,
+                                   split_nested, type_tokens)
+from vmodtool.vassal.commands import (AddPiece, BeginSave, ChangePiece, Chat, Command, EndSave,
+                                      GlobalPropertySet, LogEntry, MovePiece, MutableProperty,
+                                      NoteCommand, NullCommand, PlayerAdd, PlayerRemove,
+                                      Redactor, RemovePiece, SetBoards, SetupStackMarker,
+                                      SpecialDiceResults, TurnState, Undo, UnknownCommand,
+                                      VersionCheck)
+from vmodtool.vassal.pieces import java_int
+from vmodtool.vassal.sequence import decode_sequence, encode_sequence
+
+__all__ = ["Engine", "ReplayWarning", "Roster"]
+
+_CHAT_NAME = re.compile(r"^(?:&lt;|<)(.+?)(?:&gt;|>) - ")
+
+
+@dataclass
+class ReplayWarning:
+    """A problem met while replaying: the file, the step (``None`` for the
+    saved state a file starts from) and what happened."""
+
+    file: Optional[str]
+    step: Optional[int]
+    message: str
+
+    def __str__(self) -> str:
+        where = f"step {self.step}" if self.step is not None else "saved state"
+        return f"{self.file or '-'}: {where}: {self.message}"
+
+    def record(self) -> Dict[str, object]:
+        return {"file": self.file, "step": self.step, "message": self.message}
+
+
+@dataclass
+class Roster:
+    """Players by id (the VASSAL password, never printed): display name and
+    side.  ``label`` gives what may be printed for an id."""
+
+    redactor: Redactor = field(default_factory=Redactor)
+    players: Dict[str, Tuple[str, Optional[str]]] = field(default_factory=dict)
+
+    def add(self, player_id: str, name: str, side: Optional[str]) -> None:
+        if player_id:
+            self.players[player_id] = (name, side)
+            self.redactor.learn(player_id, name or None)
+
+    def who(self, player_id: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+        """(display name, side) for a player id; an id without a roster entry
+        gets a stable ``player-N`` label."""
+        if not player_id:
+            return None, None
+        found = self.players.get(player_id)
+        if found is not None:
+            return found
+        return self.redactor.label(player_id), None
+
+    def by_name(self, name: str) -> Tuple[Optional[str], Optional[str]]:
+        for pname, side in self.players.values():
+            if pname == name:
+                return pname, side
+        return None, None
+
+
+class Engine:
+    """One game state and the rules VASSAL applies to it."""
+
+    def __init__(self, positions: Positions, roster: Roster, *, file: Optional[str] = None
+                 ) -> None:
+        self.positions = positions
+        self.roster = roster
+        self.state = GameState()
+        self.file = file
+        self.step_number: Optional[int] = None
+        self.warnings: List[ReplayWarning] = []
+        self.events: List[Event] = []
+        self.player_ids: List[str] = []
+        self.undo_brackets = 0
+        self.unknown_commands = 0
+        self.in_restore = True
+        self._warned_maps: Dict[str, int] = {}
+        for name in positions.map_names():
+            self.state.maps[name] = MapState(name, stacking=positions.stacking(name))
+
+    # ------------------------------------------------------------------ util
+    def warn(self, message: str) -> None:
+        self.warnings.append(ReplayWarning(self.file, self.step_number, message))
+
+    def map_for(self, map_id: str) -> Optional[MapState]:
+        """``Map.getMapById``: the map, created on first use when there is no
+        module; with a module an unknown id is a warning and ``None``."""
+        m = self.state.maps.get(map_id)
+        if m is not None:
+            return m
+        if not self.positions.has_module:
+            m = MapState(map_id, known=False)
+            self.state.maps[map_id] = m
+            return m
+        count = self._warned_maps.get(map_id, 0)
+        self._warned_maps[map_id] = count + 1
+        if count < 3:
+            self.warn(f"map {map_id!r} does not exist in the module; the piece is left off all maps"
+                      + (" (further warnings for this map are not repeated)" if count == 2 else ""))
+        return None
+
+    def place_of(self, obj) -> Place:
+        m = obj.current_map
+        if m is None:
+            return Place(None)
+        x, y = obj.position
+        loc, cell = self.positions.locate(m.name, x, y)
+        return Place(m.name, x, y, loc, cell)
+
+    @staticmethod
+    def ref(p: Piece) -> PieceRef:
+        states = tuple(p.levels)
+        return PieceRef(p.id, p.type, states + (p.basic,))
+
+    # --------------------------------------------------------------- dispatch
+    def apply(self, cmd: Command) -> None:
+        """Execute one leaf command (a ``LOG`` entry's logged command is
+        unwrapped; ``LOG<TAB>null`` and empty leaves do nothing)."""
+        if isinstance(cmd, LogEntry):
+            inner = cmd.logged
+            if inner is None:
+                return
+            cmd = inner
+        kind = type(cmd)
+        handler = _HANDLERS.get(kind)
+        if handler is None:
+            for base, fn in _HANDLERS_BY_BASE:
+                if isinstance(cmd, base):
+                    handler = fn
+                    break
+        if handler is not None:
+            try:
+                handler(self, cmd)
+            except (ValueError, IndexError, KeyError) as exc:
+                self.warn(f"{cmd.kind} could not be applied ({exc}): {self._short(cmd)}")
+
+    def _short(self, cmd: Command) -> str:
+        text = self.roster.redactor.scrub(cmd.text)
+        return text if len(text) <= 80 else text[:77] + "..."
+
+    # ----------------------------------------------------------------- pieces
+    def on_add(self, cmd: AddPiece) -> None:
+        fields = cmd._field(2)
+        if fields is None:
+            self.warn(f"AddPiece without type or state (truncated?): {self._short(cmd)}")
+            return
+        type_text = cmd.type
+        if type_text == "stack":
+            stack = Stack(cmd.piece_id)
+            self.state.register(stack)
+            self.stack_set_state(stack, cmd.state)
+            return
+        types = type_tokens(type_text)
+        basic = types[-1] if types else ""
+        if not (basic.startswith("piece;") or basic.startswith("deck;")):
+            self.warn(f"AddPiece of a piece whose innermost trait is not a basic piece "
+                      f"({basic[:20]!r}): {self._short(cmd)}")
+            return
+        piece = Piece(cmd.piece_id, type_text)
+        old = self.state.get(piece.id)
+        if old is not None and not self.in_restore:
+            self.warn(f"AddPiece for id {piece.id} which is already in the game "
+                      "(VASSAL keeps both objects)")
+        self.state.register(piece)
+        self.piece_set_state(piece, cmd.state)
+        if not self.in_restore:
+            self.events.append(AddEvent(piece=self.ref(piece), target=self.place_of(piece)))
+
+    def on_remove(self, cmd: RemovePiece) -> None:
+        target = self.state.get(cmd.piece_id)
+        if target is None:
+            self.warn(f"RemovePiece of unknown piece {cmd.piece_id}")
+            return
+        if not target.is_stack and not self.in_restore:
+            self.events.append(RemoveEvent(piece=self.ref(target), source=self.place_of(target)))
+        m = target.current_map
+        parent = target.parent
+        if m is not None:
+            m.remove(target)
+            if target.is_stack:
+                target.set_map(None)
+            else:
+                target.map = None
+        if parent is not None:
+            parent.remove(target)
+        if self.state.pieces.get(target.id) is target:
+            del self.state.pieces[target.id]
+
+    def on_change(self, cmd: ChangePiece) -> None:
+        target = self.state.get(cmd.piece_id)
+        if target is None:
+            self.warn(f"ChangePiece of unknown piece {cmd.piece_id}")
+            return
+        if cmd._field(1) is None:
+            self.warn(f"ChangePiece without a new state (truncated?): {self._short(cmd)}")
+            return
+        new, old = cmd.new_state, cmd.old_state
+        if target.is_stack:
+            if old is not None and old != target.state_string():
+                new = _merge_stack_state(target, new, old)
+            self.stack_set_state(target, new)
+            return
+        before = self.ref(target) if not self.in_restore else None
+        place = self.place_of(target) if before is not None else None
+        if old is None:
+            self.piece_set_state(target, new)
+        else:
+            self.piece_merge_state(target, new, old)
+        if before is not None:
+            after = self.ref(target)
+            if after.states != before.states:
+                new_place = self.place_of(target)
+                if new_place != place:
+                    self.events.append(MoveEvent(piece=after, source=place, target=new_place))
+                self.events.append(ChangeEvent(before=before, after=after, place=new_place))
+
+    def on_move(self, cmd: MovePiece) -> None:
+        if cmd._field(8) is None:
+            self.warn(f"MovePiece with missing fields (truncated?): {self._short(cmd)}")
+            return
+        piece = self.state.get(cmd.piece_id)
+        if piece is None:
+            self.warn(f"MovePiece of unknown piece {cmd.piece_id}")
+            return
+        player = cmd.player_id
+        if player:
+            self.player_ids.append(player)
+        movers = piece.members[:] if piece.is_stack else [piece]
+        befores = [self.place_of(p) for p in movers] if not self.in_restore else None
+        new_map_id = cmd.new_map
+        new_map = self.map_for(new_map_id) if new_map_id is not None else None
+        if new_map is not None:
+            pos = cmd.new_position
+            under_id = cmd.new_under
+            if under_id is not None:
+                under = self.state.get(under_id)
+                if (under is not None and under.position == pos
+                        and under.current_map is new_map):
+                    self.merge(new_map, under, piece)
+                elif not self.merge_finder(new_map, piece, pos):
+                    self.stack_or_place(piece, new_map, pos)
+            else:
+                if not self.merge_finder(new_map, piece, pos):
+                    self.stack_or_place(piece, new_map, pos)
+                if piece.parent is not None:
+                    piece.parent.insert(piece, 0)
+        else:
+            old_map_id = cmd.old_map
+            old_map = self.state.maps.get(old_map_id) if old_map_id is not None else None
+            if old_map is not None:
+                old_map.remove(piece)
+        if befores is not None:
+            stack_id = piece.id if piece.is_stack else None
+            old_map_id = cmd.old_map
+            for i, before in enumerate(befores):
+                if before.map is None and old_map_id is not None:
+                    # off all maps now (e.g. its stack was removed by an undo):
+                    # the command's own origin is where it came from
+                    ox, oy = cmd.old_position
+                    loc, cell = self.positions.locate(old_map_id, ox, oy)
+                    befores[i] = Place(old_map_id, ox, oy, loc, cell)
+            for p, before in zip(movers, befores):
+                self.events.append(MoveEvent(piece=self.ref(p), source=before,
+                                             target=self.place_of(p), stack_id=stack_id))
+
+    # ------------------------------------------------------- VASSAL internals
+    def piece_set_state(self, p: Piece, state: str) -> None:
+        """``Decorator.setState`` down the chain, then ``BasicPiece.setState``."""
+        n = p.ntraits
+        levels = split_nested(state, n)
+        if len(levels) < n:
+            self.warn(f"piece {p.id}: state has {len(levels)} level(s) for {n} trait(s); "
+                      "the traits without a state keep theirs")
+            for i, tok in enumerate(levels):
+                if i < len(p.levels):
+                    p.levels[i] = tok
+                elif i == len(p.levels) and i < n - 1:
+                    p.levels.append(tok)
+            p._def = None
+            return
+        p.levels = levels[:-1]
+        p._def = None
+        self.basic_set_state(p, levels[-1])
+
+    def piece_merge_state(self, p: Piece, new: str, old: str) -> None:
+        """``Decorator.mergeState``: a trait whose old and new tokens are equal
+        keeps its current state; the BasicPiece takes the new state only when
+        it differs from the old one."""
+        n = p.ntraits
+        news = split_nested(new, n)
+        olds = split_nested(old, n)
+        if len(news) < n or len(olds) < n:
+            self.warn(f"piece {p.id}: changed state has fewer levels than its {n} traits")
+        levels = p.levels
+        last = n - 1
+        for i in range(min(len(news), len(olds), n)):
+            if i == last:
+                if news[i] != olds[i]:
+                    self.basic_set_state(p, news[i])
+            elif news[i] != olds[i]:
+                if i < len(levels):
+                    levels[i] = news[i]
+        p._def = None
+
+    def basic_set_state(self, p: Piece, state: str) -> None:
+        map_id, x, y = _split_basic(state)
+        new_map = None if map_id == "null" else self.map_for(map_id)
+        old_map = p.current_map
+        p.x, p.y = x, y
+        if new_map is not old_map:
+            if new_map is not None:
+                new_map.add(p)
+            else:
+                if old_map is not None:
+                    old_map.remove(p)
+                p.map = None
+        old_basic = p.basic
+        if UNIQUE_ID in old_basic and UNIQUE_ID not in state:
+            state = _keep_unique_id(old_basic, state)
+        p.basic = state
+
+    def stack_set_state(self, s: Stack, state: str) -> None:
+        """``Stack.setState``: position, members bottom → top (each taken out
+        of its previous stack or map), layer, map."""
+        toks = decode_sequence(state, ";") if ("\\" in state or "'" in state) else state.split(";")
+        map_id = toks[0] if toks else "null"
+        if map_id == "null":
+            s.x = s.y = 0
+            i = 1
+        else:
+            s.x = java_int(toks[1] if len(toks) > 1 else None) or 0
+            s.y = java_int(toks[2] if len(toks) > 2 else None) or 0
+            i = 3
+        s.members.clear()
+        new_map = None if map_id == "null" else self.map_for(map_id)
+        pieces = self.state.pieces
+        for tok in toks[i:]:
+            child = pieces.get(tok)
+            if child is not None:
+                if child.is_stack:
+                    self.warn(f"stack {s.id} lists stack {tok} as a member (ignored)")
+                    continue
+                s.insert_child(child, len(s.members))
+            elif tok.startswith("@@"):
+                layer = java_int(tok[2:])
+                if layer is not None:
+                    s.layer = layer
+            elif tok:
+                self.warn(f"stack {s.id} lists unknown piece {tok}")
+        if new_map is not s.map:
+            if new_map is not None:
+                new_map.add(s)
+            else:
+                s.set_map(None)
+
+    def merge_finder(self, m: MapState, p, pt: Tuple[int, int]) -> bool:
+        """``MovePiece.createMergeFinder`` applied to the map's top-level
+        pieces in drawing order: merge into the first stack (or stackable
+        piece) exactly at the point.  True when one was found."""
+        if not m.stacking or (not p.is_stack and p.no_stack):
+            return False
+        x, y = pt
+        for obj in [o for o in m.pieces if o.x == x and o.y == y]:
+            if obj.is_stack:
+                if obj.members:
+                    self.merge(m, obj, p)
+                    return True
+            elif not obj.no_stack:
+                self.merge(m, obj, p)
+                return True
+        return False
+
+    def merge(self, m: MapState, fixed, moving) -> None:
+        """``StackMetrics.merge``: put ``moving`` just above ``fixed`` (on top
+        of it when ``fixed`` is a stack), creating a stack if needed."""
+        if fixed.is_stack and fixed.members:
+            fixed = fixed.members[-1]
+        fixed_parent = fixed.parent
+        index = fixed_parent.members.index(fixed) + 1 if fixed_parent is not None else 0
+        if moving is fixed or moving is fixed_parent:
+            return
+        if fixed_parent is None:
+            if fixed.is_stack:
+                fixed_parent = fixed
+                index = len(fixed.members)
+            else:
+                fixed_parent = Stack(None)
+                fmap = fixed.current_map
+                fixed_parent.set_map(fmap)
+                fixed_parent.x, fixed_parent.y = fixed.position
+                fixed_parent.insert(fixed, 0)
+                self.state.register(fixed_parent)
+                if fmap is not None:
+                    fmap.add(fixed_parent)
+                index = 1
+        if moving.is_stack:
+            for p in list(moving.members):
+                fixed_parent.insert_child(p, index)
+                index += 1
+        else:
+            if moving.parent is fixed_parent and fixed_parent.members.index(moving) < index:
+                index -= 1
+            mm = moving.current_map
+            if mm is not None and mm is not m:
+                mm.remove(moving)
+            fixed_parent.insert(moving, index)
+
+    def stack_or_place(self, p, m: MapState, pt: Tuple[int, int]) -> None:
+        if m.stacking and not p.is_stack and p.parent is None and not p.no_stack:
+            s = Stack(None)
+            s.insert(p, 0)
+            self.state.register(s)
+            p = s
+        p.x, p.y = pt
+        m.add(p)
+
+    # ------------------------------------------------------------ the rest
+    def on_chat(self, cmd: Chat) -> None:
+        if self.in_restore:
+            return
+        message = cmd.message
+        if message.startswith("** ") or message.startswith("*** "):
+            last = self.events[-1] if self.events else None
+            if isinstance(last, DiceEvent) and not last.message:
+                last.message = message
+            else:
+                self.events.append(DiceEvent(message=message))
+        else:
+            self.events.append(ChatEvent(message=message))
+
+    def on_dice(self, cmd: SpecialDiceResults) -> None:
+        if not self.in_restore:
+            self.events.append(DiceEvent(button=cmd.button, results=cmd.results))
+
+    def on_mutable(self, cmd: MutableProperty) -> None:
+        key = (cmd.container, cmd.name)
+        old = self.state.global_properties.get(key)
+        self.state.global_properties[key] = cmd.new_value
+        if not self.in_restore:
+            self.events.append(PropertyEvent(name=cmd.name, old=cmd.old_value if old is None
+                                             else old, new=cmd.new_value,
+                                             container=cmd.container))
+
+    def on_global(self, cmd: GlobalPropertySet) -> None:
+        key = (cmd.container, cmd.name)
+        old = self.state.global_properties.get(key)
+        self.state.global_properties[key] = cmd.value
+        if not self.in_restore and old != cmd.value:
+            self.events.append(PropertyEvent(name=cmd.name, old=old, new=cmd.value,
+                                             container=cmd.container))
+
+    def on_turn(self, cmd: TurnState) -> None:
+        old = self.state.turns.get(cmd.tracker_id)
+        self.state.turns[cmd.tracker_id] = cmd.state
+        if not self.in_restore and old != cmd.state:
+            self.events.append(TurnEvent(tracker=cmd.tracker_id, old=old, new=cmd.state))
+
+    def on_player(self, cmd: PlayerAdd) -> None:
+        known = cmd.player_id in self.roster.players
+        self.roster.add(cmd.player_id, cmd.name, cmd.side)
+        if not self.in_restore and not known:
+            self.events.append(PlayerEvent(name=cmd.name, side=cmd.side))
+
+    def on_player_remove(self, cmd: PlayerRemove) -> None:
+        name, side = self.roster.who(cmd.player_id)
+        if not self.in_restore:
+            self.events.append(PlayerEvent(name=name or "", side=side, joined=False))
+
+    def on_boards(self, cmd: SetBoards) -> None:
+        boards = cmd.boards
+        self.state.boards[cmd.map_id] = boards
+        if self.positions.has_module and not self.positions.knows_map(cmd.map_id):
+            self.warn(f"boards chosen for map {cmd.map_id!r}, which is not in the module")
+        problem = self.positions.set_boards(cmd.map_id, boards)
+        if problem:
+            self.warn(f"map {cmd.map_id!r}: {problem}; its locations stay in pixels")
+        if not self.in_restore:
+            self.events.append(BoardsEvent(map=cmd.map_id, boards=boards))
+
+    def on_undo(self, cmd: Undo) -> None:
+        self.undo_brackets += 1 if cmd.in_progress else 0
+
+    def on_unknown(self, cmd: UnknownCommand) -> None:
+        if isinstance(cmd, VersionCheck):
+            return
+        self.unknown_commands += 1
+        if not self.in_restore:
+            self.events.append(UnknownEvent(prefix=cmd.prefix,
+                                            command=self._short(cmd)))
+
+    def on_begin(self, cmd: BeginSave) -> None:
+        pass
+
+    def chat_player(self, events: List[Event]) -> Tuple[Optional[str], Optional[str]]:
+        """A step's player when it has no move: the name in a user chat line
+        ``<Name> - text`` if it is a roster name."""
+        for ev in events:
+            if isinstance(ev, ChatEvent):
+                m = _CHAT_NAME.match(ev.message)
+                if m:
+                    name, side = self.roster.by_name(m.group(1))
+                    if name is not None:
+                        return name, side
+        return None, None
+
+
+def _keep_unique_id(old_basic: str, new_basic: str) -> str:
+    """``BasicPiece.setState`` keeps the piece's UniqueID when the new state
+    has none."""
+    old = decode_sequence(old_basic, ";")
+    uid = None
+    if len(old) > 4:
+        count = java_int(old[4]) or 0
+        for i in range(count):
+            k = 5 + 2 * i
+            if k < len(old) and old[k] == UNIQUE_ID:
+                uid = old[k + 1] if k + 1 < len(old) else ""
+    if uid is None:
+        return new_basic
+    toks = decode_sequence(new_basic, ";")
+    while len(toks) < 4:
+        toks.append("")
+    count = java_int(toks[4]) if len(toks) > 4 else 0
+    props = toks[5:5 + 2 * (count or 0)]
+    out = toks[:4] + [str((count or 0) + 1), UNIQUE_ID, uid] + props
+    return encode_sequence(out, ";") or ""
+
+
+def _merge_stack_state(s: Stack, new: str, old: str) -> str:
+    """``Stack.mergeState`` when the stack changed since ``old``: members the
+    change does not mention stay, after the piece they followed."""
+    nt = decode_sequence(new, ";")
+    ot = decode_sequence(old, ";")
+    head = nt[:3]
+    new_contents = nt[3:]
+    old_contents = ot[3:]
+    for i, member in enumerate(s.members):
+        mid = member.id
+        if mid not in new_contents and mid not in old_contents:
+            index = -1 if i == 0 else (new_contents.index(s.members[i - 1].id)
+                                       if s.members[i - 1].id in new_contents else -1)
+            new_contents.insert(index + 1, mid)
+    return encode_sequence(head + new_contents, ";") or ""
+
+
+_HANDLERS = {
+    AddPiece: Engine.on_add,
+    RemovePiece: Engine.on_remove,
+    ChangePiece: Engine.on_change,
+    MovePiece: Engine.on_move,
+    Chat: Engine.on_chat,
+    SpecialDiceResults: Engine.on_dice,
+    MutableProperty: Engine.on_mutable,
+    GlobalPropertySet: Engine.on_global,
+    TurnState: Engine.on_turn,
+    PlayerAdd: Engine.on_player,
+    PlayerRemove: Engine.on_player_remove,
+    SetBoards: Engine.on_boards,
+    Undo: Engine.on_undo,
+    UnknownCommand: Engine.on_unknown,
+    VersionCheck: Engine.on_unknown,
+    BeginSave: Engine.on_begin,
+}
+_HANDLERS_BY_BASE = [(UnknownCommand, Engine.on_unknown), (NoteCommand, None),
+                     (NullCommand, None), (EndSave, None), (SetupStackMarker, None)]
+_HANDLERS_BY_BASE = [(b, f) for b, f in _HANDLERS_BY_BASE if f is not None]

@@ -1,0 +1,357 @@
+"""A VASSAL log (or a chain of logs) as a sequence of steps.
+
+::
+
+    replay = Replay.open(["game-1.vlog", "game-2.vlog"], module="game.vmod",
+                         board_sizes={"Main": (3300, 2457)})
+    for step in replay.steps():
+        print(step.number, step.player, step.side, [e.text() for e in step.events])
+    replay.chain_differences      # filled while iterating past a file boundary
+    replay.state_at(37)           # the board after step 37 (0 = saved state)
+
+Each top-level ``LOG`` entry of a file is one step (what VASSAL's Step
+button replays, ``docs/vassal-format.md`` §4.7).  A file starts from its own
+saved state (``begin_save`` … ``end_save``); in a chain, the state the
+previous file ended in is compared with it and every difference is kept in
+:attr:`Replay.chain_differences`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from vmodtool.errors import VmodError
+from vmodtool.replay.chain import ChainDifference, compare_states
+from vmodtool.replay.engine import Engine, ReplayWarning, Roster
+from vmodtool.replay.events import (AddEvent, ChangeEvent, ChatEvent, DiceEvent, Event,
+                                    MoveEvent, UnknownEvent)
+from vmodtool.replay.positions import Positions
+from vmodtool.replay.state import GameState, Piece
+from vmodtool.vassal.commands import (ChangePiece, Command, CommandGroup, LogEntry, MovePiece,
+                                      Node, Undo)
+from vmodtool.vassal.savefile import SavedGame
+
+__all__ = ["Replay", "Step", "PieceSnapshot", "BoardState"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclass
+class Step:
+    """One replay step.
+
+    ``number`` counts from 1 over the whole chain; ``file``/``file_step``
+    say where it comes from; ``player``/``side`` are the mover's display name
+    and side (never the VASSAL password); ``undo`` marks a step that undoes
+    an earlier one (``undoes`` is that step's number, ``undo_kind``
+    ``"bracket"`` for VASSAL's UNDO brackets or ``"inverse"`` for a step
+    whose moves exactly reverse the previous step's, as older versions
+    logged undo); ``undone_by`` is set on the step an undo reversed."""
+
+    number: int
+    file: Optional[str]
+    file_step: int
+    index: int
+    player: Optional[str] = None
+    side: Optional[str] = None
+    events: List[Event] = field(default_factory=list)
+    warnings: List[ReplayWarning] = field(default_factory=list)
+    undo: bool = False
+    undo_kind: Optional[str] = None
+    undoes: Optional[int] = None
+    undone_by: Optional[int] = None
+    commands: int = 0
+    _moves: Tuple[Tuple[str, ...], ...] = field(default=(), repr=False)
+
+    @property
+    def chat_lines(self) -> List[str]:
+        """The raw text of every chat/report/dice line the step logged."""
+        return [e.message for e in self.events
+                if isinstance(e, (ChatEvent, DiceEvent)) and e.message]
+
+    def record(self) -> Dict[str, object]:
+        return {"step": self.number, "file": self.file, "file_step": self.file_step,
+                "player": self.player, "side": self.side, "undo": self.undo,
+                "undo_kind": self.undo_kind, "undoes": self.undoes, "undone_by": self.undone_by,
+                "events": [e.record() for e in self.events],
+                "warnings": [w.message for w in self.warnings]}
+
+
+@dataclass
+class PieceSnapshot:
+    """A piece on the board at one moment (the fields of the golden truth)."""
+
+    id: str
+    name: str
+    map: Optional[str]
+    x: int
+    y: int
+    location: Optional[str]
+    stack_id: Optional[str]
+    stack_index: Optional[int]
+    stack_size: Optional[int]
+    grid_cell: Optional[Tuple[int, int]]
+    state: str
+    unit_id: Optional[str] = None
+
+    def record(self) -> Dict[str, object]:
+        return {"id": self.id, "name": self.name, "unit_id": self.unit_id, "map": self.map,
+                "x": self.x, "y": self.y, "location": self.location,
+                "stack_id": self.stack_id, "stack_index": self.stack_index,
+                "stack_size": self.stack_size,
+                "grid_cell": list(self.grid_cell) if self.grid_cell else None,
+                "state": self.state}
+
+
+@dataclass
+class BoardState:
+    """The whole game at one step: pieces (registration order), global
+    properties, turn trackers."""
+
+    step: int
+    pieces: List[PieceSnapshot]
+    global_properties: Dict[str, str]
+    turns: Dict[str, str]
+
+    def by_id(self) -> Dict[str, PieceSnapshot]:
+        return {p.id: p for p in self.pieces}
+
+
+class Replay:
+    """A log or a chain of logs (or saves) replayed step by step."""
+
+    def __init__(self, games: Sequence[SavedGame], positions: Optional[Positions] = None,
+                 files: Optional[Sequence[str]] = None) -> None:
+        self.games = list(games)
+        self.files = list(files) if files is not None else [g.file for g in self.games]
+        self.positions = positions or Positions()
+        self.chain_differences: List[ChainDifference] = []
+        self.warnings: List[ReplayWarning] = []
+        self.engine: Optional[Engine] = None
+        self.roster = Roster()
+        for g in self.games:
+            self.roster.redactor.learn_from(g.commands)
+
+    # ------------------------------------------------------------- opening
+    @classmethod
+    def open(cls, paths: Union[PathLike, Sequence[PathLike]], *, module=None,
+             board_sizes: Optional[Dict[str, Tuple[int, int]]] = None) -> "Replay":
+        """Read the logs (``VmodError`` when one cannot be read at all) and
+        the module (a path to a ``.vmod``, folder or buildFile, or an open
+        :class:`~vmodtool.vassal.module.Module`)."""
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
+        games = [SavedGame.read(p) for p in paths]
+        if module is not None and not hasattr(module, "buildfile"):
+            from vmodtool.vassal.module import Module
+            module = Module.open(module)
+        positions = Positions(module, board_sizes) if module is not None else Positions()
+        return cls(games, positions, [os.fspath(p) for p in paths])
+
+    @property
+    def missing_board_sizes(self) -> List[str]:
+        """Boards of the module whose pixel size is unknown."""
+        return list(self.positions.missing_sizes)
+
+    # ------------------------------------------------------------ replaying
+    def _restore(self, k: int) -> Engine:
+        game = self.games[k]
+        engine = Engine(self.positions, self.roster, file=self.files[k])
+        engine.in_restore = True
+        for node in game.restore_part():
+            for cmd in _leaves(node):
+                engine.apply(cmd)
+        engine.in_restore = False
+        for player_id in list(self.roster.players):
+            self.roster.redactor.learn(player_id, self.roster.players[player_id][0])
+        return engine
+
+    def steps(self, *, until: Optional[int] = None) -> Iterator[Step]:
+        """Replay from the first file's saved state, yielding each step after
+        it was applied (:attr:`engine` holds the live state).  ``until``
+        stops after that step number."""
+        self.chain_differences = []
+        self.warnings = []
+        number = 0
+        history: List[Step] = []
+        previous: Optional[Engine] = None
+        for k, game in enumerate(self.games):
+            engine = self._restore(k)
+            self.warnings.extend(engine.warnings)
+            if previous is not None:
+                self.chain_differences.extend(self._compare(previous, engine, k))
+            self.engine = engine
+            if until is not None and number >= until:
+                return
+            for file_step, (index, node) in enumerate(game.log_steps(), 1):
+                number += 1
+                step = self._run_step(engine, node, number, file_step, index, history)
+                history.append(step)
+                self.warnings.extend(step.warnings)
+                yield step
+                if until is not None and number >= until:
+                    return
+            previous = engine
+
+    def run(self) -> List[Step]:
+        """All steps (the replay state ends in :attr:`engine`)."""
+        return list(self.steps())
+
+    def _run_step(self, engine: Engine, node: Node, number: int, file_step: int,
+                  index: int, history: List[Step]) -> Step:
+        engine.step_number = number
+        engine.events = []
+        engine.player_ids = []
+        engine.undo_brackets = 0
+        nwarn = len(engine.warnings)
+        count = 0
+        moves: List[Tuple[str, ...]] = []
+        for cmd in _leaves(node):
+            count += 1
+            engine.apply(cmd)
+            inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
+            if isinstance(inner, MovePiece):
+                moves.append((inner.piece_id, inner.new_map or "", *map(str, inner.new_position),
+                              inner.old_map or "", *map(str, inner.old_position)))
+            elif isinstance(inner, ChangePiece):
+                moves.append(("D", inner.piece_id, inner.new_state, inner.old_state or ""))
+            elif inner is not None and not isinstance(inner, Undo) and \
+                    inner.kind not in ("Chat", "Null"):
+                moves.append(("other", inner.kind))
+        step = Step(number, engine.file, file_step, index, commands=count,
+                    events=_fold(engine.events), warnings=engine.warnings[nwarn:])
+        step._moves = tuple(moves)
+        if engine.player_ids:
+            step.player, step.side = self.roster.who(engine.player_ids[0])
+        else:
+            step.player, step.side = engine.chat_player(step.events)
+        if engine.undo_brackets:
+            step.undo, step.undo_kind = True, "bracket"
+            target = _last_undoable(history, engine.file)
+            if target is not None:
+                _mark_undone(target, step)
+        else:
+            target = _last_undoable(history, engine.file)
+            if target is not None and _is_inverse(step._moves, target._moves):
+                step.undo, step.undo_kind = True, "inverse"
+                _mark_undone(target, step)
+        return step
+
+    def _compare(self, previous: Engine, engine: Engine, k: int) -> List[ChainDifference]:
+        return compare_states(previous.state, engine.state, previous.place_of, engine.place_of,
+                              Engine.ref, self.files[k - 1], self.files[k])
+
+    # -------------------------------------------------------------- states
+    def initial_state(self) -> BoardState:
+        """The first file's saved state (the board before step 1)."""
+        return snapshot(self._restore(0), 0)
+
+    def state_at(self, step: int) -> BoardState:
+        """The board after step ``step`` (0: the first file's saved state)."""
+        last = 0
+        for s in self.steps(until=step):
+            last = s.number
+        if step > last and step != 0:
+            raise VmodError(f"step {step} does not exist: the replay has {last} step(s)")
+        return self.snapshot(last)
+
+    def snapshot(self, step: int = 0) -> BoardState:
+        """The live state (:attr:`engine`) as a :class:`BoardState`."""
+        engine = self.engine
+        if engine is None:
+            raise VmodError("nothing replayed yet")
+        return snapshot(engine, step)
+
+
+def snapshot(engine: Engine, step: int = 0) -> BoardState:
+    pieces = []
+    for p in engine.state.game_pieces():
+        pieces.append(piece_snapshot(engine, p))
+    props = {(f"{c}:{n}" if c else n): v for (c, n), v in engine.state.global_properties.items()}
+    return BoardState(step, pieces, props, dict(engine.state.turns))
+
+
+def piece_snapshot(engine: Engine, p: Piece) -> PieceSnapshot:
+    place = engine.place_of(p)
+    parent = p.parent
+    if parent is not None:
+        stack_id = parent.id
+        try:
+            stack_index: Optional[int] = parent.members.index(p)
+        except ValueError:
+            stack_index = None
+        stack_size: Optional[int] = len(parent.members)
+    else:
+        stack_id = stack_index = stack_size = None
+    return PieceSnapshot(p.id or "", p.name, place.map, place.x, place.y, place.location,
+                         stack_id, stack_index, stack_size, place.grid_cell, p.state_string(),
+                         p.unit_id)
+
+
+def _leaves(node: Node) -> Iterator[Command]:
+    if isinstance(node, CommandGroup):
+        for child in node.children:
+            yield from _leaves(child)
+    else:
+        yield node  # type: ignore[misc]
+
+
+def _fold(events: List[Event]) -> List[Event]:
+    """Attach a piece's state change to its move in the same step (VASSAL
+    logs "mark moved" with every move), and an added piece's first move to
+    its addition."""
+    moved = {e.piece.id for e in events if isinstance(e, MoveEvent)}
+    out: List[Event] = []
+    added: Dict[str, AddEvent] = {}
+    for e in events:
+        if isinstance(e, ChangeEvent) and e.after.id in moved:
+            for m in events:
+                if isinstance(m, MoveEvent) and m.piece.id == e.after.id:
+                    m.change = e  # type: ignore[attr-defined]
+                    break
+            continue
+        if isinstance(e, AddEvent):
+            added[e.piece.id] = e
+        elif isinstance(e, MoveEvent) and e.piece.id in added:
+            a = added[e.piece.id]
+            a.target = e.target
+            a.piece = e.piece
+            continue
+        out.append(e)
+    return out
+
+
+def _last_undoable(history: List[Step], file: Optional[str]) -> Optional[Step]:
+    for s in reversed(history):
+        if s.file != file:
+            return None
+        if s.undo or s.undone_by is not None:
+            continue
+        return s
+    return None
+
+
+def _mark_undone(target: Step, step: Step) -> None:
+    step.undoes = target.number
+    target.undone_by = step.number
+    for e in target.events:
+        e.undone = True
+
+
+def _is_inverse(moves: Tuple[Tuple[str, ...], ...], before: Tuple[Tuple[str, ...], ...]) -> bool:
+    """True when ``moves`` exactly reverses ``before`` (every MovePiece with
+    new and old swapped, every ChangePiece with new and old states swapped,
+    in reverse order) — how VASSAL before the UNDO brackets logged an undo."""
+    if not moves or len(moves) != len(before) or any(m[0] == "other" for m in moves):
+        return False
+    if not any(m[0] != "D" for m in moves):
+        return False
+    for m, b in zip(moves, reversed(before)):
+        if m[0] == "D":
+            if b[0] != "D" or m[1] != b[1] or m[2] != b[3] or m[3] != b[2] or not m[3]:
+                return False
+        elif b[0] == "D" or m[0] != b[0] or m[1:4] != b[4:7] or m[4:7] != b[1:4]:
+            return False
+    return True

@@ -1,0 +1,215 @@
+"""Map pixels → location names through a module's own maps, boards and grids
+(``docs/vassal-format.md`` §5.1), as VASSAL's ``Map.locationName`` does.
+
+A :class:`Positions` knows each map of the module (its boards, edge margins
+and whether it stacks), the board pixel sizes (from the images, or given by
+the user) and the boards each map shows (the game's ``SetBoards``).  Without a
+module it knows nothing: every location is ``None`` and positions stay pixels.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple, Union
+
+from vmodtool.errors import VmodError
+from vmodtool.vassal.grid import (OFFBOARD, BoardPlacement, HexGrid, MapGeometry, ZonedGrid,
+                                  board_from_element)
+
+__all__ = ["Positions", "load_board_sizes", "OFFBOARD"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+_STACK_METRICS = "VASSAL.build.module.map.StackMetrics"
+
+
+def load_board_sizes(path: PathLike) -> Dict[str, Tuple[int, int]]:
+    """Board sizes from a JSON file: the shape of the corpus
+    ``board-sizes.json`` (``{"boards": {NAME: {"width": W, "height": H}}}``)
+    or a plain ``{NAME: [W, H]}`` / ``{NAME: {"width": W, "height": H}}``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise VmodError(f"cannot read board sizes: {exc}", file=path) from None
+    boards = data.get("boards", data) if isinstance(data, dict) else None
+    if not isinstance(boards, dict):
+        raise VmodError("board sizes: expected a JSON object of board name → size", file=path)
+    sizes: Dict[str, Tuple[int, int]] = {}
+    for name, value in boards.items():
+        try:
+            if isinstance(value, dict):
+                sizes[name] = (int(value["width"]), int(value["height"]))
+            elif isinstance(value, (list, tuple)) and len(value) == 2:
+                sizes[name] = (int(value[0]), int(value[1]))
+            elif name == "note":
+                continue
+            else:
+                raise ValueError(value)
+        except (KeyError, TypeError, ValueError):
+            raise VmodError(f"board sizes: size of board {name!r} is not width/height numbers",
+                            file=path) from None
+    return sizes
+
+
+class _MapInfo:
+    __slots__ = ("name", "boards", "edge", "stacking", "geometry", "board_names", "error")
+
+    def __init__(self, name: str, boards: dict, edge: Tuple[int, int], stacking: bool) -> None:
+        self.name = name
+        self.boards = boards            # board name -> BoardEntry (first of that name)
+        self.edge = edge
+        self.stacking = stacking
+        self.geometry: Optional[MapGeometry] = None
+        self.board_names: Optional[List[Tuple[str, bool, int, int]]] = None
+        self.error: Optional[str] = None
+
+
+class Positions:
+    """Location names of map points for one module (or none)."""
+
+    def __init__(self, module=None, board_sizes: Optional[Dict[str, Tuple[int, int]]] = None
+                 ) -> None:
+        self.module = module
+        self.sizes: Dict[str, Tuple[int, int]] = {}
+        self.missing_sizes: List[str] = []
+        self._maps: Dict[str, _MapInfo] = {}
+        self._cache: Dict[Tuple[str, int, int], Tuple[Optional[str], Optional[Tuple[int, int]]]] = {}
+        if module is None:
+            return
+        self.sizes, self.missing_sizes = module.board_sizes(board_sizes or {})
+        for entry in module.buildfile.maps():
+            if entry.name in self._maps:
+                continue
+            el = entry.element
+            edge = (_int(el.get("edgeWidth")), _int(el.get("edgeHeight")))
+            stacking = True
+            for child in el:
+                if isinstance(child.tag, str) and child.tag == _STACK_METRICS:
+                    stacking = child.get("disabled", "false").lower() != "true"
+            boards: dict = {}
+            for board in entry.boards:
+                boards.setdefault(board.name, board)
+            self._maps[entry.name] = _MapInfo(entry.name, boards, edge, stacking)
+
+    # -- what the module has ---------------------------------------------
+    @property
+    def has_module(self) -> bool:
+        return self.module is not None
+
+    def map_names(self) -> List[str]:
+        return list(self._maps)
+
+    def knows_map(self, name: str) -> bool:
+        return name in self._maps
+
+    def stacking(self, name: str) -> bool:
+        info = self._maps.get(name)
+        return info.stacking if info is not None else True
+
+    # -- boards in use ---------------------------------------------------
+    def set_boards(self, map_name: str, boards: List[Tuple[str, bool, int, int]]) -> Optional[str]:
+        """Use these boards (name, reversed, column, row) on a map (the
+        ``SetBoards`` command).  Returns a problem to report, or None."""
+        info = self._maps.get(map_name)
+        if info is None:
+            return None
+        if info.board_names == boards and info.geometry is not None:
+            return None
+        info.board_names = list(boards)
+        info.geometry = None
+        info.error = None
+        self._cache.clear()
+        return self._build(info)
+
+    def _build(self, info: _MapInfo) -> Optional[str]:
+        names = info.board_names
+        if names is None:
+            if len(info.boards) == 1:
+                names = [(next(iter(info.boards)), False, 0, 0)]
+            else:
+                info.error = "no boards chosen for this map"
+                return info.error
+        placements = []
+        lacking = []
+        for board_name, reverse, col, row in names:
+            entry = info.boards.get(board_name)
+            if entry is None:
+                info.error = f"board {board_name!r} is not a board of map {info.name!r}"
+                return info.error
+            size = self.sizes.get(board_name)
+            if size is None:
+                lacking.append(board_name)
+                continue
+            board = board_from_element(entry.element, size[0], size[1])
+            board.reversed = bool(reverse)
+            placements.append(BoardPlacement(board, col, row))
+        if lacking:
+            info.error = ("board size unknown for " + ", ".join(repr(b) for b in lacking)
+                          + " (give --board-size NAME=WxH or --board-sizes FILE.json)")
+            return info.error
+        info.geometry = MapGeometry(placements, info.edge[0], info.edge[1])
+        return None
+
+    def geometry(self, map_name: str) -> Optional[MapGeometry]:
+        info = self._maps.get(map_name)
+        if info is None:
+            return None
+        if info.geometry is None and info.error is None:
+            self._build(info)
+        return info.geometry
+
+    def problem(self, map_name: str) -> Optional[str]:
+        """Why a map of the module cannot name locations (or None)."""
+        info = self._maps.get(map_name)
+        if info is None:
+            return None
+        if info.geometry is None and info.error is None:
+            self._build(info)
+        return info.error
+
+    # -- naming ----------------------------------------------------------
+    def locate(self, map_name: Optional[str], x: int, y: int
+               ) -> Tuple[Optional[str], Optional[Tuple[int, int]]]:
+        """(VASSAL's location name, raw hex [column, row]) of a map point;
+        ``(None, None)`` without a module, on an unknown map or a map whose
+        board sizes are unknown."""
+        if map_name is None:
+            return None, None
+        key = (map_name, x, y)
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        geometry = self.geometry(map_name)
+        if geometry is None:
+            result: Tuple[Optional[str], Optional[Tuple[int, int]]] = (None, None)
+        else:
+            result = (geometry.location_name(x, y), _grid_cell(geometry, x, y))
+        if len(self._cache) > 200000:
+            self._cache.clear()
+        self._cache[key] = result
+        return result
+
+    def location(self, map_name: Optional[str], x: int, y: int) -> Optional[str]:
+        return self.locate(map_name, x, y)[0]
+
+
+def _grid_cell(geometry: MapGeometry, x: int, y: int) -> Optional[Tuple[int, int]]:
+    found = geometry.to_board(x, y)
+    if found is None:
+        return None
+    placement, (lx, ly) = found
+    grid = placement.board.grid
+    if isinstance(grid, ZonedGrid):
+        zone = grid.find_zone(lx, ly)
+        grid = zone.grid if zone is not None else grid.background
+    if isinstance(grid, HexGrid):
+        return grid.raw_column_row(lx, ly)
+    return None
+
+
+def _int(value: Optional[str]) -> int:
+    try:
+        return int(value) if value else 0
+    except ValueError:
+        return 0

@@ -1,0 +1,368 @@
+"""The game state of a replay: pieces, stacks and maps, changed exactly as
+VASSAL 3.7.26 changes them (``docs/vassal-format.md`` §4.6, §4.9).
+
+The model mirrors VASSAL's objects, quirks included, because the stacking
+outcome of a move depends on them:
+
+* a :class:`Piece` has its *own* map and position; inside a stack its
+  effective map and position are the stack's (``BasicPiece.getPosition``
+  defers to the parent), and the map written into its state string is its
+  own map field (``BasicPiece.getState`` uses the field);
+* a :class:`Stack` lists its members bottom → top;
+* a :class:`MapState` holds the top-level objects (stacks and unstacked
+  pieces) in the order they were added; emptied stacks stay there, as in
+  VASSAL, but never take part in merges.
+
+Piece state strings are kept as per-trait tokens (outermost first) plus the
+BasicPiece state; the type string is kept raw and parsed only when a name
+or a property is asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from vmodtool.vassal.pieces import PieceDef, Trait, java_int
+from vmodtool.vassal.sequence import decode_sequence, encode_sequence
+
+__all__ = ["Piece", "Stack", "MapState", "GameState", "split_nested", "type_tokens"]
+
+UNIQUE_ID = "UniqueID"
+
+
+# --------------------------------------------------------------------------
+# nested TAB strings (Decorator type/state chains)
+
+def split_nested(text: str, count: int) -> List[str]:
+    """Split a nested decorator string (``t0 TAB esc(t1 TAB esc(t2 …))``)
+    into ``count`` tokens, outermost first, as ``Decorator.setState`` does;
+    a state with fewer levels gives fewer tokens.
+
+    Fast path: when the text has exactly ``count - 1`` TABs, no quote, and
+    the TAB after token *i* carries exactly *i* escaping backslashes, every
+    TAB is a separator and the tokens are the TAB-split parts minus those
+    backslashes (escaping adds one backslash per level in front of each
+    delimiter and nothing else).  Anything else takes VASSAL's level-by-level
+    decoding."""
+    if "'" not in text:
+        parts = text.split("\t")
+        if len(parts) == count:
+            ok = True
+            for i in range(1, count - 1):
+                part = parts[i]
+                if not part.endswith("\\" * i) or part.endswith("\\" * (i + 1)):
+                    ok = False
+                    break
+                parts[i] = part[:-i]
+            if ok and (count < 2 or not parts[0].endswith("\\")):
+                return parts
+    out: List[str] = []
+    rest: Optional[str] = text
+    while rest is not None and len(out) < count:
+        if len(out) == count - 1:
+            out.append(rest)
+            break
+        toks = decode_sequence(rest, "\t")
+        out.append(toks[0] if toks else "")
+        rest = toks[1] if len(toks) > 1 else None
+    return out
+
+
+_TYPE_CACHE: Dict[str, Tuple[str, ...]] = {}
+
+
+def type_tokens(type_text: str) -> Tuple[str, ...]:
+    """The per-trait type tokens of a type chain (cached: many pieces share
+    one type)."""
+    found = _TYPE_CACHE.get(type_text)
+    if found is not None:
+        return found
+    toks: List[str] = []
+    rest: Optional[str] = type_text
+    if "'" not in type_text and "\\" not in type_text:
+        toks = type_text.split("\t")
+    else:
+        while rest is not None:
+            parts = decode_sequence(rest, "\t")
+            toks.append(parts[0] if parts else "")
+            rest = parts[1] if len(parts) > 1 else None
+    result = tuple(toks)
+    if len(_TYPE_CACHE) > 50000:
+        _TYPE_CACHE.clear()
+    _TYPE_CACHE[type_text] = result
+    return result
+
+
+def _split_basic(state: str) -> Tuple[str, int, int]:
+    """Map id and position of a BasicPiece (or stack) state."""
+    if "\\" not in state and "'" not in state:
+        toks = state.split(";", 3)
+    else:
+        toks = decode_sequence(state, ";")
+    map_id = toks[0] if toks else "null"
+    x = java_int(toks[1]) if len(toks) > 1 else None
+    y = java_int(toks[2]) if len(toks) > 2 else None
+    return map_id, x or 0, y or 0
+
+
+# --------------------------------------------------------------------------
+# objects
+
+class Piece:
+    """A game piece (decorator chain around a BasicPiece).
+
+    ``type`` is the raw type chain; ``levels`` the decorator state tokens
+    (outermost first, the BasicPiece's excluded); ``basic`` the BasicPiece
+    state token.  ``map``/``x``/``y`` are the piece's own fields; use
+    :attr:`current_map` and :attr:`position` for where it is."""
+
+    __slots__ = ("id", "type", "ntraits", "levels", "basic", "map", "x", "y", "parent",
+                 "_def", "__weakref__")
+    is_stack = False
+
+    def __init__(self, piece_id: Optional[str], type_text: str) -> None:
+        self.id = piece_id
+        self.type = type_text
+        self.ntraits = len(type_tokens(type_text))
+        self.levels: List[str] = []
+        self.basic = "null;0;0"
+        self.map: Optional[MapState] = None
+        self.x = 0
+        self.y = 0
+        self.parent: Optional[Stack] = None
+        self._def: Optional[PieceDef] = None
+
+    # -- where ------------------------------------------------------------
+    @property
+    def current_map(self) -> Optional["MapState"]:
+        parent = self.parent
+        return parent.map if parent is not None else self.map
+
+    @property
+    def position(self) -> Tuple[int, int]:
+        parent = self.parent
+        if parent is not None:
+            return parent.x, parent.y
+        return self.x, self.y
+
+    # -- state ------------------------------------------------------------
+    def state_string(self) -> str:
+        """The piece's full state as VASSAL's ``getState`` writes it."""
+        tokens = list(self.levels)
+        tokens.append(self.basic_state_string())
+        text = tokens[-1]
+        for token in reversed(tokens[:-1]):
+            text = encode_sequence([token, text], "\t") or ""
+        return text
+
+    def basic_state_string(self) -> str:
+        """``BasicPiece.getState``: own map field, effective position, gpid,
+        persistent properties (always with their count, as 3.4+ writes)."""
+        toks = decode_sequence(self.basic, ";")
+        x, y = self.position
+        gpid = toks[3] if len(toks) > 3 else ""
+        props = _props(toks)
+        out: List[str] = [self.map.name if self.map is not None else "null", str(x), str(y),
+                          gpid, str(len(props) // 2)]
+        out.extend(props)
+        return encode_sequence(out, ";") or ""
+
+    def persistent_properties(self) -> Dict[str, str]:
+        props = _props(decode_sequence(self.basic, ";"))
+        return {props[i]: props[i + 1] for i in range(0, len(props) - 1, 2)}
+
+    def definition(self) -> PieceDef:
+        """The piece as a :class:`PieceDef` (type and current states),
+        cached until the state changes."""
+        if self._def is None:
+            types = type_tokens(self.type)
+            states = list(self.levels) + [self.basic]
+            traits = [Trait(t, states[i] if i < len(states) else "")
+                      for i, t in enumerate(types)]
+            self._def = PieceDef.from_traits(traits, self.id)
+        return self._def
+
+    @property
+    def name(self) -> str:
+        try:
+            return self.definition().name
+        except Exception:  # a malformed trait must not stop a report
+            return ""
+
+    def get_property(self, key: str) -> Optional[str]:
+        try:
+            return self.definition().get_property(key)
+        except Exception:
+            return None
+
+    @property
+    def unit_id(self) -> Optional[str]:
+        return self.get_property("UnitId")
+
+    @property
+    def no_stack(self) -> bool:
+        """VASSAL's ``NO_STACK`` property: an ``immob;`` trait whose stacking
+        option is not ``L`` (or a deck)."""
+        if "immob;" not in self.type:
+            return self.type.endswith("deck;") or self.type.startswith("deck;")
+        for tok in type_tokens(self.type):
+            if tok.startswith("immob;"):
+                fields = decode_sequence(tok, ";")
+                stacking = fields[3] if len(fields) > 3 else "R"
+                return not stacking.startswith("L")
+        return False
+
+    def __repr__(self) -> str:
+        return f"Piece({self.id!r})"
+
+
+def _props(toks: List[str]) -> List[str]:
+    if len(toks) <= 4:
+        return []
+    count = java_int(toks[4]) or 0
+    out: List[str] = []
+    for i in range(max(count, 0)):
+        k = 5 + 2 * i
+        out.append(toks[k] if k < len(toks) else "")
+        out.append(toks[k + 1] if k + 1 < len(toks) else "")
+    return out
+
+
+class Stack:
+    """A stack: members bottom → top, its map and position, its layer."""
+
+    __slots__ = ("id", "members", "map", "x", "y", "layer", "__weakref__")
+    is_stack = True
+    parent = None
+
+    def __init__(self, stack_id: Optional[str]) -> None:
+        self.id = stack_id
+        self.members: List[Piece] = []
+        self.map: Optional[MapState] = None
+        self.x = 0
+        self.y = 0
+        self.layer = -1
+
+    @property
+    def current_map(self) -> Optional["MapState"]:
+        return self.map
+
+    @property
+    def position(self) -> Tuple[int, int]:
+        return self.x, self.y
+
+    def set_map(self, m: Optional["MapState"]) -> None:
+        """``Stack.setMap``: also sets each member's own map field."""
+        self.map = m
+        for member in self.members:
+            member.map = m
+
+    # -- Stack.java operations ---------------------------------------------
+    def remove(self, p: Piece) -> None:
+        try:
+            self.members.remove(p)
+        except ValueError:
+            pass
+        p.parent = None
+
+    def insert_child(self, child: Piece, index: int) -> None:
+        if child.parent is not None:
+            child.parent.remove(child)
+        elif child.map is not None:
+            child.map.remove(child)
+        child.parent = self
+        child.map = self.map  # BasicPiece.setParent: the map follows the parent
+        index = max(0, min(index, len(self.members)))
+        self.members.insert(index, child)
+
+    def insert(self, p: Piece, pos: int) -> None:
+        pos = max(0, min(pos, len(self.members)))
+        try:
+            index = self.members.index(p)
+        except ValueError:
+            self.insert_child(p, pos)
+            return
+        if pos > index:
+            self.members.insert(pos + 1, p)
+            del self.members[index]
+        else:
+            del self.members[index]
+            self.members.insert(pos, p)
+
+    def state_string(self) -> str:
+        out: List[str] = [self.map.name if self.map is not None else "null",
+                          str(self.x), str(self.y)]
+        out += [m.id or "null" for m in self.members]
+        out.append(f"@@{self.layer}")
+        return encode_sequence(out, ";") or ""
+
+    def __repr__(self) -> str:
+        return f"Stack({self.id!r}, {len(self.members)} pieces)"
+
+
+class MapState:
+    """A map: its name (= id) and its top-level objects in drawing order."""
+
+    __slots__ = ("name", "pieces", "stacking", "known")
+
+    def __init__(self, name: str, *, stacking: bool = True, known: bool = True) -> None:
+        self.name = name
+        self.pieces: Dict[object, None] = {}
+        self.stacking = stacking
+        self.known = known
+
+    def remove(self, obj) -> None:
+        self.pieces.pop(obj, None)
+
+    def add(self, obj) -> None:
+        """``Map.addPiece``: take the object out of its stack and its other
+        map, put it on top of this map."""
+        if obj in self.pieces:
+            return
+        parent = obj.parent
+        if parent is not None:
+            parent.remove(obj)
+        own = obj.map
+        if own is not None and own is not self:
+            own.remove(obj)
+        if obj.is_stack:
+            obj.set_map(self)
+        else:
+            obj.map = self
+        self.pieces[obj] = None
+
+    def __repr__(self) -> str:
+        return f"MapState({self.name!r}, {len(self.pieces)} top-level)"
+
+
+class GameState:
+    """Registered pieces and stacks by id, maps by id, global properties,
+    turn trackers and the roster."""
+
+    def __init__(self) -> None:
+        self.pieces: Dict[str, object] = {}
+        self.maps: Dict[str, MapState] = {}
+        self.global_properties: Dict[Tuple[Optional[str], str], str] = {}
+        self.turns: Dict[str, str] = {}
+        self.boards: Dict[str, list] = {}
+        self._new_ids = 0
+
+    def new_id(self) -> str:
+        """An id for a stack VASSAL would create with a fresh timestamp id
+        (replay-generated; the log's own ``+/`` usually replaces it)."""
+        self._new_ids += 1
+        return f"replay-{self._new_ids}"
+
+    def register(self, obj) -> None:
+        if obj.id is None:
+            obj.id = self.new_id()
+        self.pieces[obj.id] = obj
+
+    def get(self, piece_id: Optional[str]):
+        return self.pieces.get(piece_id) if piece_id is not None else None
+
+    def game_pieces(self) -> Iterator[Piece]:
+        """Registered non-stack pieces, in registration order."""
+        for obj in self.pieces.values():
+            if not obj.is_stack:
+                yield obj  # type: ignore[misc]

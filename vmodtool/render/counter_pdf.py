@@ -12,8 +12,6 @@ Pillow.
 from __future__ import annotations
 
 import struct
-import zlib
-from datetime import datetime, timezone
 from io import BytesIO
 from typing import List, Optional, Sequence, Tuple
 

@@ -37,15 +37,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from PIL import Image, ImageDraw
 
@@ -243,10 +242,6 @@ class CounterSpec:
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:24]
 
 
-class _SafeDict(dict):
-    pass
-
-
 def _format_region(fmt: str, factors: Mapping[str, Any], where: str, region: str) -> str:
     try:
         return fmt.format_map(dict(factors))
@@ -269,7 +264,6 @@ def _steps_of(utype: Any) -> Tuple[List[Any], int]:
 
 def _unit_specs(scenario: Any, style: CounterStyle) -> List[CounterSpec]:
     out: List[CounterSpec] = []
-    formations = {f.id: f for f in scenario.formations}
     for counter in scenario.counters:
         utype = scenario.unit_types[counter.type]
         side = scenario.game.side(counter.side)

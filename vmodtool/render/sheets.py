@@ -39,8 +39,7 @@ from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
 from vmodtool.render import fonts
 from vmodtool.render.counter_pdf import pdf_from_pngs, png_bytes
-from vmodtool.render.counters import (CounterError, CounterSpec, counter_specs, counter_style,
-                                      render_face, safe_name)
+from vmodtool.render.counters import CounterSpec, counter_specs, counter_style, render_face
 
 __all__ = ["PAPER_MM", "SheetError", "SheetOptions", "Placement", "SheetLayout", "layout_sheets",
            "mirror_x", "render_sheet_pages", "calibration_pages", "write_sheets", "SheetResult"]

@@ -36,9 +36,9 @@ from lxml import etree
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.vassal.buildfile import BuildFile, vassal_text
 from vmodtool.vassal.grid import LocationError, grid_from_element
-from vmodtool.vassal.grid_common import parse_double_attribute, parse_int_attribute
+from vmodtool.vassal.grid_common import parse_double_attribute
 from vmodtool.vassal.module import BUILDFILE_NAMES, Module, version_tuple
-from vmodtool.vassal.pieces import PieceDef, Trait, type_prefix
+from vmodtool.vassal.pieces import PieceDef, Trait
 from vmodtool.vassal.sequence import decode_sequence
 
 __all__ = [

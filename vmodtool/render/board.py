@@ -187,7 +187,9 @@ def board_drawing(scenario, options: Optional[BoardOptions] = None) -> BoardDraw
     # hex fills and textures
     for label, poly in geo.polygons.items():
         fill, _kind, _elev = styles[hmap.terrain[label]]
-        canvas.polygon(poly, fill=fill)
+        # the ideal hexagon around VASSAL's centre, grown by a hair so that
+        # sub-pixel misses between neighbours never show the paper
+        canvas.polygon(poly, fill=fill, outline=fill, width=0.8)
     for label, poly in geo.polygons.items():
         fill, kind, _elev = styles[hmap.terrain[label]]
         cx, cy = geo.centres[label]

@@ -137,8 +137,13 @@ class Canvas:
         draw = ImageDraw.Draw(img)
         oy = top
 
-        def tr(points: Sequence[Point]) -> List[Point]:
-            return [(x * ss, (y - oy) * ss) for x, y in points]
+        # coordinates are rounded to whole supersampled pixels *before* the
+        # band's offset is taken off, so every band rasterises an operation
+        # exactly as the others do (Pillow truncates toward zero)
+        dy = oy * ss
+
+        def tr(points: Sequence[Point]) -> List[Tuple[int, int]]:
+            return [(round(x * ss), round(y * ss) - dy) for x, y in points]
 
         for op in self.ops:
             bx0, by0, bx1, by1 = op.bbox
@@ -151,27 +156,36 @@ class Canvas:
                 if fill is not None:
                     draw.polygon(pts, fill=fill)
                 if outline is not None and w > 0:
-                    draw.line(pts + [pts[0], pts[1]], fill=outline, width=max(1, int(round(w * ss))),
-                              joint="curve")
+                    wi = max(1, int(round(w * ss)))
+                    for i in range(len(pts)):
+                        draw.line([pts[i - 1], pts[i]], fill=outline, width=wi)
+                    if wi > 2:
+                        r = wi // 2
+                        for x, y in pts:
+                            draw.ellipse((x - r, y - r, x + r, y + r), fill=outline)
             elif kind == "line":
                 pts, fill, w, caps = a
                 pts = tr(pts)
                 wi = max(1, int(round(w * ss)))
-                draw.line(pts, fill=fill, width=wi, joint="curve" if len(pts) > 2 else None)
-                if caps and wi > 2:
-                    r = wi / 2.0
-                    for x, y in (pts[0], pts[-1]):
+                # segment by segment with round joints of our own: Pillow's
+                # joint="curve" depends on clipping, which would show band seams
+                for i in range(len(pts) - 1):
+                    draw.line(pts[i:i + 2], fill=fill, width=wi)
+                if wi > 2:
+                    r = wi // 2
+                    ends = pts if caps else pts[1:-1]
+                    for x, y in ends:
                         draw.ellipse((x - r, y - r, x + r, y + r), fill=fill)
             elif kind == "circle":
                 cx, cy, r, fill, outline, w = a
-                cx, cy, r = cx * ss, (cy - oy) * ss, r * ss
+                box = (round((cx - r) * ss), round((cy - r) * ss) - dy,
+                       round((cx + r) * ss), round((cy + r) * ss) - dy)
                 wi = int(round(w * ss)) if outline is not None else 0
-                draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill,
-                             outline=outline if wi else None, width=wi)
+                draw.ellipse(box, fill=fill, outline=outline if wi else None, width=wi)
             elif kind == "text":
                 x, y, text, px, fill, style, anchor, halo, hw = a
                 font = load_font(style, max(1, int(round(px * ss))))
-                draw.text((x * ss, (y - oy) * ss), text, font=font, fill=fill, anchor=anchor,
+                draw.text((round(x * ss), round(y * ss) - dy), text, font=font, fill=fill, anchor=anchor,
                           stroke_width=int(round(hw * ss)) if halo else 0,
                           stroke_fill=halo if halo else None)
         if ss > 1:

@@ -2,18 +2,20 @@
 
 VASSAL snaps a piece to ``hexPointCenterFromRawIndex``: the exact lattice
 point ``(x0 + dx·col, y0 + dy·row [+ dy/2])`` *truncated to whole pixels*.
-The board must put every hex exactly there, so each hexagon here is laid
-around that integer centre.  Because truncation moves neighbouring centres
-by different fractions of a pixel, hexagons drawn independently would not
-tile; so every hexagon corner is the mean of the estimates of the three
-hexes that meet at it (each estimate = that hex's VASSAL centre + the ideal
-corner offset).  The fill polygons then tile without gaps, every line of the
-grid is shared, and no corner is more than a pixel from the ideal hexagon
-around the hex's VASSAL centre.
+The board must put every hex exactly there, so each filled hexagon
+(``polygons``) is the ideal hexagon laid around that integer centre: its
+centre *is* VASSAL's centre.  Because truncation moves neighbouring centres
+by different fractions of a pixel, such hexagons overlap or miss each other
+by up to a pixel along their sides; the grid lines hide that: each corner of
+the line work (``outlines``) is the mean of the estimates of the hexes of
+the map that meet there (estimate = that hex's centre + the ideal corner
+offset), so lines are shared, join exactly, and lie within a pixel of both
+hexagons they separate.
 
 A hexside between hexes ``a`` and ``b`` is the pair of corners the two
-hexagons share; its end points are the mean of ``a``'s and ``b``'s
-estimates only, so its midpoint is exactly halfway between the two centres.
+hexagons share; for features drawn on it its end points are the mean of
+``a``'s and ``b``'s estimates only, so its midpoint is exactly halfway
+between the two centres.
 
 Everything works in VASSAL's rotated frame ``(u, v)`` — ``(x, y)``, or
 ``(y, x)`` for sideways (pointy-top) grids — where hexes are flat-topped
@@ -54,7 +56,8 @@ class HexGeometry:
     """Hexagons of the hexes ``cells`` (label → raw (col, row)) of ``grid``.
 
     Attributes (board pixels, board frame ``(x, y)``): ``centres`` label →
-    VASSAL's integer centre; ``polygons`` label → six corners (tiling);
+    VASSAL's integer centre; ``polygons`` label → the ideal hexagon around
+    it; ``outlines`` label → the six corners of the shared line work;
     ``edges`` frozenset of two labels → the shared side's end points
     (from the two hexes' estimates); ``boundary`` the sides of the map edge,
     as ``(label, (p, q))``; ``neighbours`` label → labels of adjacent hexes
@@ -65,6 +68,7 @@ class HexGeometry:
     cells: Mapping[str, Tuple[int, int]]
     centres: Dict[str, Tuple[int, int]] = field(default_factory=dict)
     polygons: Dict[str, List[Point]] = field(default_factory=dict)
+    outlines: Dict[str, List[Point]] = field(default_factory=dict)
     neighbours: Dict[str, List[str]] = field(default_factory=dict)
     boundary: List[Tuple[str, Tuple[Point, Point]]] = field(default_factory=list)
     _keys: Dict[str, Key] = field(default_factory=dict)
@@ -129,21 +133,24 @@ class HexGeometry:
             self.centres[label] = self.grid.raw_center(col, row)
         corner_cache: Dict[Key, Point] = {}
         for label, key in self._keys.items():
-            poly = []
+            outline, ideal = [], []
             for du, dv in CORNER_OFFSETS:
                 corner = (key[0] + du, key[1] + dv)
                 point = corner_cache.get(corner)
                 if point is None:
-                    point = corner_cache[corner] = self._corner(corner, self._owners(corner))
-                poly.append(point)
-            self.polygons[label] = poly
+                    owners = [k for k in self._owners(corner) if k in self._by_key]
+                    point = corner_cache[corner] = self._corner(corner, owners)
+                outline.append(point)
+                ideal.append(self._xy(*self._estimate(key, corner)))
+            self.outlines[label] = outline
+            self.polygons[label] = ideal
             near = []
             for i, (du, dv) in enumerate(_NEIGHBOUR_OFFSETS):
                 other = self._by_key.get((key[0] + du, key[1] + dv))
                 if other is not None:
                     near.append(other)
                 else:
-                    self.boundary.append((label, self._side(poly, i)))
+                    self.boundary.append((label, self._side(outline, i)))
             self.neighbours[label] = near
 
     @staticmethod
@@ -175,7 +182,7 @@ class HexGeometry:
         """Every side between two hexes of the map (for grid lines)."""
         out: Dict[FrozenSet[str], Tuple[Point, Point]] = {}
         for label, near in self.neighbours.items():
-            poly = self.polygons[label]
+            poly = self.outlines[label]
             key = self._keys[label]
             for i, (du, dv) in enumerate(_NEIGHBOUR_OFFSETS):
                 other = self._by_key.get((key[0] + du, key[1] + dv))

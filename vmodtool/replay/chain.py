@@ -54,10 +54,19 @@ class ChainDifference:
                 "detail": self.detail}
 
 
-def _props_without_position(p: Piece) -> Tuple[str, ...]:
-    from vmodtool.vassal.sequence import decode_sequence
-    toks = decode_sequence(p.basic, ";")
-    return tuple(toks[3:]) if len(toks) > 3 else ()
+def _props_without_position(p: Piece) -> str:
+    parts = p.basic.split(";", 3)
+    return parts[3] if len(parts) > 3 else ""
+
+
+def _type_difference(a: str, b: str) -> str:
+    from vmodtool.replay.state import type_tokens
+    from vmodtool.vassal.pieces import type_prefix
+    ta, tb = type_tokens(a), type_tokens(b)
+    if len(ta) != len(tb):
+        return f"trait chain differs: {len(ta)} → {len(tb)} traits"
+    changed = [type_prefix(x) for x, y in zip(ta, tb) if x != y]
+    return "trait definition differs: " + ", ".join(changed)
 
 
 def _neighbours(p: Piece) -> Optional[Tuple[Optional[str], ...]]:
@@ -84,21 +93,23 @@ def compare_states(before: GameState, after: GameState, place_before, place_afte
         if b is None:
             diff("removed", ref(a), place_before(a), None)
             continue
-        pa, pb = place_before(a), place_after(b)
-        if (pa.map, pa.x, pa.y) != (pb.map, pb.x, pb.y):
-            diff("moved", ref(b), pa, pb)
+        ma, mb = a.current_map, b.current_map
+        if (ma.name if ma else None, a.position) != (mb.name if mb else None, b.position):
+            diff("moved", ref(b), place_before(a), place_after(b))
         elif _neighbours(a) != _neighbours(b):
-            diff("restacked", ref(b), pa, pb,
+            diff("restacked", ref(b), place_before(a), place_after(b),
                  f"stack {len(a.parent.members) if a.parent else 0} → "
                  f"{len(b.parent.members) if b.parent else 0} pieces")
         if a.type != b.type:
-            diff("changed", ref(b), None, pb, "trait chain (type) differs")
-        elif list(a.levels) != list(b.levels) or _props_without_position(a) != \
-                _props_without_position(b):
+            diff("changed", ref(b), None, place_after(b), _type_difference(a.type, b.type))
+            continue
+        ka, kb = a.levels_key(), b.levels_key()
+        same_levels = ka == kb or (type(ka) is not type(kb) and list(a.levels) == list(b.levels))
+        if not same_levels or _props_without_position(a) != _props_without_position(b):
             changed = [i for i, (x, y) in enumerate(zip(a.levels, b.levels)) if x != y]
             what = (f"trait state(s) {', '.join(str(i + 1) for i in changed)}" if changed
                     else "BasicPiece gpid/properties")
-            diff("changed", ref(b), None, pb, what)
+            diff("changed", ref(b), None, place_after(b), what)
     for pid, b in b_pieces.items():
         if pid not in a_pieces:
             diff("added", ref(b), None, place_after(b))

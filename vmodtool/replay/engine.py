@@ -96,7 +96,6 @@ class Engine:
         self.undo_brackets = 0
         self.unknown_commands = 0
         self.in_restore = True
-        self._warned_maps: Dict[str, int] = {}
         for name in positions.map_names():
             self.state.maps[name] = MapState(name, stacking=positions.stacking(name))
 
@@ -105,21 +104,25 @@ class Engine:
         self.warnings.append(ReplayWarning(self.file, self.step_number, message))
 
     def map_for(self, map_id: str) -> Optional[MapState]:
-        """``Map.getMapById``: the map, created on first use when there is no
-        module; with a module an unknown id is a warning and ``None``."""
+        """``Map.getMapById``.  Without a module every map id is accepted;
+        with one, a map the module lacks is reported (once per replay) and
+        created anyway, so that its pieces stay tracked."""
         m = self.state.maps.get(map_id)
         if m is not None:
             return m
-        if not self.positions.has_module:
-            m = MapState(map_id, known=False)
-            self.state.maps[map_id] = m
-            return m
-        count = self._warned_maps.get(map_id, 0)
-        self._warned_maps[map_id] = count + 1
-        if count < 3:
-            self.warn(f"map {map_id!r} does not exist in the module; the piece is left off all maps"
-                      + (" (further warnings for this map are not repeated)" if count == 2 else ""))
-        return None
+        m = MapState(map_id, known=not self.positions.has_module)
+        self.state.maps[map_id] = m
+        if self.positions.has_module:
+            self.warn_once(("map", map_id),
+                           f"map {map_id!r} is not in the module; its pieces are tracked "
+                           "in pixels")
+        return m
+
+    def warn_once(self, key, message: str) -> None:
+        reported = self.positions.reported
+        if key not in reported:
+            reported.add(key)
+            self.warn(message)
 
     def place_of(self, obj) -> Place:
         m = obj.current_map
@@ -162,15 +165,17 @@ class Engine:
 
     # ----------------------------------------------------------------- pieces
     def on_add(self, cmd: AddPiece) -> None:
-        fields = cmd._field(2)
-        if fields is None:
-            self.warn(f"AddPiece without type or state (truncated?): {self._short(cmd)}")
-            return
-        type_text = cmd.type
+        parsed = _add_fields(cmd.text)
+        if parsed is None:
+            if cmd._field(2) is None:
+                self.warn(f"AddPiece without type or state (truncated?): {self._short(cmd)}")
+                return
+            parsed = (cmd.piece_id, cmd.type, cmd.state)
+        piece_id, type_text, state = parsed
         if type_text == "stack":
-            stack = Stack(cmd.piece_id)
+            stack = Stack(piece_id)
             self.state.register(stack)
-            self.stack_set_state(stack, cmd.state)
+            self.stack_set_state(stack, state)
             return
         types = type_tokens(type_text)
         basic = types[-1] if types else ""
@@ -178,13 +183,13 @@ class Engine:
             self.warn(f"AddPiece of a piece whose innermost trait is not a basic piece "
                       f"({basic[:20]!r}): {self._short(cmd)}")
             return
-        piece = Piece(cmd.piece_id, type_text)
+        piece = Piece(piece_id, type_text)
         old = self.state.get(piece.id)
         if old is not None and not self.in_restore:
             self.warn(f"AddPiece for id {piece.id} which is already in the game "
                       "(VASSAL keeps both objects)")
         self.state.register(piece)
-        self.piece_set_state(piece, cmd.state)
+        self.piece_set_state(piece, state)
         if not self.in_restore:
             self.events.append(AddEvent(piece=self.ref(piece), target=self.place_of(piece)))
 
@@ -289,6 +294,10 @@ class Engine:
     def piece_set_state(self, p: Piece, state: str) -> None:
         """``Decorator.setState`` down the chain, then ``BasicPiece.setState``."""
         n = p.ntraits
+        basic = p.set_raw_state(state)
+        if basic is not None:
+            self.basic_set_state(p, basic)
+            return
         levels = split_nested(state, n)
         if len(levels) < n:
             self.warn(f"piece {p.id}: state has {len(levels)} level(s) for {n} trait(s); "
@@ -298,9 +307,11 @@ class Engine:
                     p.levels[i] = tok
                 elif i == len(p.levels) and i < n - 1:
                     p.levels.append(tok)
+            p._state = None
             p._def = None
             return
-        p.levels = levels[:-1]
+        p._levels = levels[:-1]
+        p._state = None
         p._def = None
         self.basic_set_state(p, levels[-1])
 
@@ -322,6 +333,7 @@ class Engine:
             elif news[i] != olds[i]:
                 if i < len(levels):
                     levels[i] = news[i]
+        p._state = None
         p._def = None
 
     def basic_set_state(self, p: Piece, state: str) -> None:
@@ -492,10 +504,12 @@ class Engine:
         boards = cmd.boards
         self.state.boards[cmd.map_id] = boards
         if self.positions.has_module and not self.positions.knows_map(cmd.map_id):
-            self.warn(f"boards chosen for map {cmd.map_id!r}, which is not in the module")
+            self.warn_once(("map", cmd.map_id), f"map {cmd.map_id!r} is not in the module; "
+                           "its pieces are tracked in pixels")
         problem = self.positions.set_boards(cmd.map_id, boards)
         if problem:
-            self.warn(f"map {cmd.map_id!r}: {problem}; its locations stay in pixels")
+            self.warn_once(("boards", cmd.map_id, problem),
+                           f"map {cmd.map_id!r}: {problem}; its locations stay in pixels")
         if not self.in_restore:
             self.events.append(BoardsEvent(map=cmd.map_id, boards=boards))
 
@@ -524,6 +538,24 @@ class Engine:
                     if name is not None:
                         return name, side
         return None, None
+
+
+def _add_fields(text: str) -> Optional[Tuple[Optional[str], str, str]]:
+    """``+/id/type/state`` split quickly when the state holds no ``/`` and
+    nothing is quoted (else None: use the full decoder)."""
+    body = text[2:]
+    i = body.find("/")
+    if i < 0 or "'" in body:
+        return None
+    j = body.rfind("/")
+    if j <= i or body[j - 1] == "\\":
+        return None
+    type_raw = body[i + 1:j]
+    if type_raw.startswith("\\") or "/" in type_raw.replace("\\/", ""):
+        return None
+    piece_id = body[:i]
+    return (None if piece_id == "null" else piece_id,
+            type_raw.replace("\\/", "/") if "\\" in type_raw else type_raw, body[j + 1:])
 
 
 def _keep_unique_id(old_basic: str, new_basic: str) -> str:

@@ -29,7 +29,7 @@ from vmodtool.replay.events import (AddEvent, ChangeEvent, ChatEvent, DiceEvent,
                                     MoveEvent, UnknownEvent)
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.state import GameState, Piece
-from vmodtool.vassal.commands import (ChangePiece, Command, CommandGroup, LogEntry, MovePiece,
+from vmodtool.vassal.commands import (AddPiece, ChangePiece, RemovePiece, Command, CommandGroup, LogEntry, MovePiece,
                                       Node, Undo)
 from vmodtool.vassal.savefile import SavedGame
 
@@ -208,15 +208,26 @@ class Replay:
         nwarn = len(engine.warnings)
         count = 0
         moves: List[Tuple[str, ...]] = []
+        stacks_seen = set()
         for cmd in _leaves(node):
             count += 1
+            inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
+            if isinstance(inner, RemovePiece) and _is_stack(engine, inner.piece_id):
+                stacks_seen.add(inner.piece_id)
             engine.apply(cmd)
             inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
             if isinstance(inner, MovePiece):
                 moves.append((inner.piece_id, inner.new_map or "", *map(str, inner.new_position),
                               inner.old_map or "", *map(str, inner.old_position)))
             elif isinstance(inner, ChangePiece):
-                moves.append(("D", inner.piece_id, inner.new_state, inner.old_state or ""))
+                if not inner.piece_id.startswith("replay-") and \
+                        not _is_stack(engine, inner.piece_id):
+                    moves.append(("D", inner.piece_id, inner.new_state, inner.old_state or ""))
+            elif isinstance(inner, (AddPiece, RemovePiece)):
+                if isinstance(inner, AddPiece) and not inner.is_stack:
+                    moves.append(("other", "add"))
+                elif isinstance(inner, RemovePiece) and inner.piece_id not in stacks_seen:
+                    moves.append(("other", "remove"))
             elif inner is not None and not isinstance(inner, Undo) and \
                     inner.kind not in ("Chat", "Null"):
                 moves.append(("other", inner.kind))
@@ -235,6 +246,10 @@ class Replay:
         else:
             target = _last_undoable(history, engine.file)
             if target is not None and _is_inverse(step._moves, target._moves):
+                step.undo, step.undo_kind = True, "inverse"
+                _mark_undone(target, step)
+            elif target is not None and not step._moves and step.chat_lines and \
+                    all(line.startswith("* UNDO: ") for line in step.chat_lines):
                 step.undo, step.undo_kind = True, "inverse"
                 _mark_undone(target, step)
         return step
@@ -288,6 +303,11 @@ def piece_snapshot(engine: Engine, p: Piece) -> PieceSnapshot:
     return PieceSnapshot(p.id or "", p.name, place.map, place.x, place.y, place.location,
                          stack_id, stack_index, stack_size, place.grid_cell, p.state_string(),
                          p.unit_id)
+
+
+def _is_stack(engine: Engine, piece_id: str) -> bool:
+    obj = engine.state.pieces.get(piece_id)
+    return obj is not None and obj.is_stack
 
 
 def _leaves(node: Node) -> Iterator[Command]:

@@ -73,6 +73,8 @@ class Positions:
         self.module = module
         self.sizes: Dict[str, Tuple[int, int]] = {}
         self.missing_sizes: List[str] = []
+        #: problems already reported (a chain reports each one once)
+        self.reported: set = set()
         self._maps: Dict[str, _MapInfo] = {}
         self._cache: Dict[Tuple[str, int, int], Tuple[Optional[str], Optional[Tuple[int, int]]]] = {}
         if module is None:

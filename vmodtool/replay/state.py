@@ -116,15 +116,16 @@ class Piece:
     state token.  ``map``/``x``/``y`` are the piece's own fields; use
     :attr:`current_map` and :attr:`position` for where it is."""
 
-    __slots__ = ("id", "type", "ntraits", "levels", "basic", "map", "x", "y", "parent",
-                 "_def", "__weakref__")
+    __slots__ = ("id", "type", "ntraits", "_levels", "_state", "basic", "map", "x", "y",
+                 "parent", "_def", "__weakref__")
     is_stack = False
 
     def __init__(self, piece_id: Optional[str], type_text: str) -> None:
         self.id = piece_id
         self.type = type_text
         self.ntraits = len(type_tokens(type_text))
-        self.levels: List[str] = []
+        self._levels: Optional[List[str]] = []
+        self._state: Optional[str] = None
         self.basic = "null;0;0"
         self.map: Optional[MapState] = None
         self.x = 0
@@ -137,6 +138,39 @@ class Piece:
     def current_map(self) -> Optional["MapState"]:
         parent = self.parent
         return parent.map if parent is not None else self.map
+
+    # -- trait states -------------------------------------------------------
+    @property
+    def levels(self) -> List[str]:
+        """The decorator state tokens, outermost first (split on first use
+        after a whole state was set)."""
+        levels = self._levels
+        if levels is None:
+            levels = split_nested(self._state or "", self.ntraits)[:-1]
+            while len(levels) < self.ntraits - 1:
+                levels.append("")
+            self._levels = levels
+        return levels
+
+    def set_raw_state(self, state: str) -> Optional[str]:
+        """Take a whole state string when every TAB in it separates two
+        trait levels (the usual case); the levels are split on demand.
+        Returns the BasicPiece state token, or None when the state needs the
+        full decoding."""
+        n = self.ntraits
+        if state.count("\t") != n - 1 or "'" in state:
+            return None
+        self._state = state
+        self._levels = None
+        self._def = None
+        return state[state.rfind("\t") + 1:] if n > 1 else state
+
+    def levels_key(self):
+        """Something equal for equal decorator states (cheap when the raw
+        state is still whole)."""
+        if self._levels is None and self._state is not None:
+            return self._state[: self._state.rfind("\t") + 1]
+        return tuple(self.levels)
 
     @property
     def position(self) -> Tuple[int, int]:
@@ -259,10 +293,11 @@ class Stack:
 
     # -- Stack.java operations ---------------------------------------------
     def remove(self, p: Piece) -> None:
-        try:
-            self.members.remove(p)
-        except ValueError:
-            pass
+        members = self.members
+        for i in range(len(members)):
+            if members[i] is p:
+                del members[i]
+                break
         p.parent = None
 
     def insert_child(self, child: Piece, index: int) -> None:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from PIL import Image
 
@@ -630,7 +630,8 @@ def grid_overlay_drawing(size: Tuple[int, int], grid: HexGrid,
             canvas.line([a, b], halo, max(1.6, 0.03 * unit))
             canvas.line([a, b], line, max(0.8, 0.014 * unit))
         if numbers:
-            canvas.text((cx, cy - 0.62 * half_y), label, size=max(7.0, 0.15 * unit), fill=line,
+            # below the centre: a scan prints its own numbers at the top of the hex
+            canvas.text((cx, cy + 0.55 * half_y), label, size=max(7.0, 0.15 * unit), fill=line,
                         style="condensed-bold", anchor="mm", halo=(255, 255, 255, 210),
                         halo_width=max(1.0, 0.02 * unit))
     return canvas, geo

@@ -153,8 +153,8 @@ CODES: Dict[str, CodeInfo] = {
         "warning", "a trait prefix VASSAL does not know: it becomes a dummy Marker and its "
         "behaviour is lost"),
     "trailing-backslash": CodeInfo(
-        "warning", "a trait field ends with a backslash: VASSAL's encoder merges it with the "
-        "next field when it writes the piece"),
+        "warning", "a trait field ends with a backslash (or has swallowed the next trait that "
+        "way): VASSAL's encoder merges it with the next field"),
     "legacy-layer": CodeInfo(
         "info", "layers (emb2;) with version 0 or the old emb; encoding: VASSAL converts their "
         "keys and recomputes 'always active' on load"),
@@ -946,6 +946,8 @@ class _Linter:
             if sizes is None:
                 sizes = self.module.board_sizes()[0]
             size = sizes.get(board.name)
+            if size is None and not board.image:
+                size = (board.width or 500, board.height or 500)  # Board defaults
             if size is None:
                 descending = any(el.get(a, "").lower() == "true" for el in board.grid.iter()
                                  for a in ("hDescend", "vDescend"))
@@ -1075,6 +1077,11 @@ class _Linter:
                 "bad-piece-definition"
             place = f" ({err.place})" if err.place else ""
             self.add(code, f"{what}: {err.message}{place}", element)
+            level = _backslash_before_tab(text)
+            if level is not None:
+                self.add("trailing-backslash", f"{what}: the last field of trait {level} ends "
+                         "with a backslash, which escaped the TAB after it: the traits below "
+                         "it were swallowed", element)
             return None
 
     def walk_traits(self, piece: PieceDef, element: etree._Element,
@@ -1149,9 +1156,12 @@ class _Linter:
             else:
                 tokens = decode_sequence(trait.type[len(prefix):], view.SEP) \
                     if prefix.endswith(";") else []
-            if any(t.endswith("\\") for t in tokens):
-                self.add("trailing-backslash", f"{where}: a field ends with a backslash: "
-                         "VASSAL's encoder joins it with the field after it", element)
+            spec_index = 2 if prefix in ("placemark;", "replace;") else -1
+            if any(t.endswith("\\") or ("\t" in t and i != spec_index)
+                   for i, t in enumerate(tokens)):
+                self.add("trailing-backslash", f"{where}: a field ends with a backslash, or "
+                         "holds the next trait because a backslash escaped the TAB after it "
+                         "(VASSAL's encoder joins such a field with the next one)", element)
 
     @staticmethod
     def _raw_field(trait: Trait, index: int) -> Optional[str]:
@@ -1371,6 +1381,29 @@ class _Linter:
             self.add("setup-unexpanded-prototype", f"predefined setup {entry!r} holds pieces "
                      "with unexpanded prototype; traits", element)
         return text
+
+
+def _backslash_before_tab(text: str) -> Optional[int]:
+    """The 1-based trait whose type ends with a backslash, from the raw
+    definition: the TAB below trait k is written with k-1 backslashes in
+    front (§3.1.3); one more means the field before it ended with ``\\``."""
+    if not text.startswith("+/") or "placemark;" in text or "replace;" in text:
+        return None
+    parts = decode_sequence(text[2:], "/")
+    if len(parts) < 2:
+        return None
+    type_text = parts[1]
+    position = type_text.find("\t")
+    level = 0
+    while position >= 0:
+        count = 0
+        while position - count - 1 >= 0 and type_text[position - count - 1] == "\\":
+            count += 1
+        if count > level:
+            return level + 1
+        level += 1
+        position = type_text.find("\t", position + 1)
+    return None
 
 
 #: trait colour fields (ColorConfigurer.stringToColor)

@@ -1,0 +1,1 @@
+"""Tests of vmodtool.build (module generation and lint)."""

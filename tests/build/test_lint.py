@@ -13,7 +13,7 @@ from lxml import etree
 from PIL import Image
 
 from vmodtool.build.lint import (CODES, Finding, at_least, format_finding, image_references,
-                                 lint_module, lint_path, summarize)
+                                 lint_path, summarize)
 from vmodtool.commands.lint import lint as lint_command
 from vmodtool.errors import VmodError
 from vmodtool.vassal.archive import build_zip
@@ -303,7 +303,7 @@ CASES = [
     ("setup-stack-not-checked", None),  # needs a descending grid on an unknown-size board
     ("bad-piece-definition", _slot_def("piece;;;a.png;no command")),
     ("state-levels", _slot_def(f"+/null/delete;Delete;68,130;{TAB}piece;;;a.png;U/null;0;0;1;0")),
-    ("bad-trait", _slot_def(f"+/null/piece;;a.png/null;0;0;1;0")),
+    ("bad-trait", _slot_def("+/null/piece;;a.png/null;0;0;1;0")),
     ("unknown-trait", _unit_with("frobnicate;1;2")),
     ("trailing-backslash", _unit_with("label;;Change label;10;;0,0,0;t;0;c;0;b;c;$pieceName$;"
                                       "Dialog;0;0;TextLabel;;C:\\")),

@@ -169,8 +169,9 @@ def test_golden_images(example, cid):
         got = np.asarray(img, dtype=np.int16)
         assert got.shape == ref.shape
         diff = np.abs(got - ref).max(axis=2)
-        # small tolerance: FreeType versions differ slightly in anti-aliasing
-        assert diff.mean() < 2.0 and (diff > 48).mean() < 0.01, f"{path.name} differs"
+        # small tolerance: FreeType versions differ slightly in anti-aliasing; a changed
+        # factor digit moves ~90 pixels by more than 48 levels, so it is caught
+        assert diff.mean() < 0.6 and (diff > 64).sum() <= 24, f"{path.name} differs"
 
 
 # -- batch -----------------------------------------------------------------------------------

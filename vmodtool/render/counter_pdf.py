@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import struct
 from io import BytesIO
+import zlib
 from typing import List, Optional, Sequence, Tuple
 
+import numpy as np
 from PIL import Image
 
 from vmodtool.errors import VmodError
@@ -24,14 +26,34 @@ __all__ = ["png_bytes", "png_idat", "pdf_from_pngs"]
 _PNG_SIG = b"\x89PNG\r\n\x1a\n"
 
 
-def png_bytes(image: Image.Image, *, dpi: Optional[int] = None, compress_level: int = 1) -> bytes:
-    """Encode an RGB image as PNG (with the physical resolution when given)."""
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def png_bytes(image: Image.Image, *, dpi: Optional[int] = None, compress_level: int = 3) -> bytes:
+    """Encode an RGB image as PNG (with the physical resolution when given).
+
+    Every row uses the PNG "Up" filter (computed with numpy) and one zlib
+    pass: for sheet pages — large flat areas, rows repeating the row above —
+    this is about twice as fast as Pillow's per-row adaptive filtering at the
+    same size."""
     if image.mode != "RGB":
         image = image.convert("RGB")
-    buf = BytesIO()
-    kw = {"dpi": (dpi, dpi)} if dpi else {}
-    image.save(buf, "PNG", compress_level=compress_level, **kw)
-    return buf.getvalue()
+    a = np.asarray(image)
+    h, w, _ = a.shape
+    flat = a.reshape(h, w * 3)
+    rows = np.empty((h, w * 3 + 1), np.uint8)
+    rows[:, 0] = 2                       # Up
+    rows[0, 0] = 0                       # the first row has nothing above it
+    rows[0, 1:] = flat[0]
+    np.subtract(flat[1:], flat[:-1], out=rows[1:, 1:])
+    parts = [_PNG_SIG, _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))]
+    if dpi:
+        ppm = round(dpi / 0.0254)
+        parts.append(_chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1)))
+    parts.append(_chunk(b"IDAT", zlib.compress(rows.tobytes(), compress_level)))
+    parts.append(_chunk(b"IEND", b""))
+    return b"".join(parts)
 
 
 def png_idat(data: bytes) -> Tuple[int, int, bytes]:

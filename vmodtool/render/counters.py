@@ -57,7 +57,7 @@ __all__ = [
     "RENDERER_VERSION", "MIN_TEXT_SCALE", "CounterError", "CounterTextError", "CounterStyle",
     "FaceSpec", "CounterSpec", "Manifest", "ManifestEntry", "parse_size", "counter_style",
     "counter_specs", "render_face", "render_spec", "render_counter_faces", "render_marker",
-    "render_all", "face_filename", "safe_name", "resolution_px",
+    "render_all", "face_filename", "safe_name", "resolution_px", "render_contact_sheet",
 ]
 
 #: bump when a change alters pixels: it invalidates every cache entry
@@ -737,7 +737,7 @@ MANIFEST_NAME = "counters.json"
 
 def _png_bytes(img: Image.Image) -> bytes:
     buf = BytesIO()
-    img.save(buf, "PNG", compress_level=3)
+    img.save(buf, "PNG", compress_level=1)
     return buf.getvalue()
 
 
@@ -829,3 +829,25 @@ def render_all(scenario: Any, out_dir: Union[str, os.PathLike], *,
     atomic_write(manifest_path, json.dumps(manifest.as_dict(), indent=1,
                                            ensure_ascii=True).encode("ascii"))
     return manifest
+
+
+def render_contact_sheet(scenario: Any, *, px: int = 120, cols: int = 8,
+                         gap: Optional[int] = None) -> Image.Image:
+    """Every counter of the scenario on one image, each unit's faces side
+    by side (front, back …), for proof-reading and documentation."""
+    specs = counter_specs(scenario)
+    gap = gap if gap is not None else max(4, px // 12)
+    groups = [render_spec(s, px) for s in specs]
+    # pack groups of faces into rows without splitting a counter's faces
+    rows: List[List[Image.Image]] = [[]]
+    for faces in groups:
+        if rows[-1] and len(rows[-1]) + len(faces) > cols:
+            rows.append([])
+        rows[-1].extend(faces)
+    w = cols * (px + gap) + gap
+    h = len(rows) * (px + gap) + gap
+    sheet = Image.new("RGB", (w, h), (255, 255, 255))
+    for r, row in enumerate(rows):
+        for c, img in enumerate(row):
+            sheet.paste(img, (gap + c * (px + gap), gap + r * (px + gap)))
+    return sheet

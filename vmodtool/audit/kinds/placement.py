@@ -1,0 +1,277 @@
+"""Placement kinds: ``placement`` (§2.5 item 10: a piece entering the map)
+and ``setup_conformity`` (item 13: the at-start state against the
+scenario's setup)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from vmodtool.audit.api import BaseRule, Event, Violation
+from vmodtool.audit.kinds import register
+from vmodtool.audit.kinds.status import (Placer, carried_view, describe_selector,
+                                         is_elimination_box, marker_kinds, marker_name, phase_name,
+                                         unit_list, _names)
+from vmodtool.audit.selectors import as_list, matches
+from vmodtool.scenario.model import SetupBox, SetupStack
+
+__all__ = ["Placement", "SetupConformity"]
+
+
+def _on(params: Mapping[str, Any]) -> str:
+    # YAML 1.1 reads an unquoted ``on`` key as True
+    return params.get("on", params.get(True, "enter_map"))
+
+
+@register("placement")
+class Placement(BaseRule):
+    """When a piece matching ``subject`` enters the map (``on: enter_map``:
+    from a box, the palette or created; ``on: return_from_box``: from an
+    eliminated/dead box or re-created), it must be placed in one of
+    ``phases``, on ``face`` (a face name or ``reduced_if_two_step``), in a hex
+    holding a unit matching ``hex_has`` (relative to the placed unit; for a
+    marker ``side: friendly`` is the placing player's side), holding nothing
+    matching ``hex_has_not`` (``marker_kind`` selects marker pieces), whose
+    terrain is not in ``terrain_not``, and with ``unique_on_map`` no other
+    piece matching ``subject`` of its side may be on the map.
+
+    ``subject: {marker_kind: k}`` places marker pieces (``marker_add`` or a
+    marker moved from a box onto the map).  One violation per unmet
+    requirement."""
+
+    subscribes = frozenset({"enter", "add", "marker_add", "marker_move"})
+
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        p = self.params
+        subject = p.get("subject")
+        kinds = marker_kinds(subject)
+        if kinds is not None:
+            if event.kind not in ("marker_add", "marker_move") or event.marker not in kinds:
+                return []
+            if event.to_hex is None or (event.kind == "marker_move" and event.from_hex is not None):
+                return []
+            return self._check_marker(state, event, kinds)
+        if event.kind not in ("enter", "add") or event.unit is None:
+            return []
+        try:
+            unit = state.unit(event.unit)
+        except KeyError:
+            return []
+        if unit.hex is None or not matches(subject, unit, state):
+            return []
+        if _on(p) == "return_from_box" and event.kind == "enter" and \
+                not is_elimination_box(state.scenario, event.from_box):
+            return []
+        return self._check_unit(state, event, unit)
+
+    # -- units -----------------------------------------------------------------------------
+    def _check_unit(self, state, event: Event, unit) -> List[Violation]:
+        p = self.params
+        scenario = state.scenario
+        out: List[Violation] = []
+        who = f"{unit.name} ({unit.uid})"
+        verb = "returned to the map" if _on(p) == "return_from_box" else "placed"
+        hex_id = unit.hex
+
+        def v(msg, check, hexes=(hex_id,), units=(unit.uid,)):
+            out.append(self.ctx.violation(event, state, msg, units=list(units), hexes=list(hexes),
+                                          check=check))
+
+        phases = as_list(p.get("phases"))
+        if phases and state.phase not in phases:
+            v(f"{who} {verb} in {hex_id} in the {phase_name(scenario, state.phase)}; this is allowed only "
+              f"in the {_names([phase_name(scenario, x) for x in phases])}.", "phase")
+        face = p.get("face")
+        if face is not None:
+            if face == "reduced_if_two_step":
+                if unit.steps >= 2 and unit.state.get("step") != "reduced":
+                    v(f"{who} {verb} in {hex_id} {unit.face} side up; a unit of {unit.steps} steps must "
+                      f"come back reduced.", "face")
+            elif face != "any" and unit.face not in as_list(face):
+                v(f"{who} {verb} in {hex_id} {unit.face} side up; it must be placed "
+                  f"{_names(as_list(face))} side up.", "face")
+        out.extend(self._hex_checks(state, event, hex_id, unit, unit.uid, who, verb))
+        if p.get("unique_on_map"):
+            others = [o for o in state.units() if o.uid != unit.uid and o.on_map and o.side == unit.side
+                      and matches(p.get("subject"), o, state)]
+            if others:
+                v(f"{who} {verb} in {hex_id} while {unit_list(others)} is already on the map; only one "
+                  f"{describe_selector(p.get('subject'), scenario)} unit of a side may be on the map.",
+                  "unique", hexes=[hex_id] + [o.hex for o in others if o.hex != hex_id],
+                  units=[unit.uid] + [o.uid for o in others])
+        return out
+
+    # -- markers ----------------------------------------------------------------------------
+    def _check_marker(self, state, event: Event, kinds) -> List[Violation]:
+        p = self.params
+        scenario = state.scenario
+        out: List[Violation] = []
+        hex_id = event.to_hex
+        who = f"{marker_name(scenario, event.marker)} marker"
+        subj = Placer(side=event.side)
+        phases = as_list(p.get("phases"))
+        if phases and state.phase not in phases:
+            out.append(self.ctx.violation(
+                event, state, f"{who} placed in {hex_id} in the {phase_name(scenario, state.phase)}; "
+                f"this is allowed only in the {_names([phase_name(scenario, x) for x in phases])}.",
+                hexes=[hex_id], check="phase", marker=event.unit))
+        out.extend(self._hex_checks(state, event, hex_id, subj, event.unit, who, "placed"))
+        if p.get("unique_on_map"):
+            others = [m for m in state.markers() if m.key != event.unit and m.hex is not None
+                      and m.kind in kinds]
+            if others:
+                out.append(self.ctx.violation(
+                    event, state, f"{who} placed in {hex_id} while another is on the map in "
+                    f"{', '.join(sorted(m.hex for m in others))}; only one may be on the map.",
+                    hexes=[hex_id] + sorted(m.hex for m in others), check="unique", marker=event.unit))
+        return out
+
+    # -- shared hex requirements ------------------------------------------------------------------
+    def _hex_checks(self, state, event, hex_id, subj, self_key, who, verb) -> List[Violation]:
+        p = self.params
+        scenario = state.scenario
+        out: List[Violation] = []
+        is_marker = isinstance(subj, Placer)
+        extra = {"marker": self_key} if is_marker else {}
+        units = [] if is_marker else [self_key]
+
+        terrain_not = as_list(p.get("terrain_not"))
+        terrain = scenario.map.terrain.get(hex_id)
+        if terrain in terrain_not:
+            tname = scenario.map.terrain_types[terrain].name if terrain in scenario.map.terrain_types \
+                else terrain
+            out.append(self.ctx.violation(
+                event, state, f"{who} {verb} in {hex_id}, a {tname} hex; it may not be placed in "
+                f"{_names(terrain_not)} terrain.", units=units, hexes=[hex_id], check="terrain", **extra))
+
+        has = p.get("hex_has")
+        if has is not None and not self._hex_holds(state, hex_id, has, subj, self_key):
+            desc = describe_selector(has, scenario, subj)
+            present = [u for u in state.units_in(hex_id) if u.uid != self_key]
+            anywhere = self._anywhere(state, has, subj, self_key)
+            tail = "" if anywhere else "; no such unit is left on the map"
+            out.append(self.ctx.violation(
+                event, state, f"{who} {verb} in {hex_id}, which holds no unit {desc} "
+                f"(in the hex: {unit_list(present)}){tail}.", units=units, hexes=[hex_id],
+                check="hex_has", **extra))
+
+        has_not = p.get("hex_has_not")
+        if has_not is not None:
+            found = self._hex_matches(state, hex_id, has_not, subj, self_key)
+            if found:
+                out.append(self.ctx.violation(
+                    event, state, f"{who} {verb} in {hex_id}, which already holds {', '.join(found)}; "
+                    f"it may not be placed in a hex with {describe_selector(has_not, scenario, subj)}.",
+                    units=units, hexes=[hex_id], check="hex_has_not", **extra))
+        return out
+
+    def _hex_matches(self, state, hex_id, sel, subj, self_key) -> List[str]:
+        """Descriptions of the pieces in the hex matching ``sel``."""
+        kinds = marker_kinds(sel)
+        if kinds is not None:
+            return [f"a {marker_name(state.scenario, m.kind)} marker" for m in state.markers_in(hex_id)
+                    if m.key != self_key and m.kind in kinds]
+        return [f"{u.name} ({u.uid})" for u in state.units_in(hex_id)
+                if u.uid != self_key and matches(sel, carried_view(state, u), state, subj)]
+
+    def _hex_holds(self, state, hex_id, sel, subj, self_key) -> bool:
+        return bool(self._hex_matches(state, hex_id, sel, subj, self_key))
+
+    def _anywhere(self, state, sel, subj, self_key) -> bool:
+        if marker_kinds(sel) is not None:
+            return True
+        return any(u.on_map and u.uid != self_key and matches(sel, carried_view(state, u), state, subj)
+                   for u in state.units())
+
+
+# -- setup_conformity -------------------------------------------------------------------------
+@register("setup_conformity")
+class SetupConformity(BaseRule):
+    """At ``setup_end`` every unit must be where the scenario's ``setup``
+    puts it (hex or box) on the face it gives (``faces``, else the counter's
+    face, else the front); a unit the setup does not place may not be on the
+    map or in a box.  ``tolerance: exact`` (the default) also compares the
+    order of each set-up stack; any other tolerance only checks that each
+    set-up unit is present (on the map, or in its box)."""
+
+    subscribes = frozenset({"setup_end"})
+
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        scenario = state.scenario
+        exact = self.params.get("tolerance", "exact") == "exact"
+        expected: Dict[str, Tuple[str, str, Optional[str]]] = {}    # uid -> (kind, where, face)
+        stacks: List[Tuple[str, Tuple[str, ...]]] = []
+        default_face = {c.id: c.face for c in scenario.counters}
+        for entry in scenario.setup:
+            if isinstance(entry, SetupStack):
+                stacks.append((entry.hex, entry.units))
+                for uid in entry.units:
+                    expected[uid] = ("hex", entry.hex, entry.faces.get(uid, default_face.get(uid)))
+            elif isinstance(entry, SetupBox):
+                for uid in entry.units:
+                    expected[uid] = ("box", entry.box, entry.faces.get(uid, default_face.get(uid)))
+        out: List[Violation] = []
+        ids = set(getattr(state, "units_state", {}) or {u.uid for u in state.units()})
+        present = {u.uid: u for u in state.units()}
+
+        for uid, (kind, where, face) in expected.items():
+            want = where if kind == "hex" else f"box {where}"
+            unit = present.get(uid)
+            name = _name(state, uid)
+            if unit is None or (unit.hex is None and unit.box is None):
+                out.append(self.ctx.violation(
+                    event, state, f"{name} is missing at the start; the setup places it in {want}.",
+                    units=[uid], hexes=[where] if kind == "hex" else [], check="missing", expected=want))
+                continue
+            got = unit.hex if unit.hex is not None else f"box {unit.box}"
+            if not exact:
+                continue
+            if (kind == "hex" and unit.hex != where) or (kind == "box" and (unit.hex is not None
+                                                                            or unit.box != where)):
+                out.append(self.ctx.violation(
+                    event, state, f"{name} starts in {got}; the setup places it in {want}.",
+                    units=[uid], hexes=[h for h in (unit.hex, where if kind == "hex" else None) if h],
+                    check="place", expected=want, actual=got))
+                continue
+            want_face = face or _front(scenario, uid)
+            if want_face is not None and unit.face != want_face:
+                out.append(self.ctx.violation(
+                    event, state, f"{name} starts {unit.face} side up in {got}; the setup gives "
+                    f"{want_face}.", units=[uid], hexes=[unit.hex] if unit.hex else [], check="face",
+                    expected=want_face, actual=unit.face))
+        if exact:
+            for uid in sorted(ids):
+                unit = present.get(uid)
+                if uid in expected or unit is None or (unit.hex is None and unit.box is None):
+                    continue
+                got = unit.hex if unit.hex is not None else f"box {unit.box}"
+                out.append(self.ctx.violation(
+                    event, state, f"{_name(state, uid)} is in {got} at the start, but the setup does not "
+                    f"place it.", units=[uid], hexes=[unit.hex] if unit.hex else [], check="extra"))
+            for hex_id, order in stacks:
+                actual = [u.uid for u in state.units_in(hex_id) if u.uid in order]
+                if sorted(actual) == sorted(order) and actual != list(order):
+                    out.append(self.ctx.violation(
+                        event, state, f"The stack in {hex_id} starts as {', '.join(actual)} (bottom → top); "
+                        f"the setup gives {', '.join(order)}.", units=list(order), hexes=[hex_id],
+                        check="order"))
+        return out
+
+
+def _name(state, uid: str) -> str:
+    try:
+        return f"{state.unit(uid).name} ({uid})"
+    except KeyError:
+        scenario = state.scenario
+        try:
+            counter = scenario.counter(uid)
+            utype = scenario.unit_type_of(counter)
+            return f"{counter.label} {utype.name} ({uid})" if counter.label else f"{utype.name} ({uid})"
+        except KeyError:
+            return uid
+
+
+def _front(scenario, uid: str) -> Optional[str]:
+    try:
+        return scenario.unit_type_of(scenario.counter(uid)).faces[0].name
+    except (KeyError, IndexError):
+        return None

@@ -1,0 +1,180 @@
+"""Settle-point kinds about what shares a hex: ``stacking`` (§2.5 items 1–2),
+``stack_order`` (item 5) and ``cohabitation``.
+
+They judge the state only at the rule's ``check_at`` point (§4.8: a stack
+being rearranged inside a step or an activation is not flagged before
+then); a finding is reported once and again only if it is put right and
+reappears.  Marker pieces never count: ``units_in`` lists units only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from vmodtool.audit.kinds import register
+from vmodtool.audit.kinds.status import (SettleRule, carried_view, current_steps, describe_selector,
+                                         side_name, unit_list)
+from vmodtool.audit.selectors import as_list, matches
+
+__all__ = ["Stacking", "StackOrder", "Cohabitation"]
+
+
+def _occupied(state) -> List[str]:
+    return sorted({u.hex for u in state.units() if u.hex is not None})
+
+
+@register("stacking")
+class Stacking(SettleRule):
+    """Per hex (and per side with ``per_side``, the default): the units not
+    matching ``exempt`` weigh 1 each (``count: units``), their current steps
+    (``steps``) or a factor (``count: points`` with ``points_from``); the sum
+    may not exceed ``limit`` (a number or ``{terrain: n, default: n}``).
+    ``per_type_max: [{select, max}]`` caps the matching units per hex (and
+    side), exempt or not."""
+
+    def _limit(self, state, hex_id: str) -> Optional[float]:
+        limit = self.params.get("limit")
+        if isinstance(limit, Mapping):
+            terrain = state.scenario.map.terrain.get(hex_id)
+            return limit.get(terrain, limit.get("default"))
+        return limit
+
+    def _weight(self, state, unit) -> float:
+        count = self.params.get("count", "units")
+        if count == "steps":
+            return current_steps(state, unit)
+        if count == "points":
+            value = unit.factors.get(self.params.get("points_from", "stacking"), 0)
+            try:
+                return float(value)
+            except (TypeError, ValueError):
+                return 0.0
+        return 1
+
+    def _what(self, total: float) -> str:
+        count = self.params.get("count", "units")
+        number = int(total) if float(total).is_integer() else total
+        if count == "steps":
+            return f"{number} steps"
+        if count == "points":
+            return f"{number} {self.params.get('points_from', 'stacking points')}"
+        return f"{number} units"
+
+    def findings(self, state) -> Dict[Any, Tuple[Any, Any]]:
+        p = self.params
+        exempt = p.get("exempt")
+        per_side = p.get("per_side", True)
+        out: Dict[Any, Tuple[Any, Any]] = {}
+        for hex_id in _occupied(state):
+            units = state.units_in(hex_id)
+            groups: Dict[Optional[str], list] = {}
+            for u in units:
+                groups.setdefault(u.side if per_side else None, []).append(u)
+            for side, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
+                counted = [u for u in members if exempt is None or not matches(exempt, u, state)]
+                total = sum(self._weight(state, u) for u in counted)
+                limit = self._limit(state, hex_id)
+                if limit is not None and total > limit:
+                    out[("limit", hex_id, side)] = (
+                        tuple(u.uid for u in counted),
+                        self._limit_builder(state, hex_id, side, counted, total, limit))
+                for i, entry in enumerate(as_list(p.get("per_type_max"))):
+                    if not isinstance(entry, Mapping):
+                        continue
+                    hits = [u for u in members if matches(entry.get("select"), u, state)]
+                    if len(hits) > entry.get("max", 0):
+                        out[("per_type", i, hex_id, side)] = (
+                            tuple(u.uid for u in hits),
+                            self._type_builder(state, hex_id, side, hits, entry))
+        return out
+
+    def _limit_builder(self, state, hex_id, side, counted, total, limit):
+        exempt = self.params.get("exempt")
+        side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
+        ex_txt = f" ({describe_selector(exempt, state.scenario)} not counted)" if exempt else ""
+        lim = int(limit) if float(limit).is_integer() else limit
+        msg = (f"{self._what(total)}{side_txt} in {hex_id} {self.when}: {unit_list(counted)}; "
+               f"the limit is {lim}{ex_txt}.")
+        uids = [u.uid for u in counted]
+        return lambda event: self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
+                                                count=total, limit=limit, side_counted=side)
+
+    def _type_builder(self, state, hex_id, side, hits, entry):
+        side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
+        desc = describe_selector(entry.get("select"), state.scenario)
+        msg = (f"{len(hits)} units {desc}{side_txt} in {hex_id} {self.when}: {unit_list(hits)}; "
+               f"at most {entry.get('max', 0)} may share a hex.")
+        uids = [u.uid for u in hits]
+        return lambda event: self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
+                                                count=len(hits), limit=entry.get("max", 0),
+                                                side_counted=side)
+
+
+@register("stack_order")
+class StackOrder(SettleRule):
+    """In every stack (units only, bottom → top, units matching ``ignore``
+    left out) the units matching ``top`` form the top block and those
+    matching ``bottom`` the bottom block."""
+
+    def findings(self, state) -> Dict[Any, Tuple[Any, Any]]:
+        p = self.params
+        ignore = p.get("ignore")
+        out: Dict[Any, Tuple[Any, Any]] = {}
+        for hex_id in _occupied(state):
+            stack = [u for u in state.units_in(hex_id) if ignore is None or not matches(ignore, u, state)]
+            for end in ("top", "bottom"):
+                sel = p.get(end)
+                if sel is None:
+                    continue
+                order = stack if end == "top" else list(reversed(stack))   # block sits at the end
+                flags = [matches(sel, u, state) for u in order]
+                if not any(flags):
+                    continue
+                first = flags.index(True)
+                intruders = [u for u, f in zip(order[first:], flags[first:]) if not f]
+                if not intruders:
+                    continue
+                last_intruder = max(i for i, f in enumerate(flags) if not f)
+                misplaced = [u for i, (u, f) in enumerate(zip(order, flags)) if f and i < last_intruder]
+                out[(end, hex_id)] = (tuple(u.uid for u in stack),
+                                      self._builder(state, hex_id, end, sel, misplaced, intruders, stack))
+        return out
+
+    def _builder(self, state, hex_id, end, sel, misplaced, intruders, stack):
+        desc = describe_selector(sel, state.scenario)
+        rel = "below" if end == "top" else "above"
+        msg = (f"In {hex_id} {self.when}, {unit_list(misplaced)} {'is' if len(misplaced) == 1 else 'are'} "
+               f"{rel} {unit_list(intruders)}; units {desc} must be the {end} units of their stack "
+               f"(bottom → top: {', '.join(u.uid for u in stack)}).")
+        uids = [u.uid for u in misplaced] + [u.uid for u in intruders]
+        return lambda event: self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
+                                                order=[u.uid for u in stack])
+
+
+@register("cohabitation")
+class Cohabitation(SettleRule):
+    """Every unit on the map matching ``subject`` shares its hex with at
+    least ``min`` (default 1) other units matching ``with`` (relative to the
+    subject: ``same``, ``served_by: subject``, ``side: friendly``)."""
+
+    def findings(self, state) -> Dict[Any, Tuple[Any, Any]]:
+        p = self.params
+        minimum = p.get("min", 1)
+        out: Dict[Any, Tuple[Any, Any]] = {}
+        for unit in sorted(state.units(), key=lambda u: u.uid):
+            if not unit.on_map or not matches(p.get("subject"), unit, state):
+                continue
+            others = [o for o in state.units_in(unit.hex) if o.uid != unit.uid]
+            good = [o for o in others if matches(p.get("with"), carried_view(state, o), state, unit)]
+            if len(good) < minimum:
+                out[("cohabitation", unit.uid)] = (unit.hex,
+                                                    self._builder(state, unit, others, good, minimum))
+        return out
+
+    def _builder(self, state, unit, others, good, minimum):
+        desc = describe_selector(self.params.get("with"), state.scenario, unit)
+        company = f"with it: {unit_list(others)}" if others else "it is alone"
+        msg = (f"{unit.name} ({unit.uid}) in {unit.hex} {self.when} shares its hex with {len(good)} "
+               f"unit{'s' if len(good) != 1 else ''} {desc} ({company}); at least {minimum} required.")
+        return lambda event: self.ctx.violation(event, state, msg, units=[unit.uid], hexes=[unit.hex],
+                                                with_units=[o.uid for o in others])

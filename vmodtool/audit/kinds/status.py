@@ -1,0 +1,866 @@
+"""Status and time-window kinds: ``status_forbids``, ``state_never``,
+``transition_window``, ``phase_sweep`` and ``obligation`` (§2.5 items 7–9, 11
+and the obligations of §4.5).
+
+The module also holds the small helpers the other kinds of this package
+share (which markers a unit carries, box roles, readable selectors,
+settle-point bookkeeping).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from vmodtool.audit.api import BaseRule, Event, Violation
+from vmodtool.audit.kinds import register
+from vmodtool.audit.selectors import as_list, matches
+
+__all__ = ["StatusForbids", "StateNever", "TransitionWindow", "PhaseSweep", "Obligation",
+           "ELIMINATION_ROLES", "box_role", "is_elimination_box", "carried_markers", "layer_markers",
+           "with_markers", "carried_view", "describe_selector", "describe_unit", "phase_name",
+           "side_name", "marker_name", "marker_kinds", "Placer", "SettleRule", "point_text",
+           "current_steps", "step_rank"]
+
+#: box roles (and track kinds) a unit goes to when it is destroyed
+ELIMINATION_ROLES = ("eliminated", "dead", "casualty")
+
+_POINT_EVENTS = {"step_end": "step_end", "activation_end": "activation_end",
+                 "phase_end": "phase_end", "turn_end": "turn_end", "game_end": "game_end"}
+_POINT_TEXT = {"step_end": "at the end of the step", "activation_end": "at the end of the activation",
+               "phase_end": "at the end of the phase", "turn_end": "at the end of the turn",
+               "game_end": "at the end of the game", "event": "after the change"}
+#: events after which an ``event``-timed settle rule looks again
+_CHANGE_EVENTS = frozenset({"move", "enter", "leave", "transfer", "add", "remove", "flip", "layer",
+                            "reorder", "marker_add", "marker_remove", "marker_move"})
+
+
+# -- shared helpers ------------------------------------------------------------------
+def box_role(scenario, box_id: Optional[str]) -> Optional[str]:
+    """The role of a box; a track of kind ``casualty`` counts as role
+    ``casualty`` (a Casualty Track holds units too)."""
+    if box_id is None:
+        return None
+    for box in getattr(scenario, "boxes", ()):
+        if box.id == box_id:
+            return box.role
+    for track in getattr(scenario, "tracks", ()):
+        if track.id == box_id:
+            return "casualty" if track.kind == "casualty" else None
+    return None
+
+
+def is_elimination_box(scenario, box_id: Optional[str]) -> bool:
+    return box_role(scenario, box_id) in ELIMINATION_ROLES
+
+
+def _marker_scope(scenario, kind: str) -> str:
+    mk = getattr(scenario, "markers", {}).get(kind)
+    return mk.scope if mk is not None else "hex"
+
+
+def layer_markers(state, uid: str) -> FrozenSet[str]:
+    """The status layers switched on on the unit's own piece."""
+    us = getattr(state, "units_state", None)
+    if us is not None and uid in us:
+        return frozenset(us[uid].layers)
+    return frozenset(state.unit(uid).markers)      # pragma: no cover - foreign GameView
+
+
+def carried_markers(state, uid: str) -> FrozenSet[str]:
+    """The marker kinds that apply to a unit: its layers, hex-scope marker
+    counters in its hex, and unit-scope counters that sit on it (the nearest
+    unit below the counter in the stack, or above if none is below)."""
+    stacks = getattr(state, "stacks", None)
+    if stacks is None:                              # pragma: no cover - foreign GameView
+        return frozenset(state.unit(uid).markers)
+    out = set(layer_markers(state, uid))
+    unit = state.unit(uid)
+    if unit.hex is None:
+        return frozenset(out)
+    keys = stacks.get(unit.hex, [])
+    units_state = state.units_state
+    markers_state = state.markers_state
+    for i, key in enumerate(keys):
+        m = markers_state.get(key)
+        if m is None:
+            continue
+        scope = _marker_scope(state.scenario, m.kind)
+        if scope == "box":
+            continue
+        if scope == "hex":
+            out.add(m.kind)
+            continue
+        below = [k for k in keys[:i] if k in units_state]
+        above = [k for k in keys[i + 1:] if k in units_state]
+        owner = below[-1] if below else (above[0] if above else None)
+        if owner == uid:
+            out.add(m.kind)
+    return frozenset(out)
+
+
+def with_markers(unit, markers: Iterable[str]):
+    return dataclasses.replace(unit, markers=frozenset(markers))
+
+
+def carried_view(state, unit):
+    """``unit`` whose ``markers`` are the markers it carries (see
+    :func:`carried_markers`), for selectors with a ``markers`` key."""
+    return with_markers(unit, carried_markers(state, unit.uid))
+
+
+def describe_unit(state, uid: str) -> str:
+    try:
+        return f"{state.unit(uid).name} ({uid})"
+    except KeyError:
+        return uid
+
+
+def phase_name(scenario, phase_id: Optional[str]) -> str:
+    if phase_id is None:
+        return "an unknown phase"
+    turns = getattr(scenario, "turns", None)
+    if turns is not None:
+        try:
+            return turns.phase(phase_id).name
+        except KeyError:
+            pass
+    return phase_id
+
+
+def side_name(scenario, side_id: Optional[str]) -> str:
+    if side_id is None:
+        return "no side"
+    try:
+        return scenario.game.side(side_id).name
+    except (KeyError, AttributeError):
+        return side_id
+
+
+def marker_name(scenario, kind: str) -> str:
+    mk = getattr(scenario, "markers", {}).get(kind)
+    return mk.name if mk is not None else kind
+
+
+def marker_kinds(selector: Any) -> Optional[Tuple[str, ...]]:
+    """The marker kinds a selector names with ``marker_kind`` (it then
+    selects marker pieces, not units); None when it selects units."""
+    if isinstance(selector, Mapping) and "marker_kind" in selector:
+        return tuple(as_list(selector["marker_kind"]))
+    return None
+
+
+def point_text(check_at: Optional[str]) -> str:
+    return _POINT_TEXT.get(check_at or "event", f"at {check_at}")
+
+
+def step_rank(scenario, type_id: str, step_value: Any) -> Optional[int]:
+    """How many steps a unit of the type has with ``step`` state
+    ``step_value`` (full = all its steps, each further value one less)."""
+    utype = scenario.unit_types[type_id]
+    values: List[Any] = []
+    for face in utype.faces:
+        v = face.state.get("step")
+        if v is not None and v not in values:
+            values.append(v)
+    if step_value not in values:
+        return None
+    steps = max(utype.steps, len(values))
+    return steps - values.index(step_value)
+
+
+def current_steps(state, unit) -> int:
+    rank = step_rank(state.scenario, unit.type, unit.state.get("step"))
+    return rank if rank is not None else unit.steps
+
+
+@dataclass(frozen=True)
+class Placer:
+    """A stand-in subject for relative selectors when a marker (not a unit)
+    is placed: ``side: friendly`` means the side of the placing player."""
+
+    side: Optional[str]
+    formation: Optional[str] = None
+    serves: FrozenSet[str] = frozenset()
+    tags: FrozenSet[str] = frozenset()
+    uid: Optional[str] = None
+
+
+def _names(values: Any) -> str:
+    items = [str(v) for v in as_list(values)]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def describe_selector(selector: Any, scenario=None, subject=None) -> str:
+    """A short English rendering of a selector for messages."""
+    if selector is None or selector == {}:
+        return "any unit"
+    if isinstance(selector, (list, tuple)):
+        return " or ".join(f"({describe_selector(s, scenario, subject)})" for s in selector)
+    if not isinstance(selector, Mapping):
+        return str(selector)
+    parts: List[str] = []
+    for key, value in selector.items():
+        if key in ("tags", "tags_all"):
+            parts.append("tagged " + " and ".join(as_list(value)))
+        elif key == "tags_any":
+            parts.append("tagged " + _names(value))
+        elif key == "type":
+            parts.append("of type " + _names(value))
+        elif key == "side":
+            if value in ("friendly", "same"):
+                parts.append("of the placing player's side" if isinstance(subject, Placer)
+                             else "of its side")
+            elif value in ("enemy", "other"):
+                parts.append("of the enemy")
+            else:
+                parts.append("of side " + _names([side_name(scenario, v) for v in as_list(value)]))
+        elif key == "same":
+            parts.append("of the same " + " and ".join(as_list(value)))
+        elif key == "served_by":
+            serves = sorted(getattr(subject, "serves", ()) or ())
+            parts.append("of a type it serves" + (f" ({', '.join(serves)})" if serves else ""))
+        elif key == "state" and isinstance(value, Mapping):
+            parts.append("with " + ", ".join(f"{k} {_names(v)}" for k, v in value.items()))
+        elif key == "face":
+            parts.append("showing face " + _names(value))
+        elif key == "markers":
+            names = [marker_name(scenario, k) for k in as_list(value)]
+            parts.append("marked " + _names(names))
+        elif key == "marker_kind":
+            names = [marker_name(scenario, k) for k in as_list(value)]
+            parts.append(_names(names) + " markers")
+        elif key == "in":
+            parts.append("in box " + _names(value))
+        elif key == "in_box_role":
+            parts.append("in a box of role " + _names(value))
+        elif key == "on_map":
+            parts.append("on the map" if value else "off the map")
+        elif key == "not":
+            parts.append("not " + describe_selector(value, scenario, subject))
+        elif key == "formation":
+            parts.append("of formation " + _names(value))
+        else:
+            parts.append(f"{key}={value}")
+    return ", ".join(parts)
+
+
+def unit_list(units: Sequence[Any]) -> str:
+    return ", ".join(f"{u.name} ({u.uid})" for u in units) if units else "none"
+
+
+def _state_matches(expected: Mapping[str, Any], values: Mapping[str, Any]) -> bool:
+    for key, want in expected.items():
+        allowed = as_list(want)
+        got = values.get(key)
+        if got not in allowed and str(got) not in [str(a) for a in allowed]:
+            return False
+    return True
+
+
+def _old_new_state(state, event: Event) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """The unit's state values before and after a ``flip`` (from the event's
+    changes, completed from the faces it names)."""
+    old: Dict[str, Any] = {}
+    new: Dict[str, Any] = {}
+    scenario = state.scenario
+    face = event.changes.get("face") if event.changes else None
+    if face is not None and event.unit is not None:
+        try:
+            utype = scenario.unit_type_of(scenario.counter(event.unit))
+            for name, target in ((face[0], old), (face[1], new)):
+                try:
+                    target.update(utype.face(name).state)
+                except KeyError:
+                    pass
+        except KeyError:
+            pass
+    for key, change in (event.changes or {}).items():
+        if key == "face" or not isinstance(change, (tuple, list)) or len(change) != 2:
+            continue
+        old[key], new[key] = change[0], change[1]
+    return old, new
+
+
+class SettleRule(BaseRule):
+    """Base of kinds judged at a settle point (``check_at``): each finding is
+    reported once when it appears (or changes) and again only after it has
+    been put right and reappears."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.check_at = getattr(ctx, "check_at", "step_end") or "step_end"
+        point = _POINT_EVENTS.get(self.check_at)
+        self.point = point
+        self.subscribes = frozenset({point}) if point else _CHANGE_EVENTS
+        self.open: Dict[Any, Any] = {}
+
+    def findings(self, state) -> Dict[Any, Tuple[Any, Any]]:   # pragma: no cover - abstract
+        """key -> (signature, function(event) -> Violation)."""
+        return {}
+
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        if event.kind not in self.subscribes:
+            return []
+        found = self.findings(state)
+        out = [build(event) for key, (sig, build) in sorted(found.items(), key=lambda kv: repr(kv[0]))
+               if self.open.get(key) != sig]
+        self.open = {key: sig for key, (sig, _) in found.items()}
+        return out
+
+    @property
+    def when(self) -> str:
+        return point_text(self.check_at)
+
+
+def _during_applies(during: Any, state, unit) -> bool:
+    if during in (None, "any", "always"):
+        return True
+    if during == "own_activation":
+        return state.active_formation is not None and state.active_formation == unit.formation
+    if during == "own_phase":
+        return state.phasing_side is not None and state.phasing_side == unit.side
+    if during == "enemy_phase":
+        return state.phasing_side is not None and state.phasing_side != unit.side
+    if isinstance(during, Mapping):
+        phases = as_list(during.get("phase")) + as_list(during.get("phases"))
+        if phases and state.phase not in phases:
+            return False
+        if during.get("own_side") and state.phasing_side != unit.side:
+            return False
+        if during.get("activation") == "own" and state.active_formation != unit.formation:
+            return False
+        return True
+    return state.phase in as_list(during)
+
+
+def _during_text(during: Any, scenario) -> str:
+    if during in (None, "any", "always"):
+        return "at any time"
+    if during == "own_activation":
+        return "during its own formation's activation"
+    if during == "own_phase":
+        return "during its own side's phases"
+    if during == "enemy_phase":
+        return "during the enemy's phases"
+    if isinstance(during, Mapping):
+        phases = as_list(during.get("phase")) + as_list(during.get("phases"))
+        return "in the " + _names([phase_name(scenario, p) for p in phases]) if phases else "at any time"
+    return "in the " + _names([phase_name(scenario, p) for p in as_list(during)])
+
+
+_ACTION_EVENTS = {"move": "move", "enter": "enter", "leave": "leave", "flip": "flip",
+                  "transfer": "transfer"}
+_ACTION_VERB = {"move": "moved", "enter": "entered the map", "leave": "left the map",
+                "flip": "was flipped", "transfer": "was transferred"}
+
+
+# -- status_forbids -------------------------------------------------------------------------
+@register("status_forbids")
+class StatusForbids(BaseRule):
+    """A unit with status ``status`` (a selector over markers it carries, its
+    state and tags) may not perform ``forbids`` (default ``move``) while
+    ``during`` holds (``any``, ``own_activation``, ``own_phase``,
+    ``{phase: id}`` or a list of phases).
+
+    Hex-scope marker counters are read in the hex the unit *left*; a marker
+    dragged along with the stack in the same step still counts (it is checked
+    again at the end of the step)."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        actions = as_list(self.params.get("forbids", "move"))
+        self.actions = frozenset(_ACTION_EVENTS.get(a, a) for a in actions)
+        self.subscribes = self.actions | {"marker_move", "step_end"}
+        self.cur_step: Optional[int] = None
+        self.moved_markers: List[Tuple[str, Optional[str], Optional[str]]] = []   # kind, from, to
+        self.pending: List[Tuple[Event, str]] = []       # moves of this step not flagged yet
+        self.flagged: set = set()                        # (step, uid)
+
+    def _new_step(self, step: int) -> None:
+        if step != self.cur_step:
+            self.cur_step = step
+            self.moved_markers = []
+            self.pending = []
+            self.flagged = set()
+
+    def _status_markers(self, state, uid: str, from_hex: Optional[str], to_hex: Optional[str]) -> set:
+        marks = set(layer_markers(state, uid))
+        if from_hex is not None:
+            for m in state.markers_in(from_hex):
+                if _marker_scope(state.scenario, m.kind) == "hex":
+                    marks.add(m.kind)
+        for kind, a, b in self.moved_markers:
+            if a is not None and a == from_hex and b == to_hex:
+                marks.add(kind)
+        if from_hex is None:
+            marks |= carried_markers(state, uid)
+        return marks
+
+    def _violation(self, state, event: Event, unit, marks) -> Violation:
+        p = self.params
+        status = describe_selector(p.get("status"), state.scenario, unit)
+        action = _ACTION_VERB.get(event.kind, event.kind)
+        where = f" {event.from_hex} → {event.to_hex}" if event.kind == "move" else \
+            (f" in {unit.hex}" if unit.hex else "")
+        when = _during_text(p.get("during"), state.scenario)
+        return self.ctx.violation(
+            event, state,
+            f"{unit.name} ({unit.uid}) {action}{where} while {status}; "
+            f"a unit {status} may not {next(iter(sorted(self.actions)))} {when}.",
+            units=[unit.uid], hexes=[h for h in (event.from_hex, event.to_hex or unit.hex) if h],
+            markers=sorted(marks), phase_at_event=state.phase, activation=state.active_formation)
+
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        self._new_step(event.step)
+        p = self.params
+        if event.kind == "marker_move":
+            self.moved_markers.append((event.marker, event.from_hex, event.to_hex))
+            return []
+        if event.kind == "step_end":
+            out = []
+            for ev, uid in self.pending:
+                if (ev.step, uid) in self.flagged or uid not in _unit_ids(state):
+                    continue
+                out.extend(self._judge(state, ev, uid))
+            self.pending = []
+            return out
+        if event.kind not in self.actions or event.unit is None or event.unit not in _unit_ids(state):
+            return []
+        unit = state.unit(event.unit)
+        if not _during_applies(p.get("during"), state, unit):
+            return []
+        found = self._judge(state, event, event.unit)
+        if not found:
+            self.pending.append((event, event.unit))
+        return found
+
+    def _judge(self, state, event: Event, uid: str) -> List[Violation]:
+        unit = state.unit(uid)
+        marks = self._status_markers(state, uid, event.from_hex, event.to_hex)
+        if not matches(self.params.get("status"), with_markers(unit, marks), state):
+            return []
+        self.flagged.add((event.step, uid))
+        return [self._violation(state, event, unit, marks)]
+
+
+def _unit_ids(state) -> set:
+    us = getattr(state, "units_state", None)
+    if us is not None:
+        return set(us)
+    return {u.uid for u in state.units()}     # pragma: no cover - foreign GameView
+
+
+# -- state_never ----------------------------------------------------------------------------------
+@register("state_never")
+class StateNever(BaseRule):
+    """Units matching ``subject`` may never show the ``state`` values
+    (``{key: value or [values]}``) nor carry the ``markers``.  Reported when
+    the condition appears (again after it has been put right)."""
+
+    subscribes = frozenset({"flip", "layer", "marker_add", "marker_move", "move", "enter", "add",
+                            "transfer", "setup_end"})
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.bad: Dict[str, Tuple[str, ...]] = {}      # uid -> what is wrong
+
+    def _candidates(self, state, event: Event) -> List[str]:
+        ids = _unit_ids(state)
+        if event.kind == "setup_end":
+            return sorted(ids)
+        if event.kind in ("marker_add", "marker_move"):
+            out = []
+            for h in (event.from_hex, event.to_hex):
+                if h is not None:
+                    out.extend(u.uid for u in state.units_in(h))
+            return out
+        return [event.unit] if event.unit in ids else []
+
+    def _wrong(self, state, uid: str, event: Event) -> Tuple[str, ...]:
+        p = self.params
+        unit = state.unit(uid)
+        if not unit.on_map and unit.box is None:
+            return ()
+        if not matches(p.get("subject"), unit, state):
+            return ()
+        wrong: List[str] = []
+        values = dict(unit.state)
+        if event.kind == "flip" and event.unit == uid:
+            values.update(_old_new_state(state, event)[1])
+        for key, forbidden in (p.get("state") or {}).items():
+            got = values.get(key)
+            if got is not None and (got in as_list(forbidden) or str(got) in map(str, as_list(forbidden))):
+                wrong.append(f"{key} {got}")
+        marks = carried_markers(state, uid)
+        for kind in as_list(p.get("markers")):
+            if kind in marks:
+                wrong.append(marker_name(state.scenario, kind))
+        return tuple(wrong)
+
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        out = []
+        for uid in dict.fromkeys(self._candidates(state, event)):
+            wrong = self._wrong(state, uid, event)
+            if wrong and self.bad.get(uid) != wrong:
+                unit = state.unit(uid)
+                where = f" in {unit.hex}" if unit.hex else (f" in box {unit.box}" if unit.box else "")
+                subject = describe_selector(self.params.get("subject"), state.scenario)
+                forbidden = [f"{k} {_names(v)}" for k, v in (self.params.get("state") or {}).items()]
+                forbidden += [f"marked {marker_name(state.scenario, k)}"
+                              for k in as_list(self.params.get("markers"))]
+                out.append(self.ctx.violation(
+                    event, state,
+                    f"{unit.name} ({uid}){where} now has {' and '.join(wrong)}; units {subject} "
+                    f"may never have {' or '.join(forbidden)}.",
+                    units=[uid], hexes=[unit.hex] if unit.hex else [], wrong=list(wrong)))
+            if wrong:
+                self.bad[uid] = wrong
+            else:
+                self.bad.pop(uid, None)
+        return out
+
+
+# -- transition_window ---------------------------------------------------------------------------
+@register("transition_window")
+class TransitionWindow(BaseRule):
+    """A change of units ``subject`` from state ``from`` to state ``to`` is
+    legal only in ``phases`` (of the unit's own side with
+    ``own_phase_only``) and, with ``condition``, only if in the snapshot
+    (``phase_start`` by default) the unit shared its hex with a unit matching
+    ``same_hex_as`` (relative to the unit).  ``mandatory: true`` warns at the
+    end of such a phase for every eligible unit that did not change."""
+
+    subscribes = frozenset({"flip", "phase_end"})
+
+    def _matches_from_to(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+        p = self.params
+        return _state_matches(p.get("from") or {}, old) and _state_matches(p.get("to") or {}, new)
+
+    def _phase_ok(self, state, unit) -> Tuple[bool, str]:
+        p = self.params
+        phases = as_list(p.get("phases"))
+        names = _names([phase_name(state.scenario, x) for x in phases]) if phases else "any phase"
+        own = " of its own side" if p.get("own_phase_only") else ""
+        need = f"only in the {names}{own}"
+        if phases and state.phase not in phases:
+            return False, need
+        if p.get("own_phase_only") and state.phasing_side is not None and state.phasing_side != unit.side:
+            return False, need
+        return True, need
+
+    def _condition(self, state, uid: str) -> Tuple[bool, Optional[str], bool]:
+        """(met, text, from_snapshot)."""
+        cond = self.params.get("condition")
+        if not cond:
+            return True, None, False
+        point = cond.get("snapshot", "phase_start")
+        snap = state.snapshot(point) if point else None
+        view = snap if snap is not None else state
+        sel = cond.get("same_hex_as")
+        text = None
+        if sel is not None:
+            try:
+                unit = view.unit(uid)
+            except KeyError:
+                return False, None, snap is not None
+            subject_desc = describe_selector(sel, state.scenario, unit)
+            when = "at the start of the phase" if point == "phase_start" else f"at {point}"
+            text = f"{when} it did not share a hex with a unit {subject_desc}"
+            if unit.hex is None:
+                return False, text, snap is not None
+            for other in view.units_in(unit.hex):
+                if other.uid != uid and matches(sel, carried_view(view, other), view, unit):
+                    return True, None, snap is not None
+            return False, text, snap is not None
+        return True, None, snap is not None
+
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        p = self.params
+        if event.kind == "phase_end":
+            return self._mandatory(state, event)
+        if event.unit is None or event.unit not in _unit_ids(state):
+            return []
+        unit = state.unit(event.unit)
+        if not matches(p.get("subject"), unit, state):
+            return []
+        old, new = _old_new_state(state, event)
+        if not self._matches_from_to(old, new):
+            return []
+        change = " → ".join(" ".join(str(v) for v in d.values())
+                            for d in (p.get("from") or {}, p.get("to") or {}))
+        where = f" in {unit.hex}" if unit.hex else ""
+        ok, need = self._phase_ok(state, unit)
+        if not ok:
+            side = f" of {side_name(state.scenario, state.phasing_side)}" if state.phasing_side else ""
+            return [self.ctx.violation(
+                event, state,
+                f"{unit.name} ({unit.uid}){where} changed {change} in the "
+                f"{phase_name(state.scenario, state.phase)}{side}; this change is allowed {need}.",
+                units=[unit.uid], hexes=[unit.hex] if unit.hex else [], check="window")]
+        met, text, from_snapshot = self._condition(state, unit.uid)
+        if not met:
+            return [self.ctx.violation(
+                event, state, f"{unit.name} ({unit.uid}){where} changed {change}, but {text}.",
+                units=[unit.uid], hexes=[unit.hex] if unit.hex else [], check="condition",
+                confidence=None if from_snapshot else "inferred-phase")]
+        return []
+
+    def _mandatory(self, state, event: Event) -> List[Violation]:
+        p = self.params
+        if not p.get("mandatory"):
+            return []
+        phases = as_list(p.get("phases"))
+        if phases and state.phase not in phases:
+            return []
+        out = []
+        change = " → ".join(" ".join(str(v) for v in d.values())
+                            for d in (p.get("from") or {}, p.get("to") or {}))
+        for unit in state.units():
+            if not unit.on_map or not matches(p.get("subject"), unit, state):
+                continue
+            if p.get("own_phase_only") and state.phasing_side is not None and state.phasing_side != unit.side:
+                continue
+            if not _state_matches(p.get("from") or {}, unit.state):
+                continue
+            met, _text, _snap = self._condition(state, unit.uid)
+            if not met:
+                continue
+            out.append(self.ctx.violation(
+                event, state,
+                f"{unit.name} ({unit.uid}) in {unit.hex} was eligible for {change} in the "
+                f"{phase_name(state.scenario, state.phase)} but was not changed.",
+                severity="warning", units=[unit.uid], hexes=[unit.hex], check="mandatory"))
+        return out
+
+
+# -- phase_sweep -------------------------------------------------------------------------------
+@register("phase_sweep")
+class PhaseSweep(BaseRule):
+    """At ``at`` (``{phase_end: id}``, ``{phase_start: id}`` or
+    ``{turn_end: true}``): no unit or marker matching ``none_on_map`` is on
+    the map, and every piece matching ``all_in_box.select`` is in a box of
+    role ``all_in_box.box_role`` (of its own side when the box has one).
+
+    ``none_on_map: {markers: [...]}`` names marker kinds: layers switched on
+    on units and marker counters on the map are both reported."""
+
+    subscribes = frozenset({"phase_end", "phase_start", "turn_end"})
+
+    def _due(self, state, event: Event) -> bool:
+        at = self.params.get("at") or {}
+        if not isinstance(at, Mapping):
+            at = {"phase_end": at}
+        if event.kind in ("phase_end", "phase_start") and event.kind in at:
+            phase = event.phase or state.phase
+            return phase in as_list(at[event.kind])
+        if event.kind == "turn_end" and at.get("turn_end"):
+            return True
+        return False
+
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        if not self._due(state, event):
+            return []
+        out: List[Violation] = []
+        when = ("at the end of the " + phase_name(state.scenario, event.phase or state.phase)
+                if event.kind == "phase_end" else
+                "at the start of the " + phase_name(state.scenario, event.phase or state.phase)
+                if event.kind == "phase_start" else "at the end of the turn")
+        none = self.params.get("none_on_map")
+        if none is not None:
+            out.extend(self._none_on_map(state, event, none, when))
+        box = self.params.get("all_in_box")
+        if box is not None:
+            out.extend(self._all_in_box(state, event, box, when))
+        return out
+
+    def _none_on_map(self, state, event, sel, when) -> List[Violation]:
+        out: List[Violation] = []
+        scenario = state.scenario
+        kinds = marker_kinds(sel)
+        marker_sel = kinds is not None or (isinstance(sel, Mapping) and set(sel) == {"markers"})
+        if kinds is None and isinstance(sel, Mapping) and "markers" in sel:
+            kinds = tuple(as_list(sel["markers"]))
+        desc = describe_selector(sel, scenario)
+        if not (isinstance(sel, Mapping) and "marker_kind" in sel):
+            for unit in sorted(state.units(), key=lambda u: u.uid):
+                if not unit.on_map:
+                    continue
+                view = with_markers(unit, layer_markers(state, unit.uid)) if kinds else unit
+                if matches(sel, view, state):
+                    left = sorted(set(kinds or ()) & view.markers)
+                    what = (" still marked " + _names([marker_name(scenario, k) for k in left])) if left \
+                        else " is still on the map"
+                    out.append(self.ctx.violation(
+                        event, state, f"{unit.name} ({unit.uid}) in {unit.hex}{what} {when}; "
+                        f"no unit {desc} may remain on the map then." if not left else
+                        f"{unit.name} ({unit.uid}) in {unit.hex} is{what} {when}; every "
+                        f"{_names([marker_name(scenario, k) for k in kinds])} marker must be removed by then.",
+                        units=[unit.uid], hexes=[unit.hex], markers=left))
+        if marker_sel and kinds:
+            by_hex: Dict[str, List[str]] = {}
+            for m in state.markers():
+                if m.hex is not None and m.kind in kinds:
+                    by_hex.setdefault(m.hex, []).append(m.kind)
+            for hex_id in sorted(by_hex):
+                names = sorted({marker_name(scenario, k) for k in by_hex[hex_id]})
+                out.append(self.ctx.violation(
+                    event, state, f"{_names(names)} marker still in {hex_id} {when}; every "
+                    f"{_names([marker_name(scenario, k) for k in kinds])} marker must be removed by then.",
+                    hexes=[hex_id], markers=sorted(by_hex[hex_id])))
+        return out
+
+    def _all_in_box(self, state, event, spec, when) -> List[Violation]:
+        out: List[Violation] = []
+        scenario = state.scenario
+        sel = spec.get("select") if isinstance(spec, Mapping) else None
+        roles = as_list(spec.get("box_role")) if isinstance(spec, Mapping) else []
+        boxes = as_list(spec.get("box")) if isinstance(spec, Mapping) else []
+        box_side = {b.id: b.side for b in scenario.boxes}
+
+        def fits(box_id, side) -> bool:
+            if box_id is None:
+                return False
+            if boxes and box_id not in boxes:
+                return False
+            if roles and box_role(scenario, box_id) not in roles:
+                return False
+            return box_side.get(box_id) in (None, side)
+
+        target = "a box of role " + _names(roles) if roles else "box " + _names(boxes)
+        kinds = marker_kinds(sel)
+        if kinds is not None:
+            for m in sorted(state.markers(), key=lambda m: m.key):
+                if m.kind in kinds and not fits(m.box, None):
+                    where = m.hex if m.hex else (f"box {m.box}" if m.box else "nowhere")
+                    out.append(self.ctx.violation(
+                        event, state, f"{marker_name(scenario, m.kind)} marker {m.key} is in {where} "
+                        f"{when}; it must be in {target}.", hexes=[m.hex] if m.hex else [],
+                        marker=m.key, box=m.box))
+            return out
+        for unit in sorted(state.units(), key=lambda u: u.uid):
+            if not matches(sel, unit, state) or fits(unit.box, unit.side):
+                continue
+            where = unit.hex if unit.hex else (f"box {unit.box}" if unit.box else "nowhere")
+            out.append(self.ctx.violation(
+                event, state, f"{unit.name} ({unit.uid}) is in {where} {when}; it must be in "
+                f"{target}" + (" of its side" if any(box_side.values()) else "") + ".",
+                units=[unit.uid], hexes=[unit.hex] if unit.hex else [], box=unit.box))
+        return out
+
+
+# -- obligation ------------------------------------------------------------------------------------
+_DUE_EVENTS = {"step_end": "step_end", "activation_end": "activation_end", "phase_end": "phase_end",
+               "turn_end": "turn_end", "event": "step_end"}
+
+
+@dataclass
+class _Pending:
+    event: Event                    # the trigger (violations are dated to it)
+    hex: Optional[str]
+    subjects: Tuple[str, ...]       # units the requirements are about
+    cause: Tuple[str, ...]          # units whose elimination triggered it
+
+
+@register("obligation")
+class Obligation(BaseRule):
+    """A trigger creates a pending obligation; when it is ``due`` (a settle
+    point) every ``require`` item must hold, else one violation per unmet
+    item, dated to the trigger's step.
+
+    Triggers: ``{event: last_unit_eliminated_in_hex, hex_contains: sel}`` –
+    a unit not matching ``sel`` is eliminated (to an eliminated/dead box or
+    removed) and its hex then holds only units matching ``sel`` (or none, when
+    such a unit was eliminated from it earlier in the step);
+    ``{event: eliminated, subject: sel}`` – a unit matching ``sel`` is
+    eliminated.  Requirements: ``{eliminate: sel}`` (the trigger hex's units
+    matching ``sel`` are off the map), ``{marker_in_hex: kind}``."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        due = self.params.get("due") or getattr(ctx, "check_at", "step_end") or "step_end"
+        self.due = _DUE_EVENTS.get(due, "step_end")
+        self.subscribes = frozenset({"leave", "remove", "transfer", self.due})
+        self.pending: List[_Pending] = []
+        self.cur_step: Optional[int] = None
+        self.eliminated: List[Tuple[str, str]] = []     # (uid, hex) this step
+
+    def _eliminated_from(self, state, event: Event) -> Optional[str]:
+        """The hex a unit was eliminated from by this event, if it was."""
+        if event.unit is None or event.from_hex is None or event.unit not in _unit_ids(state):
+            return None
+        if event.kind == "remove" or (event.kind == "leave" and
+                                      (event.to_box is None or is_elimination_box(state.scenario, event.to_box))):
+            return event.from_hex
+        return None
+
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        if event.step != self.cur_step:
+            self.cur_step = event.step
+            self.eliminated = []
+        if event.kind == self.due:
+            return self._resolve(state, event)
+        hex_id = self._eliminated_from(state, event)
+        if hex_id is None:
+            return []
+        trig = self.params.get("trigger") or {}
+        kind = trig.get("event")
+        uid = event.unit
+        unit = state.unit(uid)
+        if kind == "last_unit_eliminated_in_hex":
+            sel = trig.get("hex_contains")
+            if matches(sel, unit, state):
+                self.eliminated.append((uid, hex_id))
+                return []
+            self.eliminated.append((uid, hex_id))
+            rest = state.units_in(hex_id)
+            if any(not matches(sel, u, state) for u in rest):
+                return []
+            subjects = [u.uid for u in rest if matches(sel, u, state)]
+            subjects += [e for e, h in self.eliminated if h == hex_id and e != uid and e not in subjects
+                         and matches(sel, state.unit(e), state)]
+            if subjects:
+                cause = tuple(e for e, h in self.eliminated if h == hex_id and e not in subjects)
+                self.pending.append(_Pending(event, hex_id, tuple(subjects), cause))
+        elif kind in ("eliminated", "unit_eliminated"):
+            if matches(trig.get("subject"), unit, state):
+                self.pending.append(_Pending(event, hex_id, (uid,), (uid,)))
+        return []
+
+    def _resolve(self, state, event: Event) -> List[Violation]:
+        out: List[Violation] = []
+        when = point_text(self.due)
+        for ob in self.pending:
+            names = ", ".join(describe_unit(state, u) for u in ob.subjects)
+            cause = ", ".join(describe_unit(state, u) for u in ob.cause)
+            trig = self.params.get("trigger") or {}
+            if trig.get("event") == "last_unit_eliminated_in_hex":
+                why = f"the last unit stacked with {names} in {ob.hex} was eliminated ({cause})"
+            else:
+                why = f"{names} was eliminated from {ob.hex}"
+            for req in as_list(self.params.get("require")):
+                if not isinstance(req, Mapping):
+                    continue
+                if "eliminate" in req:
+                    alive = [u for u in ob.subjects if u in _unit_ids(state) and state.unit(u).on_map
+                             and matches(req["eliminate"], state.unit(u), state)]
+                    if alive:
+                        where = ", ".join(f"{describe_unit(state, u)} in {state.unit(u).hex}" for u in alive)
+                        out.append(self.ctx.violation(
+                            ob.event, state, f"{why}, but {where} is still on the map {when}; "
+                            f"it must be eliminated with its stack.",
+                            units=alive, hexes=[ob.hex] + [state.unit(u).hex for u in alive
+                                                           if state.unit(u).hex != ob.hex],
+                            requirement="eliminate"))
+                if "marker_in_hex" in req:
+                    kinds = as_list(req["marker_in_hex"])
+                    have = {m.kind for m in state.markers_in(ob.hex)} if ob.hex else set()
+                    if not have & set(kinds):
+                        names_k = _names([marker_name(state.scenario, k) for k in kinds])
+                        out.append(self.ctx.violation(
+                            ob.event, state, f"{why}, but there is no {names_k} marker in {ob.hex} "
+                            f"{when}; one must be placed there.",
+                            units=list(ob.subjects), hexes=[ob.hex], requirement="marker_in_hex"))
+        self.pending = []
+        return out

@@ -26,9 +26,9 @@ from vmodtool.errors import VmodError
 from vmodtool.replay.chain import ChainDifference, compare_states
 from vmodtool.replay.engine import Engine, ReplayWarning, Roster
 from vmodtool.replay.events import (AddEvent, ChangeEvent, ChatEvent, DiceEvent, Event,
-                                    MoveEvent, UnknownEvent)
+                                    MoveEvent)
 from vmodtool.replay.positions import Positions
-from vmodtool.replay.state import GameState, Piece
+from vmodtool.replay.state import Piece
 from vmodtool.vassal.commands import (AddPiece, ChangePiece, RemovePiece, Command, CommandGroup, LogEntry, MovePiece,
                                       Node, Undo)
 from vmodtool.vassal.savefile import SavedGame

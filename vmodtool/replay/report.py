@@ -1,0 +1,101 @@
+"""Readable and JSON Lines output of a replay."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable, Iterator, List
+
+from vmodtool.replay.chain import ChainDifference
+from vmodtool.replay.engine import ReplayWarning
+from vmodtool.replay.game import BoardState, Step
+
+__all__ = ["step_lines", "step_records", "board_lines", "board_records", "summary_lines"]
+
+
+def _who(step: Step) -> str:
+    if step.side and step.player:
+        return f", {step.side}"
+    if step.player:
+        return f", {step.player}"
+    return ""
+
+
+def step_lines(step: Step, *, show_chat: bool = True) -> Iterator[str]:
+    """``step 37, Allied: 2/505 PIR moved 0812 → 0913`` — one line per event."""
+    head = f"step {step.number}{_who(step)}"
+    tags = []
+    if step.undo:
+        tags.append(f"undo of step {step.undoes}" if step.undoes else "undo")
+    if step.undone_by is not None:
+        tags.append(f"undone by step {step.undone_by}")
+    tag = f" [{'; '.join(tags)}]" if tags else ""
+    printed = False
+    for event in step.events:
+        if not show_chat and event.kind == "chat":
+            continue
+        printed = True
+        yield f"{head}: {event.text()}{tag}"
+    if not printed and tag:
+        yield f"{head}:{tag}"
+    for warning in step.warnings:
+        yield f"{head}: warning: {warning.message}"
+
+
+def step_records(step: Step) -> Iterator[str]:
+    rec = {"type": "step"}
+    rec.update(step.record())
+    yield json.dumps(rec, ensure_ascii=False)
+
+
+def board_lines(board: BoardState) -> Iterator[str]:
+    """The board at a step: one line per piece, grouped by map and place."""
+    yield f"board after step {board.step}: {len(board.pieces)} pieces"
+    by_map = {}
+    for p in board.pieces:
+        by_map.setdefault(p.map, []).append(p)
+    for map_name in sorted(by_map, key=lambda m: (m is None, m or "")):
+        pieces = by_map[map_name]
+        yield f"  {map_name if map_name is not None else '(not on a map)'}: {len(pieces)}"
+        pieces.sort(key=lambda p: (p.location or "", p.y, p.x, p.stack_id or "",
+                                   p.stack_index if p.stack_index is not None else -1))
+        for p in pieces:
+            where = p.location if p.location not in (None, "offboard") else (
+                f"hex {p.grid_cell[0]},{p.grid_cell[1]}" if p.grid_cell else
+                f"{p.location + ' ' if p.location else ''}({p.x},{p.y})")
+            stack = (f" [{p.stack_index + 1}/{p.stack_size}]"
+                     if p.stack_size and p.stack_index is not None and p.stack_size > 1 else "")
+            unit = f" [{p.unit_id}]" if p.unit_id and p.unit_id != p.name else ""
+            yield f"    {where}{stack}: {p.name or p.id}{unit}"
+    for key, value in sorted(board.global_properties.items()):
+        yield f"  property {key} = {value}"
+    for key, value in sorted(board.turns.items()):
+        yield f"  turn tracker {key} = {value}"
+
+
+def board_records(board: BoardState) -> Iterator[str]:
+    for p in board.pieces:
+        rec = {"type": "piece", "step": board.step}
+        rec.update(p.record())
+        yield json.dumps(rec, ensure_ascii=False)
+    yield json.dumps({"type": "globals", "step": board.step,
+                      "global_properties": board.global_properties, "turns": board.turns},
+                     ensure_ascii=False)
+
+
+def summary_lines(steps: List[Step], differences: Iterable[ChainDifference],
+                  warnings: Iterable[ReplayWarning], missing_sizes: List[str]) -> Iterator[str]:
+    differences = list(differences)
+    warnings = list(warnings)
+    undo = sum(1 for s in steps if s.undo)
+    yield (f"{len(steps)} steps ({undo} undo), {sum(s.commands for s in steps)} commands, "
+           f"{len(warnings)} warnings")
+    if missing_sizes:
+        yield ("boards without a known size (locations there stay in pixels; give "
+               "--board-size NAME=WxH or --board-sizes FILE.json): " + ", ".join(missing_sizes))
+    if differences:
+        yield f"chain: {len(differences)} differences between the end of a log and the next"
+        for d in differences:
+            yield f"  {d.before_file} → {d.after_file}: {d.text()}"
+    for w in warnings:
+        if w.step is None:
+            yield f"warning: {w}"

@@ -1,0 +1,590 @@
+"""Movement kinds: ``movement_allowance`` (§2.5 item 3, §4.5 "Movement,
+precisely") and ``escorted_move`` (§2.5 item 12).
+
+The log gives only the old and the new hex of a drag, so
+``movement_allowance`` charges the *cheapest legal* cost between them (a
+lower bound of what was really spent) and sums the drags of a unit inside its
+window (activation, phase, …).  ``escorted_move`` compares end points only:
+a subject (an HQ) that moved A → B needs an escort that also went A → B in
+the same window.
+
+Both kinds keep their memory in plain attributes (dicts and lists of
+immutable values) and share their precomputed map tables between the copies
+the engine takes before each step.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from vmodtool.audit.api import BaseRule, Event, Violation
+from vmodtool.audit.kinds import register
+from vmodtool.audit.selectors import as_list, matches
+
+__all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Clock", "fmt_mp"]
+
+PROHIBITED = "prohibited"
+EPSILON = 1e-9
+
+#: the events that open or close a window, for each window (an enclosing
+#: window's boundary closes the inner one too)
+WINDOW_BOUNDS = {
+    "step": frozenset({"step_start", "activation_start", "activation_end", "phase_start",
+                       "phase_end", "turn_start", "turn_end"}),
+    "activation": frozenset({"activation_start", "activation_end", "phase_start", "phase_end",
+                             "turn_start", "turn_end"}),
+    "phase": frozenset({"phase_start", "phase_end", "turn_start", "turn_end"}),
+    "turn": frozenset({"turn_start", "turn_end"}),
+}
+
+
+def fmt_mp(value: float) -> str:
+    """2.0 → "2", 2.5 → "2.5"."""
+    if abs(value - round(value)) < EPSILON:
+        return str(int(round(value)))
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def plain_copy(value: Any) -> Any:
+    """Copy containers (dict, list, set) recursively; share everything else
+    (events, tuples, strings and numbers are immutable)."""
+    if isinstance(value, dict):
+        return {k: plain_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain_copy(v) for v in value]
+    if isinstance(value, set):
+        return set(value)
+    return value
+
+
+class CheapCopy:
+    """``copy.deepcopy`` of a rule copies only its memory: the context,
+    params and precomputed tables (listed in ``_shared``) are shared."""
+
+    _shared: Tuple[str, ...] = ("ctx", "params")
+
+    def __deepcopy__(self, memo: dict) -> "CheapCopy":
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            new.__dict__[key] = value if key in self._shared else plain_copy(value)
+        return new
+
+
+class Clock(tuple):
+    """The clock of a moment (turn, phase, phasing side, activation, inferred)."""
+
+    @classmethod
+    def of(cls, state) -> "Clock":
+        return cls((state.turn, state.phase, state.phasing_side, state.active_formation,
+                    bool(getattr(state, "time_inferred", False))))
+
+
+class At:
+    """A game view with the clock of an earlier moment: violations judged at
+    a window's end keep the turn, phase and activation of the act itself."""
+
+    def __init__(self, state, clock: Clock) -> None:
+        self._state = state
+        (self.turn, self.phase, self.phasing_side, self.active_formation,
+         self.time_inferred) = clock
+
+    def unit(self, uid: str):
+        return self._state.unit(uid)
+
+
+def describe(state, uid: str) -> str:
+    try:
+        return state.unit(uid).describe()
+    except KeyError:
+        return uid
+
+
+# --------------------------------------------------------------------------------------
+# movement costs
+# --------------------------------------------------------------------------------------
+
+class MoveCosts:
+    """The cost tables of one ``movement_allowance`` entry over the scenario
+    map: per movement class, for each hex the legal steps to its neighbours
+    with their cost, plus a cache of Dijkstra runs.  Shared by every copy of
+    the rule (never deep-copied)."""
+
+    CACHE_SIZE = 4096
+
+    def __init__(self, scenario, params: Mapping[str, Any]) -> None:
+        self.map = scenario.map
+        self.params = params
+        self.costs: Mapping[str, Mapping[str, Any]] = params.get("costs") or {}
+        self.ignore_hexsides = bool(params.get("ignore_hexsides", False))
+        self.extra: Mapping[str, Mapping[str, Any]] = params.get("hexside_extra") or {}
+        self.negated = frozenset(as_list(params.get("bridge_negates")))
+        self.bridges = frozenset(as_list(params.get("bridge_types"))) or frozenset(
+            t.id for t in self.map.hexside_types.values()
+            if t.id == "bridge" or t.symbol == "bridge")
+        road = params.get("road") or {}
+        self.road_types = frozenset(as_list(road.get("types")))
+        self.road_cost = road.get("cost")
+        # hexside pair -> feature types, once (HexMap.hexside_features scans a list)
+        self.sides: Dict[FrozenSet[str], FrozenSet[str]] = {}
+        for side in self.map.hexsides:
+            self.sides[side.pair] = self.sides.get(side.pair, frozenset()) | {side.type}
+        self.neighbours = {h: tuple(self.map.neighbours(h)) for h in self.map.hex_ids}
+        self.sides_of = {c.id: c.side for c in scenario.counters}
+        self._edges: Dict[str, Dict[str, Tuple[Tuple[str, float], ...]]] = {}
+        self._cache: Dict[tuple, tuple] = {}
+
+    def __deepcopy__(self, memo: dict) -> "MoveCosts":
+        return self
+
+    # -- per-edge costs ------------------------------------------------------------------
+    def knows(self, cls: Optional[str]) -> bool:
+        return cls is not None and cls in self.costs
+
+    def terrain_cost(self, cls: str, hex_id: str) -> Any:
+        table = self.costs.get(cls) or {}
+        terrain = self.map.terrain.get(hex_id)
+        if terrain in table:
+            return table[terrain]
+        return table.get("default", 1)
+
+    def _road_cost(self, cls: str) -> Any:
+        if isinstance(self.road_cost, Mapping):
+            return self.road_cost.get(cls)
+        return self.road_cost
+
+    def step_cost(self, cls: str, a: str, b: str) -> Optional[float]:
+        """Cost of moving from ``a`` into the adjacent ``b`` (None: prohibited)."""
+        features = frozenset() if self.ignore_hexsides else self.sides.get(frozenset((a, b)),
+                                                                            frozenset())
+        base: Any = None
+        if features & self.road_types:
+            base = self._road_cost(cls)
+        if base is None:
+            base = self.terrain_cost(cls, b)
+        if base == PROHIBITED:
+            return None
+        cost = float(base)
+        bridged = bool(features & self.bridges)
+        for feature in features:
+            if feature in self.road_types or feature not in self.extra:
+                continue
+            if bridged and feature in self.negated:
+                continue
+            extra = (self.extra.get(feature) or {}).get(cls, 0)
+            if extra == PROHIBITED:
+                return None
+            cost += float(extra)
+        return cost
+
+    def edges(self, cls: str) -> Dict[str, Tuple[Tuple[str, float], ...]]:
+        table = self._edges.get(cls)
+        if table is None:
+            table = {}
+            for a, near in self.neighbours.items():
+                out = []
+                for b in near:
+                    cost = self.step_cost(cls, a, b)
+                    if cost is not None:
+                        out.append((b, cost))
+                table[a] = tuple(out)
+            self._edges[cls] = table
+        return table
+
+    # -- searches ------------------------------------------------------------------------
+    def dijkstra(self, cls: str, src: str, blocked: FrozenSet[str],
+                 stop: FrozenSet[str]) -> Tuple[Dict[str, float], Dict[str, str]]:
+        """Cheapest costs from ``src`` to every reachable hex: ``blocked``
+        hexes are never entered, ``stop`` hexes are entered but not left."""
+        key = (cls, src, blocked, stop)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        edges = self.edges(cls)
+        dist: Dict[str, float] = {src: 0.0}
+        prev: Dict[str, str] = {}
+        heap = [(0.0, src)]
+        done = set()
+        while heap:
+            d, a = heapq.heappop(heap)
+            if a in done:
+                continue
+            done.add(a)
+            if a != src and a in stop:
+                continue
+            for b, cost in edges.get(a, ()):
+                if b in blocked:
+                    continue
+                nd = d + cost
+                if nd < dist.get(b, float("inf")) - EPSILON:
+                    dist[b] = nd
+                    prev[b] = a
+                    heapq.heappush(heap, (nd, b))
+        if len(self._cache) >= self.CACHE_SIZE:
+            self._cache.clear()
+        self._cache[key] = (dist, prev)
+        return dist, prev
+
+    def cheapest(self, cls: str, src: str, dst: str, blocked: FrozenSet[str] = frozenset(),
+                 stop: FrozenSet[str] = frozenset()
+                 ) -> Optional[Tuple[float, List[Tuple[str, float]]]]:
+        """(cost, [(hex, cost to enter it), …]) of the cheapest legal path, or None."""
+        dist, prev = self.dijkstra(cls, src, blocked, stop)
+        if dst not in dist:
+            return None
+        path = [dst]
+        while path[-1] != src:
+            path.append(prev[path[-1]])
+        path.reverse()
+        legs = [(b, dist[b] - dist[a]) for a, b in zip(path, path[1:])]
+        return dist[dst], legs
+
+    def within_hexes(self, cls: str, src: str, dst: str, hexes: int, blocked: FrozenSet[str],
+                     stop: FrozenSet[str]) -> bool:
+        """Whether a legal path of at most ``hexes`` hexes leads from src to dst."""
+        edges = self.edges(cls)
+        frontier = {src}
+        seen = {src}
+        for _ in range(hexes):
+            nxt = set()
+            for a in frontier:
+                if a != src and a in stop:
+                    continue
+                for b, _cost in edges.get(a, ()):
+                    if b in blocked or b in seen:
+                        continue
+                    if b == dst:
+                        return True
+                    nxt.add(b)
+            seen |= nxt
+            frontier = nxt
+        return False
+
+
+def path_text(src: str, legs: Sequence[Tuple[str, float]]) -> str:
+    return "-".join([src] + [f"{h}({fmt_mp(c)})" for h, c in legs])
+
+
+# --------------------------------------------------------------------------------------
+# movement_allowance
+# --------------------------------------------------------------------------------------
+
+@register("movement_allowance")
+class MovementAllowance(CheapCopy, BaseRule):
+    """Movement points a unit spends in its window never exceed its allowance.
+
+    Each ``move`` of a subject in one of ``phases`` is charged the cheapest
+    legal cost from its old to its new hex (judged on the game as it was when
+    the drag happened); drags of one unit in one window are summed.  Moves in
+    a step that carries a ``#retreat``/``#advance`` annotation (or matching a
+    pending one that names the hexes) are exempt.  Judged at the end of the
+    step, dated to the move."""
+
+    _shared = ("ctx", "params", "tables")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        p = self.params
+        self.window = p.get("window", "activation")
+        self.subscribes = frozenset({"move", "annotation", "step_end", "game_end"}
+                                    | WINDOW_BOUNDS.get(self.window, WINDOW_BOUNDS["activation"]))
+        self.phases = frozenset(as_list(p.get("phases")))
+        self.exempt_kinds = frozenset(as_list(p.get("exempt_annotations", ["retreat", "advance"])))
+        self.enemy_prohibited = p.get("enemy_occupied", "prohibited") == PROHIBITED
+        zoc = p.get("enemy_zoc") or {}
+        self.zoc_stop = zoc.get("enter") == "stop"
+        self.zoc_by = zoc.get("exerted_by")
+        self.enemy_ignore = p.get("enemy_ignore")
+        minimum = p.get("minimum_move", 0)
+        self.minimum = 1 if minimum is True else int(minimum or 0)
+        self.tables = MoveCosts(ctx.scenario, p)
+        # memory (rolled back with the step on undo)
+        self.spent: Dict[str, float] = {}
+        self.legs: Dict[str, list] = {}            # uid -> [(from, to, cost)] this window
+        self.minimum_used: Dict[str, bool] = {}
+        self.stopped: Dict[str, str] = {}          # uid -> EZOC hex its last drag ended in
+        self.pending: list = []                     # this step's judged drags
+        self.step_exempt = False
+        self.step_no: Optional[int] = None
+        self.retreats: list = []                    # pending annotations naming hexes
+
+    # -- events --------------------------------------------------------------------------
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        kind = event.kind
+        if kind == "move":
+            self._on_move(state, event)
+            return ()
+        if kind == "annotation":
+            self._on_annotation(event)
+            return ()
+        out = self._flush(state)
+        if kind in WINDOW_BOUNDS.get(self.window, ()):
+            self.spent, self.legs, self.minimum_used, self.stopped = {}, {}, {}, {}
+            if kind.startswith(("phase", "turn")):
+                self.retreats = []
+        return out
+
+    def _new_step(self, step: int) -> None:
+        if self.step_no != step:
+            self.step_no = step
+            self.step_exempt = False
+
+    def _on_annotation(self, event: Event) -> None:
+        ann = event.annotation
+        if ann is None or ann.kind not in self.exempt_kinds:
+            return
+        self._new_step(event.step)
+        self.step_exempt = True
+        hexes_from = tuple(h for h in as_list(ann.args.get("from")) if isinstance(h, str))
+        hexes_to = tuple(h for h in as_list(ann.args.get("to")) if isinstance(h, str))
+        if hexes_from or hexes_to:
+            self.retreats.append({"from": hexes_from, "to": hexes_to, "used": None})
+
+    def _on_move(self, state, event: Event) -> None:
+        if event.unit is None or not event.from_hex or not event.to_hex:
+            return
+        if event.from_hex == event.to_hex:
+            return
+        if self.phases and state.phase not in self.phases:
+            return
+        try:
+            unit = state.unit(event.unit)
+        except KeyError:
+            return
+        if not matches(self.params.get("subject"), unit, state, unit):
+            return
+        cls = unit.movement_class
+        if not self.tables.knows(cls):
+            return
+        self._new_step(event.step)
+        blocked, stop, enemies = self._enemies(state, unit)
+        if not self.enemy_prohibited:
+            blocked = frozenset()
+        if not self.zoc_stop:
+            stop = frozenset()
+        best = self.tables.cheapest(cls, event.from_hex, event.to_hex, blocked, stop)
+        minimum_ok = bool(self.minimum) and best is not None and self.tables.within_hexes(
+            cls, event.from_hex, event.to_hex, self.minimum, blocked, stop)
+        reason = None
+        if best is None:
+            reason = self._why_no_path(cls, event, blocked, stop, enemies)
+        self.pending.append({
+            "event": event, "clock": Clock.of(state), "uid": unit.uid, "cls": cls,
+            "best": best, "reason": reason, "minimum_ok": minimum_ok,
+            "allowance": self._allowance(unit),
+            "ends_in_zoc": event.to_hex in stop,
+        })
+
+    def _enemies(self, state, unit) -> Tuple[FrozenSet[str], FrozenSet[str], Dict[str, list]]:
+        """Hexes holding enemy units, hexes in their ZOC, and who is where."""
+        enemies: Dict[str, list] = {}
+        exerting = set()
+        for uid, s in state.units_state.items():
+            if not s.present or s.hex is None or uid == unit.uid:
+                continue
+            other = None
+            if self.enemy_ignore is not None or self.zoc_by is not None:
+                other = state.unit(uid)
+                if other.side == unit.side:
+                    continue
+                if self.enemy_ignore is not None and matches(self.enemy_ignore, other, state, unit):
+                    continue
+            elif self.tables.sides_of.get(uid) == unit.side:
+                continue
+            enemies.setdefault(s.hex, []).append(uid)
+            if self.zoc_by is None or matches(self.zoc_by, other, state, unit):
+                exerting.add(s.hex)
+        zoc = set()
+        for h in exerting:
+            zoc.update(self.tables.neighbours.get(h, ()))
+        return frozenset(enemies), frozenset(zoc), enemies
+
+    def _allowance(self, unit) -> Optional[float]:
+        allowance = self.params.get("allowance")
+        if isinstance(allowance, Mapping):
+            value = unit.factors.get(allowance.get("factor"))
+        else:
+            value = allowance
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return None
+
+    def _why_no_path(self, cls: str, event: Event, blocked, stop, enemies) -> str:
+        dst = event.to_hex
+        if dst in blocked:
+            return f"{dst} holds enemy units ({', '.join(enemies.get(dst, []))})"
+        if self.tables.terrain_cost(cls, dst) == PROHIBITED:
+            terrain = self.tables.map.terrain.get(dst)
+            name = self.tables.map.terrain_types[terrain].name if terrain else "?"
+            return f"{dst} is {name}, prohibited for {cls} movement"
+        notes = ["prohibited terrain and hexsides"]
+        if blocked:
+            notes.append("enemy-occupied hexes")
+        if stop:
+            notes.append("stopping on entering enemy ZOC")
+        return f"no legal path for {cls} movement (" + ", ".join(notes) + ")"
+
+    # -- judging -------------------------------------------------------------------------
+    def _exempt(self, item) -> bool:
+        event = item["event"]
+        hit = False
+        for ann in self.retreats:
+            if ann["used"] not in (None, event.step):
+                continue
+            if (not ann["from"] or event.from_hex in ann["from"]) and \
+                    (not ann["to"] or event.to_hex in ann["to"]):
+                ann["used"] = event.step      # consumed by the step that carries it out
+                hit = True
+                break
+        return hit or (self.step_exempt and self.step_no == event.step)
+
+    def _flush(self, state) -> List[Violation]:
+        out: List[Violation] = []
+        pending, self.pending = self.pending, []
+        for item in pending:
+            if self._exempt(item):
+                continue
+            v = self._judge(state, item)
+            if v is not None:
+                out.append(v)
+        self.retreats = [r for r in self.retreats if r["used"] is None]
+        return out
+
+    def _judge(self, state, item) -> Optional[Violation]:
+        event, uid = item["event"], item["uid"]
+        at = At(state, item["clock"])
+        who = describe(state, uid)
+        a, b = event.from_hex, event.to_hex
+        stopped_at = self.stopped.pop(uid, None)
+        if item["ends_in_zoc"]:
+            self.stopped[uid] = b
+        if item["best"] is None:
+            return self.ctx.violation(event, at, f"{who} moved {a} → {b}: {item['reason']}",
+                                      units=[uid], hexes=[a, b], reason=item["reason"],
+                                      movement_class=item["cls"])
+        cost, legs = item["best"]
+        path = path_text(a, legs)
+        before = self.spent.get(uid, 0.0)
+        earlier = list(self.legs.get(uid, []))
+        total = before + cost
+        self.spent[uid] = total
+        self.legs.setdefault(uid, []).append((a, b, cost))
+        evidence = {"path": [a] + [h for h, _ in legs], "costs": [c for _, c in legs],
+                    "cost": cost, "spent": total, "allowance": item["allowance"],
+                    "earlier": earlier}
+        if stopped_at is not None and stopped_at == a:
+            return self.ctx.violation(
+                event, at, f"{who} moved {a} → {b} after entering the enemy zone of control "
+                f"at {a}, where its movement had to stop", units=[uid], hexes=[a, b],
+                zoc_stop=a, **evidence)
+        allowance = item["allowance"]
+        if allowance is None:
+            return None
+        if total <= allowance + EPSILON:
+            return None
+        if not earlier and item["minimum_ok"]:
+            self.minimum_used[uid] = True
+            self.spent[uid] = max(total, allowance)
+            return None
+        window = self.window
+        if not earlier:
+            msg = (f"{who} moved {a} → {b}: needs {fmt_mp(cost)} MP by the cheapest legal "
+                   f"path {path}, has {fmt_mp(allowance)}")
+        else:
+            done = ", ".join(f"{x} → {y} {fmt_mp(c)}" for x, y, c in earlier)
+            note = " (its first move was a minimum move)" if self.minimum_used.get(uid) else ""
+            msg = (f"{who} moved {a} → {b}: {fmt_mp(cost)} MP by the cheapest legal path "
+                   f"{path}; with its earlier moves this {window} ({done}){note} it spent "
+                   f"{fmt_mp(total)} MP, has {fmt_mp(allowance)}")
+        return self.ctx.violation(event, at, msg, units=[uid], hexes=[a, b], **evidence)
+
+
+# --------------------------------------------------------------------------------------
+# escorted_move
+# --------------------------------------------------------------------------------------
+
+@register("escorted_move")
+class EscortedMove(CheapCopy, BaseRule):
+    """A subject (an HQ) moves only together with an escort: every subject
+    move A → B needs a unit matching ``escort`` (relative to the subject)
+    that also went from A to B in the same window (one drag, or several
+    consecutive ones).  Judged at the window's end, dated to the move."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.window = self.params.get("window", "step")
+        end = {"step": {"step_end"}, "activation": {"activation_end", "phase_end",
+                                                     "phase_start", "turn_start", "turn_end"}}
+        self.ends = frozenset(end.get(self.window, end["step"]) | {"game_end"})
+        starts = {"step": {"step_start"}, "activation": {"activation_start"}}
+        self.starts = frozenset(starts.get(self.window, starts["step"]))
+        self.subscribes = frozenset({"move"} | self.ends | self.starts)
+        self.subject_moves: list = []      # (event, clock, uid)
+        self.trails: Dict[str, list] = {}  # uid -> [(from, to)] in the window
+
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        if event.kind == "move":
+            if event.unit and event.from_hex and event.to_hex and event.from_hex != event.to_hex:
+                self.trails.setdefault(event.unit, []).append((event.from_hex, event.to_hex))
+                try:
+                    unit = state.unit(event.unit)
+                except KeyError:
+                    return ()
+                if matches(self.params.get("subject"), unit, state, unit):
+                    self.subject_moves.append((event, Clock.of(state), event.unit))
+            return ()
+        out: List[Violation] = []
+        if event.kind in self.ends or event.kind in self.starts:
+            out = self._judge(state)
+            self.subject_moves, self.trails = [], {}
+        return out
+
+    @staticmethod
+    def _went(trail: Sequence[Tuple[str, str]], a: str, b: str) -> bool:
+        """Whether consecutive drags of a trail lead from a to b."""
+        for i, (x, _y) in enumerate(trail):
+            if x != a:
+                continue
+            here = a
+            for fx, fy in trail[i:]:
+                if fx != here:
+                    break
+                here = fy
+                if here == b:
+                    return True
+        return False
+
+    def _judge(self, state) -> List[Violation]:
+        out = []
+        escort_sel = self.params.get("escort")
+        for event, clock, uid in self.subject_moves:
+            subject = state.unit(uid)
+            a, b = event.from_hex, event.to_hex
+            candidates = []
+            ok = False
+            for other, trail in self.trails.items():
+                if other == uid:
+                    continue
+                try:
+                    unit = state.unit(other)
+                except KeyError:
+                    continue
+                if not matches(escort_sel, unit, state, subject):
+                    continue
+                if self._went(trail, a, b):
+                    ok = True
+                    break
+                left = [f"{x} → {y}" for x, y in trail if x == a]
+                if left:
+                    candidates.append(f"{unit.describe()} moved {', '.join(left)}")
+            if ok:
+                continue
+            window = "step" if self.window == "step" else "activation"
+            msg = f"{subject.describe()} moved {a} → {b}, but no escort moved {a} → {b} " \
+                  f"in the same {window}"
+            msg += f" ({'; '.join(candidates)})" if candidates else " (it moved alone)"
+            out.append(self.ctx.violation(event, At(state, clock), msg, units=[uid],
+                                          hexes=[a, b], escort_moves=candidates))
+        return out

@@ -19,7 +19,7 @@ __all__ = ["P", "DEFAULTS", "add", "element", "GLOBAL_OPTION_CHILDREN"]
 
 P = "VASSAL.build."
 
-#: component class (after ``VASSAL.build.``) → VASSAL 3.7's default attributes
+#: component class (after ``VASSAL.build.``, or a full name) → VASSAL 3.7's default attributes
 DEFAULTS: Dict[str, Dict[str, str]] = {
     "GameModule": {"ModuleOther1": "", "ModuleOther2": "", "VassalVersion": "3.7.0",
                    "description": "", "name": "Unnamed module", "nextPieceSlotId": "1",
@@ -153,7 +153,7 @@ DEFAULTS: Dict[str, Dict[str, str]] = {
                            "tooltip": ""},
     "widget.Chart": {"chartName": "", "description": "", "fileName": ""},
     "module.properties.GlobalTranslatableMessages": {},
-    "i18n.Language": {},
+    "VASSAL.i18n.Language": {},      # not under VASSAL.build
     "module.Documentation": {},
     "module.documentation.AboutScreen": {"fileName": "/images/Splash.png",
                                          "title": "About Module"},
@@ -189,7 +189,7 @@ def _attributes(cls: str, overrides: Optional[Mapping[str, object]]) -> Dict[str
 
 def element(cls: str, overrides: Optional[Mapping[str, object]] = None) -> etree._Element:
     """A free-standing component element (attributes sorted, as VASSAL writes)."""
-    el = etree.Element(P + cls)
+    el = etree.Element(cls if cls.startswith("VASSAL.") else P + cls)
     for key, value in sorted(_attributes(cls, overrides).items()):
         el.set(key, value)
     return el

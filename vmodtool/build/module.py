@@ -170,7 +170,7 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     C.add(root, "module.Inventory")
     C.add(root, "module.properties.GlobalProperties")
     C.add(root, "module.properties.GlobalTranslatableMessages")
-    C.add(root, "i18n.Language")
+    C.add(root, "VASSAL.i18n.Language")
     docs = C.add(root, "module.Documentation")
     C.add(docs, "module.documentation.AboutScreen")
     C.add(docs, "module.documentation.HelpFile", {"fileName": "help/scenario.html",

@@ -1,0 +1,258 @@
+"""stacking, stack_order and cohabitation on the example scenarios (§5.5
+rows: stacking, HQ with own type, tank top of stack)."""
+
+from __future__ import annotations
+
+import pytest
+
+from vmodtool.audit.api import Event
+from tests.audit.helpers import example, feed, make_rule, move, rule, setup_state
+
+
+@pytest.fixture(scope="module")
+def modern():
+    return example("modern-tactical")
+
+
+@pytest.fixture(scope="module")
+def ww1():
+    return example("ww1-operational")
+
+
+@pytest.fixture(scope="module")
+def cc():
+    return example("combat-commander")
+
+
+def summary(violations):
+    return [(v.rule_id, v.units, v.hexes, v.severity) for v in violations]
+
+
+def act_end(step=9, formation="bn_78"):
+    return Event("activation_end", step, text=formation)
+
+
+def step_end(step=1):
+    return Event("step_end", step)
+
+
+def phase_end(phase, step=9):
+    return Event("phase_end", step, phase=phase)
+
+
+# -- stacking (001:1.3.2a, 1.3.3b) -----------------------------------------------------------------
+class TestStackingModern:
+    def setup_state(self, modern):
+        st = setup_state(modern, phase="action")
+        st.active_formation = "bn_78"
+        return st
+
+    def test_three_units_hq_and_helicopter_are_legal(self, modern):
+        st = self.setup_state(modern)
+        r = rule(modern, "stack.limit")
+        evs = [move(st, "syr.t72.2", "1103", step=1), move(st, "syr.t72.3", "1103", step=2),
+               move(st, "syr.gazelle", "1103", step=3), act_end()]
+        assert [u.uid for u in st.units_in("1103")] == ["syr.t72.1", "syr.hq_78", "syr.t72.2",
+                                                        "syr.t72.3", "syr.gazelle"]
+        assert feed(r, st, evs) == []
+
+    def test_four_units_inside_the_activation_but_three_at_its_end(self, modern):
+        st = self.setup_state(modern)
+        r = rule(modern, "stack.limit")
+        evs = [move(st, "syr.t72.2", "1103", step=1), move(st, "syr.t72.3", "1103", step=2),
+               move(st, "syr.bmp.1", "1103", step=3), step_end(3),
+               move(st, "syr.bmp.1", "1003", step=4), step_end(4), act_end()]
+        assert feed(r, st, evs) == []
+
+    def test_markers_never_count(self, modern):
+        st = self.setup_state(modern)
+        for i, kind in enumerate(["wreck", "smoke", "out_of_command", "in_zone"]):
+            st.place_marker(f"m{i}", kind, "1103", None)
+        move(st, "syr.t72.2", "1103")
+        move(st, "syr.t72.3", "1103")
+        assert feed(rule(modern, "stack.limit"), st, [act_end()]) == []
+
+    def test_enemy_units_in_the_hex_count_per_side(self, modern):
+        st = self.setup_state(modern)
+        for uid in ("syr.t72.2", "syr.t72.3", "idf.mk.2", "idf.mk.3", "idf.hq_a"):
+            move(st, uid, "1103")
+        assert feed(rule(modern, "stack.limit"), st, [act_end()]) == []
+
+    def test_four_units_at_activation_end(self, modern):
+        st = self.setup_state(modern)
+        r = rule(modern, "stack.limit")
+        evs = [move(st, "syr.t72.2", "1103", step=1), move(st, "syr.t72.3", "1103", step=2),
+               move(st, "syr.bmp.1", "1103", step=3), act_end()]
+        out = feed(r, st, evs)
+        assert summary(out) == [("stack.limit", ("syr.t72.1", "syr.t72.2", "syr.t72.3", "syr.bmp.1"),
+                                 ("1103",), "error")]
+        assert out[0].ref == ("001:1.3.2a", "001:1.3.3b")
+        assert "4 units of Syrian Arab Army in 1103 at the end of the activation" in out[0].message
+        assert "the limit is 3 (tagged hq or helicopter not counted)" in out[0].message
+        assert "1/78 T-72 platoon (syr.t72.1)" in out[0].message
+
+    def test_two_hqs_of_one_side_in_one_hex(self, modern):
+        st = self.setup_state(modern)
+        move(st, "syr.hq_85", "1103")
+        out = feed(rule(modern, "stack.limit"), st, [act_end()])
+        assert summary(out) == [("stack.limit", ("syr.hq_78", "syr.hq_85"), ("1103",), "error")]
+        assert "at most 1 may share a hex" in out[0].message
+
+    def test_hqs_of_both_sides_in_one_hex_are_legal(self, modern):
+        st = self.setup_state(modern)
+        move(st, "idf.hq_a", "1103")
+        assert feed(rule(modern, "stack.limit"), st, [act_end()]) == []
+
+    def test_judged_only_at_the_configured_point(self, modern):
+        st = self.setup_state(modern)
+        for uid in ("syr.t72.2", "syr.t72.3", "syr.bmp.1"):
+            move(st, uid, "1103")
+        r = rule(modern, "stack.limit")
+        assert feed(r, st, [step_end(1), phase_end("action")]) == []
+        assert len(feed(r, st, [act_end()])) == 1
+
+    def test_a_persisting_overstack_is_reported_once_and_again_after_a_fix(self, modern):
+        st = self.setup_state(modern)
+        for uid in ("syr.t72.2", "syr.t72.3", "syr.bmp.1"):
+            move(st, uid, "1103")
+        r = rule(modern, "stack.limit")
+        assert len(feed(r, st, [act_end(5), act_end(6)])) == 1
+        move(st, "syr.bmp.1", "1003", step=7)
+        assert feed(r, st, [act_end(7)]) == []
+        move(st, "syr.bmp.1", "1103", step=8)
+        assert len(feed(r, st, [act_end(8)])) == 1
+
+    def test_terrain_limit_and_steps(self, modern):
+        st = self.setup_state(modern)
+        r = make_rule(modern, "stacking", {"limit": {"town": 3, "default": 4}, "count": "steps",
+                                           "exempt": {"side": "idf"}}, check_at="step_end")
+        st.units_state["syr.bmp.1"].face = 1       # reduced: 1 step + the HQ's 2 = 3 in a town
+        assert feed(r, st, [step_end()]) == []      # 1003 is a town
+        move(st, "syr.t72.2", "1104")
+        move(st, "syr.t72.1", "1104")               # clear: 3 x 2 steps > 4
+        out = feed(r, st, [step_end()])
+        assert summary(out) == [("test.rule", ("syr.t72.3", "syr.t72.2", "syr.t72.1"), ("1104",), "error")]
+        assert out[0].message.startswith("6 steps of Syrian Arab Army in 1104 at the end of the step")
+
+
+class TestStackingOthers:
+    def test_ww1_limit_at_phase_end_hq_exempt(self, ww1):
+        st = setup_state(ww1, phase="movement", phasing_side="ger")
+        r = rule(ww1, "stack.limit")
+        move(st, "ger.inf.2", "1101")
+        assert feed(r, st, [phase_end("movement")]) == []          # HQ + 3 units
+        move(st, "ger.inf.3", "1101")
+        out = feed(r, st, [step_end(), phase_end("movement")])
+        assert summary(out) == [("stack.limit", ("ger.inf.1", "ger.storm.1", "ger.inf.2", "ger.inf.3"),
+                                 ("1101",), "error")]
+
+    def test_cc_figures_weapons_exempt(self, cc):
+        st = setup_state(cc, phase="orders", phasing_side="fr")
+        r = rule(cc, "stack.limit")
+        move(st, "fr.sq_line.1", "0303")
+        move(st, "fr.sq_line.2", "0303")                        # 2 + 1 + 2 + 2 = 7 figures
+        assert feed(r, st, [step_end()]) == []
+        move(st, "fr.sq_line.3", "0303", step=2)                # 9 figures
+        out = feed(r, st, [step_end(2)])
+        assert summary(out) == [("stack.limit", ("fr.sq_elite.1", "fr.ldr.1", "fr.sq_line.1",
+                                                 "fr.sq_line.2", "fr.sq_line.3"), ("0303",), "error")]
+        assert out[0].message.startswith("9 figures of Франция in 0303 at the end of the step")
+        assert "(tagged weapon not counted)" in out[0].message
+
+
+# -- stack_order (004:1.8f) ---------------------------------------------------------------------------
+class TestStackOrder:
+    def test_setup_stacks_are_legal(self, ww1):
+        st = setup_state(ww1, phase="movement", phasing_side="all")
+        assert feed(rule(ww1, "tank.top_of_stack"), st, [phase_end("movement")]) == []
+
+    def test_functional_tank_above_a_division_broken_tank_below_the_hq(self, ww1):
+        st = setup_state(ww1, phase="movement", phasing_side="all")
+        move(st, "all.bri.1", "0302")
+        move(st, "all.tank", "0302")
+        st.set_order("0703", ["all.whippet", "all.hq3"])
+        assert [u.uid for u in st.units_in("0703")] == ["all.whippet", "all.hq3"]
+        assert feed(rule(ww1, "tank.top_of_stack"), st, [phase_end("movement")]) == []
+
+    def test_functional_tank_under_a_division(self, ww1):
+        st = setup_state(ww1, phase="movement", phasing_side="all")
+        move(st, "all.tank", "0902")
+        st.set_order("0902", ["all.tank", "all.bri.1"])
+        r = rule(ww1, "tank.top_of_stack")
+        assert feed(r, st, [step_end()]) == []                     # not judged at step end
+        out = feed(r, st, [phase_end("movement")])
+        assert summary(out) == [("tank.top_of_stack", ("all.tank", "all.bri.1"), ("0902",), "error")]
+        assert out[0].ref == ("004:1.8f",)
+        assert "Mk IV (D Bn) Heavy tank battalion (all.tank) is below 58 Infantry division (all.bri.1)" \
+            in out[0].message
+
+    def test_infantry_between_two_functional_tanks(self, ww1):
+        st = setup_state(ww1, phase="movement", phasing_side="all")
+        move(st, "all.tank", "0902")
+        st.place_unit("all.ft", "0902", None)
+        st.set_order("0902", ["all.tank", "all.bri.1", "all.ft"])
+        out = feed(rule(ww1, "tank.top_of_stack"), st, [phase_end("movement")])
+        assert summary(out) == [("tank.top_of_stack", ("all.tank", "all.bri.1"), ("0902",), "error")]
+
+    def test_markers_and_ignored_units(self, ww1):
+        st = setup_state(ww1, phase="movement", phasing_side="all")
+        st.place_marker("oos", "out_of_supply", "0703", None)     # a marker above the tank
+        assert feed(rule(ww1, "tank.top_of_stack"), st, [phase_end("movement")]) == []
+        st.set_order("0703", ["all.tank", "all.hq3"])
+        r = make_rule(ww1, "stack_order", {"top": {"tags": ["tank"], "state": {"condition": "functional"}},
+                                           "ignore": {"tags": ["hq"]}}, check_at="phase_end")
+        assert feed(r, st, [phase_end("movement")]) == []
+        r = make_rule(ww1, "stack_order", {"bottom": {"tags": ["hq"]}}, check_at="phase_end")
+        out = feed(r, st, [phase_end("movement")])
+        assert summary(out) == [("test.rule", ("all.hq3", "all.tank", "all.whippet"), ("0703",), "error")]
+
+
+# -- cohabitation (001:1.3.3.1a) ----------------------------------------------------------------------
+class TestCohabitation:
+    def test_setup_and_hq_with_its_tank(self, modern):
+        st = setup_state(modern, phase="action")
+        r = rule(modern, "hq.with_own_type")
+        assert feed(r, st, [step_end()]) == []
+        move(st, "syr.t72.1", "1006")
+        move(st, "syr.hq_78", "1006")
+        assert feed(r, st, [step_end(2)]) == []
+
+    @pytest.mark.parametrize("hex_id, company", [
+        ("1006", ()),                        # alone
+        ("1206", ("syr.bmp.2", "syr.inf")),  # wrong type: BMP and infantry
+        ("1106", ("syr.rcl",)),              # wrong type: RCL team
+        ("0603", ("idf.mk.2",)),             # a tank of another formation (and side)
+    ])
+    def test_hq_without_a_unit_of_its_type_and_formation(self, modern, hex_id, company):
+        st = setup_state(modern, phase="action")
+        r = rule(modern, "hq.with_own_type")
+        move(st, "syr.hq_78", hex_id)
+        out = feed(r, st, [step_end()])
+        assert summary(out) == [("hq.with_own_type", ("syr.hq_78",), (hex_id,), "error")]
+        assert out[0].evidence["with_units"] == list(company)
+        assert "of a type it serves (tank)" in out[0].message
+        assert "at least 1 required" in out[0].message
+
+    def test_reported_once_while_it_lasts(self, modern):
+        st = setup_state(modern, phase="action")
+        r = rule(modern, "hq.with_own_type")
+        move(st, "syr.hq_78", "1006")
+        assert len(feed(r, st, [step_end(1), step_end(2)])) == 1
+        move(st, "syr.hq_78", "1007", step=3)
+        assert len(feed(r, st, [step_end(3)])) == 1              # a new hex, a new finding
+
+    def test_hq_in_a_box_is_not_judged(self, modern):
+        st = setup_state(modern, phase="action")
+        st.place_unit("syr.hq_78", None, "syr_elim")
+        assert feed(rule(modern, "hq.with_own_type"), st, [step_end()]) == []
+
+    def test_other_formation_same_type_of_tank(self, modern):
+        import dataclasses
+        from vmodtool.scenario.model import Counter
+        scen = dataclasses.replace(modern, counters=modern.counters + (
+            Counter("syr.t72x", "t72_plt", "syr", "bn_85", "X/85"),))
+        st = setup_state(scen, phase="action")
+        st.place_unit("syr.t72x", "1006", None)
+        move(st, "syr.hq_78", "1006")
+        out = feed(rule(scen, "hq.with_own_type"), st, [step_end()])
+        assert summary(out) == [("hq.with_own_type", ("syr.hq_78",), ("1006",), "error")]

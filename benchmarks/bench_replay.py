@@ -1,0 +1,88 @@
+"""Replay speed: the TLD chain (19 logs, VASSAL 2.9) with its module's grid,
+and the largest corpus save; plus linearity (time per command for the first
+k logs of the chain).
+
+Run from the repository root: ``python benchmarks/bench_replay.py``
+(needs ``../shared``).  Reading and decoding the files is timed apart from
+the replay itself.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vmodtool.replay import Replay, load_board_sizes  # noqa: E402
+from vmodtool.vassal.commands import leaves  # noqa: E402
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+
+
+def count(replay: Replay) -> tuple:
+    restore = sum(1 for g in replay.games for node in g.restore_part() for _ in leaves(node))
+    logged = sum(1 for g in replay.games for _, node in g.log_steps() for _ in leaves(node))
+    return restore, logged
+
+
+def timed(files, **kwargs):
+    start = time.perf_counter()
+    replay = Replay.open(files, **kwargs)
+    for g in replay.games:
+        g.commands
+    read = time.perf_counter() - start
+    restore, logged = count(replay)
+    best = None
+    for _ in range(3):
+        start = time.perf_counter()
+        steps = replay.run()
+        elapsed = time.perf_counter() - start
+        best = elapsed if best is None else min(best, elapsed)
+    return replay, steps, read, best, restore, logged
+
+
+def report(label, read, elapsed, restore, logged, steps):
+    total = restore + logged
+    print(f"{label}: {len(steps)} steps, {logged:,} logged + {restore:,} saved-state commands")
+    print(f"  read+decode {read:.2f} s; replay {elapsed:.2f} s = {total / elapsed:,.0f} commands/s, "
+          f"{elapsed * 1e6 / total:.2f} µs/command (all), "
+          f"{elapsed * 1e6 / max(logged, 1):.2f} µs per logged command incl. the saved states")
+
+
+def main() -> None:
+    tld = SHARED / "corpus" / "tld"
+    if not tld.exists():
+        print("../shared is not available")
+        return
+    files = sorted((tld / "game").glob("*.log"))
+    kwargs = dict(module=tld / "buildFile", board_sizes=load_board_sizes(tld / "board-sizes.json"))
+    replay, steps, read, elapsed, restore, logged = timed(files, **kwargs)
+    report("TLD chain (19 logs)", read, elapsed, restore, logged, steps)
+    threshold = gc.get_threshold()
+    gc.set_threshold(200000, *threshold[1:])  # as Replay.steps() does
+    start = time.perf_counter()
+    for k in range(len(files)):
+        replay._restore(k)
+    saved = time.perf_counter() - start
+    gc.set_threshold(*threshold)
+    print(f"  of which saved states {saved:.2f} s ({saved * 1e6 / restore:.2f} µs/command); "
+          f"logged steps {elapsed - saved:.2f} s = "
+          f"{(elapsed - saved) * 1e6 / logged:.2f} µs per logged command")
+    print(f"  chain differences: {len(replay.chain_differences)}")
+
+    print("linearity (first k logs):")
+    for k in (2, 5, 10, 19):
+        _, st, _, el, r, lg = timed(files[:k], **kwargs)
+        print(f"  k={k:2d}: {r + lg:>7,} commands  {el:.3f} s  {el * 1e6 / (r + lg):.2f} µs/command")
+
+    saves = sorted(SHARED.glob("corpus/*/*.vsav"), key=lambda p: p.stat().st_size)
+    big = saves[-1]
+    replay, steps, read, elapsed, restore, logged = timed([big])
+    report(f"largest save {big.relative_to(SHARED)}", read, elapsed, restore, logged, steps)
+
+
+if __name__ == "__main__":
+    main()

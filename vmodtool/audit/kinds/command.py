@@ -1,0 +1,380 @@
+"""Command kinds: ``command_range`` (§2.5 item 4, §4.5 "Command range")
+and ``per_turn_limit`` (§2.5 item 6).
+
+``command_range`` measures, when a formation's activation starts, how far
+each of its units is from the formation's HQ; a unit out of range must show
+proof before its first move in that activation: an Out of Command marker in
+its hex (the status rule then judges the move) or a passed morale check for
+its hex (``#check <hex> pass`` after a dice roll, one check per hex).
+
+``per_turn_limit`` counts a derived event (an activation, a step gain, or any
+engine event kind) per unit, formation or side in each turn.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from vmodtool.audit.api import BaseRule, Event, Violation
+from vmodtool.audit.kinds import register
+from vmodtool.audit.kinds.movement import At, CheapCopy, Clock, describe
+from vmodtool.audit.selectors import as_list, matches
+
+__all__ = ["CommandRange", "PerTurnLimit", "check_claim"]
+
+PASS_WORDS = frozenset({"pass", "passed", "ok", "success"})
+FAIL_WORDS = frozenset({"fail", "failed", "failure"})
+
+
+def _tokens(value: Any) -> List[str]:
+    if isinstance(value, str):
+        return [t for t in re.split(r"[\s,;>]+", value) if t]
+    if isinstance(value, Mapping):
+        out: List[str] = []
+        for v in value.values():
+            out.extend(_tokens(v))
+        return out
+    if isinstance(value, (list, tuple, set, frozenset)):
+        out = []
+        for v in value:
+            out.extend(_tokens(v))
+        return out
+    return [str(value)] if value is not None else []
+
+
+def check_claim(annotation, hex_ids) -> Tuple[List[str], Optional[bool]]:
+    """The hexes a ``#check`` annotation names and its claimed result
+    (True pass, False fail, None not said)."""
+    tokens = _tokens(annotation.args)
+    hexes = []
+    result = None
+    for token in tokens:
+        if token in hex_ids and token not in hexes:
+            hexes.append(token)
+        low = token.lower()
+        if low in PASS_WORDS:
+            result = True
+        elif low in FAIL_WORDS:
+            result = False
+    return hexes, result
+
+
+# --------------------------------------------------------------------------------------
+# command_range
+# --------------------------------------------------------------------------------------
+
+@register("command_range")
+class CommandRange(CheapCopy, BaseRule):
+    """Units out of their HQ's command range need a passed check or an
+    Out of Command marker before they move in their activation."""
+
+    subscribes = frozenset({"activation_start", "activation_end", "move", "dice", "annotation",
+                            "phase_start", "turn_start", "game_end"})
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        p = self.params
+        oor = p.get("out_of_range") or {}
+        self.accept = frozenset(as_list(oor.get("accept_if", ["passed_check", "ooc_marker"])))
+        self.otherwise = oor.get("otherwise", ctx.severity)
+        self.failed_severity = oor.get("failed_check", "error")
+        self.target = oor.get("check_target")            # number or {hq_factor: name}
+        self.ooc_kinds = frozenset(as_list(oor.get("ooc_marker", p.get("ooc_marker",
+                                                                        "out_of_command"))))
+        self.check_kinds = frozenset(as_list(oor.get("check_annotation", "check")))
+        self.hex_ids = ctx.scenario.map.grid.hexes
+        self.formations = {f.id: f for f in ctx.scenario.formations}
+        # memory
+        self.formation: Optional[str] = None
+        self.owed: Dict[str, dict] = {}        # uid -> {hex, distance, range, hq, hq_hex}
+        self.moved: Dict[str, bool] = {}        # owed units already judged
+        self.rolls: list = []                   # [(step, dice, label, linked)]
+        self.passed: Dict[str, Tuple[int, tuple]] = {}   # hex -> (step, dice)
+        self.failed: Dict[str, dict] = {}       # hex -> {event, clock, dice, flagged}
+
+    def _reset(self) -> None:
+        self.formation = None
+        self.owed, self.moved, self.rolls, self.passed, self.failed = {}, {}, [], {}, {}
+
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        kind = event.kind
+        if kind == "activation_start":
+            self._reset()
+            self._evaluate(state, event.text or state.active_formation)
+            return ()
+        if kind in ("activation_end", "phase_start", "turn_start", "game_end"):
+            out = self._unmarked_failures(state)
+            self._reset()
+            return out
+        if self.formation is None:
+            return ()
+        if kind == "dice":
+            self.rolls.append([event.step, tuple(event.dice), event.text, False])
+            return ()
+        if kind == "annotation":
+            return self._on_check(state, event)
+        if kind == "move":
+            return self._on_move(state, event)
+        return ()
+
+    # -- activation start ------------------------------------------------------------
+    def _range_of(self, hq) -> Optional[float]:
+        factor = self.params.get("range_factor", "command_range")
+        if isinstance(factor, (int, float)):
+            return factor
+        value = hq.factors.get(factor)
+        return value if isinstance(value, (int, float)) else None
+
+    def _evaluate(self, state, formation_id: Optional[str]) -> None:
+        formation = self.formations.get(formation_id) if formation_id else None
+        if formation is None:
+            return
+        self.formation = formation.id
+        if self.params.get("hq", "formation_hq") != "formation_hq" or formation.hq is None:
+            return          # no HQ to be in range of: nothing to measure
+        hq = None
+        if formation.hq in state.units_state:
+            hq = state.unit(formation.hq)
+            if not hq.on_map:
+                hq = None
+        reach = self._range_of(hq) if hq is not None else None
+        if hq is not None and reach is None:
+            return          # the HQ has no such factor: cannot judge
+        for unit in state.units():
+            if unit.formation != formation.id or not unit.on_map or unit.uid == formation.hq:
+                continue
+            if not matches(self.params.get("subject"), unit, state, unit):
+                continue
+            exempt = self.params.get("exempt")
+            if exempt and matches(exempt, unit, state, unit):
+                continue
+            if hq is None:
+                self.owed[unit.uid] = {"hex": unit.hex, "distance": None, "range": None,
+                                       "hq": formation.hq, "hq_hex": None}
+                continue
+            distance = state.scenario.map.distance(unit.hex, hq.hex)
+            if distance > reach:
+                self.owed[unit.uid] = {"hex": unit.hex, "distance": distance, "range": reach,
+                                       "hq": formation.hq, "hq_hex": hq.hex}
+
+    # -- proofs --------------------------------------------------------------------------
+    def _owed_hexes(self) -> set:
+        return {o["hex"] for o in self.owed.values()}
+
+    def _target(self, state) -> Optional[float]:
+        if self.target is None:
+            return None
+        if isinstance(self.target, (int, float)):
+            return self.target
+        if isinstance(self.target, Mapping) and self.formation:
+            f = self.formations[self.formation]
+            if f.hq and f.hq in state.units_state:
+                value = state.unit(f.hq).factors.get(self.target.get("hq_factor"))
+                if isinstance(value, (int, float)):
+                    return value
+        return None
+
+    def _on_check(self, state, event: Event) -> List[Violation]:
+        ann = event.annotation
+        if ann is None or ann.kind not in self.check_kinds:
+            return []
+        hexes, result = check_claim(ann, self.hex_ids)
+        roll = next((r for r in reversed(self.rolls) if not r[3]), None)
+        if roll is None or result is None:
+            return []       # not linked to a roll, or no result: proves nothing
+        roll[3] = True
+        out: List[Violation] = []
+        target = self._target(state)
+        total = sum(roll[1])
+        if result and target is not None and total > target:
+            out.append(self.ctx.violation(
+                event, state, f"#check {' '.join(hexes)} claims a pass, but the linked roll "
+                f"{'+'.join(map(str, roll[1]))} = {total} is above the target {target}",
+                severity="error", hexes=hexes, dice=list(roll[1]), target=target))
+            result = False
+        for h in hexes:
+            if h not in self._owed_hexes():
+                continue
+            if result:
+                self.passed[h] = (event.step, roll[1])
+            else:
+                self.failed[h] = {"event": event, "clock": Clock.of(state), "dice": roll[1],
+                                  "flagged": False}
+        return out
+
+    def _ooc_in(self, state, hex_id: str) -> bool:
+        return any(m.kind in self.ooc_kinds for m in state.markers_in(hex_id))
+
+    def _on_move(self, state, event: Event) -> List[Violation]:
+        uid = event.unit
+        owed = self.owed.get(uid) if uid else None
+        if owed is None or self.moved.get(uid):
+            return []
+        self.moved[uid] = True
+        h = owed["hex"]
+        s = state.units_state.get(uid)
+        own_layers = bool(s is not None and set(s.layers) & self.ooc_kinds)
+        marked = own_layers or (event.from_hex is not None and self._ooc_in(state, event.from_hex))
+        if marked and "ooc_marker" in self.accept:
+            return []
+        who = describe(state, uid)
+        if h in self.failed:
+            fail = self.failed[h]
+            fail["flagged"] = True
+            return [self.ctx.violation(
+                event, state, f"{who} moved {event.from_hex} → {event.to_hex}, but the "
+                f"morale check for {h} failed (roll {'+'.join(map(str, fail['dice']))}) and "
+                f"no Out of Command marker was placed there", severity=self.failed_severity,
+                units=[uid], hexes=[event.from_hex, event.to_hex], dice=list(fail["dice"]))]
+        if h in self.passed and "passed_check" in self.accept:
+            return []
+        hq = describe(state, owed["hq"])
+        if owed["hq_hex"] is None:
+            why = f"its HQ {hq} was not on the map at the start of the activation"
+        else:
+            why = (f"it was {owed['distance']} hexes from its HQ {hq} in {owed['hq_hex']} at "
+                   f"the start of the activation (command range {owed['range']})")
+        proofs = []
+        if "passed_check" in self.accept:
+            proofs.append(f"no passed morale check for {h}")
+        if "ooc_marker" in self.accept:
+            proofs.append(f"no Out of Command marker in {h}")
+        msg = f"{who} moved {event.from_hex} → {event.to_hex}: {why}"
+        if proofs:
+            msg += ", and there is " + " and ".join(proofs)
+        return [self.ctx.violation(event, state, msg, severity=self.otherwise, units=[uid],
+                                   hexes=[event.from_hex, event.to_hex, owed["hq_hex"]],
+                                   distance=owed["distance"], command_range=owed["range"],
+                                   hq=owed["hq"])]
+
+    def _unmarked_failures(self, state) -> List[Violation]:
+        out = []
+        for h, fail in self.failed.items():
+            if fail["flagged"] or self._ooc_in(state, h):
+                continue
+            out.append(self.ctx.violation(
+                fail["event"], At(state, fail["clock"]),
+                f"the morale check for {h} failed (roll {'+'.join(map(str, fail['dice']))}), "
+                f"but no Out of Command marker was placed in {h} by the end of the activation",
+                severity=self.failed_severity, hexes=[h], dice=list(fail["dice"])))
+        return out
+
+
+# --------------------------------------------------------------------------------------
+# per_turn_limit
+# --------------------------------------------------------------------------------------
+
+@register("per_turn_limit")
+class PerTurnLimit(CheapCopy, BaseRule):
+    """At most ``max`` (or ``max_from``) counted events per unit, formation
+    or side in each turn.  ``event: activation`` counts ``activation_start``;
+    ``step_gain`` counts flips to a face with more steps and returns from a
+    dead/eliminated box; any other engine event kind counts itself (for units
+    matching ``subject``)."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        p = self.params
+        self.what = p.get("event", "activation")
+        self.per = p.get("per", "formation")
+        if self.what == "activation":
+            kinds = {"activation_start"}
+        elif self.what == "step_gain":
+            kinds = {"flip", "enter"}
+        else:
+            kinds = {self.what}
+        self.subscribes = frozenset(kinds | {"turn_start"})
+        self.formations = {f.id: f for f in ctx.scenario.formations}
+        self.dead_boxes = frozenset(b.id for b in ctx.scenario.boxes
+                                    if b.role in ("dead", "eliminated"))
+        self.counts: Dict[str, int] = {}
+
+    def check(self, state, event: Event) -> Iterable[Violation]:
+        if event.kind == "turn_start":
+            self.counts = {}
+            return ()
+        counted = self._counted(state, event)
+        if counted is None:
+            return ()
+        key, unit_id, formation_id, label = counted
+        limit = self._limit(state, unit_id, formation_id)
+        if limit is None:
+            return ()
+        self.counts[key] = self.counts.get(key, 0) + 1
+        n = self.counts[key]
+        if n <= limit:
+            return ()
+        what = {"activation": "activated"}.get(self.what, f"had a {self.what.replace('_', ' ')}")
+        times = "once" if n == 1 else "twice" if n == 2 else f"{n} times"
+        source = self.params.get("max_from") or "max"
+        msg = f"{label} {what} {times} in turn {state.turn}; the limit is {limit} ({source})"
+        return [self.ctx.violation(event, state, msg, units=[unit_id] if unit_id else [],
+                                   hexes=[event.to_hex] if event.to_hex else [],
+                                   count=n, limit=limit, per=self.per, key=key)]
+
+    def _counted(self, state, event: Event):
+        """(count key, unit, formation, label) of a counted event, or None."""
+        unit = None
+        if self.what == "activation":
+            formation_id = event.text or state.active_formation
+            if not formation_id:
+                return None
+        else:
+            if not event.unit or event.unit not in state.units_state:
+                return None
+            unit = state.unit(event.unit)
+            if not matches(self.params.get("subject"), unit, state, unit):
+                return None
+            if self.what == "step_gain" and not self._gain(state, unit, event):
+                return None
+            formation_id = unit.formation
+        formation = self.formations.get(formation_id) if formation_id else None
+        if self.per == "unit":
+            if unit is None:
+                return None
+            return unit.uid, unit.uid, formation_id, unit.describe()
+        if self.per == "side":
+            side = unit.side if unit is not None else (formation.side if formation else event.side)
+            if side is None:
+                return None
+            try:
+                name = state.scenario.game.side(side).name
+            except KeyError:
+                name = side
+            return f"side:{side}", unit.uid if unit else None, formation_id, name
+        if formation_id is None:
+            return None
+        name = f"{formation.name} ({formation_id})" if formation else formation_id
+        return f"formation:{formation_id}", unit.uid if unit else None, formation_id, name
+
+    def _gain(self, state, unit, event: Event) -> bool:
+        if event.kind == "enter":
+            return event.from_box in self.dead_boxes
+        faces = state.scenario.unit_type_of(state.scenario.counter(unit.uid)).faces
+        change = event.changes.get("face") if event.changes else None
+        if not change:
+            return False
+        names = [f.name for f in faces]
+        old, new = change
+        if old not in names or new not in names:
+            return False
+        steps = [f.state.get("step") for f in faces]
+        order = [s for i, s in enumerate(steps) if s is not None and s not in steps[:i]]
+        o, n = steps[names.index(old)], steps[names.index(new)]
+        if o is None or n is None:
+            return False
+        return order.index(n) < order.index(o)      # earlier step value = more steps
+
+    def _limit(self, state, unit_id, formation_id) -> Optional[int]:
+        if "max" in self.params:
+            return int(self.params["max"])
+        source = str(self.params.get("max_from", ""))
+        if source.startswith("formation."):
+            formation = self.formations.get(formation_id) if formation_id else None
+            value = getattr(formation, source.split(".", 1)[1], None) if formation else None
+            return int(value) if isinstance(value, (int, float)) else None
+        if source.startswith("unit.") and unit_id:
+            value = state.unit(unit_id).factors.get(source.split(".", 1)[1])
+            return int(value) if isinstance(value, (int, float)) else None
+        return None

@@ -775,7 +775,9 @@ class Obligation(BaseRule):
     such a unit was eliminated from it earlier in the step);
     ``{event: eliminated, subject: sel}`` – a unit matching ``sel`` is
     eliminated.  Requirements: ``{eliminate: sel}`` (the trigger hex's units
-    matching ``sel`` are off the map), ``{marker_in_hex: kind}``."""
+    matching ``sel`` are off the map), ``{marker_in_hex: kind}``.  The
+    items are checked in order; once an ``eliminate`` item is unmet, the
+    later items (its consequences, such as a Wreck marker) are not reported."""
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -810,18 +812,19 @@ class Obligation(BaseRule):
         unit = state.unit(uid)
         if kind == "last_unit_eliminated_in_hex":
             sel = trig.get("hex_contains")
-            if matches(sel, unit, state):
-                self.eliminated.append((uid, hex_id))
-                return []
             self.eliminated.append((uid, hex_id))
             rest = state.units_in(hex_id)
             if any(not matches(sel, u, state) for u in rest):
                 return []
+            if any(ob.hex == hex_id and ob.event.step == event.step for ob in self.pending):
+                return []
+            here = [e for e, h in self.eliminated if h == hex_id]
             subjects = [u.uid for u in rest if matches(sel, u, state)]
-            subjects += [e for e, h in self.eliminated if h == hex_id and e != uid and e not in subjects
-                         and matches(sel, state.unit(e), state)]
-            if subjects:
-                cause = tuple(e for e, h in self.eliminated if h == hex_id and e not in subjects)
+            subjects += [e for e in here if e not in subjects and matches(sel, state.unit(e), state)]
+            cause = tuple(e for e in here if e not in subjects)
+            # the stack is gone once its last other unit is eliminated, whichever
+            # of the two (that unit or the HQ) the log eliminates first
+            if subjects and cause:
                 self.pending.append(_Pending(event, hex_id, tuple(subjects), cause))
         elif kind in ("eliminated", "unit_eliminated"):
             if matches(trig.get("subject"), unit, state):
@@ -832,6 +835,7 @@ class Obligation(BaseRule):
         out: List[Violation] = []
         when = point_text(self.due)
         for ob in self.pending:
+            missing_elimination = False
             names = ", ".join(describe_unit(state, u) for u in ob.subjects)
             cause = ", ".join(describe_unit(state, u) for u in ob.cause)
             trig = self.params.get("trigger") or {}
@@ -842,6 +846,8 @@ class Obligation(BaseRule):
             for req in as_list(self.params.get("require")):
                 if not isinstance(req, Mapping):
                     continue
+                if missing_elimination:
+                    break       # an elimination is missing: its consequences are not owed yet
                 if "eliminate" in req:
                     alive = [u for u in ob.subjects if u in _unit_ids(state) and state.unit(u).on_map
                              and matches(req["eliminate"], state.unit(u), state)]
@@ -853,6 +859,7 @@ class Obligation(BaseRule):
                             units=alive, hexes=[ob.hex] + [state.unit(u).hex for u in alive
                                                            if state.unit(u).hex != ob.hex],
                             requirement="eliminate"))
+                    missing_elimination = bool(alive)
                 if "marker_in_hex" in req:
                     kinds = as_list(req["marker_in_hex"])
                     have = {m.kind for m in state.markers_in(ob.hex)} if ob.hex else set()

@@ -456,6 +456,58 @@ def test_phase_window_resets_at_the_next_phase(somme):
 
 
 # ======================================================================================
+# Combat Commander example: move.allowance per Orders phase, walls, a road over water
+# ======================================================================================
+
+@pytest.fixture(scope="module")
+def menton():
+    return example("combat-commander")
+
+
+def cc_game(sc):
+    g = Game(sc, rule(sc, "move.allowance"), phase="orders")
+    g.clock("phase_start", phase="orders")
+    return g
+
+
+def test_cc_wall_costs_extra_and_moves_are_summed(menton):
+    # Italian line squad (movement 4) 0804 → 0704: orchard 1 + terrace wall 1 = 2;
+    # then 0704 → 0503: 0603 open 1, 0503 buildings 2 = 3; 5 > 4
+    g = cc_game(menton)
+    g.step(("move", "it.sq_line.1", "0704"))
+    assert g.violations == []
+    s = g.step(("move", "it.sq_line.1", "0503"))
+    assert g.found() == [("move.allowance", s, ("it.sq_line.1",), ("0704", "0503"))]
+    assert g.violations[0].evidence["spent"] == 5
+
+
+def test_cc_road_crosses_the_water_hex(menton):
+    # 0605 (the Saint-Louis bridge) is water, prohibited for foot, but the
+    # coast road runs 0705-0605: road cost 1 instead of the terrain
+    g = cc_game(menton)
+    g.state.place_unit("it.sq_line.1", "0705", None)
+    g.step(("move", "it.sq_line.1", "0605"))
+    assert g.violations == []
+    assert g.rules[0].spent == {"it.sq_line.1": 1}
+
+
+def test_cc_water_is_prohibited(menton):
+    # green squad 0906 → 1007: water, and not along the road
+    g = cc_game(menton)
+    s = g.step(("move", "it.sq_green.2", "1007"))
+    assert g.found() == [("move.allowance", s, ("it.sq_green.2",), ("0906", "1007"))]
+    assert "1007 is Водная поверхность, prohibited for foot movement" in \
+        g.violations[0].message
+
+
+def test_cc_hero_is_not_a_subject(menton):
+    g = cc_game(menton)
+    g.state.place_unit("it.hero", "0906", None)
+    g.step(("move", "it.hero", "0101"))          # far beyond movement 6: not judged here
+    assert g.violations == []
+
+
+# ======================================================================================
 # escorted_move (hq.escorted_move, example A)
 # ======================================================================================
 

@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.movement import At, CheapCopy, Clock, describe
+from vmodtool.audit.kinds.movement import At, CheapCopy, Moment, describe
 from vmodtool.audit.selectors import as_list, matches
 
 __all__ = ["CommandRange", "PerTurnLimit", "check_claim"]
@@ -199,7 +199,7 @@ class CommandRange(CheapCopy, BaseRule):
             if result:
                 self.passed[h] = (event.step, roll[1])
             else:
-                self.failed[h] = {"event": event, "clock": Clock.of(state), "dice": roll[1],
+                self.failed[h] = {"event": event, "clock": Moment.of(state), "dice": roll[1],
                                   "flagged": False}
         return out
 

@@ -22,7 +22,7 @@ from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.kinds import register
 from vmodtool.audit.selectors import as_list, matches
 
-__all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Clock", "fmt_mp"]
+__all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Moment", "fmt_mp"]
 
 PROHIBITED = "prohibited"
 EPSILON = 1e-9
@@ -72,11 +72,11 @@ class CheapCopy:
         return new
 
 
-class Clock(tuple):
+class Moment(tuple):
     """The clock of a moment (turn, phase, phasing side, activation, inferred)."""
 
     @classmethod
-    def of(cls, state) -> "Clock":
+    def of(cls, state) -> "Moment":
         return cls((state.turn, state.phase, state.phasing_side, state.active_formation,
                     bool(getattr(state, "time_inferred", False))))
 
@@ -85,7 +85,7 @@ class At:
     """A game view with the clock of an earlier moment: violations judged at
     a window's end keep the turn, phase and activation of the act itself."""
 
-    def __init__(self, state, clock: Clock) -> None:
+    def __init__(self, state, clock: Moment) -> None:
         self._state = state
         (self.turn, self.phase, self.phasing_side, self.active_formation,
          self.time_inferred) = clock
@@ -370,7 +370,7 @@ class MovementAllowance(CheapCopy, BaseRule):
         if best is None:
             reason = self._why_no_path(cls, event, blocked, stop, enemies)
         self.pending.append({
-            "event": event, "clock": Clock.of(state), "uid": unit.uid, "cls": cls,
+            "event": event, "clock": Moment.of(state), "uid": unit.uid, "cls": cls,
             "best": best, "reason": reason, "minimum_ok": minimum_ok,
             "allowance": self._allowance(unit),
             "ends_in_zoc": event.to_hex in stop,
@@ -533,7 +533,7 @@ class EscortedMove(CheapCopy, BaseRule):
                 except KeyError:
                     return ()
                 if matches(self.params.get("subject"), unit, state, unit):
-                    self.subject_moves.append((event, Clock.of(state), event.unit))
+                    self.subject_moves.append((event, Moment.of(state), event.unit))
             return ()
         out: List[Violation] = []
         if event.kind in self.ends or event.kind in self.starts:

@@ -43,7 +43,7 @@ def _register() -> None:
 
 
 #: command families, in the order ``vmodtool --help`` lists them
-COMMAND_MODULES = ("formats", "scenario", "counters", "board", "lint")
+COMMAND_MODULES = ("formats", "scenario", "build", "counters", "board", "lint", "replay")
 _register()
 
 

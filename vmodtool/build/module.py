@@ -231,7 +231,9 @@ def _palette(root, scenario: Scenario, factory: PieceFactory, images: ModuleImag
             widget = C.add(side_tab, "widget.ListWidget", {"entryName": label})
             for counter in counters:
                 _slot(widget, factory, images, gpids, counter, None)
-    markers = [k for k in scenario.markers.values() if k.representation == "counter"]
+    # marker counters that have an image (activation chits are drawn per formation)
+    markers = [k for k in scenario.markers.values()
+               if k.representation == "counter" and k.id in images.marker]
     if markers or images.chit:
         widget = C.add(tabs, "widget.ListWidget", {"entryName": "Markers"})
         w, h = images.counter_size

@@ -1,0 +1,61 @@
+"""``vmodtool build``: scenario file → ``.vmod``, the whole pipeline.
+
+Validate the scenario (nothing is written when it has errors), render the
+counters and the board, assemble the module, and write it atomically (an
+existing output is replaced in one step, never half-written)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional, Union
+
+from vmodtool.build.images import render_module_images
+from vmodtool.build.module import ModuleBuild, assemble_module
+from vmodtool.errors import VmodError
+from vmodtool.fileio import atomic_write, refuse_overwrite
+from vmodtool.scenario import load_scenario
+
+__all__ = ["build_module_file", "BuildSummary"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    output: Path
+    bytes: int
+    pieces: int
+    prototypes: int
+    images: int
+    board_size: tuple
+    title: str
+
+
+def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: Optional[int] = None,
+                      cache_dir: Optional[PathLike] = None,
+                      progress: Optional[Progress] = None) -> BuildSummary:
+    """Build the module of a scenario file into ``output``."""
+    out = Path(output)
+    refuse_overwrite(out, scenario_path)
+    if out.suffix.lower() not in (".vmod", ".zip"):
+        raise VmodError("the module file name should end in .vmod", file=out)
+    scenario = load_scenario(scenario_path)          # raises with every problem; writes nothing
+    for extra in [p for p in (scenario.map.board_image,) if p is not None] + [c.image for c in scenario.charts]:
+        refuse_overwrite(out, extra)
+    images = render_module_images(scenario, jobs=jobs,
+                                  cache_dir=Path(cache_dir) if cache_dir else None,
+                                  progress=progress)
+    if progress:
+        progress("module", 0, 1)
+    build: ModuleBuild = assemble_module(scenario, images)
+    data = build.to_bytes()
+    atomic_write(out, data)
+    if progress:
+        progress("module", 1, 1)
+    bf = build.buildfile
+    return BuildSummary(out, len(data), len(bf.piece_slots()), len(bf.prototypes()),
+                        sum(1 for name in build.entries if name.startswith("images/")),
+                        images.board_size, scenario.game.title)

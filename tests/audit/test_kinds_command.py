@@ -16,10 +16,12 @@ import pytest
 
 from tests.audit.helpers import example, feed, make_rule, move, rule, setup_state
 from vmodtool.audit.api import Event, Violation
-from vmodtool.audit.kinds.command import CommandRange, PerTurnLimit  # registers the kinds
+from vmodtool.audit.kinds import rule_class
 from vmodtool.audit.timeline import parse_annotation
 
-assert CommandRange and PerTurnLimit
+# load the whole registry first: rule_class() imports every kind module only
+# while the registry is empty
+rule_class("command_range")
 
 
 class Game:

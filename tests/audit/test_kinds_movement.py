@@ -17,7 +17,13 @@ import pytest
 
 from tests.audit.helpers import example, feed, make_rule, move, rule, setup_state
 from vmodtool.audit.api import Annotation, Event, Violation
-from vmodtool.audit.kinds.movement import MoveCosts  # also registers the kinds
+from vmodtool.audit.kinds import rule_class
+
+# load the whole registry first: rule_class() imports every kind module only
+# while the registry is empty
+rule_class("movement_allowance")
+
+from vmodtool.audit.kinds.movement import MoveCosts  # noqa: E402
 
 
 class Game:

@@ -27,7 +27,6 @@ supply) are accepted and deliberately not checked (1.7a-5).
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from vmodtool.audit.api import BaseRule, Event, Violation
@@ -212,9 +211,10 @@ class Replacement(BaseRule):
                                        f"({describe_selector(first, scenario)}); those have priority.",
                                        waiting=[d.uid for d in waiting], **kw))
         # 1.7d budget
-        points = math.ceil(steps / per_point) if per_point else 1
+        # one gain is one RP claimed; a gain of too many steps is the 1.7a-4
+        # (or 1.7c-1) finding, not a second budget finding
         bkey = f"{state.turn}|{unit.side}"
-        self.used[bkey] = self.used.get(bkey, 0) + (1 if face_flagged else points)
+        self.used[bkey] = self.used.get(bkey, 0) + 1
         available = self._budget(state, state.turn, unit.side)
         if available is not None and self.used[bkey] > available:
             carry = "" if p.get("carry_over") else " (unused points are lost at the end of their turn)"

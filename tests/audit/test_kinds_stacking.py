@@ -111,6 +111,15 @@ class TestStackingModern:
         assert feed(r, st, [step_end(1), phase_end("action")]) == []
         assert len(feed(r, st, [act_end()])) == 1
 
+    def test_a_log_ending_inside_an_activation(self, modern):
+        st = self.setup_state(modern)
+        for uid in ("syr.t72.2", "syr.t72.3", "syr.bmp.1"):
+            move(st, uid, "1103")
+        r = rule(modern, "stack.limit")
+        assert len(feed(r, st, [Event("game_end", 9)])) == 1
+        r = rule(modern, "stack.limit")
+        assert len(feed(r, st, [act_end(9), Event("game_end", 9)])) == 1     # not twice
+
     def test_a_persisting_overstack_is_reported_once_and_again_after_a_fix(self, modern):
         st = self.setup_state(modern)
         for uid in ("syr.t72.2", "syr.t72.3", "syr.bmp.1"):

@@ -142,6 +142,16 @@ class TestOutOfCommand:
         assert summary(out) == [("status.out_of_command", ("syr.bmp.2",), ("1206", "1205"), "error")]
 
 
+    def test_ooc_marker_placed_after_the_unit_left(self, modern):
+        st = setup_state(modern, phase="action")
+        st.active_formation = "bn_85"
+        run = Run(rule(modern, "status.out_of_command"), st)
+        run(move(st, "syr.bmp.2", "1205", step=3))
+        run(marker_add(st, "ooc1", "out_of_command", "1206", step=3))    # for the infantry left behind
+        run(Event("step_end", 3))
+        assert run.out == []
+
+
 class TestBrokenTankNoExploit:
     def test_broken_tank_moves_in_the_movement_phase(self, ww1):
         st = setup_state(ww1, phase="movement", phasing_side="all")

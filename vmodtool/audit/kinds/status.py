@@ -293,7 +293,9 @@ class SettleRule(BaseRule):
         self.check_at = getattr(ctx, "check_at", "step_end") or "step_end"
         point = _POINT_EVENTS.get(self.check_at)
         self.point = point
-        self.subscribes = frozenset({point}) if point else _CHANGE_EVENTS
+        # game_end closes every open window (a log may stop inside an activation);
+        # a finding already reported at the last settle point is not repeated
+        self.subscribes = frozenset({point, "game_end"}) if point else _CHANGE_EVENTS | {"game_end"}
         self.open: Dict[Any, Any] = {}
 
     def findings(self, state) -> Dict[Any, Tuple[Any, Any]]:   # pragma: no cover - abstract
@@ -385,16 +387,20 @@ class StatusForbids(BaseRule):
             self.pending = []
             self.flagged = set()
 
-    def _status_markers(self, state, uid: str, from_hex: Optional[str], to_hex: Optional[str]) -> set:
+    def _status_markers(self, state, uid: str, from_hex: Optional[str], to_hex: Optional[str],
+                        late: bool = False) -> set:
+        """Markers the unit carried when it left ``from_hex``; ``late`` (at the
+        end of the step) counts only markers that travelled with it, not
+        markers placed in the hex it left after it had gone."""
         marks = set(layer_markers(state, uid))
-        if from_hex is not None:
+        if from_hex is not None and not late:
             for m in state.markers_in(from_hex):
                 if _marker_scope(state.scenario, m.kind) == "hex":
                     marks.add(m.kind)
         for kind, a, b in self.moved_markers:
             if a is not None and a == from_hex and b == to_hex:
                 marks.add(kind)
-        if from_hex is None:
+        if from_hex is None and not late:
             marks |= carried_markers(state, uid)
         return marks
 
@@ -423,7 +429,7 @@ class StatusForbids(BaseRule):
             for ev, uid in self.pending:
                 if (ev.step, uid) in self.flagged or uid not in _unit_ids(state):
                     continue
-                out.extend(self._judge(state, ev, uid))
+                out.extend(self._judge(state, ev, uid, late=True))
             self.pending = []
             return out
         if event.kind not in self.actions or event.unit is None or event.unit not in _unit_ids(state):
@@ -436,9 +442,9 @@ class StatusForbids(BaseRule):
             self.pending.append((event, event.unit))
         return found
 
-    def _judge(self, state, event: Event, uid: str) -> List[Violation]:
+    def _judge(self, state, event: Event, uid: str, late: bool = False) -> List[Violation]:
         unit = state.unit(uid)
-        marks = self._status_markers(state, uid, event.from_hex, event.to_hex)
+        marks = self._status_markers(state, uid, event.from_hex, event.to_hex, late)
         if not matches(self.params.get("status"), with_markers(unit, marks), state):
             return []
         self.flagged.add((event.step, uid))
@@ -690,14 +696,15 @@ class PhaseSweep(BaseRule):
                 view = with_markers(unit, layer_markers(state, unit.uid)) if kinds else unit
                 if matches(sel, view, state):
                     left = sorted(set(kinds or ()) & view.markers)
-                    what = (" still marked " + _names([marker_name(scenario, k) for k in left])) if left \
-                        else " is still on the map"
-                    out.append(self.ctx.violation(
-                        event, state, f"{unit.name} ({unit.uid}) in {unit.hex}{what} {when}; "
-                        f"no unit {desc} may remain on the map then." if not left else
-                        f"{unit.name} ({unit.uid}) in {unit.hex} is{what} {when}; every "
-                        f"{_names([marker_name(scenario, k) for k in kinds])} marker must be removed by then.",
-                        units=[unit.uid], hexes=[unit.hex], markers=left))
+                    who = f"{unit.name} ({unit.uid}) in {unit.hex}"
+                    if left:
+                        msg = (f"{who} is still marked {_names([marker_name(scenario, k) for k in left])} "
+                               f"{when}; every {_names([marker_name(scenario, k) for k in kinds])} marker "
+                               f"must be removed by then.")
+                    else:
+                        msg = f"{who} is still on the map {when}; no unit {desc} may remain on the map then."
+                    out.append(self.ctx.violation(event, state, msg, units=[unit.uid], hexes=[unit.hex],
+                                                  markers=left))
         if marker_sel and kinds:
             by_hex: Dict[str, List[str]] = {}
             for m in state.markers():

@@ -7,15 +7,17 @@ board image) — collected into a :class:`~vmodtool.build.module.ModuleImages`.
 from __future__ import annotations
 
 import io
-import tempfile
+import os
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from PIL import Image, ImageDraw
 
 from vmodtool.build.module import ModuleImages
 from vmodtool.render.board import module_board_image
-from vmodtool.render.counters import counter_style, render_all, resolution_px
+from vmodtool.render.counters import (CounterSpec, counter_specs, counter_style, face_filename,
+                                      render_all, render_spec, resolution_px)
 from vmodtool.render.fonts import load_font
 from vmodtool.scenario.model import Scenario
 
@@ -26,7 +28,7 @@ Progress = Callable[[str, int, int], None]
 
 def _png(image: Image.Image) -> bytes:
     buf = io.BytesIO()
-    image.save(buf, "PNG", optimize=False, compress_level=6)
+    image.save(buf, "PNG", compress_level=3)
     return buf.getvalue()
 
 
@@ -57,6 +59,66 @@ def _plain_chit(text: str, px: int) -> bytes:
     return _png(img)
 
 
+def _render_chunk(job: Tuple[Sequence[CounterSpec], int]) -> List[List[bytes]]:
+    specs, px = job
+    return [[_png(img) for img in render_spec(spec, px)] for spec in specs]
+
+
+class _CounterJobs:
+    """Counter faces at VASSAL size, rendered in memory — in worker
+    processes for large sets, started first so that the board can be drawn
+    in this process meanwhile — or through ``render_all``'s file cache when
+    ``cache_dir`` is given."""
+
+    def __init__(self, scenario: Scenario, style, px: int, jobs: Optional[int],
+                 cache_dir: Optional[Path], progress: Optional[Progress]) -> None:
+        self.scenario, self.px, self.progress, self.cache_dir = scenario, px, progress, cache_dir
+        self.jobs = jobs
+        self.pool: Optional[ProcessPoolExecutor] = None
+        self.futures: list = []
+        self.specs: List[CounterSpec] = []
+        if cache_dir is not None:
+            return
+        self.specs = counter_specs(scenario, style)
+        workers = jobs or os.cpu_count() or 1
+        chunk = max(16, len(self.specs) // (workers * 4) + 1)
+        self.chunks = [self.specs[i:i + chunk] for i in range(0, len(self.specs), chunk)]
+        if workers > 1 and len(self.specs) >= 200:
+            self.pool = ProcessPoolExecutor(max_workers=workers)
+            self.futures = [self.pool.submit(_render_chunk, (c, px)) for c in self.chunks]
+
+    def results(self) -> Iterator[Tuple[str, str, str, bytes]]:
+        """(counter id, face, file name, PNG bytes) of every face."""
+        if self.cache_dir is not None:
+            def counters_progress(done: int, total: int) -> None:
+                if self.progress:
+                    self.progress("counters", done, total)
+            manifest = render_all(self.scenario, self.cache_dir, resolutions=("vassal",),
+                                  jobs=self.jobs, cache=True, progress=counters_progress)
+            for entry in manifest.entries:
+                yield (entry.counter, entry.face, Path(entry.path).name,
+                       (manifest.out_dir / entry.path).read_bytes())
+            return
+        try:
+            done = 0
+            for i, chunk_specs in enumerate(self.chunks):
+                rendered = (self.futures[i].result() if self.pool is not None
+                            else _render_chunk((chunk_specs, self.px)))
+                for spec, pngs in zip(chunk_specs, rendered):
+                    for (face, _), data in zip(spec.faces, pngs):
+                        yield spec.id, face, face_filename(spec.id, face), data
+                done += len(chunk_specs)
+                if self.progress:
+                    self.progress("counters", done, len(self.specs))
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = None
+
+
 def render_module_images(scenario: Scenario, *, jobs: Optional[int] = None,
                          cache_dir: Optional[Path] = None,
                          progress: Optional[Progress] = None) -> ModuleImages:
@@ -64,24 +126,27 @@ def render_module_images(scenario: Scenario, *, jobs: Optional[int] = None,
     style = counter_style(scenario)
     px = resolution_px(style, "vassal")
     images = ModuleImages(counter_size=(px, px))
-    with tempfile.TemporaryDirectory(prefix="vmodtool-counters-") as tmp:
-        out = Path(cache_dir) if cache_dir is not None else Path(tmp)
-
-        def counters_progress(done: int, total: int) -> None:
-            if progress:
-                progress("counters", done, total)
-
-        manifest = render_all(scenario, out, resolutions=("vassal",), jobs=jobs,
-                              cache=cache_dir is not None, progress=counters_progress)
-        for entry in manifest.entries:
-            name = Path(entry.path).name
-            images.files[name] = (manifest.out_dir / entry.path).read_bytes()
-            if entry.counter.startswith("marker."):
-                images.marker[entry.counter[len("marker."):]] = name
-            elif entry.counter.startswith("chit."):
-                images.chit[entry.counter[len("chit."):]] = name
-            else:
-                images.unit[(entry.counter, entry.face)] = name
+    counter_jobs = _CounterJobs(scenario, style, px, jobs, cache_dir, progress)
+    try:
+        # the board is drawn here while the workers render the counters
+        if progress:
+            progress("board", 0, 1)
+        board = module_board_image(scenario)
+        images.files["board.png"] = _png(board.convert("RGB"))
+        images.board, images.board_size = "board.png", board.size
+        if progress:
+            progress("board", 1, 1)
+    except BaseException:
+        counter_jobs.close()
+        raise
+    for counter_id, face, name, data in counter_jobs.results():
+        images.files[name] = data
+        if counter_id.startswith("marker."):
+            images.marker[counter_id[len("marker."):]] = name
+        elif counter_id.startswith("chit."):
+            images.chit[counter_id[len("chit."):]] = name
+        else:
+            images.unit[(counter_id, face)] = name
     # End Turn chits: the scenario's end-turn marker kind, or a plain chit
     if any(getattr(e, "chits", ()) and "end_turn" in e.chits for e in scenario.setup):
         end_kind = next((k for k in images.marker if "end_turn" in k), None)
@@ -95,11 +160,4 @@ def render_module_images(scenario: Scenario, *, jobs: Optional[int] = None,
             name = f"layer-{kind.id}.png"
             images.files[name] = _overlay(kind.text or kind.name, px)
             images.layer[kind.id] = name
-    if progress:
-        progress("board", 0, 1)
-    board = module_board_image(scenario)
-    images.files["board.png"] = _png(board.convert("RGB"))
-    images.board, images.board_size = "board.png", board.size
-    if progress:
-        progress("board", 1, 1)
     return images

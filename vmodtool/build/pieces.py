@@ -38,6 +38,7 @@ FLIP = key("F", CTRL, name="Flip")
 MARK_MOVED = key("M", CTRL)
 DELETE = key("D", CTRL)
 REPORT_FORMAT = "$oldPieceName$ $menuCommand$ ($location$) *"
+_EMPTY_BASIC_STATE = "null;0;0;;0"
 # keys for layer-type markers: Ctrl+Shift+1 … 9, then Ctrl+Shift+A …
 _LAYER_KEY_CHARS = "123456789ABCEGHIJKLNOPQRSTUVWXYZ"
 
@@ -77,6 +78,8 @@ class PieceFactory:
     def __init__(self, scenario: Scenario, unit_images: Mapping[Tuple[str, str], str],
                  marker_images: Mapping[str, str], layer_images: Mapping[str, str]) -> None:
         self.scenario = scenario
+        self._definitions: Dict[Tuple[str, Optional[str]], str] = {}
+        self._shared: Dict[str, Trait] = {}
         self.unit_images = unit_images
         self.marker_images = marker_images
         self.layers: List[LayerMarker] = []
@@ -124,6 +127,24 @@ class PieceFactory:
         ]).encode()
 
     # -- pieces -------------------------------------------------------------------
+    def _prototype(self, name: str) -> Trait:
+        trait = self._shared.get("prototype:" + name)
+        if trait is None:
+            trait = self._shared["prototype:" + name] = T.UsePrototype.build(prototype_name=name)
+        return trait
+
+    def _layer_traits(self) -> List[Trait]:
+        """The status layers (same for every unit)."""
+        cached = self._shared.get("layers")
+        if cached is None:
+            cached = [T.Embellishment.build(
+                activate_command=_safe(layer.kind.name), activate_key="", up_command="",
+                image_names=[layer.image], level_names=[""], layer_name=layer.kind.id,
+                always_active=False, activate_keystroke=layer.keystroke,
+                description=f"{layer.kind.name} marker", state="-1") for layer in self.layers]
+            self._shared["layers"] = cached  # type: ignore[assignment]
+        return list(cached)  # type: ignore[arg-type]
+
     def unit_traits(self, counter: Counter, face: Optional[str] = None,
                     gpid: str = "") -> List[Trait]:
         unit_type = self.scenario.unit_type_of(counter)
@@ -139,17 +160,12 @@ class PieceFactory:
         images = [self.unit_images[(counter.id, f.name)] for f in faces]
         names = [""] + [f"+ ({f.name})" for f in faces[1:]]
         traits: List[Trait] = [
-            T.UsePrototype.build(prototype_name=COMMON_PROTOTYPE),
-            T.UsePrototype.build(prototype_name=type_prototype_name(unit_type.id)),
-            T.UsePrototype.build(prototype_name=side_prototype_name(counter.side)),
+            self._prototype(COMMON_PROTOTYPE),
+            self._prototype(type_prototype_name(unit_type.id)),
+            self._prototype(side_prototype_name(counter.side)),
             T.Marker.build(properties=properties),
         ]
-        for layer in self.layers:
-            traits.append(T.Embellishment.build(
-                activate_command=_safe(layer.kind.name), activate_key="", up_command="",
-                image_names=[layer.image], level_names=[""], layer_name=layer.kind.id,
-                always_active=False, activate_keystroke=layer.keystroke,
-                description=f"{layer.kind.name} marker", state="-1"))
+        traits.extend(self._layer_traits())
         if len(faces) > 1:
             traits.append(T.Embellishment.build(
                 activate_command="", activate_key="", up_command="Flip", image_names=images,
@@ -162,8 +178,17 @@ class PieceFactory:
         return traits
 
     def unit_definition(self, counter: Counter, face: Optional[str] = None, gpid: str = "") -> str:
-        """PieceSlot text of a unit (``+/null/type/state``)."""
-        return PieceDef.from_traits(self.unit_traits(counter, face, gpid)).encode()
+        """PieceSlot text of a unit (``+/null/type/state``).  The text is
+        built once per counter and face; only the gpid at the very end of the
+        BasicPiece state differs between the palette and the setup copies."""
+        key = (counter.id, face)
+        template = self._definitions.get(key)
+        if template is None:
+            template = PieceDef.from_traits(self.unit_traits(counter, face, "")).encode()
+            if not template.endswith(_EMPTY_BASIC_STATE):
+                raise AssertionError("the BasicPiece state must end the definition")
+            self._definitions[key] = template
+        return template[:-len(_EMPTY_BASIC_STATE)] + f"null;0;0;{gpid};0"
 
     def marker_definition(self, kind: MarkerKind, gpid: str = "") -> str:
         """PieceSlot text of a marker counter."""

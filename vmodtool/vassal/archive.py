@@ -224,11 +224,17 @@ class _GuardedStream(io.RawIOBase):
             super().close()
 
 
+#: entries that are compressed already: deflating them again costs time for nothing
+_STORED_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".zip", ".vsav", ".vlog", ".xz")
+
+
 def build_zip(entries: Dict[str, bytes], *,
               date_time: tuple = (1980, 1, 1, 0, 0, 0), compress_level: int = 9) -> bytes:
-    """The bytes of a zip archive (DEFLATED, as VASSAL writes) with fixed
-    timestamps and the given entry order, so that the same entries always
-    give the same bytes; the caller writes them atomically."""
+    """The bytes of a zip archive with fixed timestamps and the given entry
+    order, so that the same entries always give the same bytes; the caller
+    writes them atomically.  Text entries are DEFLATED (as VASSAL writes);
+    images and other compressed files are STORED, which VASSAL reads as
+    well (§1.1)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=compress_level) as zf:
         for name, data in entries.items():
@@ -236,7 +242,12 @@ def build_zip(entries: Dict[str, bytes], *,
             if why:
                 raise ValueError(f"entry name {name!r} {why}")
             info = zipfile.ZipInfo(name, date_time=date_time)
-            info.compress_type = zipfile.ZIP_DEFLATED
+            stored = name.lower().endswith(_STORED_SUFFIXES)
+            info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            zf.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=compress_level)
+            if stored:
+                zf.writestr(info, data, compress_type=zipfile.ZIP_STORED)
+            else:
+                zf.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED,
+                            compresslevel=compress_level)
     return buf.getvalue()

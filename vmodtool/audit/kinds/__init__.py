@@ -20,7 +20,11 @@ def register(name: str) -> Callable[[Type], Type]:
 
 def rule_class(name: str) -> Type:
     """The class of a built-in kind (imports every kind module once)."""
-    if not KINDS:
+    if name not in KINDS:
+        # importing a kind module registers its kinds (idempotent)
         from vmodtool.audit.kinds import (command, movement, placement, stacking,  # noqa: F401
                                           status, replacement)
-    return KINDS[name]
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise KeyError(f"unknown rule kind {name!r}") from None

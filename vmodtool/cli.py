@@ -43,7 +43,7 @@ def _register() -> None:
 
 
 #: command families, in the order ``vmodtool --help`` lists them
-COMMAND_MODULES = ("formats", "scenario", "build", "counters", "board", "lint", "replay")
+COMMAND_MODULES = ("formats", "scenario", "build", "counters", "board", "lint", "replay", "audit")
 _register()
 
 

@@ -1,0 +1,367 @@
+"""From a replayed log to the rules checker: VASSAL pieces become scenario
+units and markers, VASSAL events become audit events, chat reports become
+game time (``scenario-and-rules`` §4.2–§4.5).
+
+Identity: a unit is a piece whose ``UnitId`` property names a counter of
+the scenario (generated modules write it, §3.13); a marker counter is a
+piece with ``MarkerKind``.  Place: on the scenario's map a piece is in the
+hex VASSAL names; on the off-map window, in the box (or track space) whose
+zone VASSAL names.  Face: the ``Face`` layer's level; status layers: each
+layer-type marker kind's ``<kind>_Active``.  Other pieces are ignored (and
+counted once).
+
+The log is replayed twice: first to learn which steps a later undo
+reverses, then for real, so that those steps are checked between a
+checkpoint and a rollback of the rules and reported as withdrawn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from vmodtool.audit.api import Event
+from vmodtool.audit.engine import Engine
+from vmodtool.audit.report import AuditReport
+from vmodtool.audit.state import AuditState
+from vmodtool.audit.timeline import Clock
+from vmodtool.build.module import OFF_MAP_NAME
+from vmodtool.build.offmap import layout_off_map
+from vmodtool.replay import ChangeEvent, ChatEvent, DiceEvent, MoveEvent, Replay
+from vmodtool.replay.events import AddEvent, RemoveEvent
+from vmodtool.scenario.model import Scenario
+
+__all__ = ["AuditGame", "audit_logs", "scenario_positions_module"]
+
+FACE = "Face"
+
+
+def scenario_positions_module(scenario: Scenario):
+    """The module of a scenario as ``vmodtool build`` makes it, for its
+    maps and grids only (no images): what positions are read with when the
+    user does not give a module.  Returns (module, board sizes)."""
+    from vmodtool.build.module import ModuleImages, assemble_module
+    from vmodtool.vassal.module import Module
+
+    names = ModuleImages(counter_size=(64, 64), board_size=scenario.map.size)
+    for counter in scenario.counters:
+        for face in scenario.unit_type_of(counter).faces:
+            names.unit[(counter.id, face.name)] = f"{counter.id}__{face.name}.png"
+    for kind in scenario.markers.values():
+        names.marker[kind.id] = names.layer[kind.id] = f"marker.{kind.id}.png"
+    for formation in scenario.formations:
+        names.chit[formation.id] = f"chit.{formation.id}.png"
+    names.chit["end_turn"] = "chit-end-turn.png"
+    build = assemble_module(scenario, names)
+    sizes = {scenario.map.name: tuple(scenario.map.size)}
+    if scenario.boxes or scenario.tracks:
+        sizes[OFF_MAP_NAME] = layout_off_map(scenario).size
+    module = Module(buildfile=build.buildfile, buildfile_entry="buildFile.xml",
+                    container="buildfile", file=str(scenario.path or "scenario"))
+    return module, sizes
+
+
+class AuditGame:
+    """Feeds one replay (a log or a chain) to an :class:`Engine`."""
+
+    def __init__(self, scenario: Scenario, replay: Replay, engine: Engine) -> None:
+        self.scenario = scenario
+        self.replay = replay
+        self.engine = engine
+        self.clock = Clock(scenario)
+        self.state = AuditState(scenario)
+        self.counters = {c.id for c in scenario.counters}
+        self.faces = {c.id: [f.name for f in scenario.unit_type_of(c).faces]
+                      for c in scenario.counters}
+        self.layer_kinds = [k.id for k in scenario.markers.values() if k.representation == "layer"]
+        self.box_by_zone = {b.name: b.id for b in scenario.boxes}
+        self.box_by_zone.update({b.id: b.id for b in scenario.boxes})
+        for track in scenario.tracks:
+            for space in track.spaces:
+                self.box_by_zone[f"{track.name} {space}"] = track.id
+        self.side_ids = {s.name: s.id for s in scenario.game.sides}
+        self.side_ids.update({s.id: s.id for s in scenario.game.sides})
+        self.piece_unit: Dict[str, str] = {}      # VASSAL piece id -> scenario unit id
+        self.piece_marker: Dict[str, str] = {}    # VASSAL piece id -> marker kind
+        self.unknown_pieces: Set[str] = set()
+        self.drawn_boxes = {p.activation.drawn: p.id for p in (scenario.turns.phases if scenario.turns else ())
+                            if p.activation is not None and p.activation.drawn}
+        self.steps = 0
+
+    # -- places ---------------------------------------------------------------------
+    def place(self, place) -> Tuple[Optional[str], Optional[str]]:
+        """(hex, box) of a replay Place."""
+        if place is None or place.map is None:
+            return None, None
+        if place.map == self.scenario.map.name:
+            loc = place.location
+            return (loc if loc in self.scenario.map else None), None
+        if place.location in self.box_by_zone:
+            return None, self.box_by_zone[place.location]
+        return None, None
+
+    def identify(self, ref) -> Tuple[Optional[str], Optional[str]]:
+        """(unit id, marker kind) of a piece reference."""
+        if ref.id in self.piece_unit:
+            return self.piece_unit[ref.id], None
+        if ref.id in self.piece_marker:
+            return None, self.piece_marker[ref.id]
+        props = ref.properties()
+        uid = props.get("UnitId")
+        if uid in self.counters:
+            self.piece_unit[ref.id] = uid
+            return uid, None
+        kind = props.get("MarkerKind")
+        if kind:
+            self.piece_marker[ref.id] = kind
+            return None, kind
+        self.unknown_pieces.add(ref.name)
+        return None, None
+
+    # -- initial state ------------------------------------------------------------------------
+    def load_initial(self) -> None:
+        """The first log's saved state (before step 1), read from a replay
+        of that file stopped before its first step."""
+        first = Replay(self.replay.games[:1], self.replay.positions, self.replay.files[:1])
+        for _ in first.steps(until=0):
+            pass
+        engine = first.engine
+        if engine is None:
+            return
+        order: Dict[str, Tuple[str, int]] = {}
+        for p in engine.state.game_pieces():
+            ref = engine.ref(p)
+            uid, kind = self.identify(ref)
+            if uid is None and kind is None:
+                continue
+            hex_id, box = self.place(engine.place_of(p))
+            parent = p.parent
+            rank = (parent.id or "", parent.members.index(p)) if parent is not None else (p.id or "", 0)
+            if uid is not None:
+                self.state.place_unit(uid, hex_id, box)
+                self._set_face_and_layers(uid, ref.properties())
+                order[uid] = rank
+            else:
+                self.state.place_marker(p.id, kind, hex_id, box)
+                order[p.id] = rank
+        for keys in self.state.stacks.values():
+            keys.sort(key=lambda k: order.get(k, ("", 0)))
+
+    def _set_face_and_layers(self, uid: str, props: Dict[str, str]) -> None:
+        s = self.state.units_state[uid]
+        level = props.get(f"{FACE}_Level")
+        if level and level.lstrip("-").isdigit():
+            s.face = max(0, min(abs(int(level)) - 1, len(self.faces[uid]) - 1))
+        s.layers = {k for k in self.layer_kinds if props.get(f"{k}_Active") == "true"}
+
+    def _sync_order(self, hexes: Iterable[str]) -> None:
+        """Stack order (bottom → top) of hexes from the live replay state."""
+        engine = self.replay.engine
+        if engine is None:
+            return
+        unit_piece = {v: k for k, v in self.piece_unit.items()}
+        for hex_id in set(hexes):
+            keys = self.state.stacks.get(hex_id)
+            if not keys or len(keys) < 2:
+                continue
+
+            def rank(key: str) -> Tuple[int, int]:
+                pid = unit_piece.get(key, key)
+                p = engine.state.get(pid)
+                if p is None or p.parent is None:
+                    return (0, 0)
+                parent = p.parent
+                return (id(parent) % 997, next((i for i, m in enumerate(parent.members) if m is p), 0))
+            keys.sort(key=rank)
+
+    # -- one step -----------------------------------------------------------------------------
+    def _emit(self, event: Event, live: bool) -> None:
+        if live:
+            self.engine.dispatch(self.state, event)
+
+    def _time(self, change, step: int, player, side, live: bool) -> None:
+        state = self.state
+        def ev(kind: str, **kw) -> Event:
+            return Event(kind, step, player=player, side=side, turn=state.turn, phase=state.phase, **kw)
+        new_turn = change.turn if change.turn is not None else state.turn
+        new_phase = change.phase if change.phase is not None else state.phase
+        new_side = change.side if change.side is not None else state.phasing_side
+        if (new_turn, new_phase, new_side) == (state.turn, state.phase, state.phasing_side):
+            return
+        if state.active_formation is not None:
+            self._emit(ev("activation_end", text=state.active_formation), live)
+            state.active_formation = None
+        if state.phase is not None:
+            self._emit(ev("phase_end"), live)
+        if state.turn is not None and new_turn != state.turn:
+            self._emit(ev("turn_end"), live)
+        turn_changed = new_turn != state.turn
+        state.turn, state.phase, state.phasing_side = new_turn, new_phase, new_side
+        if turn_changed:
+            state.activation_count = 0
+            self._emit(ev("turn_start"), live)
+        self._emit(ev("phase_start"), live)
+
+    def run_step(self, step, live: bool) -> None:
+        st = self.state
+        st.step = step.number
+        player = step.player
+        side = self.side_ids.get(step.side or "", step.side)
+        n = step.number
+        self._emit(Event("step_start", n, player=player, side=side, turn=st.turn, phase=st.phase), live)
+        touched: List[str] = []
+        sub = 0
+        for ev in step.events:
+            sub += 1
+            if isinstance(ev, MoveEvent):
+                uid, kind = self.identify(ev.piece)
+                fh, fb = self.place(ev.source)
+                th, tb = self.place(ev.target)
+                if uid is not None:
+                    st.place_unit(uid, th, tb)
+                    touched += [h for h in (fh, th) if h]
+                    kind_name = ("move" if fh and th else "enter" if th else "leave" if fh
+                                 else "transfer")
+                    if (fh, fb) == (th, tb):
+                        kind_name = "reorder"
+                    self._emit(Event(kind_name, n, sub, unit=uid, from_hex=fh, to_hex=th,
+                                     from_box=fb, to_box=tb, player=player, side=side,
+                                     turn=st.turn, phase=st.phase), live)
+                elif kind is not None:
+                    st.place_marker(ev.piece.id, kind, th, tb)
+                    touched += [h for h in (fh, th) if h]
+                    self._emit(Event("marker_move", n, sub, unit=ev.piece.id, marker=kind,
+                                     from_hex=fh, to_hex=th, from_box=fb, to_box=tb,
+                                     player=player, side=side, turn=st.turn, phase=st.phase), live)
+                    if tb in self.drawn_boxes and "formation" in kind:
+                        formation = ev.piece.properties().get("Formation")
+                        if formation:
+                            if st.active_formation is not None:
+                                self._emit(Event("activation_end", n, sub, text=st.active_formation,
+                                                 player=player, side=side, turn=st.turn,
+                                                 phase=st.phase), live)
+                            st.active_formation = formation
+                            st.activation_count += 1
+                            self._emit(Event("activation_start", n, sub, text=formation,
+                                             player=player, side=side, turn=st.turn,
+                                             phase=st.phase), live)
+            elif isinstance(ev, AddEvent):
+                uid, kind = self.identify(ev.piece)
+                th, tb = self.place(ev.target)
+                if uid is not None:
+                    st.place_unit(uid, th, tb)
+                    self._set_face_and_layers(uid, ev.piece.properties())
+                    touched += [th] if th else []
+                    self._emit(Event("add" if th else "transfer", n, sub, unit=uid, to_hex=th,
+                                     to_box=tb, player=player, side=side, turn=st.turn,
+                                     phase=st.phase), live)
+                elif kind is not None:
+                    st.place_marker(ev.piece.id, kind, th, tb)
+                    touched += [th] if th else []
+                    self._emit(Event("marker_add", n, sub, unit=ev.piece.id, marker=kind,
+                                     to_hex=th, to_box=tb, player=player, side=side,
+                                     turn=st.turn, phase=st.phase), live)
+            elif isinstance(ev, RemoveEvent):
+                uid, kind = self.identify(ev.piece)
+                fh, fb = self.place(ev.source)
+                if uid is not None:
+                    st.remove_unit(uid)
+                    self._emit(Event("remove", n, sub, unit=uid, from_hex=fh, from_box=fb,
+                                     player=player, side=side, turn=st.turn, phase=st.phase), live)
+                elif kind is not None:
+                    st.remove_marker(ev.piece.id)
+                    self._emit(Event("marker_remove", n, sub, unit=ev.piece.id, marker=kind,
+                                     from_hex=fh, from_box=fb, player=player, side=side,
+                                     turn=st.turn, phase=st.phase), live)
+            elif isinstance(ev, ChangeEvent):
+                uid, _ = self.identify(ev.after)
+                if uid is None:
+                    continue
+                changes = ev.changes()
+                s = st.units_state[uid]
+                old_face = self.faces[uid][s.face]
+                old_layers = set(s.layers)
+                self._set_face_and_layers(uid, ev.after.properties())
+                new_face = self.faces[uid][s.face]
+                hex_id = s.hex
+                if new_face != old_face:
+                    utype = self.scenario.unit_type_of(self.scenario.counter(uid))
+                    before, after = utype.face(old_face).state, utype.face(new_face).state
+                    diff = {"face": (old_face, new_face)}
+                    for key in set(before) | set(after):
+                        if before.get(key) != after.get(key):
+                            diff[key] = (before.get(key), after.get(key))
+                    self._emit(Event("flip", n, sub, unit=uid, from_hex=hex_id, to_hex=hex_id,
+                                     changes=diff, player=player, side=side, turn=st.turn,
+                                     phase=st.phase), live)
+                for kind in sorted(old_layers ^ s.layers):
+                    self._emit(Event("layer", n, sub, unit=uid, marker=kind, from_hex=hex_id,
+                                     to_hex=hex_id, changes={"active": (kind in old_layers,
+                                                                        kind in s.layers)},
+                                     player=player, side=side, turn=st.turn, phase=st.phase), live)
+                del changes
+            elif isinstance(ev, (ChatEvent, DiceEvent)):
+                message = ev.message or ""
+                change = self.clock.time(message) if message.startswith("*") else None
+                if change is not None:
+                    self._time(change, n, player, side, live)
+                    continue
+                roll = self.clock.roll(message) if message else None
+                if roll is not None:
+                    self._emit(Event("dice", n, sub, text=roll[0], dice=roll[1], player=player,
+                                     side=side, turn=st.turn, phase=st.phase), live)
+                    continue
+                note = self.clock.annotation(message, n) if message else None
+                if note is not None:
+                    self._emit(Event("annotation", n, sub, annotation=note, player=note.player or player,
+                                     side=side, turn=st.turn, phase=st.phase), live)
+        self._sync_order(touched)
+        self._emit(Event("step_end", n, player=player, side=side, turn=st.turn, phase=st.phase), live)
+
+    # -- the whole game --------------------------------------------------------------------------
+    def run(self) -> None:
+        first = list(self.replay.steps())                 # pass 1: which steps get undone
+        undone = {s.number for s in first if s.undone_by}
+        undo_steps = {s.number for s in first if s.undo}
+        self.load_initial()
+        self.engine.dispatch(self.state, Event("setup_end", 0, turn=self.state.turn))
+        for step in self.replay.steps():
+            self.steps += 1
+            if step.number in undo_steps:
+                self.run_step(step, live=False)           # keep the state in step, check nothing
+                continue
+            if step.number in undone:
+                frame = self.engine.checkpoint()
+                self.run_step(step, live=True)
+                self.engine.rollback(frame)
+            else:
+                self.run_step(step, live=True)
+        self.engine.dispatch(self.state, Event("game_end", self.steps, turn=self.state.turn,
+                                               phase=self.state.phase))
+
+
+def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module=None,
+               board_sizes: Optional[Dict[str, Tuple[int, int]]] = None,
+               plugin_folders: Sequence[Path] = (), only: Optional[Sequence[str]] = None
+               ) -> AuditReport:
+    """Audit one log or a chain of logs against a scenario's rules."""
+    if module is None:
+        module, sizes = scenario_positions_module(scenario)
+        board_sizes = {**sizes, **(board_sizes or {})}
+    replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
+    engine = Engine(scenario, plugin_folders=plugin_folders, only=only)
+    game = AuditGame(scenario, replay, engine)
+    game.run()
+    warnings = [w.message if hasattr(w, "message") else str(w) for w in replay.warnings]
+    if game.unknown_pieces:
+        sample = ", ".join(sorted(game.unknown_pieces)[:8])
+        warnings.append(f"{len(game.unknown_pieces)} piece(s) are not units or markers of the "
+                        f"scenario and were ignored by the rules: {sample}")
+    return AuditReport(
+        logs=[str(p) for p in logs], scenario=str(scenario.path), violations=engine.sorted_violations(),
+        steps=game.steps, rules_checked=[spec.id for spec, _ in engine.rules],
+        not_checked=engine.not_checked,
+        rule_failures=[f.__dict__ for f in engine.failures], replay_warnings=warnings,
+        chain_differences=[d.text() for d in replay.chain_differences],
+        phase_names={p.id: p.name for p in (scenario.turns.phases if scenario.turns else ())},
+        side_names={s.id: s.name for s in scenario.game.sides})

@@ -10,18 +10,8 @@ from tests.audit.helpers import example, feed, make_rule, move, rule, setup_stat
 
 
 @pytest.fixture(scope="module")
-def modern():
-    return example("modern-tactical")
-
-
-@pytest.fixture(scope="module")
 def ww1():
     return example("ww1-operational")
-
-
-@pytest.fixture(scope="module")
-def cc():
-    return example("combat-commander")
 
 
 def summary(violations):

@@ -15,18 +15,8 @@ from tests.audit.helpers import _face_index, example, feed, make_rule, move, rul
 
 
 @pytest.fixture(scope="module")
-def modern():
-    return example("modern-tactical")
-
-
-@pytest.fixture(scope="module")
 def ww1():
     return example("ww1-operational")
-
-
-@pytest.fixture(scope="module")
-def cc():
-    return example("combat-commander")
 
 
 def summary(violations):

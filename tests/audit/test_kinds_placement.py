@@ -13,11 +13,6 @@ from vmodtool.scenario.model import Counter
 from tests.audit.helpers import _face_index, example, feed, move, rule, setup_state
 
 
-@pytest.fixture(scope="module")
-def ww1():
-    return example("ww1-operational")
-
-
 def summary(violations):
     return [(v.rule_id, v.units, v.hexes, v.severity, v.evidence.get("check")) for v in violations]
 

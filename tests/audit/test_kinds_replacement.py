@@ -10,11 +10,6 @@ from vmodtool.audit.api import Event
 from tests.audit.helpers import _face_index, example, feed, make_rule, rule, setup_state
 
 
-@pytest.fixture(scope="module")
-def ww1():
-    return example("ww1-operational")
-
-
 def summary(violations):
     return [(v.rule_id, v.ref, v.units, v.hexes, v.severity) for v in violations]
 

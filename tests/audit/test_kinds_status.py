@@ -14,11 +14,6 @@ from vmodtool.scenario.model import Face
 from tests.audit.helpers import _face_index, example, feed, make_rule, move, rule, setup_state
 
 
-@pytest.fixture(scope="module")
-def ww1():
-    return example("ww1-operational")
-
-
 def summary(violations):
     return [(v.rule_id, v.units, v.hexes, v.severity) for v in violations]
 

@@ -4,10 +4,9 @@ sub-check under its own ref."""
 
 from __future__ import annotations
 
-import pytest
 
 from vmodtool.audit.api import Event
-from tests.audit.helpers import _face_index, example, feed, make_rule, rule, setup_state
+from tests.audit.helpers import _face_index, feed, make_rule, rule, setup_state
 
 
 def summary(violations):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from vmodtool.audit.api import Event
-from tests.audit.helpers import example, feed, make_rule, move, rule, setup_state
+from tests.audit.helpers import feed, make_rule, move, rule, setup_state
 
 
 def summary(violations):

@@ -11,7 +11,7 @@ import pytest
 
 from vmodtool.audit.api import Event
 from vmodtool.scenario.model import Face
-from tests.audit.helpers import _face_index, example, feed, make_rule, move, rule, setup_state
+from tests.audit.helpers import _face_index, feed, make_rule, move, rule, setup_state
 
 
 def summary(violations):

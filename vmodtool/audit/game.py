@@ -87,6 +87,7 @@ class AuditGame:
         self.drawn_boxes = {p.activation.drawn: p.id for p in (scenario.turns.phases if scenario.turns else ())
                             if p.activation is not None and p.activation.drawn}
         self.steps = 0
+        self._activation_by: Tuple[Optional[str], Optional[str]] = (None, None)
 
     # -- places ---------------------------------------------------------------------
     def place(self, place) -> Tuple[Optional[str], Optional[str]]:
@@ -233,13 +234,20 @@ class AuditGame:
                     self._emit(Event("marker_move", n, sub, unit=ev.piece.id, marker=kind,
                                      from_hex=fh, to_hex=th, from_box=fb, to_box=tb,
                                      player=player, side=side, turn=st.turn, phase=st.phase), live)
-                    if tb in self.drawn_boxes and "formation" in kind:
-                        formation = ev.piece.properties().get("Formation")
+                    if tb in self.drawn_boxes and fb not in self.drawn_boxes:
+                        # any chit drawn (a formation's or an End Turn chit) ends the
+                        # activation under way; a formation chit starts its own
+                        formation = (ev.piece.properties().get("Formation")
+                                     if "formation" in kind else None)
+                        if st.active_formation is not None:
+                            # dated to this step, attributed to who ran the activation
+                            who, whose = self._activation_by
+                            self._emit(Event("activation_end", n, sub, text=st.active_formation,
+                                             player=who, side=whose, turn=st.turn,
+                                             phase=st.phase), live)
+                            st.active_formation = None
                         if formation:
-                            if st.active_formation is not None:
-                                self._emit(Event("activation_end", n, sub, text=st.active_formation,
-                                                 player=player, side=side, turn=st.turn,
-                                                 phase=st.phase), live)
+                            self._activation_by = (player, side)
                             st.active_formation = formation
                             st.activation_count += 1
                             self._emit(Event("activation_start", n, sub, text=formation,

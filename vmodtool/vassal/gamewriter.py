@@ -257,6 +257,57 @@ class GameWriter:
         if undoable:
             self._undo.append(("move", (piece_id, old[1], old[2], old[0])))
 
+    def move_stack(self, piece_ids: Sequence[str], location: str, *, map_name: Optional[str] = None,
+                   player: Optional[str] = None, chat: bool = True) -> None:
+        """Drag several pieces to a location in ONE step, as VASSAL logs a
+        drag of a selection: when ``piece_ids`` are all the members of one
+        stack and the target is empty, the stack itself moves (one
+        ``MovePiece`` of the stack); otherwise each piece is moved in turn
+        (bottom first) and joins the top of the target stack.  One undo
+        reverses the whole drag."""
+        ids = list(piece_ids)
+        if not ids:
+            raise VmodError("move_stack needs at least one piece")
+        first = self.pieces[ids[0]]
+        target_map = map_name or first.map
+        if target_map not in self.geometry:
+            raise VmodError(f"no map {target_map!r}")
+        x, y = self.point(target_map, location)
+        who = self._player(player)
+        stack = self.stack_of(ids[0])
+        target = next((s for s in self.stacks.values()
+                       if s.map == target_map and (s.x, s.y) == (x, y)), None)
+        names = ", ".join(self._name(pid) for pid in ids)
+        from_name = self.location(ids[0]) if first.map else "offboard"
+        if stack is not None and stack.members == ids and target is None:
+            old = (stack.map, stack.x, stack.y)
+            move = MovePiece.build(stack.id, target_map, x, y, None, old[0], old[1], old[2], None,
+                                   who.password)
+            stack.map, stack.x, stack.y = target_map, x, y
+            for pid in ids:
+                p = self.pieces[pid]
+                p.map, p.x, p.y = target_map, x, y
+            commands = [move.text]
+            if chat:
+                commands.append(f"CHAT* {names} move {from_name} -> {location} *")
+            self._log(*commands)
+            self._undo.append(("stack", (stack.id, old)))  # type: ignore[arg-type]
+            return
+        before = len(self.steps)
+        undo_marks = len(self._undo)
+        for pid in ids:
+            self._move_to(pid, target_map, x, y, player, chat=False)
+        parts: List[str] = []
+        for text in self.steps[before:]:
+            parts.extend(text.split(ESC) if ESC in text else [text])
+        del self.steps[before:]
+        moved = self._undo[undo_marks:]
+        del self._undo[undo_marks:]
+        if chat:
+            parts.append(f"LOG\tCHAT* {names} move {from_name} -> {location} *")
+        self.steps.append(encode_sequence(parts, ESC) or "")
+        self._undo.append(("moves", moved))  # type: ignore[arg-type]
+
     def set_layer(self, piece_id: str, layer_prefix: str, value: int, *,
                   player: Optional[str] = None, menu: str = "", report: bool = True) -> None:
         """Set the state of the ``n``-th Embellishment whose layer name is
@@ -332,6 +383,25 @@ class GameWriter:
         if kind == "move":
             pid, x, y, map_name = data
             self._move_to(pid, map_name, x, y, player, chat=False, undoable=False)
+        elif kind == "moves":
+            for _kind, (pid, x, y, map_name) in reversed(data):  # type: ignore[misc]
+                self._move_to(pid, map_name, x, y, player, chat=False, undoable=False)
+            parts: List[str] = []
+            for text in self.steps[before:]:
+                parts.extend(text.split(ESC) if ESC in text else [text])
+            del self.steps[before:]
+            self.steps.append(encode_sequence(parts, ESC) or "")
+        elif kind == "stack":
+            sid, (map_name, x, y) = data  # type: ignore[misc]
+            stack = self.stacks[sid]
+            who = self._player(player)
+            move = MovePiece.build(sid, map_name, x, y, None, stack.map, stack.x, stack.y, None,
+                                   who.password)
+            stack.map, stack.x, stack.y = map_name, x, y
+            for pid in stack.members:
+                p = self.pieces[pid]
+                p.map, p.x, p.y = map_name, x, y
+            self._log(move.text)
         else:
             pid, old_state = data
             p = self.pieces[pid]

@@ -1,0 +1,415 @@
+"""Write the example game logs of the bundled scenarios.
+
+For each system a whole game of at least three turns (``game-1.vlog``,
+clean under the scenario's rules) and copies of it that each carry ONE
+illegal action (``illegal-<what>.vlog``), written with vmodtool's own
+encoder against the module exactly as ``vmodtool build`` makes it::
+
+    python examples/make_logs.py                 # all systems, into examples/<system>/logs/
+    python examples/make_logs.py --out DIR       # into DIR/<system>/
+    python examples/make_logs.py modern-tactical # one system
+
+The output is deterministic: fixed piece ids (GameWriter's counter), fixed
+players' passwords, a fixed obfuscation key and no dates.  What each log
+shows is listed in ``examples/<system>/logs/README.md``; the tests in
+``tests/audit/test_example_logs.py`` check that the clean games audit clean,
+that each illegal copy yields exactly its expected violations, and that the
+committed files equal what this script writes.
+
+A game is one function of a :class:`Table` (the GameWriter plus the look-ups
+a player makes) and a ``seed``: at the places marked ``if t.seed == …`` the
+seeded copy does something illegal instead of (or besides) the legal play.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence
+
+HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:           # run from a checkout without installing
+    sys.path.insert(0, str(HERE.parent))
+
+from vmodtool.audit.game import scenario_positions_module  # noqa: E402
+from vmodtool.build.module import OFF_MAP_NAME  # noqa: E402
+from vmodtool.scenario import load_scenario  # noqa: E402
+from vmodtool.vassal.gamewriter import GameWriter, Player  # noqa: E402
+
+KEY = 0x5A                                      # the savedGame obfuscation key of every log
+
+
+class Table:
+    """The GameWriter of one game plus what players look up: units by
+    scenario id, marker counters by kind, chits by formation, the boxes."""
+
+    def __init__(self, system: str, players: Sequence[Player], seed: Optional[str]) -> None:
+        self.scenario = load_scenario(HERE / system / "scenario.yaml")
+        module, sizes = scenario_positions_module(self.scenario)
+        self.w = GameWriter(module, players=players, board_sizes=sizes)
+        self.seed = seed
+        self.map = self.scenario.map.name
+        self.unit: Dict[str, str] = {}
+        self.chits: Dict[str, List[str]] = {}
+        for pid, p in self.w.pieces.items():
+            uid = p.piece.get_property("UnitId")
+            if uid:
+                self.unit[uid] = pid
+            elif p.piece.get_property("MarkerKind") in ("formation_chit", "end_turn_chit"):
+                key = p.piece.get_property("Formation") or "end_turn"
+                self.chits.setdefault(key, []).append(pid)
+        self.palette = {}
+        for slot in module.buildfile.piece_slots():
+            if "MarkerKind" in slot.definition and "MarkerScope" in slot.definition:
+                kind = slot.definition.split("MarkerScope", 1)[1]
+                for k in self.scenario.markers:
+                    if f"\t{k}," in kind or f"\\{k}," in kind or f"\t{k}\\" in kind:
+                        self.palette.setdefault(k, (slot.definition, slot.gpid))
+        for k in self.scenario.markers:
+            if k not in self.palette:
+                for slot in module.buildfile.piece_slots():
+                    if f"marker.{k}.png" in slot.definition:
+                        self.palette[k] = (slot.definition, slot.gpid)
+                        break
+        self.box = {b.id: b.name for b in self.scenario.boxes}
+        self.layers_on: Dict[str, set] = {}
+        self.w.snapshot()
+
+    # -- what players do ----------------------------------------------------------
+    def phase(self, turn: int, phase: str, side: Optional[str] = None) -> None:
+        """The turn tracker's report of a new phase (``TT|turn|[side|]phase``)."""
+        self.w.report(f"TT|{turn}|{side}|{phase}" if side else f"TT|{turn}|{phase}")
+
+    def mv(self, uid: str, where: str, who: str) -> None:
+        self.w.move(self.unit[uid], where, map_name=self.map, player=who)
+
+    def to_box(self, uid: str, box: str, who: str) -> None:
+        self.w.move(self.unit[uid], self.box[box], map_name=OFF_MAP_NAME, player=who)
+
+    def stack(self, uids: Sequence[str], where: str, who: str) -> None:
+        self.w.move_stack([self.unit[u] for u in uids], where, map_name=self.map, player=who)
+
+    def layer(self, uid: str, kind: str, on: bool, who: str) -> None:
+        self.w.set_layer(self.unit[uid], kind, 1 if on else -1, player=who,
+                         menu=self.scenario.markers[kind].name + (" on" if on else " off"))
+        if on:
+            self.layers_on.setdefault(kind, set()).add(uid)
+        else:
+            self.layers_on.get(kind, set()).discard(uid)
+
+    def flip(self, uid: str, face: int, who: str) -> None:
+        """Show face ``face`` (1 = front) of a unit."""
+        self.w.set_layer(self.unit[uid], "Face", face, player=who, menu="Flip")
+
+    def marker(self, kind: str, where: str, who: str) -> str:
+        definition, gpid = self.palette[kind]
+        return self.w.add(definition, where, self.map, gpid=gpid, player=who)
+
+    def draw(self, formation: str, who: str, drawn_box: str) -> str:
+        """Pull a chit of ``formation`` (or ``end_turn``) from the cup."""
+        cup = self.chits[formation]
+        for pid in cup:
+            if self.w.location(pid) != self.box[drawn_box]:
+                self.w.move(pid, self.box[drawn_box], map_name=OFF_MAP_NAME, player=who)
+                return pid
+        raise ValueError(f"no {formation} chit left in the cup")
+
+    def say(self, text: str, who: str) -> None:
+        self.w.chat(text, player=who)
+
+    def roll(self, spec: str, values: Sequence[int], who: str) -> None:
+        self.w.dice(spec, values, player=who)
+
+    def data(self) -> bytes:
+        return self.w.to_bytes(key=KEY)
+
+
+# ======================================================================================
+# Quneitra Gap (modern-tactical): World at War-style chit pull
+# ======================================================================================
+
+AVI, SAMI = "Avi", "Sami"
+WAW_PLAYERS = [Player("idf-7f3a", AVI, "Israel Defense Forces"),
+               Player("syr-91c2", SAMI, "Syrian Arab Army")]
+#: seed -> what the illegal copy does (README and tests read this)
+WAW_SEEDS = {
+    "overstack": "turn 1: 1/85 and the 85 HQ join three units on Hill 1021 (1106): 4 units",
+    "two-hqs": "turn 3: 2/85 with the 85 HQ end their move in 0903 with the 78 HQ",
+    "hq-moves-alone": "turn 1: the 78 HQ is dragged 1103 -> 0903 alone, 1/78 follows in the next step",
+    "hq-left-alone": "turn 2: 1/A leaves Tel Ayun a step before its HQ follows",
+    "hq-disrupted": "turn 2: the A/74 HQ is given a Disrupted marker",
+    "move-ops-complete": "turn 1: 2/A moves again in Team Ari's second activation while Ops Complete",
+    "move-out-of-command": "turn 1: PA Cav 2 moves with an Out of Command marker in its hex",
+    "out-of-command-unmarked": "turn 1: PA Cav 1 moves out of command range without a morale check",
+    "failed-check-unmarked": "turn 2: PA Cav 2 fails its check and no Out of Command marker is placed",
+    "over-long-move": "turn 2: PA Cav 1 moves 1108 -> 0905, 4 MP with 3",
+    "enemy-hex": "turn 2: Recce/85 drives into 0604, held by 3/A and Golani 1",
+    "extra-activation": "turn 1: a Team Ari chit goes back into the cup and is drawn a third time",
+    "ops-complete-left": "turn 2: the Gazelle keeps its Ops Complete marker through Marker Removal",
+    "chits-not-returned": "turn 2: the 85th's chit stays in the drawn box through Marker Removal",
+    "hq-dies-alone": "turn 3: 3/78 and 1/78 are eliminated, the 78 HQ stays on the map without a Wreck",
+    "hq-rebuilt-alone": "turn 3: the 85 HQ is rebuilt in 1005 with 3/85 infantry only, no BMP",
+}
+
+
+def waw_game(seed: Optional[str] = None) -> Table:
+    t = Table("modern-tactical", WAW_PLAYERS, seed)
+    MR, ACT = "Marker Removal Phase", "Action Phase"
+    ooc: List[str] = []
+
+    def ops(uids, who):
+        for u in uids:
+            t.layer(u, "ops_complete", True, who)
+
+    def draw(formation, who):
+        t.draw(formation, who, "chits_drawn")
+
+    def marker_removal(turn, keep=()):
+        t.phase(turn, MR)
+        t.say("Marker Removal: clearing Ops Complete and Out of Command markers.", AVI)
+        for u in sorted(t.layers_on.get("ops_complete", set())):
+            if u not in keep:
+                t.layer(u, "ops_complete", False, AVI if u.startswith("idf") else SAMI)
+        for pid in list(ooc):
+            t.w.remove(pid, player=SAMI)
+            ooc.remove(pid)
+        t.say("All chits back into the cup.", AVI)
+        for key in sorted(t.chits):
+            if seed == "chits-not-returned" and turn == 2 and key == "bn_85":
+                continue
+            for pid in t.chits[key]:
+                if t.w.location(pid) != t.box["chit_cup"]:
+                    t.w.move(pid, t.box["chit_cup"], map_name=OFF_MAP_NAME, player=AVI)
+
+    def check(uid, values, result, who):
+        t.roll("2d6", values, who)
+        t.say(f"#check {t.w.location(t.unit[uid])} {result}", who)
+
+    # ---- turn 1 ------------------------------------------------------------------
+    t.phase(1, MR)
+    t.say("Turn 1. Nothing to remove, the cup is full. Good luck, Sami.", AVI)
+    t.say("Good luck. Shalom and salaam.", SAMI)
+    t.phase(1, ACT)
+    draw("bn_78", SAMI)
+    t.say("78th Tank Battalion activates: advance on the bridge.", SAMI)
+    t.mv("syr.t72.2", "0903", SAMI)
+    if seed == "hq-moves-alone":
+        t.mv("syr.hq_78", "0903", SAMI)
+        t.mv("syr.t72.1", "0903", SAMI)
+    else:
+        t.stack(["syr.t72.1", "syr.hq_78"], "0903", SAMI)
+    t.mv("syr.t72.3", "1004", SAMI)
+    t.say("2/78 fires at 3/A in 0604.", SAMI)
+    t.roll("2d6", [4, 2], SAMI)
+    t.say("Miss.", SAMI)
+    ops(["syr.t72.1", "syr.t72.2", "syr.t72.3", "syr.hq_78"], SAMI)
+
+    draw("team_ari", AVI)
+    t.say("Team Ari activates. 3/A fires at 2/78 in 0903.", AVI)
+    t.roll("2d6", [6, 5], AVI)
+    t.say("Hit: 2/78 loses a step.", AVI)
+    t.flip("syr.t72.2", 2, SAMI)
+    t.mv("idf.mk.2", "0503", AVI)
+    ops(["idf.mk.3", "idf.mk.2"], AVI)
+
+    draw("syr_aviation", SAMI)
+    t.mv("syr.gazelle", "0805", SAMI)
+    t.say("Gazelle pops up over 0805 and fires at 3/A.", SAMI)
+    t.roll("2d6", [2, 3], SAMI)
+    ops(["syr.gazelle"], SAMI)
+
+    draw("bn_85", SAMI)
+    t.say("85th Mech activates. PA Cav 2 stays put: Out of Command.", SAMI)
+    ooc.append(t.marker("out_of_command", "1110", SAMI))
+    if seed != "out-of-command-unmarked":
+        t.say("PA Cav 1 checks morale to move without command.", SAMI)
+        check("syr.cav.1", [3, 4], "pass", SAMI)
+    t.say("2/85 and 3/85 check as well.", SAMI)
+    check("syr.bmp.2", [2, 5], "pass", SAMI)
+    t.mv("syr.brdm", "0804", SAMI)
+    t.stack(["syr.bmp.2", "syr.inf"], "1106", SAMI)
+    if seed == "move-out-of-command":
+        t.mv("syr.cav.2", "1109", SAMI)
+    t.mv("syr.cav.1", "1108", SAMI)
+    t.stack(["syr.bmp.1", "syr.hq_85"], "1106" if seed == "overstack" else "0904", SAMI)
+    ops(["syr.brdm", "syr.bmp.2", "syr.inf", "syr.cav.1", "syr.bmp.1", "syr.hq_85"], SAMI)
+
+    draw("end_turn", AVI)
+    t.say("First End Turn chit.", AVI)
+    draw("idf_aviation", AVI)
+    t.flip("idf.cobra", 1, AVI)
+    t.say("Cobra lifts off.", AVI)
+    t.mv("idf.cobra", "0605", AVI)
+    t.say("160 fires TOW at Recce/85 in 0804.", AVI)
+    t.roll("2d6", [5, 6], AVI)
+    t.flip("syr.brdm", 2, SAMI)
+    ops(["idf.cobra"], AVI)
+
+    draw("team_ari", AVI)
+    t.say("Team Ari again: Golani 1 reinforces the bridge.", AVI)
+    t.mv("idf.inf.1", "0604", AVI)
+    if seed == "move-ops-complete":
+        t.mv("idf.mk.2", "0504", AVI)
+    if seed == "extra-activation":
+        t.w.move(t.chits["team_ari"][0], t.box["chit_cup"], map_name=OFF_MAP_NAME, player=AVI)
+        t.say("Putting the Team Ari chit back into the cup...", AVI)
+        draw("team_ari", AVI)
+        t.say("Team Ari a third time.", AVI)
+        t.mv("idf.m113.1", "0504", AVI)
+        ops(["idf.m113.1"], AVI)
+    ops(["idf.inf.1"], AVI)
+    draw("end_turn", SAMI)
+    t.say("Second End Turn chit: turn 1 is over.", SAMI)
+
+    # ---- turn 2 ------------------------------------------------------------------
+    marker_removal(2, keep=("syr.gazelle",) if seed == "ops-complete-left" else ())
+    t.phase(2, ACT)
+    if seed == "chits-not-returned":
+        t.say("Found the 85th chit in the drawn box, putting it back.", SAMI)
+        t.w.move(t.chits["bn_85"][0], t.box["chit_cup"], map_name=OFF_MAP_NAME, player=SAMI)
+    draw("team_ari", AVI)
+    t.say("Team Ari: 5/A and Golani 2 arrive from the west edge.", AVI)
+    t.w.move_stack([t.unit["idf.m113.2"], t.unit["idf.inf.2"]], "0206", map_name=t.map, player=AVI)
+    if seed == "hq-left-alone":
+        t.mv("idf.mk.1", "0503", AVI)
+        t.mv("idf.hq_a", "0503", AVI)
+    else:
+        t.stack(["idf.mk.1", "idf.hq_a"], "0503", AVI)
+    t.say("1/A fires at 2/78 in 0903.", AVI)
+    t.roll("2d6", [3, 3], AVI)
+    t.say("Miss.", AVI)
+    ops(["idf.m113.2", "idf.inf.2", "idf.mk.1", "idf.hq_a"], AVI)
+
+    draw("bn_78", SAMI)
+    t.mv("syr.t72.3", "0905", SAMI)
+    t.say("Oops, wrong hex, taking that back.", SAMI)
+    t.w.undo(player=SAMI)
+    t.mv("syr.t72.3", "0803", SAMI)
+    t.stack(["syr.t72.1", "syr.hq_78"], "0803", SAMI)
+    t.say("2/78 fires at 3/A in 0604.", SAMI)
+    t.roll("2d6", [6, 4], SAMI)
+    t.say("Hit! Golani 1 is disrupted.", SAMI)
+    t.layer("idf.inf.1", "disrupted", True, AVI)
+    if seed == "hq-disrupted":
+        t.layer("idf.hq_a", "disrupted", True, AVI)
+    ops(["syr.t72.1", "syr.t72.2", "syr.t72.3", "syr.hq_78"], SAMI)
+
+    draw("bn_85", SAMI)
+    t.say("85th: PA Cav 2 tries again to get in command.", SAMI)
+    check("syr.cav.2", [6, 6], "fail", SAMI)
+    if seed != "failed-check-unmarked":
+        ooc.append(t.marker("out_of_command", t.w.location(t.unit["syr.cav.2"]), SAMI))
+    check("syr.cav.1", [4, 1], "pass", SAMI)
+    t.mv("syr.cav.1", "0905" if seed == "over-long-move" else "1007", SAMI)
+    t.mv("syr.brdm", "0604" if seed == "enemy-hex" else "0704", SAMI)
+    t.mv("syr.inf", "1005", SAMI)
+    ops(["syr.cav.1", "syr.brdm", "syr.inf"], SAMI)
+
+    draw("idf_aviation", AVI)
+    t.say("160 fires at 1/85 in 0904.", AVI)
+    t.roll("2d6", [6, 5], AVI)
+    t.say("1/85 destroyed, and the 85 HQ with it.", AVI)
+    if seed == "overstack":
+        t.w.move_stack([t.unit["syr.bmp.1"], t.unit["syr.hq_85"]], t.box["syr_elim"],
+                       map_name=OFF_MAP_NAME, player=SAMI)
+    else:
+        t.marker("wreck", "0904", SAMI)
+        t.w.move_stack([t.unit["syr.bmp.1"], t.unit["syr.hq_85"]], t.box["syr_elim"],
+                       map_name=OFF_MAP_NAME, player=SAMI)
+    t.mv("idf.cobra", "0406", AVI)
+    t.flip("idf.cobra", 2, AVI)
+    t.say("Cobra lands behind Quneitra to rearm.", AVI)
+    ops(["idf.cobra"], AVI)
+
+    draw("end_turn", SAMI)
+    draw("team_ari", AVI)
+    t.mv("idf.m113.1", "0405", AVI)
+    t.say("4/A fires at Recce/85 in {}.".format(t.w.location(t.unit["syr.brdm"])), AVI)
+    t.roll("2d6", [5, 5], AVI)
+    t.say("Recce/85 is destroyed.", AVI)
+    t.to_box("syr.brdm", "syr_elim", SAMI)
+    ops(["idf.m113.1"], AVI)
+    draw("end_turn", AVI)
+
+    # ---- turn 3 ------------------------------------------------------------------
+    marker_removal(3)
+    t.say("Rebuilding the 85 HQ, reduced, with 2/85.", SAMI)
+    t.flip("syr.hq_85", 2, SAMI)
+    t.w.move(t.unit["syr.hq_85"], "1005" if seed == "hq-rebuilt-alone" else "1106",
+             map_name=t.map, player=SAMI)
+    t.phase(3, ACT)
+    draw("syr_aviation", SAMI)
+    t.mv("syr.gazelle", "0705", SAMI)
+    t.say("Gazelle fires at 3/A in 0604.", SAMI)
+    t.roll("2d6", [5, 4], SAMI)
+    t.flip("idf.mk.3", 2, AVI)
+    ops(["syr.gazelle"], SAMI)
+
+    draw("team_ari", AVI)
+    t.say("Team Ari: Golani 1 rallies.", AVI)
+    t.roll("2d6", [2, 3], AVI)
+    t.layer("idf.inf.1", "disrupted", False, AVI)
+    t.say("3/A and 2/A fire at 1/78 in 0803.", AVI)
+    t.roll("2d6", [6, 6], AVI)
+    if seed == "hq-dies-alone":
+        t.say("Both 1/78 and 3/78 destroyed!", AVI)
+        t.to_box("syr.t72.3", "syr_elim", SAMI)
+    else:
+        t.say("1/78 destroyed; the 78 HQ stays with 3/78.", AVI)
+    t.to_box("syr.t72.1", "syr_elim", SAMI)
+    ops(["idf.mk.3", "idf.mk.2", "idf.inf.1"], AVI)
+
+    draw("bn_78", SAMI)
+    if seed != "hq-dies-alone":
+        t.say("78th: 3/78 and the HQ pull back.", SAMI)
+        t.stack(["syr.t72.3", "syr.hq_78"], "0903", SAMI)
+        ops(["syr.t72.3", "syr.hq_78"], SAMI)
+    t.mv("syr.t72.2", "1003", SAMI)
+    ops(["syr.t72.2"], SAMI)
+    draw("end_turn", SAMI)
+    draw("bn_85", SAMI)
+    if seed == "hq-rebuilt-alone":
+        t.mv("syr.bmp.2", "1005", SAMI)
+    else:
+        t.stack(["syr.bmp.2", "syr.hq_85"], "0903" if seed == "two-hqs" else "1005", SAMI)
+    t.mv("syr.cav.1", "0906", SAMI)
+    ops(["syr.bmp.2", "syr.hq_85", "syr.cav.1"], SAMI)
+    draw("end_turn", AVI)
+    t.say("End of turn 3. Good game so far.", AVI)
+    t.say("Thanks. Turn 4 next week.", SAMI)
+    return t
+
+
+SYSTEMS: Dict[str, tuple] = {
+    "modern-tactical": (waw_game, WAW_SEEDS),
+}
+
+
+def write_system(system: str, out: Path) -> List[Path]:
+    game, seeds = SYSTEMS[system]
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for seed in (None,) + tuple(seeds):
+        name = "game-1.vlog" if seed is None else f"illegal-{seed}.vlog"
+        path = out / name
+        path.write_bytes(game(seed).data())
+        written.append(path)
+    return written
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("systems", nargs="*", default=list(SYSTEMS))
+    ap.add_argument("--out", type=Path, help="folder to write <system>/*.vlog into "
+                    "(default: examples/<system>/logs)")
+    args = ap.parse_args(argv)
+    for system in args.systems:
+        folder = (args.out / system) if args.out else HERE / system / "logs"
+        for path in write_system(system, folder):
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -341,6 +341,8 @@ class Engine:
         new_map = None if map_id == "null" else self.map_for(map_id)
         old_map = p.current_map
         p.x, p.y = x, y
+        if p.map is not None:
+            p.map.relocate(p)
         if new_map is not old_map:
             if new_map is not None:
                 new_map.add(p)
@@ -365,6 +367,8 @@ class Engine:
             s.x = java_int(toks[1] if len(toks) > 1 else None) or 0
             s.y = java_int(toks[2] if len(toks) > 2 else None) or 0
             i = 3
+        if s.map is not None:
+            s.map.relocate(s)
         s.members.clear()
         new_map = None if map_id == "null" else self.map_for(map_id)
         pieces = self.state.pieces
@@ -394,7 +398,7 @@ class Engine:
         if not m.stacking or (not p.is_stack and p.no_stack):
             return False
         x, y = pt
-        for obj in [o for o in m.pieces if o.x == x and o.y == y]:
+        for obj in m.at(x, y):
             if obj.is_stack:
                 if obj.members:
                     self.merge(m, obj, p)

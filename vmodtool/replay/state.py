@@ -335,24 +335,63 @@ class Stack:
         return f"Stack({self.id!r}, {len(self.members)} pieces)"
 
 
+_MISSING = object()
+
+
 class MapState:
     """A map: its name (= id) and its top-level objects in drawing order."""
 
-    __slots__ = ("name", "pieces", "stacking", "known")
+    __slots__ = ("name", "pieces", "stacking", "known", "_at", "_key")
 
     def __init__(self, name: str, *, stacking: bool = True, known: bool = True) -> None:
         self.name = name
         self.pieces: Dict[object, None] = {}
         self.stacking = stacking
         self.known = known
+        # top-level objects by point, so that a drop finds the stack at its
+        # point without scanning the whole map (the engine calls relocate()
+        # whenever a top-level object's x/y change)
+        self._at: Dict[Tuple[int, int], Dict[object, None]] = {}
+        self._key: Dict[object, Tuple[int, int]] = {}
+
+    def _index(self, obj) -> None:
+        key = (obj.x, obj.y)
+        self._key[obj] = key
+        self._at.setdefault(key, {})[obj] = None
+
+    def _unindex(self, obj) -> None:
+        key = self._key.pop(obj, None)
+        if key is not None:
+            bucket = self._at.get(key)
+            if bucket is not None:
+                bucket.pop(obj, None)
+                if not bucket:
+                    del self._at[key]
+
+    def relocate(self, obj) -> None:
+        """Re-index ``obj`` after its x/y changed (if it is top-level here)."""
+        if obj in self._key:
+            self._unindex(obj)
+            self._index(obj)
+
+    def at(self, x: int, y: int) -> List[object]:
+        """Top-level objects exactly at (x, y), in drawing order."""
+        bucket = self._at.get((x, y))
+        if not bucket:
+            return []
+        if len(bucket) == 1:
+            return list(bucket)
+        return [o for o in self.pieces if o in bucket]
 
     def remove(self, obj) -> None:
-        self.pieces.pop(obj, None)
+        if self.pieces.pop(obj, _MISSING) is not _MISSING:
+            self._unindex(obj)
 
     def add(self, obj) -> None:
         """``Map.addPiece``: take the object out of its stack and its other
         map, put it on top of this map."""
         if obj in self.pieces:
+            self.relocate(obj)      # its x/y may have changed
             return
         parent = obj.parent
         if parent is not None:
@@ -365,6 +404,7 @@ class MapState:
         else:
             obj.map = self
         self.pieces[obj] = None
+        self._index(obj)
 
     def __repr__(self) -> str:
         return f"MapState({self.name!r}, {len(self.pieces)} top-level)"

@@ -74,6 +74,11 @@ class Table:
                         break
         self.box = {b.id: b.name for b in self.scenario.boxes}
         self.layers_on: Dict[str, set] = {}
+        self.face: Dict[str, int] = {}          # unit -> face shown (1 = front)
+        for entry in self.scenario.setup:
+            for uid, face in (getattr(entry, "faces", None) or {}).items():
+                names = [f.name for f in self.scenario.unit_type_of(self.scenario.counter(uid)).faces]
+                self.face[uid] = names.index(face) + 1
         self.w.snapshot()
 
     # -- what players do ----------------------------------------------------------
@@ -101,6 +106,7 @@ class Table:
     def flip(self, uid: str, face: int, who: str) -> None:
         """Show face ``face`` (1 = front) of a unit."""
         self.w.set_layer(self.unit[uid], "Face", face, player=who, menu="Flip")
+        self.face[uid] = face
 
     def marker(self, kind: str, where: str, who: str) -> str:
         definition, gpid = self.palette[kind]
@@ -381,8 +387,221 @@ def waw_game(seed: Optional[str] = None) -> Table:
     return t
 
 
+# ======================================================================================
+# Somme Breakout, 1918 (ww1-operational): IGOUGO player turns
+# ======================================================================================
+
+FRITZ, TOMMY = "Fritz", "Tommy"
+WW1_PLAYERS = [Player("ger-2b8e", FRITZ, "German Empire"), Player("all-c4d1", TOMMY, "Allies")]
+WW1_SEEDS = {
+    "rp-storm-unit": "German turn 2: Sturm 7 comes back from the dead pile with a replacement point",
+    "rp-french-regiment": "Allied turn 3: the 152 RI regiment comes back from the dead pile",
+    "two-rps-one-unit": "Allied turn 3: the 14th Division returns from the dead pile and is then flipped to full strength",
+    "rp-on-map-while-dead-pile": "Allied turn 2: the reduced 14th Division is rebuilt while the 58th waits in the dead pile",
+    "rp-returned-full": "Allied turn 1: the 18th Division returns from the dead pile full strength",
+    "rp-away-from-hq": "Allied turn 2: the 58th Division returns to 0603, away from the III Corps HQ",
+    "rp-over-budget": "Allied turn 2: a second replacement point (the 14th Division) with 1 available",
+    "tank-under-infantry": "German turn 1: the 28th Division is dropped on top of the Functional A7V in Ham",
+    "tank-repaired-in-movement": "Allied turn 3: the Broken Mk IV is flipped to Functional in the Movement Phase",
+    "broken-tank-exploits": "Allied turn 3: the Broken Mk IV moves in the Exploitation Phase",
+    "river-without-bridge": "German turn 3: the A7V crosses the Somme 1004 -> 1005 where there is no bridge",
+    "tank-stays-functional": "German turn 2: the A7V attacks and is not flipped to Broken",
+    "aircraft-left-on-map": "German turn 1: Schlasta 15 stays on the map after the Combat Phase",
+    "overstack": "Allied turn 2: the FT battalion arrives a turn early with V Corps: 4 units in 1108",
+}
+
+
+def ww1_game(seed: Optional[str] = None) -> Table:
+    t = Table("ww1-operational", WW1_PLAYERS, seed)
+    REP, AIR, MOV, COM, EXP = ("Replacement & Reinforcement Phase", "Air Phase", "Movement Phase",
+                               "Combat Phase", "Exploitation Phase")
+    GER, ALL = "German Empire", "Allies"
+
+    def redrop(uids, who):
+        """Put units back on top of their stack (a drop on their own hex)."""
+        for u in uids:
+            t.mv(u, t.w.location(t.unit[u]), who)
+
+    def rp_return(uid, where, who):
+        """A unit back from the dead pile: reduced side up (flipped in the
+        box if it died full strength), onto ``where``."""
+        if seed != "rp-returned-full" and t.face.get(uid, 1) != 2:
+            t.flip(uid, 2, who)
+        t.mv(uid, where, who)
+
+    # ---- turn 1, German player turn -----------------------------------------------
+    t.phase(1, REP, GER)
+    t.say("Zug 1. Ersatz: die 50. Reserve-Division wird aufgefrischt (1 EP).", FRITZ)
+    t.flip("ger.inf.3", 1, FRITZ)
+    t.phase(1, AIR, GER)
+    t.say("Schlasta 15 greift den Graben bei 0902 an.", FRITZ)
+    t.mv("ger.schlasta", "0902", FRITZ)
+    t.phase(1, MOV, GER)
+    t.mv("ger.storm.1", "1001", FRITZ)
+    t.w.move_stack([t.unit["ger.hq4"], t.unit["ger.inf4.1"], t.unit["ger.a7v"]], "1104",
+                   map_name=t.map, player=FRITZ)
+    if seed == "tank-under-infantry":
+        redrop(["ger.inf4.1"], FRITZ)
+    t.say("Bewegung beendet.", FRITZ)
+    t.phase(1, COM, GER)
+    t.say("#attack 1001,1002 > 0902", FRITZ)
+    t.roll("2d6", [5, 4], FRITZ)
+    t.say("58. Division: ein Schritt Verlust.", FRITZ)
+    t.flip("all.bri.1", 2, TOMMY)
+    if seed != "aircraft-left-on-map":
+        t.to_box("ger.schlasta", "ger_flown", FRITZ)
+    t.phase(1, EXP, GER)
+    t.say("Sturm 7 stößt nach 0903 vor.", FRITZ)
+    t.mv("ger.storm.2", "0903", FRITZ)
+    if seed == "aircraft-left-on-map":
+        t.to_box("ger.schlasta", "ger_flown", FRITZ)
+
+    # ---- turn 1, Allied player turn -------------------------------------------------
+    t.phase(1, REP, ALL)
+    t.say("Our RP goes to the 18th Division in the dead pile; it rejoins III Corps.", TOMMY)
+    rp_return("all.bri.2", "0703", TOMMY)
+    t.say("Whippets repaired at Corps HQ.", TOMMY)
+    t.flip("all.whippet", 1, TOMMY)
+    redrop(["all.whippet", "all.tank"], TOMMY)
+    t.phase(1, AIR, ALL)
+    t.mv("all.sqn56", "0803", TOMMY)
+    t.say("56 Squadron flies a patrol over 0803.", TOMMY)
+    t.phase(1, MOV, ALL)
+    t.mv("all.bri.2", "0803", TOMMY)
+    t.mv("all.cav", "0603", TOMMY)
+    t.phase(1, COM, ALL)
+    t.say("#attack 0904,0803 > 0903", TOMMY)
+    t.roll("2d6", [6, 5], TOMMY)
+    t.say("Sturm 7 is wiped out.", TOMMY)
+    t.to_box("ger.storm.2", "ger_dead", FRITZ)
+    t.to_box("all.sqn56", "all_flown", TOMMY)
+    t.phase(1, EXP, ALL)
+    t.mv("all.cav", "0604", TOMMY)
+    t.say("That's my turn 1.", TOMMY)
+
+    # ---- turn 2, German ---------------------------------------------------------------
+    t.phase(2, REP, GER)
+    if seed == "rp-storm-unit":
+        t.say("Sturm 7 kehrt zurück.", FRITZ)
+        t.mv("ger.storm.2", "1101", FRITZ)
+    else:
+        t.say("Kein Ersatz nötig; Sturm 7 bleibt auf dem Friedhof (Sturmtruppen erhalten keinen Ersatz).",
+              FRITZ)
+    t.phase(2, AIR, GER)
+    t.w.move(t.unit["ger.schlasta"], t.box["ger_ready"], map_name=OFF_MAP_NAME, player=FRITZ)
+    t.mv("ger.jg1", "0803", FRITZ)
+    t.phase(2, MOV, GER)
+    t.mv("ger.storm.1", "0901", FRITZ)
+    t.w.move_stack([t.unit["ger.hq4"], t.unit["ger.inf4.1"], t.unit["ger.a7v"]], "1004",
+                   map_name=t.map, player=FRITZ)
+    t.phase(2, COM, GER)
+    t.say("#attack 0901,1002 > 0902", FRITZ)
+    t.roll("2d6", [6, 6], FRITZ)
+    t.say("Die 58. ist vernichtet.", FRITZ)
+    t.to_box("all.bri.1", "all_dead", TOMMY)
+    t.say("#attack 1004,1003 > 0904", FRITZ)
+    t.roll("2d6", [4, 5], FRITZ)
+    t.say("#retreat 0904 > 0804", TOMMY)
+    t.mv("all.bri.3", "0804", TOMMY)
+    t.say("#advance 1003 > 0904", FRITZ)
+    t.mv("ger.inf.3", "0904", FRITZ)
+    if seed != "tank-stays-functional":
+        t.say("Der A7V bleibt liegen (Panne nach dem Angriff).", FRITZ)
+        t.flip("ger.a7v", 2, FRITZ)
+    t.to_box("ger.jg1", "ger_flown", FRITZ)
+    t.phase(2, EXP, GER)
+    t.mv("ger.storm.1", "0902", FRITZ)
+    t.say("Fertig.", FRITZ)
+
+    # ---- turn 2, Allied ---------------------------------------------------------------
+    t.phase(2, REP, ALL)
+    if seed == "rp-on-map-while-dead-pile":
+        t.say("Rebuilding the 14th in the line.", TOMMY)
+        t.flip("all.bri.3", 1, TOMMY)
+    else:
+        t.say("The 58th comes back, reduced, at III Corps HQ.", TOMMY)
+        rp_return("all.bri.1", "0603" if seed == "rp-away-from-hq" else "0703", TOMMY)
+        if seed == "rp-over-budget":
+            t.flip("all.bri.3", 1, TOMMY)
+    if seed != "rp-on-map-while-dead-pile":
+        redrop(["all.whippet", "all.tank"], TOMMY)
+    t.say("French V Corps arrives from the south.", TOMMY)
+    for u in ("all.hq5", "all.fr_div", "all.fr_rgt.1", "all.fr_rgt.2"):
+        t.mv(u, "1108", TOMMY)
+    if seed == "overstack":
+        t.mv("all.ft", "1108", TOMMY)
+    t.phase(2, AIR, ALL)
+    t.mv("all.gc12", "0904", TOMMY)
+    t.phase(2, MOV, ALL)
+    t.mv("all.tank", "0803", TOMMY)
+    t.mv("all.cav", "0704", TOMMY)
+    t.mv("all.fr_rgt.1", "1106", TOMMY)
+    t.stack(["all.hq5", "all.fr_div"], "1107", TOMMY)
+    t.phase(2, COM, ALL)
+    t.say("#attack 0803,0804 > 0904", TOMMY)
+    t.roll("2d6", [5, 5], TOMMY)
+    t.say("50 R loses a step; the Mk IV breaks down.", TOMMY)
+    t.flip("ger.inf.3", 2, FRITZ)
+    t.flip("all.tank", 2, TOMMY)
+    t.to_box("all.gc12", "all_flown", TOMMY)
+    t.phase(2, EXP, ALL)
+    t.mv("all.cav", "0604", TOMMY)
+
+    # ---- turn 3, German ---------------------------------------------------------------
+    t.phase(3, REP, GER)
+    t.say("Ersatz für die 50. R; der A7V wird beim IV. Reservekorps instandgesetzt.", FRITZ)
+    t.flip("ger.inf.3", 1, FRITZ)
+    if seed != "tank-stays-functional":
+        t.flip("ger.a7v", 1, FRITZ)
+    t.phase(3, AIR, GER)
+    t.mv("ger.schlasta", "0804", FRITZ)
+    t.phase(3, MOV, GER)
+    t.mv("ger.inf.2", "0903", FRITZ)
+    if seed == "river-without-bridge":
+        t.mv("ger.a7v", "1005", FRITZ)
+    t.phase(3, COM, GER)
+    t.say("#attack 0904 > 0804", FRITZ)
+    t.roll("2d6", [6, 3], FRITZ)
+    t.to_box("all.bri.3", "all_dead", TOMMY)
+    t.say("#attack 1105 > 1106", FRITZ)
+    t.roll("2d6", [5, 6], FRITZ)
+    t.to_box("all.fr_rgt.1", "all_dead", TOMMY)
+    t.to_box("ger.schlasta", "ger_flown", FRITZ)
+    t.phase(3, EXP, GER)
+    t.say("Keine Ausnutzung.", FRITZ)
+
+    # ---- turn 3, Allied ---------------------------------------------------------------
+    t.phase(3, REP, ALL)
+    t.say("Two RPs: the 14th back from the dead pile, the 58th to full strength.", TOMMY)
+    rp_return("all.bri.3", "0703", TOMMY)
+    if seed == "two-rps-one-unit":
+        t.flip("all.bri.3", 1, TOMMY)
+    elif seed == "rp-french-regiment":
+        t.mv("all.fr_rgt.1", "1107", TOMMY)
+    else:
+        t.flip("all.bri.1", 1, TOMMY)
+    redrop(["all.whippet"], TOMMY)
+    t.mv("all.ft", "0708", TOMMY)
+    t.phase(3, AIR, ALL)
+    t.say("No air missions.", TOMMY)
+    t.phase(3, MOV, ALL)
+    if seed == "tank-repaired-in-movement":
+        t.flip("all.tank", 1, TOMMY)
+    t.mv("all.tank", "0805", TOMMY)
+    t.mv("all.ft", "0707", TOMMY)
+    t.phase(3, COM, ALL)
+    t.say("No attacks this turn.", TOMMY)
+    t.phase(3, EXP, ALL)
+    if seed == "broken-tank-exploits":
+        t.mv("all.tank", "0804", TOMMY)
+    t.mv("all.cav", "0504", TOMMY)
+    t.say("End of turn 3.", TOMMY)
+    return t
+
+
 SYSTEMS: Dict[str, tuple] = {
     "modern-tactical": (waw_game, WAW_SEEDS),
+    "ww1-operational": (ww1_game, WW1_SEEDS),
 }
 
 

@@ -9,7 +9,7 @@ from typing import Any, Mapping, Optional, Sequence, Tuple
 from vmodtool.audit.api import Event, Violation
 from vmodtool.scenario.model import RuleSpec, Scenario
 
-__all__ = ["Context"]
+__all__ = ["Context", "PluginContext"]
 
 
 @dataclass
@@ -23,6 +23,11 @@ class Context:
     def __post_init__(self) -> None:
         if not self.params:
             self.params = dict(self.spec.params)
+
+    def __deepcopy__(self, memo: dict) -> "Context":
+        # a rule's context (its scenario entry) never changes during an audit:
+        # the copies the engine takes for undo share it
+        return self
 
     @property
     def rule_id(self) -> str:
@@ -57,3 +62,23 @@ class Context:
             activation=state.active_formation, evidence=dict(evidence),
             confidence=confidence or ("inferred-phase" if getattr(state, "time_inferred", False)
                                       else "certain"))
+
+
+@dataclass
+class PluginContext(Context):
+    """The context of a plug-in rule.  Plug-ins are written against the
+    duck-typed API of ``docs/scenario-and-rules.md`` §3.12, where
+    ``ctx.violation(event, message, **kw)`` takes no state: the engine sets
+    :attr:`state` to the game state before each call, and the built-in
+    signature ``violation(event, state, message, **kw)`` keeps working."""
+
+    state: Any = None
+
+    def violation(self, event: Event, *args: Any, **kw: Any) -> Violation:  # type: ignore[override]
+        if args and isinstance(args[0], str):
+            state, message, rest = self.state, args[0], args[1:]
+        else:
+            state, message, rest = args[0], (args[1] if len(args) > 1 else kw.pop("message")), args[2:]
+        if rest:
+            raise TypeError("violation() takes the event, an optional state and the message")
+        return super().violation(event, state, message, **kw)

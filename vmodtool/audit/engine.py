@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from vmodtool.audit.api import Event, Violation
-from vmodtool.audit.context import Context
+from vmodtool.audit.context import Context, PluginContext
 from vmodtool.audit.plugins import load_plugin_class
 from vmodtool.audit.state import AuditState
 from vmodtool.scenario.model import RuleSpec, Scenario
@@ -53,15 +53,18 @@ class Engine:
         self.violations: List[Violation] = []
         self.failures: List[RuleFailure] = []
         self.not_checked: Dict[str, str] = {}
+        self._plugin_contexts: List[PluginContext] = []
         folders = list(scenario.plugin_paths) + [Path(f) for f in plugin_folders]
         from vmodtool.audit.kinds import rule_class
         for spec in (rules if rules is not None else scenario.rules):
             if not spec.enabled or (only is not None and spec.id not in only):
                 continue
-            ctx = Context(spec, scenario)
             if spec.kind == "plugin":
+                ctx = PluginContext(spec, scenario)
+                self._plugin_contexts.append(ctx)
                 cls = load_plugin_class(spec.plugin or "", folders)
             else:
+                ctx = Context(spec, scenario)
                 cls = rule_class(spec.kind)
             self.rules.append((spec, cls(ctx)))
 
@@ -70,6 +73,8 @@ class Engine:
         """Send one event to every rule that subscribes to it."""
         if event.kind in ("turn_start", "phase_start", "activation_start"):
             state.take_snapshot(event.kind.replace("_start", "") + "_start")
+        for ctx in self._plugin_contexts:
+            ctx.state = state
         for spec, rule in self.rules:
             if event.kind not in getattr(rule, "subscribes", ()):
                 continue

@@ -224,7 +224,8 @@ def test_print_scale_multiplies_every_centre(boards):
     dots = [op.args[:2] for op in drawing.canvas.ops
             if op.kind == "circle" and op.args[2] == pytest.approx(0.026 * 64 * scale)]
     expected = sorted((cx * scale, cy * scale) for cx, cy in drawing.centres.values())
-    assert sorted(dots) == pytest.approx(expected)
+    flat = [v for point in sorted(dots) for v in point]
+    assert flat == pytest.approx([v for point in expected for v in point])
     assert drawing.pixel_size == (round(732 * scale), round(720 * scale))
 
 

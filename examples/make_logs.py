@@ -44,7 +44,8 @@ class Table:
     """The GameWriter of one game plus what players look up: units by
     scenario id, marker counters by kind, chits by formation, the boxes."""
 
-    def __init__(self, system: str, players: Sequence[Player], seed: Optional[str]) -> None:
+    def __init__(self, system: str, players: Sequence[Player], seed: Optional[str],
+                 setup_changes: Optional[Dict[str, str]] = None) -> None:
         self.scenario = load_scenario(HERE / system / "scenario.yaml")
         module, sizes = scenario_positions_module(self.scenario)
         self.w = GameWriter(module, players=players, board_sizes=sizes)
@@ -79,6 +80,8 @@ class Table:
             for uid, face in (getattr(entry, "faces", None) or {}).items():
                 names = [f.name for f in self.scenario.unit_type_of(self.scenario.counter(uid)).faces]
                 self.face[uid] = names.index(face) + 1
+        for uid, where in (setup_changes or {}).items():   # a set-up differing from the scenario's
+            self.w.move(self.unit[uid], where, map_name=self.map, chat=False)
         self.w.snapshot()
 
     # -- what players do ----------------------------------------------------------
@@ -156,11 +159,14 @@ WAW_SEEDS = {
     "chits-not-returned": "turn 2: the 85th's chit stays in the drawn box through Marker Removal",
     "hq-dies-alone": "turn 3: 3/78 and 1/78 are eliminated, the 78 HQ stays on the map without a Wreck",
     "hq-rebuilt-alone": "turn 3: the 85 HQ is rebuilt in 1005 with 3/85 infantry only, no BMP",
+    "helicopter-over-long": "turn 1: the Gazelle flies 1208 -> 0110 -> 1201, 25 hexes with 22 MP",
+    "setup-changed": "set-up: 3/78 starts in 1204 instead of 1104 (a warning)",
 }
 
 
 def waw_game(seed: Optional[str] = None) -> Table:
-    t = Table("modern-tactical", WAW_PLAYERS, seed)
+    t = Table("modern-tactical", WAW_PLAYERS, seed,
+              setup_changes={"syr.t72.3": "1204"} if seed == "setup-changed" else None)
     MR, ACT = "Marker Removal Phase", "Action Phase"
     ooc: List[str] = []
 
@@ -220,8 +226,12 @@ def waw_game(seed: Optional[str] = None) -> Table:
     ops(["idf.mk.3", "idf.mk.2"], AVI)
 
     draw("syr_aviation", SAMI)
-    t.mv("syr.gazelle", "0805", SAMI)
-    t.say("Gazelle pops up over 0805 and fires at 3/A.", SAMI)
+    if seed == "helicopter-over-long":
+        t.mv("syr.gazelle", "0110", SAMI)
+        t.mv("syr.gazelle", "1201", SAMI)
+    else:
+        t.mv("syr.gazelle", "0805", SAMI)
+    t.say("Gazelle pops up and fires at 3/A.", SAMI)
     t.roll("2d6", [2, 3], SAMI)
     ops(["syr.gazelle"], SAMI)
 
@@ -288,9 +298,11 @@ def waw_game(seed: Optional[str] = None) -> Table:
     ops(["idf.m113.2", "idf.inf.2", "idf.mk.1", "idf.hq_a"], AVI)
 
     draw("bn_78", SAMI)
-    t.mv("syr.t72.3", "0905", SAMI)
-    t.say("Oops, wrong hex, taking that back.", SAMI)
+    # the misclick that is taken back (in game-2-withdrawn an illegal one:
+    # across the wadi where there is no bridge)
+    t.mv("syr.t72.3", "0302" if seed == "withdrawn" else "0905", SAMI)
     t.w.undo(player=SAMI)
+    t.say("Oops, wrong hex, took that back.", SAMI)
     t.mv("syr.t72.3", "0803", SAMI)
     t.stack(["syr.t72.1", "syr.hq_78"], "0803", SAMI)
     t.say("2/78 fires at 3/A in 0604.", SAMI)
@@ -599,18 +611,179 @@ def ww1_game(seed: Optional[str] = None) -> Table:
     return t
 
 
-SYSTEMS: Dict[str, tuple] = {
-    "modern-tactical": (waw_game, WAW_SEEDS),
-    "ww1-operational": (ww1_game, WW1_SEEDS),
+# ======================================================================================
+# Pont-Saint-Louis (combat-commander): Russian-language players
+# ======================================================================================
+
+MARIO, JEAN = "Марио", "Жан"
+CC_PLAYERS = [Player("it-5e19", MARIO, "Италия"), Player("fr-a07c", JEAN, "Франция")]
+CC_SEEDS = {
+    "smoke-in-water": "Italian turn 1: the Dust Smoke marker goes into the water hex 0606",
+    "smoke-with-blaze": "Italian turn 3: Smoke placed in 0503, where a Blaze marker burns",
+    "foxholes-in-water": "French turn 1: Entrench puts Foxholes in the water hex 0607",
+    "foxholes-on-fortification": "French turn 3: Foxholes in 0404, which already holds Foxholes",
+    "private-without-broken": "Italian turn 2: the Private enters 0704, where no Italian unit is broken",
+    "hero-alone": "Italian turn 2: the Hero enters 0604, a hex without Italian personnel",
+    "hero-on-casualty-track": "French turn 2: the eliminated Italian Hero is put on the Casualty Track",
+    "deploy-wrong-quality": "French turn 2: the elite squad deploys into two line teams",
+    "over-long-move": "Italian turn 3: Отделение 4 moves 0703 -> 0302, 5 MP with 4",
+    "enemy-hex": "French turn 3: Лейтенант Дюран walks into 0603, held by Отделение 4",
 }
 
 
+def cc_game(seed: Optional[str] = None) -> Table:
+    t = Table("combat-commander", CC_PLAYERS, seed)
+    hero_fix = False
+    IT, FR = "Италия", "Франция"
+    ORD, DIS, DRAW = "Приказы и действия", "Сброс", "Добор карт"
+
+    def end_of_turn(turn, side, who, note):
+        t.phase(turn, DIS, side)
+        t.say(note, who)
+        t.phase(turn, DRAW, side)
+        t.say("Добираю до полной руки.", who)
+
+    def from_mix(uid, box, where, who):
+        t.mv(uid, where, who)
+
+    # ---- turn 1: Italy ------------------------------------------------------------
+    t.phase(1, ORD, IT)
+    t.say("Начинаем! Приказ «Движение»: 2-е и 3-е отделения идут к мосту.", MARIO)
+    t.say("Удачи, Марио.", JEAN)
+    t.mv("it.sq_line.2", "0803", MARIO)
+    t.mv("it.sq_line.3", "0703", MARIO)
+    t.say("Приказ «Огонь»: пулемёт Фиат бьёт по 0404.", MARIO)
+    t.roll("2d6", [5, 6], MARIO)
+    t.say("Отделение Г подавлено.", MARIO)
+    t.layer("fr.sq_line.2", "suppressed", True, JEAN)
+    t.say("Событие «Пыль»: дым в случайный гекс.", MARIO)
+    t.marker("smoke", "0606" if seed == "smoke-in-water" else "0705", MARIO)
+    t.say("Событие «Развёртывание»: Новобранцы 7 разворачиваются в две команды.", MARIO)
+    t.say("#event Deploy", MARIO)
+    t.to_box("it.sq_green.2", "it_mix", MARIO)
+    t.mv("it.tm_green.1", "0906", MARIO)
+    t.mv("it.tm_green.2", "0906", MARIO)
+    end_of_turn(1, IT, MARIO, "Сбрасываю одну карту.")
+
+    # ---- turn 1: France -------------------------------------------------------------
+    t.phase(1, ORD, FR)
+    t.say("Приказ «Огонь» по 0803.", JEAN)
+    t.roll("2d6", [6, 6], JEAN)
+    t.say("Отделение 3 сломлено!", JEAN)
+    t.layer("it.sq_line.2", "broken", True, MARIO)
+    t.say("Событие «Окапывание»: окопы в 0404.", JEAN)
+    t.marker("foxholes", "0607" if seed == "foxholes-in-water" else "0404", JEAN)
+    t.say("Приказ «Движение»: лейтенант Дюран переходит в 0403.", JEAN)
+    t.mv("fr.ldr.1", "0403", JEAN)
+    t.say("Отделение Д тоже движется.", JEAN)
+    t.mv("fr.sq_line.3", "0305", JEAN)
+    t.w.undo(player=JEAN)
+    t.say("Нет, передумал — остаётся в Гараване.", JEAN)
+    t.say("Огонь пулемёта Гочкис по 0703.", JEAN)
+    t.roll("2d6", [1, 2], JEAN)
+    t.say("Мимо.", JEAN)
+    end_of_turn(1, FR, JEAN, "Сброс: две карты.")
+
+    # ---- turn 2: Italy --------------------------------------------------------------
+    t.phase(2, ORD, IT)
+    t.say("Событие «Полевое повышение»: рядовой в 0803.", MARIO)
+    t.mv("it.private", "0704" if seed == "private-without-broken" else "0803", MARIO)
+    t.say("Приказ «Сплочение» в 0803.", MARIO)
+    t.roll("2d6", [2, 3], MARIO)
+    t.layer("it.sq_line.2", "broken", False, MARIO)
+    t.say("Приказ «Движение»: капитан Росси с отделением 2 и пулемётом к 0704.", MARIO)
+    t.stack(["it.sq_line.1", "it.lmg.1", "it.ldr.1"], "0704", MARIO)
+    t.say("Событие «Герой» в 0704.", MARIO)
+    t.mv("it.hero", "0604" if seed == "hero-alone" else "0704", MARIO)
+    t.say("Миномёт Бриксия стреляет по 0304.", MARIO)
+    t.roll("2d6", [2, 2], MARIO)
+    t.say("Промах. Теперь пулемёт Фиат по 0304.", MARIO)
+    t.roll("2d6", [6, 5], MARIO)
+    t.say("Отделение В уничтожено.", MARIO)
+    t.w.move(t.unit["fr.sq_line.1"], "Дорожка потерь (Франция) 1", map_name=OFF_MAP_NAME, player=JEAN)
+    t.say("Вспыхнул пожар в 0503.", MARIO)
+    t.marker("blaze", "0503", MARIO)
+    end_of_turn(2, IT, MARIO, "Сбрасываю.")
+
+    # ---- turn 2: France -------------------------------------------------------------
+    t.phase(2, ORD, FR)
+    t.say("Огонь по 0704: целюсь в героя.", JEAN)
+    t.roll("2d6", [6, 4], JEAN)
+    t.say("Герой убит.", JEAN)
+    if seed == "hero-on-casualty-track":
+        t.w.move(t.unit["it.hero"], "Дорожка потерь (Италия) 1", map_name=OFF_MAP_NAME, player=MARIO)
+        hero_fix = True
+    else:
+        t.say("Герой возвращается в набор фишек (E58.1b).", MARIO)
+        t.to_box("it.hero", "it_mix", MARIO)
+    t.say("#event Deploy", JEAN)
+    t.to_box("fr.sq_elite.2", "fr_mix", JEAN)
+    if seed == "deploy-wrong-quality":
+        t.mv("fr.tm_line.1", "0202", JEAN)
+        t.mv("fr.tm_line.2", "0202", JEAN)
+    else:
+        t.mv("fr.tm_elite.1", "0202", JEAN)
+        t.mv("fr.tm_elite.2", "0202", JEAN)
+    t.say("Команды готовы.", JEAN)
+    t.say("Приказ «Движение»: сержант Мартен с отделением Д в Гараван.", JEAN)
+    t.stack(["fr.sq_line.3", "fr.ldr.2"], "0305", JEAN)
+    end_of_turn(2, FR, JEAN, "Сброс одной карты.")
+    if hero_fix:
+        t.say("Ой, герой должен был вернуться в набор фишек, исправляю.", MARIO)
+        t.to_box("it.hero", "it_mix", MARIO)
+
+    # ---- turn 3: Italy --------------------------------------------------------------
+    t.phase(3, ORD, IT)
+    t.say("Приказ «Движение».", MARIO)
+    t.mv("it.sq_line.3", "0302" if seed == "over-long-move" else "0603", MARIO)
+    t.mv("it.sq_line.4", "0904", MARIO)
+    t.mv("it.sq_green.1", "0805", MARIO)
+    t.say("Событие «Пыль».", MARIO)
+    t.marker("smoke", "0503" if seed == "smoke-with-blaze" else "0504", MARIO)
+    t.say("Огонь по 0404 под прикрытием дыма.", MARIO)
+    t.roll("2d6", [4, 3], MARIO)
+    t.say("Без результата.", MARIO)
+    t.layer("fr.sq_line.2", "suppressed", False, JEAN)
+    end_of_turn(3, IT, MARIO, "Сброс.")
+
+    # ---- turn 3: France -------------------------------------------------------------
+    t.phase(3, ORD, FR)
+    t.say("Приказ «Движение»: сержант Мартен и отделение Д назад в 0205.", JEAN)
+    t.stack(["fr.sq_line.3", "fr.ldr.2"], "0205", JEAN)
+    if seed == "enemy-hex":
+        t.say("Дюран идёт в штыковую!", JEAN)
+        t.mv("fr.ldr.1", "0603", JEAN)
+    t.say("Окапываемся.", JEAN)
+    t.marker("foxholes", "0404" if seed == "foxholes-on-fortification" else "0303", JEAN)
+    t.roll("2d6", [3, 1], JEAN)
+    t.say("Огонь мимо.", JEAN)
+    end_of_turn(3, FR, JEAN, "Конец третьего хода. Хорошая партия!")
+    t.say("Спасибо, до следующей недели.", MARIO)
+    return t
+
+
+#: system -> (game function, {seed: what the illegal copy does}, {extra clean log: seed})
+SYSTEMS: Dict[str, tuple] = {
+    "modern-tactical": (waw_game, WAW_SEEDS, {"game-2-withdrawn": "withdrawn"}),
+    "ww1-operational": (ww1_game, WW1_SEEDS, {}),
+    "combat-commander": (cc_game, CC_SEEDS, {}),
+}
+
+
+def logs_of(system: str) -> Dict[str, Optional[str]]:
+    """File name -> seed of every log of a system."""
+    _game, seeds, extra = SYSTEMS[system]
+    names: Dict[str, Optional[str]] = {"game-1.vlog": None}
+    names.update({f"{name}.vlog": seed for name, seed in extra.items()})
+    names.update({f"illegal-{seed}.vlog": seed for seed in seeds})
+    return names
+
+
 def write_system(system: str, out: Path) -> List[Path]:
-    game, seeds = SYSTEMS[system]
+    game = SYSTEMS[system][0]
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for seed in (None,) + tuple(seeds):
-        name = "game-1.vlog" if seed is None else f"illegal-{seed}.vlog"
+    for name, seed in logs_of(system).items():
         path = out / name
         path.write_bytes(game(seed).data())
         written.append(path)

@@ -104,7 +104,17 @@ class Clock:
         if typed is None:
             return None
         player, text = typed
-        return parse_annotation(text, step, player, self.prefix)
+        note = parse_annotation(text, step, player, self.prefix)
+        if note is not None and note.kind == "event":
+            # '#event Field Promotion it' -> name "Field Promotion", side "it"
+            # (the event plug-ins read args["name"] and args["side"])
+            words = str(note.args.get("text", "")).split()
+            side = None
+            if len(words) > 1 and words[-1].casefold() in self.side_ids:
+                side = self.side_ids[words.pop().casefold()]
+            args = dict(note.args, name=" ".join(words), side=side)
+            note = Annotation(note.kind, args, note.step, note.player)
+        return note
 
 
 def parse_annotation(text: str, step: int, player: Optional[str] = None,

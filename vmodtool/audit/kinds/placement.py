@@ -107,7 +107,7 @@ class Placement(BaseRule):
         out: List[Violation] = []
         hex_id = event.to_hex
         who = f"{marker_name(scenario, event.marker)} marker"
-        subj = Placer(side=event.side)
+        subj = Placer(side=event.side or state.phasing_side)
         phases = as_list(p.get("phases"))
         if phases and state.phase not in phases:
             out.append(self.ctx.violation(

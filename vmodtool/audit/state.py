@@ -99,15 +99,20 @@ class AuditState:
 
     # -- copies ------------------------------------------------------------------
     def copy(self) -> "AuditState":
-        snaps = self._snapshots
-        self._snapshots = {}
-        try:
-            dup = _copy.deepcopy(self, memo={id(self.scenario): self.scenario,
-                                             id(self._types): self._types,
-                                             id(self._counters): self._counters})
-        finally:
-            self._snapshots = snaps
-        dup._snapshots = dict(snaps)
+        """An independent copy (the scenario and its tables are shared).
+        Written out field by field: ``copy.deepcopy`` was the audit's
+        hottest path (a snapshot at every turn, phase and activation start)."""
+        dup = AuditState.__new__(AuditState)
+        dup.__dict__.update(self.__dict__)
+        dup.__dict__.pop("_views", None)
+        dup.units_state = {uid: UnitState(u.uid, u.hex, u.box, u.face, set(u.layers), u.present,
+                                          u.entered)
+                           for uid, u in self.units_state.items()}
+        dup.markers_state = {k: MarkerState(m.key, m.kind, m.hex, m.box)
+                             for k, m in self.markers_state.items()}
+        dup.stacks = {h: list(keys) for h, keys in self.stacks.items()}
+        dup.activations = dict(self.activations)
+        dup._snapshots = {}          # a copy never carries older snapshots (no chain kept alive)
         return dup
 
     def take_snapshot(self, point: str) -> None:
@@ -117,8 +122,28 @@ class AuditState:
         return self._snapshots.get(point)
 
     # -- views -------------------------------------------------------------------
+    def fingerprint(self) -> tuple:
+        """Everything the settle-point kinds read (where every unit and
+        marker is, stack order, faces, status layers): equal fingerprints
+        mean equal findings, so an unchanged game is not judged again."""
+        return (tuple((h, tuple(keys)) for h, keys in self.stacks.items()),
+                tuple((uid, s.hex, s.box, s.face, frozenset(s.layers), s.present)
+                      for uid, s in self.units_state.items()))
+
     def unit(self, uid: str) -> Unit:
         s = self.units_state[uid]
+        # views are cached per unit and rebuilt when anything they show changed
+        key = (s.hex, s.box, s.face, frozenset(s.layers), s.present, s.entered,
+               tuple(self.stacks.get(s.hex, ())) if s.hex is not None else ())
+        cache = self.__dict__.setdefault("_views", {})
+        hit = cache.get(uid)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        view = self._build_unit(uid, s)
+        cache[uid] = (key, view)
+        return view
+
+    def _build_unit(self, uid: str, s: "UnitState") -> Unit:
         counter = self._counters[uid]
         utype = self._types[counter.type]
         face = utype.faces[min(s.face, len(utype.faces) - 1)]

@@ -305,6 +305,13 @@ class SettleRule(BaseRule):
     def check(self, state, event: Event) -> Iterable[Violation]:
         if event.kind not in self.subscribes:
             return []
+        # a game that has not changed since the last settle point has the same
+        # findings, all already reported (``open``): nothing to judge again
+        fingerprint = getattr(state, "fingerprint", None)
+        mark = fingerprint() if fingerprint is not None else None
+        if mark is not None and mark == self.__dict__.get("_mark"):
+            return []
+        self._mark = mark
         found = self.findings(state)
         out = [build(event) for key, (sig, build) in sorted(found.items(), key=lambda kv: repr(kv[0]))
                if self.open.get(key) != sig]

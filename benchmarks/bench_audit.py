@@ -1,0 +1,151 @@
+"""Audit speed: the example game logs and synthetic long logs of the
+Quneitra Gap example, with all of the scenario's rules on.
+
+Run from the repository root: ``python benchmarks/bench_audit.py``
+(``--steps N`` for the long log, default 50000; ``--profile`` prints the
+hottest functions of one audit of the long log).
+
+The synthetic log is a real game of the example module written with
+GameWriter: turns of a Marker Removal and an Action Phase, each activation
+a chit draw, then units of the drawn formation moving back and forth
+between two hexes within their allowance, a dice roll and chat, with an
+undo now and then.  Time is reported per logged step for the whole audit
+(read, replay, rules) and, for linearity, for a log of 1/5 of the length.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from vmodtool.audit.game import audit_logs, scenario_positions_module  # noqa: E402
+from vmodtool.build.module import OFF_MAP_NAME  # noqa: E402
+from vmodtool.scenario import load_scenario  # noqa: E402
+from vmodtool.vassal.gamewriter import GameWriter, Player  # noqa: E402
+
+EXAMPLES = ROOT / "examples"
+SYSTEMS = ("modern-tactical", "ww1-operational", "combat-commander")
+
+#: formation -> [(units moved together or alone, hex A, hex B)]; every move is
+#: legal: within the allowance, escorts with the HQs, no enemy hexes
+SHUTTLES = {
+    "bn_78": [(["syr.t72.2"], "1002", "0902"), (["syr.t72.1", "syr.hq_78"], "1103", "1102"),
+              (["syr.t72.3"], "1104", "1204")],
+    "bn_85": [(["syr.brdm"], "0904", "0804"), (["syr.bmp.1", "syr.hq_85"], "1003", "1004")],
+    "team_ari": [(["idf.mk.2"], "0603", "0503"), (["idf.mk.1", "idf.hq_a"], "0402", "0403"),
+                 (["idf.inf.1"], "0505", "0405")],
+}
+ORDER = ("bn_78", "team_ari", "bn_85")
+
+
+def synthetic_log(steps: int, path: Path) -> int:
+    """Write a legal Quneitra Gap log of about ``steps`` steps; returns its
+    step count."""
+    scenario = load_scenario(EXAMPLES / "modern-tactical" / "scenario.yaml")
+    module, sizes = scenario_positions_module(scenario)
+    players = [Player("idf", "Avi", "Israel Defense Forces"), Player("syr", "Sami", "Syrian Arab Army")]
+    w = GameWriter(module, players=players, board_sizes=sizes)
+    unit = {p.piece.get_property("UnitId"): pid for pid, p in w.pieces.items()
+            if p.piece.get_property("UnitId")}
+    chits = {}
+    for pid, p in w.pieces.items():
+        if p.piece.get_property("MarkerKind") == "formation_chit":
+            chits.setdefault(p.piece.get_property("Formation"), []).append(pid)
+    w.snapshot()
+    where = {}          # shuttle -> current end (0: A, 1: B)
+    turn = 0
+    while len(w.steps) < steps:
+        turn += 1
+        w.report(f"TT|{turn}|Marker Removal Phase")
+        for f in ORDER:
+            for pid in chits[f]:
+                if w.location(pid) != "Chit cup":
+                    w.move(pid, "Chit cup", map_name=OFF_MAP_NAME, player="Avi")
+        w.report(f"TT|{turn}|Action Phase")
+        for f in ORDER:
+            who = "Avi" if f == "team_ari" else "Sami"
+            w.move(chits[f][0], "Drawn chits", map_name=OFF_MAP_NAME, player=who)
+            for _ in range(2):                                  # back and forth: 2 moves
+                for i, (uids, a, b) in enumerate(SHUTTLES[f]):
+                    key = (f, i)
+                    end = where.get(key, 0)
+                    target = b if end == 0 else a
+                    pids = [unit[u] for u in uids]
+                    if len(pids) == 1:
+                        w.move(pids[0], target, player=who)
+                    else:
+                        w.move_stack(pids, target, player=who)
+                    where[key] = 1 - end
+                w.dice("2d6", [turn % 6 + 1, (turn * 5) % 6 + 1], player=who)
+                w.chat("fire!", player=who)
+            if turn % 7 == 0:                                  # a misclick taken back
+                uids, a, b = next(x for x in SHUTTLES[f] if len(x[0]) == 1)
+                pid = unit[uids[0]]
+                here = w.location(pid)
+                w.move(pid, a if here == b else b, player=who)
+                w.undo(player=who)
+    path.write_bytes(w.to_bytes())
+    return len(w.steps)
+
+
+def timed_audit(path: Path, scenario, repeat: int = 3):
+    best = None
+    report = None
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        report = audit_logs([path], scenario)
+        elapsed = time.perf_counter() - start
+        best = elapsed if best is None or elapsed < best else best
+    return best, report
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=50000)
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+
+    print("example game logs (all rules on; best of 3, whole audit incl. reading):")
+    for system in SYSTEMS:
+        scenario = load_scenario(EXAMPLES / system / "scenario.yaml")
+        path = EXAMPLES / system / "logs" / "game-1.vlog"
+        t, report = timed_audit(path, scenario)
+        print(f"  {system:18s} {report.steps:6d} steps  {t * 1000:7.1f} ms  "
+              f"{t / report.steps * 1e6:8.1f} µs/step  ({len(report.errors)} errors)")
+
+    scenario = load_scenario(EXAMPLES / "modern-tactical" / "scenario.yaml")
+    with tempfile.TemporaryDirectory() as tmp:
+        small, big = Path(tmp) / "small.vlog", Path(tmp) / "big.vlog"
+        start = time.perf_counter()
+        n_small = synthetic_log(args.steps // 5, small)
+        n_big = synthetic_log(args.steps, big)
+        print(f"\nsynthetic logs written in {time.perf_counter() - start:.1f} s")
+        t_small, r_small = timed_audit(small, scenario, repeat=2)
+        t_big, r_big = timed_audit(big, scenario, repeat=2)
+        for n, t, r in ((n_small, t_small, r_small), (n_big, t_big, r_big)):
+            print(f"  {n:6d} steps  {t:6.2f} s  {t / r.steps * 1e6:6.1f} µs/step  "
+                  f"({len(r.errors)} errors, {len(r.violations)} findings)")
+        ratio = (t_big / r_big.steps) / (t_small / r_small.steps)
+        print(f"  linearity: µs/step at {n_big} ÷ µs/step at {n_small} = {ratio:.2f} (1.00 = linear)")
+        print(f"  target ≤ 25 µs/step: {'met' if t_big / r_big.steps * 1e6 <= 25 else 'NOT met'}")
+        if args.profile:
+            prof = cProfile.Profile()
+            prof.enable()
+            audit_logs([big], scenario)
+            prof.disable()
+            pstats.Stats(prof).sort_stats("cumulative").print_stats(30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -27,7 +27,7 @@ def matches(selector: Any, unit: Unit, state: Optional[AuditState] = None,
         return True
     if isinstance(selector, (list, tuple)):
         return any(matches(s, unit, state, subject) for s in selector)
-    if not isinstance(selector, Mapping):
+    if not isinstance(selector, dict) and not isinstance(selector, Mapping):
         return False
     for key, value in selector.items():
         if not _key_matches(key, value, unit, state, subject):

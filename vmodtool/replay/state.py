@@ -369,13 +369,26 @@ class MapState:
                     del self._at[key]
 
     def relocate(self, obj) -> None:
-        """Re-index ``obj`` after its x/y changed (if it is top-level here)."""
-        if obj in self._key:
+        """Re-index ``obj`` after its x/y (or its members) changed, if it is
+        top-level here."""
+        if obj in self.pieces:
             self._unindex(obj)
             self._index(obj)
 
     def at(self, x: int, y: int) -> List[object]:
         """Top-level objects exactly at (x, y), in drawing order."""
+        bucket = self._at.get((x, y))
+        if not bucket:
+            return []
+        if len(bucket) == 1:
+            return list(bucket)
+        # Empty stacks left behind by earlier moves (VASSAL keeps them on the
+        # map) take no part in a drop: drop them from the index, or a point
+        # visited often would collect them all.  A stack that gets members
+        # again is re-indexed by relocate()/add().
+        empties = [o for o in bucket if o.is_stack and not o.members]
+        for o in empties:
+            self._unindex(o)
         bucket = self._at.get((x, y))
         if not bucket:
             return []

@@ -9,6 +9,7 @@ settle-point bookkeeping).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
@@ -101,7 +102,15 @@ def carried_markers(state, uid: str) -> FrozenSet[str]:
 
 
 def with_markers(unit, markers: Iterable[str]):
-    return dataclasses.replace(unit, markers=frozenset(markers))
+    """``unit`` with other ``markers`` (the same object when they are equal;
+    a shallow copy otherwise — ``dataclasses.replace`` re-runs ``__init__``
+    and was the audit's hottest call)."""
+    markers = frozenset(markers)
+    if markers == unit.markers:
+        return unit
+    new = copy.copy(unit)
+    object.__setattr__(new, "markers", markers)
+    return new
 
 
 def carried_view(state, unit):

@@ -10,94 +10,24 @@ HQ 78 (Tank HQ, range 4 / 3) in 1103.
 from __future__ import annotations
 
 import copy
-from typing import List, Optional
+from typing import Optional
 
 import pytest
 
-from tests.audit.helpers import example, feed, make_rule, move, rule, setup_state
-from vmodtool.audit.api import Event, Violation
+from tests.audit.helpers import example, make_rule, rule
+from tests.audit.harness import Game as _Game
 from vmodtool.audit.kinds import rule_class
-from vmodtool.audit.timeline import parse_annotation
 
 # load the whole registry first: rule_class() imports every kind module only
 # while the registry is empty
 rule_class("command_range")
 
 
-class Game:
-    """Feeds rules the engine's events, step by step (state updated first)."""
+class Game(_Game):
+    """The shared driver, in the Action Phase by default."""
 
     def __init__(self, scenario, *rules, phase: Optional[str] = "action", turn: int = 1) -> None:
-        self.state = setup_state(scenario, turn=turn, phase=phase)
-        self.rules = list(rules)
-        self.n = 0
-        self.violations: List[Violation] = []
-        self.markers = 0
-
-    def _feed(self, events) -> None:
-        for r in self.rules:
-            self.violations.extend(feed(r, self.state, events))
-
-    def step(self, *actions) -> int:
-        """("move", uid, hex), ("dice", d1, d2), ("chat", "#check 1206 pass"),
-        ("marker", kind, hex), ("enter", uid, hex), ("flip", uid, face) or Events."""
-        self.n += 1
-        step = self.n
-        self._feed([Event("step_start", step)])
-        for action in actions:
-            if isinstance(action, Event):
-                events = [action]
-            elif action[0] == "move":
-                events = [move(self.state, action[1], action[2], step=step)]
-            elif action[0] == "dice":
-                events = [Event("dice", step, dice=tuple(action[1:]), text="2d6")]
-            elif action[0] == "chat":
-                ann = parse_annotation(action[1], step, "p")
-                events = [Event("annotation", step, annotation=ann, text=action[1])]
-            elif action[0] == "marker":
-                self.markers += 1
-                key = f"m{self.markers}"
-                self.state.place_marker(key, action[1], action[2], None)
-                events = [Event("marker_add", step, unit=key, marker=action[1], to_hex=action[2])]
-            elif action[0] == "enter":
-                uid, hex_id = action[1], action[2]
-                box = self.state.units_state[uid].box
-                self.state.place_unit(uid, hex_id, None)
-                events = [Event("enter", step, unit=uid, from_box=box, to_hex=hex_id)]
-            elif action[0] == "flip":
-                uid, face = action[1], action[2]
-                utype = self.state.scenario.unit_type_of(self.state.scenario.counter(uid))
-                names = [f.name for f in utype.faces]
-                old = names[self.state.units_state[uid].face]
-                self.state.units_state[uid].face = names.index(face)
-                events = [Event("flip", step, unit=uid, changes={"face": (old, face)})]
-            else:
-                raise ValueError(action)
-            self._feed(events)
-        self._feed([Event("step_end", step)])
-        return step
-
-    def clock(self, kind: str, **kw) -> int:
-        self.n += 1
-        step = self.n
-        if kind == "activation_start":
-            self.state.active_formation = kw["text"]
-            self.state.activation_count += 1
-        elif kind == "turn_start":
-            self.state.turn = kw["turn"]
-        self._feed([Event("step_start", step), Event(kind, step, **kw), Event("step_end", step)])
-        if kind == "activation_end":
-            self.state.active_formation = None
-        return step
-
-    def activation(self, formation: str) -> int:
-        return self.clock("activation_start", text=formation)
-
-    def end_activation(self) -> int:
-        return self.clock("activation_end", text=self.state.active_formation)
-
-    def found(self):
-        return [(v.rule_id, v.step, v.units, v.hexes) for v in self.violations]
+        super().__init__(scenario, *rules, phase=phase, turn=turn)
 
 
 @pytest.fixture(scope="module")

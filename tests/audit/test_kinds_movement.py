@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import copy
 import time
-from typing import List, Optional
 
 import pytest
 
-from tests.audit.helpers import example, feed, make_rule, move, rule, setup_state
-from vmodtool.audit.api import Annotation, Event, Violation
+from tests.audit.helpers import example, make_rule, rule
+from tests.audit.harness import Game
 from vmodtool.audit.kinds import rule_class
 
 # load the whole registry first: rule_class() imports every kind module only
@@ -24,73 +23,6 @@ from vmodtool.audit.kinds import rule_class
 rule_class("movement_allowance")
 
 from vmodtool.audit.kinds.movement import MoveCosts  # noqa: E402
-
-
-class Game:
-    """Drives one or more rules through steps the way the engine does:
-    clock events, then each step's events (state already updated), then
-    ``step_end``."""
-
-    def __init__(self, scenario, *rules, phase: Optional[str] = None, turn: int = 1) -> None:
-        self.state = setup_state(scenario, turn=turn, phase=phase)
-        self.rules = list(rules)
-        self.n = 0
-        self.violations: List[Violation] = []
-
-    def place(self, uid: str, hex_id: Optional[str], box: Optional[str] = None) -> None:
-        """Set-up placement (no event)."""
-        self.state.place_unit(uid, hex_id, box)
-
-    def _feed(self, events) -> None:
-        for r in self.rules:
-            self.violations.extend(feed(r, self.state, events))
-
-    def step(self, *actions) -> int:
-        """One step: ("move", uid, hex), ("retreat", from, to) annotations,
-        or ready Events."""
-        self.n += 1
-        step = self.n
-        self._feed([Event("step_start", step)])
-        for action in actions:
-            if isinstance(action, Event):
-                events = [action]
-            elif action[0] == "move":
-                events = [move(self.state, action[1], action[2], step=step)]
-            elif action[0] == "leave":
-                uid, box = action[1], action[2]
-                old = self.state.units_state[uid].hex
-                self.state.place_unit(uid, None, box)
-                events = [Event("leave", step, unit=uid, from_hex=old, to_box=box)]
-            else:                                  # an annotation #kind from > to
-                kind, a, b = action
-                args = {"from": (a,) if a else (), "to": (b,) if b else (),
-                        "text": f"{a or ''} > {b or ''}"}
-                events = [Event("annotation", step, annotation=Annotation(kind, args, step))]
-            self._feed(events)
-        self._feed([Event("step_end", step)])
-        return step
-
-    def clock(self, kind: str, **kw) -> int:
-        """A step holding a clock event (phase/activation/turn change)."""
-        self.n += 1
-        step = self.n
-        if kind == "activation_start":
-            self.state.active_formation = kw["text"]
-            self.state.activation_count += 1
-        elif kind == "phase_start":
-            self.state.phase = kw["phase"]
-        elif kind == "turn_start":
-            self.state.turn = kw["turn"]
-        self._feed([Event("step_start", step), Event(kind, step, **kw), Event("step_end", step)])
-        if kind == "activation_end":
-            self.state.active_formation = None
-        return step
-
-    def activation(self, formation: str) -> int:
-        return self.clock("activation_start", text=formation)
-
-    def found(self):
-        return [(v.rule_id, v.step, v.units, v.hexes) for v in self.violations]
 
 
 # ======================================================================================

@@ -16,13 +16,7 @@ import pytest
 
 from tests.audit.helpers import example, make_rule, rule
 from tests.audit.harness import Game
-from vmodtool.audit.kinds import rule_class
-
-# load the whole registry first: rule_class() imports every kind module only
-# while the registry is empty
-rule_class("movement_allowance")
-
-from vmodtool.audit.kinds.movement import MoveCosts  # noqa: E402
+from vmodtool.audit.kinds.movement import MoveCosts
 
 
 # ======================================================================================

@@ -16,11 +16,6 @@ import pytest
 
 from tests.audit.helpers import example, make_rule, rule
 from tests.audit.harness import Game as _Game
-from vmodtool.audit.kinds import rule_class
-
-# load the whole registry first: rule_class() imports every kind module only
-# while the registry is empty
-rule_class("command_range")
 
 
 class Game(_Game):

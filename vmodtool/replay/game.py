@@ -229,8 +229,13 @@ class Replay:
             engine.apply(cmd)
             inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
             if isinstance(inner, MovePiece):
-                moves.append((inner.piece_id, inner.new_map or "", *map(str, inner.new_position),
-                              inner.old_map or "", *map(str, inner.old_position)))
+                # (id, new map, x, y, old map, x, y) from the fields the engine
+                # already decoded: compared with the previous step's to spot
+                # an old-style undo
+                f = inner.fields
+                if len(f) >= 8:
+                    moves.append((f[0], "" if f[1] == "null" else f[1], f[2], f[3],
+                                  "" if f[5] == "null" else f[5], f[6], f[7]))
             elif isinstance(inner, ChangePiece):
                 if not inner.piece_id.startswith("replay-") and \
                         not _is_stack(engine, inner.piece_id):

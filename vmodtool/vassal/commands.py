@@ -175,6 +175,13 @@ class _SlashCommand(Command):
         fields = self._fields
         return fields[index] if index < len(fields) else None
 
+    @property
+    def fields(self) -> List[str]:
+        """The raw ``/``-separated fields after the prefix (decoded once)."""
+        if self._fields is None:
+            self._fields = decode_sequence(self.text[2:], "/")
+        return self._fields
+
 
 def _none_if_null(value: Optional[str]) -> Optional[str]:
     return None if value in (None, "null") else value

@@ -130,6 +130,25 @@ class AuditState:
                 tuple((uid, s.hex, s.box, s.face, frozenset(s.layers), s.present)
                       for uid, s in self.units_state.items()))
 
+    def hex_signatures(self) -> Dict[str, tuple]:
+        """Per occupied hex, everything a hex's settle-point findings read
+        (its pieces bottom → top, each unit's face, status layers and entry,
+        each marker's kind): a hex whose signature is unchanged has the same
+        findings, so the settle-point kinds judge only the hexes that changed."""
+        units, markers = self.units_state, self.markers_state
+        out: Dict[str, tuple] = {}
+        for hex_id, keys in self.stacks.items():
+            sig = []
+            for k in keys:
+                s = units.get(k)
+                if s is not None:
+                    sig.append((k, s.box, s.face, frozenset(s.layers), s.present, s.entered))
+                else:
+                    m = markers.get(k)
+                    sig.append((k, m.kind if m is not None else None))
+            out[hex_id] = tuple(sig)
+        return out
+
     def unit(self, uid: str) -> Unit:
         s = self.units_state[uid]
         # views are cached per unit and rebuilt when anything they show changed

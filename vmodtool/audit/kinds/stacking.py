@@ -9,7 +9,7 @@ reappears.  Marker pieces never count: ``units_in`` lists units only.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.status import (SettleRule, carried_view, current_steps, describe_selector,
@@ -17,10 +17,6 @@ from vmodtool.audit.kinds.status import (SettleRule, carried_view, current_steps
 from vmodtool.audit.selectors import as_list, matches
 
 __all__ = ["Stacking", "StackOrder", "Cohabitation"]
-
-
-def _occupied(state) -> List[str]:
-    return sorted({u.hex for u in state.units() if u.hex is not None})
 
 
 @register("stacking")
@@ -60,32 +56,32 @@ class Stacking(SettleRule):
             return f"{number} {self.params.get('points_from', 'stacking points')}"
         return f"{number} units"
 
-    def findings(self, state) -> Dict[Any, Tuple[Any, Any]]:
+    per_hex = True
+
+    def findings_in(self, state, hex_id: str) -> Dict[Any, Tuple[Any, Any]]:
         p = self.params
         exempt = p.get("exempt")
         per_side = p.get("per_side", True)
         out: Dict[Any, Tuple[Any, Any]] = {}
-        for hex_id in _occupied(state):
-            units = state.units_in(hex_id)
-            groups: Dict[Optional[str], list] = {}
-            for u in units:
-                groups.setdefault(u.side if per_side else None, []).append(u)
-            for side, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
-                counted = [u for u in members if exempt is None or not matches(exempt, u, state)]
-                total = sum(self._weight(state, u) for u in counted)
-                limit = self._limit(state, hex_id)
-                if limit is not None and total > limit:
-                    out[("limit", hex_id, side)] = (
-                        tuple(u.uid for u in counted),
-                        self._limit_builder(state, hex_id, side, counted, total, limit))
-                for i, entry in enumerate(as_list(p.get("per_type_max"))):
-                    if not isinstance(entry, Mapping):
-                        continue
-                    hits = [u for u in members if matches(entry.get("select"), u, state)]
-                    if len(hits) > entry.get("max", 0):
-                        out[("per_type", i, hex_id, side)] = (
-                            tuple(u.uid for u in hits),
-                            self._type_builder(state, hex_id, side, hits, entry))
+        groups: Dict[Optional[str], list] = {}
+        for u in state.units_in(hex_id):
+            groups.setdefault(u.side if per_side else None, []).append(u)
+        for side, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
+            counted = [u for u in members if exempt is None or not matches(exempt, u, state)]
+            total = sum(self._weight(state, u) for u in counted)
+            limit = self._limit(state, hex_id)
+            if limit is not None and total > limit:
+                out[("limit", hex_id, side)] = (
+                    tuple(u.uid for u in counted),
+                    self._limit_builder(state, hex_id, side, counted, total, limit))
+            for i, entry in enumerate(as_list(p.get("per_type_max"))):
+                if not isinstance(entry, Mapping):
+                    continue
+                hits = [u for u in members if matches(entry.get("select"), u, state)]
+                if len(hits) > entry.get("max", 0):
+                    out[("per_type", i, hex_id, side)] = (
+                        tuple(u.uid for u in hits),
+                        self._type_builder(state, hex_id, side, hits, entry))
         return out
 
     def _limit_builder(self, state, hex_id, side, counted, total, limit):
@@ -116,28 +112,29 @@ class StackOrder(SettleRule):
     left out) the units matching ``top`` form the top block and those
     matching ``bottom`` the bottom block."""
 
-    def findings(self, state) -> Dict[Any, Tuple[Any, Any]]:
+    per_hex = True
+
+    def findings_in(self, state, hex_id: str) -> Dict[Any, Tuple[Any, Any]]:
         p = self.params
         ignore = p.get("ignore")
         out: Dict[Any, Tuple[Any, Any]] = {}
-        for hex_id in _occupied(state):
-            stack = [u for u in state.units_in(hex_id) if ignore is None or not matches(ignore, u, state)]
-            for end in ("top", "bottom"):
-                sel = p.get(end)
-                if sel is None:
-                    continue
-                order = stack if end == "top" else list(reversed(stack))   # block sits at the end
-                flags = [matches(sel, u, state) for u in order]
-                if not any(flags):
-                    continue
-                first = flags.index(True)
-                intruders = [u for u, f in zip(order[first:], flags[first:]) if not f]
-                if not intruders:
-                    continue
-                last_intruder = max(i for i, f in enumerate(flags) if not f)
-                misplaced = [u for i, (u, f) in enumerate(zip(order, flags)) if f and i < last_intruder]
-                out[(end, hex_id)] = (tuple(u.uid for u in stack),
-                                      self._builder(state, hex_id, end, sel, misplaced, intruders, stack))
+        stack = [u for u in state.units_in(hex_id) if ignore is None or not matches(ignore, u, state)]
+        for end in ("top", "bottom"):
+            sel = p.get(end)
+            if sel is None:
+                continue
+            order = stack if end == "top" else list(reversed(stack))   # block sits at the end
+            flags = [matches(sel, u, state) for u in order]
+            if not any(flags):
+                continue
+            first = flags.index(True)
+            intruders = [u for u, f in zip(order[first:], flags[first:]) if not f]
+            if not intruders:
+                continue
+            last_intruder = max(i for i, f in enumerate(flags) if not f)
+            misplaced = [u for i, (u, f) in enumerate(zip(order, flags)) if f and i < last_intruder]
+            out[(end, hex_id)] = (tuple(u.uid for u in stack),
+                                  self._builder(state, hex_id, end, sel, misplaced, intruders, stack))
         return out
 
     def _builder(self, state, hex_id, end, sel, misplaced, intruders, stack):
@@ -157,14 +154,17 @@ class Cohabitation(SettleRule):
     least ``min`` (default 1) other units matching ``with`` (relative to the
     subject: ``same``, ``served_by: subject``, ``side: friendly``)."""
 
-    def findings(self, state) -> Dict[Any, Tuple[Any, Any]]:
+    per_hex = True
+
+    def findings_in(self, state, hex_id: str) -> Dict[Any, Tuple[Any, Any]]:
         p = self.params
         minimum = p.get("min", 1)
         out: Dict[Any, Tuple[Any, Any]] = {}
-        for unit in sorted(state.units(), key=lambda u: u.uid):
+        here = state.units_in(hex_id)
+        for unit in sorted(here, key=lambda u: u.uid):
             if not unit.on_map or not matches(p.get("subject"), unit, state):
                 continue
-            others = [o for o in state.units_in(unit.hex) if o.uid != unit.uid]
+            others = [o for o in here if o.uid != unit.uid]
             good = [o for o in others if matches(p.get("with"), carried_view(state, o), state, unit)]
             if len(good) < minimum:
                 out[("cohabitation", unit.uid)] = (unit.hex,

@@ -54,6 +54,7 @@ class Engine:
         self.failures: List[RuleFailure] = []
         self.not_checked: Dict[str, str] = {}
         self._plugin_contexts: List[PluginContext] = []
+        self._by_kind: Dict[str, List[int]] = {}     # event kind -> indices of the rules asked
         folders = list(scenario.plugin_paths) + [Path(f) for f in plugin_folders]
         from vmodtool.audit.kinds import rule_class
         for spec in (rules if rules is not None else scenario.rules):
@@ -75,8 +76,18 @@ class Engine:
             state.take_snapshot(event.kind.replace("_start", "") + "_start")
         for ctx in self._plugin_contexts:
             ctx.state = state
-        for spec, rule in self.rules:
-            if event.kind not in getattr(rule, "subscribes", ()):
+        kind = event.kind
+        indices = self._by_kind.get(kind)
+        if indices is None:
+            # built-in kinds fix what they subscribe to when they are made;
+            # plug-ins are asked at every event (they may change their mind)
+            indices = self._by_kind[kind] = [
+                i for i, (spec, rule) in enumerate(self.rules)
+                if spec.kind == "plugin" or kind in getattr(rule, "subscribes", ())]
+        rules = self.rules
+        for i in indices:
+            spec, rule = rules[i]
+            if kind not in getattr(rule, "subscribes", ()):
                 continue
             try:
                 found = list(rule.check(state, event) or ())
@@ -100,6 +111,7 @@ class Engine:
         for i, rule in enumerate(frame.rules):
             spec, _ = self.rules[i]
             self.rules[i] = (spec, rule)
+        self._by_kind = {}
         for i in range(frame.violations_before, len(self.violations)):
             self.violations[i] = replace(self.violations[i], withdrawn_by_undo=True)
 

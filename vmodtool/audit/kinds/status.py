@@ -307,6 +307,18 @@ class SettleRule(BaseRule):
         self.subscribes = frozenset({point, "game_end"}) if point else _CHANGE_EVENTS | {"game_end"}
         self.open: Dict[Any, Any] = {}
 
+    def __deepcopy__(self, memo: dict) -> "SettleRule":
+        # a checkpoint copies the rule's memory (``open``); the caches of
+        # what was judged are dropped (a rolled-back rule judges afresh) and
+        # the context and params are shared
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            if key in ("_by_hex", "_mark"):
+                continue
+            new.__dict__[key] = value if key in ("ctx", "params") else copy.deepcopy(value, memo)
+        return new
+
     #: subclasses whose findings for a hex depend only on what is in that hex
     #: (see :meth:`AuditState.hex_signatures`) implement :meth:`findings_in`
     #: and are judged hex by hex, only where something changed
@@ -501,10 +513,12 @@ class StatusForbids(BaseRule):
         return [self._violation(state, event, unit, marks)]
 
 
-def _unit_ids(state) -> set:
+def _unit_ids(state):
+    """The ids of the scenario's units (a mapping or set: for ``in`` and
+    iteration only; not copied, as this is asked for every event)."""
     us = getattr(state, "units_state", None)
     if us is not None:
-        return set(us)
+        return us
     return {u.uid for u in state.units()}     # pragma: no cover - foreign GameView
 
 

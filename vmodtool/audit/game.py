@@ -43,7 +43,7 @@ def scenario_positions_module(scenario: Scenario):
     from vmodtool.build.module import ModuleImages, assemble_module
     from vmodtool.vassal.module import Module
 
-    names = ModuleImages(counter_size=(64, 64), board_size=scenario.map.size)
+    names = ModuleImages(counter_size=(64, 64), board_size=scenario.map.size, draw=False)
     for counter in scenario.counters:
         for face in scenario.unit_type_of(counter).faces:
             names.unit[(counter.id, face.name)] = f"{counter.id}__{face.name}.png"
@@ -285,7 +285,6 @@ class AuditGame:
                 uid, _ = self.identify(ev.after)
                 if uid is None:
                     continue
-                changes = ev.changes()
                 s = st.units_state[uid]
                 old_face = self.faces[uid][s.face]
                 old_layers = set(s.layers)
@@ -307,7 +306,6 @@ class AuditGame:
                                      to_hex=hex_id, changes={"active": (kind in old_layers,
                                                                         kind in s.layers)},
                                      player=player, side=side, turn=st.turn, phase=st.phase), live)
-                del changes
             elif isinstance(ev, (ChatEvent, DiceEvent)):
                 message = ev.message or ""
                 change = self.clock.time(message) if message.startswith("*") else None

@@ -48,6 +48,9 @@ class ModuleImages:
     board: str = "board.png"
     board_size: Tuple[int, int] = (0, 0)
     counter_size: Tuple[int, int] = (64, 64)
+    #: False when only the buildFile is wanted (the audit reads positions
+    #: from it): the off-map board is not drawn nor the charts read
+    draw: bool = True
 
 
 @dataclass
@@ -123,7 +126,8 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     layout: Optional[OffMapLayout] = None
     if scenario.boxes or scenario.tracks:
         layout = layout_off_map(scenario)
-        images.files["off-map.png"] = draw_off_map(scenario, layout)
+        if images.draw:
+            images.files["off-map.png"] = draw_off_map(scenario, layout)
         off = _map(root, OFF_MAP_NAME, markMoved="Never", buttonName=OFF_MAP_NAME)
         off_board = _board_picker(off, OFF_MAP_NAME, "off-map.png")
         zoned = C.add(off_board, "module.map.boardPicker.board.ZonedGrid")
@@ -164,7 +168,8 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
                                                     "tooltip": "Charts and tables"})
         for chart in scenario.charts:
             name = f"chart-{chart.id}{chart.image.suffix.lower()}"
-            images.files[name] = chart.image.read_bytes()
+            if images.draw:
+                images.files[name] = chart.image.read_bytes()
             C.add(window, "widget.Chart", {"chartName": chart.name, "description": chart.name,
                                            "fileName": name})
     C.add(root, "module.Inventory")

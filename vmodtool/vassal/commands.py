@@ -838,14 +838,17 @@ class Redactor:
 
     def learn_from(self, node: Node) -> "Redactor":
         """Learn every roster entry and mover id in a tree."""
+        # one walk; the roster's names are learnt before the bare mover ids
+        # (which get "player-N" labels only when the roster does not name them)
+        movers = []
         for _, cmd in leaves(node):
             inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
             if isinstance(inner, PlayerAdd):
                 self.learn(inner.player_id, inner.name or None)
-        for _, cmd in leaves(node):
-            inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
-            if isinstance(inner, (MovePiece, PlayerRemove)):
-                self.learn(inner.player_id)
+            elif isinstance(inner, (MovePiece, PlayerRemove)):
+                movers.append(inner.player_id)
+        for player_id in movers:
+            self.learn(player_id)
         return self
 
     def label(self, player_id: Optional[str]) -> Optional[str]:

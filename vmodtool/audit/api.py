@@ -127,7 +127,8 @@ class MarkerView(Protocol):
 
 
 class GameView(Protocol):
-    """What a rule may look at."""
+    """What a rule may look at (and only look at: a rule never changes the
+    game; the views it is given are shared by every rule of one event)."""
 
     turn: Optional[int]
     phase: Optional[str]

@@ -85,20 +85,27 @@ class Engine:
                 i for i, (spec, rule) in enumerate(self.rules)
                 if spec.kind == "plugin" or kind in getattr(rule, "subscribes", ())]
         rules = self.rules
-        for i in indices:
-            spec, rule = rules[i]
-            if kind not in getattr(rule, "subscribes", ()):
-                continue
-            try:
-                found = list(rule.check(state, event) or ())
-            except Exception as exc:  # a rule's bug must not stop the audit
-                self.failures.append(RuleFailure(spec.id, event.step, f"{type(exc).__name__}: {exc}"))
-                continue
-            for violation in found:
-                if violation.severity == "info" and violation.evidence.get("not_checked"):
-                    self.not_checked.setdefault(spec.id, violation.message)
+        judging = getattr(state, "judging", None)     # (a foreign GameView may not have it)
+        if judging is not None:
+            judging(True)
+        try:
+            for i in indices:
+                spec, rule = rules[i]
+                if kind not in getattr(rule, "subscribes", ()):
                     continue
-                self.violations.append(violation)
+                try:
+                    found = list(rule.check(state, event) or ())
+                except Exception as exc:  # a rule's bug must not stop the audit
+                    self.failures.append(RuleFailure(spec.id, event.step, f"{type(exc).__name__}: {exc}"))
+                    continue
+                for violation in found:
+                    if violation.severity == "info" and violation.evidence.get("not_checked"):
+                        self.not_checked.setdefault(spec.id, violation.message)
+                        continue
+                    self.violations.append(violation)
+        finally:
+            if judging is not None:
+                judging(False)
 
     def checkpoint(self) -> _Frame:
         """The rules' memory now (taken before a step that a later undo in

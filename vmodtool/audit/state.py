@@ -94,6 +94,7 @@ class AuditState:
         self.step = 0
         self.time_inferred = False
         self._snapshots: Dict[str, "AuditState"] = {}
+        self._event_views: Optional[Dict[str, Unit]] = None   # see :meth:`judging`
         self._types = scenario.unit_types
         self._counters = {c.id: c for c in scenario.counters}
 
@@ -105,6 +106,7 @@ class AuditState:
         dup = AuditState.__new__(AuditState)
         dup.__dict__.update(self.__dict__)
         dup.__dict__.pop("_views", None)
+        dup._event_views = None
         dup.units_state = {uid: UnitState(u.uid, u.hex, u.box, u.face, set(u.layers), u.present,
                                           u.entered)
                            for uid, u in self.units_state.items()}
@@ -149,7 +151,22 @@ class AuditState:
             out[hex_id] = tuple(sig)
         return out
 
+    def judging(self, on: bool) -> None:
+        """While the engine hands one event to the rules nothing changes the
+        game (rules only read it): views are then computed once per unit for
+        all the rules; switched off before the game changes again."""
+        self._event_views = {} if on else None
+
     def unit(self, uid: str) -> Unit:
+        memo = self._event_views
+        if memo is not None:
+            view = memo.get(uid)
+            if view is None:
+                view = memo[uid] = self._unit(uid)
+            return view
+        return self._unit(uid)
+
+    def _unit(self, uid: str) -> Unit:
         s = self.units_state[uid]
         # views are cached per unit and rebuilt when anything they show changed
         key = (s.hex, s.box, s.face, frozenset(s.layers), s.present, s.entered,

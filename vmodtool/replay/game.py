@@ -64,6 +64,12 @@ class Step:
     undoes: Optional[int] = None
     undone_by: Optional[int] = None
     commands: int = 0
+    #: the stacks the step's commands touched, as they are after it: stack
+    #: key (its id, or ``@…`` for one without) -> member piece ids bottom ->
+    #: top; the first step of each file lists every stack (the file's saved
+    #: state sets them all).  Lets a consumer follow stack order without
+    #: replaying again.
+    stacks: Dict[str, Tuple[str, ...]] = field(default_factory=dict, repr=False)
     _moves: Tuple[Tuple[str, ...], ...] = field(default=(), repr=False)
 
     @property
@@ -221,6 +227,7 @@ class Replay:
         count = 0
         moves: List[Tuple[str, ...]] = []
         stacks_seen = set()
+        referenced: List[str] = []
         for cmd in _leaves(node):
             count += 1
             inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
@@ -228,6 +235,8 @@ class Replay:
                 stacks_seen.add(inner.piece_id)
             engine.apply(cmd)
             inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
+            if isinstance(inner, (MovePiece, ChangePiece, AddPiece, RemovePiece)):
+                referenced.append(inner.piece_id)
             if isinstance(inner, MovePiece):
                 # (id, new map, x, y, old map, x, y) from the fields the engine
                 # already decoded: compared with the previous step's to spot
@@ -249,7 +258,8 @@ class Replay:
                     inner.kind not in ("Chat", "Null"):
                 moves.append(("other", inner.kind))
         step = Step(number, engine.file, file_step, index, commands=count,
-                    events=_fold(engine.events), warnings=engine.warnings[nwarn:])
+                    events=_fold(engine.events), warnings=engine.warnings[nwarn:],
+                    stacks=_stacks_after(engine, referenced, everything=file_step == 1))
         step._moves = tuple(moves)
         if engine.player_ids:
             step.player, step.side = self.roster.who(engine.player_ids[0])
@@ -320,6 +330,31 @@ def piece_snapshot(engine: Engine, p: Piece) -> PieceSnapshot:
     return PieceSnapshot(p.id or "", p.name, place.map, place.x, place.y, place.location,
                          stack_id, stack_index, stack_size, place.grid_cell, p.state_string(),
                          p.unit_id)
+
+
+def stack_key(stack) -> str:
+    """The key :attr:`Step.stacks` uses for a stack."""
+    return stack.id or f"@{id(stack)}"
+
+
+def _stacks_after(engine: Engine, piece_ids: Sequence[Optional[str]],
+                  everything: bool = False) -> Dict[str, Tuple[str, ...]]:
+    """The stacks holding (or being) these pieces now; every stack when
+    ``everything``.  A piece in no stack is a stack of its own."""
+    pieces = engine.state.pieces
+    objects = pieces.values() if everything else (pieces.get(pid) for pid in piece_ids if pid)
+    out: Dict[str, Tuple[str, ...]] = {}
+    for obj in objects:
+        if obj is None:
+            continue
+        stack = obj if obj.is_stack else obj.parent
+        if stack is None:
+            out[f"@{obj.id}"] = (obj.id or "",)
+            continue
+        key = stack_key(stack)
+        if key not in out:
+            out[key] = tuple(m.id or "" for m in stack.members)
+    return out
 
 
 def _is_stack(engine: Engine, piece_id: str) -> bool:

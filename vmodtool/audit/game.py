@@ -29,6 +29,7 @@ from vmodtool.build.module import OFF_MAP_NAME
 from vmodtool.build.offmap import layout_off_map
 from vmodtool.replay import ChangeEvent, ChatEvent, DiceEvent, MoveEvent, Replay
 from vmodtool.replay.events import AddEvent, RemoveEvent
+from vmodtool.replay.game import stack_key
 from vmodtool.scenario.model import Scenario
 
 __all__ = ["AuditGame", "audit_logs", "scenario_positions_module"]
@@ -87,6 +88,7 @@ class AuditGame:
         self.drawn_boxes = {p.activation.drawn: p.id for p in (scenario.turns.phases if scenario.turns else ())
                             if p.activation is not None and p.activation.drawn}
         self.steps = 0
+        self.rank: Dict[str, Tuple[str, int]] = {}   # VASSAL piece id -> (stack key, index)
         self._activation_by: Tuple[Optional[str], Optional[str]] = (None, None)
 
     # -- places ---------------------------------------------------------------------
@@ -137,7 +139,9 @@ class AuditGame:
                 continue
             hex_id, box = self.place(engine.place_of(p))
             parent = p.parent
-            rank = (parent.id or "", parent.members.index(p)) if parent is not None else (p.id or "", 0)
+            rank = (stack_key(parent), parent.members.index(p)) if parent is not None \
+                else (f"@{p.id}", 0)
+            self.rank[p.id or ""] = rank
             if uid is not None:
                 self.state.place_unit(uid, hex_id, box)
                 self._set_face_and_layers(uid, ref.properties())
@@ -155,25 +159,22 @@ class AuditGame:
             s.face = max(0, min(abs(int(level)) - 1, len(self.faces[uid]) - 1))
         s.layers = {k for k in self.layer_kinds if props.get(f"{k}_Active") == "true"}
 
-    def _sync_order(self, hexes: Iterable[str]) -> None:
-        """Stack order (bottom → top) of hexes from the live replay state."""
-        engine = self.replay.engine
-        if engine is None:
-            return
-        unit_piece = {v: k for k, v in self.piece_unit.items()}
+    def _sync_order(self, step, hexes: Iterable[str]) -> None:
+        """Stack order (bottom → top) of hexes after ``step``, from the
+        stacks the replay recorded with it (a piece keeps its place in a
+        stack the step did not touch)."""
+        rank = self.rank
+        for key, members in step.stacks.items():
+            for i, pid in enumerate(members):
+                rank[pid] = (key, i)
+        unit_piece = None
         for hex_id in set(hexes):
             keys = self.state.stacks.get(hex_id)
             if not keys or len(keys) < 2:
                 continue
-
-            def rank(key: str) -> Tuple[int, int]:
-                pid = unit_piece.get(key, key)
-                p = engine.state.get(pid)
-                if p is None or p.parent is None:
-                    return (0, 0)
-                parent = p.parent
-                return (id(parent) % 997, next((i for i, m in enumerate(parent.members) if m is p), 0))
-            keys.sort(key=rank)
+            if unit_piece is None:
+                unit_piece = {v: k for k, v in self.piece_unit.items()}
+            keys.sort(key=lambda k: rank.get(unit_piece.get(k, k), ("", 0)))
 
     # -- one step -----------------------------------------------------------------------------
     def _emit(self, event: Event, live: bool) -> None:
@@ -321,17 +322,20 @@ class AuditGame:
                 if note is not None:
                     self._emit(Event("annotation", n, sub, annotation=note, player=note.player or player,
                                      side=side, turn=st.turn, phase=st.phase), live)
-        self._sync_order(touched)
+        self._sync_order(step, touched)
         self._emit(Event("step_end", n, player=player, side=side, turn=st.turn, phase=st.phase), live)
 
     # -- the whole game --------------------------------------------------------------------------
     def run(self) -> None:
-        first = list(self.replay.steps())                 # pass 1: which steps get undone
-        undone = {s.number for s in first if s.undone_by}
-        undo_steps = {s.number for s in first if s.undo}
+        # the whole replay first: a step's undo may come any number of steps
+        # later, and the rules' memory must be saved before a step that will
+        # be undone; the steps carry all the audit reads (events, stacks)
+        steps = list(self.replay.steps())
+        undone = {s.number for s in steps if s.undone_by}
+        undo_steps = {s.number for s in steps if s.undo}
         self.load_initial()
         self.engine.dispatch(self.state, Event("setup_end", 0, turn=self.state.turn))
-        for step in self.replay.steps():
+        for step in steps:
             self.steps += 1
             if step.number in undo_steps:
                 self.run_step(step, live=False)           # keep the state in step, check nothing

@@ -10,9 +10,11 @@ zone VASSAL names.  Face: the ``Face`` layer's level; status layers: each
 layer-type marker kind's ``<kind>_Active``.  Other pieces are ignored (and
 counted once).
 
-The log is replayed twice: first to learn which steps a later undo
-reverses, then for real, so that those steps are checked between a
-checkpoint and a rollback of the rules and reported as withdrawn.
+The log is replayed once, whole, before anything is judged: a step's undo
+may come any number of steps later, and the steps it reverses are checked
+between a checkpoint and a rollback of the rules and reported as withdrawn.
+The audit then walks the replayed steps; stack order comes from the stacks
+each step recorded (``Step.stacks``), not from a live engine.
 """
 
 from __future__ import annotations

@@ -36,22 +36,28 @@ def _initial_ranks(replay: Replay) -> Dict[str, Tuple[str, int]]:
     return ranks
 
 
+def _record(ranks: Dict[str, Tuple[str, int]], step) -> None:
+    for key, members in step.stacks.items():
+        for i, pid in enumerate(members):
+            ranks[pid] = (key, i)
+
+
+def _assert_followed(ranks: Dict[str, Tuple[str, int]], stack, where: str) -> None:
+    live = [m.id or "" for m in stack.members]
+    followed = sorted(live, key=lambda pid: ranks.get(pid, ("", -1)))
+    assert followed == live, f"{where}: stack {stack.id} is {live}, the records give {followed}"
+
+
 def _check(path: Path, module=None, sizes=None) -> int:
     replay = Replay.open([path], module=module, board_sizes=sizes)
     ranks = _initial_ranks(replay)
     checked = 0
     for step in replay.steps():
-        for key, members in step.stacks.items():
-            for i, pid in enumerate(members):
-                ranks[pid] = (key, i)
+        _record(ranks, step)
         for obj in list(replay.engine.state.pieces.values()):
-            if not obj.is_stack or len(obj.members) < 2:
-                continue
-            live = [m.id or "" for m in obj.members]
-            followed = sorted(live, key=lambda pid: ranks.get(pid, ("", -1)))
-            assert followed == live, (f"{path.name} step {step.number}: stack {obj.id} is "
-                                      f"{live}, the records give {followed}")
-            checked += 1
+            if obj.is_stack and len(obj.members) > 1:
+                _assert_followed(ranks, obj, f"{path.name} step {step.number}")
+                checked += 1
     return checked
 
 
@@ -83,15 +89,11 @@ def test_tld_chain_stack_order_follows_from_the_records_across_files():
     ranks = _initial_ranks(replay)
     firsts = 0
     for step in replay.steps():
-        for key, members in step.stacks.items():
-            for i, pid in enumerate(members):
-                ranks[pid] = (key, i)
+        _record(ranks, step)
         touched = set(step.stacks)
         if step.file_step == 1:
             firsts += 1
         for obj in replay.engine.state.pieces.values():
             if obj.is_stack and len(obj.members) > 1 and (step.file_step == 1 or stack_key(obj) in touched):
-                live = [m.id or "" for m in obj.members]
-                assert sorted(live, key=lambda pid: ranks.get(pid, ("", -1))) == live, \
-                    f"step {step.number}: stack {obj.id}"
+                _assert_followed(ranks, obj, f"step {step.number}")
     assert firsts == len(files)

@@ -42,12 +42,9 @@ _BOARD_PICKER = re.compile(r"[^\t]*?BoardPicker\t")
 
 class Node:
     """A node of the command tree: a leaf :class:`Command` or a
-    :class:`CommandGroup`."""
+    :class:`CommandGroup`; both give their exact text with ``encode()``."""
 
     __slots__ = ()
-
-    def encode(self) -> str:  # pragma: no cover - abstract
-        raise NotImplementedError
 
     @property
     def is_leaf(self) -> bool:
@@ -661,10 +658,8 @@ class SpecialDiceResults(_TabCommand):
     def results(self) -> List[int]:
         out = []
         for tok in self._tokens()[2:]:
-            try:
+            if tok.lstrip("-").isdecimal():      # other tokens are not die results
                 out.append(int(tok))
-            except ValueError:
-                pass
         return out
 
     def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:

@@ -15,6 +15,7 @@ geometry depends on bit for bit:
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 import re
 import struct
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -53,27 +54,27 @@ class LocationError(VmodError):
     """
 
 
-class MapGrid:
+class MapGrid(ABC):
     """Common interface of every grid (HexGrid, SquareGrid, RegionGrid,
     ZonedGrid).  All points are board-local integer pixels."""
 
+    @abstractmethod
     def location_name(self, x: int, y: int) -> Optional[str]:
         """VASSAL's ``locationName``: the name of the point, or ``None`` (which
         a map reports as ``offboard``)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def snap_to(self, x: int, y: int, force: bool = False,
                 center_only: bool = False) -> Point:
         """VASSAL's ``snapTo(p, force, centerOnly)``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def get_location(self, name: str) -> Point:
         """VASSAL's ``getLocation(name)``; raises :class:`LocationError`."""
-        raise NotImplementedError
 
+    @abstractmethod
     def attribute_strings(self) -> Dict[str, str]:
         """What VASSAL's ``getAttributeValueString`` returns per attribute."""
-        raise NotImplementedError
 
 
 # --------------------------------------------------------------------------

@@ -26,6 +26,7 @@ __all__ = [
     "LocationError",
     "Point",
     "MapGrid",
+    "LatticeGrid",
     "JavaPolygon",
     "parse_int_attribute",
     "parse_double_attribute",
@@ -156,6 +157,52 @@ def parse_color(value: Optional[str]) -> Optional[Tuple[int, int, int, int]]:
         return (nums[0], nums[1], nums[2], nums[3])
     except (FormatError, ValueError):
         return black
+
+
+#: XML attribute -> the boolean it sets, alike on HexGrid and SquareGrid
+_LATTICE_FLAGS = {"snapTo": "snap_enabled", "cornersLegal": "corners_legal",
+                  "edgesLegal": "edges_legal", "visible": "visible",
+                  "dotsVisible": "dots_visible"}
+
+
+class LatticeGrid(MapGrid):
+    """What HexGrid and SquareGrid share (VASSAL's two classes repeat it):
+    origin, column width, the snap/visibility flags and colour attributes,
+    and the setters after which the grid recomputes (``_prepare``)."""
+
+    COMPONENT = ""
+
+    def _apply_shared_attribute(self, key: str, value: str) -> bool:
+        """Apply an attribute both grids read alike; False for any other."""
+        if key in ("x0", "y0"):
+            setattr(self, key, parse_int_attribute(self.COMPONENT, key, value))
+        elif key == "dx":
+            self.dx = parse_double_attribute(self.COMPONENT, key, value)
+        elif key in _LATTICE_FLAGS:
+            setattr(self, _LATTICE_FLAGS[key], parse_bool_attribute(value))
+        elif key == "color":
+            self.color = parse_color(value)
+        else:
+            return False
+        return True
+
+    @abstractmethod
+    def _apply_attribute(self, key: str, value: str) -> None:
+        """Apply one XML attribute without recomputing."""
+
+    @abstractmethod
+    def _prepare(self) -> None:
+        """Recompute what the grid derives from its attributes."""
+
+    def set_attribute(self, key: str, value: str) -> None:
+        """Apply one XML attribute as VASSAL's ``setAttribute`` does."""
+        self._apply_attribute(key, value)
+        self._prepare()
+
+    def set_container_size(self, width: int, height: int) -> None:
+        """Set the container (board or zone bounding box) size."""
+        self.container_size = (int(width), int(height))
+        self._prepare()
 
 
 def color_to_string(color: Optional[Tuple[int, int, int, int]]) -> str:

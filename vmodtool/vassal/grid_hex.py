@@ -13,14 +13,13 @@ from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.grid_common import (
+    LatticeGrid,
     LocationError,
-    MapGrid,
     Point,
     color_to_string,
     float32,
     java_round,
     parse_bool_attribute,
-    parse_color,
     parse_double_attribute,
     parse_int_attribute,
 )
@@ -51,7 +50,7 @@ _Edge = Tuple[int, int, int, int, int, int]
 _Hexagon = Tuple[int, int, int, int, Tuple[_Edge, ...]]
 
 
-class HexGrid(MapGrid):
+class HexGrid(LatticeGrid):
     """A hex grid.
 
     Build from XML with :meth:`from_attributes` (VASSAL's ``setAttribute``
@@ -129,44 +128,17 @@ class HexGrid(MapGrid):
         return grid
 
     def _apply_attribute(self, key: str, value: str) -> None:
-        c = self.COMPONENT
-        if key == "x0":
-            self.x0 = parse_int_attribute(c, key, value)
-        elif key == "y0":
-            self.y0 = parse_int_attribute(c, key, value)
-        elif key == "dy":
-            self.dy = parse_double_attribute(c, key, value)
+        if self._apply_shared_attribute(key, value):
+            return
+        if key == "dy":
+            self.dy = parse_double_attribute(self.COMPONENT, key, value)
             # §2.4.5 quirk: a dx still equal to the default width follows dy
             if self.dx == DEFAULT_HEX_WIDTH:
                 self.dx = _SQRT3_2 * self.dy
-        elif key == "dx":
-            self.dx = parse_double_attribute(c, key, value)
-        elif key == "snapTo":
-            self.snap_enabled = parse_bool_attribute(value)
-        elif key == "cornersLegal":
-            self.corners_legal = parse_bool_attribute(value)
-        elif key == "edgesLegal":
-            self.edges_legal = parse_bool_attribute(value)
         elif key == "sideways":
             self.sideways = parse_bool_attribute(value)
-        elif key == "visible":
-            self.visible = parse_bool_attribute(value)
-        elif key == "dotsVisible":
-            self.dots_visible = parse_bool_attribute(value)
-        elif key == "color":
-            self.color = parse_color(value)
         elif key == "snapscale":
-            self.snap_scale = parse_int_attribute(c, key, value)
-
-    def set_attribute(self, key: str, value: str) -> None:
-        """Apply one XML attribute as VASSAL's ``setAttribute`` does."""
-        self._apply_attribute(key, value)
-        self._prepare()
-
-    def set_container_size(self, width: int, height: int) -> None:
-        """Set the container (board or zone bounding box) size."""
-        self.container_size = (int(width), int(height))
-        self._prepare()
+            self.snap_scale = parse_int_attribute(self.COMPONENT, key, value)
 
     def set_numbering(self, numbering: Optional[HexGridNumbering]) -> None:
         """Attach (or with ``None`` remove) the numbering.  Change numbering

@@ -12,13 +12,12 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.grid_common import (
+    LatticeGrid,
     LocationError,
     MapGrid,
     Point,
     color_to_string,
     java_round,
-    parse_bool_attribute,
-    parse_color,
     parse_double_attribute,
     parse_int_attribute,
 )
@@ -34,7 +33,7 @@ def _jbool(value: bool) -> str:
     return "true" if value else "false"
 
 
-class SquareGrid(MapGrid):
+class SquareGrid(LatticeGrid):
     """A rectangular grid.
 
     Defaults as VASSAL: ``dx = dy = 48.0``, origin (24, 24), range
@@ -89,39 +88,12 @@ class SquareGrid(MapGrid):
         return grid
 
     def _apply_attribute(self, key: str, value: str) -> None:
-        c = self.COMPONENT
-        if key == "x0":
-            self.x0 = parse_int_attribute(c, key, value)
-        elif key == "y0":
-            self.y0 = parse_int_attribute(c, key, value)
-        elif key == "dy":
-            self.dy = parse_double_attribute(c, key, value)
-        elif key == "dx":
-            self.dx = parse_double_attribute(c, key, value)
+        if self._apply_shared_attribute(key, value):
+            return
+        if key == "dy":
+            self.dy = parse_double_attribute(self.COMPONENT, key, value)
         elif key == "range":
             self.range_option = value
-        elif key == "snapTo":
-            self.snap_enabled = parse_bool_attribute(value)
-        elif key == "cornersLegal":
-            self.corners_legal = parse_bool_attribute(value)
-        elif key == "edgesLegal":
-            self.edges_legal = parse_bool_attribute(value)
-        elif key == "visible":
-            self.visible = parse_bool_attribute(value)
-        elif key == "dotsVisible":
-            self.dots_visible = parse_bool_attribute(value)
-        elif key == "color":
-            self.color = parse_color(value)
-
-    def set_attribute(self, key: str, value: str) -> None:
-        """Apply one XML attribute as VASSAL's ``setAttribute`` does."""
-        self._apply_attribute(key, value)
-        self._prepare()
-
-    def set_container_size(self, width: int, height: int) -> None:
-        """Set the container (board or zone bounding box) size."""
-        self.container_size = (int(width), int(height))
-        self._prepare()
 
     def _prepare(self) -> None:
         for name, value in (("dx", self.dx), ("dy", self.dy)):

@@ -78,3 +78,38 @@ def move(state: AuditState, uid: str, to_hex: str, *, step: int = 1, player: str
     state.place_unit(uid, to_hex, None)
     return Event("move", step, unit=uid, from_hex=from_hex, to_hex=to_hex, player=player,
                  side=side or state.unit(uid).side, turn=state.turn, phase=state.phase)
+
+
+class Run:
+    """Feeds each event right after the state change that made it, as the
+    engine does: ``run(eliminate(...))``; ``out`` collects the violations."""
+
+    def __init__(self, rule_obj, state):
+        self.rule, self.state, self.out = rule_obj, state, []
+
+    def __call__(self, *events):
+        self.out.extend(feed(self.rule, self.state, events))
+        return self
+
+
+def flip(state: AuditState, uid: str, face: str, step: int = 1) -> Event:
+    """Turn a unit to ``face`` and return the flip event with the state keys
+    that changed."""
+    before = state.unit(uid)
+    state.units_state[uid].face = _face_index(state.scenario, uid, face)
+    after = state.unit(uid)
+    changes = {"face": (before.face, after.face)}
+    for key in set(before.state) | set(after.state):
+        if before.state.get(key) != after.state.get(key):
+            changes[key] = (before.state.get(key), after.state.get(key))
+    return Event("flip", step, unit=uid, changes=changes, player="p", side=after.side)
+
+
+def enter(state: AuditState, uid: str, hex_id: str, face: Optional[str] = None, step: int = 1) -> Event:
+    """Bring a unit from its box onto ``hex_id`` (optionally on ``face``)."""
+    from_box = state.units_state[uid].box
+    state.place_unit(uid, hex_id, None)
+    if face is not None:
+        state.units_state[uid].face = _face_index(state.scenario, uid, face)
+    return Event("enter", step, unit=uid, from_box=from_box, to_hex=hex_id, player="p",
+                 side=state.unit(uid).side)

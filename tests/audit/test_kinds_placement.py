@@ -10,20 +10,11 @@ import pytest
 
 from vmodtool.audit.api import Event
 from vmodtool.scenario.model import Counter
-from tests.audit.helpers import _face_index, example, feed, move, rule, setup_state
+from tests.audit.helpers import enter, example, feed, move, rule, setup_state
 
 
 def summary(violations):
     return [(v.rule_id, v.units, v.hexes, v.severity, v.evidence.get("check")) for v in violations]
-
-
-def enter(state, uid, hex_id, face=None, step=1):
-    from_box = state.units_state[uid].box
-    state.place_unit(uid, hex_id, None)
-    if face is not None:
-        state.units_state[uid].face = _face_index(state.scenario, uid, face)
-    return Event("enter", step, unit=uid, from_box=from_box, to_hex=hex_id, player="p",
-                 side=state.unit(uid).side)
 
 
 def marker_add(state, key, kind, hex_id, side, step=1):

@@ -6,40 +6,11 @@ from __future__ import annotations
 
 
 from vmodtool.audit.api import Event
-from tests.audit.helpers import _face_index, feed, make_rule, rule, setup_state
+from tests.audit.helpers import Run, enter, flip, make_rule, rule, setup_state
 
 
 def summary(violations):
     return [(v.rule_id, v.ref, v.units, v.hexes, v.severity) for v in violations]
-
-
-def flip(state, uid, face, step=1):
-    before = state.unit(uid)
-    state.units_state[uid].face = _face_index(state.scenario, uid, face)
-    after = state.unit(uid)
-    changes = {"face": (before.face, after.face)}
-    for key in set(before.state) | set(after.state):
-        if before.state.get(key) != after.state.get(key):
-            changes[key] = (before.state.get(key), after.state.get(key))
-    return Event("flip", step, unit=uid, changes=changes, player="p", side=after.side)
-
-
-def enter(state, uid, hex_id, face=None, step=1):
-    from_box = state.units_state[uid].box
-    state.place_unit(uid, hex_id, None)
-    if face is not None:
-        state.units_state[uid].face = _face_index(state.scenario, uid, face)
-    return Event("enter", step, unit=uid, from_box=from_box, to_hex=hex_id, player="p",
-                 side=state.unit(uid).side)
-
-
-class Run:
-    def __init__(self, rule_obj, state):
-        self.rule, self.state, self.out = rule_obj, state, []
-
-    def __call__(self, *events):
-        self.out.extend(feed(self.rule, self.state, events))
-        return self
 
 
 def allied_phase(ww1, turn=1, phase="replacement", side="all"):

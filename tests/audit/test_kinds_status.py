@@ -11,23 +11,11 @@ import pytest
 
 from vmodtool.audit.api import Event
 from vmodtool.scenario.model import Face
-from tests.audit.helpers import _face_index, feed, make_rule, move, rule, setup_state
+from tests.audit.helpers import Run, _face_index, feed, flip, make_rule, move, rule, setup_state
 
 
 def summary(violations):
     return [(v.rule_id, v.units, v.hexes, v.severity) for v in violations]
-
-
-class Run:
-    """Feeds each event right after the state change that made it, as the
-    engine does: ``run(eliminate(...))``."""
-
-    def __init__(self, rule_obj, state):
-        self.rule, self.state, self.out = rule_obj, state, []
-
-    def __call__(self, *events):
-        self.out.extend(feed(self.rule, self.state, events))
-        return self
 
 
 def layer(state, uid, kind, on=True, step=1):
@@ -35,17 +23,6 @@ def layer(state, uid, kind, on=True, step=1):
     (layers.add if on else layers.discard)(kind)
     return Event("layer", step, unit=uid, marker=kind, changes={"active": (not on, on)}, player="p",
                  side=state.unit(uid).side)
-
-
-def flip(state, uid, face, step=1):
-    before = state.unit(uid)
-    state.units_state[uid].face = _face_index(state.scenario, uid, face)
-    after = state.unit(uid)
-    changes = {"face": (before.face, after.face)}
-    for key in set(before.state) | set(after.state):
-        if before.state.get(key) != after.state.get(key):
-            changes[key] = (before.state.get(key), after.state.get(key))
-    return Event("flip", step, unit=uid, changes=changes, player="p", side=after.side)
 
 
 def eliminate(state, uid, box, step=1):

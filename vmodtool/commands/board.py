@@ -118,10 +118,6 @@ def _axis(kind: str, start: Optional[str], leading: Optional[int], descending: b
                          descending)
 
 
-_GRID_KEYS = ("sideways", "x0", "y0", "dy", "dx", "snapTo", "edgesLegal", "cornersLegal",
-              "visible", "dotsVisible", "color")
-
-
 @click.command("grid-check")
 @click.argument("image_file", metavar="IMAGE",
                 type=click.Path(exists=True, dir_okay=False, path_type=str))
@@ -174,41 +170,29 @@ def grid_check(image_file: str, output: Optional[str], scenario_file: Optional[s
     attributes (--vassal).  Exit code 1 when the image size differs from the
     grid's board size.
     """
-    import io
-
-    from PIL import Image
-
     from vmodtool.errors import VmodError
-    from vmodtool.fileio import atomic_write, refuse_overwrite
-    from vmodtool.render.board import check_image_size, grid_from_options, overlay_grid
-    from vmodtool.vassal.grid import HexGrid
+    from vmodtool.fileio import refuse_overwrite
+    from vmodtool.render.board import (check_image_size, grid_from_options,
+                                       grid_from_vassal_attributes, read_image, write_grid_overlay)
 
     out = output or str(Path(image_file).with_name(Path(image_file).stem + "-grid.png"))
     try:
         refuse_overwrite(out, image_file, *([scenario_file] if scenario_file else []))
-        try:
-            with Image.open(image_file) as img:
-                img.load()
-                image = img.copy()
-        except (OSError, ValueError, Image.DecompressionBombError) as exc:
-            raise VmodError(f"cannot read the image: {exc}", file=image_file) from None
+        image = read_image(image_file)
         board_size: Optional[Tuple[int, int]] = None
         if vassal_attrs:
-            grid_attrs: Dict[str, str] = {}
-            num_attrs: Dict[str, str] = {}
+            attributes: Dict[str, str] = {}
             for item in vassal_attrs:
                 if "=" not in item:
                     raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--vassal")
                 key, value = item.split("=", 1)
-                (grid_attrs if key.strip() in _GRID_KEYS else num_attrs)[key.strip()] = value.strip()
-            grid = HexGrid.from_attributes(grid_attrs, num_attrs, container_size=image.size)
+                attributes[key.strip()] = value.strip()
+            grid = grid_from_vassal_attributes(attributes, image.size)
             source = "VASSAL attributes"
-            result = overlay_grid(image, grid, numbers=not no_numbers)
-            count = sum(1 for _ in grid.hex_centres(*image.size))
         else:
             if scenario_file:
                 scenario = _load(scenario_file)
-                map_grid = scenario.map.grid
+                grid = scenario.map.grid
                 board_size = tuple(scenario.map.size)
                 source = f"the grid of {scenario_file}"
             else:
@@ -216,19 +200,15 @@ def grid_check(image_file: str, output: Optional[str], scenario_file: Optional[s
                              "column": _axis(column_type, column_start, column_leading_zeros,
                                              column_descending),
                              "row": _axis(row_type, row_start, row_leading_zeros, row_descending)}
-                map_grid = grid_from_options(orientation=orientation, hex_height=hex_height,
-                                             hex_width=hex_width, origin=_pair(origin, "--origin"),
-                                             columns=columns, rows=rows, offset_parity=offset_parity,
-                                             margin=margin, numbering=numbering)
-                board_size = tuple(map_grid.size)
+                grid = grid_from_options(orientation=orientation, hex_height=hex_height,
+                                         hex_width=hex_width, origin=_pair(origin, "--origin"),
+                                         columns=columns, rows=rows, offset_parity=offset_parity,
+                                         margin=margin, numbering=numbering)
+                board_size = tuple(grid.size)
                 source = "the grid options"
-            result = overlay_grid(image, map_grid, numbers=not no_numbers)
-            count = len(map_grid.hexes)
-            attrs = " ".join(f"{k}={v}" for k, v in map_grid.grid_attributes.items())
+            attrs = " ".join(f"{k}={v}" for k, v in grid.grid_attributes.items())
             click.echo(f"VASSAL HexGrid: {attrs}")
-        buf = io.BytesIO()
-        result.convert("RGB").save(buf, "PNG")
-        atomic_write(out, buf.getvalue())
+        count = write_grid_overlay(image, grid, out, numbers=not no_numbers)
     except VmodError as exc:
         _fail(str(exc))
     click.echo(f"wrote {out}: {count} hexes of {source} over {image_file} "

@@ -254,12 +254,7 @@ def module_board_image(scenario) -> Image.Image:
     hmap = scenario.map
     if hmap.board_image is None:
         return render_board(scenario)
-    try:
-        with Image.open(hmap.board_image) as img:
-            img.load()
-            image = img.copy()
-    except (OSError, ValueError) as exc:
-        raise VmodError(f"cannot read the board image: {exc}", file=hmap.board_image) from None
+    image = read_image(hmap.board_image, "the board image")
     if image.size != tuple(hmap.size):
         raise VmodError(f"the board image is {image.size[0]}x{image.size[1]} pixels but the map grid "
                         f"needs {hmap.size[0]}x{hmap.size[1]}; check it with 'vmodtool grid-check' "
@@ -648,6 +643,42 @@ def overlay_grid(image: Image.Image, grid: Union[HexGrid, "object"],
     canvas, _geo = grid_overlay_drawing(image.size, grid, cells, colour=colour, numbers=numbers)
     base = image.convert("RGBA")
     return Image.alpha_composite(base, canvas.render())
+
+
+def read_image(path: PathLike, what: str = "the image") -> Image.Image:
+    """A user's image, loaded whole; a clear error for a file Pillow cannot
+    read or one past Pillow's decompression-bomb limit."""
+    try:
+        with Image.open(path) as img:
+            img.load()
+            return img.copy()
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise VmodError(f"cannot read {what}: {exc}", file=str(path)) from None
+
+
+def grid_from_vassal_attributes(attributes: Mapping[str, str], size: Tuple[int, int]) -> HexGrid:
+    """A HexGrid from raw VASSAL attributes, those of ``HexGrid`` and of its
+    ``HexGridNumbering`` mixed (each key goes where VASSAL reads it)."""
+    grid_keys = set(HexGrid.ATTRIBUTE_NAMES) | {"snapscale"}
+    grid_attrs = {k: v for k, v in attributes.items() if k in grid_keys}
+    numbering_attrs = {k: v for k, v in attributes.items() if k not in grid_keys}
+    return HexGrid.from_attributes(grid_attrs, numbering_attrs, container_size=size)
+
+
+def write_grid_overlay(image: Image.Image, grid: Union[HexGrid, "object"], path: PathLike, *,
+                       numbers: bool = True) -> int:
+    """Write ``image`` with ``grid`` over it as PNG (atomically); returns how
+    many hexes were drawn (a scenario grid's hexes, or every hex of a VASSAL
+    grid whose centre is on the image)."""
+    import io
+
+    result = overlay_grid(image, grid, numbers=numbers)
+    buf = io.BytesIO()
+    result.convert("RGB").save(buf, "PNG")
+    atomic_write(path, buf.getvalue())
+    if isinstance(grid, HexGrid):
+        return sum(1 for _ in grid.hex_centres(*image.size))
+    return len(grid.hexes)
 
 
 def grid_from_options(*, orientation: str = "flat_top", hex_height: Optional[float] = None,

@@ -10,7 +10,6 @@ an independent snapshot (start of turn, phase, activation; undo).
 
 from __future__ import annotations
 
-import copy as _copy
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set
 
@@ -124,14 +123,6 @@ class AuditState:
         return self._snapshots.get(point)
 
     # -- views -------------------------------------------------------------------
-    def fingerprint(self) -> tuple:
-        """Everything the settle-point kinds read (where every unit and
-        marker is, stack order, faces, status layers): equal fingerprints
-        mean equal findings, so an unchanged game is not judged again."""
-        return (tuple((h, tuple(keys)) for h, keys in self.stacks.items()),
-                tuple((uid, s.hex, s.box, s.face, frozenset(s.layers), s.present)
-                      for uid, s in self.units_state.items()))
-
     def hex_signatures(self) -> Dict[str, tuple]:
         """Per occupied hex, everything a hex's settle-point findings read
         (its pieces bottom → top, each unit's face, status layers and entry,

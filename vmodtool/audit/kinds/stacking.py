@@ -56,8 +56,6 @@ class Stacking(SettleRule):
             return f"{number} {self.params.get('points_from', 'stacking points')}"
         return f"{number} units"
 
-    per_hex = True
-
     def findings_in(self, state, hex_id: str) -> Dict[Any, Tuple[Any, Any]]:
         p = self.params
         exempt = p.get("exempt")
@@ -112,8 +110,6 @@ class StackOrder(SettleRule):
     left out) the units matching ``top`` form the top block and those
     matching ``bottom`` the bottom block."""
 
-    per_hex = True
-
     def findings_in(self, state, hex_id: str) -> Dict[Any, Tuple[Any, Any]]:
         p = self.params
         ignore = p.get("ignore")
@@ -153,8 +149,6 @@ class Cohabitation(SettleRule):
     """Every unit on the map matching ``subject`` shares its hex with at
     least ``min`` (default 1) other units matching ``with`` (relative to the
     subject: ``same``, ``served_by: subject``, ``side: friendly``)."""
-
-    per_hex = True
 
     def findings_in(self, state, hex_id: str) -> Dict[Any, Tuple[Any, Any]]:
         p = self.params

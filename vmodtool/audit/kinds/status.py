@@ -10,7 +10,6 @@ settle-point bookkeeping).
 from __future__ import annotations
 
 import copy
-import dataclasses
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -319,25 +318,20 @@ class SettleRule(BaseRule):
             new.__dict__[key] = value if key in ("ctx", "params") else copy.deepcopy(value, memo)
         return new
 
-    #: subclasses whose findings for a hex depend only on what is in that hex
-    #: (see :meth:`AuditState.hex_signatures`) implement :meth:`findings_in`
-    #: and are judged hex by hex, only where something changed
-    per_hex = False
+    # Subclasses implement ``findings_in(state, hex_id)`` -> {key: (signature,
+    # function(event) -> Violation)}: the findings of one hex, which depend
+    # only on what is in that hex (see :meth:`AuditState.hex_signatures`).
 
     def findings(self, state) -> Dict[Any, Tuple[Any, Any]]:
-        """key -> (signature, function(event) -> Violation)."""
-        if not self.per_hex:      # pragma: no cover - abstract
-            return {}
+        """The findings of every occupied hex."""
         out: Dict[Any, Tuple[Any, Any]] = {}
         for hex_id in sorted({u.hex for u in state.units() if u.hex is not None}):
-            out.update(self.findings_in(state, hex_id))
+            out.update(self.findings_in(state, hex_id))  # type: ignore[attr-defined]
         return out
 
-    def findings_in(self, state, hex_id: str) -> Dict[Any, Tuple[Any, Any]]:   # pragma: no cover
-        """The findings of one hex (``per_hex`` kinds)."""
-        return {}
-
     def _findings_by_hex(self, state, signatures: Dict[str, tuple]) -> Dict[Any, Tuple[Any, Any]]:
+        """The findings of every occupied hex, judging again only the hexes
+        whose signature changed since the last call."""
         cache = self.__dict__.setdefault("_by_hex", {})
         for hex_id in [h for h in cache if h not in signatures]:
             del cache[hex_id]
@@ -345,29 +339,24 @@ class SettleRule(BaseRule):
         for hex_id, sig in signatures.items():
             hit = cache.get(hex_id)
             if hit is None or hit[0] != sig:
-                hit = cache[hex_id] = (sig, self.findings_in(state, hex_id))
+                hit = cache[hex_id] = (sig, self.findings_in(state, hex_id))  # type: ignore[attr-defined]
             out.update(hit[1])
         return out
 
     def check(self, state, event: Event) -> Iterable[Violation]:
         if event.kind not in self.subscribes:
             return []
-        # a game that has not changed since the last settle point has the same
-        # findings, all already reported (``open``): nothing to judge again
-        signatures = getattr(state, "hex_signatures", None) if self.per_hex else None
-        if signatures is not None:
+        signatures = getattr(state, "hex_signatures", None)
+        if signatures is None:          # a foreign GameView: judge every hex
+            found = self.findings(state)
+        else:
+            # a game that has not changed since the last settle point has the
+            # same findings, all already reported (``open``): nothing to judge
             mark = signatures()
             if mark == self.__dict__.get("_mark"):
                 return []
             self._mark = mark
             found = self._findings_by_hex(state, mark)
-        else:
-            fingerprint = getattr(state, "fingerprint", None)
-            mark = fingerprint() if fingerprint is not None else None
-            if mark is not None and mark == self.__dict__.get("_mark"):
-                return []
-            self._mark = mark
-            found = self.findings(state)
         out = [build(event) for key, (sig, build) in sorted(found.items(), key=lambda kv: repr(kv[0]))
                if self.open.get(key) != sig]
         self.open = {key: sig for key, (sig, _) in found.items()}

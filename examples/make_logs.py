@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:           # run from a checkout without installing

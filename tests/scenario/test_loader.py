@@ -180,7 +180,7 @@ def _toml_value(value):
 
 
 def _canonical(scenario):
-    from dataclasses import asdict, fields
+    from dataclasses import fields
     out = {}
     for f in fields(scenario):
         if f.name in ("path", "map"):

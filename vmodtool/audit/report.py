@@ -6,9 +6,8 @@ a report."""
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Mapping, Sequence
 
 from vmodtool.audit.api import Violation
 

@@ -21,7 +21,7 @@ Marker counters get ``MarkerKind``.  All fields of every trait are written
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from vmodtool.scenario.model import Counter, MarkerKind, Scenario, UnitType
 from vmodtool.vassal import traits as T

@@ -105,12 +105,12 @@ class TestHero:
 class TestPrivate:
     def test_private_with_a_friendly_broken_unit(self, cc):
         st = setup_state(cc, phase="orders", phasing_side="fr")
-        st.units_state["fr.sq_line.2"].layers.add("broken")
+        st.units_state["fr.sq_line.2"].layers |= {"broken"}
         assert feed(rule(cc, "private.field_promotion"), st, [enter(st, "fr.private", "0404")]) == []
 
     def test_private_where_no_unit_is_broken(self, cc):
         st = setup_state(cc, phase="orders", phasing_side="fr")
-        st.units_state["it.sq_line.1"].layers.add("broken")           # enemy broken unit
+        st.units_state["it.sq_line.1"].layers |= {"broken"}           # enemy broken unit
         move(st, "fr.sq_line.2", "0804")
         out = feed(rule(cc, "private.field_promotion"), st, [enter(st, "fr.private", "0804")])
         assert summary(out) == [("private.field_promotion", ("fr.private",), ("0804",), "error", "hex_has")]

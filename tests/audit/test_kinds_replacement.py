@@ -29,7 +29,7 @@ class TestEligibilityAndLimits:
 
     def test_out_of_supply_unit_takes_an_rp(self, ww1):
         st = allied_phase(ww1, turn=3)                          # 2 RPs
-        st.units_state["all.bri.3"].layers.add("out_of_supply")
+        st.units_state["all.bri.3"].layers |= {"out_of_supply"}
         run = Run(rule(ww1, "rp.replacements"), st)
         run(enter(st, "all.bri.2", "0703", "reduced", step=1))
         run(flip(st, "all.bri.3", "full", step=2))

@@ -19,8 +19,8 @@ def summary(violations):
 
 
 def layer(state, uid, kind, on=True, step=1):
-    layers = state.units_state[uid].layers
-    (layers.add if on else layers.discard)(kind)
+    s = state.units_state[uid]
+    state.set_face_and_layers(uid, s.face, s.layers | {kind} if on else s.layers - {kind})
     return Event("layer", step, unit=uid, marker=kind, changes={"active": (not on, on)}, player="p",
                  side=state.unit(uid).side)
 
@@ -56,7 +56,7 @@ class TestOpsComplete:
 
     def test_unit_with_ops_complete_moves(self, modern):
         st = setup_state(modern, phase="action")
-        st.units_state["syr.hq_78"].layers.add("ops_complete")
+        st.units_state["syr.hq_78"].layers |= {"ops_complete"}
         out = feed(rule(modern, "status.ops_complete"), st,
                    [move(st, "syr.hq_78", "1003", step=4), Event("step_end", 4)])
         assert summary(out) == [("status.ops_complete", ("syr.hq_78",), ("1103", "1003"), "error")]
@@ -241,14 +241,14 @@ class TestTankRepair:
 class TestMarkerRemovalSweep:
     def test_all_markers_gone(self, modern):
         st = setup_state(modern, phase="marker_removal")
-        st.units_state["syr.t72.1"].layers.add("disrupted")      # not swept by this rule
+        st.units_state["syr.t72.1"].layers |= {"disrupted"}      # not swept by this rule
         st.place_marker("w1", "wreck", "0805", None)
         assert feed(rule(modern, "sweep.marker_removal"), st,
                     [Event("phase_end", 2, phase="marker_removal")]) == []
 
     def test_one_ops_complete_layer_left_on(self, modern):
         st = setup_state(modern, phase="marker_removal")
-        st.units_state["syr.t72.2"].layers.add("ops_complete")
+        st.units_state["syr.t72.2"].layers |= {"ops_complete"}
         out = feed(rule(modern, "sweep.marker_removal"), st, [Event("phase_end", 2, phase="marker_removal")])
         assert summary(out) == [("sweep.marker_removal", ("syr.t72.2",), ("1002",), "error")]
         assert out[0].message.startswith("2/78 T-72 platoon (syr.t72.2) in 1002 is still marked Ops Complete "

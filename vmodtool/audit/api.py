@@ -13,8 +13,9 @@ in the log rolls them back together with the game.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import (Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Protocol, Sequence,
-                    Tuple)
+from types import MappingProxyType
+from typing import (Any, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Protocol,
+                    Sequence, Tuple)
 
 __all__ = ["Event", "Violation", "Annotation", "UnitView", "MarkerView", "GameView",
            "RuleContext", "Rule", "BaseRule", "SEVERITIES", "EVENT_KINDS", "Severity"]
@@ -35,6 +36,10 @@ EVENT_KINDS = frozenset({
 })
 
 
+#: the ``changes`` of an event that changes nothing (shared, read-only)
+_NO_CHANGES: Mapping[str, Tuple[Any, Any]] = MappingProxyType({})
+
+
 @dataclass(frozen=True)
 class Annotation:
     """A ``#kind args`` line a player typed in the chat (§4.6 of the rules
@@ -47,9 +52,10 @@ class Annotation:
     player: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class Event:
-    """One thing that happened in a step (scenario ids, never VASSAL ids)."""
+class Event(NamedTuple):
+    """One thing that happened in a step (scenario ids, never VASSAL ids).
+    Immutable; a named tuple because an audit makes several per step (a
+    frozen dataclass costs four times as much to create)."""
 
     kind: str
     step: int
@@ -59,7 +65,7 @@ class Event:
     to_hex: Optional[str] = None
     from_box: Optional[str] = None
     to_box: Optional[str] = None
-    changes: Mapping[str, Tuple[Any, Any]] = field(default_factory=dict)
+    changes: Mapping[str, Tuple[Any, Any]] = _NO_CHANGES
     player: Optional[str] = None         # display name
     side: Optional[str] = None           # the player's side id
     text: Optional[str] = None
@@ -168,6 +174,10 @@ class BaseRule:
     the params and the check point (``check_at`` of the scenario entry)."""
 
     subscribes: FrozenSet[str] = frozenset()
+    #: the snapshot points (``turn_start``, ``phase_start``, ``activation_start``)
+    #: a built-in kind reads with ``state.snapshot``: the engine copies the
+    #: game only there (a plug-in may read every point)
+    snapshots: FrozenSet[str] = frozenset()
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx

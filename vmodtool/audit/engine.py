@@ -26,6 +26,10 @@ from vmodtool.scenario.model import RuleSpec, Scenario
 
 __all__ = ["Engine", "RuleFailure"]
 
+#: events at which the engine keeps a copy of the game for the rules
+#: (``GameView.snapshot``)
+_SNAPSHOT_POINTS = frozenset({"turn_start", "phase_start", "activation_start"})
+
 
 @dataclass
 class RuleFailure:
@@ -54,7 +58,7 @@ class Engine:
         self.failures: List[RuleFailure] = []
         self.not_checked: Dict[str, str] = {}
         self._plugin_contexts: List[PluginContext] = []
-        self._by_kind: Dict[str, List[int]] = {}     # event kind -> indices of the rules asked
+        self._by_kind: Dict[str, List[Tuple[RuleSpec, object]]] = {}   # event kind -> rules asked
         folders = list(scenario.plugin_paths) + [Path(f) for f in plugin_folders]
         from vmodtool.audit.kinds import rule_class
         for spec in (rules if rules is not None else scenario.rules):
@@ -68,44 +72,56 @@ class Engine:
                 ctx = Context(spec, scenario)
                 cls = rule_class(spec.kind)
             self.rules.append((spec, cls(ctx)))
+        # copies of the game are kept only at the points a rule reads them
+        # (``snapshots`` of a built-in kind; a plug-in may read any)
+        self._snapshot_points = frozenset().union(*[
+            _SNAPSHOT_POINTS if spec.kind == "plugin" else frozenset(getattr(rule, "snapshots", ()))
+            for spec, rule in self.rules])
 
     # -- dispatch -----------------------------------------------------------------
-    def dispatch(self, state: AuditState, event: Event) -> None:
-        """Send one event to every rule that subscribes to it."""
-        if event.kind in ("turn_start", "phase_start", "activation_start"):
-            state.take_snapshot(event.kind.replace("_start", "") + "_start")
-        for ctx in self._plugin_contexts:
-            ctx.state = state
-        kind = event.kind
-        indices = self._by_kind.get(kind)
-        if indices is None:
+    def _handlers(self, kind: str) -> List[Tuple[RuleSpec, object]]:
+        found = self._by_kind.get(kind)
+        if found is None:
             # built-in kinds fix what they subscribe to when they are made;
             # plug-ins are asked at every event (they may change their mind)
-            indices = self._by_kind[kind] = [
-                i for i, (spec, rule) in enumerate(self.rules)
+            found = self._by_kind[kind] = [
+                (spec, rule) for spec, rule in self.rules
                 if spec.kind == "plugin" or kind in getattr(rule, "subscribes", ())]
-        rules = self.rules
-        judging = getattr(state, "judging", None)     # (a foreign GameView may not have it)
-        if judging is not None:
-            judging(True)
-        try:
-            for i in indices:
-                spec, rule = rules[i]
-                if kind not in getattr(rule, "subscribes", ()):
+        return found
+
+    def wants(self, kind: str) -> bool:
+        """Whether an event of this kind matters to any rule (the game
+        adapter does not build the others)."""
+        return kind in self._snapshot_points or bool(self._handlers(kind))
+
+    def dispatch(self, state: AuditState, event: Event) -> None:
+        """Send one event to every rule that subscribes to it."""
+        kind = event.kind
+        if kind in self._snapshot_points:
+            state.take_snapshot(kind)
+        handlers = self._by_kind.get(kind)
+        if handlers is None:
+            handlers = self._handlers(kind)
+        if not handlers:
+            return
+        for ctx in self._plugin_contexts:
+            ctx.state = state
+        for spec, rule in handlers:
+            if spec.kind == "plugin" and kind not in getattr(rule, "subscribes", ()):
+                continue
+            try:
+                found = rule.check(state, event)
+                if not found:
                     continue
-                try:
-                    found = list(rule.check(state, event) or ())
-                except Exception as exc:  # a rule's bug must not stop the audit
-                    self.failures.append(RuleFailure(spec.id, event.step, f"{type(exc).__name__}: {exc}"))
+                found = list(found)
+            except Exception as exc:  # a rule's bug must not stop the audit
+                self.failures.append(RuleFailure(spec.id, event.step, f"{type(exc).__name__}: {exc}"))
+                continue
+            for violation in found:
+                if violation.severity == "info" and violation.evidence.get("not_checked"):
+                    self.not_checked.setdefault(spec.id, violation.message)
                     continue
-                for violation in found:
-                    if violation.severity == "info" and violation.evidence.get("not_checked"):
-                        self.not_checked.setdefault(spec.id, violation.message)
-                        continue
-                    self.violations.append(violation)
-        finally:
-            if judging is not None:
-                judging(False)
+                self.violations.append(violation)
 
     def checkpoint(self) -> _Frame:
         """The rules' memory now (taken before a step that a later undo in

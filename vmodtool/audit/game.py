@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from vmodtool.audit.api import Event
+from vmodtool.audit.api import _NO_CHANGES, Event
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.state import AuditState
@@ -31,12 +31,16 @@ from vmodtool.build.module import OFF_MAP_NAME
 from vmodtool.build.offmap import layout_off_map
 from vmodtool.replay import ChangeEvent, ChatEvent, DiceEvent, MoveEvent, Replay
 from vmodtool.replay.events import AddEvent, RemoveEvent
-from vmodtool.replay.game import stack_key
+from vmodtool.replay.game import relaxed_gc, stack_key
 from vmodtool.scenario.model import Scenario
 
 __all__ = ["AuditGame", "audit_logs", "scenario_positions_module"]
 
 FACE = "Face"
+
+
+def _never(kind: str) -> bool:
+    return False
 
 
 def scenario_positions_module(scenario: Scenario):
@@ -85,6 +89,7 @@ class AuditGame:
         self.side_ids = {s.name: s.id for s in scenario.game.sides}
         self.side_ids.update({s.id: s.id for s in scenario.game.sides})
         self.piece_unit: Dict[str, str] = {}      # VASSAL piece id -> scenario unit id
+        self.unit_piece: Dict[str, str] = {}      # scenario unit id -> (the last) VASSAL piece id
         self.piece_marker: Dict[str, str] = {}    # VASSAL piece id -> marker kind
         self.unknown_pieces: Set[str] = set()
         self.drawn_boxes = {p.activation.drawn: p.id for p in (scenario.turns.phases if scenario.turns else ())
@@ -92,15 +97,19 @@ class AuditGame:
         self.steps = 0
         self.rank: Dict[str, Tuple[str, int]] = {}   # VASSAL piece id -> (stack key, index)
         self._activation_by: Tuple[Optional[str], Optional[str]] = (None, None)
+        self.chit_formation: Dict[str, Optional[str]] = {}   # VASSAL piece id -> Formation
+        self._want: Dict[str, bool] = {}
+        self.map_name = scenario.map.name
+        self.hexes = frozenset(scenario.map.hex_ids)
 
     # -- places ---------------------------------------------------------------------
     def place(self, place) -> Tuple[Optional[str], Optional[str]]:
         """(hex, box) of a replay Place."""
         if place is None or place.map is None:
             return None, None
-        if place.map == self.scenario.map.name:
+        if place.map == self.map_name:
             loc = place.location
-            return (loc if loc in self.scenario.map else None), None
+            return (loc if loc in self.hexes else None), None
         if place.location in self.box_by_zone:
             return None, self.box_by_zone[place.location]
         return None, None
@@ -115,6 +124,7 @@ class AuditGame:
         uid = props.get("UnitId")
         if uid in self.counters:
             self.piece_unit[ref.id] = uid
+            self.unit_piece[uid] = ref.id
             return uid, None
         kind = props.get("MarkerKind")
         if kind:
@@ -124,15 +134,9 @@ class AuditGame:
         return None, None
 
     # -- initial state ------------------------------------------------------------------------
-    def load_initial(self) -> None:
-        """The first log's saved state (before step 1), read from a replay
-        of that file stopped before its first step."""
-        first = Replay(self.replay.games[:1], self.replay.positions, self.replay.files[:1])
-        for _ in first.steps(until=0):
-            pass
-        engine = first.engine
-        if engine is None:
-            return
+    def load_initial(self, engine) -> None:
+        """The first log's saved state (before step 1), read from the
+        replay engine right after it restored that file."""
         order: Dict[str, Tuple[str, int]] = {}
         for p in engine.state.game_pieces():
             ref = engine.ref(p)
@@ -156,10 +160,12 @@ class AuditGame:
 
     def _set_face_and_layers(self, uid: str, props: Dict[str, str]) -> None:
         s = self.state.units_state[uid]
+        face = s.face
         level = props.get(f"{FACE}_Level")
         if level and level.lstrip("-").isdigit():
-            s.face = max(0, min(abs(int(level)) - 1, len(self.faces[uid]) - 1))
-        s.layers = {k for k in self.layer_kinds if props.get(f"{k}_Active") == "true"}
+            face = max(0, min(abs(int(level)) - 1, len(self.faces[uid]) - 1))
+        layers = frozenset(k for k in self.layer_kinds if props.get(f"{k}_Active") == "true")
+        self.state.set_face_and_layers(uid, face, layers)
 
     def _sync_order(self, step, hexes: Iterable[str]) -> None:
         """Stack order (bottom → top) of hexes after ``step``, from the
@@ -169,16 +175,26 @@ class AuditGame:
         for key, members in step.stacks.items():
             for i, pid in enumerate(members):
                 rank[pid] = (key, i)
-        unit_piece = None
+        unit_piece = self.unit_piece
+        stacks = self.state.stacks
         for hex_id in set(hexes):
-            keys = self.state.stacks.get(hex_id)
+            keys = stacks.get(hex_id)
             if not keys or len(keys) < 2:
                 continue
-            if unit_piece is None:
-                unit_piece = {v: k for k, v in self.piece_unit.items()}
-            keys.sort(key=lambda k: rank.get(unit_piece.get(k, k), ("", 0)))
+            ordered = sorted(keys, key=lambda k: rank.get(unit_piece.get(k, k), ("", 0)))
+            if ordered != keys:
+                stacks[hex_id] = ordered
+                self.state.touch(hex_id)
 
     # -- one step -----------------------------------------------------------------------------
+    def _wants(self, kind: str) -> bool:
+        """Whether any rule takes events of this kind (the others are not
+        built: most steps of a long log matter to few rules)."""
+        want = self._want.get(kind)
+        if want is None:
+            want = self._want[kind] = self.engine.wants(kind)
+        return want
+
     def _emit(self, event: Event, live: bool) -> None:
         if live:
             self.engine.dispatch(self.state, event)
@@ -208,71 +224,68 @@ class AuditGame:
 
     def run_step(self, step, live: bool) -> None:
         st = self.state
-        st.step = step.number
+        st.step = n = step.number
         player = step.player
         side = self.side_ids.get(step.side or "", step.side)
-        n = step.number
-        self._emit(Event("step_start", n, player=player, side=side, turn=st.turn, phase=st.phase), live)
+        wants = self._wants if live else _never
+        dispatch = self.engine.dispatch
+        if wants("step_start"):
+            dispatch(st, Event("step_start", n, 0, None, None, None, None, None, _NO_CHANGES,
+                               player, side, None, (), None, st.phase, st.turn))
         touched: List[str] = []
         sub = 0
         for ev in step.events:
             sub += 1
-            if isinstance(ev, MoveEvent):
+            cls = type(ev)
+            if cls is MoveEvent:
                 uid, kind = self.identify(ev.piece)
                 fh, fb = self.place(ev.source)
                 th, tb = self.place(ev.target)
                 if uid is not None:
                     st.place_unit(uid, th, tb)
-                    touched += [h for h in (fh, th) if h]
-                    kind_name = ("move" if fh and th else "enter" if th else "leave" if fh
-                                 else "transfer")
-                    if (fh, fb) == (th, tb):
+                    if fh:
+                        touched.append(fh)
+                    if th:
+                        touched.append(th)
+                    if fh == th and fb == tb:
                         kind_name = "reorder"
-                    self._emit(Event(kind_name, n, sub, unit=uid, from_hex=fh, to_hex=th,
-                                     from_box=fb, to_box=tb, player=player, side=side,
-                                     turn=st.turn, phase=st.phase), live)
+                    else:
+                        kind_name = ("move" if fh and th else "enter" if th else "leave" if fh
+                                     else "transfer")
+                    if wants(kind_name):
+                        dispatch(st, Event(kind_name, n, sub, uid, fh, th, fb, tb, _NO_CHANGES,
+                                           player, side, None, (), None, st.phase, st.turn))
                 elif kind is not None:
                     st.place_marker(ev.piece.id, kind, th, tb)
-                    touched += [h for h in (fh, th) if h]
-                    self._emit(Event("marker_move", n, sub, unit=ev.piece.id, marker=kind,
-                                     from_hex=fh, to_hex=th, from_box=fb, to_box=tb,
-                                     player=player, side=side, turn=st.turn, phase=st.phase), live)
+                    if fh:
+                        touched.append(fh)
+                    if th:
+                        touched.append(th)
+                    if wants("marker_move"):
+                        dispatch(st, Event("marker_move", n, sub, ev.piece.id, fh, th, fb, tb,
+                                           _NO_CHANGES, player, side, None, (), None, st.phase,
+                                           st.turn, False, kind))
                     if tb in self.drawn_boxes and fb not in self.drawn_boxes:
-                        # any chit drawn (a formation's or an End Turn chit) ends the
-                        # activation under way; a formation chit starts its own
-                        formation = (ev.piece.properties().get("Formation")
-                                     if "formation" in kind else None)
-                        if st.active_formation is not None:
-                            # dated to this step, attributed to who ran the activation
-                            who, whose = self._activation_by
-                            self._emit(Event("activation_end", n, sub, text=st.active_formation,
-                                             player=who, side=whose, turn=st.turn,
-                                             phase=st.phase), live)
-                            st.active_formation = None
-                        if formation:
-                            self._activation_by = (player, side)
-                            st.active_formation = formation
-                            st.activation_count += 1
-                            self._emit(Event("activation_start", n, sub, text=formation,
-                                             player=player, side=side, turn=st.turn,
-                                             phase=st.phase), live)
-            elif isinstance(ev, AddEvent):
+                        self._chit_drawn(ev.piece, kind, n, sub, player, side, live)
+            elif cls is AddEvent:
                 uid, kind = self.identify(ev.piece)
                 th, tb = self.place(ev.target)
                 if uid is not None:
                     st.place_unit(uid, th, tb)
                     self._set_face_and_layers(uid, ev.piece.properties())
-                    touched += [th] if th else []
+                    if th:
+                        touched.append(th)
                     self._emit(Event("add" if th else "transfer", n, sub, unit=uid, to_hex=th,
                                      to_box=tb, player=player, side=side, turn=st.turn,
                                      phase=st.phase), live)
                 elif kind is not None:
                     st.place_marker(ev.piece.id, kind, th, tb)
-                    touched += [th] if th else []
+                    if th:
+                        touched.append(th)
                     self._emit(Event("marker_add", n, sub, unit=ev.piece.id, marker=kind,
                                      to_hex=th, to_box=tb, player=player, side=side,
                                      turn=st.turn, phase=st.phase), live)
-            elif isinstance(ev, RemoveEvent):
+            elif cls is RemoveEvent:
                 uid, kind = self.identify(ev.piece)
                 fh, fb = self.place(ev.source)
                 if uid is not None:
@@ -284,58 +297,103 @@ class AuditGame:
                     self._emit(Event("marker_remove", n, sub, unit=ev.piece.id, marker=kind,
                                      from_hex=fh, from_box=fb, player=player, side=side,
                                      turn=st.turn, phase=st.phase), live)
-            elif isinstance(ev, ChangeEvent):
-                uid, _ = self.identify(ev.after)
-                if uid is None:
-                    continue
-                s = st.units_state[uid]
-                old_face = self.faces[uid][s.face]
-                old_layers = set(s.layers)
-                self._set_face_and_layers(uid, ev.after.properties())
-                new_face = self.faces[uid][s.face]
-                hex_id = s.hex
-                if new_face != old_face:
-                    utype = self.scenario.unit_type_of(self.scenario.counter(uid))
-                    before, after = utype.face(old_face).state, utype.face(new_face).state
-                    diff = {"face": (old_face, new_face)}
-                    for key in set(before) | set(after):
-                        if before.get(key) != after.get(key):
-                            diff[key] = (before.get(key), after.get(key))
-                    self._emit(Event("flip", n, sub, unit=uid, from_hex=hex_id, to_hex=hex_id,
-                                     changes=diff, player=player, side=side, turn=st.turn,
-                                     phase=st.phase), live)
-                for kind in sorted(old_layers ^ s.layers):
-                    self._emit(Event("layer", n, sub, unit=uid, marker=kind, from_hex=hex_id,
-                                     to_hex=hex_id, changes={"active": (kind in old_layers,
-                                                                        kind in s.layers)},
-                                     player=player, side=side, turn=st.turn, phase=st.phase), live)
-            elif isinstance(ev, (ChatEvent, DiceEvent)):
+            elif cls is ChangeEvent:
+                self._changed(ev, n, sub, player, side, live)
+            elif cls is ChatEvent or cls is DiceEvent:
                 message = ev.message or ""
-                change = self.clock.time(message) if message.startswith("*") else None
+                if not message:
+                    continue
+                change = self.clock.time(message) if message[0] == "*" else None
                 if change is not None:
                     self._time(change, n, player, side, live)
                     continue
-                roll = self.clock.roll(message) if message else None
+                roll = self.clock.roll(message)
                 if roll is not None:
-                    self._emit(Event("dice", n, sub, text=roll[0], dice=roll[1], player=player,
-                                     side=side, turn=st.turn, phase=st.phase), live)
+                    if wants("dice"):
+                        dispatch(st, Event("dice", n, sub, text=roll[0], dice=roll[1],
+                                           player=player, side=side, turn=st.turn,
+                                           phase=st.phase))
                     continue
-                note = self.clock.annotation(message, n) if message else None
+                note = self.clock.annotation(message, n)
                 if note is not None:
                     self._emit(Event("annotation", n, sub, annotation=note, player=note.player or player,
                                      side=side, turn=st.turn, phase=st.phase), live)
-        self._sync_order(step, touched)
-        self._emit(Event("step_end", n, player=player, side=side, turn=st.turn, phase=st.phase), live)
+        if touched:
+            self._sync_order(step, touched)
+        if wants("step_end"):
+            dispatch(st, Event("step_end", n, 0, None, None, None, None, None, _NO_CHANGES,
+                               player, side, None, (), None, st.phase, st.turn))
+
+    def _chit_drawn(self, piece, kind: str, n: int, sub: int, player, side, live: bool) -> None:
+        """A chit went into a "drawn" box: any chit drawn (a formation's or
+        an End Turn chit) ends the activation under way; a formation chit
+        starts its own."""
+        st = self.state
+        formation = self._formation_of(piece) if "formation" in kind else None
+        if st.active_formation is not None:
+            # dated to this step, attributed to who ran the activation
+            who, whose = self._activation_by
+            self._emit(Event("activation_end", n, sub, text=st.active_formation, player=who,
+                             side=whose, turn=st.turn, phase=st.phase), live)
+            st.active_formation = None
+        if formation:
+            self._activation_by = (player, side)
+            st.active_formation = formation
+            st.activation_count += 1
+            self._emit(Event("activation_start", n, sub, text=formation, player=player, side=side,
+                             turn=st.turn, phase=st.phase), live)
+
+    def _formation_of(self, piece) -> Optional[str]:
+        """The ``Formation`` property of a chit (read once per piece: a
+        chit's formation never changes)."""
+        found = self.chit_formation.get(piece.id, False)
+        if found is False:
+            found = self.chit_formation[piece.id] = piece.properties().get("Formation")
+        return found
+
+    def _changed(self, ev, n: int, sub: int, player, side, live: bool) -> None:
+        """A piece's state changed: its face (a ``flip``) or status layers."""
+        uid, _ = self.identify(ev.after)
+        if uid is None:
+            return
+        st = self.state
+        s = st.units_state[uid]
+        old_face = self.faces[uid][s.face]
+        old_layers = s.layers
+        self._set_face_and_layers(uid, ev.after.properties())
+        new_face = self.faces[uid][s.face]
+        hex_id = s.hex
+        if new_face != old_face:
+            utype = self.scenario.unit_type_of(self.scenario.counter(uid))
+            before, after = utype.face(old_face).state, utype.face(new_face).state
+            diff = {"face": (old_face, new_face)}
+            for key in set(before) | set(after):
+                if before.get(key) != after.get(key):
+                    diff[key] = (before.get(key), after.get(key))
+            self._emit(Event("flip", n, sub, unit=uid, from_hex=hex_id, to_hex=hex_id,
+                             changes=diff, player=player, side=side, turn=st.turn,
+                             phase=st.phase), live)
+        for kind in sorted(old_layers ^ s.layers):
+            self._emit(Event("layer", n, sub, unit=uid, marker=kind, from_hex=hex_id,
+                             to_hex=hex_id, changes={"active": (kind in old_layers,
+                                                                kind in s.layers)},
+                             player=player, side=side, turn=st.turn, phase=st.phase), live)
 
     # -- the whole game --------------------------------------------------------------------------
     def run(self) -> None:
+        with relaxed_gc():
+            self._run()
+
+    def _run(self) -> None:
         # the whole replay first: a step's undo may come any number of steps
         # later, and the rules' memory must be saved before a step that will
         # be undone; the steps carry all the audit reads (events, stacks)
-        steps = list(self.replay.steps())
+        def initial(k: int, engine) -> None:
+            if k == 0:
+                self.load_initial(engine)
+        steps = list(self.replay.steps(on_restore=initial))
         undone = {s.number for s in steps if s.undone_by}
         undo_steps = {s.number for s in steps if s.undo}
-        self.load_initial()
         self.engine.dispatch(self.state, Event("setup_end", 0, turn=self.state.turn))
         for step in steps:
             self.steps += 1

@@ -10,23 +10,46 @@ an independent snapshot (start of turn, phase, activation; undo).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set
+from dataclasses import dataclass
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from vmodtool.scenario.model import Scenario
 
 __all__ = ["AuditState", "UnitState", "MarkerState", "Unit", "Marker"]
 
 
-@dataclass
 class UnitState:
-    uid: str
-    hex: Optional[str] = None
-    box: Optional[str] = None
-    face: int = 0                   # index into the unit type's faces
-    layers: Set[str] = field(default_factory=set)   # active layer-type markers
-    present: bool = True            # False once removed from the game
-    entered: Optional[tuple] = None  # (turn, activation count) when it last entered the map
+    """Where a unit is and what it shows.  Setting any field drops the
+    unit's cached view (:meth:`AuditState.unit`); setting its face or
+    layers records its hex as changed in the owning state's log."""
+
+    __slots__ = ("uid", "hex", "box", "face", "layers", "present", "entered", "_view", "_log")
+
+    def __init__(self, uid: str, hex: Optional[str] = None, box: Optional[str] = None,
+                 face: int = 0, layers: FrozenSet[str] = frozenset(), present: bool = True,
+                 entered: Optional[tuple] = None, log: Optional[List[str]] = None) -> None:
+        object.__setattr__(self, "_log", log)
+        self.uid = uid
+        self.hex = hex
+        self.box = box
+        self.face = face                # index into the unit type's faces
+        self.layers = frozenset(layers)  # active layer-type markers
+        self.present = present          # False once removed from the game
+        self.entered = entered          # (turn, activation count) when it last entered the map
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        object.__setattr__(self, "_view", None)
+        if name in _SHOWN and self._log is not None and self.hex is not None:
+            self._log.append(self.hex)
+
+    def __repr__(self) -> str:
+        return (f"UnitState({self.uid!r}, hex={self.hex!r}, box={self.box!r}, face={self.face}, "
+                f"layers={set(self.layers)!r}, present={self.present})")
+
+
+#: the fields of a unit that its hex shows (a change is a change of the hex)
+_SHOWN = frozenset({"face", "layers"})
 
 
 @dataclass
@@ -93,7 +116,13 @@ class AuditState:
         self.step = 0
         self.time_inferred = False
         self._snapshots: Dict[str, "AuditState"] = {}
-        self._event_views: Optional[Dict[str, Unit]] = None   # see :meth:`judging`
+        #: per hex, a count bumped whenever a marker counter enters or leaves it
+        #: (a unit's view lists the markers in its hex)
+        self._marker_version: Dict[Optional[str], int] = {}
+        #: hexes whose content (pieces, their order, faces, layers) changed, in
+        #: order, duplicates allowed; settle-point rules read it from where they
+        #: stopped (see :meth:`changed_since`)
+        self.changed: List[str] = []
         self._types = scenario.unit_types
         self._counters = {c.id: c for c in scenario.counters}
 
@@ -104,15 +133,15 @@ class AuditState:
         hottest path (a snapshot at every turn, phase and activation start)."""
         dup = AuditState.__new__(AuditState)
         dup.__dict__.update(self.__dict__)
-        dup.__dict__.pop("_views", None)
-        dup._event_views = None
-        dup.units_state = {uid: UnitState(u.uid, u.hex, u.box, u.face, set(u.layers), u.present,
-                                          u.entered)
+        dup.changed = []
+        dup.units_state = {uid: UnitState(u.uid, u.hex, u.box, u.face, u.layers, u.present,
+                                          u.entered, dup.changed)
                            for uid, u in self.units_state.items()}
         dup.markers_state = {k: MarkerState(m.key, m.kind, m.hex, m.box)
                              for k, m in self.markers_state.items()}
         dup.stacks = {h: list(keys) for h, keys in self.stacks.items()}
         dup.activations = dict(self.activations)
+        dup._marker_version = dict(self._marker_version)
         dup._snapshots = {}          # a copy never carries older snapshots (no chain kept alive)
         return dup
 
@@ -123,51 +152,16 @@ class AuditState:
         return self._snapshots.get(point)
 
     # -- views -------------------------------------------------------------------
-    def hex_signatures(self) -> Dict[str, tuple]:
-        """Per occupied hex, everything a hex's settle-point findings read
-        (its pieces bottom → top, each unit's face, status layers and entry,
-        each marker's kind): a hex whose signature is unchanged has the same
-        findings, so the settle-point kinds judge only the hexes that changed."""
-        units, markers = self.units_state, self.markers_state
-        out: Dict[str, tuple] = {}
-        for hex_id, keys in self.stacks.items():
-            sig = []
-            for k in keys:
-                s = units.get(k)
-                if s is not None:
-                    sig.append((k, s.box, s.face, frozenset(s.layers), s.present, s.entered))
-                else:
-                    m = markers.get(k)
-                    sig.append((k, m.kind if m is not None else None))
-            out[hex_id] = tuple(sig)
-        return out
-
-    def judging(self, on: bool) -> None:
-        """While the engine hands one event to the rules nothing changes the
-        game (rules only read it): views are then computed once per unit for
-        all the rules; switched off before the game changes again."""
-        self._event_views = {} if on else None
-
     def unit(self, uid: str) -> Unit:
-        memo = self._event_views
-        if memo is not None:
-            view = memo.get(uid)
-            if view is None:
-                view = memo[uid] = self._unit(uid)
-            return view
-        return self._unit(uid)
-
-    def _unit(self, uid: str) -> Unit:
+        """The view of a unit, built once and kept until something it shows
+        changes: a field of its :class:`UnitState` (which drops it) or the
+        marker counters in its hex (``_marker_version``)."""
         s = self.units_state[uid]
-        # views are cached per unit and rebuilt when anything they show changed
-        key = (s.hex, s.box, s.face, frozenset(s.layers), s.present, s.entered,
-               tuple(self.stacks.get(s.hex, ())) if s.hex is not None else ())
-        cache = self.__dict__.setdefault("_views", {})
-        hit = cache.get(uid)
-        if hit is not None and hit[0] == key:
-            return hit[1]
+        cached = s._view
+        if cached is not None and cached[0] == self._marker_version.get(s.hex):
+            return cached[1]
         view = self._build_unit(uid, s)
-        cache[uid] = (key, view)
+        object.__setattr__(s, "_view", (self._marker_version.get(s.hex), view))
         return view
 
     def _build_unit(self, uid: str, s: "UnitState") -> Unit:
@@ -208,45 +202,83 @@ class AuditState:
     def occupied_hexes(self) -> List[str]:
         return [h for h, keys in self.stacks.items() if any(k in self.units_state for k in keys)]
 
+    # -- what changed ----------------------------------------------------------------------
+    def changed_since(self, mark: int) -> Tuple[int, Set[str]]:
+        """(new mark, hexes changed since ``mark``): ``mark`` is a position in
+        :attr:`changed` a reader got from an earlier call (0 at the start)."""
+        changed = self.changed
+        end = len(changed)
+        if mark > end:                  # a copy's (shorter) log: everything changed
+            mark = 0
+        return end, set(changed[mark:end])
+
+    def touch(self, hex_id: Optional[str]) -> None:
+        """Record a change of what a hex shows (done by every method below)."""
+        if hex_id is not None:
+            self.changed.append(hex_id)
+
     # -- changes (the engine's) ----------------------------------------------------------
-    def _detach(self, key: str) -> None:
-        for hex_id, keys in list(self.stacks.items()):
-            if key in keys:
-                keys.remove(key)
-                if not keys:
-                    del self.stacks[hex_id]
+    def _detach(self, key: str, hex_id: Optional[str]) -> None:
+        if hex_id is None:
+            return
+        keys = self.stacks.get(hex_id)
+        if keys is not None and key in keys:
+            keys.remove(key)
+            if not keys:
+                del self.stacks[hex_id]
+            self.changed.append(hex_id)
 
     def place_unit(self, uid: str, hex_id: Optional[str], box: Optional[str],
                    order: Optional[Sequence[str]] = None) -> None:
-        s = self.units_state.setdefault(uid, UnitState(uid))
-        self._detach(uid)
+        s = self.units_state.get(uid)
+        if s is None:
+            s = self.units_state[uid] = UnitState(uid, log=self.changed)
+        self._detach(uid, s.hex)
         was_on_map = s.hex is not None
         s.hex, s.box, s.present = hex_id, box, True
         if hex_id is not None:
             self.stacks.setdefault(hex_id, []).append(uid)
+            self.changed.append(hex_id)
             if not was_on_map:
                 s.entered = (self.turn, self.activation_count)
         if order is not None and hex_id is not None:
             self.set_order(hex_id, order)
 
+    def set_face_and_layers(self, uid: str, face: int, layers: FrozenSet[str]) -> None:
+        s = self.units_state[uid]
+        if s.face != face:
+            s.face = face
+        if s.layers != layers:
+            s.layers = frozenset(layers)
+
     def remove_unit(self, uid: str) -> None:
         s = self.units_state.get(uid)
         if s is None:
             return
-        self._detach(uid)
+        self._detach(uid, s.hex)
         s.hex = s.box = None
         s.present = False
 
     def place_marker(self, key: str, kind: str, hex_id: Optional[str], box: Optional[str]) -> None:
-        m = self.markers_state.setdefault(key, MarkerState(key, kind))
-        self._detach(key)
+        m = self.markers_state.get(key)
+        if m is None:
+            m = self.markers_state[key] = MarkerState(key, kind)
+        old = m.hex
+        self._detach(key, old)
         m.hex, m.box = hex_id, box
         if hex_id is not None:
             self.stacks.setdefault(hex_id, []).append(key)
+            self.changed.append(hex_id)
+        versions = self._marker_version
+        for h in (old, hex_id):
+            if h is not None:
+                versions[h] = versions.get(h, 0) + 1
 
     def remove_marker(self, key: str) -> None:
-        self._detach(key)
-        self.markers_state.pop(key, None)
+        m = self.markers_state.pop(key, None)
+        if m is not None and m.hex is not None:
+            self._detach(key, m.hex)
+            self._marker_version[m.hex] = self._marker_version.get(m.hex, 0) + 1
 
     def set_order(self, hex_id: str, order: Sequence[str]) -> None:
         """Reorder a hex's pieces (bottom → top); keys not listed keep their
@@ -254,4 +286,6 @@ class AuditState:
         keys = self.stacks.get(hex_id, [])
         listed = [k for k in order if k in keys]
         rest = [k for k in keys if k not in listed]
-        self.stacks[hex_id] = rest + listed
+        if rest + listed != keys:
+            self.stacks[hex_id] = rest + listed
+            self.changed.append(hex_id)

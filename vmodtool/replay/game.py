@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import gc
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from vmodtool.errors import VmodError
 from vmodtool.replay.chain import ChainDifference, compare_states
@@ -30,11 +31,11 @@ from vmodtool.replay.events import (AddEvent, ChangeEvent, ChatEvent, DiceEvent,
                                     MoveEvent)
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.state import Piece
-from vmodtool.vassal.commands import (AddPiece, ChangePiece, RemovePiece, Command, CommandGroup, LogEntry, MovePiece,
-                                      Node, Undo)
+from vmodtool.vassal.commands import (AddPiece, ChangePiece, LogEntry, MovePiece, Node,
+                                      RemovePiece, Undo, leaf_commands)
 from vmodtool.vassal.savefile import SavedGame
 
-__all__ = ["Replay", "Step", "PieceSnapshot", "BoardState"]
+__all__ = ["Replay", "Step", "PieceSnapshot", "BoardState", "relaxed_gc"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -168,30 +169,28 @@ class Replay:
         engine = Engine(self.positions, self.roster, file=self.files[k])
         engine.in_restore = True
         for node in game.restore_part():
-            for cmd in _leaves(node):
+            for cmd in leaf_commands(node):
                 engine.apply(cmd)
         engine.in_restore = False
         for player_id in list(self.roster.players):
             self.roster.redactor.learn(player_id, self.roster.players[player_id][0])
         return engine
 
-    def steps(self, *, until: Optional[int] = None) -> Iterator[Step]:
+    def steps(self, *, until: Optional[int] = None,
+              on_restore: Optional[Callable[[int, Engine], None]] = None) -> Iterator[Step]:
         """Replay from the first file's saved state, yielding each step after
         it was applied (:attr:`engine` holds the live state).  ``until``
-        stops after that step number."""
+        stops after that step number; ``on_restore(k, engine)`` is called
+        when file ``k``'s saved state is restored, before its first step
+        (a consumer reads the initial state there instead of replaying the
+        saved state a second time)."""
         self.chain_differences = []
         self.warnings = []
-        # a replay allocates many small long-lived objects (pieces, events):
-        # Python's cyclic GC would rescan them over and over (≈40 % of the
-        # time on the TLD chain); collect rarely while replaying
-        threshold = gc.get_threshold()
-        gc.set_threshold(max(threshold[0], 200000), *threshold[1:])
-        try:
-            yield from self._steps(until)
-        finally:
-            gc.set_threshold(*threshold)
+        with relaxed_gc():
+            yield from self._steps(until, on_restore)
 
-    def _steps(self, until: Optional[int]) -> Iterator[Step]:
+    def _steps(self, until: Optional[int],
+               on_restore: Optional[Callable[[int, Engine], None]] = None) -> Iterator[Step]:
         number = 0
         history: List[Step] = []
         previous: Optional[Engine] = None
@@ -201,6 +200,8 @@ class Replay:
             if previous is not None:
                 self.chain_differences.extend(self._compare(previous, engine, k))
             self.engine = engine
+            if on_restore is not None:
+                on_restore(k, engine)
             if until is not None and number >= until:
                 return
             for file_step, (index, node) in enumerate(game.log_steps(), 1):
@@ -228,7 +229,7 @@ class Replay:
         moves: List[Tuple[str, ...]] = []
         stacks_seen = set()
         referenced: List[str] = []
-        for cmd in _leaves(node):
+        for cmd in leaf_commands(node):
             count += 1
             inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
             if isinstance(inner, RemovePiece) and _is_stack(engine, inner.piece_id):
@@ -307,6 +308,21 @@ class Replay:
         return snapshot(engine, step)
 
 
+@contextmanager
+def relaxed_gc() -> Iterator[None]:
+    """Collect cyclic garbage rarely for a while.  A replay (and an audit
+    of one) allocates many small long-lived objects — pieces, events,
+    steps — that Python's cyclic GC would rescan over and over (≈40 % of
+    the time on the TLD chain); none of them needs the cycle collector to
+    be freed sooner."""
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], 200000), *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+
+
 def snapshot(engine: Engine, step: int = 0) -> BoardState:
     pieces = []
     for p in engine.state.game_pieces():
@@ -360,14 +376,6 @@ def _stacks_after(engine: Engine, piece_ids: Sequence[Optional[str]],
 def _is_stack(engine: Engine, piece_id: str) -> bool:
     obj = engine.state.pieces.get(piece_id)
     return obj is not None and obj.is_stack
-
-
-def _leaves(node: Node) -> Iterator[Command]:
-    if isinstance(node, CommandGroup):
-        for child in node.children:
-            yield from _leaves(child)
-    else:
-        yield node  # type: ignore[misc]
 
 
 def _fold(events: List[Event]) -> List[Event]:

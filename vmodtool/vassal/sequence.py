@@ -175,6 +175,8 @@ def decode_sequence(text: Optional[str], delim: str) -> List[str]:
     if len(parts) == 1:
         return [unquote_token(text)]
     if "\\" + delim not in text:
+        if "'" not in text:
+            return parts            # nothing quoted (the common case)
         return [unquote_token(p) for p in parts]
     # Merge the pieces around escaped delimiters.  Pieces are released as
     # they are consumed so that splitting a huge token needs about one extra

@@ -307,20 +307,23 @@ class SettleRule(BaseRule):
         self.open: Dict[Any, Any] = {}
 
     def __deepcopy__(self, memo: dict) -> "SettleRule":
-        # a checkpoint copies the rule's memory (``open``); the caches of
-        # what was judged are dropped (a rolled-back rule judges afresh) and
-        # the context and params are shared
+        # a checkpoint copies the rule's memory (what is open, what each hex
+        # showed and how far it read the state's change log); the context and
+        # params are shared
         new = self.__class__.__new__(self.__class__)
         memo[id(self)] = new
         for key, value in self.__dict__.items():
-            if key in ("_by_hex", "_mark"):
-                continue
-            new.__dict__[key] = value if key in ("ctx", "params") else copy.deepcopy(value, memo)
+            if key in ("ctx", "params"):
+                new.__dict__[key] = value
+            elif key == "_found":
+                new.__dict__[key] = dict(value)       # values are (signature, builder): shared
+            else:
+                new.__dict__[key] = copy.deepcopy(value, memo)
         return new
 
     # Subclasses implement ``findings_in(state, hex_id)`` -> {key: (signature,
     # function(event) -> Violation)}: the findings of one hex, which depend
-    # only on what is in that hex (see :meth:`AuditState.hex_signatures`).
+    # only on what is in that hex (its pieces, their order, faces and layers).
 
     def findings(self, state) -> Dict[Any, Tuple[Any, Any]]:
         """The findings of every occupied hex."""
@@ -329,35 +332,42 @@ class SettleRule(BaseRule):
             out.update(self.findings_in(state, hex_id))  # type: ignore[attr-defined]
         return out
 
-    def _findings_by_hex(self, state, signatures: Dict[str, tuple]) -> Dict[Any, Tuple[Any, Any]]:
-        """The findings of every occupied hex, judging again only the hexes
-        whose signature changed since the last call."""
-        cache = self.__dict__.setdefault("_by_hex", {})
-        for hex_id in [h for h in cache if h not in signatures]:
-            del cache[hex_id]
-        out: Dict[Any, Tuple[Any, Any]] = {}
-        for hex_id, sig in signatures.items():
-            hit = cache.get(hex_id)
-            if hit is None or hit[0] != sig:
-                hit = cache[hex_id] = (sig, self.findings_in(state, hex_id))  # type: ignore[attr-defined]
-            out.update(hit[1])
-        return out
+    def _judge_changed(self, state, hexes) -> Dict[Any, Tuple[Any, Any]]:
+        """Judge again the hexes that changed since the last settle point;
+        returns the findings of those hexes (the others keep theirs)."""
+        found = self.__dict__.setdefault("_found", {})
+        hex_keys = self.__dict__.setdefault("_hex_keys", {})
+        for hex_id in hexes:
+            for key in hex_keys.pop(hex_id, ()):
+                found.pop(key, None)
+        fresh: Dict[Any, Tuple[Any, Any]] = {}
+        stacks = state.stacks
+        for hex_id in sorted(hexes):
+            if hex_id in stacks:
+                here = self.findings_in(state, hex_id)  # type: ignore[attr-defined]
+                if here:
+                    hex_keys[hex_id] = tuple(here)
+                    fresh.update(here)
+        found.update(fresh)
+        return fresh
 
     def check(self, state, event: Event) -> Iterable[Violation]:
         if event.kind not in self.subscribes:
             return []
-        signatures = getattr(state, "hex_signatures", None)
-        if signatures is None:          # a foreign GameView: judge every hex
+        changed_since = getattr(state, "changed_since", None)
+        if changed_since is None:       # a foreign GameView: judge every hex
             found = self.findings(state)
+            fresh = found
         else:
-            # a game that has not changed since the last settle point has the
-            # same findings, all already reported (``open``): nothing to judge
-            mark = signatures()
-            if mark == self.__dict__.get("_mark"):
-                return []
+            # only hexes whose content changed since the last settle point can
+            # have new findings; the others' are already open (reported)
+            mark, hexes = changed_since(self.__dict__.get("_mark", 0))
             self._mark = mark
-            found = self._findings_by_hex(state, mark)
-        out = [build(event) for key, (sig, build) in sorted(found.items(), key=lambda kv: repr(kv[0]))
+            if not hexes:
+                return []
+            fresh = self._judge_changed(state, hexes)
+            found = self._found
+        out = [build(event) for key, (sig, build) in sorted(fresh.items(), key=lambda kv: repr(kv[0]))
                if self.open.get(key) != sig]
         self.open = {key: sig for key, (sig, _) in found.items()}
         return out
@@ -592,6 +602,13 @@ class TransitionWindow(BaseRule):
     end of such a phase for every eligible unit that did not change."""
 
     subscribes = frozenset({"flip", "phase_end"})
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        cond = self.params.get("condition") or {}
+        point = cond.get("snapshot", "phase_start") if cond else None
+        #: the snapshot the condition reads (the engine takes only those asked for)
+        self.snapshots = frozenset({point}) if point else frozenset()
 
     def _matches_from_to(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         p = self.params

@@ -7,11 +7,13 @@ carries one of the tags the subject HQ serves)."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple
 
 from vmodtool.audit.state import AuditState, Unit
 
 __all__ = ["matches", "select", "as_list"]
+
+Predicate = Callable[[Any, Any, Any], bool]
 
 
 def as_list(value: Any) -> list:
@@ -23,16 +25,87 @@ def as_list(value: Any) -> list:
 def matches(selector: Any, unit: Unit, state: Optional[AuditState] = None,
             subject: Optional[Unit] = None) -> bool:
     """Whether ``unit`` matches ``selector`` (a mapping or a list of them)."""
-    if selector is None or selector == {}:
+    if selector is None:
         return True
-    if isinstance(selector, (list, tuple)):
-        return any(matches(s, unit, state, subject) for s in selector)
-    if not isinstance(selector, dict) and not isinstance(selector, Mapping):
-        return False
-    for key, value in selector.items():
-        if not _key_matches(key, value, unit, state, subject):
-            return False
+    entry = _COMPILED.get(id(selector))
+    if entry is None or entry[0] is not selector:
+        if len(_COMPILED) >= _COMPILED_MAX:
+            _COMPILED.clear()
+        entry = _COMPILED[id(selector)] = (selector, _compile(selector))
+    return entry[1](unit, state, subject)
+
+
+#: selector object id -> (the selector, its predicate); the selector is kept
+#: so that its id cannot be reused while the entry exists
+_COMPILED: Dict[int, Tuple[Any, Predicate]] = {}
+_COMPILED_MAX = 4096
+
+
+def _always(unit, state, subject) -> bool:
     return True
+
+
+def _never(unit, state, subject) -> bool:
+    return False
+
+
+def _compile(selector: Any) -> Predicate:
+    """A selector as one function of (unit, state, subject): the rules ask
+    the same few selectors for every event, so their keys are read once."""
+    if selector is None or selector == {}:
+        return _always
+    if isinstance(selector, (list, tuple)):
+        options = [_compile(s) for s in selector]
+        return lambda u, st, sub: any(p(u, st, sub) for p in options)
+    if not isinstance(selector, Mapping):
+        return _never
+    tests = [_compile_key(key, value) for key, value in selector.items()]
+    tests = [t for t in tests if t is not _always]
+    if not tests:
+        return _always
+    if len(tests) == 1:
+        return tests[0]
+
+    def all_hold(u, st, sub) -> bool:
+        for t in tests:
+            if not t(u, st, sub):
+                return False
+        return True
+    return all_hold
+
+
+def _compile_key(key: str, value: Any) -> Predicate:
+    """One key of a selector (the same meaning as :func:`_key_matches`,
+    which stays the reference for the keys not compiled here)."""
+    if key in ("tags", "tags_all"):
+        need = frozenset(as_list(value))
+        return lambda u, st, sub: need <= u.tags
+    if key == "tags_any":
+        need = frozenset(as_list(value))
+        return lambda u, st, sub: bool(need & u.tags)
+    if key in ("type", "formation", "face", "in") or (
+            key == "side" and value not in ("friendly", "same", "enemy", "other")):
+        options = tuple(as_list(value))
+        attr = {"in": "box"}.get(key, key)
+        return lambda u, st, sub: getattr(u, attr) in options
+    if key == "side":
+        if value in ("friendly", "same"):
+            return lambda u, st, sub: sub is not None and u.side == sub.side
+        return lambda u, st, sub: sub is not None and u.side != sub.side
+    if key == "served_by":
+        return lambda u, st, sub: sub is not None and bool(sub.serves & u.tags)
+    if key == "markers":
+        need = frozenset(as_list(value))
+        return lambda u, st, sub: bool(need & u.markers)
+    if key == "on_map":
+        want = bool(value)
+        return lambda u, st, sub: u.on_map == want
+    if key == "not":
+        inner = _compile(value)
+        return lambda u, st, sub: not inner(u, st, sub)
+    if key in ("marker_kind", "select", "max", "min"):
+        return _always
+    return lambda u, st, sub: _key_matches(key, value, u, st, sub)
 
 
 def _key_matches(key: str, value: Any, unit: Unit, state: Optional[AuditState],

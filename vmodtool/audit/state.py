@@ -125,6 +125,11 @@ class AuditState:
         self.changed: List[str] = []
         self._types = scenario.unit_types
         self._counters = {c.id: c for c in scenario.counters}
+        #: side -> how many times a unit of that side was placed or removed;
+        #: with :attr:`_token` (new in every copy) it says whether the
+        #: positions of some sides changed since a rule last looked
+        self._side_moves: Dict[Optional[str], int] = {}
+        self._token = object()
 
     # -- copies ------------------------------------------------------------------
     def copy(self) -> "AuditState":
@@ -142,6 +147,8 @@ class AuditState:
         dup.stacks = {h: list(keys) for h, keys in self.stacks.items()}
         dup.activations = dict(self.activations)
         dup._marker_version = dict(self._marker_version)
+        dup._side_moves = dict(self._side_moves)
+        dup._token = object()
         dup._snapshots = {}          # a copy never carries older snapshots (no chain kept alive)
         return dup
 
@@ -202,6 +209,16 @@ class AuditState:
     def occupied_hexes(self) -> List[str]:
         return [h for h, keys in self.stacks.items() if any(k in self.units_state for k in keys)]
 
+    def moves_of_others(self, side: Optional[str]) -> tuple:
+        """A value that changes whenever a unit of a side other than ``side``
+        is placed, moved or removed (and differs between copies of the game)."""
+        return (self._token,) + tuple(n for s, n in self._side_moves.items() if s != side)
+
+    def _moved(self, uid: str) -> None:
+        counter = self._counters.get(uid)
+        side = counter.side if counter is not None else None
+        self._side_moves[side] = self._side_moves.get(side, 0) + 1
+
     # -- what changed ----------------------------------------------------------------------
     def changed_since(self, mark: int) -> Tuple[int, Set[str]]:
         """(new mark, hexes changed since ``mark``): ``mark`` is a position in
@@ -234,6 +251,7 @@ class AuditState:
         if s is None:
             s = self.units_state[uid] = UnitState(uid, log=self.changed)
         self._detach(uid, s.hex)
+        self._moved(uid)
         was_on_map = s.hex is not None
         s.hex, s.box, s.present = hex_id, box, True
         if hex_id is not None:
@@ -256,6 +274,7 @@ class AuditState:
         if s is None:
             return
         self._detach(uid, s.hex)
+        self._moved(uid)
         s.hex = s.box = None
         s.present = False
 

@@ -234,6 +234,12 @@ class Field:
 
 
 # ------------------------------------------------------------------------ views
+#: (view class, type string) -> decoded fields, shared by every view of that
+#: type; bounded (cleared when full)
+_DECODED: Dict[Tuple[type, str], Dict[str, Any]] = {}
+_DECODED_MAX = 20000
+
+
 class TraitView:
     """Read access to one trait.  Subclasses list their ``FIELDS`` in
     VASSAL's writer order; each field is an attribute of the view."""
@@ -257,9 +263,18 @@ class TraitView:
 
     # field access
     def fields(self) -> Dict[str, Any]:
-        """All type fields, decoded with VASSAL's reader defaults."""
+        """All type fields, decoded with VASSAL's reader defaults.  Read-only:
+        views of equal type strings share one decoding (a replay meets the
+        same trait types again and again)."""
         if self._values is None:
-            self._values = self._decode_type()
+            key = (type(self), self.trait.type)
+            values = _DECODED.get(key)
+            if values is None:
+                values = self._decode_type()
+                if len(_DECODED) >= _DECODED_MAX:
+                    _DECODED.clear()
+                _DECODED[key] = values
+            self._values = values
         return self._values
 
     def _decode_type(self) -> Dict[str, Any]:

@@ -134,6 +134,8 @@ class MoveCosts:
         self.sides_of = {c.id: c.side for c in scenario.counters}
         self._edges: Dict[str, Dict[str, Tuple[Tuple[str, float], ...]]] = {}
         self._cache: Dict[tuple, tuple] = {}
+        #: (side, moves of the other sides) -> the rule's enemy hexes
+        self.enemy_cache: Dict[tuple, tuple] = {}
 
     def __deepcopy__(self, memo: dict) -> "MoveCosts":
         return self
@@ -364,8 +366,8 @@ class MovementAllowance(CheapCopy, BaseRule):
         if not self.zoc_stop:
             stop = frozenset()
         best = self.tables.cheapest(cls, event.from_hex, event.to_hex, blocked, stop)
-        minimum_ok = bool(self.minimum) and best is not None and self.tables.within_hexes(
-            cls, event.from_hex, event.to_hex, self.minimum, blocked, stop)
+        # whether a minimum move covers it is asked only of a move over its allowance
+        minimum_ok = (blocked, stop) if self.minimum and best is not None else False
         reason = None
         if best is None:
             reason = self._why_no_path(cls, event, blocked, stop, enemies)
@@ -377,7 +379,23 @@ class MovementAllowance(CheapCopy, BaseRule):
         })
 
     def _enemies(self, state, unit) -> Tuple[FrozenSet[str], FrozenSet[str], Dict[str, list]]:
-        """Hexes holding enemy units, hexes in their ZOC, and who is where."""
+        """Hexes holding enemy units, hexes in their ZOC, and who is where.
+        When only sides and positions decide (no ``enemy_ignore`` or
+        ``exerted_by`` selector), the answer is kept until a unit of another
+        side moves (:meth:`AuditState.moves_of_others`)."""
+        moves = getattr(state, "moves_of_others", None)
+        if moves is None or self.enemy_ignore is not None or self.zoc_by is not None:
+            return self._find_enemies(state, unit)
+        key = (unit.side, moves(unit.side))
+        cache = self.tables.enemy_cache
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) >= 256:
+                cache.clear()
+            hit = cache[key] = self._find_enemies(state, unit)
+        return hit
+
+    def _find_enemies(self, state, unit) -> Tuple[FrozenSet[str], FrozenSet[str], Dict[str, list]]:
         enemies: Dict[str, list] = {}
         exerting = set()
         for uid, s in state.units_state.items():
@@ -484,7 +502,8 @@ class MovementAllowance(CheapCopy, BaseRule):
             return None
         if total <= allowance + EPSILON:
             return None
-        if not earlier and item["minimum_ok"]:
+        if not earlier and item["minimum_ok"] and self.tables.within_hexes(
+                item["cls"], a, b, self.minimum, *item["minimum_ok"]):
             self.minimum_used[uid] = True
             self.spent[uid] = max(total, allowance)
             return None

@@ -103,6 +103,26 @@ def _compile_key(key: str, value: Any) -> Predicate:
     if key == "not":
         inner = _compile(value)
         return lambda u, st, sub: not inner(u, st, sub)
+    if key in ("formation_command", "in_box_role"):
+        # read from the scenario's formations / boxes, indexed once per scenario
+        memo: list = [None, {}]
+
+        def by_scenario(u, st, sub) -> bool:
+            if st is None:
+                return _key_matches(key, value, u, st, sub)
+            scenario = st.scenario
+            if memo[0] is not scenario:
+                memo[0] = scenario
+                memo[1] = ({f.id: f.command for f in scenario.formations}
+                           if key == "formation_command" else
+                           {b.id: b.role for b in scenario.boxes})
+            if key == "formation_command":
+                if u.formation is None:
+                    return value == "none"
+                return u.formation in memo[1] and memo[1][u.formation] == value
+            return u.box is not None and memo[1].get(u.box) in options
+        options = as_list(value)
+        return by_scenario
     if key in ("marker_kind", "select", "max", "min"):
         return _always
     return lambda u, st, sub: _key_matches(key, value, u, st, sub)

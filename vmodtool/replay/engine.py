@@ -146,6 +146,10 @@ class Engine:
             if inner is None:
                 return
             cmd = inner
+        self.execute(cmd)
+
+    def execute(self, cmd: Command) -> None:
+        """Execute one command that is not a ``LOG`` entry."""
         kind = type(cmd)
         handler = _HANDLERS.get(kind)
         if handler is None:

@@ -31,8 +31,8 @@ from vmodtool.replay.events import (AddEvent, ChangeEvent, ChatEvent, DiceEvent,
                                     MoveEvent)
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.state import Piece
-from vmodtool.vassal.commands import (AddPiece, ChangePiece, LogEntry, MovePiece, Node,
-                                      RemovePiece, Undo, leaf_commands)
+from vmodtool.vassal.commands import (AddPiece, ChangePiece, Chat, LogEntry, MovePiece, Node,
+                                      NullCommand, RemovePiece, Undo, leaf_commands)
 from vmodtool.vassal.savefile import SavedGame
 
 __all__ = ["Replay", "Step", "PieceSnapshot", "BoardState", "relaxed_gc"]
@@ -229,16 +229,21 @@ class Replay:
         moves: List[Tuple[str, ...]] = []
         stacks_seen = set()
         referenced: List[str] = []
+        execute = engine.execute
+        pieces = engine.state.pieces
         for cmd in leaf_commands(node):
             count += 1
-            inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
-            if isinstance(inner, RemovePiece) and _is_stack(engine, inner.piece_id):
-                stacks_seen.add(inner.piece_id)
-            engine.apply(cmd)
-            inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
-            if isinstance(inner, (MovePiece, ChangePiece, AddPiece, RemovePiece)):
+            inner = cmd.logged if type(cmd) is LogEntry else cmd
+            if inner is None:
+                continue
+            kind = type(inner)
+            if kind is RemovePiece:
+                obj = pieces.get(inner.piece_id)
+                if obj is not None and obj.is_stack:
+                    stacks_seen.add(inner.piece_id)
+            execute(inner)
+            if kind is MovePiece:
                 referenced.append(inner.piece_id)
-            if isinstance(inner, MovePiece):
                 # (id, new map, x, y, old map, x, y) from the fields the engine
                 # already decoded: compared with the previous step's to spot
                 # an old-style undo
@@ -246,17 +251,20 @@ class Replay:
                 if len(f) >= 8:
                     moves.append((f[0], "" if f[1] == "null" else f[1], f[2], f[3],
                                   "" if f[5] == "null" else f[5], f[6], f[7]))
-            elif isinstance(inner, ChangePiece):
+            elif kind is ChangePiece:
+                referenced.append(inner.piece_id)
                 if not inner.piece_id.startswith("replay-") and \
                         not _is_stack(engine, inner.piece_id):
                     moves.append(("D", inner.piece_id, inner.new_state, inner.old_state or ""))
-            elif isinstance(inner, (AddPiece, RemovePiece)):
-                if isinstance(inner, AddPiece) and not inner.is_stack:
+            elif kind is AddPiece:
+                referenced.append(inner.piece_id)
+                if not inner.is_stack:
                     moves.append(("other", "add"))
-                elif isinstance(inner, RemovePiece) and inner.piece_id not in stacks_seen:
+            elif kind is RemovePiece:
+                referenced.append(inner.piece_id)
+                if inner.piece_id not in stacks_seen:
                     moves.append(("other", "remove"))
-            elif inner is not None and not isinstance(inner, Undo) and \
-                    inner.kind not in ("Chat", "Null"):
+            elif kind is not Undo and kind is not Chat and kind is not NullCommand:
                 moves.append(("other", inner.kind))
         step = Step(number, engine.file, file_step, index, commands=count,
                     events=_fold(engine.events), warnings=engine.warnings[nwarn:],

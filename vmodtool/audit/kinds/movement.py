@@ -320,7 +320,7 @@ class MovementAllowance(CheapCopy, BaseRule):
         if kind == "annotation":
             self._on_annotation(event)
             return ()
-        out = self._flush(state)
+        out = self._flush(state) if self.pending else ()
         if kind in WINDOW_BOUNDS.get(self.window, ()):
             self.spent, self.legs, self.minimum_used, self.stopped = {}, {}, {}, {}
             if kind.startswith(("phase", "turn")):
@@ -537,7 +537,8 @@ class EscortedMove(CheapCopy, BaseRule):
         end = {"step": {"step_end"}, "activation": {"activation_end", "phase_end",
                                                      "phase_start", "turn_start", "turn_end"}}
         self.ends = frozenset(end.get(self.window, end["step"]) | {"game_end"})
-        starts = {"step": {"step_start"}, "activation": {"activation_start"}}
+        # (a step's moves are judged at its step_end, which always comes)
+        starts = {"step": set(), "activation": {"activation_start"}}
         self.starts = frozenset(starts.get(self.window, starts["step"]))
         self.subscribes = frozenset({"move"} | self.ends | self.starts)
         self.subject_moves: list = []      # (event, clock, uid)
@@ -556,8 +557,11 @@ class EscortedMove(CheapCopy, BaseRule):
             return ()
         out: List[Violation] = []
         if event.kind in self.ends or event.kind in self.starts:
-            out = self._judge(state)
-            self.subject_moves, self.trails = [], {}
+            if self.subject_moves:
+                out = self._judge(state)
+                self.subject_moves = []
+            if self.trails:
+                self.trails = {}
         return out
 
     @staticmethod

@@ -455,9 +455,17 @@ class StatusForbids(BaseRule):
         markers placed in the hex it left after it had gone."""
         marks = set(layer_markers(state, uid))
         if from_hex is not None and not late:
-            for m in state.markers_in(from_hex):
-                if _marker_scope(state.scenario, m.kind) == "hex":
-                    marks.add(m.kind)
+            stacks = getattr(state, "stacks", None)
+            if stacks is not None:          # the audit's own state: no views needed
+                markers_state = state.markers_state
+                for key in stacks.get(from_hex, ()):
+                    m = markers_state.get(key)
+                    if m is not None and _marker_scope(state.scenario, m.kind) == "hex":
+                        marks.add(m.kind)
+            else:
+                for m in state.markers_in(from_hex):
+                    if _marker_scope(state.scenario, m.kind) == "hex":
+                        marks.add(m.kind)
         for kind, a, b in self.moved_markers:
             if a is not None and a == from_hex and b == to_hex:
                 marks.add(kind)
@@ -480,12 +488,15 @@ class StatusForbids(BaseRule):
             markers=sorted(marks), phase_at_event=state.phase, activation=state.active_formation)
 
     def check(self, state, event: Event) -> Iterable[Violation]:
-        self._new_step(event.step)
+        if event.step != self.cur_step:
+            self._new_step(event.step)
         p = self.params
         if event.kind == "marker_move":
             self.moved_markers.append((event.marker, event.from_hex, event.to_hex))
             return []
         if event.kind == "step_end":
+            if not self.pending:
+                return []
             out = []
             for ev, uid in self.pending:
                 if (ev.step, uid) in self.flagged or uid not in _unit_ids(state):

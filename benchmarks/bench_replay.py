@@ -9,7 +9,6 @@ the replay itself.
 
 from __future__ import annotations
 
-import gc
 import sys
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vmodtool.replay import Replay, load_board_sizes  # noqa: E402
+from vmodtool.replay.game import relaxed_gc  # noqa: E402
 from vmodtool.vassal.commands import leaves  # noqa: E402
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
@@ -61,13 +61,11 @@ def main() -> None:
     kwargs = dict(module=tld / "buildFile", board_sizes=load_board_sizes(tld / "board-sizes.json"))
     replay, steps, read, elapsed, restore, logged = timed(files, **kwargs)
     report("TLD chain (19 logs)", read, elapsed, restore, logged, steps)
-    threshold = gc.get_threshold()
-    gc.set_threshold(200000, *threshold[1:])  # as Replay.steps() does
-    start = time.perf_counter()
-    for k in range(len(files)):
-        replay._restore(k)
-    saved = time.perf_counter() - start
-    gc.set_threshold(*threshold)
+    with relaxed_gc():                      # as Replay.steps() does
+        start = time.perf_counter()
+        for k in range(len(files)):
+            replay._restore(k)
+        saved = time.perf_counter() - start
     print(f"  of which saved states {saved:.2f} s ({saved * 1e6 / restore:.2f} µs/command); "
           f"logged steps {elapsed - saved:.2f} s = "
           f"{(elapsed - saved) * 1e6 / logged:.2f} µs per logged command")
@@ -83,9 +81,7 @@ def main() -> None:
         spent[0] += time.perf_counter() - t0
         return result
     replay._run_step = timed_step
-    gc.set_threshold(200000, *threshold[1:])
     replay.run()
-    gc.set_threshold(*threshold)
     del replay._run_step
     print(f"  logged commands alone: {spent[0]:.2f} s = {spent[0] * 1e6 / logged:.2f} µs per logged "
           f"command (target 12)")

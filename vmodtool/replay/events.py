@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 __all__ = ["Place", "PieceRef", "Event", "MoveEvent", "AddEvent", "RemoveEvent",
            "ChangeEvent", "ChatEvent", "DiceEvent", "PropertyEvent", "TurnEvent",
@@ -23,10 +23,10 @@ def chat_display(message: str) -> str:
     return html.unescape(message)
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """Where a piece is: map id, map pixels, VASSAL's location name (None
-    without a module) and the raw hex cell (column, row) on a hex grid."""
+    without a module) and the raw hex cell (column, row) on a hex grid.
+    Immutable (a named tuple: the replay makes two per moved piece)."""
 
     map: Optional[str]
     x: int = 0

@@ -324,7 +324,7 @@ def relaxed_gc() -> Iterator[None]:
     the time on the TLD chain); none of them needs the cycle collector to
     be freed sooner."""
     threshold = gc.get_threshold()
-    gc.set_threshold(max(threshold[0], 200000), *threshold[1:])
+    gc.set_threshold(max(threshold[0], 1_000_000), *threshold[1:])
     try:
         yield
     finally:

@@ -341,7 +341,7 @@ _MISSING = object()
 class MapState:
     """A map: its name (= id) and its top-level objects in drawing order."""
 
-    __slots__ = ("name", "pieces", "stacking", "known", "_at", "_key")
+    __slots__ = ("name", "pieces", "stacking", "known", "_at", "_key", "_seq", "_next")
 
     def __init__(self, name: str, *, stacking: bool = True, known: bool = True) -> None:
         self.name = name
@@ -353,6 +353,10 @@ class MapState:
         # whenever a top-level object's x/y change)
         self._at: Dict[Tuple[int, int], Dict[object, None]] = {}
         self._key: Dict[object, Tuple[int, int]] = {}
+        # drawing order without scanning the map: a number per top-level
+        # object, increasing in the order of ``pieces``
+        self._seq: Dict[object, int] = {}
+        self._next = 0
 
     def _index(self, obj) -> None:
         key = (obj.x, obj.y)
@@ -394,11 +398,12 @@ class MapState:
             return []
         if len(bucket) == 1:
             return list(bucket)
-        return [o for o in self.pieces if o in bucket]
+        return sorted(bucket, key=self._seq.__getitem__)
 
     def remove(self, obj) -> None:
         if self.pieces.pop(obj, _MISSING) is not _MISSING:
             self._unindex(obj)
+            del self._seq[obj]
 
     def add(self, obj) -> None:
         """``Map.addPiece``: take the object out of its stack and its other
@@ -417,6 +422,8 @@ class MapState:
         else:
             obj.map = self
         self.pieces[obj] = None
+        self._seq[obj] = self._next
+        self._next += 1
         self._index(obj)
 
     def __repr__(self) -> str:

@@ -129,6 +129,7 @@ class AuditState:
         #: with :attr:`_token` (new in every copy) it says whether the
         #: positions of some sides changed since a rule last looked
         self._side_moves: Dict[Optional[str], int] = {}
+        self._all_moves = 0
         self._token = object()
 
     # -- copies ------------------------------------------------------------------
@@ -212,12 +213,14 @@ class AuditState:
     def moves_of_others(self, side: Optional[str]) -> tuple:
         """A value that changes whenever a unit of a side other than ``side``
         is placed, moved or removed (and differs between copies of the game)."""
-        return (self._token,) + tuple(n for s, n in self._side_moves.items() if s != side)
+        # all moves minus the side's own: grows exactly when another side moves
+        return (self._token, self._all_moves - self._side_moves.get(side, 0))
 
     def _moved(self, uid: str) -> None:
         counter = self._counters.get(uid)
         side = counter.side if counter is not None else None
         self._side_moves[side] = self._side_moves.get(side, 0) + 1
+        self._all_moves += 1
 
     # -- what changed ----------------------------------------------------------------------
     def changed_since(self, mark: int) -> Tuple[int, Set[str]]:

@@ -134,6 +134,7 @@ class MoveCosts:
         self.sides_of = {c.id: c.side for c in scenario.counters}
         self._edges: Dict[str, Dict[str, Tuple[Tuple[str, float], ...]]] = {}
         self._cache: Dict[tuple, tuple] = {}
+        self._paths: Dict[tuple, Any] = {}         # cheapest() answers (read-only)
         #: (side, moves of the other sides) -> the rule's enemy hexes
         self.enemy_cache: Dict[tuple, tuple] = {}
 
@@ -230,8 +231,19 @@ class MoveCosts:
 
     def cheapest(self, cls: str, src: str, dst: str, blocked: FrozenSet[str] = frozenset(),
                  stop: FrozenSet[str] = frozenset()
-                 ) -> Optional[Tuple[float, List[Tuple[str, float]]]]:
+                 ) -> Optional[Tuple[float, Tuple[Tuple[str, float], ...]]]:
         """(cost, [(hex, cost to enter it), …]) of the cheapest legal path, or None."""
+        key = (cls, src, dst, blocked, stop)
+        hit = self._paths.get(key, False)
+        if hit is not False:
+            return hit
+        if len(self._paths) >= self.CACHE_SIZE:
+            self._paths.clear()
+        found = self._paths[key] = self._cheapest(cls, src, dst, blocked, stop)
+        return found
+
+    def _cheapest(self, cls: str, src: str, dst: str, blocked: FrozenSet[str],
+                  stop: FrozenSet[str]) -> Optional[Tuple[float, Tuple[Tuple[str, float], ...]]]:
         dist, prev = self.dijkstra(cls, src, blocked, stop)
         if dst not in dist:
             return None
@@ -239,7 +251,7 @@ class MoveCosts:
         while path[-1] != src:
             path.append(prev[path[-1]])
         path.reverse()
-        legs = [(b, dist[b] - dist[a]) for a, b in zip(path, path[1:])]
+        legs = tuple((b, dist[b] - dist[a]) for a, b in zip(path, path[1:]))
         return dist[dst], legs
 
     def within_hexes(self, cls: str, src: str, dst: str, hexes: int, blocked: FrozenSet[str],
@@ -420,7 +432,7 @@ class MovementAllowance(CheapCopy, BaseRule):
 
     def _allowance(self, unit) -> Optional[float]:
         allowance = self.params.get("allowance")
-        if isinstance(allowance, Mapping):
+        if type(allowance) is dict or isinstance(allowance, Mapping):
             value = unit.factors.get(allowance.get("factor"))
         else:
             value = allowance
@@ -472,41 +484,43 @@ class MovementAllowance(CheapCopy, BaseRule):
 
     def _judge(self, state, item) -> Optional[Violation]:
         event, uid = item["event"], item["uid"]
-        at = At(state, item["clock"])
-        who = describe(state, uid)
         a, b = event.from_hex, event.to_hex
         stopped_at = self.stopped.pop(uid, None)
         if item["ends_in_zoc"]:
             self.stopped[uid] = b
         if item["best"] is None:
-            return self.ctx.violation(event, at, f"{who} moved {a} → {b}: {item['reason']}",
+            return self.ctx.violation(event, At(state, item["clock"]),
+                                      f"{describe(state, uid)} moved {a} → {b}: {item['reason']}",
                                       units=[uid], hexes=[a, b], reason=item["reason"],
                                       movement_class=item["cls"])
         cost, legs = item["best"]
-        path = path_text(a, legs)
         before = self.spent.get(uid, 0.0)
-        earlier = list(self.legs.get(uid, []))
+        earlier = list(self.legs.get(uid, ()))
         total = before + cost
         self.spent[uid] = total
         self.legs.setdefault(uid, []).append((a, b, cost))
+        allowance = item["allowance"]
+        left_zoc = stopped_at is not None and stopped_at == a
+        if not left_zoc:
+            # a legal move (the common case) costs no text
+            if allowance is None or total <= allowance + EPSILON:
+                return None
+            if not earlier and item["minimum_ok"] and self.tables.within_hexes(
+                    item["cls"], a, b, self.minimum, *item["minimum_ok"]):
+                self.minimum_used[uid] = True
+                self.spent[uid] = max(total, allowance)
+                return None
+        at = At(state, item["clock"])
+        who = describe(state, uid)
+        path = path_text(a, legs)
         evidence = {"path": [a] + [h for h, _ in legs], "costs": [c for _, c in legs],
-                    "cost": cost, "spent": total, "allowance": item["allowance"],
+                    "cost": cost, "spent": total, "allowance": allowance,
                     "earlier": earlier}
-        if stopped_at is not None and stopped_at == a:
+        if left_zoc:
             return self.ctx.violation(
                 event, at, f"{who} moved {a} → {b} after entering the enemy zone of control "
                 f"at {a}, where its movement had to stop", units=[uid], hexes=[a, b],
                 zoc_stop=a, **evidence)
-        allowance = item["allowance"]
-        if allowance is None:
-            return None
-        if total <= allowance + EPSILON:
-            return None
-        if not earlier and item["minimum_ok"] and self.tables.within_hexes(
-                item["cls"], a, b, self.minimum, *item["minimum_ok"]):
-            self.minimum_used[uid] = True
-            self.spent[uid] = max(total, allowance)
-            return None
         window = self.window
         if not earlier:
             msg = (f"{who} moved {a} → {b}: needs {fmt_mp(cost)} MP by the cheapest legal "

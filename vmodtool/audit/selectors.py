@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple
 
 from vmodtool.audit.state import AuditState, Unit
 
-__all__ = ["matches", "select", "as_list"]
+__all__ = ["matches", "select", "as_list", "reads"]
 
 Predicate = Callable[[Any, Any, Any], bool]
 
@@ -39,6 +39,17 @@ def matches(selector: Any, unit: Unit, state: Optional[AuditState] = None,
 #: so that its id cannot be reused while the entry exists
 _COMPILED: Dict[int, Tuple[Any, Predicate]] = {}
 _COMPILED_MAX = 4096
+
+
+def reads(selector: Any, key: str) -> bool:
+    """Whether a selector (at any depth: lists, ``not``) has ``key`` — e.g.
+    whether it looks at the markers a unit carries, which cost a look at
+    its hex to know."""
+    if isinstance(selector, (list, tuple)):
+        return any(reads(s, key) for s in selector)
+    if isinstance(selector, Mapping):
+        return key in selector or reads(selector.get("not"), key)
+    return False
 
 
 def _always(unit, state, subject) -> bool:

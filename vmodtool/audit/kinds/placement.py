@@ -8,7 +8,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.status import (Placer, carried_view, describe_selector,
+from vmodtool.audit.kinds.status import (Placer, matches_carried, describe_selector,
                                          is_elimination_box, marker_kinds, marker_name, phase_name,
                                          unit_list, _names)
 from vmodtool.audit.selectors import as_list, matches
@@ -171,7 +171,7 @@ class Placement(BaseRule):
             return [f"a {marker_name(state.scenario, m.kind)} marker" for m in state.markers_in(hex_id)
                     if m.key != self_key and m.kind in kinds]
         return [f"{u.name} ({u.uid})" for u in state.units_in(hex_id)
-                if u.uid != self_key and matches(sel, carried_view(state, u), state, subj)]
+                if u.uid != self_key and matches_carried(sel, state, u, subj)]
 
     def _hex_holds(self, state, hex_id, sel, subj, self_key) -> bool:
         return bool(self._hex_matches(state, hex_id, sel, subj, self_key))
@@ -179,7 +179,7 @@ class Placement(BaseRule):
     def _anywhere(self, state, sel, subj, self_key) -> bool:
         if marker_kinds(sel) is not None:
             return True
-        return any(u.on_map and u.uid != self_key and matches(sel, carried_view(state, u), state, subj)
+        return any(u.on_map and u.uid != self_key and matches_carried(sel, state, u, subj)
                    for u in state.units())
 
 

@@ -31,7 +31,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.status import (_old_new_state, carried_view, current_steps,
+from vmodtool.audit.kinds.status import (_old_new_state, matches_carried, current_steps,
                                          describe_selector, is_elimination_box, phase_name,
                                          side_name, step_rank, unit_list)
 from vmodtool.audit.selectors import as_list, matches
@@ -183,7 +183,7 @@ class Replacement(BaseRule):
             sel = ret.get("stacked_with")
             if sel is not None and unit.hex is not None:
                 good = [o for o in state.units_in(unit.hex)
-                        if o.uid != unit.uid and matches(sel, carried_view(state, o), state, unit)]
+                        if o.uid != unit.uid and matches_carried(sel, state, o, unit)]
                 if not good:
                     others = [o for o in state.units_in(unit.hex) if o.uid != unit.uid]
                     out.append(self._v(event, state, "return", f"{what}, a hex without a unit "
@@ -203,7 +203,7 @@ class Replacement(BaseRule):
                            and matches(first, d, state) and self._eligible(state, d)]
                 if prio.get("dead_pile_counts_only_if_returnable") and ret.get("stacked_with") is not None:
                     waiting = [d for d in waiting if any(
-                        o.on_map and matches(ret["stacked_with"], carried_view(state, o), state, d)
+                        o.on_map and matches_carried(ret["stacked_with"], state, o, d)
                         for o in state.units())]
                 if waiting:
                     out.append(self._v(event, state, "priority", f"{what} while {unit_list(waiting)} "

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.status import (SettleRule, carried_view, current_steps, describe_selector,
+from vmodtool.audit.kinds.status import (SettleRule, matches_carried, current_steps, describe_selector,
                                          side_name, unit_list)
 from vmodtool.audit.selectors import as_list, matches
 
@@ -159,7 +159,7 @@ class Cohabitation(SettleRule):
             if not unit.on_map or not matches(p.get("subject"), unit, state):
                 continue
             others = [o for o in here if o.uid != unit.uid]
-            good = [o for o in others if matches(p.get("with"), carried_view(state, o), state, unit)]
+            good = [o for o in others if matches_carried(p.get("with"), state, o, unit)]
             if len(good) < minimum:
                 out[("cohabitation", unit.uid)] = (unit.hex,
                                                     self._builder(state, unit, others, good, minimum))

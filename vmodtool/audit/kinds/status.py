@@ -15,11 +15,11 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.selectors import as_list, matches
+from vmodtool.audit.selectors import as_list, matches, reads
 
 __all__ = ["StatusForbids", "StateNever", "TransitionWindow", "PhaseSweep", "Obligation",
            "ELIMINATION_ROLES", "box_role", "is_elimination_box", "carried_markers", "layer_markers",
-           "with_markers", "carried_view", "describe_selector", "describe_unit", "phase_name",
+           "with_markers", "carried_view", "matches_carried", "describe_selector", "describe_unit", "phase_name",
            "side_name", "marker_name", "marker_kinds", "Placer", "SettleRule", "point_text",
            "current_steps", "step_rank"]
 
@@ -116,6 +116,28 @@ def carried_view(state, unit):
     """``unit`` whose ``markers`` are the markers it carries (see
     :func:`carried_markers`), for selectors with a ``markers`` key."""
     return with_markers(unit, carried_markers(state, unit.uid))
+
+
+def matches_carried(selector: Any, state, unit, subject=None) -> bool:
+    """:func:`matches` on the unit with the markers it carries (looked up
+    only when the selector reads markers)."""
+    if reads_markers(selector):
+        unit = carried_view(state, unit)
+    return matches(selector, unit, state, subject)
+
+
+_READS_MARKERS: Dict[int, Tuple[Any, bool]] = {}
+
+
+def reads_markers(selector: Any) -> bool:
+    if selector is None:
+        return False
+    hit = _READS_MARKERS.get(id(selector))
+    if hit is None or hit[0] is not selector:
+        if len(_READS_MARKERS) > 4096:
+            _READS_MARKERS.clear()
+        hit = _READS_MARKERS[id(selector)] = (selector, reads(selector, "markers"))
+    return hit[1]
 
 
 def describe_unit(state, uid: str) -> str:
@@ -436,6 +458,11 @@ class StatusForbids(BaseRule):
         actions = as_list(self.params.get("forbids", "move"))
         self.actions = frozenset(_ACTION_EVENTS.get(a, a) for a in actions)
         self.subscribes = self.actions | {"marker_move", "step_end"}
+        status = self.params.get("status")
+        #: a status that is only ``markers: [...]`` is a set intersection
+        self.status_markers: Optional[FrozenSet[str]] = (
+            frozenset(as_list(status["markers"]))
+            if isinstance(status, Mapping) and set(status) == {"markers"} else None)
         self.cur_step: Optional[int] = None
         self.moved_markers: List[Tuple[str, Optional[str], Optional[str]]] = []   # kind, from, to
         self.pending: List[Tuple[Event, str]] = []       # moves of this step not flagged yet
@@ -444,9 +471,12 @@ class StatusForbids(BaseRule):
     def _new_step(self, step: int) -> None:
         if step != self.cur_step:
             self.cur_step = step
-            self.moved_markers = []
-            self.pending = []
-            self.flagged = set()
+            if self.moved_markers:
+                self.moved_markers = []
+            if self.pending:
+                self.pending = []
+            if self.flagged:
+                self.flagged = set()
 
     def _status_markers(self, state, uid: str, from_hex: Optional[str], to_hex: Optional[str],
                         late: bool = False) -> set:
@@ -517,7 +547,10 @@ class StatusForbids(BaseRule):
     def _judge(self, state, event: Event, uid: str, late: bool = False) -> List[Violation]:
         unit = state.unit(uid)
         marks = self._status_markers(state, uid, event.from_hex, event.to_hex, late)
-        if not matches(self.params.get("status"), with_markers(unit, marks), state):
+        if self.status_markers is not None:
+            if not self.status_markers & marks:
+                return []
+        elif not matches(self.params.get("status"), with_markers(unit, marks), state):
             return []
         self.flagged.add((event.step, uid))
         return [self._violation(state, event, unit, marks)]
@@ -658,7 +691,7 @@ class TransitionWindow(BaseRule):
             if unit.hex is None:
                 return False, text, snap is not None
             for other in view.units_in(unit.hex):
-                if other.uid != uid and matches(sel, carried_view(view, other), view, unit):
+                if other.uid != uid and matches_carried(sel, view, other, unit):
                     return True, None, snap is not None
             return False, text, snap is not None
         return True, None, snap is not None

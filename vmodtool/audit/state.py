@@ -11,7 +11,7 @@ an independent snapshot (start of turn, phase, activation; undo).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from vmodtool.scenario.model import Scenario
 
@@ -60,9 +60,9 @@ class MarkerState:
     box: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class Unit:
-    """Read-only view of a unit (:class:`~vmodtool.audit.api.UnitView`)."""
+class Unit(NamedTuple):
+    """Read-only view of a unit (:class:`~vmodtool.audit.api.UnitView`); a
+    named tuple, as the audit builds one each time a unit moves."""
 
     uid: str
     label: str

@@ -105,7 +105,11 @@ class MapGrid:
         return a in self.hexes and b in self.hexes and b in self.grid.neighbours(a)
 
     def distance(self, a: str, b: str) -> int:
-        return self.grid.distance(a, b)
+        # the raw indices of the map's hexes are known: no label parsing
+        ia, ib = self.hexes.get(a), self.hexes.get(b)
+        if ia is None or ib is None:
+            return self.grid.distance(a, b)
+        return self.grid.raw_distance(ia[0], ia[1], ib[0], ib[1])
 
     def label_at(self, x: int, y: int) -> Optional[str]:
         """VASSAL's name for a board point (None off the numbering)."""

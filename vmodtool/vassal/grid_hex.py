@@ -471,10 +471,14 @@ class HexGrid(LatticeGrid):
         cube coordinates, odd columns shifted, as VASSAL's ``range``)."""
         ca, ra = self.raw_index_of(label_a)
         cb, rb = self.raw_index_of(label_b)
-        qa, qb = ca, cb
+        return self.raw_distance(ca, ra, cb, rb)
+
+    @staticmethod
+    def raw_distance(ca: int, ra: int, cb: int, rb: int) -> int:
+        """Distance in hexes between two raw (column, row) indices."""
         za = ra - (ca - (ca & 1)) // 2
         zb = rb - (cb - (cb & 1)) // 2
-        dq, dz = qa - qb, za - zb
+        dq, dz = ca - cb, za - zb
         return max(abs(dq), abs(dz), abs(dq + dz))
 
     def hex_centres(self, width: Optional[int] = None, height: Optional[int] = None

@@ -101,12 +101,13 @@ def carried_markers(state, uid: str) -> FrozenSet[str]:
 
 
 def with_markers(unit, markers: Iterable[str]):
-    """``unit`` with other ``markers`` (the same object when they are equal;
-    a shallow copy otherwise — ``dataclasses.replace`` re-runs ``__init__``
-    and was the audit's hottest call)."""
+    """``unit`` with other ``markers`` (the same object when they are equal,
+    a copy otherwise)."""
     markers = frozenset(markers)
     if markers == unit.markers:
         return unit
+    if hasattr(unit, "_replace"):               # the audit's own views (named tuples)
+        return unit._replace(markers=markers)
     new = copy.copy(unit)
     object.__setattr__(new, "markers", markers)
     return new

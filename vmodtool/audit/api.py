@@ -12,6 +12,7 @@ in the log rolls them back together with the game.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import (Any, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Protocol,
@@ -182,6 +183,15 @@ class BaseRule:
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
         self.params: Mapping[str, Any] = ctx.params
+
+    def __deepcopy__(self, memo: dict) -> "BaseRule":
+        # the engine copies a rule's memory before a step a later undo takes
+        # back; its context and params never change and are shared
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            new.__dict__[key] = value if key in ("ctx", "params") else copy.deepcopy(value, memo)
+        return new
 
     def check(self, state: GameView, event: Event) -> Iterable[Violation]:  # pragma: no cover
         return ()

@@ -120,13 +120,12 @@ class AuditGame:
             return self.piece_unit[ref.id], None
         if ref.id in self.piece_marker:
             return None, self.piece_marker[ref.id]
-        props = ref.properties()
-        uid = props.get("UnitId")
+        uid = ref.get_property("UnitId")
         if uid in self.counters:
             self.piece_unit[ref.id] = uid
             self.unit_piece[uid] = ref.id
             return uid, None
-        kind = props.get("MarkerKind")
+        kind = ref.get_property("MarkerKind")
         if kind:
             self.piece_marker[ref.id] = kind
             return None, kind
@@ -150,7 +149,7 @@ class AuditGame:
             self.rank[p.id or ""] = rank
             if uid is not None:
                 self.state.place_unit(uid, hex_id, box)
-                self._set_face_and_layers(uid, ref.properties())
+                self._set_face_and_layers(uid, ref)
                 order[uid] = rank
             else:
                 self.state.place_marker(p.id, kind, hex_id, box)
@@ -158,13 +157,15 @@ class AuditGame:
         for keys in self.state.stacks.values():
             keys.sort(key=lambda k: order.get(k, ("", 0)))
 
-    def _set_face_and_layers(self, uid: str, props: Dict[str, str]) -> None:
+    def _set_face_and_layers(self, uid: str, ref) -> None:
+        """Face and status layers of a unit from its piece (a replay
+        :class:`~vmodtool.replay.events.PieceRef`)."""
         s = self.state.units_state[uid]
         face = s.face
-        level = props.get(f"{FACE}_Level")
+        level = ref.get_property(f"{FACE}_Level")
         if level and level.lstrip("-").isdigit():
             face = max(0, min(abs(int(level)) - 1, len(self.faces[uid]) - 1))
-        layers = frozenset(k for k in self.layer_kinds if props.get(f"{k}_Active") == "true")
+        layers = frozenset(k for k in self.layer_kinds if ref.get_property(f"{k}_Active") == "true")
         self.state.set_face_and_layers(uid, face, layers)
 
     def _sync_order(self, step, hexes: Iterable[str]) -> None:
@@ -272,7 +273,7 @@ class AuditGame:
                 th, tb = self.place(ev.target)
                 if uid is not None:
                     st.place_unit(uid, th, tb)
-                    self._set_face_and_layers(uid, ev.piece.properties())
+                    self._set_face_and_layers(uid, ev.piece)
                     if th:
                         touched.append(th)
                     self._emit(Event("add" if th else "transfer", n, sub, unit=uid, to_hex=th,
@@ -348,7 +349,7 @@ class AuditGame:
         chit's formation never changes)."""
         found = self.chit_formation.get(piece.id, False)
         if found is False:
-            found = self.chit_formation[piece.id] = piece.properties().get("Formation")
+            found = self.chit_formation[piece.id] = piece.get_property("Formation")
         return found
 
     def _changed(self, ev, n: int, sub: int, player, side, live: bool) -> None:
@@ -360,7 +361,7 @@ class AuditGame:
         s = st.units_state[uid]
         old_face = self.faces[uid][s.face]
         old_layers = s.layers
-        self._set_face_and_layers(uid, ev.after.properties())
+        self._set_face_and_layers(uid, ev.after)
         new_face = self.faces[uid][s.face]
         hex_id = s.hex
         if new_face != old_face:

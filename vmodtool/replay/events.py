@@ -55,7 +55,7 @@ class PieceRef:
     """A piece at the moment of an event: id, and lazily its name and
     ``UnitId`` from its trait chain as it was then."""
 
-    __slots__ = ("id", "_type", "_states", "_name", "_unit", "_props")
+    __slots__ = ("id", "_type", "_states", "_name", "_unit", "_props", "_def", "_one")
 
     def __init__(self, piece_id: Optional[str], type_text: str, states: Tuple[str, ...]) -> None:
         self.id = piece_id
@@ -64,14 +64,35 @@ class PieceRef:
         self._name: Optional[str] = None
         self._unit: object = False
         self._props: Optional[Dict[str, str]] = None
+        self._def = None
+        self._one: Optional[Dict[str, Optional[str]]] = None
 
     def _definition(self):
-        from vmodtool.vassal.pieces import PieceDef, Trait
-        from vmodtool.replay.state import type_tokens
-        types = type_tokens(self._type)
-        traits = [Trait(t, self._states[i] if i < len(self._states) else "")
-                  for i, t in enumerate(types)]
-        return PieceDef.from_traits(traits, self.id)
+        if self._def is None:
+            from vmodtool.vassal.pieces import PieceDef, Trait
+            from vmodtool.replay.state import type_tokens
+            types = type_tokens(self._type)
+            traits = [Trait(t, self._states[i] if i < len(self._states) else "")
+                      for i, t in enumerate(types)]
+            self._def = PieceDef.from_traits(traits, self.id)
+        return self._def
+
+    def get_property(self, key: str) -> Optional[str]:
+        """One property, as ``getProperty`` on the piece would answer it
+        (cheaper than :meth:`properties` when a reader needs a few)."""
+        if self._props is not None:
+            return self._props.get(key)
+        one = self._one
+        if one is None:
+            one = self._one = {}
+        elif key in one:
+            return one[key]
+        try:
+            value = self._definition().get_property(key)
+        except Exception:
+            value = None
+        one[key] = value
+        return value
 
     @property
     def name(self) -> str:

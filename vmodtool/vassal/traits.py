@@ -238,6 +238,8 @@ class Field:
 #: type; bounded (cleared when full)
 _DECODED: Dict[Tuple[type, str], Dict[str, Any]] = {}
 _DECODED_MAX = 20000
+#: (type, state) of a Marker trait -> its properties (shared, read-only)
+_MARKER_ITEMS: Dict[Tuple[str, str], Dict[str, str]] = {}
 
 
 class TraitView:
@@ -509,10 +511,17 @@ class Marker(TraitView):
         return vals + [""] * (len(keys) - len(vals))
 
     def items(self) -> Dict[str, str]:
-        """Name → value (the first of duplicate names wins, as in VASSAL)."""
-        out: Dict[str, str] = {}
-        for k, v in zip(self.keys, self.values):
-            out.setdefault(k, v)
+        """Name → value (the first of duplicate names wins, as in VASSAL).
+        Read-only: equal traits share one answer."""
+        key = (self.trait.type, self.trait.state)
+        out = _MARKER_ITEMS.get(key)
+        if out is None:
+            out = {}
+            for k, v in zip(self.keys, self.values):
+                out.setdefault(k, v)
+            if len(_MARKER_ITEMS) >= _DECODED_MAX:
+                _MARKER_ITEMS.clear()
+            _MARKER_ITEMS[key] = out
         return out
 
     def encode_type(self) -> str:

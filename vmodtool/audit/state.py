@@ -28,7 +28,7 @@ class UnitState:
     def __init__(self, uid: str, hex: Optional[str] = None, box: Optional[str] = None,
                  face: int = 0, layers: FrozenSet[str] = frozenset(), present: bool = True,
                  entered: Optional[tuple] = None, log: Optional[List[str]] = None) -> None:
-        object.__setattr__(self, "_log", log)
+        object.__setattr__(self, "_log", None)
         self.uid = uid
         self.hex = hex
         self.box = box
@@ -36,6 +36,7 @@ class UnitState:
         self.layers = frozenset(layers)  # active layer-type markers
         self.present = present          # False once removed from the game
         self.entered = entered          # (turn, activation count) when it last entered the map
+        object.__setattr__(self, "_log", log)
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
@@ -123,6 +124,7 @@ class AuditState:
         #: order, duplicates allowed; settle-point rules read it from where they
         #: stopped (see :meth:`changed_since`)
         self.changed: List[str] = []
+        self._log_base = 0              # marks of a copy go on from its original's
         self._types = scenario.unit_types
         self._counters = {c.id: c for c in scenario.counters}
         #: side -> how many times a unit of that side was placed or removed;
@@ -140,6 +142,7 @@ class AuditState:
         dup = AuditState.__new__(AuditState)
         dup.__dict__.update(self.__dict__)
         dup.changed = []
+        dup._log_base = self._log_base + len(self.changed)
         dup.units_state = {uid: UnitState(u.uid, u.hex, u.box, u.face, u.layers, u.present,
                                           u.entered, dup.changed)
                            for uid, u in self.units_state.items()}
@@ -227,10 +230,12 @@ class AuditState:
         """(new mark, hexes changed since ``mark``): ``mark`` is a position in
         :attr:`changed` a reader got from an earlier call (0 at the start)."""
         changed = self.changed
-        end = len(changed)
-        if mark > end:                  # a copy's (shorter) log: everything changed
-            mark = 0
-        return end, set(changed[mark:end])
+        base = self._log_base
+        end = base + len(changed)
+        if mark < base or mark > end:
+            # a mark from before this copy was made: every occupied hex counts
+            return end, set(self.stacks) | set(changed)
+        return end, set(changed[mark - base:])
 
     def touch(self, hex_id: Optional[str]) -> None:
         """Record a change of what a hex shows (done by every method below)."""

@@ -58,7 +58,7 @@ class Engine:
         self.failures: List[RuleFailure] = []
         self.not_checked: Dict[str, str] = {}
         self._plugin_contexts: List[PluginContext] = []
-        self._by_kind: Dict[str, List[Tuple[RuleSpec, object]]] = {}   # event kind -> rules asked
+        self._by_kind: Dict[str, List[Tuple[RuleSpec, object, object]]] = {}   # see _handlers
         folders = list(scenario.plugin_paths) + [Path(f) for f in plugin_folders]
         from vmodtool.audit.kinds import rule_class
         for spec in (rules if rules is not None else scenario.rules):
@@ -79,13 +79,16 @@ class Engine:
             for spec, rule in self.rules])
 
     # -- dispatch -----------------------------------------------------------------
-    def _handlers(self, kind: str) -> List[Tuple[RuleSpec, object]]:
+    def _handlers(self, kind: str) -> List[Tuple[RuleSpec, object, object]]:
+        """(spec, bound ``check``, the rule if it is a plug-in) of the rules
+        an event kind goes to."""
         found = self._by_kind.get(kind)
         if found is None:
             # built-in kinds fix what they subscribe to when they are made;
             # plug-ins are asked at every event (they may change their mind)
             found = self._by_kind[kind] = [
-                (spec, rule) for spec, rule in self.rules
+                (spec, rule.check, rule if spec.kind == "plugin" else None)
+                for spec, rule in self.rules
                 if spec.kind == "plugin" or kind in getattr(rule, "subscribes", ())]
         return found
 
@@ -106,11 +109,11 @@ class Engine:
             return
         for ctx in self._plugin_contexts:
             ctx.state = state
-        for spec, rule in handlers:
-            if spec.kind == "plugin" and kind not in getattr(rule, "subscribes", ()):
+        for spec, check, plugin in handlers:
+            if plugin is not None and kind not in getattr(plugin, "subscribes", ()):
                 continue
             try:
-                found = rule.check(state, event)
+                found = check(state, event)
                 if not found:
                     continue
                 found = list(found)

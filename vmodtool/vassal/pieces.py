@@ -55,6 +55,8 @@ def type_prefix(type_text: str) -> str:
 
 def java_int(token: Optional[str]) -> Optional[int]:
     """``Integer.parseInt`` or ``None`` (no whitespace, optional sign)."""
+    if token is not None and len(token) < 10 and token.isascii() and token.isdigit():
+        return int(token)           # the common case: a small non-negative number
     if token is None or not _INT_RE.match(token):
         return None
     value = int(token)

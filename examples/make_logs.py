@@ -115,6 +115,14 @@ class Table:
         definition, gpid = self.palette[kind]
         return self.w.add(definition, where, self.map, gpid=gpid, player=who)
 
+    def marker_off_map(self, kind: str, zone: str, who: str) -> str:
+        """Take a marker counter from the palette onto a box or track space."""
+        definition, gpid = self.palette[kind]
+        return self.w.add(definition, zone, OFF_MAP_NAME, gpid=gpid, player=who)
+
+    def move_off_map(self, pid: str, zone: str, who: str) -> None:
+        self.w.move(pid, zone, map_name=OFF_MAP_NAME, player=who)
+
     def draw(self, formation: str, who: str, drawn_box: str) -> str:
         """Pull a chit of ``formation`` (or ``end_turn``) from the cup."""
         cup = self.chits[formation]
@@ -628,6 +636,7 @@ CC_SEEDS = {
     "deploy-wrong-quality": "French turn 2: the elite squad deploys into two line teams",
     "over-long-move": "Italian turn 3: Отделение 4 moves 0703 -> 0302, 5 MP with 4",
     "enemy-hex": "French turn 3: Лейтенант Дюран walks into 0603, held by Отделение 4",
+    "elan-two-spaces": "French turn 3: Élan moves the French Surrender marker two spaces up, 6 -> 8",
 }
 
 
@@ -645,6 +654,10 @@ def cc_game(seed: Optional[str] = None) -> Table:
 
     def from_mix(uid, box, where, who):
         t.mv(uid, where, who)
+
+    # ---- set-up: the Surrender markers on the Casualty Tracks (E54 moves them) -----
+    fr_surrender = t.marker_off_map("surrender", "Дорожка потерь (Франция) 6", JEAN)
+    t.marker_off_map("surrender", "Дорожка потерь (Италия) 7", MARIO)
 
     # ---- turn 1: Italy ------------------------------------------------------------
     t.phase(1, ORD, IT)
@@ -757,6 +770,10 @@ def cc_game(seed: Optional[str] = None) -> Table:
     t.marker("foxholes", "0404" if seed == "foxholes-on-fortification" else "0303", JEAN)
     t.roll("2d6", [3, 1], JEAN)
     t.say("Огонь мимо.", JEAN)
+    t.say("Событие «Порыв»: маркер сдачи на одно деление выше.", JEAN)
+    t.say("#event Élan fr", JEAN)
+    t.move_off_map(fr_surrender, "Дорожка потерь (Франция) " + ("8" if seed == "elan-two-spaces"
+                                                                else "7"), JEAN)
     end_of_turn(3, FR, JEAN, "Конец третьего хода. Хорошая партия!")
     t.say("Спасибо, до следующей недели.", MARIO)
     return t

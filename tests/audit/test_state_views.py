@@ -190,3 +190,42 @@ def test_single_properties_equal_the_full_set():
                 assert ref.get_property(key) == full.get(key), (system, piece.id, key)
                 compared += 1
     assert compared > 500
+
+
+def test_track_position_counts_spaces_along_the_track(cc):
+    state = setup_state(cc)
+    assert state.track_position("fr_casualties", "surrender") is None
+    state.place_marker("s1", "surrender", None, "fr_casualties", 6)
+    assert state.track_position("fr_casualties", "surrender", "fr") == 6
+    assert state.track_position("it_casualties", "surrender") is None
+    assert [m.space for m in state.markers()] == [6]
+    state.place_marker("s2", "surrender", None, "fr_casualties", 7)   # two: ambiguous
+    assert state.track_position("fr_casualties", "surrender") is None
+    state.remove_marker("s2")
+    assert state.copy().track_position("fr_casualties", "surrender") == 6
+
+
+def test_the_audit_follows_markers_along_tracks():
+    """In the Combat Commander game the French Surrender marker starts on
+    the 6th space of its Casualty Track and Élan moves it to the 7th."""
+    from vmodtool.audit.engine import Engine
+    from vmodtool.audit.game import AuditGame, scenario_positions_module
+    from vmodtool.replay import Replay
+    from vmodtool.scenario import load_scenario
+    scenario = load_scenario(EXAMPLES / "combat-commander" / "scenario.yaml")
+    module, sizes = scenario_positions_module(scenario)
+    seen = []
+    engine = Engine(scenario, rules=[])
+    game = AuditGame(scenario, Replay.open([EXAMPLES / "combat-commander" / "logs" / "game-1.vlog"],
+                                           module=module, board_sizes=sizes), engine)
+    run_step = game.run_step
+
+    def watch(step, live):
+        run_step(step, live)
+        seen.append((game.state.track_position("fr_casualties", "surrender"),
+                     game.state.track_position("it_casualties", "surrender")))
+    game.run_step = watch
+    game.run()
+    assert seen[0] == (6, None) and seen[1] == (6, 7)
+    assert seen[-1] == (7, 7)
+    assert set(seen) == {(6, None), (6, 7), (7, 7)}

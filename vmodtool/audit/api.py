@@ -130,6 +130,7 @@ class MarkerView(Protocol):
     kind: str
     hex: Optional[str]
     box: Optional[str]
+    space: Optional[int]                 # on a track: its space, 1 = the track's first
     on_map: bool
 
 
@@ -150,6 +151,8 @@ class GameView(Protocol):
     def markers_in(self, hex_id: str) -> List[MarkerView]: ...
     def markers(self) -> Sequence[MarkerView]: ...
     def snapshot(self, point: str) -> Optional["GameView"]: ...    # "turn_start", "phase_start", "activation_start"
+    def track_position(self, track_id: str, marker_kind: str,
+                       side: Optional[str] = None) -> Optional[int]: ...  # the marker's space, 1 = first
 
 
 class RuleContext(Protocol):

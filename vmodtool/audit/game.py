@@ -83,9 +83,11 @@ class AuditGame:
         self.layer_kinds = [k.id for k in scenario.markers.values() if k.representation == "layer"]
         self.box_by_zone = {b.name: b.id for b in scenario.boxes}
         self.box_by_zone.update({b.id: b.id for b in scenario.boxes})
+        self.track_space: Dict[str, int] = {}     # zone of a track space -> 1, 2, … along it
         for track in scenario.tracks:
-            for space in track.spaces:
+            for i, space in enumerate(track.spaces, 1):
                 self.box_by_zone[f"{track.name} {space}"] = track.id
+                self.track_space[f"{track.name} {space}"] = i
         self.side_ids = {s.name: s.id for s in scenario.game.sides}
         self.side_ids.update({s.id: s.id for s in scenario.game.sides})
         self.piece_unit: Dict[str, str] = {}      # VASSAL piece id -> scenario unit id
@@ -113,6 +115,13 @@ class AuditGame:
         if place.location in self.box_by_zone:
             return None, self.box_by_zone[place.location]
         return None, None
+
+    def _space(self, place) -> Optional[int]:
+        """Which space (1 = the first) of a track a replay Place is in (None
+        off tracks)."""
+        if place is None or place.map is None or place.map == self.map_name:
+            return None
+        return self.track_space.get(place.location)
 
     def identify(self, ref) -> Tuple[Optional[str], Optional[str]]:
         """(unit id, marker kind) of a piece reference."""
@@ -152,7 +161,7 @@ class AuditGame:
                 self._set_face_and_layers(uid, ref)
                 order[uid] = rank
             else:
-                self.state.place_marker(p.id, kind, hex_id, box)
+                self.state.place_marker(p.id, kind, hex_id, box, self._space(engine.place_of(p)))
                 order[p.id] = rank
         for keys in self.state.stacks.values():
             keys.sort(key=lambda k: order.get(k, ("", 0)))
@@ -257,7 +266,7 @@ class AuditGame:
                         dispatch(st, Event(kind_name, n, sub, uid, fh, th, fb, tb, _NO_CHANGES,
                                            player, side, None, (), None, st.phase, st.turn))
                 elif kind is not None:
-                    st.place_marker(ev.piece.id, kind, th, tb)
+                    st.place_marker(ev.piece.id, kind, th, tb, self._space(ev.target))
                     if fh:
                         touched.append(fh)
                     if th:
@@ -280,7 +289,7 @@ class AuditGame:
                                      to_box=tb, player=player, side=side, turn=st.turn,
                                      phase=st.phase), live)
                 elif kind is not None:
-                    st.place_marker(ev.piece.id, kind, th, tb)
+                    st.place_marker(ev.piece.id, kind, th, tb, self._space(ev.target))
                     if th:
                         touched.append(th)
                     self._emit(Event("marker_add", n, sub, unit=ev.piece.id, marker=kind,

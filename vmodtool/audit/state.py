@@ -59,6 +59,7 @@ class MarkerState:
     kind: str
     hex: Optional[str] = None
     box: Optional[str] = None
+    space: Optional[int] = None     # on a track (``box`` is its id): its space, 1 = the first
 
 
 class Unit(NamedTuple):
@@ -94,6 +95,7 @@ class Marker:
     kind: str
     hex: Optional[str]
     box: Optional[str]
+    space: Optional[int] = None     # on a track: its space, 1 = the track's first
 
     @property
     def on_map(self) -> bool:
@@ -146,7 +148,7 @@ class AuditState:
         dup.units_state = {uid: UnitState(u.uid, u.hex, u.box, u.face, u.layers, u.present,
                                           u.entered, dup.changed)
                            for uid, u in self.units_state.items()}
-        dup.markers_state = {k: MarkerState(m.key, m.kind, m.hex, m.box)
+        dup.markers_state = {k: MarkerState(m.key, m.kind, m.hex, m.box, m.space)
                              for k, m in self.markers_state.items()}
         dup.stacks = {h: list(keys) for h, keys in self.stacks.items()}
         dup.activations = dict(self.activations)
@@ -205,7 +207,17 @@ class AuditState:
 
     def _marker(self, key: str) -> Marker:
         m = self.markers_state[key]
-        return Marker(m.key, m.kind, m.hex, m.box)
+        return Marker(m.key, m.kind, m.hex, m.box, m.space)
+
+    def track_position(self, track_id: str, marker_kind: str,
+                       side: Optional[str] = None) -> Optional[int]:
+        """The space of the one marker of ``marker_kind`` on track
+        ``track_id``, counted along the track (1 = its first space, whatever
+        the spaces are called); ``None`` when there is none or more than one.  ``side`` is accepted for plug-ins that name the
+        track's owner (a track belongs to one side already)."""
+        found = [m.space for m in self.markers_state.values()
+                 if m.kind == marker_kind and m.box == track_id and m.space is not None]
+        return found[0] if len(found) == 1 else None
 
     def units_in_box(self, box_id: str) -> List[Unit]:
         return [self.unit(uid) for uid, s in self.units_state.items() if s.present and s.box == box_id]
@@ -286,13 +298,14 @@ class AuditState:
         s.hex = s.box = None
         s.present = False
 
-    def place_marker(self, key: str, kind: str, hex_id: Optional[str], box: Optional[str]) -> None:
+    def place_marker(self, key: str, kind: str, hex_id: Optional[str], box: Optional[str],
+                     space: Optional[int] = None) -> None:
         m = self.markers_state.get(key)
         if m is None:
             m = self.markers_state[key] = MarkerState(key, kind)
         old = m.hex
         self._detach(key, old)
-        m.hex, m.box = hex_id, box
+        m.hex, m.box, m.space = hex_id, box, space
         if hex_id is not None:
             self.stacks.setdefault(hex_id, []).append(key)
             self.changed.append(hex_id)

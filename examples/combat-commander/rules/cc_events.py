@@ -18,7 +18,8 @@ passes duck-typed objects:
            (objects or mappings with an ``id``). A unit view has ``uid``,
            ``label``, ``tags``, ``side``, ``hex``, ``box``, ``state``,
            ``markers`` and ``on_map``. ``ElanEvent`` also needs
-           ``state.track_position(track_id, marker_kind, side)`` -> space index.
+           ``state.track_position(track_id, marker_kind, side)`` -> the marker's
+           space counted along the track (1 = first), or None.
 ``event``  ``kind``, ``step`` and, for annotations, ``annotation.kind`` and
            ``annotation.args`` (``{"name": "Deploy", "side": "fr"}``).
 

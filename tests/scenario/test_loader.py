@@ -244,3 +244,13 @@ def test_schema_command_prints_the_schema():
     result = CliRunner().invoke(cli, ["schema"])
     schema = json.loads(result.output)
     assert schema["$schema"].endswith("2020-12/schema")
+
+
+def test_turn_tracker_levels_are_names_or_positions(tmp_path):
+    ok = BASE + "\nlog:\n  turn_tracker:\n    levels: {turn: 1, side: null, phase: Segment}\n"
+    assert problems_for(tmp_path, ok) == []
+    bad = BASE + "\nlog:\n  turn_tracker:\n    levels: {turn: 0, phase: '', month: Month}\n"
+    messages = sorted(str(p) for p in problems_for(tmp_path, bad))
+    assert any("levels.turn" in m and "out of range" in m for m in messages), messages
+    assert any("levels.phase" in m and "non-empty" in m for m in messages), messages
+    assert any("unknown key 'month'" in m for m in messages), messages

@@ -30,9 +30,10 @@ from vmodtool.audit.timeline import Clock
 from vmodtool.build.module import OFF_MAP_NAME
 from vmodtool.build.offmap import layout_off_map
 from vmodtool.replay import ChangeEvent, ChatEvent, DiceEvent, MoveEvent, Replay
-from vmodtool.replay.events import AddEvent, RemoveEvent
+from vmodtool.replay.events import AddEvent, RemoveEvent, TurnEvent
 from vmodtool.replay.game import relaxed_gc, stack_key
 from vmodtool.scenario.model import Scenario
+from vmodtool.vassal.turntracker import TurnTrackerDef, turn_trackers
 
 __all__ = ["AuditGame", "audit_logs", "scenario_positions_module"]
 
@@ -101,8 +102,26 @@ class AuditGame:
         self._activation_by: Tuple[Optional[str], Optional[str]] = (None, None)
         self.chit_formation: Dict[str, Optional[str]] = {}   # VASSAL piece id -> Formation
         self._want: Dict[str, bool] = {}
+        self.trackers = self._trackers()
         self.map_name = scenario.map.name
         self.hexes = frozenset(scenario.map.hex_ids)
+
+    def _trackers(self) -> Dict[str, TurnTrackerDef]:
+        """The module's turn trackers by command id (only the one named
+        ``log.turn_tracker.component`` when the module has it)."""
+        module = getattr(self.replay.positions, "module", None)
+        buildfile = getattr(module, "buildfile", None)
+        if buildfile is None:
+            return {}
+        found = turn_trackers(buildfile)
+        named = {k: t for k, t in found.items() if t.name == self.clock.tracker_name}
+        return named or found
+
+    def _tracker_time(self, tracker_id: str, state: Optional[str]):
+        tracker = self.trackers.get(tracker_id)
+        if tracker is None or state is None:
+            return None
+        return self.clock.tracker_time(tracker.active_levels(state))
 
     # -- places ---------------------------------------------------------------------
     def place(self, place) -> Tuple[Optional[str], Optional[str]]:
@@ -165,6 +184,15 @@ class AuditGame:
                 order[p.id] = rank
         for keys in self.state.stacks.values():
             keys.sort(key=lambda k: order.get(k, ("", 0)))
+        # the time the saved game stands at (the log starts inside it: no
+        # turn or phase start is announced for it)
+        for tracker_id, tracker_state in sorted(engine.state.turns.items()):
+            change = self._tracker_time(tracker_id, tracker_state)
+            if change is not None:
+                st = self.state
+                st.turn = change.turn if change.turn is not None else st.turn
+                st.phase = change.phase if change.phase is not None else st.phase
+                st.phasing_side = change.side if change.side is not None else st.phasing_side
 
     def _set_face_and_layers(self, uid: str, ref) -> None:
         """Face and status layers of a unit from its piece (a replay
@@ -309,6 +337,10 @@ class AuditGame:
                                      turn=st.turn, phase=st.phase), live)
             elif cls is ChangeEvent:
                 self._changed(ev, n, sub, player, side, live)
+            elif cls is TurnEvent:
+                change = self._tracker_time(ev.tracker, ev.new)
+                if change is not None:
+                    self._time(change, n, player, side, live)
             elif cls is ChatEvent or cls is DiceEvent:
                 message = ev.message or ""
                 if not message:

@@ -6,6 +6,12 @@
   ``log.turn_tracker.report_regex`` (named groups ``turn``, ``side``,
   ``phase``) overrides the pattern for other modules.  Phase and side names
   are mapped back to the scenario's ids.
+* **The turn tracker's state.** Each ``TURN`` command (and the state a
+  saved game starts from) sets the tracker's levels; the levels named in
+  ``log.turn_tracker.levels`` (default ``Turn``, ``Side``, ``Phase``: what
+  ``vmodtool build`` writes; a name or a position, 1 = ``$level1$``) give
+  the turn, the phasing side and the phase.  Works for any module whose
+  tracker levels show them, with no chat report needed.
 * **Chit pulls.** A formation chit moved into the activation's ``drawn``
   box starts that formation's activation.
 * **Annotations.** ``#kind args`` typed in the chat (``#attack 0302,0403 >
@@ -18,17 +24,20 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 from vmodtool.audit.api import Annotation
 from vmodtool.scenario.model import Scenario
 
 __all__ = ["Clock", "ClockChange", "parse_annotation", "DEFAULT_REPORT_REGEX",
-           "DEFAULT_DICE_REGEX", "DEFAULT_TYPED_CHAT_REGEX"]
+           "DEFAULT_DICE_REGEX", "DEFAULT_TYPED_CHAT_REGEX", "DEFAULT_LEVELS"]
 
 DEFAULT_REPORT_REGEX = r"^\*\s*TT\|(?P<turn>-?\d+)(?:\|(?P<a>[^|*]+?))?(?:\|(?P<b>[^|*]+?))?\s*\*?\s*$"
 DEFAULT_DICE_REGEX = r"^\*\*\* (?P<label>[^=]+?) = (?P<values>[0-9, ]+) \*\*\*(?: by (?P<player>.+)| <(?P<player2>.+)>)?\s*$"
 DEFAULT_TYPED_CHAT_REGEX = r"^(?:<|&lt;)(?P<player>.+?)(?:>|&gt;) - (?P<text>.*)$"
+#: which turn-tracker levels show the turn, the phasing side and the phase
+#: (the level names ``vmodtool build`` gives them)
+DEFAULT_LEVELS: Dict[str, object] = {"turn": "Turn", "side": "Side", "phase": "Phase"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,8 @@ class Clock:
         log = scenario.log if isinstance(scenario.log, dict) else {}
         tracker = log.get("turn_tracker") or {}
         self.report = re.compile(tracker.get("report_regex") or DEFAULT_REPORT_REGEX)
+        self.tracker_name = tracker.get("component")
+        self.levels = {**DEFAULT_LEVELS, **(tracker.get("levels") or {})}
         self.dice = re.compile(log.get("dice_regex") or DEFAULT_DICE_REGEX)
         self.typed = re.compile(log.get("typed_chat_regex") or DEFAULT_TYPED_CHAT_REGEX)
         self.prefix = ((log.get("annotations") or {}).get("prefix") or "#")
@@ -83,6 +94,29 @@ class Clock:
         side_id = self.side_ids.get(side.strip().casefold()) if side else None
         phase_id = self.phase_ids.get(phase.strip().rstrip(" *").casefold()) if phase else None
         return ClockChange(turn, side_id, phase_id)
+
+    def tracker_time(self, levels: Sequence[Tuple[str, str]]) -> Optional[ClockChange]:
+        """The time the turn tracker's active levels show ((level name, value),
+        outermost first), or None when none of the configured levels is there."""
+        found: Dict[str, str] = {}
+        for what, ref in self.levels.items():
+            if ref is None:
+                continue
+            if isinstance(ref, int) and not isinstance(ref, bool):
+                if 1 <= ref <= len(levels):
+                    found[what] = levels[ref - 1][1]
+                continue
+            for name, value in levels:
+                if name == ref:
+                    found[what] = value
+                    break
+        if not found:
+            return None
+        turn = found.get("turn", "").strip()
+        side, phase = found.get("side"), found.get("phase")
+        return ClockChange(int(turn) if re.fullmatch(r"-?\d+", turn) else None,
+                           self.side_ids.get(side.strip().casefold()) if side else None,
+                           self.phase_ids.get(phase.strip().casefold()) if phase else None)
 
     def roll(self, message: str) -> Optional[Tuple[str, Tuple[int, ...]]]:
         """(label, values) of a dice report, or None."""

@@ -105,6 +105,7 @@ class GameWriter:
         self.steps: List[str] = []
         self._undo: List[Tuple[str, Tuple[str, int, int, Optional[str]]]] = []
         self._setup_boards: List[str] = []
+        self.turn_states: Dict[str, str] = {}        # tracker id -> state (saved with the game)
         for m in module.buildfile.maps():
             if not m.boards:
                 continue
@@ -201,7 +202,9 @@ class GameWriter:
         for p in self.players:
             top.append(encode_sequence(["PLAYER", p.password, p.name, p.side], "\t") or "")
         top += self._setup_boards
-        top += ["SETUP_STACK\t", "end_save"]
+        top += ["SETUP_STACK\t"]
+        top += [f"TURN{tracker}\t{state}" for tracker, state in self.turn_states.items()]
+        top += ["end_save"]
         return encode_sequence(top, ESC) or ""
 
     # -- steps -----------------------------------------------------------------------------
@@ -374,6 +377,18 @@ class GameWriter:
         """A module report line (e.g. the turn tracker's ``* TT|2|…``)."""
         self._log(f"CHAT* {text}")
 
+    def set_turn(self, state: str, *, tracker: str = "TurnTracker0",
+                 report: Optional[str] = None) -> None:
+        """The turn tracker moved to ``state`` (§4.8: ``TURN<id>⟨TAB⟩<state>``,
+        with the tracker's chat report when ``report`` is given).  Before
+        :meth:`snapshot` it only sets the state the log starts from."""
+        self.turn_states[tracker] = state
+        if self._started:
+            commands = [f"TURN{tracker}\t{state}"]
+            if report is not None:
+                commands.append(f"CHAT* {report}")
+            self._log(*commands)
+
     def undo(self, *, player: Optional[str] = None) -> None:
         """Undo the last move or layer change (UNDO brackets, §4.7)."""
         if not self._undo:
@@ -424,8 +439,10 @@ class GameWriter:
         the first step)."""
         self._initial = self.restore_text()
         self.steps = []
+        self._started = True
 
     _initial = ""
+    _started = False
 
     def to_bytes(self, *, key: int = 0x42) -> bytes:
         meta = self.module.moduledata or b""

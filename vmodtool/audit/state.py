@@ -213,8 +213,9 @@ class AuditState:
                        side: Optional[str] = None) -> Optional[int]:
         """The space of the one marker of ``marker_kind`` on track
         ``track_id``, counted along the track (1 = its first space, whatever
-        the spaces are called); ``None`` when there is none or more than one.  ``side`` is accepted for plug-ins that name the
-        track's owner (a track belongs to one side already)."""
+        the spaces are called); ``None`` when there is none or more than one.
+        ``side`` is accepted for plug-ins that name the track's owner (a
+        track belongs to one side already)."""
         found = [m.space for m in self.markers_state.values()
                  if m.kind == marker_kind and m.box == track_id and m.space is not None]
         return found[0] if len(found) == 1 else None

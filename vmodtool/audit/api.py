@@ -187,13 +187,27 @@ class BaseRule:
         self.ctx = ctx
         self.params: Mapping[str, Any] = ctx.params
 
+    #: attributes that never change during an audit (shared by the copies
+    #: the engine takes before a step a later undo takes back)
+    _shared: Tuple[str, ...] = ("ctx", "params")
+    #: attributes copied one level deep (their values are immutable)
+    _shallow: Tuple[str, ...] = ()
+
+    def _copy_memory(self, value: Any, memo: dict) -> Any:
+        """How a remembered value is copied (a subclass whose memory is plain
+        containers of immutable values may copy it more cheaply)."""
+        return copy.deepcopy(value, memo)
+
     def __deepcopy__(self, memo: dict) -> "BaseRule":
-        # the engine copies a rule's memory before a step a later undo takes
-        # back; its context and params never change and are shared
         new = self.__class__.__new__(self.__class__)
         memo[id(self)] = new
         for key, value in self.__dict__.items():
-            new.__dict__[key] = value if key in ("ctx", "params") else copy.deepcopy(value, memo)
+            if key in self._shared:
+                new.__dict__[key] = value
+            elif key in self._shallow:
+                new.__dict__[key] = copy.copy(value)
+            else:
+                new.__dict__[key] = self._copy_memory(value, memo)
         return new
 
     def check(self, state: GameView, event: Event) -> Iterable[Violation]:  # pragma: no cover

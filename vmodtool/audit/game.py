@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from vmodtool.audit.api import _NO_CHANGES, Event
+from vmodtool.audit.api import Event
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.state import AuditState
@@ -101,10 +101,9 @@ class AuditGame:
         self.rank: Dict[str, Tuple[str, int]] = {}   # VASSAL piece id -> (stack key, index)
         self._activation_by: Tuple[Optional[str], Optional[str]] = (None, None)
         self.chit_formation: Dict[str, Optional[str]] = {}   # VASSAL piece id -> Formation
-        self._want: Dict[str, bool] = {}
         self.trackers = self._trackers()
         self.map_name = scenario.map.name
-        self.hexes = frozenset(scenario.map.hex_ids)
+        self.hexes = scenario.map.grid.hexes          # label -> raw cell: membership only
 
     def _trackers(self) -> Dict[str, TurnTrackerDef]:
         """The module's turn trackers by command id (only the one named
@@ -170,7 +169,8 @@ class AuditGame:
             uid, kind = self.identify(ref)
             if uid is None and kind is None:
                 continue
-            hex_id, box = self.place(engine.place_of(p))
+            where = engine.place_of(p)
+            hex_id, box = self.place(where)
             parent = p.parent
             rank = (stack_key(parent), parent.members.index(p)) if parent is not None \
                 else (f"@{p.id}", 0)
@@ -180,7 +180,7 @@ class AuditGame:
                 self._set_face_and_layers(uid, ref)
                 order[uid] = rank
             else:
-                self.state.place_marker(p.id, kind, hex_id, box, self._space(engine.place_of(p)))
+                self.state.place_marker(p.id, kind, hex_id, box, self._space(where))
                 order[p.id] = rank
         for keys in self.state.stacks.values():
             keys.sort(key=lambda k: order.get(k, ("", 0)))
@@ -225,14 +225,6 @@ class AuditGame:
                 self.state.touch(hex_id)
 
     # -- one step -----------------------------------------------------------------------------
-    def _wants(self, kind: str) -> bool:
-        """Whether any rule takes events of this kind (the others are not
-        built: most steps of a long log matter to few rules)."""
-        want = self._want.get(kind)
-        if want is None:
-            want = self._want[kind] = self.engine.wants(kind)
-        return want
-
     def _emit(self, event: Event, live: bool) -> None:
         if live:
             self.engine.dispatch(self.state, event)
@@ -265,11 +257,12 @@ class AuditGame:
         st.step = n = step.number
         player = step.player
         side = self.side_ids.get(step.side or "", step.side)
-        wants = self._wants if live else _never
+        # events no rule takes are not built (most steps matter to few rules)
+        wants = self.engine.wants if live else _never
         dispatch = self.engine.dispatch
         if wants("step_start"):
-            dispatch(st, Event("step_start", n, 0, None, None, None, None, None, _NO_CHANGES,
-                               player, side, None, (), None, st.phase, st.turn))
+            dispatch(st, Event("step_start", n, player=player, side=side, turn=st.turn,
+                               phase=st.phase))
         touched: List[str] = []
         sub = 0
         for ev in step.events:
@@ -291,8 +284,9 @@ class AuditGame:
                         kind_name = ("move" if fh and th else "enter" if th else "leave" if fh
                                      else "transfer")
                     if wants(kind_name):
-                        dispatch(st, Event(kind_name, n, sub, uid, fh, th, fb, tb, _NO_CHANGES,
-                                           player, side, None, (), None, st.phase, st.turn))
+                        dispatch(st, Event(kind_name, n, sub, unit=uid, from_hex=fh, to_hex=th,
+                                           from_box=fb, to_box=tb, player=player, side=side,
+                                           turn=st.turn, phase=st.phase))
                 elif kind is not None:
                     st.place_marker(ev.piece.id, kind, th, tb, self._space(ev.target))
                     if fh:
@@ -300,9 +294,10 @@ class AuditGame:
                     if th:
                         touched.append(th)
                     if wants("marker_move"):
-                        dispatch(st, Event("marker_move", n, sub, ev.piece.id, fh, th, fb, tb,
-                                           _NO_CHANGES, player, side, None, (), None, st.phase,
-                                           st.turn, False, kind))
+                        dispatch(st, Event("marker_move", n, sub, unit=ev.piece.id, marker=kind,
+                                           from_hex=fh, to_hex=th, from_box=fb, to_box=tb,
+                                           player=player, side=side, turn=st.turn,
+                                           phase=st.phase))
                     if tb in self.drawn_boxes and fb not in self.drawn_boxes:
                         self._chit_drawn(ev.piece, kind, n, sub, player, side, live)
             elif cls is AddEvent:
@@ -363,8 +358,8 @@ class AuditGame:
         if touched:
             self._sync_order(step, touched)
         if wants("step_end"):
-            dispatch(st, Event("step_end", n, 0, None, None, None, None, None, _NO_CHANGES,
-                               player, side, None, (), None, st.phase, st.turn))
+            dispatch(st, Event("step_end", n, player=player, side=side, turn=st.turn,
+                               phase=st.phase))
 
     def _chit_drawn(self, piece, kind: str, n: int, sub: int, player, side, live: bool) -> None:
         """A chit went into a "drawn" box: any chit drawn (a formation's or

@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple
 
 from vmodtool.audit.state import AuditState, Unit
 
-__all__ = ["matches", "select", "as_list", "reads"]
+__all__ = ["matches", "select", "as_list", "reads", "reads_markers"]
 
 Predicate = Callable[[Any, Any, Any], bool]
 
@@ -27,18 +27,29 @@ def matches(selector: Any, unit: Unit, state: Optional[AuditState] = None,
     """Whether ``unit`` matches ``selector`` (a mapping or a list of them)."""
     if selector is None:
         return True
+    return _compiled(selector)[1](unit, state, subject)
+
+
+def reads_markers(selector: Any) -> bool:
+    """Whether a selector looks at the markers a unit carries (which cost a
+    look at its hex to know)."""
+    return selector is not None and _compiled(selector)[2]
+
+
+#: selector object id -> (the selector, its predicate, whether it reads
+#: markers); the selector is kept so that its id cannot be reused while the
+#: entry exists
+_COMPILED: Dict[int, Tuple[Any, Predicate, bool]] = {}
+_COMPILED_MAX = 4096
+
+
+def _compiled(selector: Any) -> Tuple[Any, Predicate, bool]:
     entry = _COMPILED.get(id(selector))
     if entry is None or entry[0] is not selector:
         if len(_COMPILED) >= _COMPILED_MAX:
             _COMPILED.clear()
-        entry = _COMPILED[id(selector)] = (selector, _compile(selector))
-    return entry[1](unit, state, subject)
-
-
-#: selector object id -> (the selector, its predicate); the selector is kept
-#: so that its id cannot be reused while the entry exists
-_COMPILED: Dict[int, Tuple[Any, Predicate]] = {}
-_COMPILED_MAX = 4096
+        entry = _COMPILED[id(selector)] = (selector, _compile(selector), reads(selector, "markers"))
+    return entry
 
 
 def reads(selector: Any, key: str) -> bool:

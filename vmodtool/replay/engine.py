@@ -246,24 +246,23 @@ class Engine:
                 self.events.append(ChangeEvent(before=before, after=after, place=new_place))
 
     def on_move(self, cmd: MovePiece) -> None:
-        f = cmd.fields          # decoded once; read here field by field (the hot path)
-        if len(f) < 9:
+        if cmd._field(8) is None:
             self.warn(f"MovePiece with missing fields (truncated?): {self._short(cmd)}")
             return
-        piece = self.state.pieces.get(f[0])
+        piece = self.state.get(cmd.piece_id)
         if piece is None:
             self.warn(f"MovePiece of unknown piece {cmd.piece_id}")
             return
-        player = f[9] if len(f) > 9 and f[9] != "null" else None
+        player = cmd.player_id
         if player:
             self.player_ids.append(player)
         movers = piece.members[:] if piece.is_stack else [piece]
         befores = [self.place_of(p) for p in movers] if not self.in_restore else None
-        new_map_id = None if f[1] == "null" else f[1]
+        new_map_id = cmd.new_map
         new_map = self.map_for(new_map_id) if new_map_id is not None else None
         if new_map is not None:
             pos = cmd.new_position
-            under_id = None if f[4] == "null" else f[4]
+            under_id = cmd.new_under
             if under_id is not None:
                 under = self.state.get(under_id)
                 if (under is not None and under.position == pos
@@ -283,7 +282,7 @@ class Engine:
                 old_map.remove(piece)
         if befores is not None:
             stack_id = piece.id if piece.is_stack else None
-            old_map_id = None if f[5] == "null" else f[5]
+            old_map_id = cmd.old_map
             for i, before in enumerate(befores):
                 if before.map is None and old_map_id is not None:
                     # off all maps now (e.g. its stack was removed by an undo):

@@ -230,17 +230,14 @@ class Replay:
         stacks_seen = set()
         referenced: List[str] = []
         execute = engine.execute
-        pieces = engine.state.pieces
         for cmd in leaf_commands(node):
             count += 1
             inner = cmd.logged if type(cmd) is LogEntry else cmd
             if inner is None:
                 continue
             kind = type(inner)
-            if kind is RemovePiece:
-                obj = pieces.get(inner.piece_id)
-                if obj is not None and obj.is_stack:
-                    stacks_seen.add(inner.piece_id)
+            if kind is RemovePiece and _is_stack(engine, inner.piece_id):
+                stacks_seen.add(inner.piece_id)
             execute(inner)
             if kind is MovePiece:
                 referenced.append(inner.piece_id)

@@ -383,7 +383,7 @@ class GameWriter:
         with the tracker's chat report when ``report`` is given).  Before
         :meth:`snapshot` it only sets the state the log starts from."""
         self.turn_states[tracker] = state
-        if self._started:
+        if self._initial:                       # the log has started
             commands = [f"TURN{tracker}\t{state}"]
             if report is not None:
                 commands.append(f"CHAT* {report}")
@@ -439,10 +439,8 @@ class GameWriter:
         the first step)."""
         self._initial = self.restore_text()
         self.steps = []
-        self._started = True
 
     _initial = ""
-    _started = False
 
     def to_bytes(self, *, key: int = 0x42) -> bytes:
         meta = self.module.moduledata or b""

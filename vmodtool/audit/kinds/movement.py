@@ -59,17 +59,12 @@ def plain_copy(value: Any) -> Any:
 
 
 class CheapCopy:
-    """``copy.deepcopy`` of a rule copies only its memory: the context,
-    params and precomputed tables (listed in ``_shared``) are shared."""
+    """For a rule whose memory is plain containers (dicts, lists, sets) of
+    immutable values: a copy (:meth:`BaseRule.__deepcopy__`) copies just the
+    containers."""
 
-    _shared: Tuple[str, ...] = ("ctx", "params")
-
-    def __deepcopy__(self, memo: dict) -> "CheapCopy":
-        new = self.__class__.__new__(self.__class__)
-        memo[id(self)] = new
-        for key, value in self.__dict__.items():
-            new.__dict__[key] = value if key in self._shared else plain_copy(value)
-        return new
+    def _copy_memory(self, value: Any, memo: dict) -> Any:
+        return plain_copy(value)
 
 
 class Moment(tuple):
@@ -378,14 +373,15 @@ class MovementAllowance(CheapCopy, BaseRule):
         if not self.zoc_stop:
             stop = frozenset()
         best = self.tables.cheapest(cls, event.from_hex, event.to_hex, blocked, stop)
-        # whether a minimum move covers it is asked only of a move over its allowance
-        minimum_ok = (blocked, stop) if self.minimum and best is not None else False
+        # whether a minimum move covers it is searched only for a move over its
+        # allowance (with the enemy hexes of the moment)
+        minimum_search = (blocked, stop) if self.minimum and best is not None else None
         reason = None
         if best is None:
             reason = self._why_no_path(cls, event, blocked, stop, enemies)
         self.pending.append({
             "event": event, "clock": Moment.of(state), "uid": unit.uid, "cls": cls,
-            "best": best, "reason": reason, "minimum_ok": minimum_ok,
+            "best": best, "reason": reason, "minimum_search": minimum_search,
             "allowance": self._allowance(unit),
             "ends_in_zoc": event.to_hex in stop,
         })
@@ -432,7 +428,7 @@ class MovementAllowance(CheapCopy, BaseRule):
 
     def _allowance(self, unit) -> Optional[float]:
         allowance = self.params.get("allowance")
-        if type(allowance) is dict or isinstance(allowance, Mapping):
+        if isinstance(allowance, Mapping):
             value = unit.factors.get(allowance.get("factor"))
         else:
             value = allowance
@@ -505,8 +501,8 @@ class MovementAllowance(CheapCopy, BaseRule):
             # a legal move (the common case) costs no text
             if allowance is None or total <= allowance + EPSILON:
                 return None
-            if not earlier and item["minimum_ok"] and self.tables.within_hexes(
-                    item["cls"], a, b, self.minimum, *item["minimum_ok"]):
+            if not earlier and item["minimum_search"] and self.tables.within_hexes(
+                    item["cls"], a, b, self.minimum, *item["minimum_search"]):
                 self.minimum_used[uid] = True
                 self.spent[uid] = max(total, allowance)
                 return None

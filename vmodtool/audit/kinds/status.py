@@ -15,7 +15,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.selectors import as_list, matches, reads
+from vmodtool.audit.selectors import as_list, matches, reads_markers
 
 __all__ = ["StatusForbids", "StateNever", "TransitionWindow", "PhaseSweep", "Obligation",
            "ELIMINATION_ROLES", "box_role", "is_elimination_box", "carried_markers", "layer_markers",
@@ -125,20 +125,6 @@ def matches_carried(selector: Any, state, unit, subject=None) -> bool:
     if reads_markers(selector):
         unit = carried_view(state, unit)
     return matches(selector, unit, state, subject)
-
-
-_READS_MARKERS: Dict[int, Tuple[Any, bool]] = {}
-
-
-def reads_markers(selector: Any) -> bool:
-    if selector is None:
-        return False
-    hit = _READS_MARKERS.get(id(selector))
-    if hit is None or hit[0] is not selector:
-        if len(_READS_MARKERS) > 4096:
-            _READS_MARKERS.clear()
-        hit = _READS_MARKERS[id(selector)] = (selector, reads(selector, "markers"))
-    return hit[1]
 
 
 def describe_unit(state, uid: str) -> str:
@@ -329,20 +315,9 @@ class SettleRule(BaseRule):
         self.subscribes = frozenset({point, "game_end"}) if point else _CHANGE_EVENTS | {"game_end"}
         self.open: Dict[Any, Any] = {}
 
-    def __deepcopy__(self, memo: dict) -> "SettleRule":
-        # a checkpoint copies the rule's memory (what is open, what each hex
-        # showed and how far it read the state's change log); the context and
-        # params are shared
-        new = self.__class__.__new__(self.__class__)
-        memo[id(self)] = new
-        for key, value in self.__dict__.items():
-            if key in ("ctx", "params"):
-                new.__dict__[key] = value
-            elif key == "_found":
-                new.__dict__[key] = dict(value)       # values are (signature, builder): shared
-            else:
-                new.__dict__[key] = copy.deepcopy(value, memo)
-        return new
+    # a copy keeps what is open, what each hex showed (``_found``: values
+    # are (signature, builder) pairs, shared) and how far it read the log
+    _shallow = ("_found",)
 
     # Subclasses implement ``findings_in(state, hex_id)`` -> {key: (signature,
     # function(event) -> Violation)}: the findings of one hex, which depend
@@ -459,11 +434,6 @@ class StatusForbids(BaseRule):
         actions = as_list(self.params.get("forbids", "move"))
         self.actions = frozenset(_ACTION_EVENTS.get(a, a) for a in actions)
         self.subscribes = self.actions | {"marker_move", "step_end"}
-        status = self.params.get("status")
-        #: a status that is only ``markers: [...]`` is a set intersection
-        self.status_markers: Optional[FrozenSet[str]] = (
-            frozenset(as_list(status["markers"]))
-            if isinstance(status, Mapping) and set(status) == {"markers"} else None)
         self.cur_step: Optional[int] = None
         self.moved_markers: List[Tuple[str, Optional[str], Optional[str]]] = []   # kind, from, to
         self.pending: List[Tuple[Event, str]] = []       # moves of this step not flagged yet
@@ -472,12 +442,9 @@ class StatusForbids(BaseRule):
     def _new_step(self, step: int) -> None:
         if step != self.cur_step:
             self.cur_step = step
-            if self.moved_markers:
-                self.moved_markers = []
-            if self.pending:
-                self.pending = []
-            if self.flagged:
-                self.flagged = set()
+            self.moved_markers = []
+            self.pending = []
+            self.flagged = set()
 
     def _status_markers(self, state, uid: str, from_hex: Optional[str], to_hex: Optional[str],
                         late: bool = False) -> set:
@@ -486,17 +453,9 @@ class StatusForbids(BaseRule):
         markers placed in the hex it left after it had gone."""
         marks = set(layer_markers(state, uid))
         if from_hex is not None and not late:
-            stacks = getattr(state, "stacks", None)
-            if stacks is not None:          # the audit's own state: no views needed
-                markers_state = state.markers_state
-                for key in stacks.get(from_hex, ()):
-                    m = markers_state.get(key)
-                    if m is not None and _marker_scope(state.scenario, m.kind) == "hex":
-                        marks.add(m.kind)
-            else:
-                for m in state.markers_in(from_hex):
-                    if _marker_scope(state.scenario, m.kind) == "hex":
-                        marks.add(m.kind)
+            for m in state.markers_in(from_hex):
+                if _marker_scope(state.scenario, m.kind) == "hex":
+                    marks.add(m.kind)
         for kind, a, b in self.moved_markers:
             if a is not None and a == from_hex and b == to_hex:
                 marks.add(kind)
@@ -548,10 +507,7 @@ class StatusForbids(BaseRule):
     def _judge(self, state, event: Event, uid: str, late: bool = False) -> List[Violation]:
         unit = state.unit(uid)
         marks = self._status_markers(state, uid, event.from_hex, event.to_hex, late)
-        if self.status_markers is not None:
-            if not self.status_markers & marks:
-                return []
-        elif not matches(self.params.get("status"), with_markers(unit, marks), state):
+        if not matches(self.params.get("status"), with_markers(unit, marks), state):
             return []
         self.flagged.add((event.step, uid))
         return [self._violation(state, event, unit, marks)]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vmodtool.render.board import board_drawing, print_scale, BoardOptions  # noqa: E402
+from vmodtool.render.board import BoardOptions, board_drawing, print_scale  # noqa: E402
 from vmodtool.scenario import load_scenario  # noqa: E402
 from vmodtool.scenario.mapgrid import GridSpec, build_map_grid  # noqa: E402
 

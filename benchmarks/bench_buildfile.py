@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -19,7 +19,7 @@ sys.path.insert(0, str(REPO))
 from vmodtool.vassal.buildfile import BuildFile  # noqa: E402
 
 
-def _largest_buildfile() -> Optional[Path]:
+def _largest_buildfile() -> Path | None:
     shared = Path(os.environ.get("VMODTOOL_SHARED", REPO.parent / "shared"))
     candidates = [p for p in (shared / "corpus").glob("*/buildFile*") if p.is_file()]
     return max(candidates, key=lambda p: p.stat().st_size) if candidates else None

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
 
 HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:           # run from a checkout without installing
@@ -44,15 +44,15 @@ class Table:
     """The GameWriter of one game plus what players look up: units by
     scenario id, marker counters by kind, chits by formation, the boxes."""
 
-    def __init__(self, system: str, players: Sequence[Player], seed: Optional[str],
-                 setup_changes: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, system: str, players: Sequence[Player], seed: str | None,
+                 setup_changes: dict[str, str] | None = None) -> None:
         self.scenario = load_scenario(HERE / system / "scenario.yaml")
         module, sizes = scenario_positions_module(self.scenario)
         self.w = GameWriter(module, players=players, board_sizes=sizes)
         self.seed = seed
         self.map = self.scenario.map.name
-        self.unit: Dict[str, str] = {}
-        self.chits: Dict[str, List[str]] = {}
+        self.unit: dict[str, str] = {}
+        self.chits: dict[str, list[str]] = {}
         for pid, p in self.w.pieces.items():
             uid = p.piece.get_property("UnitId")
             if uid:
@@ -74,8 +74,8 @@ class Table:
                         self.palette[k] = (slot.definition, slot.gpid)
                         break
         self.box = {b.id: b.name for b in self.scenario.boxes}
-        self.layers_on: Dict[str, set] = {}
-        self.face: Dict[str, int] = {}          # unit -> face shown (1 = front)
+        self.layers_on: dict[str, set] = {}
+        self.face: dict[str, int] = {}          # unit -> face shown (1 = front)
         for entry in self.scenario.setup:
             for uid, face in (getattr(entry, "faces", None) or {}).items():
                 names = [f.name for f in self.scenario.unit_type_of(self.scenario.counter(uid)).faces]
@@ -85,7 +85,7 @@ class Table:
         self.w.snapshot()
 
     # -- what players do ----------------------------------------------------------
-    def phase(self, turn: int, phase: str, side: Optional[str] = None) -> None:
+    def phase(self, turn: int, phase: str, side: str | None = None) -> None:
         """The turn tracker's report of a new phase (``TT|turn|[side|]phase``)."""
         self.w.report(f"TT|{turn}|{side}|{phase}" if side else f"TT|{turn}|{phase}")
 
@@ -172,11 +172,11 @@ WAW_SEEDS = {
 }
 
 
-def waw_game(seed: Optional[str] = None) -> Table:
+def waw_game(seed: str | None = None) -> Table:
     t = Table("modern-tactical", WAW_PLAYERS, seed,
               setup_changes={"syr.t72.3": "1204"} if seed == "setup-changed" else None)
     MR, ACT = "Marker Removal Phase", "Action Phase"
-    ooc: List[str] = []
+    ooc: list[str] = []
 
     def ops(uids, who):
         for u in uids:
@@ -431,7 +431,7 @@ WW1_SEEDS = {
 }
 
 
-def ww1_game(seed: Optional[str] = None) -> Table:
+def ww1_game(seed: str | None = None) -> Table:
     t = Table("ww1-operational", WW1_PLAYERS, seed)
     REP, AIR, MOV, COM, EXP = ("Replacement & Reinforcement Phase", "Air Phase", "Movement Phase",
                                "Combat Phase", "Exploitation Phase")
@@ -640,7 +640,7 @@ CC_SEEDS = {
 }
 
 
-def cc_game(seed: Optional[str] = None) -> Table:
+def cc_game(seed: str | None = None) -> Table:
     t = Table("combat-commander", CC_PLAYERS, seed)
     hero_fix = False
     IT, FR = "Италия", "Франция"
@@ -780,23 +780,23 @@ def cc_game(seed: Optional[str] = None) -> Table:
 
 
 #: system -> (game function, {seed: what the illegal copy does}, {extra clean log: seed})
-SYSTEMS: Dict[str, tuple] = {
+SYSTEMS: dict[str, tuple] = {
     "modern-tactical": (waw_game, WAW_SEEDS, {"game-2-withdrawn": "withdrawn"}),
     "ww1-operational": (ww1_game, WW1_SEEDS, {}),
     "combat-commander": (cc_game, CC_SEEDS, {}),
 }
 
 
-def logs_of(system: str) -> Dict[str, Optional[str]]:
+def logs_of(system: str) -> dict[str, str | None]:
     """File name -> seed of every log of a system."""
     _game, seeds, extra = SYSTEMS[system]
-    names: Dict[str, Optional[str]] = {"game-1.vlog": None}
+    names: dict[str, str | None] = {"game-1.vlog": None}
     names.update({f"{name}.vlog": seed for name, seed in extra.items()})
     names.update({f"illegal-{seed}.vlog": seed for seed in seeds})
     return names
 
 
-def write_system(system: str, out: Path) -> List[Path]:
+def write_system(system: str, out: Path) -> list[Path]:
     game = SYSTEMS[system][0]
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -807,7 +807,7 @@ def write_system(system: str, out: Path) -> List[Path]:
     return written
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("systems", nargs="*", default=list(SYSTEMS))
     ap.add_argument("--out", type=Path, help="folder to write <system>/*.vlog into "

@@ -5,7 +5,8 @@ out is vmodtool's own VmodError."""
 import os
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import SHARED
 from vmodtool.errors import VmodError

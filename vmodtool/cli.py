@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import Optional
 
 import click
 
@@ -47,7 +46,7 @@ COMMAND_MODULES = ("formats", "scenario", "build", "counters", "board", "lint", 
 _register()
 
 
-def main(argv: Optional[list] = None) -> None:
+def main(argv: list | None = None) -> None:
     """Console entry point: map errors to exit codes."""
     for stream in (sys.stdout, sys.stderr):
         try:

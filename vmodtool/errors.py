@@ -10,7 +10,7 @@ a bug in vmodtool.
 from __future__ import annotations
 
 import os
-from typing import Optional, Union
+from typing import Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -23,8 +23,8 @@ class VmodError(Exception):
     and ``message`` what is wrong and what was expected.
     """
 
-    def __init__(self, message: str, *, file: Optional[PathLike] = None,
-                 place: Optional[str] = None) -> None:
+    def __init__(self, message: str, *, file: PathLike | None = None,
+                 place: str | None = None) -> None:
         self.message = message
         self.file = os.fspath(file) if file is not None else None
         self.place = place
@@ -39,8 +39,8 @@ class VmodError(Exception):
         parts.append(self.message)
         return ": ".join(parts)
 
-    def located(self, *, file: Optional[PathLike] = None,
-                place: Optional[str] = None) -> "VmodError":
+    def located(self, *, file: PathLike | None = None,
+                place: str | None = None) -> VmodError:
         """Return a copy of this error with ``file``/``place`` filled in
         where they are still unknown (an outer reader knows the file name,
         an inner decoder only the offset).  An outer place is put in front

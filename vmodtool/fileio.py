@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, Union
+from typing import Union
 
 from vmodtool.errors import VmodError
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def atomic_write(path: PathLike, data: Union[bytes, Iterable[bytes]]) -> None:
+def atomic_write(path: PathLike, data: bytes | Iterable[bytes]) -> None:
     """Write ``data`` to ``path`` atomically: into a temporary file in the
     same folder, flushed to disk, then renamed over the target.  A reader
     never sees a half-written file and an interrupted run leaves the old file

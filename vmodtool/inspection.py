@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Dict, Iterator, Optional, Sequence, Tuple, Union
+from typing import Union
 
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.vassal.archive import Archive, is_zip_data, read_head
-from vmodtool.vassal.commands import (AddPiece, CommandGroup, LogEntry, Node, Undo, leaves, walk)
+from vmodtool.vassal.commands import AddPiece, CommandGroup, LogEntry, Node, Undo, leaves, walk
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef
 from vmodtool.vassal.savefile import SavedGame
@@ -28,9 +29,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 _SIZE = re.compile(r"^(?P<name>.+)=(?P<w>\d+)[xX](?P<h>\d+)$")
 
 
-def parse_board_sizes(values: Sequence[str]) -> Dict[str, Tuple[int, int]]:
+def parse_board_sizes(values: Sequence[str]) -> dict[str, tuple[int, int]]:
     """``["Main=800x600"]`` → ``{"Main": (800, 600)}``."""
-    sizes: Dict[str, Tuple[int, int]] = {}
+    sizes: dict[str, tuple[int, int]] = {}
     for value in values:
         m = _SIZE.match(value)
         if not m:
@@ -68,8 +69,8 @@ def detect_kind(path: PathLike) -> str:
 # --------------------------------------------------------------------------
 # inspect
 
-def inspect_file(path: PathLike, *, board_sizes: Optional[Dict[str, Tuple[int, int]]] = None
-                 ) -> Dict[str, object]:
+def inspect_file(path: PathLike, *, board_sizes: dict[str, tuple[int, int]] | None = None
+                 ) -> dict[str, object]:
     """A JSON-ready summary of any VASSAL file."""
     kind = detect_kind(path)
     if kind == "save":
@@ -80,7 +81,7 @@ def inspect_file(path: PathLike, *, board_sizes: Optional[Dict[str, Tuple[int, i
         return _inspect_module(module, board_sizes or {})
 
 
-def _metadata_fields(xml: Optional[bytes], file: str, entry: str) -> Optional[Dict[str, object]]:
+def _metadata_fields(xml: bytes | None, file: str, entry: str) -> dict[str, object] | None:
     if not xml:
         return None
     import dataclasses
@@ -95,9 +96,10 @@ def _metadata_fields(xml: Optional[bytes], file: str, entry: str) -> Optional[Di
     return {k: v for k, v in fields.items() if v not in ("", {}, None)}
 
 
-def _inspect_metadata(path: PathLike) -> Dict[str, object]:
-    from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata
+def _inspect_metadata(path: PathLike) -> dict[str, object]:
     import dataclasses
+
+    from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata
     data = Path(path).read_bytes()
     name = Path(path).name
     kind = {"savedata": SaveMetadata, "extensiondata": ExtensionMetadata}.get(name, ModuleMetadata)
@@ -106,7 +108,7 @@ def _inspect_metadata(path: PathLike) -> Dict[str, object]:
     return {"file": os.fspath(path), "kind": "metadata", "metadata": fields}
 
 
-def _inspect_save(path: PathLike) -> Dict[str, object]:
+def _inspect_save(path: PathLike) -> dict[str, object]:
     game = SavedGame.read(path)
     file = os.fspath(path)
     tree = game.commands
@@ -124,7 +126,7 @@ def _inspect_save(path: PathLike) -> Dict[str, object]:
     pieces, stacks, per_map, bad = _start_pieces(game)
     steps = game.log_steps()
     undo_steps = sum(1 for _, node in steps if _has_undo(node))
-    report: Dict[str, object] = {
+    report: dict[str, object] = {
         "file": file,
         "kind": "log" if steps else "save",
         "container": game.container,
@@ -154,7 +156,7 @@ def _has_undo(node: Node) -> bool:
     return False
 
 
-def _start_pieces(game: SavedGame) -> Tuple[int, int, Dict[str, int], int]:
+def _start_pieces(game: SavedGame) -> tuple[int, int, dict[str, int], int]:
     pieces = stacks = bad = 0
     per_map: Counter = Counter()
     for node in game.restore_part():
@@ -173,12 +175,12 @@ def _start_pieces(game: SavedGame) -> Tuple[int, int, Dict[str, int], int]:
     return pieces, stacks, dict(sorted(per_map.items())), bad
 
 
-def _grid_summary(board) -> Optional[Dict[str, object]]:
+def _grid_summary(board) -> dict[str, object] | None:
     grid = board.grid
     if grid is None:
         return None
     kind = grid.tag.rsplit(".", 1)[-1]
-    summary: Dict[str, object] = {"kind": kind}
+    summary: dict[str, object] = {"kind": kind}
     keys = ("dx", "dy", "x0", "y0", "sideways")
     summary.update({k: grid.get(k) for k in keys if grid.get(k) is not None})
     numbering = [c for c in grid if isinstance(c.tag, str) and c.tag.endswith("Numbering")]
@@ -204,7 +206,7 @@ def _grid_summary(board) -> Optional[Dict[str, object]]:
     return summary
 
 
-def _inspect_module(module: Module, given_sizes: Dict[str, Tuple[int, int]]) -> Dict[str, object]:
+def _inspect_module(module: Module, given_sizes: dict[str, tuple[int, int]]) -> dict[str, object]:
     bf = module.buildfile
     sizes, missing = module.board_sizes(given_sizes)
     maps = []
@@ -258,7 +260,7 @@ def _inspect_module(module: Module, given_sizes: Dict[str, Tuple[int, int]]) -> 
     }
 
 
-def format_inspection(report: Dict[str, object]) -> Iterator[str]:
+def format_inspection(report: dict[str, object]) -> Iterator[str]:
     """Readable lines for an :func:`inspect_file` report."""
     kind = report["kind"]
     yield f"{report['file']}: {kind}"
@@ -271,7 +273,7 @@ def format_inspection(report: Dict[str, object]) -> Iterator[str]:
         yield from _format_module(report)
 
 
-def _meta_line(meta: Optional[Dict[str, object]]) -> Optional[str]:
+def _meta_line(meta: dict[str, object] | None) -> str | None:
     if not meta:
         return None
     if "error" in meta:
@@ -283,7 +285,7 @@ def _meta_line(meta: Optional[Dict[str, object]]) -> Optional[str]:
     return line or None
 
 
-def _format_save(r: Dict[str, object]) -> Iterator[str]:
+def _format_save(r: dict[str, object]) -> Iterator[str]:
     enc = str(r["encoding"])
     if r.get("key") is not None:
         enc += f", key 0x{r['key']:02x}"
@@ -319,7 +321,7 @@ def _format_save(r: Dict[str, object]) -> Iterator[str]:
         yield f"  steps: {r['steps']} ({r['undo_steps']} undo)"
 
 
-def _format_module(r: Dict[str, object]) -> Iterator[str]:
+def _format_module(r: dict[str, object]) -> Iterator[str]:
     yield f"  name: {r['name']}  version: {r['version']}  VASSAL: {r['vassal_version'] or '?'}"
     yield f"  read from: {r['container']} ({r['buildfile_entry']}, root {r['root']})"
     meta = _meta_line(r.get("metadata"))  # type: ignore[arg-type]
@@ -362,7 +364,7 @@ def _format_module(r: Dict[str, object]) -> Iterator[str]:
 # --------------------------------------------------------------------------
 # dump
 
-def dump_records(path: PathLike) -> Iterator[Dict[str, object]]:
+def dump_records(path: PathLike) -> Iterator[dict[str, object]]:
     """One record per command (saves, logs) or per piece definition
     (modules), each with its ``path``."""
     kind = detect_kind(path)
@@ -376,7 +378,7 @@ def dump_records(path: PathLike) -> Iterator[Dict[str, object]]:
             yield from _dump_module(module)
 
 
-def _dump_save(path: PathLike) -> Iterator[Dict[str, object]]:
+def _dump_save(path: PathLike) -> Iterator[dict[str, object]]:
     game = SavedGame.read(path)
     redactor = game.redactor()
     for node_path, node in walk(game.commands):
@@ -389,7 +391,7 @@ def _dump_save(path: PathLike) -> Iterator[Dict[str, object]]:
             yield {"path": dotted, "depth": len(node_path), **rec}
 
 
-def _dump_module(module: Module) -> Iterator[Dict[str, object]]:
+def _dump_module(module: Module) -> Iterator[dict[str, object]]:
     bf = module.buildfile
     yield {"path": _xml_path(bf.root), "kind": "module", "root": bf.root_tag, "name": bf.name,
            "version": bf.version, "vassal_version": bf.vassal_version,
@@ -401,9 +403,9 @@ def _dump_module(module: Module) -> Iterator[Dict[str, object]]:
         yield _piece_record(bf, el, "PrototypeDefinition", el.get("name") or "", bf.text_of(el))
 
 
-def _piece_record(bf, element, kind: str, name: str, definition: str, *, gpid: Optional[str] = None
-                  ) -> Dict[str, object]:
-    rec: Dict[str, object] = {"path": _xml_path(element), "line": bf.line_of(element), "kind": kind,
+def _piece_record(bf, element, kind: str, name: str, definition: str, *, gpid: str | None = None
+                  ) -> dict[str, object]:
+    rec: dict[str, object] = {"path": _xml_path(element), "line": bf.line_of(element), "kind": kind,
                               "entry_name": name}
     if gpid is not None:
         rec["gpid"] = gpid
@@ -429,7 +431,7 @@ def _xml_path(element) -> str:
     return "/".join(reversed(parts))
 
 
-def format_dump_record(rec: Dict[str, object]) -> str:
+def format_dump_record(rec: dict[str, object]) -> str:
     """One readable line (or block) for a dump record."""
     if "traits" in rec or "error" in rec and "entry_name" in rec:
         head = f"{rec['path']} (line {rec.get('line')})"
@@ -457,7 +459,7 @@ def format_dump_record(rec: Dict[str, object]) -> str:
     return f"{indent}{rec['path']} {_describe(rec)}"
 
 
-def _describe(rec: Dict[str, object]) -> str:
+def _describe(rec: dict[str, object]) -> str:
     fields = {k: v for k, v in rec.items() if k not in ("kind", "text", "path", "depth")}
     if not fields:
         return f"{rec['kind']} {_clip(str(rec.get('text', '')))}".rstrip()

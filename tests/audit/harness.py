@@ -4,22 +4,20 @@ tests on synthetic games."""
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 from tests.audit.helpers import feed, move, setup_state
 from vmodtool.audit.api import Annotation, Event, Violation
 from vmodtool.audit.timeline import parse_annotation
 
 
 class Game:
-    def __init__(self, scenario, *rules, phase: Optional[str] = None, turn: int = 1) -> None:
+    def __init__(self, scenario, *rules, phase: str | None = None, turn: int = 1) -> None:
         self.state = setup_state(scenario, turn=turn, phase=phase)
         self.rules = list(rules)
         self.n = 0
-        self.violations: List[Violation] = []
+        self.violations: list[Violation] = []
         self.markers = 0
 
-    def place(self, uid: str, hex_id: Optional[str], box: Optional[str] = None) -> None:
+    def place(self, uid: str, hex_id: str | None, box: str | None = None) -> None:
         """Set-up placement (no event)."""
         self.state.place_unit(uid, hex_id, box)
 

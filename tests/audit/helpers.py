@@ -3,8 +3,9 @@ events, and running one rule entry."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any
 
 from vmodtool.audit.api import Event, Violation
 from vmodtool.audit.context import Context
@@ -19,8 +20,8 @@ def example(name: str) -> Scenario:
     return load_scenario(EXAMPLES / name / "scenario.yaml")
 
 
-def setup_state(scenario: Scenario, *, turn: int = 1, phase: Optional[str] = None,
-                phasing_side: Optional[str] = None) -> AuditState:
+def setup_state(scenario: Scenario, *, turn: int = 1, phase: str | None = None,
+                phasing_side: str | None = None) -> AuditState:
     """The scenario's at-start state."""
     state = AuditState(scenario)
     state.turn, state.phase, state.phasing_side = turn, phase, phasing_side
@@ -56,15 +57,15 @@ def rule(scenario: Scenario, rule_id: str, **overrides: Any):
     return rule_class(spec.kind)(Context(spec, scenario, params))
 
 
-def make_rule(scenario: Scenario, kind: str, params: Dict[str, Any], *, check_at: str = "event",
+def make_rule(scenario: Scenario, kind: str, params: dict[str, Any], *, check_at: str = "event",
               rule_id: str = "test.rule", severity: str = "error"):
     from vmodtool.audit.kinds import rule_class
     spec = RuleSpec(rule_id, kind, params, ("test",), check_at, severity)
     return rule_class(kind)(Context(spec, scenario, params))
 
 
-def feed(rule_obj, state: AuditState, events: Iterable[Event]) -> List[Violation]:
-    out: List[Violation] = []
+def feed(rule_obj, state: AuditState, events: Iterable[Event]) -> list[Violation]:
+    out: list[Violation] = []
     for event in events:
         if event.kind in rule_obj.subscribes:
             out.extend(rule_obj.check(state, event))
@@ -72,7 +73,7 @@ def feed(rule_obj, state: AuditState, events: Iterable[Event]) -> List[Violation
 
 
 def move(state: AuditState, uid: str, to_hex: str, *, step: int = 1, player: str = "p",
-         side: Optional[str] = None) -> Event:
+         side: str | None = None) -> Event:
     """Apply a map move to the state and return its event."""
     from_hex = state.units_state[uid].hex
     state.place_unit(uid, to_hex, None)
@@ -105,7 +106,7 @@ def flip(state: AuditState, uid: str, face: str, step: int = 1) -> Event:
     return Event("flip", step, unit=uid, changes=changes, player="p", side=after.side)
 
 
-def enter(state: AuditState, uid: str, hex_id: str, face: Optional[str] = None, step: int = 1) -> Event:
+def enter(state: AuditState, uid: str, hex_id: str, face: str | None = None, step: int = 1) -> Event:
     """Bring a unit from its box onto ``hex_id`` (optionally on ``face``)."""
     from_box = state.units_state[uid].box
     state.place_unit(uid, hex_id, None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -188,12 +188,12 @@ EXPECTED = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def scenario(system: str):
     return load_scenario(EXAMPLES / system / "scenario.yaml")
 
 
-@lru_cache(maxsize=None)
+@cache
 def report(system: str, name: str):
     return audit_logs([EXAMPLES / system / "logs" / name], scenario(system))
 

@@ -10,18 +10,17 @@ HQ 78 (Tank HQ, range 4 / 3) in 1103.
 from __future__ import annotations
 
 import copy
-from typing import Optional
 
 import pytest
 
-from tests.audit.helpers import example, make_rule, rule
 from tests.audit.harness import Game as _Game
+from tests.audit.helpers import example, make_rule, rule
 
 
 class Game(_Game):
     """The shared driver, in the Action Phase by default."""
 
-    def __init__(self, scenario, *rules, phase: Optional[str] = "action", turn: int = 1) -> None:
+    def __init__(self, scenario, *rules, phase: str | None = "action", turn: int = 1) -> None:
         super().__init__(scenario, *rules, phase=phase, turn=turn)
 
 

@@ -14,10 +14,9 @@ import time
 
 import pytest
 
-from tests.audit.helpers import example, make_rule, rule
 from tests.audit.harness import Game
+from tests.audit.helpers import example, make_rule, rule
 from vmodtool.audit.kinds.movement import MoveCosts
-
 
 # ======================================================================================
 # example A (modern tactical): move.ground, tracked T-72 (8), foot militia cavalry (3)

@@ -8,9 +8,9 @@ import dataclasses
 
 import pytest
 
+from tests.audit.helpers import enter, example, feed, move, rule, setup_state
 from vmodtool.audit.api import Event
 from vmodtool.scenario.model import Counter
-from tests.audit.helpers import enter, example, feed, move, rule, setup_state
 
 
 def summary(violations):

@@ -4,9 +4,8 @@ sub-check under its own ref."""
 
 from __future__ import annotations
 
-
-from vmodtool.audit.api import Event
 from tests.audit.helpers import Run, enter, flip, make_rule, rule, setup_state
+from vmodtool.audit.api import Event
 
 
 def summary(violations):

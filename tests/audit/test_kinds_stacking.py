@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from vmodtool.audit.api import Event
 from tests.audit.helpers import feed, make_rule, move, rule, setup_state
+from vmodtool.audit.api import Event
 
 
 def summary(violations):
@@ -242,6 +242,7 @@ class TestCohabitation:
 
     def test_other_formation_same_type_of_tank(self, modern):
         import dataclasses
+
         from vmodtool.scenario.model import Counter
         scen = dataclasses.replace(modern, counters=modern.counters + (
             Counter("syr.t72x", "t72_plt", "syr", "bn_85", "X/85"),))

@@ -9,9 +9,9 @@ import dataclasses
 
 import pytest
 
+from tests.audit.helpers import Run, _face_index, feed, flip, make_rule, move, rule, setup_state
 from vmodtool.audit.api import Event
 from vmodtool.scenario.model import Face
-from tests.audit.helpers import Run, _face_index, feed, flip, make_rule, move, rule, setup_state
 
 
 def summary(violations):

@@ -11,11 +11,11 @@ from collections.abc import Mapping
 
 import pytest
 
+from tests.audit.helpers import EXAMPLES, setup_state
 from vmodtool.audit.api import Event
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.selectors import _key_matches, matches, reads
 from vmodtool.audit.state import AuditState
-from tests.audit.helpers import EXAMPLES, setup_state
 
 
 def _reference(selector, unit, state, subject):

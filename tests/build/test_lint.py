@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Callable, Dict, List, Optional
+from collections.abc import Callable
 
 import pytest
 from click.testing import CliRunner
 from lxml import etree
 from PIL import Image
 
-from vmodtool.build.lint import (CODES, Finding, at_least, format_finding, image_references,
-                                 lint_path, summarize)
+from vmodtool.build.lint import CODES, Finding, at_least, format_finding, image_references, lint_path, summarize
 from vmodtool.commands.lint import lint as lint_command
 from vmodtool.errors import VmodError
 from vmodtool.vassal.archive import build_zip
@@ -21,8 +20,7 @@ from vmodtool.vassal.buildfile import BuildFile
 from vmodtool.vassal.keys import NamedKeyStroke
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef, Trait
-from vmodtool.vassal.traits import (BasicPiece, Delete, Embellishment, ReportState, UsePrototype,
-                                    build_piece)
+from vmodtool.vassal.traits import BasicPiece, Delete, Embellishment, ReportState, UsePrototype, build_piece
 
 P = "VASSAL.build."
 MAP = P + "module.Map"
@@ -35,7 +33,7 @@ def _png() -> bytes:
     return buf.getvalue()
 
 
-def _sub(parent, tag: str, text: Optional[str] = None, **attrs: str) -> etree._Element:
+def _sub(parent, tag: str, text: str | None = None, **attrs: str) -> etree._Element:
     full = tag if tag.startswith(("VASSAL.", "com.")) or tag in ("option", "entry", "setup") \
         else P + tag
     element = etree.SubElement(parent, full)
@@ -106,14 +104,14 @@ class Spec:
                           entryName="U2", gpid="2")
         self.dice = _sub(root, "module.DiceButton", name="2d6", nDice="2", nSides="6",
                          reportTotal="false")
-        self.files: Dict[str, bytes] = {f"images/{n}": _png()
+        self.files: dict[str, bytes] = {f"images/{n}": _png()
                                         for n in ("board.png", "a.png", "b.png", "counters.png")}
-        self.moduledata: Optional[str] = (
+        self.moduledata: str | None = (
             '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<data version="1">'
             "<version>1.0</version><VassalVersion>3.7.0</VassalVersion>"
             "<dateSaved>0</dateSaved><description/><name>Lint Test</name></data>")
         self.buildfile_entry = "buildFile.xml"
-        self.patches: List[tuple] = []  # (old, new) byte replacements in the buildFile
+        self.patches: list[tuple] = []  # (old, new) byte replacements in the buildFile
 
     def build(self, path) -> str:
         data = self.bf.to_bytes()
@@ -128,14 +126,14 @@ class Spec:
         return str(path)
 
 
-def run(tmp_path, mutate: Optional[Callable[[Spec], None]] = None) -> List[Finding]:
+def run(tmp_path, mutate: Callable[[Spec], None] | None = None) -> list[Finding]:
     spec = Spec()
     if mutate:
         mutate(spec)
     return lint_path(spec.build(tmp_path / "test.vmod"))
 
 
-def codes(findings: List[Finding]) -> set:
+def codes(findings: list[Finding]) -> set:
     return {f.code for f in findings}
 
 
@@ -242,7 +240,7 @@ def _help_file(s):
          title="Rules")
 
 
-def _setup_file(name: str, data: Optional[bytes] = None):
+def _setup_file(name: str, data: bytes | None = None):
     def mutate(s):
         _sub(s.root, "module.PredefinedSetup", name="Start", file="start.vsav", useFile="true",
              isMenu="false")
@@ -427,8 +425,8 @@ def test_predefined_setups(tmp_path):
         pytest.skip("encode_saved_game signature differs")
     if isinstance(data, str):
         data = data.encode()
-    other = ('<?xml version="1.0"?><data version="1"><name>Other Game</name>'
-             '<VassalVersion>3.7.0</VassalVersion></data>').encode()
+    other = (b'<?xml version="1.0"?><data version="1"><name>Other Game</name>'
+             b'<VassalVersion>3.7.0</VassalVersion></data>')
     save = build_zip({"savedGame": data, "moduledata": other})
     found = codes(run(tmp_path, _setup_file("start.vsav", save)))
     assert {"setup-module-name-mismatch", "setup-unexpanded-prototype"} <= found

@@ -18,8 +18,16 @@ from vmodtool.commands.board import board, grid_check
 from vmodtool.errors import VmodError
 from vmodtool.render import board_canvas
 from vmodtool.render.board import (
-    INK, BoardOptions, board_drawing, module_board_image, overlay_grid, print_scale,
-    render_board, render_key, write_board)
+    INK,
+    BoardOptions,
+    board_drawing,
+    module_board_image,
+    overlay_grid,
+    print_scale,
+    render_board,
+    render_key,
+    write_board,
+)
 from vmodtool.scenario import load_scenario
 from vmodtool.scenario.mapgrid import AxisNumbering, GridSpec, build_map_grid
 

@@ -13,8 +13,8 @@ import pytest
 from PIL import Image
 
 from vmodtool.errors import VmodError
-from vmodtool.render import fonts
 from vmodtool.render import counters as C
+from vmodtool.render import fonts
 from vmodtool.scenario import load_scenario
 from vmodtool.scenario.model import NatoSpec
 
@@ -283,6 +283,7 @@ def test_bad_style_is_a_clear_error(tactical, style, text):
 
 def test_counters_command(tmp_path):
     from click.testing import CliRunner
+
     from vmodtool.commands.counters import counters_command
 
     scen = str(EXAMPLES / "combat-commander" / "scenario.yaml")

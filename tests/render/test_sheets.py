@@ -165,6 +165,7 @@ def test_pdf_writer_roundtrip():
 
 def test_sheets_command(tmp_path):
     from click.testing import CliRunner
+
     from vmodtool.commands.counters import sheets_command
 
     scen = str(EXAMPLES / "ww1-operational" / "scenario.yaml")

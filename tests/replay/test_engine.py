@@ -10,9 +10,8 @@ from click.testing import CliRunner
 
 from vmodtool.commands.replay import replay_command
 from vmodtool.errors import VmodError
-from vmodtool.replay import AddEvent, ChatEvent, MoveEvent, Replay, RemoveEvent
-from vmodtool.vassal.commands import (AddPiece, ChangePiece, CommandGroup, MovePiece,
-                                      RemovePiece, parse_commands)
+from vmodtool.replay import AddEvent, ChatEvent, MoveEvent, RemoveEvent, Replay
+from vmodtool.vassal.commands import AddPiece, ChangePiece, CommandGroup, MovePiece, RemovePiece, parse_commands
 from vmodtool.vassal.savefile import SavedGame
 from vmodtool.vassal.sequence import encode_sequence
 

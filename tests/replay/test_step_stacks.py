@@ -10,7 +10,6 @@ own example logs (with their undos and chit draws) and on every corpus log.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, Tuple
 
 import pytest
 
@@ -24,11 +23,11 @@ CORPUS_LOGS = [p for p in shared_files("corpus", "**/*") if p.suffix in (".vlog"
                and "tld/game" not in p.as_posix()]
 
 
-def _initial_ranks(replay: Replay) -> Dict[str, Tuple[str, int]]:
+def _initial_ranks(replay: Replay) -> dict[str, tuple[str, int]]:
     first = Replay(replay.games[:1], replay.positions, replay.files[:1])
     for _ in first.steps(until=0):
         pass
-    ranks: Dict[str, Tuple[str, int]] = {}
+    ranks: dict[str, tuple[str, int]] = {}
     for obj in first.engine.state.pieces.values():
         if obj.is_stack:
             for i, m in enumerate(obj.members):
@@ -36,13 +35,13 @@ def _initial_ranks(replay: Replay) -> Dict[str, Tuple[str, int]]:
     return ranks
 
 
-def _record(ranks: Dict[str, Tuple[str, int]], step) -> None:
+def _record(ranks: dict[str, tuple[str, int]], step) -> None:
     for key, members in step.stacks.items():
         for i, pid in enumerate(members):
             ranks[pid] = (key, i)
 
 
-def _assert_followed(ranks: Dict[str, Tuple[str, int]], stack, where: str) -> None:
+def _assert_followed(ranks: dict[str, tuple[str, int]], stack, where: str) -> None:
     live = [m.id or "" for m in stack.members]
     followed = sorted(live, key=lambda pid: ranks.get(pid, ("", -1)))
     assert followed == live, f"{where}: stack {stack.id} is {live}, the records give {followed}"

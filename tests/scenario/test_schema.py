@@ -11,8 +11,9 @@ from __future__ import annotations
 import copy
 import csv
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml

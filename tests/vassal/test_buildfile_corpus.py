@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import json
 import zipfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import List, Tuple
 
 import pytest
 from lxml import etree
@@ -31,7 +30,7 @@ _ZIPPED = {
 }
 
 
-def _sources() -> List[str]:
+def _sources() -> list[str]:
     plain = [str(path.relative_to(SHARED / "corpus"))
              for path in shared_files("corpus", "*/buildFile*")]
     zipped = [name for name in _ZIPPED if (SHARED / "corpus" / name).is_file()]
@@ -41,7 +40,7 @@ def _sources() -> List[str]:
 SOURCES = _sources()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _data(source: str) -> bytes:
     path = shared_path("corpus", source)
     entry = _ZIPPED.get(source)
@@ -51,7 +50,7 @@ def _data(source: str) -> bytes:
         return archive.read(entry)
 
 
-def _parse(source: str) -> Tuple[bytes, BuildFile]:
+def _parse(source: str) -> tuple[bytes, BuildFile]:
     data = _data(source)
     return data, BuildFile.parse(data, file=source)
 
@@ -65,7 +64,7 @@ def _assert_only_span_changed(old: bytes, new: bytes, start: int, end: int) -> N
     assert len(new) - len(suffix) >= start
 
 
-def _elements(root: etree._Element) -> List[etree._Element]:
+def _elements(root: etree._Element) -> list[etree._Element]:
     return [node for node in root.iter() if isinstance(node.tag, str)]
 
 
@@ -219,7 +218,7 @@ def test_moved_element_keeps_its_bytes(source: str) -> None:
 
 
 # ---------------------------------------------------------------- goldens
-def _golden_lines() -> List[dict]:
+def _golden_lines() -> list[dict]:
     lines = []
     for path in shared_files("golden/pieces", "*.jsonl"):
         with open(path, encoding="utf-8") as handle:

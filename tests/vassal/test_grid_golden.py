@@ -16,7 +16,6 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 import pytest
 
@@ -28,7 +27,7 @@ pytestmark = [pytest.mark.golden, pytest.mark.corpus]
 GOLDEN_FILES = [p for p in shared_files("golden/hexgrid", "*.json") if p.name != "index.json"]
 
 #: check name → (matched, total)
-Counts = Dict[str, List[int]]
+Counts = dict[str, list[int]]
 
 
 def _tally(counts: Counts, check: str, ok: bool) -> None:
@@ -62,7 +61,7 @@ def _lattice_points(lattice: dict):
 
 
 def _check_lattice(counts: Counts, prefix: str, target, lattice: dict, answers: dict,
-                   failures: List[str]) -> None:
+                   failures: list[str]) -> None:
     names = answers["locationName"]
     snaps = answers["snapTo_xy"]
     forced = answers.get("forcedSnapTo_xy")
@@ -86,7 +85,7 @@ def _check_lattice(counts: Counts, prefix: str, target, lattice: dict, answers: 
 
 
 def _check_edges(counts: Counts, prefix: str, target, samples: list,
-                 failures: List[str]) -> None:
+                 failures: list[str]) -> None:
     for sample in samples:
         x, y = sample[0], sample[1]
         name = target.location_name(x, y)
@@ -103,18 +102,18 @@ def _check_edges(counts: Counts, prefix: str, target, samples: list,
             failures.append(f"{prefix}{sample}: got {name!r} {snap}")
 
 
-def _locate(target, name: str) -> Optional[List[int]]:
+def _locate(target, name: str) -> list[int] | None:
     try:
         return list(target.get_location(name))
     except LocationError:
         return None
 
 
-def check_golden_file(path: Path) -> Tuple[Counts, List[str]]:
+def check_golden_file(path: Path) -> tuple[Counts, list[str]]:
     """All checks of one golden file: (counts per check, first failures)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     counts: Counts = {}
-    failures: List[str] = []
+    failures: list[str] = []
     derived = data["derived"]
     grid = HexGrid.from_attributes(data["xml_grid_attributes"],
                                    data["xml_numbering_attributes"],

@@ -10,8 +10,7 @@ import pytest
 
 from tests.conftest import SHARED, rel_id, shared_files, shared_path
 from vmodtool.errors import FormatError, UnsafeFileError
-from vmodtool.vassal.metadata import (ExtensionMetadata, ModuleMetadata, SaveMetadata,
-                                      is_pre_translation_fix)
+from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata, is_pre_translation_fix
 
 MODULEDATA = shared_files("corpus", "*/moduledata")
 SAVES = [path for path in shared_files("corpus", "*/*.vsav") + shared_files("corpus", "*/*.vlog")
@@ -77,16 +76,16 @@ def test_vassal_37_layout() -> None:
                               date_saved="0",
                               description="Minimal clean hex wargame (golden reference)")
     expected = (
-        '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
-        '<data version="1">\n'
-        "  <version>0.1</version>\n"
-        "  <extra1/>\n"
-        "  <extra2/>\n"
-        "  <VassalVersion>3.7.26</VassalVersion>\n"
-        "  <dateSaved>0</dateSaved>\n"
-        "  <description>Minimal clean hex wargame (golden reference)</description>\n"
-        "  <name>Minimal Hex</name>\n"
-        "</data>\n").encode()
+        b'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
+        b'<data version="1">\n'
+        b"  <version>0.1</version>\n"
+        b"  <extra1/>\n"
+        b"  <extra2/>\n"
+        b"  <VassalVersion>3.7.26</VassalVersion>\n"
+        b"  <dateSaved>0</dateSaved>\n"
+        b"  <description>Minimal clean hex wargame (golden reference)</description>\n"
+        b"  <name>Minimal Hex</name>\n"
+        b"</data>\n")
     assert metadata.to_bytes() == expected
     golden = SHARED / "golden" / "modules" / "minimal-hex" / "moduledata"
     if golden.is_file():

@@ -4,7 +4,8 @@ import lzma
 import zlib
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vmodtool.errors import FormatError, UnsafeFileError
 from vmodtool.vassal.obfuscation import Encoding, decode_saved_game, encode_saved_game
@@ -33,7 +34,7 @@ def test_every_encoding_round_trips(encoding, text):
 
 
 def test_known_layouts():
-    raw = "begin_save".encode()
+    raw = b"begin_save"
     # VCSZ: zlib, then the !VCSK hex obfuscation
     vcsz = b"!VCSZ" + b"10" + bytes(b ^ 0x10 for b in zlib.compress(raw)).hex().encode()
     assert decode_saved_game(vcsz).text == "begin_save"

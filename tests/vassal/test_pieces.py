@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vmodtool.errors import FormatError
-from vmodtool.vassal.pieces import (BasicPieceState, PieceDef, StackState, Trait,
-                                    parse_basic_state, parse_stack_state)
+from vmodtool.vassal.pieces import BasicPieceState, PieceDef, StackState, Trait, parse_basic_state, parse_stack_state
 
 # §3.5 worked example
 EMB = ("emb2;Flip;128;F;;128;;;128;;;;1;false;0;0;us-1inf-back.png;+ (reduced);true;Step;;;"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Dict, List
 
 import pytest
 
@@ -20,7 +19,7 @@ from vmodtool.vassal.pieces import PieceDef
 BEANSHELL_NAMES = {("pog.jsonl", 53), ("pog.jsonl", 446)}
 
 
-def _load(path) -> List[dict]:
+def _load(path) -> list[dict]:
     out = []
     for f in sorted(path.glob("*.jsonl")):
         with open(f, encoding="utf-8") as fh:
@@ -32,13 +31,13 @@ def _load(path) -> List[dict]:
 
 
 @pytest.fixture(scope="module")
-def golden_pieces() -> List[dict]:
+def golden_pieces() -> list[dict]:
     return _load(shared_path("golden", "pieces"))
 
 
 def test_all_golden_definitions(golden_pieces):
     counts: Counter = Counter()
-    failures: Dict[str, list] = {}
+    failures: dict[str, list] = {}
 
     def fail(kind: str, what) -> None:
         failures.setdefault(kind, []).append(what)
@@ -139,7 +138,7 @@ EXAMPLES = {
 
 
 @pytest.fixture(scope="module")
-def examples() -> Dict[str, dict]:
+def examples() -> dict[str, dict]:
     path = shared_path("golden", "traits", "examples.jsonl")
     with open(path, encoding="utf-8") as fh:
         return {d["name"]: d for d in map(json.loads, fh)}

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SHARED, rel_id, shared_files
-from vmodtool.vassal.commands import (CommandGroup, LogEntry, SetBoards, leaves, parse_commands,
-                                      tree_to_json)
+from vmodtool.vassal.commands import CommandGroup, LogEntry, SetBoards, leaves, parse_commands, tree_to_json
 from vmodtool.vassal.savefile import SavedGame
 
 GOLDEN = shared_files("golden/commands", "**/*.json")

@@ -1,10 +1,17 @@
 """SequenceEncoder/Decoder: VASSAL's exact escaping (docs §3.1)."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from vmodtool.vassal.sequence import (SequenceDecoder, SequenceEncoder, check_token,
-                                      decode_sequence, encode_sequence, java_double)
+from vmodtool.vassal.sequence import (
+    SequenceDecoder,
+    SequenceEncoder,
+    check_token,
+    decode_sequence,
+    encode_sequence,
+    java_double,
+)
 
 
 @pytest.mark.parametrize("tokens, delim, expected", [

@@ -5,8 +5,17 @@ from __future__ import annotations
 import pytest
 
 from vmodtool.vassal import traits as T
-from vmodtool.vassal.keys import (CTRL, CTRL_SHIFT, NamedKeyStroke, decode_key, decode_key_list,
-                                  encode_key, encode_key_list, key, normalize_modifiers)
+from vmodtool.vassal.keys import (
+    CTRL,
+    CTRL_SHIFT,
+    NamedKeyStroke,
+    decode_key,
+    decode_key_list,
+    encode_key,
+    encode_key_list,
+    key,
+    normalize_modifiers,
+)
 from vmodtool.vassal.pieces import PieceDef, Trait
 
 

@@ -13,10 +13,10 @@ in the log rolls them back together with the game.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import (Any, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Protocol,
-                    Sequence, Tuple)
+from typing import Any, NamedTuple, Protocol
 
 __all__ = ["Event", "Violation", "Annotation", "UnitView", "MarkerView", "GameView",
            "RuleContext", "Rule", "BaseRule", "SEVERITIES", "EVENT_KINDS", "Severity"]
@@ -38,7 +38,7 @@ EVENT_KINDS = frozenset({
 
 
 #: the ``changes`` of an event that changes nothing (shared, read-only)
-_NO_CHANGES: Mapping[str, Tuple[Any, Any]] = MappingProxyType({})
+_NO_CHANGES: Mapping[str, tuple[Any, Any]] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Annotation:
     kind: str
     args: Mapping[str, Any]
     step: int
-    player: Optional[str] = None
+    player: str | None = None
 
 
 class Event(NamedTuple):
@@ -61,21 +61,21 @@ class Event(NamedTuple):
     kind: str
     step: int
     sub: int = 0                         # order within the step
-    unit: Optional[str] = None           # scenario unit id (or marker piece key)
-    from_hex: Optional[str] = None
-    to_hex: Optional[str] = None
-    from_box: Optional[str] = None
-    to_box: Optional[str] = None
-    changes: Mapping[str, Tuple[Any, Any]] = _NO_CHANGES
-    player: Optional[str] = None         # display name
-    side: Optional[str] = None           # the player's side id
-    text: Optional[str] = None
-    dice: Tuple[int, ...] = ()
-    annotation: Optional[Annotation] = None
-    phase: Optional[str] = None
-    turn: Optional[int] = None
+    unit: str | None = None           # scenario unit id (or marker piece key)
+    from_hex: str | None = None
+    to_hex: str | None = None
+    from_box: str | None = None
+    to_box: str | None = None
+    changes: Mapping[str, tuple[Any, Any]] = _NO_CHANGES
+    player: str | None = None         # display name
+    side: str | None = None           # the player's side id
+    text: str | None = None
+    dice: tuple[int, ...] = ()
+    annotation: Annotation | None = None
+    phase: str | None = None
+    turn: int | None = None
     undone: bool = False
-    marker: Optional[str] = None         # marker kind for marker_* and layer events
+    marker: str | None = None         # marker kind for marker_* and layer events
 
 
 @dataclass(frozen=True)
@@ -88,21 +88,21 @@ class Violation:
     severity: Severity
     step: int
     message: str
-    ref: Tuple[str, ...] = ()
-    units: Tuple[str, ...] = ()
-    labels: Tuple[str, ...] = ()
-    hexes: Tuple[str, ...] = ()
-    player: Optional[str] = None
-    side: Optional[str] = None
-    turn: Optional[int] = None
-    phase: Optional[str] = None
-    phasing_side: Optional[str] = None
-    activation: Optional[str] = None
+    ref: tuple[str, ...] = ()
+    units: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    hexes: tuple[str, ...] = ()
+    player: str | None = None
+    side: str | None = None
+    turn: int | None = None
+    phase: str | None = None
+    phasing_side: str | None = None
+    activation: str | None = None
     evidence: Mapping[str, Any] = field(default_factory=dict)
     confidence: str = "certain"          # certain | inferred-phase | annotation-based
     withdrawn_by_undo: bool = False
 
-    def as_dict(self) -> Dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
         out["evidence"] = dict(self.evidence)
         return out
@@ -113,24 +113,24 @@ class UnitView(Protocol):
     label: str
     name: str
     type: str
-    tags: FrozenSet[str]
+    tags: frozenset[str]
     side: str
-    formation: Optional[str]
-    hex: Optional[str]
-    box: Optional[str]
+    formation: str | None
+    hex: str | None
+    box: str | None
     face: str
     state: Mapping[str, Any]
     factors: Mapping[str, Any]
-    markers: FrozenSet[str]
+    markers: frozenset[str]
     on_map: bool
 
 
 class MarkerView(Protocol):
     key: str
     kind: str
-    hex: Optional[str]
-    box: Optional[str]
-    space: Optional[int]                 # on a track: its space, 1 = the track's first
+    hex: str | None
+    box: str | None
+    space: int | None                 # on a track: its space, 1 = the track's first
     on_map: bool
 
 
@@ -138,37 +138,37 @@ class GameView(Protocol):
     """What a rule may look at (and only look at: a rule never changes the
     game; the views it is given are shared by every rule of one event)."""
 
-    turn: Optional[int]
-    phase: Optional[str]
-    phasing_side: Optional[str]
-    active_formation: Optional[str]
+    turn: int | None
+    phase: str | None
+    phasing_side: str | None
+    active_formation: str | None
     step: int
     scenario: Any
 
     def unit(self, uid: str) -> UnitView: ...
     def units(self) -> Sequence[UnitView]: ...
-    def units_in(self, hex_id: str) -> List[UnitView]: ...          # bottom -> top
-    def markers_in(self, hex_id: str) -> List[MarkerView]: ...
+    def units_in(self, hex_id: str) -> list[UnitView]: ...          # bottom -> top
+    def markers_in(self, hex_id: str) -> list[MarkerView]: ...
     def markers(self) -> Sequence[MarkerView]: ...
-    def snapshot(self, point: str) -> Optional["GameView"]: ...    # "turn_start", "phase_start", "activation_start"
+    def snapshot(self, point: str) -> GameView | None: ...    # "turn_start", "phase_start", "activation_start"
     def track_position(self, track_id: str, marker_kind: str,
-                       side: Optional[str] = None) -> Optional[int]: ...  # the marker's space, 1 = first
+                       side: str | None = None) -> int | None: ...  # the marker's space, 1 = first
 
 
 class RuleContext(Protocol):
     rule_id: str
-    ref: Tuple[str, ...]
+    ref: tuple[str, ...]
     severity: Severity
     params: Mapping[str, Any]
     scenario: Any
 
     def violation(self, event: Event, state: GameView, message: str, *,
-                  severity: Optional[Severity] = None, units: Sequence[str] = (),
+                  severity: Severity | None = None, units: Sequence[str] = (),
                   hexes: Sequence[str] = (), **evidence: Any) -> Violation: ...
 
 
 class Rule(Protocol):
-    subscribes: FrozenSet[str]
+    subscribes: frozenset[str]
 
     def check(self, state: GameView, event: Event) -> Iterable[Violation]: ...
 
@@ -177,11 +177,11 @@ class BaseRule:
     """Convenience base for built-in kinds and plug-ins: keeps the context,
     the params and the check point (``check_at`` of the scenario entry)."""
 
-    subscribes: FrozenSet[str] = frozenset()
+    subscribes: frozenset[str] = frozenset()
     #: the snapshot points (``turn_start``, ``phase_start``, ``activation_start``)
     #: a built-in kind reads with ``state.snapshot``: the engine copies the
     #: game only there (a plug-in may read every point)
-    snapshots: FrozenSet[str] = frozenset()
+    snapshots: frozenset[str] = frozenset()
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
@@ -189,16 +189,16 @@ class BaseRule:
 
     #: attributes that never change during an audit (shared by the copies
     #: the engine takes before a step a later undo takes back)
-    _shared: Tuple[str, ...] = ("ctx", "params")
+    _shared: tuple[str, ...] = ("ctx", "params")
     #: attributes copied one level deep (their values are immutable)
-    _shallow: Tuple[str, ...] = ()
+    _shallow: tuple[str, ...] = ()
 
     def _copy_memory(self, value: Any, memo: dict) -> Any:
         """How a remembered value is copied (a subclass whose memory is plain
         containers of immutable values may copy it more cheaply)."""
         return copy.deepcopy(value, memo)
 
-    def __deepcopy__(self, memo: dict) -> "BaseRule":
+    def __deepcopy__(self, memo: dict) -> BaseRule:
         new = self.__class__.__new__(self.__class__)
         memo[id(self)] = new
         for key, value in self.__dict__.items():

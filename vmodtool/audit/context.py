@@ -3,8 +3,9 @@ factory for violations that fills in the clock and the player."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence, Tuple
+from typing import Any
 
 from vmodtool.audit.api import Event, Violation
 from vmodtool.scenario.model import RuleSpec, Scenario
@@ -24,7 +25,7 @@ class Context:
         if not self.params:
             self.params = dict(self.spec.params)
 
-    def __deepcopy__(self, memo: dict) -> "Context":
+    def __deepcopy__(self, memo: dict) -> Context:
         # a rule's context (its scenario entry) never changes during an audit:
         # the copies the engine takes for undo share it
         return self
@@ -34,7 +35,7 @@ class Context:
         return self.spec.id
 
     @property
-    def ref(self) -> Tuple[str, ...]:
+    def ref(self) -> tuple[str, ...]:
         return self.spec.ref
 
     @property
@@ -45,9 +46,9 @@ class Context:
     def check_at(self) -> str:
         return self.spec.check_at
 
-    def violation(self, event: Event, state, message: str, *, severity: Optional[str] = None,
+    def violation(self, event: Event, state, message: str, *, severity: str | None = None,
                   units: Sequence[str] = (), hexes: Sequence[str] = (),
-                  confidence: Optional[str] = None, **evidence: Any) -> Violation:
+                  confidence: str | None = None, **evidence: Any) -> Violation:
         labels = []
         for uid in units:
             try:

@@ -14,9 +14,9 @@ steps keeps the cost per ordinary step at the dispatch itself.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
 
 from vmodtool.audit.api import Event, Violation
 from vmodtool.audit.context import Context, PluginContext
@@ -50,15 +50,15 @@ class _Frame:
 class Engine:
     """Rule instances of one audit and the violations they found."""
 
-    def __init__(self, scenario: Scenario, *, rules: Optional[Sequence[RuleSpec]] = None,
-                 plugin_folders: Sequence[Path] = (), only: Optional[Sequence[str]] = None) -> None:
+    def __init__(self, scenario: Scenario, *, rules: Sequence[RuleSpec] | None = None,
+                 plugin_folders: Sequence[Path] = (), only: Sequence[str] | None = None) -> None:
         self.scenario = scenario
-        self.rules: List[Tuple[RuleSpec, object]] = []
-        self.violations: List[Violation] = []
-        self.failures: List[RuleFailure] = []
-        self.not_checked: Dict[str, str] = {}
-        self._plugin_contexts: List[PluginContext] = []
-        self._by_kind: Dict[str, List[Tuple[RuleSpec, object, object]]] = {}   # see _handlers
+        self.rules: list[tuple[RuleSpec, object]] = []
+        self.violations: list[Violation] = []
+        self.failures: list[RuleFailure] = []
+        self.not_checked: dict[str, str] = {}
+        self._plugin_contexts: list[PluginContext] = []
+        self._by_kind: dict[str, list[tuple[RuleSpec, object, object]]] = {}   # see _handlers
         folders = list(scenario.plugin_paths) + [Path(f) for f in plugin_folders]
         from vmodtool.audit.kinds import rule_class
         for spec in (rules if rules is not None else scenario.rules):
@@ -79,7 +79,7 @@ class Engine:
             for spec, rule in self.rules])
 
     # -- dispatch -----------------------------------------------------------------
-    def _handlers(self, kind: str) -> List[Tuple[RuleSpec, object, object]]:
+    def _handlers(self, kind: str) -> list[tuple[RuleSpec, object, object]]:
         """(spec, bound ``check``, the rule if it is a plug-in) of the rules
         an event kind goes to."""
         found = self._by_kind.get(kind)
@@ -141,5 +141,5 @@ class Engine:
         for i in range(frame.violations_before, len(self.violations)):
             self.violations[i] = replace(self.violations[i], withdrawn_by_undo=True)
 
-    def sorted_violations(self) -> List[Violation]:
+    def sorted_violations(self) -> list[Violation]:
         return sorted(self.violations, key=lambda v: (v.step, v.rule_id, v.units, v.message))

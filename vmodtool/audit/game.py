@@ -19,8 +19,8 @@ each step recorded (``Step.stacks``), not from a live engine.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from vmodtool.audit.api import Event
 from vmodtool.audit.engine import Engine
@@ -84,28 +84,28 @@ class AuditGame:
         self.layer_kinds = [k.id for k in scenario.markers.values() if k.representation == "layer"]
         self.box_by_zone = {b.name: b.id for b in scenario.boxes}
         self.box_by_zone.update({b.id: b.id for b in scenario.boxes})
-        self.track_space: Dict[str, int] = {}     # zone of a track space -> 1, 2, … along it
+        self.track_space: dict[str, int] = {}     # zone of a track space -> 1, 2, … along it
         for track in scenario.tracks:
             for i, space in enumerate(track.spaces, 1):
                 self.box_by_zone[f"{track.name} {space}"] = track.id
                 self.track_space[f"{track.name} {space}"] = i
         self.side_ids = {s.name: s.id for s in scenario.game.sides}
         self.side_ids.update({s.id: s.id for s in scenario.game.sides})
-        self.piece_unit: Dict[str, str] = {}      # VASSAL piece id -> scenario unit id
-        self.unit_piece: Dict[str, str] = {}      # scenario unit id -> (the last) VASSAL piece id
-        self.piece_marker: Dict[str, str] = {}    # VASSAL piece id -> marker kind
-        self.unknown_pieces: Set[str] = set()
+        self.piece_unit: dict[str, str] = {}      # VASSAL piece id -> scenario unit id
+        self.unit_piece: dict[str, str] = {}      # scenario unit id -> (the last) VASSAL piece id
+        self.piece_marker: dict[str, str] = {}    # VASSAL piece id -> marker kind
+        self.unknown_pieces: set[str] = set()
         self.drawn_boxes = {p.activation.drawn: p.id for p in (scenario.turns.phases if scenario.turns else ())
                             if p.activation is not None and p.activation.drawn}
         self.steps = 0
-        self.rank: Dict[str, Tuple[str, int]] = {}   # VASSAL piece id -> (stack key, index)
-        self._activation_by: Tuple[Optional[str], Optional[str]] = (None, None)
-        self.chit_formation: Dict[str, Optional[str]] = {}   # VASSAL piece id -> Formation
+        self.rank: dict[str, tuple[str, int]] = {}   # VASSAL piece id -> (stack key, index)
+        self._activation_by: tuple[str | None, str | None] = (None, None)
+        self.chit_formation: dict[str, str | None] = {}   # VASSAL piece id -> Formation
         self.trackers = self._trackers()
         self.map_name = scenario.map.name
         self.hexes = scenario.map.grid.hexes          # label -> raw cell: membership only
 
-    def _trackers(self) -> Dict[str, TurnTrackerDef]:
+    def _trackers(self) -> dict[str, TurnTrackerDef]:
         """The module's turn trackers by command id (only the one named
         ``log.turn_tracker.component`` when the module has it)."""
         module = getattr(self.replay.positions, "module", None)
@@ -116,14 +116,14 @@ class AuditGame:
         named = {k: t for k, t in found.items() if t.name == self.clock.tracker_name}
         return named or found
 
-    def _tracker_time(self, tracker_id: str, state: Optional[str]):
+    def _tracker_time(self, tracker_id: str, state: str | None):
         tracker = self.trackers.get(tracker_id)
         if tracker is None or state is None:
             return None
         return self.clock.tracker_time(tracker.active_levels(state))
 
     # -- places ---------------------------------------------------------------------
-    def place(self, place) -> Tuple[Optional[str], Optional[str]]:
+    def place(self, place) -> tuple[str | None, str | None]:
         """(hex, box) of a replay Place."""
         if place is None or place.map is None:
             return None, None
@@ -134,14 +134,14 @@ class AuditGame:
             return None, self.box_by_zone[place.location]
         return None, None
 
-    def _space(self, place) -> Optional[int]:
+    def _space(self, place) -> int | None:
         """Which space (1 = the first) of a track a replay Place is in (None
         off tracks)."""
         if place is None or place.map is None or place.map == self.map_name:
             return None
         return self.track_space.get(place.location)
 
-    def identify(self, ref) -> Tuple[Optional[str], Optional[str]]:
+    def identify(self, ref) -> tuple[str | None, str | None]:
         """(unit id, marker kind) of a piece reference."""
         if ref.id in self.piece_unit:
             return self.piece_unit[ref.id], None
@@ -163,7 +163,7 @@ class AuditGame:
     def load_initial(self, engine) -> None:
         """The first log's saved state (before step 1), read from the
         replay engine right after it restored that file."""
-        order: Dict[str, Tuple[str, int]] = {}
+        order: dict[str, tuple[str, int]] = {}
         for p in engine.state.game_pieces():
             ref = engine.ref(p)
             uid, kind = self.identify(ref)
@@ -263,7 +263,7 @@ class AuditGame:
         if wants("step_start"):
             dispatch(st, Event("step_start", n, player=player, side=side, turn=st.turn,
                                phase=st.phase))
-        touched: List[str] = []
+        touched: list[str] = []
         sub = 0
         for ev in step.events:
             sub += 1
@@ -380,7 +380,7 @@ class AuditGame:
             self._emit(Event("activation_start", n, sub, text=formation, player=player, side=side,
                              turn=st.turn, phase=st.phase), live)
 
-    def _formation_of(self, piece) -> Optional[str]:
+    def _formation_of(self, piece) -> str | None:
         """The ``Formation`` property of a chit (read once per piece: a
         chit's formation never changes)."""
         found = self.chit_formation.get(piece.id, False)
@@ -448,8 +448,8 @@ class AuditGame:
 
 
 def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module=None,
-               board_sizes: Optional[Dict[str, Tuple[int, int]]] = None,
-               plugin_folders: Sequence[Path] = (), only: Optional[Sequence[str]] = None
+               board_sizes: dict[str, tuple[int, int]] | None = None,
+               plugin_folders: Sequence[Path] = (), only: Sequence[str] | None = None
                ) -> AuditReport:
     """Audit one log or a chain of logs against a scenario's rules."""
     if module is None:

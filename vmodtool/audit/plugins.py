@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, Sequence, Type
 
 from vmodtool.errors import VmodError
 
@@ -23,10 +23,10 @@ class PluginError(VmodError):
     """A plug-in named by the scenario cannot be loaded."""
 
 
-_LOADED: Dict[Path, object] = {}
+_LOADED: dict[Path, object] = {}
 
 
-def load_plugin_class(reference: str, folders: Sequence[Path]) -> Type:
+def load_plugin_class(reference: str, folders: Sequence[Path]) -> type:
     """The class ``Class`` of ``module.py`` found in one of ``folders``."""
     module_name, _, class_name = reference.partition(":")
     if not module_name or not class_name:

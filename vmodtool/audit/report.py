@@ -6,8 +6,9 @@ a report."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Mapping, Sequence
+from typing import Any
 
 from vmodtool.audit.api import Violation
 
@@ -22,7 +23,7 @@ class AuditReport:
 
     logs: Sequence[str]
     scenario: str
-    violations: List[Violation]
+    violations: list[Violation]
     steps: int = 0
     rules_checked: Sequence[str] = ()
     not_checked: Mapping[str, str] = field(default_factory=dict)
@@ -33,11 +34,11 @@ class AuditReport:
     side_names: Mapping[str, str] = field(default_factory=dict)
 
     @property
-    def errors(self) -> List[Violation]:
+    def errors(self) -> list[Violation]:
         return [v for v in self.violations if v.severity == "error" and not v.withdrawn_by_undo]
 
-    def summary(self) -> Dict[str, Dict[str, int]]:
-        out: Dict[str, Dict[str, int]] = {}
+    def summary(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
         for v in self.violations:
             entry = out.setdefault(v.rule_id, {"error": 0, "warning": 0, "info": 0, "withdrawn": 0})
             entry["withdrawn" if v.withdrawn_by_undo else v.severity] += 1
@@ -81,7 +82,7 @@ class AuditReport:
         for diff in self.chain_differences:
             yield f"continuity: {diff}"
 
-    def as_json(self) -> Dict[str, Any]:
+    def as_json(self) -> dict[str, Any]:
         return {
             "schema": REPORT_SCHEMA_VERSION,
             "logs": list(self.logs),

@@ -7,7 +7,8 @@ carries one of the tags the subject HQ serves)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from vmodtool.audit.state import AuditState, Unit
 
@@ -22,8 +23,8 @@ def as_list(value: Any) -> list:
     return list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
 
 
-def matches(selector: Any, unit: Unit, state: Optional[AuditState] = None,
-            subject: Optional[Unit] = None) -> bool:
+def matches(selector: Any, unit: Unit, state: AuditState | None = None,
+            subject: Unit | None = None) -> bool:
     """Whether ``unit`` matches ``selector`` (a mapping or a list of them)."""
     if selector is None:
         return True
@@ -39,11 +40,11 @@ def reads_markers(selector: Any) -> bool:
 #: selector object id -> (the selector, its predicate, whether it reads
 #: markers); the selector is kept so that its id cannot be reused while the
 #: entry exists
-_COMPILED: Dict[int, Tuple[Any, Predicate, bool]] = {}
+_COMPILED: dict[int, tuple[Any, Predicate, bool]] = {}
 _COMPILED_MAX = 4096
 
 
-def _compiled(selector: Any) -> Tuple[Any, Predicate, bool]:
+def _compiled(selector: Any) -> tuple[Any, Predicate, bool]:
     entry = _COMPILED.get(id(selector))
     if entry is None or entry[0] is not selector:
         if len(_COMPILED) >= _COMPILED_MAX:
@@ -150,8 +151,8 @@ def _compile_key(key: str, value: Any) -> Predicate:
     return lambda u, st, sub: _key_matches(key, value, u, st, sub)
 
 
-def _key_matches(key: str, value: Any, unit: Unit, state: Optional[AuditState],
-                 subject: Optional[Unit]) -> bool:
+def _key_matches(key: str, value: Any, unit: Unit, state: AuditState | None,
+                 subject: Unit | None) -> bool:
     if key in ("tags", "tags_all"):
         return set(as_list(value)) <= unit.tags
     if key == "tags_any":
@@ -213,6 +214,6 @@ def _key_matches(key: str, value: Any, unit: Unit, state: Optional[AuditState],
     return True      # unknown keys were reported by the scenario checker
 
 
-def select(units: Iterable[Unit], selector: Any, state: Optional[AuditState] = None,
-           subject: Optional[Unit] = None) -> list:
+def select(units: Iterable[Unit], selector: Any, state: AuditState | None = None,
+           subject: Unit | None = None) -> list:
     return [u for u in units if matches(selector, u, state, subject)]

@@ -10,8 +10,9 @@ an independent snapshot (start of turn, phase, activation; undo).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, NamedTuple
 
 from vmodtool.scenario.model import Scenario
 
@@ -25,9 +26,9 @@ class UnitState:
 
     __slots__ = ("uid", "hex", "box", "face", "layers", "present", "entered", "_view", "_log")
 
-    def __init__(self, uid: str, hex: Optional[str] = None, box: Optional[str] = None,
-                 face: int = 0, layers: FrozenSet[str] = frozenset(), present: bool = True,
-                 entered: Optional[tuple] = None, log: Optional[List[str]] = None) -> None:
+    def __init__(self, uid: str, hex: str | None = None, box: str | None = None,
+                 face: int = 0, layers: frozenset[str] = frozenset(), present: bool = True,
+                 entered: tuple | None = None, log: list[str] | None = None) -> None:
         object.__setattr__(self, "_log", None)
         self.uid = uid
         self.hex = hex
@@ -57,9 +58,9 @@ _SHOWN = frozenset({"face", "layers"})
 class MarkerState:
     key: str                        # the VASSAL piece id (stable for the game)
     kind: str
-    hex: Optional[str] = None
-    box: Optional[str] = None
-    space: Optional[int] = None     # on a track (``box`` is its id): its space, 1 = the first
+    hex: str | None = None
+    box: str | None = None
+    space: int | None = None     # on a track (``box`` is its id): its space, 1 = the first
 
 
 class Unit(NamedTuple):
@@ -70,20 +71,20 @@ class Unit(NamedTuple):
     label: str
     name: str
     type: str
-    tags: FrozenSet[str]
+    tags: frozenset[str]
     side: str
-    formation: Optional[str]
-    hex: Optional[str]
-    box: Optional[str]
+    formation: str | None
+    hex: str | None
+    box: str | None
     face: str
     state: Mapping[str, Any]
     factors: Mapping[str, Any]
-    markers: FrozenSet[str]
+    markers: frozenset[str]
     on_map: bool
-    serves: FrozenSet[str]
+    serves: frozenset[str]
     steps: int
-    movement_class: Optional[str]
-    entered: Optional[tuple]
+    movement_class: str | None
+    entered: tuple | None
 
     def describe(self) -> str:
         return f"{self.name} ({self.uid})"
@@ -93,9 +94,9 @@ class Unit(NamedTuple):
 class Marker:
     key: str
     kind: str
-    hex: Optional[str]
-    box: Optional[str]
-    space: Optional[int] = None     # on a track: its space, 1 = the track's first
+    hex: str | None
+    box: str | None
+    space: int | None = None     # on a track: its space, 1 = the track's first
 
     @property
     def on_map(self) -> bool:
@@ -107,37 +108,37 @@ class AuditState:
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
-        self.units_state: Dict[str, UnitState] = {}
-        self.markers_state: Dict[str, MarkerState] = {}
-        self.stacks: Dict[str, List[str]] = {}      # hex -> unit ids / marker keys, bottom -> top
-        self.turn: Optional[int] = None
-        self.phase: Optional[str] = None
-        self.phasing_side: Optional[str] = None
-        self.active_formation: Optional[str] = None
+        self.units_state: dict[str, UnitState] = {}
+        self.markers_state: dict[str, MarkerState] = {}
+        self.stacks: dict[str, list[str]] = {}      # hex -> unit ids / marker keys, bottom -> top
+        self.turn: int | None = None
+        self.phase: str | None = None
+        self.phasing_side: str | None = None
+        self.active_formation: str | None = None
         self.activation_count = 0
-        self.activations: Dict[tuple, int] = {}     # (turn, formation) -> count
+        self.activations: dict[tuple, int] = {}     # (turn, formation) -> count
         self.step = 0
         self.time_inferred = False
-        self._snapshots: Dict[str, "AuditState"] = {}
+        self._snapshots: dict[str, AuditState] = {}
         #: per hex, a count bumped whenever a marker counter enters or leaves it
         #: (a unit's view lists the markers in its hex)
-        self._marker_version: Dict[Optional[str], int] = {}
+        self._marker_version: dict[str | None, int] = {}
         #: hexes whose content (pieces, their order, faces, layers) changed, in
         #: order, duplicates allowed; settle-point rules read it from where they
         #: stopped (see :meth:`changed_since`)
-        self.changed: List[str] = []
+        self.changed: list[str] = []
         self._log_base = 0              # marks of a copy go on from its original's
         self._types = scenario.unit_types
         self._counters = {c.id: c for c in scenario.counters}
         #: side -> how many times a unit of that side was placed or removed;
         #: with :attr:`_token` (new in every copy) it says whether the
         #: positions of some sides changed since a rule last looked
-        self._side_moves: Dict[Optional[str], int] = {}
+        self._side_moves: dict[str | None, int] = {}
         self._all_moves = 0
         self._token = object()
 
     # -- copies ------------------------------------------------------------------
-    def copy(self) -> "AuditState":
+    def copy(self) -> AuditState:
         """An independent copy (the scenario and its tables are shared).
         Written out field by field: ``copy.deepcopy`` was the audit's
         hottest path (a snapshot at every turn, phase and activation start)."""
@@ -161,7 +162,7 @@ class AuditState:
     def take_snapshot(self, point: str) -> None:
         self._snapshots[point] = self.copy()
 
-    def snapshot(self, point: str) -> Optional["AuditState"]:
+    def snapshot(self, point: str) -> AuditState | None:
         return self._snapshots.get(point)
 
     # -- views -------------------------------------------------------------------
@@ -177,7 +178,7 @@ class AuditState:
         object.__setattr__(s, "_view", (self._marker_version.get(s.hex), view))
         return view
 
-    def _build_unit(self, uid: str, s: "UnitState") -> Unit:
+    def _build_unit(self, uid: str, s: UnitState) -> Unit:
         counter = self._counters[uid]
         utype = self._types[counter.type]
         face = utype.faces[min(s.face, len(utype.faces) - 1)]
@@ -193,16 +194,16 @@ class AuditState:
                     frozenset(markers), s.hex is not None and s.present, frozenset(utype.serves),
                     utype.steps, utype.movement_class, s.entered)
 
-    def units(self) -> List[Unit]:
+    def units(self) -> list[Unit]:
         return [self.unit(uid) for uid, s in self.units_state.items() if s.present]
 
-    def units_in(self, hex_id: str) -> List[Unit]:
+    def units_in(self, hex_id: str) -> list[Unit]:
         return [self.unit(k) for k in self.stacks.get(hex_id, ()) if k in self.units_state]
 
-    def markers_in(self, hex_id: str) -> List[Marker]:
+    def markers_in(self, hex_id: str) -> list[Marker]:
         return [self._marker(k) for k in self.stacks.get(hex_id, ()) if k in self.markers_state]
 
-    def markers(self) -> List[Marker]:
+    def markers(self) -> list[Marker]:
         return [self._marker(k) for k in self.markers_state]
 
     def _marker(self, key: str) -> Marker:
@@ -210,7 +211,7 @@ class AuditState:
         return Marker(m.key, m.kind, m.hex, m.box, m.space)
 
     def track_position(self, track_id: str, marker_kind: str,
-                       side: Optional[str] = None) -> Optional[int]:
+                       side: str | None = None) -> int | None:
         """The space of the one marker of ``marker_kind`` on track
         ``track_id``, counted along the track (1 = its first space, whatever
         the spaces are called); ``None`` when there is none or more than one.
@@ -220,13 +221,13 @@ class AuditState:
                  if m.kind == marker_kind and m.box == track_id and m.space is not None]
         return found[0] if len(found) == 1 else None
 
-    def units_in_box(self, box_id: str) -> List[Unit]:
+    def units_in_box(self, box_id: str) -> list[Unit]:
         return [self.unit(uid) for uid, s in self.units_state.items() if s.present and s.box == box_id]
 
-    def occupied_hexes(self) -> List[str]:
+    def occupied_hexes(self) -> list[str]:
         return [h for h, keys in self.stacks.items() if any(k in self.units_state for k in keys)]
 
-    def moves_of_others(self, side: Optional[str]) -> tuple:
+    def moves_of_others(self, side: str | None) -> tuple:
         """A value that changes whenever a unit of a side other than ``side``
         is placed, moved or removed (and differs between copies of the game)."""
         # all moves minus the side's own: grows exactly when another side moves
@@ -239,7 +240,7 @@ class AuditState:
         self._all_moves += 1
 
     # -- what changed ----------------------------------------------------------------------
-    def changed_since(self, mark: int) -> Tuple[int, Set[str]]:
+    def changed_since(self, mark: int) -> tuple[int, set[str]]:
         """(new mark, hexes changed since ``mark``): ``mark`` is a position in
         :attr:`changed` a reader got from an earlier call (0 at the start)."""
         changed = self.changed
@@ -250,13 +251,13 @@ class AuditState:
             return end, set(self.stacks) | set(changed)
         return end, set(changed[mark - base:])
 
-    def touch(self, hex_id: Optional[str]) -> None:
+    def touch(self, hex_id: str | None) -> None:
         """Record a change of what a hex shows (done by every method below)."""
         if hex_id is not None:
             self.changed.append(hex_id)
 
     # -- changes (the engine's) ----------------------------------------------------------
-    def _detach(self, key: str, hex_id: Optional[str]) -> None:
+    def _detach(self, key: str, hex_id: str | None) -> None:
         if hex_id is None:
             return
         keys = self.stacks.get(hex_id)
@@ -266,8 +267,8 @@ class AuditState:
                 del self.stacks[hex_id]
             self.changed.append(hex_id)
 
-    def place_unit(self, uid: str, hex_id: Optional[str], box: Optional[str],
-                   order: Optional[Sequence[str]] = None) -> None:
+    def place_unit(self, uid: str, hex_id: str | None, box: str | None,
+                   order: Sequence[str] | None = None) -> None:
         s = self.units_state.get(uid)
         if s is None:
             s = self.units_state[uid] = UnitState(uid, log=self.changed)
@@ -283,7 +284,7 @@ class AuditState:
         if order is not None and hex_id is not None:
             self.set_order(hex_id, order)
 
-    def set_face_and_layers(self, uid: str, face: int, layers: FrozenSet[str]) -> None:
+    def set_face_and_layers(self, uid: str, face: int, layers: frozenset[str]) -> None:
         s = self.units_state[uid]
         if s.face != face:
             s.face = face
@@ -299,8 +300,8 @@ class AuditState:
         s.hex = s.box = None
         s.present = False
 
-    def place_marker(self, key: str, kind: str, hex_id: Optional[str], box: Optional[str],
-                     space: Optional[int] = None) -> None:
+    def place_marker(self, key: str, kind: str, hex_id: str | None, box: str | None,
+                     space: int | None = None) -> None:
         m = self.markers_state.get(key)
         if m is None:
             m = self.markers_state[key] = MarkerState(key, kind)

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence, Tuple
 
 from vmodtool.audit.api import Annotation
 from vmodtool.scenario.model import Scenario
@@ -37,16 +37,16 @@ DEFAULT_DICE_REGEX = r"^\*\*\* (?P<label>[^=]+?) = (?P<values>[0-9, ]+) \*\*\*(?
 DEFAULT_TYPED_CHAT_REGEX = r"^(?:<|&lt;)(?P<player>.+?)(?:>|&gt;) - (?P<text>.*)$"
 #: which turn-tracker levels show the turn, the phasing side and the phase
 #: (the level names ``vmodtool build`` gives them)
-DEFAULT_LEVELS: Dict[str, object] = {"turn": "Turn", "side": "Side", "phase": "Phase"}
+DEFAULT_LEVELS: dict[str, object] = {"turn": "Turn", "side": "Side", "phase": "Phase"}
 
 
 @dataclass(frozen=True)
 class ClockChange:
     """A change of game time found in a chat line."""
 
-    turn: Optional[int]
-    side: Optional[str]
-    phase: Optional[str]
+    turn: int | None
+    side: str | None
+    phase: str | None
 
 
 class Clock:
@@ -63,11 +63,11 @@ class Clock:
         self.typed = re.compile(log.get("typed_chat_regex") or DEFAULT_TYPED_CHAT_REGEX)
         self.prefix = ((log.get("annotations") or {}).get("prefix") or "#")
         phases = scenario.turns.phases if scenario.turns else ()
-        self.phase_ids: Dict[str, str] = {}
+        self.phase_ids: dict[str, str] = {}
         for phase in phases:
             self.phase_ids[phase.name.casefold()] = phase.id
             self.phase_ids[phase.id.casefold()] = phase.id
-        self.side_ids: Dict[str, str] = {}
+        self.side_ids: dict[str, str] = {}
         for side in scenario.game.sides:
             self.side_ids[side.name.casefold()] = side.id
             self.side_ids[side.id.casefold()] = side.id
@@ -76,7 +76,7 @@ class Clock:
     def _text(message: str) -> str:
         return html.unescape(message).strip()
 
-    def time(self, message: str) -> Optional[ClockChange]:
+    def time(self, message: str) -> ClockChange | None:
         """The time a turn-tracker report announces, or None."""
         text = self._text(message)
         m = self.report.match(text)
@@ -95,10 +95,10 @@ class Clock:
         phase_id = self.phase_ids.get(phase.strip().rstrip(" *").casefold()) if phase else None
         return ClockChange(turn, side_id, phase_id)
 
-    def tracker_time(self, levels: Sequence[Tuple[str, str]]) -> Optional[ClockChange]:
+    def tracker_time(self, levels: Sequence[tuple[str, str]]) -> ClockChange | None:
         """The time the turn tracker's active levels show ((level name, value),
         outermost first), or None when none of the configured levels is there."""
-        found: Dict[str, str] = {}
+        found: dict[str, str] = {}
         for what, ref in self.levels.items():
             if ref is None:
                 continue
@@ -118,7 +118,7 @@ class Clock:
                            self.side_ids.get(side.strip().casefold()) if side else None,
                            self.phase_ids.get(phase.strip().casefold()) if phase else None)
 
-    def roll(self, message: str) -> Optional[Tuple[str, Tuple[int, ...]]]:
+    def roll(self, message: str) -> tuple[str, tuple[int, ...]] | None:
         """(label, values) of a dice report, or None."""
         m = self.dice.match(self._text(message))
         if not m:
@@ -126,14 +126,14 @@ class Clock:
         values = tuple(int(v) for v in re.findall(r"\d+", m.group("values")))
         return m.group("label").strip(), values
 
-    def typed_text(self, message: str) -> Optional[Tuple[str, str]]:
+    def typed_text(self, message: str) -> tuple[str, str] | None:
         """(player name, text) of a line a player typed, or None."""
         m = self.typed.match(message.strip())
         if not m:
             return None
         return html.unescape(m.group("player")), html.unescape(m.group("text"))
 
-    def annotation(self, message: str, step: int) -> Optional[Annotation]:
+    def annotation(self, message: str, step: int) -> Annotation | None:
         typed = self.typed_text(message)
         if typed is None:
             return None
@@ -151,8 +151,8 @@ class Clock:
         return note
 
 
-def parse_annotation(text: str, step: int, player: Optional[str] = None,
-                     prefix: str = "#") -> Optional[Annotation]:
+def parse_annotation(text: str, step: int, player: str | None = None,
+                     prefix: str = "#") -> Annotation | None:
     """``#attack 0302,0403 > 0503`` → Annotation(kind="attack",
     args={"from": ("0302", "0403"), "to": ("0503",), "words": (), "text": …})."""
     text = text.strip()
@@ -163,9 +163,9 @@ def parse_annotation(text: str, step: int, player: Optional[str] = None,
     if not re.fullmatch(r"[A-Za-z_][\w-]*", kind):
         return None
     left, arrow, right = rest.partition(">")
-    def items(part: str) -> Tuple[str, ...]:
+    def items(part: str) -> tuple[str, ...]:
         return tuple(t for t in re.split(r"[,\s]+", part.strip()) if t)
-    args: Dict[str, object] = {"text": rest.strip()}
+    args: dict[str, object] = {"text": rest.strip()}
     if arrow:
         args["from"] = items(left)
         right_items = items(right)

@@ -7,9 +7,10 @@ existing output is replaced in one step, never half-written)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Union
 
 from vmodtool.build.images import render_module_images
 from vmodtool.build.module import ModuleBuild, assemble_module
@@ -34,9 +35,9 @@ class BuildSummary:
     title: str
 
 
-def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: Optional[int] = None,
-                      cache_dir: Optional[PathLike] = None,
-                      progress: Optional[Progress] = None) -> BuildSummary:
+def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | None = None,
+                      cache_dir: PathLike | None = None,
+                      progress: Progress | None = None) -> BuildSummary:
     """Build the module of a scenario file into ``output``."""
     out = Path(output)
     refuse_overwrite(out, scenario_path)

@@ -11,7 +11,7 @@ compare them with VASSAL's re-serialisation of a minimal module.
 
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional
+from collections.abc import Mapping
 
 from lxml import etree
 
@@ -20,7 +20,7 @@ __all__ = ["P", "DEFAULTS", "add", "element", "GLOBAL_OPTION_CHILDREN"]
 P = "VASSAL.build."
 
 #: component class (after ``VASSAL.build.``, or a full name) → VASSAL 3.7's default attributes
-DEFAULTS: Dict[str, Dict[str, str]] = {
+DEFAULTS: dict[str, dict[str, str]] = {
     "GameModule": {"ModuleOther1": "", "ModuleOther2": "", "VassalVersion": "3.7.0",
                    "description": "", "name": "Unnamed module", "nextPieceSlotId": "1",
                    "version": "0.0"},
@@ -172,7 +172,7 @@ GLOBAL_OPTION_CHILDREN = (
 )
 
 
-def _attributes(cls: str, overrides: Optional[Mapping[str, object]]) -> Dict[str, str]:
+def _attributes(cls: str, overrides: Mapping[str, object] | None) -> dict[str, str]:
     try:
         attrs = dict(DEFAULTS[cls])
     except KeyError:
@@ -187,7 +187,7 @@ def _attributes(cls: str, overrides: Optional[Mapping[str, object]]) -> Dict[str
     return attrs
 
 
-def element(cls: str, overrides: Optional[Mapping[str, object]] = None) -> etree._Element:
+def element(cls: str, overrides: Mapping[str, object] | None = None) -> etree._Element:
     """A free-standing component element (attributes sorted, as VASSAL writes)."""
     el = etree.Element(cls if cls.startswith("VASSAL.") else P + cls)
     for key, value in sorted(_attributes(cls, overrides).items()):
@@ -195,8 +195,8 @@ def element(cls: str, overrides: Optional[Mapping[str, object]] = None) -> etree
     return el
 
 
-def add(parent: etree._Element, cls: str, overrides: Optional[Mapping[str, object]] = None,
-        text: Optional[str] = None) -> etree._Element:
+def add(parent: etree._Element, cls: str, overrides: Mapping[str, object] | None = None,
+        text: str | None = None) -> etree._Element:
     """Append a component to ``parent``; ``text`` is its text content (piece
     definitions, roster entries)."""
     el = element(cls, overrides)

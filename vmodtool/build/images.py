@@ -8,16 +8,23 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from PIL import Image, ImageDraw
 
 from vmodtool.build.module import ModuleImages
 from vmodtool.render.board import module_board_image
-from vmodtool.render.counters import (CounterSpec, counter_specs, counter_style, face_filename,
-                                      render_all, render_spec, resolution_px)
+from vmodtool.render.counters import (
+    CounterSpec,
+    counter_specs,
+    counter_style,
+    face_filename,
+    render_all,
+    render_spec,
+    resolution_px,
+)
 from vmodtool.render.fonts import load_font
 from vmodtool.scenario.model import Scenario
 
@@ -59,7 +66,7 @@ def _plain_chit(text: str, px: int) -> bytes:
     return _png(img)
 
 
-def _render_chunk(job: Tuple[Sequence[CounterSpec], int]) -> List[List[bytes]]:
+def _render_chunk(job: tuple[Sequence[CounterSpec], int]) -> list[list[bytes]]:
     specs, px = job
     return [[_png(img) for img in render_spec(spec, px)] for spec in specs]
 
@@ -70,13 +77,13 @@ class _CounterJobs:
     in this process meanwhile — or through ``render_all``'s file cache when
     ``cache_dir`` is given."""
 
-    def __init__(self, scenario: Scenario, style, px: int, jobs: Optional[int],
-                 cache_dir: Optional[Path], progress: Optional[Progress]) -> None:
+    def __init__(self, scenario: Scenario, style, px: int, jobs: int | None,
+                 cache_dir: Path | None, progress: Progress | None) -> None:
         self.scenario, self.px, self.progress, self.cache_dir = scenario, px, progress, cache_dir
         self.jobs = jobs
-        self.pool: Optional[ProcessPoolExecutor] = None
+        self.pool: ProcessPoolExecutor | None = None
         self.futures: list = []
-        self.specs: List[CounterSpec] = []
+        self.specs: list[CounterSpec] = []
         if cache_dir is not None:
             return
         self.specs = counter_specs(scenario, style)
@@ -87,7 +94,7 @@ class _CounterJobs:
             self.pool = ProcessPoolExecutor(max_workers=workers)
             self.futures = [self.pool.submit(_render_chunk, (c, px)) for c in self.chunks]
 
-    def results(self) -> Iterator[Tuple[str, str, str, bytes]]:
+    def results(self) -> Iterator[tuple[str, str, str, bytes]]:
         """(counter id, face, file name, PNG bytes) of every face."""
         if self.cache_dir is not None:
             def counters_progress(done: int, total: int) -> None:
@@ -119,9 +126,9 @@ class _CounterJobs:
             self.pool = None
 
 
-def render_module_images(scenario: Scenario, *, jobs: Optional[int] = None,
-                         cache_dir: Optional[Path] = None,
-                         progress: Optional[Progress] = None) -> ModuleImages:
+def render_module_images(scenario: Scenario, *, jobs: int | None = None,
+                         cache_dir: Path | None = None,
+                         progress: Progress | None = None) -> ModuleImages:
     """Render (or take from ``cache_dir``) every image the module needs."""
     style = counter_style(scenario)
     px = resolution_px(style, "vassal")

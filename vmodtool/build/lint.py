@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any
 
 from lxml import etree
 
@@ -60,7 +61,7 @@ class CodeInfo:
 
 
 #: every finding code, its severity and a one-line explanation
-CODES: Dict[str, CodeInfo] = {
+CODES: dict[str, CodeInfo] = {
     # archive and metadata (§1)
     "buildfile-name-vs-version": CodeInfo(
         "error", "VASSAL picks buildFile (VassalVersion < 3.5) or buildFile.xml (>= 3.5) from "
@@ -212,12 +213,12 @@ class Finding:
     code: str
     severity: str
     message: str
-    file: Optional[str] = None
-    line: Optional[int] = None
-    component_path: Optional[str] = None
-    detail: Dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    file: str | None = None
+    line: int | None = None
+    component_path: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {"code": self.code, "severity": self.severity, "message": self.message,
                 "file": self.file, "line": self.line, "component_path": self.component_path,
@@ -235,7 +236,7 @@ def format_finding(finding: Finding) -> str:
     return text
 
 
-def summarize(findings: Iterable[Finding]) -> Dict[str, int]:
+def summarize(findings: Iterable[Finding]) -> dict[str, int]:
     """Count of findings per severity."""
     counts = {severity: 0 for severity in SEVERITIES}
     for finding in findings:
@@ -243,13 +244,13 @@ def summarize(findings: Iterable[Finding]) -> Dict[str, int]:
     return counts
 
 
-def at_least(findings: Iterable[Finding], min_severity: str) -> List[Finding]:
+def at_least(findings: Iterable[Finding], min_severity: str) -> list[Finding]:
     """The findings at ``min_severity`` or worse."""
     limit = _RANK[min_severity]
     return [f for f in findings if _RANK[f.severity] <= limit]
 
 
-def findings_to_json(findings: Sequence[Finding], file: Optional[str] = None) -> Dict[str, Any]:
+def findings_to_json(findings: Sequence[Finding], file: str | None = None) -> dict[str, Any]:
     """``{"file", "summary", "findings"}``."""
     return {"file": file, "summary": summarize(findings),
             "findings": [f.to_dict() for f in findings]}
@@ -262,7 +263,7 @@ def findings_to_json(findings: Sequence[Finding], file: Optional[str] = None) ->
 #: caught, ``d`` Double.valueOf, ``dl`` comma list of doubles, ``b``
 #: boolean, ``c`` colour (ColorConfigurer), ``k`` key stroke.  Class names
 #: are given without the leading ``VASSAL.``.
-_ATTRIBUTE_TABLE: Dict[str, str] = {
+_ATTRIBUTE_TABLE: dict[str, str] = {
     "build.GameModule":
         "nextPieceSlotId=i?",
     "build.module.ChessClockControl":
@@ -473,15 +474,15 @@ _ATTRIBUTE_TABLE: Dict[str, str] = {
 }
 
 
-def _parse_table(table: Dict[str, str]) -> Dict[str, Dict[str, str]]:
-    out: Dict[str, Dict[str, str]] = {}
+def _parse_table(table: dict[str, str]) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
     for cls, spec in table.items():
         out["VASSAL." + cls] = dict(item.split("=", 1) for item in spec.split())
     return out
 
 
 #: full class name → attribute name → kind (see :data:`_ATTRIBUTE_TABLE`)
-ATTRIBUTE_KINDS: Dict[str, Dict[str, str]] = _parse_table(_ATTRIBUTE_TABLE)
+ATTRIBUTE_KINDS: dict[str, dict[str, str]] = _parse_table(_ATTRIBUTE_TABLE)
 
 #: key-stroke attributes of launch buttons (``LaunchButton``), on any component
 _LAUNCH_KEYS = ("hotkey", "buttonKeyStroke")
@@ -547,7 +548,7 @@ def _double_ok(value: str) -> bool:
     return True
 
 
-def _colour_problem(value: Optional[str]) -> Optional[str]:
+def _colour_problem(value: str | None) -> str | None:
     """Why ``ColorConfigurer.stringToColor`` would fall back to black
     (``None`` when the value is a colour or empty)."""
     if value is None or value in ("", "null"):
@@ -569,7 +570,7 @@ def _colour_problem(value: Optional[str]) -> Optional[str]:
     return None
 
 
-def _key_problem(value: Optional[str], legacy_char: bool = False) -> Optional[Tuple[str, str]]:
+def _key_problem(value: str | None, legacy_char: bool = False) -> tuple[str, str] | None:
     """(code, why) for a key-stroke token VASSAL cannot read; ``None`` when
     fine.  ``legacy_char``: a token without ``,`` is a Ctrl+char key (trait
     fields), not an error."""
@@ -597,26 +598,26 @@ class _Linter:
     def __init__(self, module: Module) -> None:
         self.module = module
         self.bf: BuildFile = module.buildfile
-        self.findings: List[Finding] = []
+        self.findings: list[Finding] = []
         self.has_archive = module.container in ("zip", "folder")
-        self.files: Set[str] = set(module.files)
+        self.files: set[str] = set(module.files)
         self.file_label = self._label(module.buildfile_entry)
         #: image name → [(element or None, what)] in reference order
-        self.image_refs: Dict[str, List[Tuple[Optional[etree._Element], str]]] = {}
-        self.prototype_defs: Dict[str, Optional[PieceDef]] = {}
-        self.prototype_elements: Dict[str, etree._Element] = {}
-        self.prototype_uses: Dict[str, Set[str]] = {}
-        self.used_prototypes: Set[str] = set()
-        self.gpids: List[Tuple[str, etree._Element, str]] = []
-        self.legacy_layers: List[etree._Element] = []
-        self.state_gpid_mismatch: List[etree._Element] = []
-        self._proto_summary: Dict[str, Tuple[bool, List[str]]] = {}
+        self.image_refs: dict[str, list[tuple[etree._Element | None, str]]] = {}
+        self.prototype_defs: dict[str, PieceDef | None] = {}
+        self.prototype_elements: dict[str, etree._Element] = {}
+        self.prototype_uses: dict[str, set[str]] = {}
+        self.used_prototypes: set[str] = set()
+        self.gpids: list[tuple[str, etree._Element, str]] = []
+        self.legacy_layers: list[etree._Element] = []
+        self.state_gpid_mismatch: list[etree._Element] = []
+        self._proto_summary: dict[str, tuple[bool, list[str]]] = {}
         #: prototype uses inside place/replace-marker definitions (not expanded
         #: into the piece that carries the marker trait)
-        self.marker_refs: List[Tuple[str, etree._Element]] = []
+        self.marker_refs: list[tuple[str, etree._Element]] = []
 
     # ------------------------------------------------------------ plumbing
-    def _label(self, entry: str) -> Optional[str]:
+    def _label(self, entry: str) -> str | None:
         m = self.module
         if m.container == "buildfile":
             return m.file
@@ -624,9 +625,9 @@ class _Linter:
             return f"{m.file}/{entry}"
         return f"{m.file}!{entry}"
 
-    def add(self, code: str, message: str, element: Optional[etree._Element] = None, *,
-            file: Any = _MISSING_ALIAS, line: Optional[int] = None,
-            detail: Optional[Dict[str, Any]] = None) -> None:
+    def add(self, code: str, message: str, element: etree._Element | None = None, *,
+            file: Any = _MISSING_ALIAS, line: int | None = None,
+            detail: dict[str, Any] | None = None) -> None:
         info = CODES[code]
         if element is not None and line is None:
             line = self.bf.line_of(element)
@@ -649,7 +650,7 @@ class _Linter:
         return "/".join(parts) or _short(self.bf.root.tag)
 
     # ------------------------------------------------------------ running
-    def run(self) -> List[Finding]:
+    def run(self) -> list[Finding]:
         self.check_container()
         self.check_root()
         self.check_elements()
@@ -691,7 +692,7 @@ class _Linter:
                      file=m.file)
         # the buildfile name VASSAL reads (GameModule.build, §1.4)
         if metadata is not None:
-            meta_version: Optional[str] = metadata.vassal_version
+            meta_version: str | None = metadata.vassal_version
             source = f"{kind} VassalVersion {meta_version!r}"
         elif raw is None and "buildFile" in self.files:
             meta_version = bf.vassal_version if m.buildfile_entry == "buildFile" else None
@@ -745,7 +746,7 @@ class _Linter:
     # ------------------------------------------------------------ elements
     def check_elements(self) -> None:
         """Attribute values, image/file references, CDATA, custom classes."""
-        custom: Dict[str, List[etree._Element]] = {}
+        custom: dict[str, list[etree._Element]] = {}
         root = self.bf.root
         for element in root.iter():
             tag = element.tag
@@ -847,7 +848,7 @@ class _Linter:
                     self.ref_image(vassal_text(option), option,
                                    f"GlobalOptions option {option.get('name')}")
 
-    def ref_image(self, name: Optional[str], element: Optional[etree._Element],
+    def ref_image(self, name: str | None, element: etree._Element | None,
                   what: str) -> None:
         """Record an image reference (blank names are no image, as in
         ``ImagePainter.setImageName``)."""
@@ -871,7 +872,7 @@ class _Linter:
 
     def check_maps(self) -> None:
         bf = self.bf
-        seen: Dict[str, etree._Element] = {}
+        seen: dict[str, etree._Element] = {}
         for entry in bf.maps():
             element = entry.element
             if entry.name in seen and element.tag != _MAP_TAGS[3]:
@@ -891,7 +892,7 @@ class _Linter:
                 if _short(picker.tag) != "BoardPicker":
                     continue
                 boards = [c for c in picker if c.tag == _BOARD_TAG]
-                names: Dict[str, etree._Element] = {}
+                names: dict[str, etree._Element] = {}
                 for board in boards:
                     name = board.get("name", "")
                     if name in names:
@@ -917,7 +918,7 @@ class _Linter:
 
     def check_setup_stacks(self) -> None:
         bf = self.bf
-        boards_by_map: Dict[etree._Element, list] = {}
+        boards_by_map: dict[etree._Element, list] = {}
         for board in bf.boards():
             boards_by_map.setdefault(board.map_element, []).append(board)
         sizes = None
@@ -986,7 +987,7 @@ class _Linter:
 
     def check_uniqueness(self) -> None:
         for container in self.bf.components("properties.GlobalProperties"):
-            seen: Set[str] = set()
+            seen: set[str] = set()
             for child in container:
                 if _short(child.tag) != "GlobalProperty":
                     continue
@@ -995,7 +996,7 @@ class _Linter:
                     self.add("duplicate-global-property", f"global property {name!r} is "
                              "defined twice in this container", child)
                 seen.add(name)
-        dice: Dict[str, etree._Element] = {}
+        dice: dict[str, etree._Element] = {}
         for element in self.bf.root.iter():
             if _short(element.tag) not in ("DiceButton", "SpecialDiceButton",
                                            "InternetDiceButton"):
@@ -1009,7 +1010,7 @@ class _Linter:
     # ------------------------------------------------------------ pieces
     def check_pieces(self) -> None:
         bf = self.bf
-        refs: List[Tuple[str, etree._Element]] = []
+        refs: list[tuple[str, etree._Element]] = []
         for element in bf.components("PrototypeDefinition"):
             name = element.get("name", "")
             if name in self.prototype_elements:
@@ -1019,7 +1020,7 @@ class _Linter:
             self.prototype_elements[name] = element
             piece = self.parse_definition(bf.text_of(element), element, f"prototype {name!r}")
             self.prototype_defs[name] = piece
-            uses: List[Tuple[str, etree._Element]] = []
+            uses: list[tuple[str, etree._Element]] = []
             if piece is not None:
                 self.walk_traits(piece, element, uses, in_prototype=True)
             self.prototype_uses[name] = {n for n, _ in uses}
@@ -1043,7 +1044,7 @@ class _Linter:
                     state_gpid = ""
                 if state_gpid and state_gpid != slot.gpid:
                     self.state_gpid_mismatch.append(element)
-        reported: Set[Tuple[int, str]] = set()
+        reported: set[tuple[int, str]] = set()
         for name, element in refs + self.marker_refs:
             self.used_prototypes.add(name)
             if name in self.prototype_defs or "$" in name:
@@ -1069,7 +1070,7 @@ class _Linter:
                      detail={"count": len(self.state_gpid_mismatch)})
 
     def parse_definition(self, text: str, element: etree._Element,
-                         what: str) -> Optional[PieceDef]:
+                         what: str) -> PieceDef | None:
         try:
             return PieceDef.parse(text)
         except VmodError as err:
@@ -1085,7 +1086,7 @@ class _Linter:
             return None
 
     def walk_traits(self, piece: PieceDef, element: etree._Element,
-                    uses: List[Tuple[str, etree._Element]], *, in_prototype: bool,
+                    uses: list[tuple[str, etree._Element]], *, in_prototype: bool,
                     depth: int = 0) -> None:
         """Check every trait of ``piece`` and collect images, prototype
         uses and place-marker gpids."""
@@ -1128,7 +1129,7 @@ class _Linter:
                 if spec.startswith("+/") and depth < 3:
                     inner = self.parse_definition(spec, element, f"{where} marker definition")
                     if inner is not None:
-                        marker_uses: List[Tuple[str, etree._Element]] = []
+                        marker_uses: list[tuple[str, etree._Element]] = []
                         self.walk_traits(inner, element, marker_uses, in_prototype=in_prototype,
                                          depth=depth + 1)
                         self.marker_refs.extend(marker_uses)
@@ -1164,15 +1165,15 @@ class _Linter:
                          "(VASSAL's encoder joins such a field with the next one)", element)
 
     @staticmethod
-    def _raw_field(trait: Trait, index: int) -> Optional[str]:
+    def _raw_field(trait: Trait, index: int) -> str | None:
         tokens = decode_sequence(trait.type[len(trait.prefix):], ";")
         return tokens[index] if index < len(tokens) else None
 
     def check_prototype_cycles(self) -> None:
-        state: Dict[str, int] = {}
-        reported: Set[frozenset] = set()
+        state: dict[str, int] = {}
+        reported: set[frozenset] = set()
 
-        def visit(name: str, stack: List[str]) -> None:
+        def visit(name: str, stack: list[str]) -> None:
             state[name] = 1
             stack.append(name)
             for used in sorted(self.prototype_uses.get(name, ())):
@@ -1195,11 +1196,11 @@ class _Linter:
             if name not in state:
                 visit(name, [])
 
-    def _summary(self, piece: PieceDef, seen: Tuple[str, ...]) -> Tuple[bool, List[str]]:
+    def _summary(self, piece: PieceDef, seen: tuple[str, ...]) -> tuple[bool, list[str]]:
         """(has a report; trait, the state-changing commands) of a piece,
         its prototypes expanded."""
         has_report = False
-        changers: List[str] = []
+        changers: list[str] = []
         for trait in piece.decorators:
             prefix = trait.prefix
             if prefix == "report;":
@@ -1234,8 +1235,8 @@ class _Linter:
     # ------------------------------------------------------------ gpids
     def check_gpids(self) -> None:
         extension = self.bf.is_extension
-        by_id: Dict[str, List[Tuple[etree._Element, str]]] = {}
-        numbers: List[int] = []
+        by_id: dict[str, list[tuple[etree._Element, str]]] = {}
+        numbers: list[int] = []
         empty = [(element, what) for gpid, element, what in self.gpids if not gpid.strip()]
         if empty:
             self.add("bad-gpid", f"{len(empty)} piece slot(s)/marker trait(s) have no gpid "
@@ -1268,7 +1269,7 @@ class _Linter:
                      self.bf.root, detail={"next": int(value), "max_gpid": max(numbers)})
 
     # ------------------------------------------------------------ images, files
-    def _file_references(self) -> List[Tuple[str, etree._Element, str]]:
+    def _file_references(self) -> list[tuple[str, etree._Element, str]]:
         refs = []
         for element in self.bf.root.iter():
             short = _short(element.tag)
@@ -1284,13 +1285,13 @@ class _Linter:
                 refs.append((element.get("file", ""), element, "predefined setup"))
         return refs
 
-    def _has_file(self, name: str) -> Optional[str]:
+    def _has_file(self, name: str) -> str | None:
         for candidate in (name, unicodedata.normalize("NFD", name)):
             if candidate in self.files:
                 return candidate
         return None
 
-    def resolve_image(self, name: str) -> Optional[str]:
+    def resolve_image(self, name: str) -> str | None:
         """The archive entry VASSAL loads for image ``name``, ``"builtin"``
         for a VASSAL resource, ``None`` when not found
         (``Op.load`` + ``DataArchive.getInputStream``)."""
@@ -1335,7 +1336,7 @@ class _Linter:
                          detail={"file": name})
             elif what == "predefined setup":
                 loose.append(self._check_setup(entry, element))
-        used: Set[str] = set()
+        used: set[str] = set()
         for name, places in self.image_refs.items():
             entry = self.resolve_image(name)
             if entry is None:
@@ -1383,7 +1384,7 @@ class _Linter:
         return text
 
 
-def _backslash_before_tab(text: str) -> Optional[int]:
+def _backslash_before_tab(text: str) -> int | None:
     """The 1-based trait whose type ends with a backslash, from the raw
     definition: the TAB below trait k is written with k-1 backslashes in
     front (§3.1.3); one more means the field before it ended with ``\\``."""
@@ -1407,13 +1408,13 @@ def _backslash_before_tab(text: str) -> Optional[int]:
 
 
 #: trait colour fields (ColorConfigurer.stringToColor)
-_TRAIT_COLOURS: Dict[str, Tuple[str, ...]] = {
+_TRAIT_COLOURS: dict[str, tuple[str, ...]] = {
     "label;": ("bg_color", "fg_color"), "hide;": ("bg_color",),
     "AreaOfEffect;": ("transparency_color",), "footprint;": ("fill_color", "line_color"),
 }
 
 
-def _state_changer(trait: Trait) -> Optional[str]:
+def _state_changer(trait: Trait) -> str | None:
     """A label when the trait has a command that changes the piece's state
     (what a Report Action makes visible in logs), else ``None``."""
     prefix = trait.prefix
@@ -1443,20 +1444,20 @@ def _state_changer(trait: Trait) -> Optional[str]:
 
 
 # ------------------------------------------------------------------ public API
-def lint_module(module: Module) -> List[Finding]:
+def lint_module(module: Module) -> list[Finding]:
     """Every finding for an opened module (archive, folder or bare
     buildFile), sorted by file and line."""
     return _Linter(module).run()
 
 
-def lint_path(path: str) -> List[Finding]:
+def lint_path(path: str) -> list[Finding]:
     """Open ``path`` with :meth:`Module.open` and lint it.  Unreadable input
     raises :class:`~vmodtool.errors.VmodError`."""
     with Module.open(path) as module:
         return lint_module(module)
 
 
-def image_references(module: Module) -> Dict[str, List[str]]:
+def image_references(module: Module) -> dict[str, list[str]]:
     """Every image name the module refers to (components, toolbar icons,
     piece traits, prototypes) → what refers to it, in document order."""
     linter = _Linter(module)

@@ -10,8 +10,8 @@ this module only arranges them (``docs/vassal-format.md`` §2.3, §6).
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
 
 from lxml import etree
 
@@ -40,14 +40,14 @@ class ModuleImages:
     """The images of a module: ``files`` image name → bytes (stored under
     ``images/``); the other mappings name which file each piece uses."""
 
-    files: Dict[str, bytes] = field(default_factory=dict)
-    unit: Dict[Tuple[str, str], str] = field(default_factory=dict)   # (counter id, face)
-    marker: Dict[str, str] = field(default_factory=dict)             # marker kind
-    layer: Dict[str, str] = field(default_factory=dict)              # layer marker kind overlay
-    chit: Dict[str, str] = field(default_factory=dict)               # formation id / "end_turn"
+    files: dict[str, bytes] = field(default_factory=dict)
+    unit: dict[tuple[str, str], str] = field(default_factory=dict)   # (counter id, face)
+    marker: dict[str, str] = field(default_factory=dict)             # marker kind
+    layer: dict[str, str] = field(default_factory=dict)              # layer marker kind overlay
+    chit: dict[str, str] = field(default_factory=dict)               # formation id / "end_turn"
     board: str = "board.png"
-    board_size: Tuple[int, int] = (0, 0)
-    counter_size: Tuple[int, int] = (64, 64)
+    board_size: tuple[int, int] = (0, 0)
+    counter_size: tuple[int, int] = (64, 64)
     #: False when only the buildFile is wanted (the audit reads positions
     #: from it): the off-map board is not drawn nor the charts read
     draw: bool = True
@@ -58,9 +58,9 @@ class ModuleBuild:
     """The result: archive ``entries`` (name → bytes, in archive order) and
     where each at-start piece was placed (for checks and reports)."""
 
-    entries: Dict[str, bytes]
+    entries: dict[str, bytes]
     buildfile: BuildFile
-    setup_locations: Dict[str, Tuple[str, str]]   # counter id -> (map name, location)
+    setup_locations: dict[str, tuple[str, str]]   # counter id -> (map name, location)
 
     def to_bytes(self) -> bytes:
         return build_zip(self.entries)
@@ -77,7 +77,7 @@ class _Gpids:
 
 
 def assemble_module(scenario: Scenario, images: ModuleImages,
-                    progress: Optional[Progress] = None) -> ModuleBuild:
+                    progress: Progress | None = None) -> ModuleBuild:
     """Build every component and return the archive entries."""
     game = scenario.game
     vassal_version = str(scenario.vassal.get("vassal_version", DEFAULT_VASSAL_VERSION))
@@ -104,7 +104,7 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
             opt.text = value
     C.add(root, "module.Chatter")
 
-    setup_locations: Dict[str, Tuple[str, str]] = {}
+    setup_locations: dict[str, tuple[str, str]] = {}
     board_name = scenario.map.name
     main = _map(root, scenario.map.name, markMoved="Always")
     board = _board_picker(main, board_name, images.board)
@@ -123,7 +123,7 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
                 setup_locations[uid] = (scenario.map.name, entry.hex)
     C.add(main, "module.map.Flare")
 
-    layout: Optional[OffMapLayout] = None
+    layout: OffMapLayout | None = None
     if scenario.boxes or scenario.tracks:
         layout = layout_off_map(scenario)
         if images.draw:
@@ -188,7 +188,7 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     buildfile = bf.to_bytes()
     meta = ModuleMetadata(version=version, vassal_version=vassal_version, date_saved="0",
                           description=game.note or "", name=game.title)
-    entries: Dict[str, bytes] = {"buildFile.xml": buildfile, "moduledata": meta.to_bytes()}
+    entries: dict[str, bytes] = {"buildFile.xml": buildfile, "moduledata": meta.to_bytes()}
     for name in sorted(images.files):
         entries["images/" + name] = images.files[name]
     entries["help/scenario.html"] = _help_page(scenario).encode("utf-8")
@@ -198,7 +198,7 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
 # -- pieces -----------------------------------------------------------------------
 
 def _slot(parent, factory: PieceFactory, images: ModuleImages, gpids: _Gpids, counter,
-          face: Optional[str]) -> None:
+          face: str | None) -> None:
     gpid = gpids.take()
     unit_type = factory.scenario.unit_type_of(counter)
     w, h = images.counter_size
@@ -227,7 +227,7 @@ def _palette(root, scenario: Scenario, factory: PieceFactory, images: ModuleImag
     formation_names = {f.id: f.name for f in scenario.formations}
     for side in scenario.game.sides:
         side_tab = C.add(tabs, "widget.TabWidget", {"entryName": side.name})
-        groups: Dict[str, List] = {}
+        groups: dict[str, list] = {}
         for counter in scenario.counters:
             if counter.side == side.id:
                 groups.setdefault(counter.formation or "", []).append(counter)

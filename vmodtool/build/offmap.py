@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import List, Tuple
 
 from PIL import Image, ImageDraw
 
@@ -33,7 +32,7 @@ class OffMapZone:
     name: str
     kind: str
     ref: str
-    rect: Tuple[int, int, int, int]       # x, y, width, height
+    rect: tuple[int, int, int, int]       # x, y, width, height
     title: str = ""
 
     @property
@@ -43,21 +42,21 @@ class OffMapZone:
         return f"{x},{y};{x + w},{y};{x + w},{y + h};{x},{y + h}"
 
     @property
-    def centre(self) -> Tuple[int, int]:
+    def centre(self) -> tuple[int, int]:
         x, y, w, h = self.rect
         return x + w // 2, y + h // 2
 
 
 @dataclass(frozen=True)
 class OffMapLayout:
-    zones: Tuple[OffMapZone, ...]
-    size: Tuple[int, int]
+    zones: tuple[OffMapZone, ...]
+    size: tuple[int, int]
 
 
 def layout_off_map(scenario: Scenario) -> OffMapLayout:
     """Place every box and track space; boxes in rows, then one row of
     squares per track (wrapping long tracks)."""
-    zones: List[OffMapZone] = []
+    zones: list[OffMapZone] = []
     y = MARGIN
     width = MARGIN * 2 + PER_ROW * BOX_W + (PER_ROW - 1) * GAP
     for i, box in enumerate(scenario.boxes):
@@ -83,7 +82,7 @@ def layout_off_map(scenario: Scenario) -> OffMapLayout:
     return OffMapLayout(tuple(zones), (width, height))
 
 
-def _hex(colour: str, default: Tuple[int, int, int]) -> Tuple[int, int, int]:
+def _hex(colour: str, default: tuple[int, int, int]) -> tuple[int, int, int]:
     try:
         return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))  # type: ignore[return-value]
     except (TypeError, ValueError, IndexError):

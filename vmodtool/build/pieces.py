@@ -20,8 +20,8 @@ Marker counters get ``MarkerKind``.  All fields of every trait are written
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Tuple
 
 from vmodtool.scenario.model import Counter, MarkerKind, Scenario, UnitType
 from vmodtool.vassal import traits as T
@@ -75,14 +75,14 @@ class PieceFactory:
     to the module's ``images/``); ``marker_images`` marker kind → image;
     ``layer_images`` marker kind → overlay image of layer-type markers."""
 
-    def __init__(self, scenario: Scenario, unit_images: Mapping[Tuple[str, str], str],
+    def __init__(self, scenario: Scenario, unit_images: Mapping[tuple[str, str], str],
                  marker_images: Mapping[str, str], layer_images: Mapping[str, str]) -> None:
         self.scenario = scenario
-        self._definitions: Dict[Tuple[str, Optional[str]], str] = {}
-        self._shared: Dict[str, Trait] = {}
+        self._definitions: dict[tuple[str, str | None], str] = {}
+        self._shared: dict[str, Trait] = {}
         self.unit_images = unit_images
         self.marker_images = marker_images
-        self.layers: List[LayerMarker] = []
+        self.layers: list[LayerMarker] = []
         for i, kind in enumerate(k for k in scenario.markers.values()
                                  if k.representation == "layer"):
             char = _LAYER_KEY_CHARS[i % len(_LAYER_KEY_CHARS)]
@@ -90,7 +90,7 @@ class PieceFactory:
                                            layer_images.get(kind.id, "")))
 
     # -- prototypes ---------------------------------------------------------------
-    def prototypes(self) -> List[Tuple[str, str, str]]:
+    def prototypes(self) -> list[tuple[str, str, str]]:
         """(name, description, definition) of every prototype."""
         out = [(COMMON_PROTOTYPE, "What every unit has: reports, moved marker, delete",
                 self._common_prototype()),
@@ -133,7 +133,7 @@ class PieceFactory:
             trait = self._shared["prototype:" + name] = T.UsePrototype.build(prototype_name=name)
         return trait
 
-    def _layer_traits(self) -> List[Trait]:
+    def _layer_traits(self) -> list[Trait]:
         """The status layers (same for every unit)."""
         cached = self._shared.get("layers")
         if cached is None:
@@ -145,11 +145,11 @@ class PieceFactory:
             self._shared["layers"] = cached  # type: ignore[assignment]
         return list(cached)  # type: ignore[arg-type]
 
-    def unit_traits(self, counter: Counter, face: Optional[str] = None,
-                    gpid: str = "") -> List[Trait]:
+    def unit_traits(self, counter: Counter, face: str | None = None,
+                    gpid: str = "") -> list[Trait]:
         unit_type = self.scenario.unit_type_of(counter)
         faces = unit_type.faces
-        properties: Dict[str, str] = {
+        properties: dict[str, str] = {
             "UnitId": counter.id, "Formation": counter.formation or "",
             "Label": _safe(counter.label or ""), "Faces": ",".join(f.name for f in faces)}
         for f in faces:
@@ -159,7 +159,7 @@ class PieceFactory:
         level = [f.name for f in faces].index(start) + 1
         images = [self.unit_images[(counter.id, f.name)] for f in faces]
         names = [""] + [f"+ ({f.name})" for f in faces[1:]]
-        traits: List[Trait] = [
+        traits: list[Trait] = [
             self._prototype(COMMON_PROTOTYPE),
             self._prototype(type_prototype_name(unit_type.id)),
             self._prototype(side_prototype_name(counter.side)),
@@ -177,7 +177,7 @@ class PieceFactory:
                                          state=f"null;0;0;{gpid};0"))
         return traits
 
-    def unit_definition(self, counter: Counter, face: Optional[str] = None, gpid: str = "") -> str:
+    def unit_definition(self, counter: Counter, face: str | None = None, gpid: str = "") -> str:
         """PieceSlot text of a unit (``+/null/type/state``).  The text is
         built once per counter and face; only the gpid at the very end of the
         BasicPiece state differs between the palette and the setup copies."""
@@ -199,7 +199,7 @@ class PieceFactory:
                                state=f"null;0;0;{gpid};0"),
         ]).encode()
 
-    def chit_definition(self, formation_id: Optional[str], image: str, name: str,
+    def chit_definition(self, formation_id: str | None, image: str, name: str,
                         gpid: str = "") -> str:
         """An activation chit (a formation's chit or an End Turn chit)."""
         return PieceDef.from_traits([

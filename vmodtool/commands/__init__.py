@@ -4,7 +4,7 @@ that ``vmodtool --help`` stays fast).  :mod:`vmodtool.cli` collects them."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import click
 

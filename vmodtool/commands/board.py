@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Dict, Optional, Tuple
 
 import click
 
@@ -53,8 +52,8 @@ def _fail(message: str) -> None:
               help="Also write the title and terrain key as a separate PNG.")
 @click.option("--numbers/--no-numbers", default=True, show_default=True, help="Hex numbers.")
 @click.option("--dots/--no-dots", default=True, show_default=True, help="Hex centre dots.")
-def board(scenario_file: str, output: str, scale: Optional[float], dpi: Optional[float],
-          hex_size: Optional[float], sheet: Optional[bool], key_file: Optional[str],
+def board(scenario_file: str, output: str, scale: float | None, dpi: float | None,
+          hex_size: float | None, sheet: bool | None, key_file: str | None,
           numbers: bool, dots: bool) -> None:
     """Draw the hex map board of a scenario from its terrain data.
 
@@ -95,7 +94,7 @@ def board(scenario_file: str, output: str, scale: Optional[float], dpi: Optional
         click.echo(f"wrote {key_file}: title and terrain key")
 
 
-def _pair(text: Optional[str], what: str) -> Optional[Tuple[int, int]]:
+def _pair(text: str | None, what: str) -> tuple[int, int] | None:
     if text is None:
         return None
     try:
@@ -105,7 +104,7 @@ def _pair(text: Optional[str], what: str) -> Optional[Tuple[int, int]]:
         raise click.BadParameter(f"expected X,Y in whole pixels, got {text!r}", param_hint=what)
 
 
-def _axis(kind: str, start: Optional[str], leading: Optional[int], descending: bool):
+def _axis(kind: str, start: str | None, leading: int | None, descending: bool):
     from vmodtool.scenario.mapgrid import AxisNumbering, alpha_index
 
     value = 1
@@ -155,13 +154,13 @@ def _axis(kind: str, start: Optional[str], leading: Optional[int], descending: b
               help="Raw VASSAL HexGrid/HexGridNumbering attributes instead (repeatable: "
                    "--vassal dx=64.95 --vassal x0=40 …).")
 @click.option("--no-numbers", is_flag=True, help="Draw no hex numbers.")
-def grid_check(image_file: str, output: Optional[str], scenario_file: Optional[str],
-               orientation: str, hex_height: Optional[float], hex_width: Optional[float],
-               columns: int, rows: int, origin: Optional[str], margin: int, offset_parity: str,
-               first: str, separator: str, column_type: str, column_start: Optional[str],
-               column_leading_zeros: Optional[int], column_descending: bool, row_type: str,
-               row_start: Optional[str], row_leading_zeros: Optional[int], row_descending: bool,
-               stagger: bool, vassal_attrs: Tuple[str, ...], no_numbers: bool) -> None:
+def grid_check(image_file: str, output: str | None, scenario_file: str | None,
+               orientation: str, hex_height: float | None, hex_width: float | None,
+               columns: int, rows: int, origin: str | None, margin: int, offset_parity: str,
+               first: str, separator: str, column_type: str, column_start: str | None,
+               column_leading_zeros: int | None, column_descending: bool, row_type: str,
+               row_start: str | None, row_leading_zeros: int | None, row_descending: bool,
+               stagger: bool, vassal_attrs: tuple[str, ...], no_numbers: bool) -> None:
     """Draw a hex grid and its numbers over your own map image.
 
     Check that a grid fits a scanned map before building a module around
@@ -172,16 +171,21 @@ def grid_check(image_file: str, output: Optional[str], scenario_file: Optional[s
     """
     from vmodtool.errors import VmodError
     from vmodtool.fileio import refuse_overwrite
-    from vmodtool.render.board import (check_image_size, grid_from_options,
-                                       grid_from_vassal_attributes, read_image, write_grid_overlay)
+    from vmodtool.render.board import (
+        check_image_size,
+        grid_from_options,
+        grid_from_vassal_attributes,
+        read_image,
+        write_grid_overlay,
+    )
 
     out = output or str(Path(image_file).with_name(Path(image_file).stem + "-grid.png"))
     try:
         refuse_overwrite(out, image_file, *([scenario_file] if scenario_file else []))
         image = read_image(image_file)
-        board_size: Optional[Tuple[int, int]] = None
+        board_size: tuple[int, int] | None = None
         if vassal_attrs:
-            attributes: Dict[str, str] = {}
+            attributes: dict[str, str] = {}
             for item in vassal_attrs:
                 if "=" not in item:
                     raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--vassal")

@@ -3,8 +3,6 @@ print-ready counter sheets from a scenario."""
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
-
 import click
 
 __all__ = ["counters_command", "sheets_command"]
@@ -29,7 +27,7 @@ def _progress(label: str, show: bool):
     return update
 
 
-def _dpi_list(values: Tuple[int, ...]) -> Tuple:
+def _dpi_list(values: tuple[int, ...]) -> tuple:
     return ("vassal",) + tuple(sorted(set(values)))
 
 
@@ -44,7 +42,7 @@ def _dpi_list(values: Tuple[int, ...]) -> Tuple:
               help="Worker processes (0 = all cores, 1 = no workers).")
 @click.option("--no-cache", is_flag=True, help="Redraw every counter even if it is unchanged.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
-def counters_command(scenario: str, out: str, dpis: Tuple[int, ...], no_print: bool, jobs: int,
+def counters_command(scenario: str, out: str, dpis: tuple[int, ...], no_print: bool, jobs: int,
                      no_cache: bool, quiet: bool) -> None:
     """Render every face of every counter of SCENARIO as PNG.
 
@@ -66,7 +64,7 @@ def counters_command(scenario: str, out: str, dpis: Tuple[int, ...], no_print: b
                    f"at {', '.join(str(r) for r in resolutions)}")
 
 
-def _offset(value: Optional[str]) -> Tuple[float, float]:
+def _offset(value: str | None) -> tuple[float, float]:
     if not value:
         return (0.0, 0.0)
     try:
@@ -78,7 +76,7 @@ def _offset(value: Optional[str]) -> Tuple[float, float]:
     return (parts[0], parts[1])
 
 
-def _blocks(value: Optional[str]) -> Optional[Tuple[int, int]]:
+def _blocks(value: str | None) -> tuple[int, int] | None:
     if not value:
         return None
     try:
@@ -114,9 +112,9 @@ def _blocks(value: Optional[str]) -> Optional[Tuple[int, int]]:
 @click.option("-j", "--jobs", type=click.IntRange(0, 256), default=0,
               help="Worker processes (0 = all cores, 1 = no workers).")
 @click.option("-q", "--quiet", is_flag=True)
-def sheets_command(scenario: str, out: Optional[str], png_dir: Optional[str], paper: str, dpi: str,
-                   gutter: float, bleed: float, blocks: Optional[str], block_gap: float,
-                   margin: float, offset: Optional[str], flip: str, no_backs: bool,
+def sheets_command(scenario: str, out: str | None, png_dir: str | None, paper: str, dpi: str,
+                   gutter: float, bleed: float, blocks: str | None, block_gap: float,
+                   margin: float, offset: str | None, flip: str, no_backs: bool,
                    no_cut_marks: bool, calibration: bool, jobs: int, quiet: bool) -> None:
     """Print-ready counter sheets of SCENARIO: a PDF (and PNGs) with a front
     page and a mirrored back page per sheet, for duplex printing."""

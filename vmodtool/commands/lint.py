@@ -26,8 +26,7 @@ def lint(module: str, fmt: str, min_severity: str) -> None:
     pieces whose actions are silent in logs, and more; each finding has a
     stable code.  Exit code 1 when there are errors (whatever is shown).
     """
-    from vmodtool.build.lint import (at_least, findings_to_json, format_finding, lint_path,
-                                     summarize)
+    from vmodtool.build.lint import at_least, findings_to_json, format_finding, lint_path, summarize
 
     findings = lint_path(module)
     shown = at_least(findings, min_severity)

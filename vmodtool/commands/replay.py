@@ -36,8 +36,7 @@ def replay_command(logs, module, board_sizes_file, board_sizes, fmt, step, no_ch
     """
     from vmodtool.inspection import parse_board_sizes
     from vmodtool.replay import Replay, load_board_sizes
-    from vmodtool.replay.report import (board_lines, board_records, step_lines,
-                                        step_records, summary_lines)
+    from vmodtool.replay.report import board_lines, board_records, step_lines, step_records, summary_lines
 
     sizes = load_board_sizes(board_sizes_file) if board_sizes_file else {}
     sizes.update(parse_board_sizes(board_sizes))

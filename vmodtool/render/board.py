@@ -30,9 +30,10 @@ in the module).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Tuple, Union
+from typing import Union
 
 from PIL import Image
 
@@ -41,15 +42,26 @@ from vmodtool.fileio import atomic_write, refuse_overwrite
 from vmodtool.render.board_canvas import Canvas, Colour
 from vmodtool.render.board_geometry import HexGeometry
 from vmodtool.render.board_symbols import (
-    DEFAULT_FILLS, Hex, darken, dashes, draw_texture, hexside_kind, lighten, mix, parse_colour,
-    seeded, star, texture_kind)
+    DEFAULT_FILLS,
+    Hex,
+    darken,
+    dashes,
+    draw_texture,
+    hexside_kind,
+    lighten,
+    mix,
+    parse_colour,
+    seeded,
+    star,
+    texture_kind,
+)
 from vmodtool.vassal.grid import HexGrid
 
 __all__ = ["BoardOptions", "BoardDrawing", "DrawnHexside", "board_drawing", "render_board",
            "write_board", "render_key", "write_key", "print_scale", "overlay_grid",
            "grid_overlay_drawing", "module_board_image", "PAPER", "DEFAULT_HEX_SIZE_IN"]
 
-Point = Tuple[float, float]
+Point = tuple[float, float]
 PathLike = Union[str, Path]
 
 PAPER: Colour = (246, 242, 229)
@@ -68,13 +80,13 @@ class BoardOptions:
     cartouche and terrain key under the map (not for VASSAL)."""
 
     scale: float = 1.0
-    dpi: Optional[float] = None
+    dpi: float | None = None
     sheet: bool = False
     hex_numbers: bool = True
     centre_dots: bool = True
     place_names: bool = True
     objectives: bool = True
-    supersample: Optional[int] = None
+    supersample: int | None = None
 
 
 @dataclass(frozen=True)
@@ -88,7 +100,7 @@ class DrawnHexside:
     a: str
     b: str
     drawn_as: str
-    points: Tuple[Point, Point]
+    points: tuple[Point, Point]
 
 
 @dataclass
@@ -101,16 +113,16 @@ class BoardDrawing:
 
     canvas: Canvas
     scale: float
-    dpi: Optional[float]
-    board_size: Tuple[int, int]
-    size: Tuple[float, float]
+    dpi: float | None
+    board_size: tuple[int, int]
+    size: tuple[float, float]
     geometry: HexGeometry
-    centres: Dict[str, Tuple[int, int]] = field(default_factory=dict)
-    numbers: Dict[str, Tuple[str, Point]] = field(default_factory=dict)
-    hexsides: List[DrawnHexside] = field(default_factory=list)
+    centres: dict[str, tuple[int, int]] = field(default_factory=dict)
+    numbers: dict[str, tuple[str, Point]] = field(default_factory=dict)
+    hexsides: list[DrawnHexside] = field(default_factory=list)
 
     @property
-    def pixel_size(self) -> Tuple[int, int]:
+    def pixel_size(self) -> tuple[int, int]:
         return self.canvas.width, self.canvas.height
 
     def image(self) -> Image.Image:
@@ -134,7 +146,7 @@ def print_scale(map_grid, dpi: float, hex_size_in: float = DEFAULT_HEX_SIZE_IN) 
 # --------------------------------------------------------------------------
 # terrain styles
 
-def _terrain_style(scenario) -> Dict[str, Tuple[Colour, Optional[str], int]]:
+def _terrain_style(scenario) -> dict[str, tuple[Colour, str | None, int]]:
     """terrain id → (fill, texture kind, elevation)."""
     out = {}
     for tid, tt in scenario.map.terrain_types.items():
@@ -159,7 +171,7 @@ _FEATURE_COLOUR = {"river": "#3a72c8", "stream": "#5b8fd6", "road": "#8a5a2b", "
                    "bridge": "#3a3a3a"}
 
 
-def _feature_style(htype, size: float) -> Tuple[str, Colour, float]:
+def _feature_style(htype, size: float) -> tuple[str, Colour, float]:
     kind = hexside_kind(htype.id, htype.name, htype.symbol, htype.drawn_as)
     colour = parse_colour(htype.stroke or _FEATURE_COLOUR[kind])
     width = float(htype.width) if htype.width else _FEATURE_WIDTH[kind] * size
@@ -169,7 +181,7 @@ def _feature_style(htype, size: float) -> Tuple[str, Colour, float]:
 # --------------------------------------------------------------------------
 # the board
 
-def board_drawing(scenario, options: Optional[BoardOptions] = None) -> BoardDrawing:
+def board_drawing(scenario, options: BoardOptions | None = None) -> BoardDrawing:
     """Record the board of ``scenario`` (nothing is rasterised yet)."""
     opts = options or BoardOptions()
     hmap = scenario.map
@@ -265,7 +277,7 @@ def module_board_image(scenario) -> Image.Image:
 # --------------------------------------------------------------------------
 # pieces of the board
 
-def _draw_frame(canvas: Canvas, geo: HexGeometry, board: Tuple[int, int], size: float) -> None:
+def _draw_frame(canvas: Canvas, geo: HexGeometry, board: tuple[int, int], size: float) -> None:
     x0, y0, x1, y1 = geo.bounds()
     gap = min(x0, y0, board[0] - x1, board[1] - y1)
     if gap < 6:
@@ -306,9 +318,9 @@ def _draw_contours(canvas: Canvas, geo: HexGeometry, hmap, styles, size: float) 
 def _draw_hexside_features(canvas: Canvas, drawing: BoardDrawing, scenario, geo: HexGeometry,
                            size: float) -> None:
     hmap = scenario.map
-    along: List[Tuple[str, Colour, float, Tuple[Point, Point]]] = []
-    across: List[Tuple[str, Colour, float, Tuple[Point, Point]]] = []
-    bridges: List[Tuple[Colour, float, Point, Point]] = []
+    along: list[tuple[str, Colour, float, tuple[Point, Point]]] = []
+    across: list[tuple[str, Colour, float, tuple[Point, Point]]] = []
+    bridges: list[tuple[Colour, float, Point, Point]] = []
     for hs in hmap.hexsides:
         htype = hmap.hexside_types[hs.type]
         kind, colour, width = _feature_style(htype, size)
@@ -346,7 +358,7 @@ def _draw_hexside_features(canvas: Canvas, drawing: BoardDrawing, scenario, geo:
             _stroke(canvas, kind, colour, width, seg, layer, size)
 
 
-def _stroke(canvas: Canvas, kind: str, colour: Colour, width: float, seg: Tuple[Point, Point],
+def _stroke(canvas: Canvas, kind: str, colour: Colour, width: float, seg: tuple[Point, Point],
             layer: str, size: float) -> None:
     p, q = seg
     if kind in ("river", "stream"):
@@ -435,7 +447,7 @@ class _SheetLayout:
     """The title cartouche and terrain key, laid out for a given width
     (board pixels), drawn under the map at any ``top``."""
 
-    def __init__(self, scenario, geo: HexGeometry, width: float, *, columns: Optional[int] = None) -> None:
+    def __init__(self, scenario, geo: HexGeometry, width: float, *, columns: int | None = None) -> None:
         self.scenario = scenario
         self.geo = geo
         self.unit = abs(geo.grid.dy)
@@ -492,7 +504,7 @@ class _SheetLayout:
             _draw_key_entry(canvas, entry, (ex, ey), u, styles, self.scenario)
 
 
-def _title_lines(scenario) -> List[Tuple[str, float, str]]:
+def _title_lines(scenario) -> list[tuple[str, float, str]]:
     game = scenario.game
     lines = [(game.title, 0.34, "bold")]
     if scenario.map.name and scenario.map.name != game.title:
@@ -511,7 +523,7 @@ def _title_lines(scenario) -> List[Tuple[str, float, str]]:
     return lines
 
 
-def _key_entries(scenario) -> List[_KeyEntry]:
+def _key_entries(scenario) -> list[_KeyEntry]:
     hmap = scenario.map
     used = set(hmap.terrain.values())
     out = [_KeyEntry("terrain", tt.name + (f" ({tt.elevation})" if tt.elevation else ""), tid)
@@ -568,19 +580,19 @@ def _draw_key_entry(canvas: Canvas, entry: _KeyEntry, at: Point, u: float, style
 
 
 def render_key(scenario, *, scale: float = 1.0, columns: int = 1,
-               supersample: Optional[int] = None) -> Image.Image:
+               supersample: int | None = None) -> Image.Image:
     """The title cartouche and terrain key as a separate image (for a
     module's chart window or a rules sheet)."""
     return _key_canvas(scenario, scale, columns, supersample).render()
 
 
 def write_key(scenario, path: PathLike, *, scale: float = 1.0, columns: int = 2,
-              dpi: Optional[float] = None) -> None:
+              dpi: float | None = None) -> None:
     refuse_overwrite(path, *[p for p in (scenario.path, scenario.map.board_image) if p])
     atomic_write(path, _key_canvas(scenario, scale, columns, None).png_chunks(dpi))
 
 
-def _key_canvas(scenario, scale: float, columns: int, supersample: Optional[int]) -> Canvas:
+def _key_canvas(scenario, scale: float, columns: int, supersample: int | None) -> Canvas:
     mgrid = scenario.map.grid
     geo = HexGeometry.build(mgrid.grid, {})
     probe = _SheetLayout(scenario, geo, 1e9, columns=columns)
@@ -597,9 +609,9 @@ def _key_canvas(scenario, scale: float, columns: int, supersample: Optional[int]
 # --------------------------------------------------------------------------
 # grid check over a user's own map image
 
-def grid_overlay_drawing(size: Tuple[int, int], grid: HexGrid,
-                         cells: Optional[Mapping[str, Tuple[int, int]]] = None, *,
-                         colour: Colour = (220, 30, 30), numbers: bool = True) -> Tuple[Canvas, HexGeometry]:
+def grid_overlay_drawing(size: tuple[int, int], grid: HexGrid,
+                         cells: Mapping[str, tuple[int, int]] | None = None, *,
+                         colour: Colour = (220, 30, 30), numbers: bool = True) -> tuple[Canvas, HexGeometry]:
     """A transparent drawing of ``grid`` (hex outlines, centre crosses, hex
     numbers) for an image of ``size`` pixels.  ``cells`` label → raw
     (col, row) defaults to every hex whose centre is on the image."""
@@ -632,8 +644,8 @@ def grid_overlay_drawing(size: Tuple[int, int], grid: HexGrid,
     return canvas, geo
 
 
-def overlay_grid(image: Image.Image, grid: Union[HexGrid, "object"],
-                 cells: Optional[Mapping[str, Tuple[int, int]]] = None, *,
+def overlay_grid(image: Image.Image, grid: HexGrid | object,
+                 cells: Mapping[str, tuple[int, int]] | None = None, *,
                  colour: Colour = (220, 30, 30), numbers: bool = True) -> Image.Image:
     """``image`` with the grid drawn over it.  ``grid`` is a VASSAL
     :class:`HexGrid` or a scenario ``MapGrid`` (then its hexes are drawn)."""
@@ -656,7 +668,7 @@ def read_image(path: PathLike, what: str = "the image") -> Image.Image:
         raise VmodError(f"cannot read {what}: {exc}", file=str(path)) from None
 
 
-def grid_from_vassal_attributes(attributes: Mapping[str, str], size: Tuple[int, int]) -> HexGrid:
+def grid_from_vassal_attributes(attributes: Mapping[str, str], size: tuple[int, int]) -> HexGrid:
     """A HexGrid from raw VASSAL attributes, those of ``HexGrid`` and of its
     ``HexGridNumbering`` mixed (each key goes where VASSAL reads it)."""
     grid_keys = set(HexGrid.ATTRIBUTE_NAMES) | {"snapscale"}
@@ -665,7 +677,7 @@ def grid_from_vassal_attributes(attributes: Mapping[str, str], size: Tuple[int, 
     return HexGrid.from_attributes(grid_attrs, numbering_attrs, container_size=size)
 
 
-def write_grid_overlay(image: Image.Image, grid: Union[HexGrid, "object"], path: PathLike, *,
+def write_grid_overlay(image: Image.Image, grid: HexGrid | object, path: PathLike, *,
                        numbers: bool = True) -> int:
     """Write ``image`` with ``grid`` over it as PNG (atomically); returns how
     many hexes were drawn (a scenario grid's hexes, or every hex of a VASSAL
@@ -681,10 +693,10 @@ def write_grid_overlay(image: Image.Image, grid: Union[HexGrid, "object"], path:
     return len(grid.hexes)
 
 
-def grid_from_options(*, orientation: str = "flat_top", hex_height: Optional[float] = None,
-                      hex_width: Optional[float] = None, origin: Optional[Tuple[int, int]] = None,
+def grid_from_options(*, orientation: str = "flat_top", hex_height: float | None = None,
+                      hex_width: float | None = None, origin: tuple[int, int] | None = None,
                       columns: int = 10, rows: int = 8, offset_parity: str = "even",
-                      margin: int = 24, numbering: Optional[Mapping[str, object]] = None):
+                      margin: int = 24, numbering: Mapping[str, object] | None = None):
     """A scenario ``MapGrid`` from the grid keys of the scenario format."""
     from vmodtool.scenario.mapgrid import AxisNumbering, GridSpec, build_map_grid
 
@@ -706,7 +718,7 @@ def grid_from_options(*, orientation: str = "flat_top", hex_height: Optional[flo
     return grid
 
 
-def check_image_size(image_size: Tuple[int, int], board_size: Tuple[int, int]) -> Optional[str]:
+def check_image_size(image_size: tuple[int, int], board_size: tuple[int, int]) -> str | None:
     """A warning when a user's board image and the grid's board differ."""
     if tuple(image_size) == tuple(board_size):
         return None

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Sequence, Tuple
 
 from PIL import Image, ImageDraw
 
@@ -26,8 +26,8 @@ from vmodtool.render.fonts import load_font
 
 __all__ = ["Canvas", "Colour"]
 
-Colour = Tuple[int, ...]
-Point = Tuple[float, float]
+Colour = tuple[int, ...]
+Point = tuple[float, float]
 
 #: supersampled pixels held by one band (about 3 bytes each, RGB)
 BAND_PIXELS = 12_000_000
@@ -36,7 +36,7 @@ BAND_PIXELS = 12_000_000
 @dataclass
 class _Op:
     kind: str
-    bbox: Tuple[float, float, float, float]   # output pixels
+    bbox: tuple[float, float, float, float]   # output pixels
     args: tuple
 
 
@@ -48,9 +48,9 @@ class Canvas:
     (transparent overlays).
     """
 
-    def __init__(self, size: Tuple[float, float], *, scale: float = 1.0,
+    def __init__(self, size: tuple[float, float], *, scale: float = 1.0,
                  background: Colour = (255, 255, 255), mode: str = "RGB",
-                 supersample: Optional[int] = None) -> None:
+                 supersample: int | None = None) -> None:
         if scale <= 0:
             raise ValueError("scale must be more than 0")
         self.scale = float(scale)
@@ -61,22 +61,22 @@ class Canvas:
         if supersample is None:
             supersample = 4 if self.scale < 1.5 else (3 if self.scale < 3 else 2)
         self.supersample = max(1, int(supersample))
-        self.ops: List[_Op] = []
+        self.ops: list[_Op] = []
 
     # -- recording (board pixels) ----------------------------------------
 
-    def _pts(self, points: Sequence[Point]) -> List[Point]:
+    def _pts(self, points: Sequence[Point]) -> list[Point]:
         s = self.scale
         return [(x * s, y * s) for x, y in points]
 
     @staticmethod
-    def _bbox(points: Sequence[Point], pad: float) -> Tuple[float, float, float, float]:
+    def _bbox(points: Sequence[Point], pad: float) -> tuple[float, float, float, float]:
         xs = [p[0] for p in points]
         ys = [p[1] for p in points]
         return min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad
 
-    def polygon(self, points: Sequence[Point], fill: Optional[Colour] = None,
-                outline: Optional[Colour] = None, width: float = 0.0) -> None:
+    def polygon(self, points: Sequence[Point], fill: Colour | None = None,
+                outline: Colour | None = None, width: float = 0.0) -> None:
         pts = self._pts(points)
         w = width * self.scale
         self.ops.append(_Op("polygon", self._bbox(pts, w + 1), (pts, fill, outline, w)))
@@ -88,22 +88,22 @@ class Canvas:
         w = width * self.scale
         self.ops.append(_Op("line", self._bbox(pts, w + 1), (pts, fill, w, round_caps)))
 
-    def circle(self, centre: Point, radius: float, fill: Optional[Colour] = None,
-               outline: Optional[Colour] = None, width: float = 0.0) -> None:
+    def circle(self, centre: Point, radius: float, fill: Colour | None = None,
+               outline: Colour | None = None, width: float = 0.0) -> None:
         (cx, cy), = self._pts([centre])
         r = radius * self.scale
         w = width * self.scale
         self.ops.append(_Op("circle", (cx - r - w - 1, cy - r - w - 1, cx + r + w + 1, cy + r + w + 1),
                             (cx, cy, r, fill, outline, w)))
 
-    def rectangle(self, box: Tuple[float, float, float, float], fill: Optional[Colour] = None,
-                  outline: Optional[Colour] = None, width: float = 0.0) -> None:
+    def rectangle(self, box: tuple[float, float, float, float], fill: Colour | None = None,
+                  outline: Colour | None = None, width: float = 0.0) -> None:
         x0, y0, x1, y1 = box
         self.polygon([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], fill, outline, width)
 
     def text(self, xy: Point, text: str, *, size: float, fill: Colour,
-             style: str = "regular", anchor: str = "mm", halo: Optional[Colour] = None,
-             halo_width: float = 0.0) -> Tuple[float, float, float, float]:
+             style: str = "regular", anchor: str = "mm", halo: Colour | None = None,
+             halo_width: float = 0.0) -> tuple[float, float, float, float]:
         """Text at ``xy`` (PIL anchor); returns its box in board pixels."""
         (x, y), = self._pts([xy])
         px = size * self.scale
@@ -115,7 +115,7 @@ class Canvas:
         s = self.scale
         return box[0] / s, box[1] / s, box[2] / s, box[3] / s
 
-    def text_size(self, text: str, *, size: float, style: str = "regular") -> Tuple[float, float]:
+    def text_size(self, text: str, *, size: float, style: str = "regular") -> tuple[float, float]:
         """Width and height of ``text`` in board pixels."""
         font = load_font(style, max(1, int(round(size * self.scale))))
         l, t, r, b = font.getbbox(text)
@@ -142,7 +142,7 @@ class Canvas:
         # exactly as the others do (Pillow truncates toward zero)
         dy = oy * ss
 
-        def tr(points: Sequence[Point]) -> List[Tuple[int, int]]:
+        def tr(points: Sequence[Point]) -> list[tuple[int, int]]:
             return [(round(x * ss), round(y * ss) - dy) for x, y in points]
 
         for op in self.ops:
@@ -195,7 +195,7 @@ class Canvas:
                 img = img.reduce(ss)
         return img
 
-    def bands(self) -> Iterator[Tuple[int, Image.Image]]:
+    def bands(self) -> Iterator[tuple[int, Image.Image]]:
         step = self.band_height()
         for top in range(0, self.height, step):
             yield top, self.render_band(top, min(self.height, top + step))
@@ -207,7 +207,7 @@ class Canvas:
             out.paste(band, (0, top))
         return out
 
-    def png_chunks(self, dpi: Optional[float] = None, level: int = 6) -> Iterator[bytes]:
+    def png_chunks(self, dpi: float | None = None, level: int = 6) -> Iterator[bytes]:
         """The PNG file, band by band (filter type 0, one zlib stream)."""
         channels = 4 if self.mode == "RGBA" else 3
         yield b"\x89PNG\r\n\x1a\n"

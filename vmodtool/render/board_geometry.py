@@ -26,27 +26,27 @@ integers ``(U, V)`` in units of ``dx/3`` and ``dy/2``: a hex of raw column
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
 from vmodtool.vassal.grid import HexGrid
 
 __all__ = ["HexGeometry", "CORNER_OFFSETS", "Point"]
 
-Point = Tuple[float, float]
-Key = Tuple[int, int]
+Point = tuple[float, float]
+Key = tuple[int, int]
 
 #: corner offsets in (dx/3, dy/2) units, going round the hexagon
-CORNER_OFFSETS: Tuple[Key, ...] = ((2, 0), (1, 1), (-1, 1), (-2, 0), (-1, -1), (1, -1))
+CORNER_OFFSETS: tuple[Key, ...] = ((2, 0), (1, 1), (-1, 1), (-2, 0), (-1, -1), (1, -1))
 # the six neighbours of a hex in corner-key units of its centre
-_NEIGHBOUR_OFFSETS: Tuple[Key, ...] = ((0, -2), (3, -1), (3, 1), (0, 2), (-3, 1), (-3, -1))
+_NEIGHBOUR_OFFSETS: tuple[Key, ...] = ((0, -2), (3, -1), (3, 1), (0, 2), (-3, 1), (-3, -1))
 
 
 def _centre_key(col: int, row: int) -> Key:
     return 3 * col, 2 * row + (col % 2)
 
 
-def _raw_of_key(key: Key) -> Tuple[int, int]:
+def _raw_of_key(key: Key) -> tuple[int, int]:
     col = key[0] // 3
     return col, (key[1] - col % 2) // 2
 
@@ -65,23 +65,23 @@ class HexGeometry:
     """
 
     grid: HexGrid
-    cells: Mapping[str, Tuple[int, int]]
-    centres: Dict[str, Tuple[int, int]] = field(default_factory=dict)
-    polygons: Dict[str, List[Point]] = field(default_factory=dict)
-    outlines: Dict[str, List[Point]] = field(default_factory=dict)
-    neighbours: Dict[str, List[str]] = field(default_factory=dict)
-    boundary: List[Tuple[str, Tuple[Point, Point]]] = field(default_factory=list)
-    _keys: Dict[str, Key] = field(default_factory=dict)
-    _by_key: Dict[Key, str] = field(default_factory=dict)
+    cells: Mapping[str, tuple[int, int]]
+    centres: dict[str, tuple[int, int]] = field(default_factory=dict)
+    polygons: dict[str, list[Point]] = field(default_factory=dict)
+    outlines: dict[str, list[Point]] = field(default_factory=dict)
+    neighbours: dict[str, list[str]] = field(default_factory=dict)
+    boundary: list[tuple[str, tuple[Point, Point]]] = field(default_factory=list)
+    _keys: dict[str, Key] = field(default_factory=dict)
+    _by_key: dict[Key, str] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, grid: HexGrid, cells: Mapping[str, Tuple[int, int]]) -> "HexGeometry":
+    def build(cls, grid: HexGrid, cells: Mapping[str, tuple[int, int]]) -> HexGeometry:
         geo = cls(grid, dict(cells))
         geo._build()
         return geo
 
     @classmethod
-    def of_hexes(cls, grid: HexGrid, labels: Iterable[str]) -> "HexGeometry":
+    def of_hexes(cls, grid: HexGrid, labels: Iterable[str]) -> HexGeometry:
         """Geometry of the named hexes of ``grid`` (raw indices from the names)."""
         return cls.build(grid, {label: grid.raw_index_of(label) for label in labels})
 
@@ -94,7 +94,7 @@ class HexGeometry:
     def _xy(self, u: float, v: float) -> Point:
         return (v, u) if self.grid.sideways else (u, v)
 
-    def _uv_centre(self, col: int, row: int) -> Tuple[int, int]:
+    def _uv_centre(self, col: int, row: int) -> tuple[int, int]:
         x, y = self.grid.raw_center(col, row)
         return (y, x) if self.grid.sideways else (x, y)
 
@@ -114,7 +114,7 @@ class HexGeometry:
         return self._xy(us / n, vs / n)
 
     @staticmethod
-    def _owners(corner: Key) -> List[Key]:
+    def _owners(corner: Key) -> list[Key]:
         """The three hex centres (keys) that meet at a corner."""
         out = []
         for du, dv in CORNER_OFFSETS:
@@ -131,7 +131,7 @@ class HexGeometry:
             self._keys[label] = key
             self._by_key[key] = label
             self.centres[label] = self.grid.raw_center(col, row)
-        corner_cache: Dict[Key, Point] = {}
+        corner_cache: dict[Key, Point] = {}
         for label, key in self._keys.items():
             outline, ideal = [], []
             for du, dv in CORNER_OFFSETS:
@@ -154,7 +154,7 @@ class HexGeometry:
             self.neighbours[label] = near
 
     @staticmethod
-    def _side(poly: List[Point], neighbour_index: int) -> Tuple[Point, Point]:
+    def _side(poly: list[Point], neighbour_index: int) -> tuple[Point, Point]:
         # neighbour i (N, NE, SE, S, SW, NW in the uv frame) lies across the
         # side between corners (4, 5), (5, 0), (0, 1), (1, 2), (2, 3), (3, 4)
         a = (neighbour_index + 4) % 6
@@ -165,7 +165,7 @@ class HexGeometry:
     def adjacent(self, a: str, b: str) -> bool:
         return b in self.neighbours.get(a, ())
 
-    def shared_corners(self, a: str, b: str) -> Tuple[Point, Point]:
+    def shared_corners(self, a: str, b: str) -> tuple[Point, Point]:
         """The end points of the side between adjacent hexes ``a`` and
         ``b``: the two corners both hexagons have, each the mean of the two
         hexes' own estimates."""
@@ -178,9 +178,9 @@ class HexGeometry:
         p, q = (self._corner(c, (ka, kb)) for c in shared)
         return p, q
 
-    def sides(self) -> Dict[FrozenSet[str], Tuple[Point, Point]]:
+    def sides(self) -> dict[frozenset[str], tuple[Point, Point]]:
         """Every side between two hexes of the map (for grid lines)."""
-        out: Dict[FrozenSet[str], Tuple[Point, Point]] = {}
+        out: dict[frozenset[str], tuple[Point, Point]] = {}
         for label, near in self.neighbours.items():
             poly = self.outlines[label]
             key = self._keys[label]
@@ -197,26 +197,26 @@ class HexGeometry:
     def across_flats(self) -> float:
         return abs(self.grid.dy)
 
-    def bounds(self) -> Tuple[float, float, float, float]:
+    def bounds(self) -> tuple[float, float, float, float]:
         xs = [p[0] for poly in self.polygons.values() for p in poly]
         ys = [p[1] for poly in self.polygons.values() for p in poly]
         return min(xs), min(ys), max(xs), max(ys)
 
-    def boundary_loops(self) -> List[List[Point]]:
+    def boundary_loops(self) -> list[list[Point]]:
         """The map edge as closed polylines (sides chained end to end)."""
         segments = [seg for _, seg in self.boundary]
-        def rnd(p: Point) -> Tuple[int, int]:
+        def rnd(p: Point) -> tuple[int, int]:
             return round(p[0] * 64), round(p[1] * 64)
-        starts: Dict[Tuple[int, int], List[int]] = {}
+        starts: dict[tuple[int, int], list[int]] = {}
         for i, (p, _q) in enumerate(segments):
             starts.setdefault(rnd(p), []).append(i)
         used = [False] * len(segments)
-        loops: List[List[Point]] = []
+        loops: list[list[Point]] = []
         for i in range(len(segments)):
             if used[i]:
                 continue
             loop = [segments[i][0]]
-            j: Optional[int] = i
+            j: int | None = i
             while j is not None and not used[j]:
                 used[j] = True
                 p, q = segments[j]

@@ -14,15 +14,15 @@ from __future__ import annotations
 import math
 import random
 import zlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence, Tuple
 
 from vmodtool.render.board_canvas import Canvas, Colour
 
 __all__ = ["Hex", "parse_colour", "mix", "darken", "lighten", "texture_kind", "draw_texture",
            "hexside_kind", "TEXTURES", "DEFAULT_FILLS", "seeded"]
 
-Point = Tuple[float, float]
+Point = tuple[float, float]
 
 TEXTURES = ("trees", "orchard", "buildings", "rocks", "brush", "marsh", "waves", "trench",
             "sand", "crops")
@@ -49,7 +49,7 @@ DEFAULT_FILLS = {
 }
 
 
-def parse_colour(text: Optional[str], default: str = "#e6e0c0") -> Colour:
+def parse_colour(text: str | None, default: str = "#e6e0c0") -> Colour:
     value = (text or default).strip().lstrip("#")
     if len(value) == 3:
         value = "".join(c * 2 for c in value)
@@ -73,10 +73,10 @@ def lighten(c: Colour, t: float) -> Colour:
 
 
 def seeded(label: str, salt: str = "") -> random.Random:
-    return random.Random(zlib.crc32(f"{salt}:{label}".encode("utf-8")))
+    return random.Random(zlib.crc32(f"{salt}:{label}".encode()))
 
 
-def texture_kind(terrain_id: str, name: str = "", symbol: Optional[str] = None) -> Optional[str]:
+def texture_kind(terrain_id: str, name: str = "", symbol: str | None = None) -> str | None:
     """The texture of a terrain type (None for plain terrain)."""
     if symbol in TEXTURES:
         return symbol
@@ -90,7 +90,7 @@ def texture_kind(terrain_id: str, name: str = "", symbol: Optional[str] = None) 
     return None
 
 
-def hexside_kind(type_id: str, name: str = "", symbol: Optional[str] = None,
+def hexside_kind(type_id: str, name: str = "", symbol: str | None = None,
                  drawn_as: str = "hexside") -> str:
     """How a hexside feature is drawn: river, stream, road, track, railway,
     bridge, wall, cliff, or line."""
@@ -115,7 +115,7 @@ class Hex:
     cx: float
     cy: float
     size: float
-    corners: Tuple[Point, ...]
+    corners: tuple[Point, ...]
     sideways: bool = False
 
     def at(self, a: float, b: float) -> Point:
@@ -139,10 +139,10 @@ class Hex:
 
 
 def _scatter(h: Hex, rng: random.Random, count: int, spacing: float, margin: float,
-             avoid_label: bool = True) -> List[Point]:
+             avoid_label: bool = True) -> list[Point]:
     """Up to ``count`` points inside the hex, ``spacing`` × size apart,
     clear of the hex number at the top and of the centre dot."""
-    points: List[Point] = []
+    points: list[Point] = []
     tries = 0
     while len(points) < count and tries < count * 40:
         tries += 1
@@ -160,7 +160,7 @@ def _scatter(h: Hex, rng: random.Random, count: int, spacing: float, margin: flo
     return points
 
 
-def draw_texture(canvas: Canvas, kind: Optional[str], h: Hex, fill: Colour,
+def draw_texture(canvas: Canvas, kind: str | None, h: Hex, fill: Colour,
                  rng: random.Random, dense: float = 1.0) -> None:
     """Draw the symbols of texture ``kind`` inside hex ``h``."""
     if kind is None:
@@ -255,7 +255,7 @@ def draw_texture(canvas: Canvas, kind: Optional[str], h: Hex, fill: Colour,
                 canvas.line(seg, ink, s * 0.008)
 
 
-def _clip_segment(h: Hex, p: Point, q: Point, margin: float) -> Optional[List[Point]]:
+def _clip_segment(h: Hex, p: Point, q: Point, margin: float) -> list[Point] | None:
     inside = [t / 40.0 for t in range(41)
               if h.inside((p[0] + (q[0] - p[0]) * t / 40.0, p[1] + (q[1] - p[1]) * t / 40.0), margin)]
     if len(inside) < 2:
@@ -265,7 +265,7 @@ def _clip_segment(h: Hex, p: Point, q: Point, margin: float) -> Optional[List[Po
             (p[0] + (q[0] - p[0]) * t1, p[1] + (q[1] - p[1]) * t1)]
 
 
-def _rect(c: Point, w: float, d: float, angle: float) -> List[Point]:
+def _rect(c: Point, w: float, d: float, angle: float) -> list[Point]:
     ca, sa = math.cos(angle), math.sin(angle)
     out = []
     for a, b in ((-w, -d), (w, -d), (w, d), (-w, d)):
@@ -280,7 +280,7 @@ def _tuft(canvas: Canvas, base: Point, height: float, ink: Colour, width: float)
                     ink, width, round_caps=True)
 
 
-def star(centre: Point, outer: float, inner_ratio: float = 0.42) -> List[Point]:
+def star(centre: Point, outer: float, inner_ratio: float = 0.42) -> list[Point]:
     """A five-pointed star (objective marker)."""
     pts = []
     for k in range(10):
@@ -290,11 +290,11 @@ def star(centre: Point, outer: float, inner_ratio: float = 0.42) -> List[Point]:
     return pts
 
 
-def dashes(points: Sequence[Point], on: float, off: float) -> Iterable[List[Point]]:
+def dashes(points: Sequence[Point], on: float, off: float) -> Iterable[list[Point]]:
     """Split a polyline into dashes ``on`` long with gaps ``off``."""
     pattern = [on, off]
     state, left = 0, on
-    current: List[Point] = [points[0]]
+    current: list[Point] = [points[0]]
     for (x1, y1), (x2, y2) in zip(points, points[1:]):
         seg = math.hypot(x2 - x1, y2 - y1)
         pos = 0.0

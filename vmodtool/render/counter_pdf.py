@@ -12,9 +12,9 @@ Pillow.
 from __future__ import annotations
 
 import struct
-from io import BytesIO
 import zlib
-from typing import List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from io import BytesIO
 
 from PIL import Image, ImageChops
 
@@ -29,7 +29,7 @@ def _chunk(kind: bytes, body: bytes) -> bytes:
     return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
 
-def png_bytes(image: Image.Image, *, dpi: Optional[int] = None, compress_level: int = 3) -> bytes:
+def png_bytes(image: Image.Image, *, dpi: int | None = None, compress_level: int = 3) -> bytes:
     """Encode an RGB image as PNG (with the physical resolution when given).
 
     Every row uses the PNG "Up" filter (computed by Pillow) and one zlib
@@ -61,14 +61,14 @@ def png_bytes(image: Image.Image, *, dpi: Optional[int] = None, compress_level: 
     return b"".join(parts)
 
 
-def png_idat(data: bytes) -> Tuple[int, int, bytes]:
+def png_idat(data: bytes) -> tuple[int, int, bytes]:
     """Width, height and concatenated IDAT data of an 8-bit RGB,
     non-interlaced PNG."""
     if not data.startswith(_PNG_SIG):
         raise VmodError("internal: not a PNG")
     pos = 8
     width = height = 0
-    idat: List[bytes] = []
+    idat: list[bytes] = []
     while pos < len(data):
         (length,) = struct.unpack(">I", data[pos:pos + 4])
         ctype = data[pos + 4:pos + 8]
@@ -86,9 +86,9 @@ def png_idat(data: bytes) -> Tuple[int, int, bytes]:
 
 
 def pdf_from_pngs(pages: Sequence[bytes], dpi: int, *, title: str = "",
-                  page_size_pt: Optional[Tuple[float, float]] = None) -> bytes:
+                  page_size_pt: tuple[float, float] | None = None) -> bytes:
     """A PDF with one page per PNG, each image filling its page at ``dpi``."""
-    objects: List[bytes] = []
+    objects: list[bytes] = []
 
     def add(body: bytes) -> int:
         objects.append(body)

@@ -39,12 +39,13 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -67,7 +68,7 @@ MIN_TEXT_SCALE = 0.6
 #: the size at which "does it fit" is decided, so the answer is the same at every resolution
 _FIT_REFERENCE_PX = 600
 
-RGB = Tuple[int, int, int]
+RGB = tuple[int, int, int]
 REGIONS = ("top_left", "top", "top_right", "left", "right", "bottom_left", "bottom",
            "bottom_right", "centre")
 
@@ -84,7 +85,7 @@ class CounterTextError(CounterError):
 _SIZE_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)(?:/([0-9]+))?\s*(in|mm|px)\s*$")
 
 
-def parse_size(text: Union[str, int, float], *, what: str = "size") -> Tuple[float, str]:
+def parse_size(text: str | int | float, *, what: str = "size") -> tuple[float, str]:
     """``"5/8in"`` → (0.625, "in"); ``"16mm"`` → (16.0, "mm"); ``"60px"`` → (60.0, "px")."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         return float(text), "px"
@@ -125,7 +126,7 @@ class CounterStyle:
     formations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     marker_counts: Mapping[str, int] = field(default_factory=dict)
     chits: bool = True                  # print formation activation chits
-    reduced_states: Tuple[str, ...] = ("reduced", "broken", "depleted", "damaged", "exhausted")
+    reduced_states: tuple[str, ...] = ("reduced", "broken", "depleted", "damaged", "exhausted")
 
 
 _STYLE_KEYS = {"size", "vassal_px", "vassal_dpi", "font", "label_font", "border", "reduced_lighten",
@@ -188,7 +189,7 @@ def counter_style(scenario: Any) -> CounterStyle:
     return style
 
 
-def resolution_px(style: CounterStyle, resolution: Union[str, int]) -> int:
+def resolution_px(style: CounterStyle, resolution: str | int) -> int:
     """Edge length in pixels at ``"vassal"`` or at a print dpi."""
     if resolution == "vassal":
         return style.vassal_px
@@ -207,19 +208,19 @@ class FaceSpec:
     fill: RGB
     ink: RGB
     kind: str = "unit"                       # unit | marker
-    stripe: Optional[RGB] = None             # side stripe across the top
-    formation_stripe: Optional[RGB] = None   # formation band along the left edge
-    regions: Tuple[Tuple[str, str], ...] = ()
+    stripe: RGB | None = None             # side stripe across the top
+    formation_stripe: RGB | None = None   # formation band along the left edge
+    regions: tuple[tuple[str, str], ...] = ()
     layout_style: str = "tactical"
-    nato: Optional[Tuple[str, Optional[str], Tuple[str, ...], bool]] = None
-    label: Optional[str] = None
-    formation_text: Optional[str] = None
+    nato: tuple[str, str | None, tuple[str, ...], bool] | None = None
+    label: str | None = None
+    formation_text: str | None = None
     reduced: bool = False
     reduced_mark: RGB = (192, 32, 32)
-    pips: Tuple[int, int] = (0, 0)           # (remaining, total) steps
-    command_range: Optional[str] = None      # HQ range when the layout does not print it
-    title: Optional[str] = None              # marker: big text
-    subtitle: Optional[str] = None           # marker: small text
+    pips: tuple[int, int] = (0, 0)           # (remaining, total) steps
+    command_range: str | None = None      # HQ range when the layout does not print it
+    title: str | None = None              # marker: big text
+    subtitle: str | None = None           # marker: small text
     font: str = "bold"
     label_font: str = "condensed-bold"
     border: RGB = (40, 40, 40)
@@ -232,7 +233,7 @@ class CounterSpec:
 
     id: str
     kind: str                                # unit | marker | chit
-    faces: Tuple[Tuple[str, FaceSpec], ...]
+    faces: tuple[tuple[str, FaceSpec], ...]
     count: int = 1
 
     def key(self, px: int, border: bool) -> str:
@@ -253,8 +254,8 @@ def _format_region(fmt: str, factors: Mapping[str, Any], where: str, region: str
         raise CounterError(f"{where}: bad {region} format {fmt!r} ({exc})") from None
 
 
-def _steps_of(utype: Any) -> Tuple[List[Any], int]:
-    values: List[Any] = []
+def _steps_of(utype: Any) -> tuple[list[Any], int]:
+    values: list[Any] = []
     for face in utype.faces:
         v = face.state.get("step") if face.state else None
         if v is not None and v not in values:
@@ -262,8 +263,8 @@ def _steps_of(utype: Any) -> Tuple[List[Any], int]:
     return values, max(int(utype.steps or 1), len(values))
 
 
-def _unit_specs(scenario: Any, style: CounterStyle) -> List[CounterSpec]:
-    out: List[CounterSpec] = []
+def _unit_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:
+    out: list[CounterSpec] = []
     for counter in scenario.counters:
         utype = scenario.unit_types[counter.type]
         side = scenario.game.side(counter.side)
@@ -320,8 +321,8 @@ def _unit_specs(scenario: Any, style: CounterStyle) -> List[CounterSpec]:
     return out
 
 
-def _marker_specs(scenario: Any, style: CounterStyle) -> List[CounterSpec]:
-    out: List[CounterSpec] = []
+def _marker_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:
+    out: list[CounterSpec] = []
     formations = [f for f in scenario.formations if f.chits]
     for kind in scenario.markers.values():
         if kind.representation != "counter":
@@ -361,7 +362,7 @@ def _end_turn_chits(scenario: Any) -> int:
                 if p.activation is not None), default=0)
 
 
-def counter_specs(scenario: Any, style: Optional[CounterStyle] = None) -> List[CounterSpec]:
+def counter_specs(scenario: Any, style: CounterStyle | None = None) -> list[CounterSpec]:
     """Every counter of the scenario, resolved: unit counters in counter-mix
     order, then marker counters (``representation: counter``) and formation
     activation chits.  Raises :class:`CounterError` for bad data."""
@@ -411,7 +412,7 @@ def _font_for(text: str, font: str, nominal_frac: float, max_w_frac: float, px: 
 
 @lru_cache(maxsize=4096)
 def _wrap_lines(text: str, font: str, frac: float, max_w: float, max_lines: int, where: str,
-                what: str, max_h: float = 1.0) -> Tuple[Tuple[str, ...], float]:
+                what: str, max_h: float = 1.0) -> tuple[tuple[str, ...], float]:
     """Greedy word wrap into at most ``max_lines`` lines of width ``max_w``
     at the largest size from ``frac`` down to ``MIN_TEXT_SCALE * frac``
     (decided at the reference size)."""
@@ -422,7 +423,7 @@ def _wrap_lines(text: str, font: str, frac: float, max_w: float, max_lines: int,
     for i in range(steps + 1):
         f = frac * (1 - (1 - MIN_TEXT_SCALE) * i / steps)
         fnt = fonts.load_font(font, max(1, round(f * px)))
-        lines: List[str] = []
+        lines: list[str] = []
         for w in words:
             cand = f"{lines[-1]} {w}" if lines else w
             if lines and fnt.getlength(cand) <= limit:
@@ -457,7 +458,7 @@ _ROW_FRACS = {
 }
 
 
-def _row_widths(present: Sequence[str], left: str, mid: str, right: str) -> Dict[str, float]:
+def _row_widths(present: Sequence[str], left: str, mid: str, right: str) -> dict[str, float]:
     has_l, has_m, has_r = left in present, mid in present, right in present
     if has_m and (has_l or has_r):
         return {left: 0.29, mid: 0.33, right: 0.29}
@@ -466,13 +467,13 @@ def _row_widths(present: Sequence[str], left: str, mid: str, right: str) -> Dict
     return {left: 0.44, right: 0.44}
 
 
-def _geometry(face: FaceSpec) -> Dict[str, Any]:
+def _geometry(face: FaceSpec) -> dict[str, Any]:
     """Positions as fractions of the edge (independent of pixel size)."""
     regions = dict(face.regions)
     top_used = any(r in regions for r in ("top_left", "top", "top_right"))
     bottom_used = any(r in regions for r in ("bottom_left", "bottom", "bottom_right"))
     top_off = 0.07 if face.stripe else 0.0
-    g: Dict[str, Any] = {"top_off": top_off, "top_used": top_used, "bottom_used": bottom_used}
+    g: dict[str, Any] = {"top_off": top_off, "top_used": top_used, "bottom_used": bottom_used}
     g["top_y"] = top_off + 0.135
     g["bottom_y"] = 0.845 if face.reduced else 0.855
     # the symbol: frame centred between the rows
@@ -489,7 +490,7 @@ def _geometry(face: FaceSpec) -> Dict[str, Any]:
     return g
 
 
-def _marker_title(face: FaceSpec) -> Tuple[Tuple[str, ...], float, str]:
+def _marker_title(face: FaceSpec) -> tuple[tuple[str, ...], float, str]:
     """Lines, size and font of a marker's big text: bold, else condensed
     bold, else smaller condensed text on up to four lines."""
     title = face.title or ""
@@ -505,9 +506,9 @@ def _marker_title(face: FaceSpec) -> Tuple[Tuple[str, ...], float, str]:
     raise AssertionError("unreachable")
 
 
-def _layout_texts(face: FaceSpec, px: int) -> List[_Text]:
+def _layout_texts(face: FaceSpec, px: int) -> list[_Text]:
     """Every text of a face with its font and position in pixels."""
-    out: List[_Text] = []
+    out: list[_Text] = []
     S = px
     if face.kind == "marker":
         sub_h = 0.0
@@ -642,7 +643,7 @@ def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
     return img
 
 
-def render_spec(spec: CounterSpec, px: int, *, border: bool = True) -> List[Image.Image]:
+def render_spec(spec: CounterSpec, px: int, *, border: bool = True) -> list[Image.Image]:
     """Every face of a resolved counter, front first."""
     return [render_face(face, px, border=border) for _name, face in spec.faces]
 
@@ -654,8 +655,8 @@ def _spec_for(scenario: Any, counter_id: str) -> CounterSpec:
     raise CounterError(f"no counter {counter_id!r} in the scenario", file=scenario.path)
 
 
-def render_counter_faces(scenario: Any, counter: Any, *, px: Optional[int] = None,
-                         border: bool = True) -> List[Image.Image]:
+def render_counter_faces(scenario: Any, counter: Any, *, px: int | None = None,
+                         border: bool = True) -> list[Image.Image]:
     """The faces of one unit counter (a :class:`Counter` or its id) as RGB
     images, front first; ``px`` defaults to the VASSAL size."""
     style = counter_style(scenario)
@@ -666,7 +667,7 @@ def render_counter_faces(scenario: Any, counter: Any, *, px: Optional[int] = Non
     return render_spec(specs[0], px or style.vassal_px, border=border)
 
 
-def render_marker(scenario: Any, kind: str, *, px: Optional[int] = None,
+def render_marker(scenario: Any, kind: str, *, px: int | None = None,
                   border: bool = True) -> Image.Image:
     """The counter of marker kind ``kind`` (or ``chit.<formation>``)."""
     style = counter_style(scenario)
@@ -695,7 +696,7 @@ def face_filename(counter_id: str, face: str) -> str:
     return f"{safe_name(counter_id)}__{safe_name(face)}.png"
 
 
-def _res_dir(resolution: Union[str, int]) -> str:
+def _res_dir(resolution: str | int) -> str:
     return "vassal" if resolution == "vassal" else f"{int(resolution)}dpi"
 
 
@@ -717,18 +718,18 @@ class Manifest:
     drawn and how many taken from the cache."""
 
     out_dir: Path
-    entries: List[ManifestEntry]
+    entries: list[ManifestEntry]
     rendered: int = 0
     cached: int = 0
 
-    def path(self, counter: str, face: str, resolution: Union[str, int] = "vassal") -> Path:
+    def path(self, counter: str, face: str, resolution: str | int = "vassal") -> Path:
         res = _res_dir(resolution)
         for e in self.entries:
             if e.counter == counter and e.face == face and e.resolution == res:
                 return self.out_dir / e.path
         raise KeyError((counter, face, res))
 
-    def as_dict(self) -> Dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         return {"renderer": RENDERER_VERSION, "entries": [asdict(e) for e in self.entries]}
 
 
@@ -741,28 +742,28 @@ def _png_bytes(img: Image.Image) -> bytes:
     return buf.getvalue()
 
 
-def _render_job(job: Tuple[CounterSpec, int, bool, List[str]]) -> List[bytes]:
+def _render_job(job: tuple[CounterSpec, int, bool, list[str]]) -> list[bytes]:
     spec, px, border, _paths = job
     return [_png_bytes(im) for im in render_spec(spec, px, border=border)]
 
 
-def _write_job(out_dir: Path, job: Tuple[CounterSpec, int, bool, List[str]]) -> None:
+def _write_job(out_dir: Path, job: tuple[CounterSpec, int, bool, list[str]]) -> None:
     data = _render_job(job)
     for rel, blob in zip(job[3], data):
         atomic_write(out_dir / rel, blob)
 
 
-def _worker(args: Tuple[str, Tuple[CounterSpec, int, bool, List[str]]]) -> int:
+def _worker(args: tuple[str, tuple[CounterSpec, int, bool, list[str]]]) -> int:
     out_dir, job = args
     _write_job(Path(out_dir), job)
     return len(job[3])
 
 
-def render_all(scenario: Any, out_dir: Union[str, os.PathLike], *,
-               resolutions: Sequence[Union[str, int]] = ("vassal", 300),
-               jobs: Optional[int] = None, cache: bool = True,
-               progress: Optional[Callable[[int, int], None]] = None,
-               specs: Optional[Sequence[CounterSpec]] = None) -> Manifest:
+def render_all(scenario: Any, out_dir: str | os.PathLike, *,
+               resolutions: Sequence[str | int] = ("vassal", 300),
+               jobs: int | None = None, cache: bool = True,
+               progress: Callable[[int, int], None] | None = None,
+               specs: Sequence[CounterSpec] | None = None) -> Manifest:
     """Write every face of every counter as PNG at each resolution
     (``"vassal"`` or a dpi; VASSAL images get a thin border, print images
     none) into ``out_dir`` and return the manifest, also written as
@@ -778,7 +779,7 @@ def render_all(scenario: Any, out_dir: Union[str, os.PathLike], *,
     style = counter_style(scenario)
     specs = list(specs) if specs is not None else counter_specs(scenario, style)
     out.mkdir(parents=True, exist_ok=True)
-    old: Dict[str, str] = {}
+    old: dict[str, str] = {}
     manifest_path = out / MANIFEST_NAME
     if cache and manifest_path.is_file():
         try:
@@ -787,8 +788,8 @@ def render_all(scenario: Any, out_dir: Union[str, os.PathLike], *,
                 old = {e["path"]: e["key"] for e in data.get("entries", [])}
         except (ValueError, OSError, KeyError, TypeError, AttributeError):
             old = {}
-    entries: List[ManifestEntry] = []
-    todo: List[Tuple[CounterSpec, int, bool, List[str]]] = []
+    entries: list[ManifestEntry] = []
+    todo: list[tuple[CounterSpec, int, bool, list[str]]] = []
     cached = 0
     for res in resolutions:
         rdir = _res_dir(res)
@@ -832,14 +833,14 @@ def render_all(scenario: Any, out_dir: Union[str, os.PathLike], *,
 
 
 def render_contact_sheet(scenario: Any, *, px: int = 120, cols: int = 8,
-                         gap: Optional[int] = None) -> Image.Image:
+                         gap: int | None = None) -> Image.Image:
     """Every counter of the scenario on one image, each unit's faces side
     by side (front, back …), for proof-reading and documentation."""
     specs = counter_specs(scenario)
     gap = gap if gap is not None else max(4, px // 12)
     groups = [render_spec(s, px) for s in specs]
     # pack groups of faces into rows without splitting a counter's faces
-    rows: List[List[Image.Image]] = [[]]
+    rows: list[list[Image.Image]] = [[]]
     for faces in groups:
         if rows[-1] and len(rows[-1]) + len(faces) > cols:
             rows.append([])

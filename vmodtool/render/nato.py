@@ -27,9 +27,9 @@ regiment (III), brigade (X), division (XX), corps (XXX), army (XXXX), none.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from PIL import Image, ImageDraw
 
@@ -45,8 +45,8 @@ SUPERSAMPLE = 4
 NATO_SIZES = ("team", "squad", "section", "platoon", "company", "battalion", "regiment",
               "brigade", "division", "corps", "army", "none")
 
-RGB = Tuple[int, int, int]
-Box = Tuple[float, float, float, float]
+RGB = tuple[int, int, int]
+Box = tuple[float, float, float, float]
 
 
 class NatoError(VmodError):
@@ -59,11 +59,11 @@ class SymbolImage:
     (``frame`` = left, top, right, bottom in pixels)."""
 
     image: Image.Image
-    frame: Tuple[int, int, int, int]
+    frame: tuple[int, int, int, int]
 
 
 # -- geometry --------------------------------------------------------------------
-def symbol_geometry(frame_w: int) -> Dict[str, int]:
+def symbol_geometry(frame_w: int) -> dict[str, int]:
     """Pixel geometry of a symbol whose frame is ``frame_w`` wide: frame
     height (2:3), height of the size-mark band above, length of the HQ staff
     below, and the padding on each side."""
@@ -82,11 +82,11 @@ class _Pen:
         self.h = self.y1 - self.y0
         self.lw = lw
 
-    def p(self, fx: float, fy: float) -> Tuple[float, float]:
+    def p(self, fx: float, fy: float) -> tuple[float, float]:
         """Point at fractions of the frame."""
         return (self.x0 + fx * self.w, self.y0 + fy * self.h)
 
-    def line(self, *pts: Tuple[float, float], width: float = 1.0) -> None:
+    def line(self, *pts: tuple[float, float], width: float = 1.0) -> None:
         xy = [self.p(*q) for q in pts]
         w = max(1, round(self.lw * width))
         self.d.line(xy, fill=255, width=w, joint="curve")
@@ -108,7 +108,7 @@ class _Pen:
         self.d.rounded_rectangle((a[0], a[1], b[0], b[1]), radius=r, outline=255,
                                  width=max(1, round(self.lw)))
 
-    def polygon(self, pts: Sequence[Tuple[float, float]], *, fill: bool = True) -> None:
+    def polygon(self, pts: Sequence[tuple[float, float]], *, fill: bool = True) -> None:
         xy = [self.p(*q) for q in pts]
         if fill:
             self.d.polygon(xy, fill=255)
@@ -242,7 +242,7 @@ def _star(pen: _Pen) -> None:
 Icon = Callable[[_Pen], None]
 
 #: the icons of each symbol kind (as the main symbol)
-_MAIN: Dict[str, Tuple[Icon, ...]] = {
+_MAIN: dict[str, tuple[Icon, ...]] = {
     "infantry": (_x,),
     "armour": (_oval,),
     "mech_infantry": (_x, _oval),
@@ -270,7 +270,7 @@ _MAIN: Dict[str, Tuple[Icon, ...]] = {
 }
 
 #: what a kind adds when it is a modifier (default: its main icons)
-_AS_MODIFIER: Dict[str, Tuple[Icon, ...]] = {
+_AS_MODIFIER: dict[str, tuple[Icon, ...]] = {
     "armour": (_oval,),
     "mech_infantry": (_oval,),
     "sp_artillery": (_oval,),
@@ -281,14 +281,14 @@ _AS_MODIFIER: Dict[str, Tuple[Icon, ...]] = {
     "none": (),
 }
 
-NATO_SYMBOLS: Tuple[str, ...] = tuple(_MAIN)
+NATO_SYMBOLS: tuple[str, ...] = tuple(_MAIN)
 
 _PIPS = {"squad": 1, "section": 2, "platoon": 3}
 _BARS = {"company": 1, "battalion": 2, "regiment": 3}
 _XS = {"brigade": 1, "division": 2, "corps": 3, "army": 4}
 
 
-def check_nato(symbol: str, size: Optional[str] = None, modifiers: Iterable[str] = (),
+def check_nato(symbol: str, size: str | None = None, modifiers: Iterable[str] = (),
                *, where: str = "") -> None:
     """Raise :class:`NatoError` for an unknown symbol, modifier or size."""
     prefix = f"{where}: " if where else ""
@@ -339,7 +339,7 @@ def _size_marks(draw: ImageDraw.ImageDraw, size: str, cx: float, y0: float, y1: 
 
 
 @lru_cache(maxsize=512)
-def _render_cached(symbol: str, size: Optional[str], modifiers: Tuple[str, ...], hq: bool,
+def _render_cached(symbol: str, size: str | None, modifiers: tuple[str, ...], hq: bool,
                    frame_w: int, ink: RGB, line: float, frame: bool) -> SymbolImage:
     g = symbol_geometry(frame_w)
     ss = SUPERSAMPLE
@@ -373,9 +373,9 @@ def _render_cached(symbol: str, size: Optional[str], modifiers: Tuple[str, ...],
     return SymbolImage(out, (pad, pad + sh, pad + fw, pad + sh + fh))
 
 
-def render_symbol(symbol: str, *, size: Optional[str] = None, modifiers: Sequence[str] = (),
+def render_symbol(symbol: str, *, size: str | None = None, modifiers: Sequence[str] = (),
                   hq: bool = False, frame_w: int = 40, ink: RGB = (0, 0, 0),
-                  line: Optional[float] = None, frame: bool = True,
+                  line: float | None = None, frame: bool = True,
                   where: str = "") -> SymbolImage:
     """Render a NATO symbol whose frame is ``frame_w`` pixels wide in colour
     ``ink``.  ``line`` is the stroke width in pixels (default about 1/18 of
@@ -391,5 +391,5 @@ def render_symbol(symbol: str, *, size: Optional[str] = None, modifiers: Sequenc
                           float(line), frame)
 
 
-def symbol_kinds() -> List[str]:
+def symbol_kinds() -> list[str]:
     return list(NATO_SYMBOLS)

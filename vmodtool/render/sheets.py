@@ -28,10 +28,11 @@ expanded by the loader); marker counters and activation chits as often as
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -63,10 +64,10 @@ class SheetOptions:
     margin_mm: float = 10.0
     gutter_mm: float = 3.0
     bleed_mm: float = 1.0
-    blocks: Optional[Tuple[int, int]] = None   # die-cut blocks (cols, rows)
+    blocks: tuple[int, int] | None = None   # die-cut blocks (cols, rows)
     block_gap_mm: float = 6.0
     cut_marks: bool = True
-    offset_mm: Tuple[float, float] = (0.0, 0.0)
+    offset_mm: tuple[float, float] = (0.0, 0.0)
     flip: str = "long"                         # long | short
     backs: bool = True
     calibration: bool = False                  # put the calibration pages first
@@ -93,7 +94,7 @@ class SheetOptions:
             raise SheetError("printer offset larger than 20 mm; measure it with the calibration page")
 
     @property
-    def page_px(self) -> Tuple[int, int]:
+    def page_px(self) -> tuple[int, int]:
         w, h = PAPER_MM[self.paper]
         return _mm(w, self.dpi), _mm(h, self.dpi)
 
@@ -107,17 +108,17 @@ class Placement:
     y: int
     back_x: int
     back_y: int
-    bleed: Tuple[int, int, int, int]     # left, top, right, bottom bleed in px
+    bleed: tuple[int, int, int, int]     # left, top, right, bottom bleed in px
 
 
 @dataclass
 class SheetLayout:
     options: SheetOptions
     size_px: int                                  # counter edge
-    page_px: Tuple[int, int]
-    sheets: List[List[Placement]] = field(default_factory=list)
-    col_edges: List[int] = field(default_factory=list)   # x of every counter edge (front)
-    row_edges: List[int] = field(default_factory=list)
+    page_px: tuple[int, int]
+    sheets: list[list[Placement]] = field(default_factory=list)
+    col_edges: list[int] = field(default_factory=list)   # x of every counter edge (front)
+    row_edges: list[int] = field(default_factory=list)
     per_sheet: int = 0
 
 
@@ -126,14 +127,14 @@ def mirror_x(x: int, size: int, page_w: int) -> int:
     return page_w - x - size
 
 
-def _grid(options: SheetOptions, size: int) -> Tuple[List[int], List[int], Dict[str, Any]]:
+def _grid(options: SheetOptions, size: int) -> tuple[list[int], list[int], dict[str, Any]]:
     """x positions of columns and y positions of rows (left/top edges)."""
     dpi = options.dpi
     pw, ph = options.page_px
     margin = _mm(options.margin_mm, dpi)
     avail_w, avail_h = pw - 2 * margin, ph - 2 * margin
 
-    def axis(avail: int, block: Optional[int]) -> List[int]:
+    def axis(avail: int, block: int | None) -> list[int]:
         if block is None:
             gap = _mm(options.gutter_mm, dpi)
             n = (avail + gap) // (size + gap)
@@ -171,7 +172,7 @@ def layout_sheets(specs: Sequence[CounterSpec], size_px: int, options: SheetOpti
     cells = [(x, y, ci, ri) for ri, y in enumerate(rows) for ci, x in enumerate(cols)]
     col_set, row_set = set(cols), set(rows)
 
-    def edge_bleed(ci: int, ri: int) -> Tuple[int, int, int, int]:
+    def edge_bleed(ci: int, ri: int) -> tuple[int, int, int, int]:
         if options.blocks is None:
             return (bleed,) * 4
         # inside a block counters abut: bleed only where there is no neighbour
@@ -201,7 +202,7 @@ def layout_sheets(specs: Sequence[CounterSpec], size_px: int, options: SheetOpti
 
 
 # -- drawing ----------------------------------------------------------------------------
-def _bled(img: Image.Image, bleed: Tuple[int, int, int, int]) -> Image.Image:
+def _bled(img: Image.Image, bleed: tuple[int, int, int, int]) -> Image.Image:
     """``img`` with its edge pixels stretched outwards by the bleed."""
     l, t, r, b = bleed
     if not any(bleed):
@@ -226,7 +227,7 @@ def _bled(img: Image.Image, bleed: Tuple[int, int, int, int]) -> Image.Image:
 
 
 def _cut_marks(draw: ImageDraw.ImageDraw, xs: Sequence[int], ys: Sequence[int],
-               page: Tuple[int, int], dpi: int, mirrored: Optional[str], dx: int = 0,
+               page: tuple[int, int], dpi: int, mirrored: str | None, dx: int = 0,
                dy: int = 0) -> None:
     pw, ph = page
     if not xs or not ys:
@@ -248,14 +249,14 @@ def _cut_marks(draw: ImageDraw.ImageDraw, xs: Sequence[int], ys: Sequence[int],
         draw.line((x1 + gap, y, x1 + gap + length, y), fill=(0, 0, 0), width=w)
 
 
-def _footer(draw: ImageDraw.ImageDraw, text: str, page: Tuple[int, int], dpi: int) -> None:
+def _footer(draw: ImageDraw.ImageDraw, text: str, page: tuple[int, int], dpi: int) -> None:
     font = fonts.load_font("regular", max(8, _mm(2.6, dpi)))
     draw.text((page[0] // 2, page[1] - _mm(3.5, dpi)), text, font=font, fill=(90, 90, 90),
               anchor="ms")
 
 
 def _compose(layout: SheetLayout, specs: Sequence[CounterSpec], sheet_no: int, back: bool,
-             cache: Dict[Tuple[int, int], Image.Image]) -> Image.Image:
+             cache: dict[tuple[int, int], Image.Image]) -> Image.Image:
     opts = layout.options
     size = layout.size_px
     page = Image.new("RGB", layout.page_px, (255, 255, 255))
@@ -296,9 +297,9 @@ def _compose(layout: SheetLayout, specs: Sequence[CounterSpec], sheet_no: int, b
     return page
 
 
-def _page_job(args: Tuple[SheetLayout, Sequence[CounterSpec], int, bool]) -> bytes:
+def _page_job(args: tuple[SheetLayout, Sequence[CounterSpec], int, bool]) -> bytes:
     layout, specs, sheet_no, backs = args
-    cache: Dict[Tuple[int, int], Image.Image] = {}
+    cache: dict[tuple[int, int], Image.Image] = {}
     pages = [_compose(layout, specs, sheet_no, False, cache)]
     if backs:
         pages.append(_compose(layout, specs, sheet_no, True, cache))
@@ -306,7 +307,7 @@ def _page_job(args: Tuple[SheetLayout, Sequence[CounterSpec], int, bool]) -> byt
                     for b in (png_bytes(p, dpi=layout.options.dpi) for p in pages))
 
 
-def _split(blob: bytes) -> List[bytes]:
+def _split(blob: bytes) -> list[bytes]:
     out, pos = [], 0
     while pos < len(blob):
         n = int.from_bytes(blob[pos:pos + 8], "big")
@@ -316,16 +317,16 @@ def _split(blob: bytes) -> List[bytes]:
 
 
 def render_sheet_pages(specs: Sequence[CounterSpec], size_px: int, options: SheetOptions, *,
-                       jobs: Optional[int] = None,
-                       progress: Optional[Callable[[int, int], None]] = None
-                       ) -> Tuple[SheetLayout, List[bytes]]:
+                       jobs: int | None = None,
+                       progress: Callable[[int, int], None] | None = None
+                       ) -> tuple[SheetLayout, list[bytes]]:
     """Lay out and draw every sheet; returns the layout and the pages as PNG
     bytes (front, back, front, back … ; fronts only without backs)."""
     layout = layout_sheets(specs, size_px, options)
     n = len(layout.sheets)
     work = [(layout, specs, i, options.backs) for i in range(n)]
     n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
-    pages: List[bytes] = []
+    pages: list[bytes] = []
     if progress:
         progress(0, n)
     if n_jobs == 1 or n < 2:
@@ -342,7 +343,7 @@ def render_sheet_pages(specs: Sequence[CounterSpec], size_px: int, options: Shee
     return layout, pages
 
 
-def calibration_pages(options: SheetOptions) -> List[Image.Image]:
+def calibration_pages(options: SheetOptions) -> list[Image.Image]:
     """A front page with crosshairs and a back page with millimetre rulers
     behind them (mirrored like the counter backs, offset applied).  Print
     duplex, hold against the light, and read the rulers under each front
@@ -401,18 +402,18 @@ def calibration_pages(options: SheetOptions) -> List[Image.Image]:
 
 @dataclass
 class SheetResult:
-    pdf: Optional[Path]
-    pngs: List[Path]
+    pdf: Path | None
+    pngs: list[Path]
     sheets: int
     pages: int
     counters: int
     per_sheet: int
 
 
-def write_sheets(scenario: Any, pdf_path: Optional[Union[str, os.PathLike]], options: SheetOptions,
-                 *, png_dir: Optional[Union[str, os.PathLike]] = None, jobs: Optional[int] = None,
-                 progress: Optional[Callable[[int, int], None]] = None,
-                 specs: Optional[Sequence[CounterSpec]] = None) -> SheetResult:
+def write_sheets(scenario: Any, pdf_path: str | os.PathLike | None, options: SheetOptions,
+                 *, png_dir: str | os.PathLike | None = None, jobs: int | None = None,
+                 progress: Callable[[int, int], None] | None = None,
+                 specs: Sequence[CounterSpec] | None = None) -> SheetResult:
     """Render the print sheets of a scenario into a PDF and/or sheet PNGs
     (``sheet-01-front.png``, ``sheet-01-back.png`` …, ``calibration-front.png``)."""
     if pdf_path is None and png_dir is None:
@@ -429,7 +430,7 @@ def write_sheets(scenario: Any, pdf_path: Optional[Union[str, os.PathLike]], opt
         layout, pages = render_sheet_pages(specs, size, options, jobs=jobs, progress=progress)
     except SheetError as exc:
         raise exc.located(file=scenario.path)
-    names: List[str] = []
+    names: list[str] = []
     for i in range(len(layout.sheets)):
         names.append(f"sheet-{i + 1:02d}-front.png")
         if options.backs:
@@ -438,7 +439,7 @@ def write_sheets(scenario: Any, pdf_path: Optional[Union[str, os.PathLike]], opt
         cal = [png_bytes(p, dpi=options.dpi) for p in calibration_pages(options)]
         pages = cal + pages
         names = ["calibration-front.png", "calibration-back.png"] + names
-    pngs: List[Path] = []
+    pngs: list[Path] = []
     if png_dir is not None:
         folder = Path(png_dir)
         folder.mkdir(parents=True, exist_ok=True)

@@ -8,9 +8,22 @@ Public API: :class:`Replay` (open logs, iterate :class:`Step`s, ``state_at``,
 
 from vmodtool.replay.chain import ChainDifference
 from vmodtool.replay.engine import ReplayWarning
-from vmodtool.replay.events import (AddEvent, BoardsEvent, ChangeEvent, ChatEvent, DiceEvent,
-                                    Event, MoveEvent, PieceRef, Place, PlayerEvent,
-                                    PropertyEvent, RemoveEvent, TurnEvent, UnknownEvent)
+from vmodtool.replay.events import (
+                                    AddEvent,
+                                    BoardsEvent,
+                                    ChangeEvent,
+                                    ChatEvent,
+                                    DiceEvent,
+                                    Event,
+                                    MoveEvent,
+                                    PieceRef,
+                                    Place,
+                                    PlayerEvent,
+                                    PropertyEvent,
+                                    RemoveEvent,
+                                    TurnEvent,
+                                    UnknownEvent,
+)
 from vmodtool.replay.game import BoardState, PieceSnapshot, Replay, Step
 from vmodtool.replay.positions import Positions, load_board_sizes
 

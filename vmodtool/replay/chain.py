@@ -10,7 +10,6 @@ trait states and the BasicPiece's gpid and persistent properties.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
 
 from vmodtool.replay.events import PieceRef, Place
 from vmodtool.replay.state import GameState, Piece
@@ -25,12 +24,12 @@ class ChainDifference:
     ``restacked`` (same place, other stack neighbours or order),
     ``changed`` (trait states), ``property`` (global property), ``turn``."""
 
-    before_file: Optional[str]
-    after_file: Optional[str]
+    before_file: str | None
+    after_file: str | None
     kind: str
-    piece: Optional[PieceRef] = None
-    before: Optional[Place] = None
-    after: Optional[Place] = None
+    piece: PieceRef | None = None
+    before: Place | None = None
+    after: Place | None = None
     detail: str = ""
 
     def text(self) -> str:
@@ -46,7 +45,7 @@ class ChainDifference:
             where = f" from {self.before.label()}"
         return head + where + (f" ({self.detail})" if self.detail else "")
 
-    def record(self) -> Dict[str, object]:
+    def record(self) -> dict[str, object]:
         return {"kind": self.kind, "before_file": self.before_file, "after_file": self.after_file,
                 "piece": self.piece.record() if self.piece else None,
                 "before": self.before.record() if self.before else None,
@@ -69,7 +68,7 @@ def _type_difference(a: str, b: str) -> str:
     return "trait definition differs: " + ", ".join(changed)
 
 
-def _neighbours(p: Piece) -> Optional[Tuple[Optional[str], ...]]:
+def _neighbours(p: Piece) -> tuple[str | None, ...] | None:
     parent = p.parent
     if parent is None or p not in parent.members:
         return None
@@ -77,13 +76,13 @@ def _neighbours(p: Piece) -> Optional[Tuple[Optional[str], ...]]:
 
 
 def compare_states(before: GameState, after: GameState, place_before, place_after, ref,
-                   before_file: Optional[str], after_file: Optional[str]
-                   ) -> List[ChainDifference]:
+                   before_file: str | None, after_file: str | None
+                   ) -> list[ChainDifference]:
     """Every difference between two states (pieces by id, then global
     properties and turn trackers)."""
-    out: List[ChainDifference] = []
-    a_pieces: Dict[str, Piece] = {p.id: p for p in before.game_pieces()}
-    b_pieces: Dict[str, Piece] = {p.id: p for p in after.game_pieces()}
+    out: list[ChainDifference] = []
+    a_pieces: dict[str, Piece] = {p.id: p for p in before.game_pieces()}
+    b_pieces: dict[str, Piece] = {p.id: p for p in after.game_pieces()}
 
     def diff(kind, piece=None, pb=None, pa=None, detail=""):
         out.append(ChainDifference(before_file, after_file, kind, piece, pb, pa, detail))

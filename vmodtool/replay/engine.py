@@ -11,20 +11,50 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
 
-from vmodtool.replay.events import (AddEvent, BoardsEvent, ChangeEvent, ChatEvent, DiceEvent,
-                                    Event, MoveEvent, PieceRef, Place, PlayerEvent,
-                                    PropertyEvent, RemoveEvent, TurnEvent, UnknownEvent)
+from vmodtool.replay.events import (
+    AddEvent,
+    BoardsEvent,
+    ChangeEvent,
+    ChatEvent,
+    DiceEvent,
+    Event,
+    MoveEvent,
+    PieceRef,
+    Place,
+    PlayerEvent,
+    PropertyEvent,
+    RemoveEvent,
+    TurnEvent,
+    UnknownEvent,
+)
 from vmodtool.replay.positions import Positions
-from vmodtool.replay.state import (UNIQUE_ID, GameState, MapState, Piece, Stack, _split_basic,
-                                   split_nested, type_tokens)
-from vmodtool.vassal.commands import (AddPiece, BeginSave, ChangePiece, Chat, Command, EndSave,
-                                      GlobalPropertySet, LogEntry, MovePiece, MutableProperty,
-                                      NoteCommand, NullCommand, PlayerAdd, PlayerRemove,
-                                      Redactor, RemovePiece, SetBoards, SetupStackMarker,
-                                      SpecialDiceResults, TurnState, Undo, UnknownCommand,
-                                      VersionCheck)
+from vmodtool.replay.state import UNIQUE_ID, GameState, MapState, Piece, Stack, _split_basic, split_nested, type_tokens
+from vmodtool.vassal.commands import (
+    AddPiece,
+    BeginSave,
+    ChangePiece,
+    Chat,
+    Command,
+    EndSave,
+    GlobalPropertySet,
+    LogEntry,
+    MovePiece,
+    MutableProperty,
+    NoteCommand,
+    NullCommand,
+    PlayerAdd,
+    PlayerRemove,
+    Redactor,
+    RemovePiece,
+    SetBoards,
+    SetupStackMarker,
+    SpecialDiceResults,
+    TurnState,
+    Undo,
+    UnknownCommand,
+    VersionCheck,
+)
 from vmodtool.vassal.pieces import java_int
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
@@ -38,15 +68,15 @@ class ReplayWarning:
     """A problem met while replaying: the file, the step (``None`` for the
     saved state a file starts from) and what happened."""
 
-    file: Optional[str]
-    step: Optional[int]
+    file: str | None
+    step: int | None
     message: str
 
     def __str__(self) -> str:
         where = f"step {self.step}" if self.step is not None else "saved state"
         return f"{self.file or '-'}: {where}: {self.message}"
 
-    def record(self) -> Dict[str, object]:
+    def record(self) -> dict[str, object]:
         return {"file": self.file, "step": self.step, "message": self.message}
 
 
@@ -56,14 +86,14 @@ class Roster:
     side.  ``label`` gives what may be printed for an id."""
 
     redactor: Redactor = field(default_factory=Redactor)
-    players: Dict[str, Tuple[str, Optional[str]]] = field(default_factory=dict)
+    players: dict[str, tuple[str, str | None]] = field(default_factory=dict)
 
-    def add(self, player_id: str, name: str, side: Optional[str]) -> None:
+    def add(self, player_id: str, name: str, side: str | None) -> None:
         if player_id:
             self.players[player_id] = (name, side)
             self.redactor.learn(player_id, name or None)
 
-    def who(self, player_id: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    def who(self, player_id: str | None) -> tuple[str | None, str | None]:
         """(display name, side) for a player id; an id without a roster entry
         gets a stable ``player-N`` label."""
         if not player_id:
@@ -73,7 +103,7 @@ class Roster:
             return found
         return self.redactor.label(player_id), None
 
-    def by_name(self, name: str) -> Tuple[Optional[str], Optional[str]]:
+    def by_name(self, name: str) -> tuple[str | None, str | None]:
         for pname, side in self.players.values():
             if pname == name:
                 return pname, side
@@ -83,16 +113,16 @@ class Roster:
 class Engine:
     """One game state and the rules VASSAL applies to it."""
 
-    def __init__(self, positions: Positions, roster: Roster, *, file: Optional[str] = None
+    def __init__(self, positions: Positions, roster: Roster, *, file: str | None = None
                  ) -> None:
         self.positions = positions
         self.roster = roster
         self.state = GameState()
         self.file = file
-        self.step_number: Optional[int] = None
-        self.warnings: List[ReplayWarning] = []
-        self.events: List[Event] = []
-        self.player_ids: List[str] = []
+        self.step_number: int | None = None
+        self.warnings: list[ReplayWarning] = []
+        self.events: list[Event] = []
+        self.player_ids: list[str] = []
         self.undo_brackets = 0
         self.unknown_commands = 0
         self.in_restore = True
@@ -103,7 +133,7 @@ class Engine:
     def warn(self, message: str) -> None:
         self.warnings.append(ReplayWarning(self.file, self.step_number, message))
 
-    def map_for(self, map_id: str) -> Optional[MapState]:
+    def map_for(self, map_id: str) -> MapState | None:
         """``Map.getMapById``.  Without a module every map id is accepted;
         with one, a map the module lacks is reported (once per replay) and
         created anyway, so that its pieces stay tracked."""
@@ -395,7 +425,7 @@ class Engine:
             else:
                 s.set_map(None)
 
-    def merge_finder(self, m: MapState, p, pt: Tuple[int, int]) -> bool:
+    def merge_finder(self, m: MapState, p, pt: tuple[int, int]) -> bool:
         """``MovePiece.createMergeFinder`` applied to the map's top-level
         pieces in drawing order: merge into the first stack (or stackable
         piece) exactly at the point.  True when one was found."""
@@ -447,7 +477,7 @@ class Engine:
                 mm.remove(moving)
             fixed_parent.insert(moving, index)
 
-    def stack_or_place(self, p, m: MapState, pt: Tuple[int, int]) -> None:
+    def stack_or_place(self, p, m: MapState, pt: tuple[int, int]) -> None:
         if m.stacking and not p.is_stack and p.parent is None and not p.no_stack:
             s = Stack(None)
             s.insert(p, 0)
@@ -535,7 +565,7 @@ class Engine:
     def on_begin(self, cmd: BeginSave) -> None:
         pass
 
-    def chat_player(self, events: List[Event]) -> Tuple[Optional[str], Optional[str]]:
+    def chat_player(self, events: list[Event]) -> tuple[str | None, str | None]:
         """A step's player when it has no move: the name in a user chat line
         ``<Name> - text`` if it is a roster name."""
         for ev in events:
@@ -548,7 +578,7 @@ class Engine:
         return None, None
 
 
-def _add_fields(text: str) -> Optional[Tuple[Optional[str], str, str]]:
+def _add_fields(text: str) -> tuple[str | None, str, str] | None:
     """``+/id/type/state`` split quickly when the state holds no ``/`` and
     nothing is quoted (else None: use the full decoder)."""
     body = text[2:]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import NamedTuple
 
 __all__ = ["Place", "PieceRef", "Event", "MoveEvent", "AddEvent", "RemoveEvent",
            "ChangeEvent", "ChatEvent", "DiceEvent", "PropertyEvent", "TurnEvent",
@@ -28,11 +28,11 @@ class Place(NamedTuple):
     without a module) and the raw hex cell (column, row) on a hex grid.
     Immutable (a named tuple: the replay makes two per moved piece)."""
 
-    map: Optional[str]
+    map: str | None
     x: int = 0
     y: int = 0
-    location: Optional[str] = None
-    grid_cell: Optional[Tuple[int, int]] = None
+    location: str | None = None
+    grid_cell: tuple[int, int] | None = None
 
     def label(self) -> str:
         """The location name, else ``map (x,y)`` pixels; ``nowhere`` off all maps."""
@@ -46,7 +46,7 @@ class Place(NamedTuple):
             return f"offboard ({self.x},{self.y})"
         return f"({self.x},{self.y})"
 
-    def record(self) -> Dict[str, object]:
+    def record(self) -> dict[str, object]:
         return {"map": self.map, "x": self.x, "y": self.y, "location": self.location,
                 "grid_cell": list(self.grid_cell) if self.grid_cell else None}
 
@@ -57,27 +57,27 @@ class PieceRef:
 
     __slots__ = ("id", "_type", "_states", "_name", "_unit", "_props", "_def", "_one")
 
-    def __init__(self, piece_id: Optional[str], type_text: str, states: Tuple[str, ...]) -> None:
+    def __init__(self, piece_id: str | None, type_text: str, states: tuple[str, ...]) -> None:
         self.id = piece_id
         self._type = type_text
         self._states = states
-        self._name: Optional[str] = None
+        self._name: str | None = None
         self._unit: object = False
-        self._props: Optional[Dict[str, str]] = None
+        self._props: dict[str, str] | None = None
         self._def = None
-        self._one: Optional[Dict[str, Optional[str]]] = None
+        self._one: dict[str, str | None] | None = None
 
     def _definition(self):
         if self._def is None:
-            from vmodtool.vassal.pieces import PieceDef, Trait
             from vmodtool.replay.state import type_tokens
+            from vmodtool.vassal.pieces import PieceDef, Trait
             types = type_tokens(self._type)
             traits = [Trait(t, self._states[i] if i < len(self._states) else "")
                       for i, t in enumerate(types)]
             self._def = PieceDef.from_traits(traits, self.id)
         return self._def
 
-    def get_property(self, key: str) -> Optional[str]:
+    def get_property(self, key: str) -> str | None:
         """One property, as ``getProperty`` on the piece would answer it
         (cheaper than :meth:`properties` when a reader needs a few)."""
         if self._props is not None:
@@ -104,7 +104,7 @@ class PieceRef:
         return self._name
 
     @property
-    def unit_id(self) -> Optional[str]:
+    def unit_id(self) -> str | None:
         if self._unit is False:
             try:
                 self._unit = self._definition().get_property("UnitId")
@@ -112,7 +112,7 @@ class PieceRef:
                 self._unit = None
         return self._unit  # type: ignore[return-value]
 
-    def properties(self) -> Dict[str, str]:
+    def properties(self) -> dict[str, str]:
         if self._props is None:
             try:
                 self._props = self._definition().properties()
@@ -121,7 +121,7 @@ class PieceRef:
         return self._props
 
     @property
-    def states(self) -> Tuple[str, ...]:
+    def states(self) -> tuple[str, ...]:
         return self._states
 
     def label(self) -> str:
@@ -131,7 +131,7 @@ class PieceRef:
             return f"{name} [{unit}]"
         return name
 
-    def record(self) -> Dict[str, object]:
+    def record(self) -> dict[str, object]:
         return {"id": self.id, "name": self.name, "unit_id": self.unit_id}
 
 
@@ -146,14 +146,14 @@ class Event:
     def text(self) -> str:
         return self.kind
 
-    def record(self) -> Dict[str, object]:
-        rec: Dict[str, object] = {"kind": self.kind}
+    def record(self) -> dict[str, object]:
+        rec: dict[str, object] = {"kind": self.kind}
         rec.update(self._fields())
         if self.undone:
             rec["undone"] = True
         return rec
 
-    def _fields(self) -> Dict[str, object]:
+    def _fields(self) -> dict[str, object]:
         return {}
 
 
@@ -165,9 +165,9 @@ class MoveEvent(Event):
     piece: PieceRef = None  # type: ignore[assignment]
     source: Place = None  # type: ignore[assignment]
     target: Place = None  # type: ignore[assignment]
-    stack_id: Optional[str] = None
+    stack_id: str | None = None
     #: the state change logged with the move ("mark moved", a flip…)
-    change: Optional["ChangeEvent"] = None
+    change: ChangeEvent | None = None
 
     def text(self) -> str:
         src, dst = self.source, self.target
@@ -182,8 +182,8 @@ class MoveEvent(Event):
                 text += f" ({extra})"
         return text
 
-    def _fields(self) -> Dict[str, object]:
-        rec: Dict[str, object] = {"piece": self.piece.record(), "from": self.source.record(),
+    def _fields(self) -> dict[str, object]:
+        rec: dict[str, object] = {"piece": self.piece.record(), "from": self.source.record(),
                                   "to": self.target.record(), "stack": self.stack_id}
         if self.change is not None:
             rec["changes"] = {k: list(v) for k, v in self.change.changes().items()}
@@ -199,7 +199,7 @@ class AddEvent(Event):
     def text(self) -> str:
         return f"{self.piece.label()} added at {self.target.label()}"
 
-    def _fields(self) -> Dict[str, object]:
+    def _fields(self) -> dict[str, object]:
         return {"piece": self.piece.record(), "to": self.target.record()}
 
 
@@ -212,7 +212,7 @@ class RemoveEvent(Event):
     def text(self) -> str:
         return f"{self.piece.label()} removed from {self.source.label()}"
 
-    def _fields(self) -> Dict[str, object]:
+    def _fields(self) -> dict[str, object]:
         return {"piece": self.piece.record(), "from": self.source.record()}
 
 
@@ -227,9 +227,9 @@ class ChangeEvent(Event):
     after: PieceRef = None  # type: ignore[assignment]
     place: Place = None  # type: ignore[assignment]
 
-    def changes(self) -> Dict[str, Tuple[Optional[str], Optional[str]]]:
+    def changes(self) -> dict[str, tuple[str | None, str | None]]:
         old, new = self.before.properties(), self.after.properties()
-        out: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
+        out: dict[str, tuple[str | None, str | None]] = {}
         for key in sorted(set(old) | set(new)):
             if key.startswith("Old") or key in ("ClickedX", "ClickedY"):
                 continue
@@ -237,7 +237,7 @@ class ChangeEvent(Event):
                 out[key] = (old.get(key), new.get(key))
         return out
 
-    def summary(self, skip: Tuple[str, ...] = ()) -> str:
+    def summary(self, skip: tuple[str, ...] = ()) -> str:
         """The changed properties as ``key old → new``, names and images left out."""
         parts = []
         for key, (a, b) in self.changes().items():
@@ -254,7 +254,7 @@ class ChangeEvent(Event):
             return f"{name_before} became {name_after} ({what}) at {self.place.label()}"
         return f"{name_before} changed at {self.place.label()}: {what}"
 
-    def _fields(self) -> Dict[str, object]:
+    def _fields(self) -> dict[str, object]:
         return {"piece": self.after.record(), "name_before": self.before.name,
                 "at": self.place.record(),
                 "changes": {k: list(v) for k, v in self.changes().items()}}
@@ -272,7 +272,7 @@ class ChatEvent(Event):
     def text(self) -> str:
         return f"chat: {self.display}"
 
-    def _fields(self) -> Dict[str, object]:
+    def _fields(self) -> dict[str, object]:
         return {"message": self.message, "display": self.display}
 
 
@@ -282,15 +282,15 @@ class DiceEvent(Event):
 
     kind = "dice"
     message: str = ""
-    button: Optional[str] = None
-    results: Optional[List[int]] = None
+    button: str | None = None
+    results: list[int] | None = None
 
     def text(self) -> str:
         if self.message:
             return f"dice: {chat_display(self.message)}"
         return f"dice: {self.button} {self.results}"
 
-    def _fields(self) -> Dict[str, object]:
+    def _fields(self) -> dict[str, object]:
         return {"message": self.message, "display": chat_display(self.message),
                 "button": self.button, "results": self.results}
 
@@ -299,14 +299,14 @@ class DiceEvent(Event):
 class PropertyEvent(Event):
     kind = "property"
     name: str = ""
-    old: Optional[str] = None
+    old: str | None = None
     new: str = ""
-    container: Optional[str] = None
+    container: str | None = None
 
     def text(self) -> str:
         return f"property {self.name}: {self.old if self.old is not None else '-'} → {self.new}"
 
-    def _fields(self) -> Dict[str, object]:
+    def _fields(self) -> dict[str, object]:
         return {"name": self.name, "old": self.old, "new": self.new, "container": self.container}
 
 
@@ -314,13 +314,13 @@ class PropertyEvent(Event):
 class TurnEvent(Event):
     kind = "turn"
     tracker: str = ""
-    old: Optional[str] = None
+    old: str | None = None
     new: str = ""
 
     def text(self) -> str:
         return f"turn tracker {self.tracker}: {self.old or '-'} → {self.new}"
 
-    def _fields(self) -> Dict[str, object]:
+    def _fields(self) -> dict[str, object]:
         return {"tracker": self.tracker, "old": self.old, "new": self.new}
 
 
@@ -328,14 +328,14 @@ class TurnEvent(Event):
 class PlayerEvent(Event):
     kind = "player"
     name: str = ""
-    side: Optional[str] = None
+    side: str | None = None
     joined: bool = True
 
     def text(self) -> str:
         verb = "joined" if self.joined else "left"
         return f"player {self.name} {verb}" + (f" as {self.side}" if self.side else "")
 
-    def _fields(self) -> Dict[str, object]:
+    def _fields(self) -> dict[str, object]:
         return {"name": self.name, "side": self.side, "joined": self.joined}
 
 
@@ -343,12 +343,12 @@ class PlayerEvent(Event):
 class BoardsEvent(Event):
     kind = "boards"
     map: str = ""
-    boards: List[Tuple[str, bool, int, int]] = field(default_factory=list)
+    boards: list[tuple[str, bool, int, int]] = field(default_factory=list)
 
     def text(self) -> str:
         return f"boards of {self.map}: " + ", ".join(b[0] for b in self.boards)
 
-    def _fields(self) -> Dict[str, object]:
+    def _fields(self) -> dict[str, object]:
         return {"map": self.map, "boards": [list(b) for b in self.boards]}
 
 
@@ -364,5 +364,5 @@ class UnknownEvent(Event):
     def text(self) -> str:
         return f"unknown command {self.prefix!r}"
 
-    def _fields(self) -> Dict[str, object]:
+    def _fields(self) -> dict[str, object]:
         return {"prefix": self.prefix, "command": self.command}

@@ -20,19 +20,29 @@ from __future__ import annotations
 
 import gc
 import os
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Union
 
 from vmodtool.errors import VmodError
 from vmodtool.replay.chain import ChainDifference, compare_states
 from vmodtool.replay.engine import Engine, ReplayWarning, Roster
-from vmodtool.replay.events import (AddEvent, ChangeEvent, ChatEvent, DiceEvent, Event,
-                                    MoveEvent)
+from vmodtool.replay.events import AddEvent, ChangeEvent, ChatEvent, DiceEvent, Event, MoveEvent
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.state import Piece
-from vmodtool.vassal.commands import (AddPiece, ChangePiece, Chat, LogEntry, MovePiece, Node,
-                                      NullCommand, RemovePiece, Undo, leaf_commands)
+from vmodtool.vassal.commands import (
+    AddPiece,
+    ChangePiece,
+    Chat,
+    LogEntry,
+    MovePiece,
+    Node,
+    NullCommand,
+    RemovePiece,
+    Undo,
+    leaf_commands,
+)
 from vmodtool.vassal.savefile import SavedGame
 
 __all__ = ["Replay", "Step", "PieceSnapshot", "BoardState", "relaxed_gc"]
@@ -53,33 +63,33 @@ class Step:
     logged undo); ``undone_by`` is set on the step an undo reversed."""
 
     number: int
-    file: Optional[str]
+    file: str | None
     file_step: int
     index: int
-    player: Optional[str] = None
-    side: Optional[str] = None
-    events: List[Event] = field(default_factory=list)
-    warnings: List[ReplayWarning] = field(default_factory=list)
+    player: str | None = None
+    side: str | None = None
+    events: list[Event] = field(default_factory=list)
+    warnings: list[ReplayWarning] = field(default_factory=list)
     undo: bool = False
-    undo_kind: Optional[str] = None
-    undoes: Optional[int] = None
-    undone_by: Optional[int] = None
+    undo_kind: str | None = None
+    undoes: int | None = None
+    undone_by: int | None = None
     commands: int = 0
     #: the stacks the step's commands touched, as they are after it: stack
     #: key (its id, or ``@…`` for one without) -> member piece ids bottom ->
     #: top; the first step of each file lists every stack (the file's saved
     #: state sets them all).  Lets a consumer follow stack order without
     #: replaying again.
-    stacks: Dict[str, Tuple[str, ...]] = field(default_factory=dict, repr=False)
-    _moves: Tuple[Tuple[str, ...], ...] = field(default=(), repr=False)
+    stacks: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    _moves: tuple[tuple[str, ...], ...] = field(default=(), repr=False)
 
     @property
-    def chat_lines(self) -> List[str]:
+    def chat_lines(self) -> list[str]:
         """The raw text of every chat/report/dice line the step logged."""
         return [e.message for e in self.events
                 if isinstance(e, (ChatEvent, DiceEvent)) and e.message]
 
-    def record(self) -> Dict[str, object]:
+    def record(self) -> dict[str, object]:
         return {"step": self.number, "file": self.file, "file_step": self.file_step,
                 "player": self.player, "side": self.side, "undo": self.undo,
                 "undo_kind": self.undo_kind, "undoes": self.undoes, "undone_by": self.undone_by,
@@ -93,18 +103,18 @@ class PieceSnapshot:
 
     id: str
     name: str
-    map: Optional[str]
+    map: str | None
     x: int
     y: int
-    location: Optional[str]
-    stack_id: Optional[str]
-    stack_index: Optional[int]
-    stack_size: Optional[int]
-    grid_cell: Optional[Tuple[int, int]]
+    location: str | None
+    stack_id: str | None
+    stack_index: int | None
+    stack_size: int | None
+    grid_cell: tuple[int, int] | None
     state: str
-    unit_id: Optional[str] = None
+    unit_id: str | None = None
 
-    def record(self) -> Dict[str, object]:
+    def record(self) -> dict[str, object]:
         return {"id": self.id, "name": self.name, "unit_id": self.unit_id, "map": self.map,
                 "x": self.x, "y": self.y, "location": self.location,
                 "stack_id": self.stack_id, "stack_index": self.stack_index,
@@ -119,33 +129,33 @@ class BoardState:
     properties, turn trackers."""
 
     step: int
-    pieces: List[PieceSnapshot]
-    global_properties: Dict[str, str]
-    turns: Dict[str, str]
+    pieces: list[PieceSnapshot]
+    global_properties: dict[str, str]
+    turns: dict[str, str]
 
-    def by_id(self) -> Dict[str, PieceSnapshot]:
+    def by_id(self) -> dict[str, PieceSnapshot]:
         return {p.id: p for p in self.pieces}
 
 
 class Replay:
     """A log or a chain of logs (or saves) replayed step by step."""
 
-    def __init__(self, games: Sequence[SavedGame], positions: Optional[Positions] = None,
-                 files: Optional[Sequence[str]] = None) -> None:
+    def __init__(self, games: Sequence[SavedGame], positions: Positions | None = None,
+                 files: Sequence[str] | None = None) -> None:
         self.games = list(games)
         self.files = list(files) if files is not None else [g.file for g in self.games]
         self.positions = positions or Positions()
-        self.chain_differences: List[ChainDifference] = []
-        self.warnings: List[ReplayWarning] = []
-        self.engine: Optional[Engine] = None
+        self.chain_differences: list[ChainDifference] = []
+        self.warnings: list[ReplayWarning] = []
+        self.engine: Engine | None = None
         self.roster = Roster()
         for g in self.games:
             self.roster.redactor.learn_from(g.commands)
 
     # ------------------------------------------------------------- opening
     @classmethod
-    def open(cls, paths: Union[PathLike, Sequence[PathLike]], *, module=None,
-             board_sizes: Optional[Dict[str, Tuple[int, int]]] = None) -> "Replay":
+    def open(cls, paths: PathLike | Sequence[PathLike], *, module=None,
+             board_sizes: dict[str, tuple[int, int]] | None = None) -> Replay:
         """Read the logs (``VmodError`` when one cannot be read at all) and
         the module (a path to a ``.vmod``, folder or buildFile, or an open
         :class:`~vmodtool.vassal.module.Module`)."""
@@ -159,7 +169,7 @@ class Replay:
         return cls(games, positions, [os.fspath(p) for p in paths])
 
     @property
-    def missing_board_sizes(self) -> List[str]:
+    def missing_board_sizes(self) -> list[str]:
         """Boards of the module whose pixel size is unknown."""
         return list(self.positions.missing_sizes)
 
@@ -176,8 +186,8 @@ class Replay:
             self.roster.redactor.learn(player_id, self.roster.players[player_id][0])
         return engine
 
-    def steps(self, *, until: Optional[int] = None,
-              on_restore: Optional[Callable[[int, Engine], None]] = None) -> Iterator[Step]:
+    def steps(self, *, until: int | None = None,
+              on_restore: Callable[[int, Engine], None] | None = None) -> Iterator[Step]:
         """Replay from the first file's saved state, yielding each step after
         it was applied (:attr:`engine` holds the live state).  ``until``
         stops after that step number; ``on_restore(k, engine)`` is called
@@ -189,11 +199,11 @@ class Replay:
         with relaxed_gc():
             yield from self._steps(until, on_restore)
 
-    def _steps(self, until: Optional[int],
-               on_restore: Optional[Callable[[int, Engine], None]] = None) -> Iterator[Step]:
+    def _steps(self, until: int | None,
+               on_restore: Callable[[int, Engine], None] | None = None) -> Iterator[Step]:
         number = 0
-        history: List[Step] = []
-        previous: Optional[Engine] = None
+        history: list[Step] = []
+        previous: Engine | None = None
         for k, game in enumerate(self.games):
             engine = self._restore(k)
             self.warnings.extend(engine.warnings)
@@ -214,21 +224,21 @@ class Replay:
                     return
             previous = engine
 
-    def run(self) -> List[Step]:
+    def run(self) -> list[Step]:
         """All steps (the replay state ends in :attr:`engine`)."""
         return list(self.steps())
 
     def _run_step(self, engine: Engine, node: Node, number: int, file_step: int,
-                  index: int, history: List[Step]) -> Step:
+                  index: int, history: list[Step]) -> Step:
         engine.step_number = number
         engine.events = []
         engine.player_ids = []
         engine.undo_brackets = 0
         nwarn = len(engine.warnings)
         count = 0
-        moves: List[Tuple[str, ...]] = []
+        moves: list[tuple[str, ...]] = []
         stacks_seen = set()
-        referenced: List[str] = []
+        referenced: list[str] = []
         execute = engine.execute
         for cmd in leaf_commands(node):
             count += 1
@@ -287,7 +297,7 @@ class Replay:
                 _mark_undone(target, step)
         return step
 
-    def _compare(self, previous: Engine, engine: Engine, k: int) -> List[ChainDifference]:
+    def _compare(self, previous: Engine, engine: Engine, k: int) -> list[ChainDifference]:
         return compare_states(previous.state, engine.state, previous.place_of, engine.place_of,
                               Engine.ref, self.files[k - 1], self.files[k])
 
@@ -342,10 +352,10 @@ def piece_snapshot(engine: Engine, p: Piece) -> PieceSnapshot:
     if parent is not None:
         stack_id = parent.id
         try:
-            stack_index: Optional[int] = parent.members.index(p)
+            stack_index: int | None = parent.members.index(p)
         except ValueError:
             stack_index = None
-        stack_size: Optional[int] = len(parent.members)
+        stack_size: int | None = len(parent.members)
     else:
         stack_id = stack_index = stack_size = None
     return PieceSnapshot(p.id or "", p.name, place.map, place.x, place.y, place.location,
@@ -358,13 +368,13 @@ def stack_key(stack) -> str:
     return stack.id or f"@{id(stack)}"
 
 
-def _stacks_after(engine: Engine, piece_ids: Sequence[Optional[str]],
-                  everything: bool = False) -> Dict[str, Tuple[str, ...]]:
+def _stacks_after(engine: Engine, piece_ids: Sequence[str | None],
+                  everything: bool = False) -> dict[str, tuple[str, ...]]:
     """The stacks holding (or being) these pieces now; every stack when
     ``everything``.  A piece in no stack is a stack of its own."""
     pieces = engine.state.pieces
     objects = pieces.values() if everything else (pieces.get(pid) for pid in piece_ids if pid)
-    out: Dict[str, Tuple[str, ...]] = {}
+    out: dict[str, tuple[str, ...]] = {}
     for obj in objects:
         if obj is None:
             continue
@@ -383,13 +393,13 @@ def _is_stack(engine: Engine, piece_id: str) -> bool:
     return obj is not None and obj.is_stack
 
 
-def _fold(events: List[Event]) -> List[Event]:
+def _fold(events: list[Event]) -> list[Event]:
     """Attach a piece's state change to its move in the same step (VASSAL
     logs "mark moved" with every move), and an added piece's first move to
     its addition."""
     moved = {e.piece.id for e in events if isinstance(e, MoveEvent)}
-    out: List[Event] = []
-    added: Dict[str, AddEvent] = {}
+    out: list[Event] = []
+    added: dict[str, AddEvent] = {}
     for e in events:
         if isinstance(e, ChangeEvent) and e.after.id in moved:
             for m in events:
@@ -408,7 +418,7 @@ def _fold(events: List[Event]) -> List[Event]:
     return out
 
 
-def _last_undoable(history: List[Step], file: Optional[str]) -> Optional[Step]:
+def _last_undoable(history: list[Step], file: str | None) -> Step | None:
     for s in reversed(history):
         if s.file != file:
             return None
@@ -425,7 +435,7 @@ def _mark_undone(target: Step, step: Step) -> None:
         e.undone = True
 
 
-def _is_inverse(moves: Tuple[Tuple[str, ...], ...], before: Tuple[Tuple[str, ...], ...]) -> bool:
+def _is_inverse(moves: tuple[tuple[str, ...], ...], before: tuple[tuple[str, ...], ...]) -> bool:
     """True when ``moves`` exactly reverses ``before`` (every MovePiece with
     new and old swapped, every ChangePiece with new and old states swapped,
     in reverse order) — how VASSAL before the UNDO brackets logged an undo."""

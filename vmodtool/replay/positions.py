@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Union
 
 from vmodtool.errors import VmodError
-from vmodtool.vassal.grid import (OFFBOARD, BoardPlacement, HexGrid, MapGeometry, ZonedGrid,
-                                  board_from_element)
+from vmodtool.vassal.grid import OFFBOARD, BoardPlacement, HexGrid, MapGeometry, ZonedGrid, board_from_element
 
 __all__ = ["Positions", "load_board_sizes", "OFFBOARD"]
 
@@ -24,7 +23,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 _STACK_METRICS = "VASSAL.build.module.map.StackMetrics"
 
 
-def load_board_sizes(path: PathLike) -> Dict[str, Tuple[int, int]]:
+def load_board_sizes(path: PathLike) -> dict[str, tuple[int, int]]:
     """Board sizes from a JSON file: the shape of the corpus
     ``board-sizes.json`` (``{"boards": {NAME: {"width": W, "height": H}}}``)
     or a plain ``{NAME: [W, H]}`` / ``{NAME: {"width": W, "height": H}}``."""
@@ -35,7 +34,7 @@ def load_board_sizes(path: PathLike) -> Dict[str, Tuple[int, int]]:
     boards = data.get("boards", data) if isinstance(data, dict) else None
     if not isinstance(boards, dict):
         raise VmodError("board sizes: expected a JSON object of board name → size", file=path)
-    sizes: Dict[str, Tuple[int, int]] = {}
+    sizes: dict[str, tuple[int, int]] = {}
     for name, value in boards.items():
         try:
             if isinstance(value, dict):
@@ -55,28 +54,28 @@ def load_board_sizes(path: PathLike) -> Dict[str, Tuple[int, int]]:
 class _MapInfo:
     __slots__ = ("name", "boards", "edge", "stacking", "geometry", "board_names", "error")
 
-    def __init__(self, name: str, boards: dict, edge: Tuple[int, int], stacking: bool) -> None:
+    def __init__(self, name: str, boards: dict, edge: tuple[int, int], stacking: bool) -> None:
         self.name = name
         self.boards = boards            # board name -> BoardEntry (first of that name)
         self.edge = edge
         self.stacking = stacking
-        self.geometry: Optional[MapGeometry] = None
-        self.board_names: Optional[List[Tuple[str, bool, int, int]]] = None
-        self.error: Optional[str] = None
+        self.geometry: MapGeometry | None = None
+        self.board_names: list[tuple[str, bool, int, int]] | None = None
+        self.error: str | None = None
 
 
 class Positions:
     """Location names of map points for one module (or none)."""
 
-    def __init__(self, module=None, board_sizes: Optional[Dict[str, Tuple[int, int]]] = None
+    def __init__(self, module=None, board_sizes: dict[str, tuple[int, int]] | None = None
                  ) -> None:
         self.module = module
-        self.sizes: Dict[str, Tuple[int, int]] = {}
-        self.missing_sizes: List[str] = []
+        self.sizes: dict[str, tuple[int, int]] = {}
+        self.missing_sizes: list[str] = []
         #: problems already reported (a chain reports each one once)
         self.reported: set = set()
-        self._maps: Dict[str, _MapInfo] = {}
-        self._cache: Dict[Tuple[str, int, int], Tuple[Optional[str], Optional[Tuple[int, int]]]] = {}
+        self._maps: dict[str, _MapInfo] = {}
+        self._cache: dict[tuple[str, int, int], tuple[str | None, tuple[int, int] | None]] = {}
         if module is None:
             return
         self.sizes, self.missing_sizes = module.board_sizes(board_sizes or {})
@@ -99,7 +98,7 @@ class Positions:
     def has_module(self) -> bool:
         return self.module is not None
 
-    def map_names(self) -> List[str]:
+    def map_names(self) -> list[str]:
         return list(self._maps)
 
     def knows_map(self, name: str) -> bool:
@@ -110,7 +109,7 @@ class Positions:
         return info.stacking if info is not None else True
 
     # -- boards in use ---------------------------------------------------
-    def set_boards(self, map_name: str, boards: List[Tuple[str, bool, int, int]]) -> Optional[str]:
+    def set_boards(self, map_name: str, boards: list[tuple[str, bool, int, int]]) -> str | None:
         """Use these boards (name, reversed, column, row) on a map (the
         ``SetBoards`` command).  Returns a problem to report, or None."""
         info = self._maps.get(map_name)
@@ -124,7 +123,7 @@ class Positions:
         self._cache.clear()
         return self._build(info)
 
-    def _build(self, info: _MapInfo) -> Optional[str]:
+    def _build(self, info: _MapInfo) -> str | None:
         names = info.board_names
         if names is None:
             if len(info.boards) == 1:
@@ -153,7 +152,7 @@ class Positions:
         info.geometry = MapGeometry(placements, info.edge[0], info.edge[1])
         return None
 
-    def geometry(self, map_name: str) -> Optional[MapGeometry]:
+    def geometry(self, map_name: str) -> MapGeometry | None:
         info = self._maps.get(map_name)
         if info is None:
             return None
@@ -161,7 +160,7 @@ class Positions:
             self._build(info)
         return info.geometry
 
-    def problem(self, map_name: str) -> Optional[str]:
+    def problem(self, map_name: str) -> str | None:
         """Why a map of the module cannot name locations (or None)."""
         info = self._maps.get(map_name)
         if info is None:
@@ -171,8 +170,8 @@ class Positions:
         return info.error
 
     # -- naming ----------------------------------------------------------
-    def locate(self, map_name: Optional[str], x: int, y: int
-               ) -> Tuple[Optional[str], Optional[Tuple[int, int]]]:
+    def locate(self, map_name: str | None, x: int, y: int
+               ) -> tuple[str | None, tuple[int, int] | None]:
         """(VASSAL's location name, raw hex [column, row]) of a map point;
         ``(None, None)`` without a module, on an unknown map or a map whose
         board sizes are unknown."""
@@ -184,7 +183,7 @@ class Positions:
             return found
         geometry = self.geometry(map_name)
         if geometry is None:
-            result: Tuple[Optional[str], Optional[Tuple[int, int]]] = (None, None)
+            result: tuple[str | None, tuple[int, int] | None] = (None, None)
         else:
             result = (geometry.location_name(x, y), _grid_cell(geometry, x, y))
         if len(self._cache) > 200000:
@@ -192,11 +191,11 @@ class Positions:
         self._cache[key] = result
         return result
 
-    def location(self, map_name: Optional[str], x: int, y: int) -> Optional[str]:
+    def location(self, map_name: str | None, x: int, y: int) -> str | None:
         return self.locate(map_name, x, y)[0]
 
 
-def _grid_cell(geometry: MapGeometry, x: int, y: int) -> Optional[Tuple[int, int]]:
+def _grid_cell(geometry: MapGeometry, x: int, y: int) -> tuple[int, int] | None:
     found = geometry.to_board(x, y)
     if found is None:
         return None
@@ -210,7 +209,7 @@ def _grid_cell(geometry: MapGeometry, x: int, y: int) -> Optional[Tuple[int, int
     return None
 
 
-def _int(value: Optional[str]) -> int:
+def _int(value: str | None) -> int:
     try:
         return int(value) if value else 0
     except ValueError:

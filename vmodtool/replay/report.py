@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Iterable, Iterator, List
+from collections.abc import Iterable, Iterator
 
 from vmodtool.replay.chain import ChainDifference
 from vmodtool.replay.engine import ReplayWarning
@@ -82,8 +82,8 @@ def board_records(board: BoardState) -> Iterator[str]:
                      ensure_ascii=False)
 
 
-def summary_lines(steps: List[Step], differences: Iterable[ChainDifference],
-                  warnings: Iterable[ReplayWarning], missing_sizes: List[str]) -> Iterator[str]:
+def summary_lines(steps: list[Step], differences: Iterable[ChainDifference],
+                  warnings: Iterable[ReplayWarning], missing_sizes: list[str]) -> Iterator[str]:
     differences = list(differences)
     warnings = list(warnings)
     undo = sum(1 for s in steps if s.undo)

@@ -20,7 +20,7 @@ or a property is asked for.
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Tuple
+from collections.abc import Iterator
 
 from vmodtool.vassal.pieces import PieceDef, Trait, java_int
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
@@ -33,7 +33,7 @@ UNIQUE_ID = "UniqueID"
 # --------------------------------------------------------------------------
 # nested TAB strings (Decorator type/state chains)
 
-def split_nested(text: str, count: int) -> List[str]:
+def split_nested(text: str, count: int) -> list[str]:
     """Split a nested decorator string (``t0 TAB esc(t1 TAB esc(t2 …))``)
     into ``count`` tokens, outermost first, as ``Decorator.setState`` does;
     a state with fewer levels gives fewer tokens.
@@ -56,8 +56,8 @@ def split_nested(text: str, count: int) -> List[str]:
                 parts[i] = part[:-i]
             if ok and (count < 2 or not parts[0].endswith("\\")):
                 return parts
-    out: List[str] = []
-    rest: Optional[str] = text
+    out: list[str] = []
+    rest: str | None = text
     while rest is not None and len(out) < count:
         if len(out) == count - 1:
             out.append(rest)
@@ -68,17 +68,17 @@ def split_nested(text: str, count: int) -> List[str]:
     return out
 
 
-_TYPE_CACHE: Dict[str, Tuple[str, ...]] = {}
+_TYPE_CACHE: dict[str, tuple[str, ...]] = {}
 
 
-def type_tokens(type_text: str) -> Tuple[str, ...]:
+def type_tokens(type_text: str) -> tuple[str, ...]:
     """The per-trait type tokens of a type chain (cached: many pieces share
     one type)."""
     found = _TYPE_CACHE.get(type_text)
     if found is not None:
         return found
-    toks: List[str] = []
-    rest: Optional[str] = type_text
+    toks: list[str] = []
+    rest: str | None = type_text
     if "'" not in type_text and "\\" not in type_text:
         toks = type_text.split("\t")
     else:
@@ -93,7 +93,7 @@ def type_tokens(type_text: str) -> Tuple[str, ...]:
     return result
 
 
-def _split_basic(state: str) -> Tuple[str, int, int]:
+def _split_basic(state: str) -> tuple[str, int, int]:
     """Map id and position of a BasicPiece (or stack) state."""
     if "\\" not in state and "'" not in state:
         toks = state.split(";", 3)
@@ -120,28 +120,28 @@ class Piece:
                  "parent", "_def", "__weakref__")
     is_stack = False
 
-    def __init__(self, piece_id: Optional[str], type_text: str) -> None:
+    def __init__(self, piece_id: str | None, type_text: str) -> None:
         self.id = piece_id
         self.type = type_text
         self.ntraits = len(type_tokens(type_text))
-        self._levels: Optional[List[str]] = []
-        self._state: Optional[str] = None
+        self._levels: list[str] | None = []
+        self._state: str | None = None
         self.basic = "null;0;0"
-        self.map: Optional[MapState] = None
+        self.map: MapState | None = None
         self.x = 0
         self.y = 0
-        self.parent: Optional[Stack] = None
-        self._def: Optional[PieceDef] = None
+        self.parent: Stack | None = None
+        self._def: PieceDef | None = None
 
     # -- where ------------------------------------------------------------
     @property
-    def current_map(self) -> Optional["MapState"]:
+    def current_map(self) -> MapState | None:
         parent = self.parent
         return parent.map if parent is not None else self.map
 
     # -- trait states -------------------------------------------------------
     @property
-    def levels(self) -> List[str]:
+    def levels(self) -> list[str]:
         """The decorator state tokens, outermost first (split on first use
         after a whole state was set)."""
         levels = self._levels
@@ -152,7 +152,7 @@ class Piece:
             self._levels = levels
         return levels
 
-    def set_raw_state(self, state: str) -> Optional[str]:
+    def set_raw_state(self, state: str) -> str | None:
         """Take a whole state string when every TAB in it separates two
         trait levels (the usual case); the levels are split on demand.
         Returns the BasicPiece state token, or None when the state needs the
@@ -173,7 +173,7 @@ class Piece:
         return tuple(self.levels)
 
     @property
-    def position(self) -> Tuple[int, int]:
+    def position(self) -> tuple[int, int]:
         parent = self.parent
         if parent is not None:
             return parent.x, parent.y
@@ -196,12 +196,12 @@ class Piece:
         x, y = self.position
         gpid = toks[3] if len(toks) > 3 else ""
         props = _props(toks)
-        out: List[str] = [self.map.name if self.map is not None else "null", str(x), str(y),
+        out: list[str] = [self.map.name if self.map is not None else "null", str(x), str(y),
                           gpid, str(len(props) // 2)]
         out.extend(props)
         return encode_sequence(out, ";") or ""
 
-    def persistent_properties(self) -> Dict[str, str]:
+    def persistent_properties(self) -> dict[str, str]:
         props = _props(decode_sequence(self.basic, ";"))
         return {props[i]: props[i + 1] for i in range(0, len(props) - 1, 2)}
 
@@ -223,14 +223,14 @@ class Piece:
         except Exception:  # a malformed trait must not stop a report
             return ""
 
-    def get_property(self, key: str) -> Optional[str]:
+    def get_property(self, key: str) -> str | None:
         try:
             return self.definition().get_property(key)
         except Exception:
             return None
 
     @property
-    def unit_id(self) -> Optional[str]:
+    def unit_id(self) -> str | None:
         return self.get_property("UnitId")
 
     @property
@@ -250,11 +250,11 @@ class Piece:
         return f"Piece({self.id!r})"
 
 
-def _props(toks: List[str]) -> List[str]:
+def _props(toks: list[str]) -> list[str]:
     if len(toks) <= 4:
         return []
     count = java_int(toks[4]) or 0
-    out: List[str] = []
+    out: list[str] = []
     for i in range(max(count, 0)):
         k = 5 + 2 * i
         out.append(toks[k] if k < len(toks) else "")
@@ -269,23 +269,23 @@ class Stack:
     is_stack = True
     parent = None
 
-    def __init__(self, stack_id: Optional[str]) -> None:
+    def __init__(self, stack_id: str | None) -> None:
         self.id = stack_id
-        self.members: List[Piece] = []
-        self.map: Optional[MapState] = None
+        self.members: list[Piece] = []
+        self.map: MapState | None = None
         self.x = 0
         self.y = 0
         self.layer = -1
 
     @property
-    def current_map(self) -> Optional["MapState"]:
+    def current_map(self) -> MapState | None:
         return self.map
 
     @property
-    def position(self) -> Tuple[int, int]:
+    def position(self) -> tuple[int, int]:
         return self.x, self.y
 
-    def set_map(self, m: Optional["MapState"]) -> None:
+    def set_map(self, m: MapState | None) -> None:
         """``Stack.setMap``: also sets each member's own map field."""
         self.map = m
         for member in self.members:
@@ -325,7 +325,7 @@ class Stack:
             self.members.insert(pos, p)
 
     def state_string(self) -> str:
-        out: List[str] = [self.map.name if self.map is not None else "null",
+        out: list[str] = [self.map.name if self.map is not None else "null",
                           str(self.x), str(self.y)]
         out += [m.id or "null" for m in self.members]
         out.append(f"@@{self.layer}")
@@ -345,17 +345,17 @@ class MapState:
 
     def __init__(self, name: str, *, stacking: bool = True, known: bool = True) -> None:
         self.name = name
-        self.pieces: Dict[object, None] = {}
+        self.pieces: dict[object, None] = {}
         self.stacking = stacking
         self.known = known
         # top-level objects by point, so that a drop finds the stack at its
         # point without scanning the whole map (the engine calls relocate()
         # whenever a top-level object's x/y change)
-        self._at: Dict[Tuple[int, int], Dict[object, None]] = {}
-        self._key: Dict[object, Tuple[int, int]] = {}
+        self._at: dict[tuple[int, int], dict[object, None]] = {}
+        self._key: dict[object, tuple[int, int]] = {}
         # drawing order without scanning the map: a number per top-level
         # object, increasing in the order of ``pieces``
-        self._seq: Dict[object, int] = {}
+        self._seq: dict[object, int] = {}
         self._next = 0
 
     def _index(self, obj) -> None:
@@ -379,7 +379,7 @@ class MapState:
             self._unindex(obj)
             self._index(obj)
 
-    def at(self, x: int, y: int) -> List[object]:
+    def at(self, x: int, y: int) -> list[object]:
         """Top-level objects exactly at (x, y), in drawing order."""
         bucket = self._at.get((x, y))
         if not bucket:
@@ -435,11 +435,11 @@ class GameState:
     turn trackers and the roster."""
 
     def __init__(self) -> None:
-        self.pieces: Dict[str, object] = {}
-        self.maps: Dict[str, MapState] = {}
-        self.global_properties: Dict[Tuple[Optional[str], str], str] = {}
-        self.turns: Dict[str, str] = {}
-        self.boards: Dict[str, list] = {}
+        self.pieces: dict[str, object] = {}
+        self.maps: dict[str, MapState] = {}
+        self.global_properties: dict[tuple[str | None, str], str] = {}
+        self.turns: dict[str, str] = {}
+        self.boards: dict[str, list] = {}
         self._new_ids = 0
 
     def new_id(self) -> str:
@@ -453,7 +453,7 @@ class GameState:
             obj.id = self.new_id()
         self.pieces[obj.id] = obj
 
-    def get(self, piece_id: Optional[str]):
+    def get(self, piece_id: str | None):
         return self.pieces.get(piece_id) if piece_id is not None else None
 
     def game_pieces(self) -> Iterator[Piece]:

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path as FsPath
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Union
 
 from vmodtool.scenario import model as M
 from vmodtool.scenario.mapgrid import SQRT3_2, AxisNumbering, GridSpec, alpha_index, build_map_grid
 from vmodtool.scenario.problems import Path, Problem, ScenarioProblems
 from vmodtool.scenario.rule_refs import RuleReferences
-from vmodtool.scenario.schema_check import schema_problems, scenario_schema
+from vmodtool.scenario.schema_check import scenario_schema, schema_problems
 from vmodtool.scenario.source import Document, load_csv, load_document
 from vmodtool.vassal.grid_numbering import format_index
 
@@ -45,7 +46,7 @@ def load_scenario(path: PathLike) -> M.Scenario:
     return scenario
 
 
-def check_scenario(path: PathLike) -> Tuple[Optional[M.Scenario], List[Problem]]:
+def check_scenario(path: PathLike) -> tuple[M.Scenario | None, list[Problem]]:
     """Validate a scenario file: the model (None when it cannot be built)
     and every problem found, in file order."""
     fs_path = FsPath(path)
@@ -56,7 +57,7 @@ def check_scenario(path: PathLike) -> Tuple[Optional[M.Scenario], List[Problem]]
         doc.problems.append(doc.problem((), "a scenario file is a mapping of keys (schema, game, "
                                             "map, unit_types, counters, …) at the top level"))
         return None, doc.problems
-    problems: List[Problem] = list(doc.problems)
+    problems: list[Problem] = list(doc.problems)
     problems += schema_problems(doc)
     builder = _Builder(doc, fs_path)
     scenario = builder.build()
@@ -80,8 +81,8 @@ class _Builder:
         self.doc = doc
         self.path = path
         self.folder = path.parent
-        self.problems: List[Problem] = []
-        self.data: Dict[str, Any] = doc.data
+        self.problems: list[Problem] = []
+        self.data: dict[str, Any] = doc.data
 
     # -- helpers ------------------------------------------------------------
     def err(self, path: Path, message: str, severity: str = "error") -> None:
@@ -108,7 +109,7 @@ class _Builder:
         line, _ = self.doc.where(path)
         return M.Position(self.doc.file, line)
 
-    def text(self, path: Path, default: Optional[str] = None) -> Optional[str]:
+    def text(self, path: Path, default: str | None = None) -> str | None:
         value = self.get(path)
         if isinstance(value, str):
             return value
@@ -116,7 +117,7 @@ class _Builder:
             return default
         return str(value) if not isinstance(value, (dict, list)) else default
 
-    def hex_id(self, path: Path, hexes: Mapping[str, Any], what: str = "hex") -> Optional[str]:
+    def hex_id(self, path: Path, hexes: Mapping[str, Any], what: str = "hex") -> str | None:
         """Check that the value at ``path`` is a hex id on the map."""
         value = self.get(path)
         if value is None:
@@ -139,7 +140,7 @@ class _Builder:
         return f"; did you mean {close[0]!r}?" if close else span
 
     def ref(self, path: Path, known: Iterable[str], what: str, *, allow: Sequence[str] = ()
-            ) -> Optional[str]:
+            ) -> str | None:
         value = self.get(path)
         if value is None:
             return None
@@ -154,8 +155,8 @@ class _Builder:
             return None
         return value
 
-    def unique(self, items: Iterable[Tuple[Path, str]], what: str) -> None:
-        seen: Dict[str, Path] = {}
+    def unique(self, items: Iterable[tuple[Path, str]], what: str) -> None:
+        seen: dict[str, Path] = {}
         for path, ident in items:
             if ident in seen:
                 line, _ = self.doc.where(seen[ident])
@@ -163,12 +164,12 @@ class _Builder:
             else:
                 seen[ident] = path
 
-    def list_of(self, path: Path) -> List[Tuple[Path, Any]]:
+    def list_of(self, path: Path) -> list[tuple[Path, Any]]:
         value = self.get(path, list, [])
         return [(path + (i,), item) for i, item in enumerate(value)]
 
     # -- build --------------------------------------------------------------
-    def build(self) -> Optional[M.Scenario]:
+    def build(self) -> M.Scenario | None:
         schema = self.text(("schema",))
         if schema is not None and schema not in SCHEMAS:
             pass  # the JSON Schema reports the bad value
@@ -247,7 +248,7 @@ class _Builder:
         return AxisNumbering(kind, start, max(0, leading),
                              bool(self.get(path + ("descending",), bool, False)))
 
-    def build_grid_spec(self) -> Optional[GridSpec]:
+    def build_grid_spec(self) -> GridSpec | None:
         p = ("map", "grid")
         if not isinstance(self.get(p), dict):
             return None
@@ -288,7 +289,7 @@ class _Builder:
                         location_format=self.text(n + ("location_format",), "$gridLocation$")
                         or "$gridLocation$")
 
-    def build_map(self) -> Optional[M.HexMap]:
+    def build_map(self) -> M.HexMap | None:
         p = ("map",)
         spec = self.build_grid_spec()
         if spec is None:
@@ -304,8 +305,8 @@ class _Builder:
             self.err(p + ("grid", "numbering"), message)
         hexes = grid.hexes
         # terrain types
-        ttypes: Dict[str, M.TerrainType] = {}
-        codes: Dict[str, str] = {}
+        ttypes: dict[str, M.TerrainType] = {}
+        codes: dict[str, str] = {}
         for tid, tdef in self.get(p + ("terrain_types",), dict, {}).items():
             tp = p + ("terrain_types", tid)
             if not isinstance(tdef, dict):
@@ -344,7 +345,7 @@ class _Builder:
             if self.ref(kp, ttypes, "terrain type"):
                 terrain[label] = tname
         # hexsides
-        htypes: Dict[str, M.HexsideType] = {}
+        htypes: dict[str, M.HexsideType] = {}
         for hid, hdef in self.get(p + ("hexside_types",), dict, {}).items():
             hp = p + ("hexside_types", hid)
             if isinstance(hdef, dict):
@@ -353,12 +354,12 @@ class _Builder:
                                                  self.get(hp + ("width",), (int, float)),
                                                  self.text(hp + ("drawn_as",), "hexside") or "hexside",
                                                  self.text(hp + ("symbol",)))
-        hexsides: List[M.Hexside] = []
+        hexsides: list[M.Hexside] = []
         for hp, entry in self.list_of(p + ("hexsides",)):
             if not isinstance(entry, dict):
                 continue
             htype = self.ref(hp + ("type",), htypes, "hexside type")
-            pairs: List[Tuple[Path, Path]] = []
+            pairs: list[tuple[Path, Path]] = []
             for ip, pair in self.list_of(hp + ("between",)):
                 if isinstance(pair, list) and len(pair) == 2:
                     pairs.append((ip + (0,), ip + (1,)))
@@ -416,7 +417,7 @@ class _Builder:
         if not rows:
             return
         # the labels of each printed row, left to right
-        by_row: Dict[str, List[str]] = {}
+        by_row: dict[str, list[str]] = {}
         for label, (raw_c, raw_r) in grid.hexes.items():
             row_key = self._row_label(label, spec, raw_c, raw_r, grid)
             by_row.setdefault(row_key, []).append(label)
@@ -458,7 +459,7 @@ class _Builder:
         return format_index(value + int(attrs[f"{axis}Off"]), attrs[f"{axis}Type"],
                             int(attrs[f"{axis}Leading"]))
 
-    def local_file(self, path: Path, name: str, what: str) -> Optional[FsPath]:
+    def local_file(self, path: Path, name: str, what: str) -> FsPath | None:
         candidate = (self.folder / name)
         try:
             candidate.resolve().relative_to(self.folder.resolve())
@@ -471,7 +472,7 @@ class _Builder:
         return candidate
 
     # -- boxes, tracks, layouts -------------------------------------------------
-    def build_boxes(self) -> List[M.Box]:
+    def build_boxes(self) -> list[M.Box]:
         out = []
         for bp, entry in self.list_of(("boxes",)):
             bid = self.text(bp + ("id",))
@@ -484,7 +485,7 @@ class _Builder:
                      if self.text(bp + ("id",))), "box id")
         return out
 
-    def build_tracks(self) -> List[M.Track]:
+    def build_tracks(self) -> list[M.Track]:
         out = []
         for tp, entry in self.list_of(("tracks",)):
             tid = self.text(tp + ("id",))
@@ -504,20 +505,20 @@ class _Builder:
                      if self.text(tp + ("id",))), "track id")
         return out
 
-    def build_layouts(self) -> Dict[str, Dict[str, str]]:
-        out: Dict[str, Dict[str, str]] = {}
+    def build_layouts(self) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
         for lid, regions in self.get(("factor_layouts",), dict, {}).items():
             if isinstance(regions, dict):
                 out[str(lid)] = {str(k): v for k, v in regions.items() if isinstance(v, str)}
         return out
 
     # -- unit types ---------------------------------------------------------------
-    def build_unit_types(self) -> Dict[str, M.UnitType]:
-        out: Dict[str, M.UnitType] = {}
+    def build_unit_types(self) -> dict[str, M.UnitType]:
+        out: dict[str, M.UnitType] = {}
         types = self.get(("unit_types",), dict, {})
         if not types and "unit_types" in self.data:
             self.err(("unit_types",), "define at least one unit type")
-        all_tags: Set[str] = set()
+        all_tags: set[str] = set()
         for tid, tdef in types.items():
             if isinstance(tdef, dict):
                 all_tags.update(t for t in tdef.get("tags", []) or [] if isinstance(t, str))
@@ -569,7 +570,7 @@ class _Builder:
         return out
 
     def check_layout(self, path: Path, layout: str, faces: Sequence[M.Face]) -> None:
-        names: Set[str] = set()
+        names: set[str] = set()
         for fmt in self.layouts.get(layout, {}).values():
             names.update(re.findall(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", fmt))
         for face in faces:
@@ -579,7 +580,7 @@ class _Builder:
                                "has no such factor", severity="warning")
 
     # -- markers, formations, counters --------------------------------------------
-    def build_markers(self) -> Dict[str, M.MarkerKind]:
+    def build_markers(self) -> dict[str, M.MarkerKind]:
         out = {}
         for mid, mdef in self.get(("markers",), dict, {}).items():
             mp = ("markers", mid)
@@ -591,7 +592,7 @@ class _Builder:
                                              self.text(mp + ("ink",)))
         return out
 
-    def build_formations(self) -> List[M.Formation]:
+    def build_formations(self) -> list[M.Formation]:
         out = []
         for fp, entry in self.list_of(("formations",)):
             fid = self.text(fp + ("id",))
@@ -605,7 +606,7 @@ class _Builder:
                      if self.text(fp + ("id",))), "formation id")
         return out
 
-    def _counter_entries(self) -> List[Tuple[Path, Dict[str, Any], M.Position, Optional[Document]]]:
+    def _counter_entries(self) -> list[tuple[Path, dict[str, Any], M.Position, Document | None]]:
         value = self.get(("counters",))
         if isinstance(value, list):
             return [(cp, entry, self.pos(cp), None) for cp, entry in self.list_of(("counters",))
@@ -624,7 +625,7 @@ class _Builder:
                     self.problems.append(Problem(f"row is missing {', '.join(missing)}", file=str(csv_path),
                                                  line=line, path=("counters",)))
                     continue
-                entry: Dict[str, Any] = {k: v.strip() for k, v in row.items() if isinstance(k, str) and v and v.strip()}
+                entry: dict[str, Any] = {k: v.strip() for k, v in row.items() if isinstance(k, str) and v and v.strip()}
                 if "labels" in entry:
                     entry["labels"] = [s.strip() for s in entry["labels"].split("|")]
                 if "count" in entry:
@@ -644,10 +645,10 @@ class _Builder:
             return out
         return []
 
-    def build_counters(self) -> List[M.Counter]:
-        out: List[M.Counter] = []
+    def build_counters(self) -> list[M.Counter]:
+        out: list[M.Counter] = []
         formation_side = {f.id: f.side for f in self.formations}
-        seen: Dict[str, M.Position] = {}
+        seen: dict[str, M.Position] = {}
         for cp, entry, position, _ in self._counter_entries():
             in_csv = position.file != self.doc.file
 
@@ -658,7 +659,7 @@ class _Builder:
                 else:
                     self.err(cp + (key,), message)
 
-            def check_ref(key: str, known: Iterable[str], what: str) -> Optional[str]:
+            def check_ref(key: str, known: Iterable[str], what: str) -> str | None:
                 value = entry.get(key)
                 if value is None:
                     return None
@@ -722,7 +723,7 @@ class _Builder:
                 self.err(fp + ("hq",), f"HQ {hq!r} belongs to formation {counter.formation!r}, not {fid!r}")
 
     # -- turns, setup, resources, log, charts ------------------------------------------
-    def build_turns(self) -> Optional[M.TurnStructure]:
+    def build_turns(self) -> M.TurnStructure | None:
         p = ("turns",)
         if not isinstance(self.get(p), dict):
             return None
@@ -752,15 +753,15 @@ class _Builder:
         return M.TurnStructure(first, last, tuple(phases),
                                tuple(s for s in self.get(p + ("player_turns",), list, []) if isinstance(s, str)))
 
-    def build_setup(self) -> List[Any]:
+    def build_setup(self) -> list[Any]:
         hexes = self.map.grid.hexes
         counters = {c.id: c for c in self.counters}
         box_ids = [b.id for b in self.boxes]
         formation_ids = [f.id for f in self.formations]
-        placed: Dict[str, Path] = {}
-        out: List[Any] = []
+        placed: dict[str, Path] = {}
+        out: list[Any] = []
 
-        def unit(path: Path) -> Optional[str]:
+        def unit(path: Path) -> str | None:
             uid = self.text(path)
             if uid is None:
                 return None
@@ -776,7 +777,7 @@ class _Builder:
             placed[uid] = path
             return uid
 
-        def faces(path: Path, units: Sequence[str]) -> Dict[str, str]:
+        def faces(path: Path, units: Sequence[str]) -> dict[str, str]:
             result = {}
             for uid, face in self.get(path, dict, {}).items():
                 fp = path + (uid,)
@@ -825,7 +826,7 @@ class _Builder:
             else:
                 self.err(sp, "a setup entry names a 'hex' (with a 'stack') or a 'box' (with 'units' or 'chits')")
         # chits per formation must not exceed the formation's number of chits
-        chit_count: Dict[str, int] = {}
+        chit_count: dict[str, int] = {}
         for entry in out:
             if isinstance(entry, M.SetupBox):
                 for chit in entry.chits:
@@ -854,7 +855,7 @@ class _Builder:
                 if side not in self.sides:
                     self.err(tp + (side,), f"unknown side {side!r}")
 
-    def build_log(self) -> Dict[str, Any]:
+    def build_log(self) -> dict[str, Any]:
         p = ("log",)
         log = self.get(p, dict, {})
         for path in (p + ("dice_regex",), p + ("typed_chat_regex",), p + ("turn_tracker", "report_regex")):
@@ -866,7 +867,7 @@ class _Builder:
                     self.err(path, f"not a valid regular expression: {exc}")
         return log
 
-    def build_charts(self) -> List[M.Chart]:
+    def build_charts(self) -> list[M.Chart]:
         out = []
         for cp, entry in self.list_of(("charts",)):
             cid = self.text(cp + ("id",))
@@ -878,7 +879,7 @@ class _Builder:
                 out.append(M.Chart(cid, self.text(cp + ("name",), cid) or cid, path))
         return out
 
-    def build_plugin_paths(self) -> List[FsPath]:
+    def build_plugin_paths(self) -> list[FsPath]:
         out = []
         for pp, rel in self.list_of(("plugins", "paths")):
             if not isinstance(rel, str):
@@ -896,7 +897,7 @@ class _Builder:
         return out
 
     # -- rules ----------------------------------------------------------------------
-    def build_rules(self) -> List[M.RuleSpec]:
+    def build_rules(self) -> list[M.RuleSpec]:
         out = []
         self.unique(((rp + ("id",), self.text(rp + ("id",)) or "") for rp, _ in self.list_of(("rules",))
                      if self.text(rp + ("id",))), "rule id")

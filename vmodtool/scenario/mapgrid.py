@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
 
 from vmodtool.vassal.grid import HexGrid, LocationError
 
@@ -54,12 +53,12 @@ class GridSpec:
 
     orientation: str = "flat_top"  # flat_top | pointy_top
     hex_height: float = 64.0       # flat_top: row spacing; pointy_top: row spacing
-    hex_width: Optional[float] = None  # flat_top: column spacing; pointy_top: column spacing
+    hex_width: float | None = None  # flat_top: column spacing; pointy_top: column spacing
     columns: int = 10
     rows: int = 8
     offset_parity: str = "even"    # which numbered columns (rows) sit half a hex off
     margin: int = 24
-    origin: Optional[Tuple[int, int]] = None  # map point of the first hex's centre
+    origin: tuple[int, int] | None = None  # map point of the first hex's centre
     snap: str = "centres"
     first: str = "column"
     separator: str = ""
@@ -83,21 +82,21 @@ class MapGrid:
     in reading order; ``centres`` label → board pixel centre."""
 
     spec: GridSpec
-    grid_attributes: Dict[str, str]
-    numbering_attributes: Dict[str, str]
-    size: Tuple[int, int]
+    grid_attributes: dict[str, str]
+    numbering_attributes: dict[str, str]
+    size: tuple[int, int]
     grid: HexGrid
-    hexes: Dict[str, Tuple[int, int]] = field(default_factory=dict)
-    centres: Dict[str, Tuple[int, int]] = field(default_factory=dict)
-    problems: List[str] = field(default_factory=list)
+    hexes: dict[str, tuple[int, int]] = field(default_factory=dict)
+    centres: dict[str, tuple[int, int]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
 
     def __contains__(self, label: object) -> bool:
         return label in self.hexes
 
-    def centre(self, label: str) -> Tuple[int, int]:
+    def centre(self, label: str) -> tuple[int, int]:
         return self.centres[label]
 
-    def neighbours(self, label: str) -> List[str]:
+    def neighbours(self, label: str) -> list[str]:
         """Adjacent hexes that are on this map."""
         return [n for n in self.grid.neighbours(label) if n in self.hexes]
 
@@ -111,7 +110,7 @@ class MapGrid:
             return self.grid.distance(a, b)
         return self.grid.raw_distance(ia[0], ia[1], ib[0], ib[1])
 
-    def label_at(self, x: int, y: int) -> Optional[str]:
+    def label_at(self, x: int, y: int) -> str | None:
         """VASSAL's name for a board point (None off the numbering)."""
         return self.grid.location_name(x, y)
 
@@ -121,7 +120,7 @@ def _fmt(value: float) -> str:
     return text
 
 
-def _axis_attrs(prefix: str, axis: AxisNumbering, offset: int) -> Dict[str, str]:
+def _axis_attrs(prefix: str, axis: AxisNumbering, offset: int) -> dict[str, str]:
     return {f"{prefix}Type": "A" if axis.type == "alpha" else "N",
             f"{prefix}Leading": str(axis.leading_zeros),
             f"{prefix}Descend": "true" if axis.descending else "false",
@@ -175,7 +174,7 @@ def build_map_grid(spec: GridSpec) -> MapGrid:
     else:
         first = "H" if spec.first == "column" else "V"
 
-    def numbering(h_off: int, v_off: int) -> Dict[str, str]:
+    def numbering(h_off: int, v_off: int) -> dict[str, str]:
         attrs = {"first": first, "sep": spec.separator,
                  "stagger": "true" if spec.stagger else "false",
                  "locationFormat": spec.location_format}
@@ -192,7 +191,7 @@ def build_map_grid(spec: GridSpec) -> MapGrid:
     grid = HexGrid.from_attributes(grid_attrs, num_attrs, container_size=size)
     result = MapGrid(spec, grid_attrs, num_attrs, size, grid)
 
-    cells: List[Tuple[int, int]] = []
+    cells: list[tuple[int, int]] = []
     if sideways:   # reading order: rows (H) top to bottom, then columns (V)
         cells = [(raw_first + i, j) for i in range(h_count) for j in range(v_count)]
     else:          # rows top to bottom, columns left to right

@@ -10,9 +10,10 @@ stable keys that modules and audits use.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, FrozenSet, Iterator, List, Mapping, Optional, Tuple
+from typing import Any
 
 from vmodtool.scenario.mapgrid import GridSpec, MapGrid
 
@@ -28,8 +29,8 @@ __all__ = [
 class Position:
     """Where an object was defined (for messages of later layers)."""
 
-    file: Optional[str] = None
-    line: Optional[int] = None
+    file: str | None = None
+    line: int | None = None
 
     def __str__(self) -> str:
         return f"{self.file or '<scenario>'}" + (f":{self.line}" if self.line else "")
@@ -41,21 +42,21 @@ class Side:
     name: str
     fill: str = "#dddddd"
     ink: str = "#000000"
-    stripe: Optional[str] = None
+    stripe: str | None = None
 
 
 @dataclass(frozen=True)
 class Game:
     id: str
     title: str
-    sides: Tuple[Side, ...]
-    system: Optional[str] = None
-    note: Optional[str] = None
+    sides: tuple[Side, ...]
+    system: str | None = None
+    note: str | None = None
     scale: Mapping[str, Any] = field(default_factory=dict)
-    dice: Tuple[str, ...] = ()
-    designer: Optional[str] = None
-    version: Optional[str] = None
-    language: Optional[str] = None
+    dice: tuple[str, ...] = ()
+    designer: str | None = None
+    version: str | None = None
+    language: str | None = None
 
     def side(self, side_id: str) -> Side:
         for side in self.sides:
@@ -69,19 +70,19 @@ class TerrainType:
     id: str
     code: str
     name: str
-    fill: Optional[str] = None
-    elevation: Optional[int] = None
-    symbol: Optional[str] = None
+    fill: str | None = None
+    elevation: int | None = None
+    symbol: str | None = None
 
 
 @dataclass(frozen=True)
 class HexsideType:
     id: str
     name: str
-    stroke: Optional[str] = None
-    width: Optional[float] = None
+    stroke: str | None = None
+    width: float | None = None
     drawn_as: str = "hexside"      # hexside | centre_line
-    symbol: Optional[str] = None
+    symbol: str | None = None
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ class Hexside:
     b: str
 
     @property
-    def pair(self) -> FrozenSet[str]:
+    def pair(self) -> frozenset[str]:
         return frozenset((self.a, self.b))
 
 
@@ -107,7 +108,7 @@ class MapLabel:
 class Objective:
     hex: str
     name: str
-    vp: Optional[float] = None
+    vp: float | None = None
 
 
 @dataclass(frozen=True)
@@ -121,16 +122,16 @@ class HexMap:
     terrain_types: Mapping[str, TerrainType]
     terrain: Mapping[str, str]                  # hex id -> terrain type id
     hexside_types: Mapping[str, HexsideType]
-    hexsides: Tuple[Hexside, ...] = ()
-    labels: Tuple[MapLabel, ...] = ()
-    objectives: Tuple[Objective, ...] = ()
+    hexsides: tuple[Hexside, ...] = ()
+    labels: tuple[MapLabel, ...] = ()
+    objectives: tuple[Objective, ...] = ()
     edges: Mapping[str, str] = field(default_factory=dict)
-    edge_buffer: Tuple[int, int] = (0, 0)
-    board_image: Optional[Path] = None
-    size: Tuple[int, int] = (0, 0)
+    edge_buffer: tuple[int, int] = (0, 0)
+    board_image: Path | None = None
+    size: tuple[int, int] = (0, 0)
 
     @property
-    def hex_ids(self) -> List[str]:
+    def hex_ids(self) -> list[str]:
         return list(self.grid.hexes)
 
     def __contains__(self, hex_id: object) -> bool:
@@ -139,13 +140,13 @@ class HexMap:
     def terrain_of(self, hex_id: str) -> TerrainType:
         return self.terrain_types[self.terrain[hex_id]]
 
-    def neighbours(self, hex_id: str) -> List[str]:
+    def neighbours(self, hex_id: str) -> list[str]:
         return self.grid.neighbours(hex_id)
 
     def distance(self, a: str, b: str) -> int:
         return self.grid.distance(a, b)
 
-    def hexside_features(self, a: str, b: str) -> FrozenSet[str]:
+    def hexside_features(self, a: str, b: str) -> frozenset[str]:
         """Types of the features on the side between ``a`` and ``b``."""
         pair = frozenset((a, b))
         return frozenset(h.type for h in self.hexsides if h.pair == pair)
@@ -158,7 +159,7 @@ class Box:
     id: str
     name: str
     role: str
-    side: Optional[str] = None
+    side: str | None = None
 
 
 @dataclass(frozen=True)
@@ -166,15 +167,15 @@ class Track:
     id: str
     name: str
     kind: str
-    spaces: Tuple[str, ...]
-    shows: Tuple[str, ...] = ()
+    spaces: tuple[str, ...]
+    shows: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class NatoSpec:
     symbol: str
-    size: Optional[str] = None
-    modifiers: Tuple[str, ...] = ()
+    size: str | None = None
+    modifiers: tuple[str, ...] = ()
     hq: bool = False
 
 
@@ -186,20 +187,20 @@ class Face:
     name: str
     state: Mapping[str, Any] = field(default_factory=dict)
     factors: Mapping[str, Any] = field(default_factory=dict)
-    image: Optional[str] = None
+    image: str | None = None
 
 
 @dataclass(frozen=True)
 class UnitType:
     id: str
     name: str
-    faces: Tuple[Face, ...]
-    tags: FrozenSet[str] = frozenset()
-    movement_class: Optional[str] = None
-    nato: Optional[NatoSpec] = None
-    layout: Optional[str] = None
+    faces: tuple[Face, ...]
+    tags: frozenset[str] = frozenset()
+    movement_class: str | None = None
+    nato: NatoSpec | None = None
+    layout: str | None = None
     steps: int = 1
-    serves: Tuple[str, ...] = ()
+    serves: tuple[str, ...] = ()
 
     def face(self, name: str) -> Face:
         for face in self.faces:
@@ -214,9 +215,9 @@ class MarkerKind:
     name: str
     representation: str = "counter"     # layer | counter
     scope: str = "unit"                 # unit | hex | box
-    text: Optional[str] = None
-    fill: Optional[str] = None
-    ink: Optional[str] = None
+    text: str | None = None
+    fill: str | None = None
+    ink: str | None = None
 
 
 @dataclass(frozen=True)
@@ -224,7 +225,7 @@ class Formation:
     id: str
     side: str
     name: str
-    hq: Optional[str] = None
+    hq: str | None = None
     chits: int = 0
     command: str = "normal"             # normal | exempt
 
@@ -237,9 +238,9 @@ class Counter:
     id: str
     type: str
     side: str
-    formation: Optional[str] = None
-    label: Optional[str] = None
-    face: Optional[str] = None          # initial face (default: the first)
+    formation: str | None = None
+    label: str | None = None
+    face: str | None = None          # initial face (default: the first)
     entry: str = ""                     # the counter-mix entry it came from
     position: Position = Position()
 
@@ -249,7 +250,7 @@ class SetupStack:
     """At-start stack in a hex, bottom → top; ``faces`` overrides faces."""
 
     hex: str
-    units: Tuple[str, ...]
+    units: tuple[str, ...]
     faces: Mapping[str, str] = field(default_factory=dict)
     position: Position = Position()
 
@@ -260,37 +261,37 @@ class SetupBox:
     they are reinforcements entering at ``arrive_hex``/``arrive_edge``."""
 
     box: str
-    units: Tuple[str, ...] = ()
-    chits: Tuple[str, ...] = ()
+    units: tuple[str, ...] = ()
+    chits: tuple[str, ...] = ()
     faces: Mapping[str, str] = field(default_factory=dict)
-    arrive_turn: Optional[int] = None
-    arrive_hex: Optional[str] = None
-    arrive_edge: Optional[str] = None
+    arrive_turn: int | None = None
+    arrive_hex: str | None = None
+    arrive_edge: str | None = None
     position: Position = Position()
 
 
 @dataclass(frozen=True)
 class Activation:
     kind: str = "none"                  # chit_pull | igougo | none
-    cup: Optional[str] = None
-    drawn: Optional[str] = None
+    cup: str | None = None
+    drawn: str | None = None
     end_turn_chits: int = 0
-    steps: Tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Phase:
     id: str
     name: str
-    activation: Optional[Activation] = None
+    activation: Activation | None = None
 
 
 @dataclass(frozen=True)
 class TurnStructure:
     first: int
     last: int
-    phases: Tuple[Phase, ...]
-    player_turns: Tuple[str, ...] = ()
+    phases: tuple[Phase, ...]
+    player_turns: tuple[str, ...] = ()
 
     def phase(self, phase_id: str) -> Phase:
         for phase in self.phases:
@@ -313,12 +314,12 @@ class RuleSpec:
     id: str
     kind: str
     params: Mapping[str, Any] = field(default_factory=dict)
-    ref: Tuple[str, ...] = ()
+    ref: tuple[str, ...] = ()
     check_at: str = "event"
     severity: str = "error"
     enabled: bool = True
-    plugin: Optional[str] = None
-    needs_annotations: Tuple[str, ...] = ()
+    plugin: str | None = None
+    needs_annotations: tuple[str, ...] = ()
     position: Position = Position()
 
 
@@ -327,26 +328,26 @@ class Scenario:
     """A validated scenario.  ``path`` is the scenario file; relative paths
     (images, CSV, plug-ins) are resolved against its folder."""
 
-    path: Optional[Path]
+    path: Path | None
     schema: str
     game: Game
     map: HexMap
     unit_types: Mapping[str, UnitType]
-    counters: Tuple[Counter, ...]
-    boxes: Tuple[Box, ...] = ()
-    tracks: Tuple[Track, ...] = ()
+    counters: tuple[Counter, ...]
+    boxes: tuple[Box, ...] = ()
+    tracks: tuple[Track, ...] = ()
     factor_layouts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     markers: Mapping[str, MarkerKind] = field(default_factory=dict)
-    formations: Tuple[Formation, ...] = ()
-    setup: Tuple[Any, ...] = ()         # SetupStack | SetupBox
+    formations: tuple[Formation, ...] = ()
+    setup: tuple[Any, ...] = ()         # SetupStack | SetupBox
     resources: Mapping[str, Any] = field(default_factory=dict)
-    turns: Optional[TurnStructure] = None
+    turns: TurnStructure | None = None
     log: Mapping[str, Any] = field(default_factory=dict)
-    charts: Tuple[Chart, ...] = ()
+    charts: tuple[Chart, ...] = ()
     styles: Mapping[str, Any] = field(default_factory=dict)
     vassal: Mapping[str, Any] = field(default_factory=dict)
-    rules: Tuple[RuleSpec, ...] = ()
-    plugin_paths: Tuple[Path, ...] = ()
+    rules: tuple[RuleSpec, ...] = ()
+    plugin_paths: tuple[Path, ...] = ()
 
     # -- look-ups -------------------------------------------------------------
     @property
@@ -374,7 +375,7 @@ class Scenario:
                 return box
         raise KeyError(box_id)
 
-    def tags(self) -> FrozenSet[str]:
+    def tags(self) -> frozenset[str]:
         """Every tag used by a unit type."""
         out: set = set()
         for unit_type in self.unit_types.values():

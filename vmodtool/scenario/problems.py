@@ -3,14 +3,14 @@ key path, collected so that a user sees every mistake at once."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence, Tuple
 
 from vmodtool.errors import ScenarioError
 
 __all__ = ["Problem", "ScenarioProblems", "format_path", "Path"]
 
-Path = Tuple[object, ...]
+Path = tuple[object, ...]
 
 
 def format_path(path: Sequence[object]) -> str:
@@ -33,9 +33,9 @@ class Problem:
     and what was expected."""
 
     message: str
-    file: Optional[str] = None
-    line: Optional[int] = None
-    column: Optional[int] = None
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
     path: Path = ()
     severity: str = "error"
 
@@ -59,8 +59,8 @@ class ScenarioProblems(ScenarioError):
     """A scenario that could not be loaded: ``problems`` lists every error
     (and warning) found, in file order."""
 
-    def __init__(self, problems: Iterable[Problem], file: Optional[str] = None) -> None:
-        self.problems: List[Problem] = sorted(
+    def __init__(self, problems: Iterable[Problem], file: str | None = None) -> None:
+        self.problems: list[Problem] = sorted(
             problems, key=lambda p: (p.file or "", p.line or 0, p.column or 0))
         errors = [p for p in self.problems if p.severity == "error"]
         first = errors[0] if errors else (self.problems[0] if self.problems else None)
@@ -68,5 +68,5 @@ class ScenarioProblems(ScenarioError):
         summary = f"{count} problem{'s' if count != 1 else ''} in the scenario"
         super().__init__(summary if first is None else f"{summary}; first: {first}", file=file)
 
-    def lines(self) -> List[str]:
+    def lines(self) -> list[str]:
         return [str(p) for p in self.problems]

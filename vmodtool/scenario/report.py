@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 from vmodtool.scenario.model import Scenario
 
 __all__ = ["scenario_summary"]
 
 
-def scenario_summary(scenario: Scenario) -> Dict[str, Any]:
+def scenario_summary(scenario: Scenario) -> dict[str, Any]:
     """Counts of what the scenario defines, and one line of text."""
     counts = {
         "sides": len(scenario.game.sides),

@@ -6,7 +6,8 @@ comes later; a rule that names something unknown is caught here)."""
 from __future__ import annotations
 
 import difflib
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from vmodtool.scenario.problems import Path
 

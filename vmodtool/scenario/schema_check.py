@@ -8,9 +8,10 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any, List, Optional, Sequence
+from typing import Any
 
 from vmodtool.scenario.problems import Path, Problem
 from vmodtool.scenario.source import Document
@@ -19,7 +20,7 @@ __all__ = ["scenario_schema", "schema_problems"]
 
 
 @lru_cache(maxsize=1)
-def scenario_schema() -> Optional[dict]:
+def scenario_schema() -> dict | None:
     """The JSON Schema shipped with the package (``vmodtool/data``)."""
     try:
         text = resources.files("vmodtool").joinpath("data/scenario.schema.json").read_text("utf-8")
@@ -37,7 +38,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def schema_problems(doc: Document) -> List[Problem]:
+def schema_problems(doc: Document) -> list[Problem]:
     schema = scenario_schema()
     if schema is None:
         return []
@@ -46,7 +47,7 @@ def schema_problems(doc: Document) -> List[Problem]:
     except ImportError:  # pragma: no cover - a dependency
         return []
     validator = jsonschema.Draft202012Validator(schema)
-    out: List[Problem] = []
+    out: list[Problem] = []
     for error in validator.iter_errors(_jsonable(doc.data)):
         out.extend(_explain(doc, error))
     return out
@@ -55,7 +56,7 @@ def schema_problems(doc: Document) -> List[Problem]:
 def _original_path(doc: Document, path: Sequence[Any]) -> Path:
     """Map a JSON path (string keys) back to the document's keys (which may
     be ints for unquoted YAML keys)."""
-    out: List[Any] = []
+    out: list[Any] = []
     node = doc.data
     for part in path:
         if isinstance(node, dict):
@@ -97,7 +98,7 @@ _TYPE_NAMES = {"string": "a text (string)", "integer": "a whole number", "number
                "null": "null"}
 
 
-def _explain(doc: Document, error) -> List[Problem]:
+def _explain(doc: Document, error) -> list[Problem]:
     path = _original_path(doc, list(error.absolute_path))
     v = error.validator
     if v in ("oneOf", "anyOf") and error.context:
@@ -112,7 +113,7 @@ def _explain(doc: Document, error) -> List[Problem]:
         if len(best) == 1 and best[0].validator in ("oneOf", "anyOf") and not best[0].context:
             best = []
         if best:
-            out: List[Problem] = []
+            out: list[Problem] = []
             for sub in best:
                 out.extend(_explain(doc, sub))
             return out

@@ -23,7 +23,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import yaml
 
@@ -50,7 +50,7 @@ class ValueInfo:
 
     line: int
     column: int
-    raw: Optional[str] = None
+    raw: str | None = None
     plain: bool = False
     tag: str = ""
 
@@ -63,11 +63,11 @@ class Document:
 
     file: str
     data: Any
-    info: Dict[Path, ValueInfo] = field(default_factory=dict)
-    key_info: Dict[Path, ValueInfo] = field(default_factory=dict)
-    problems: List[Problem] = field(default_factory=list)
+    info: dict[Path, ValueInfo] = field(default_factory=dict)
+    key_info: dict[Path, ValueInfo] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
 
-    def where(self, path: Path) -> Tuple[Optional[int], Optional[int]]:
+    def where(self, path: Path) -> tuple[int | None, int | None]:
         """Line and column of ``path``, or of its nearest ancestor."""
         p = tuple(path)
         while True:
@@ -83,7 +83,7 @@ class Document:
         return Problem(message, file=self.file, line=line, column=column, path=tuple(path),
                        severity=severity)
 
-    def is_unquoted_number(self, path: Path) -> Optional[str]:
+    def is_unquoted_number(self, path: Path) -> str | None:
         """The source text when the value at ``path`` was a plain scalar that
         YAML turned into a number (e.g. ``0304``), else None."""
         info = self.info.get(tuple(path))
@@ -128,7 +128,7 @@ class _Builder:
             return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
         if isinstance(node, yaml.MappingNode):
             self.loader.flatten_mapping(node)  # merge keys (<<) as PyYAML does
-            out: Dict[Any, Any] = {}
+            out: dict[Any, Any] = {}
             for key_node, value_node in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
                     self.doc.problems.append(Problem(
@@ -203,7 +203,7 @@ _TOML_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 _TOML_KEY = re.compile(r'^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|\'[^\']*\')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|\'[^\']*\'))*)\s*=')
 
 
-def _toml_keys(text: str) -> List[str]:
+def _toml_keys(text: str) -> list[str]:
     parts = re.findall(r'"([^"]*)"|\'([^\']*)\'|([A-Za-z0-9_-]+)', text)
     return [a or b or c for a, b, c in parts]
 
@@ -221,7 +221,7 @@ def load_toml(text: str, file: str) -> Document:
                                     line=line, column=col))
         return doc
     table: Path = ()
-    arrays: Dict[Path, int] = {}
+    arrays: dict[Path, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         header = _TOML_HEADER.match(line)
         if header:
@@ -266,7 +266,7 @@ def load_document(path: FsPath) -> Document:
     return load_yaml(text, file)
 
 
-def load_csv(path: FsPath) -> Tuple[List[Dict[str, str]], List[int], List[Problem]]:
+def load_csv(path: FsPath) -> tuple[list[dict[str, str]], list[int], list[Problem]]:
     """Rows of a CSV file as dicts (header → value), the line number of each
     row, and problems (unreadable file, bad encoding)."""
     file = str(path)
@@ -277,8 +277,8 @@ def load_csv(path: FsPath) -> Tuple[List[Dict[str, str]], List[int], List[Proble
     except UnicodeDecodeError as exc:
         return [], [], [Problem(f"the CSV file is not UTF-8 text (offset {exc.start})", file=file)]
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    rows: List[Dict[str, str]] = []
-    lines: List[int] = []
+    rows: list[dict[str, str]] = []
+    lines: list[int] = []
     try:
         for row in reader:
             if not any((v or "").strip() for v in row.values() if isinstance(v, str)):

@@ -16,7 +16,7 @@ import re
 import zipfile
 import zlib
 from dataclasses import dataclass
-from typing import BinaryIO, Dict, List, Optional, Union
+from typing import BinaryIO, Union
 
 from vmodtool.errors import FormatError, UnsafeFileError
 
@@ -60,7 +60,7 @@ def read_head(path: PathLike, size: int = 4) -> bytes:
         raise FormatError(f"cannot open: {exc.strerror}", file=path) from None
 
 
-def _check_name(name: str) -> Optional[str]:
+def _check_name(name: str) -> str | None:
     """Why an entry name is unsafe, or None."""
     if "\x00" in name:
         return "contains a NUL character"
@@ -79,7 +79,7 @@ class Archive:
     ...     data = arc.read("savedGame")
     """
 
-    def __init__(self, source: Union[BinaryIO, bytes], *, file: Optional[PathLike] = None,
+    def __init__(self, source: BinaryIO | bytes, *, file: PathLike | None = None,
                  limits: ArchiveLimits = ArchiveLimits()) -> None:
         self.file = os.fspath(file) if file is not None else None
         self.limits = limits
@@ -95,7 +95,7 @@ class Archive:
         if len(infos) > limits.max_entries:
             raise UnsafeFileError(f"the archive has {len(infos)} entries, more than the "
                                   f"{limits.max_entries} accepted", file=self.file)
-        self._infos: Dict[str, zipfile.ZipInfo] = {}
+        self._infos: dict[str, zipfile.ZipInfo] = {}
         total = 0
         for info in infos:
             why = _check_name(info.filename)
@@ -112,7 +112,7 @@ class Archive:
                                   f"{limits.max_total} accepted", file=self.file)
 
     @classmethod
-    def open(cls, path: PathLike, *, limits: ArchiveLimits = ArchiveLimits()) -> "Archive":
+    def open(cls, path: PathLike, *, limits: ArchiveLimits = ArchiveLimits()) -> Archive:
         try:
             stream = open(path, "rb")
         except OSError as exc:
@@ -132,18 +132,18 @@ class Archive:
             except Exception:
                 pass
 
-    def __enter__(self) -> "Archive":
+    def __enter__(self) -> Archive:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
     # -- queries ------------------------------------------------------------
-    def names(self) -> List[str]:
+    def names(self) -> list[str]:
         """Entry names in archive order (directories included)."""
         return list(self._infos)
 
-    def files(self) -> List[str]:
+    def files(self) -> list[str]:
         """Entry names that are files, in archive order."""
         return [n for n in self._infos if not n.endswith("/")]
 
@@ -160,7 +160,7 @@ class Archive:
         return self.info(name).file_size
 
     # -- reading ------------------------------------------------------------
-    def _check_bounds(self, info: zipfile.ZipInfo, max_size: Optional[int]) -> None:
+    def _check_bounds(self, info: zipfile.ZipInfo, max_size: int | None) -> None:
         limit = self.limits.max_entry_size if max_size is None else max_size
         if info.file_size > limit:
             raise UnsafeFileError(f"entry is {info.file_size} bytes uncompressed, more than the "
@@ -173,7 +173,7 @@ class Archive:
                     f"{self.limits.max_ratio:.0f}:1 accepted; this looks like a zip bomb",
                     file=self.file, place=f"entry {info.filename}")
 
-    def open_entry(self, name: str, *, max_size: Optional[int] = None) -> BinaryIO:
+    def open_entry(self, name: str, *, max_size: int | None = None) -> BinaryIO:
         """A bounded binary stream of one entry's uncompressed bytes.  Damage
         found while reading raises :class:`FormatError`."""
         info = self.info(name)
@@ -185,7 +185,7 @@ class Archive:
                               place=f"entry {name}") from None
         return _GuardedStream(raw, self.file, name)
 
-    def read(self, name: str, *, max_size: Optional[int] = None) -> bytes:
+    def read(self, name: str, *, max_size: int | None = None) -> bytes:
         """One entry's bytes (bounded, CRC-checked)."""
         with self.open_entry(name, max_size=max_size) as stream:
             return stream.read()
@@ -194,7 +194,7 @@ class Archive:
 class _GuardedStream(io.RawIOBase):
     """Wraps a ZipExtFile so that every damage shows as FormatError."""
 
-    def __init__(self, raw, file: Optional[str], name: str) -> None:
+    def __init__(self, raw, file: str | None, name: str) -> None:
         self._raw = raw
         self._file = file
         self._name = name
@@ -228,7 +228,7 @@ class _GuardedStream(io.RawIOBase):
 _STORED_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".zip", ".vsav", ".vlog", ".xz")
 
 
-def build_zip(entries: Dict[str, bytes], *,
+def build_zip(entries: dict[str, bytes], *,
               date_time: tuple = (1980, 1, 1, 0, 0, 0), compress_level: int = 9) -> bytes:
     """The bytes of a zip archive with fixed timestamps and the given entry
     order, so that the same entries always give the same bytes; the caller

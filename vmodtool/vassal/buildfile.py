@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -112,7 +113,7 @@ def _short_name(tag: object) -> str:
     return tag.rsplit(".", 1)[-1] if isinstance(tag, str) else ""
 
 
-def _is_blank(text: Optional[str]) -> bool:
+def _is_blank(text: str | None) -> bool:
     """True for ``None`` and whitespace-only text (XML whitespace)."""
     return not text or not text.strip(_XML_SPACE)
 
@@ -141,7 +142,7 @@ def _decode_raw_text(raw: str) -> str:
     then references replaced."""
     raw = raw.replace("\r\n", "\n").replace("\r", "\n")
 
-    def replace(match: "re.Match[str]") -> str:
+    def replace(match: re.Match[str]) -> str:
         ref = match.group(1)
         if ref.startswith("#x"):
             return chr(int(ref[2:], 16))
@@ -167,10 +168,10 @@ class _Record:
         self.self_closing = False
         self.has_cdata = False
         self.tag: object = None
-        self.attrs: Tuple[Tuple[str, str], ...] = ()
-        self.text: Optional[str] = None
-        self.tail: Optional[str] = None
-        self.children: Tuple[etree._Element, ...] = ()
+        self.attrs: tuple[tuple[str, str], ...] = ()
+        self.text: str | None = None
+        self.tail: str | None = None
+        self.children: tuple[etree._Element, ...] = ()
 
 
 class ByteSpan(NamedTuple):
@@ -204,13 +205,13 @@ class BoardEntry:
     element: etree._Element
     name: str
     image: str
-    width: Optional[int]
-    height: Optional[int]
-    grid: Optional[etree._Element]
-    map_element: Optional[etree._Element]
+    width: int | None
+    height: int | None
+    grid: etree._Element | None
+    map_element: etree._Element | None
 
     @property
-    def grid_kind(self) -> Optional[str]:
+    def grid_kind(self) -> str | None:
         """Short class name of the grid (``HexGrid`` …) or ``None``."""
         return _short_name(self.grid.tag) if self.grid is not None else None
 
@@ -223,10 +224,10 @@ class MapEntry:
     element: etree._Element
     class_name: str
     name: str
-    boards: Tuple[BoardEntry, ...]
+    boards: tuple[BoardEntry, ...]
 
 
-def _int_or_none(value: Optional[str]) -> Optional[int]:
+def _int_or_none(value: str | None) -> int | None:
     """Parse a Java int attribute; ``None`` when absent or not an integer."""
     if value is None:
         return None
@@ -243,13 +244,13 @@ class BuildFile:
     what changed are re-written.
     """
 
-    def __init__(self, root: etree._Element, *, original: Optional[bytes] = None,
-                 file: Optional[PathLike] = None) -> None:
+    def __init__(self, root: etree._Element, *, original: bytes | None = None,
+                 file: PathLike | None = None) -> None:
         """Wrap ``root``; use :meth:`parse`, :meth:`read` or :meth:`new`."""
         self._root = root
         self._original = original
-        self.file: Optional[str] = os.fspath(file) if file is not None else None
-        self._records: Dict[etree._Element, _Record] = {}
+        self.file: str | None = os.fspath(file) if file is not None else None
+        self._records: dict[etree._Element, _Record] = {}
         self._encoding = "utf-8"
         self._indent_unit = _DEFAULT_INDENT
         if root.tag not in ROOT_TAGS:
@@ -265,13 +266,13 @@ class BuildFile:
 
     # ------------------------------------------------------------ creation
     @classmethod
-    def parse(cls, data: bytes, *, file: Optional[PathLike] = None) -> "BuildFile":
+    def parse(cls, data: bytes, *, file: PathLike | None = None) -> BuildFile:
         """Parse buildFile bytes (``file`` names them in errors)."""
         root = parse_xml(data, file=file)
         return cls(root, original=bytes(data), file=file)
 
     @classmethod
-    def read(cls, path: PathLike) -> "BuildFile":
+    def read(cls, path: PathLike) -> BuildFile:
         """Read and parse a buildFile from disk."""
         try:
             data = Path(path).read_bytes()
@@ -281,7 +282,7 @@ class BuildFile:
 
     @classmethod
     def new(cls, root_tag: str = GAME_MODULE_TAG,
-            attributes: Optional[Sequence[Tuple[str, str]]] = None) -> "BuildFile":
+            attributes: Sequence[tuple[str, str]] | None = None) -> BuildFile:
         """A fresh buildFile with an empty root element; attributes are
         written in the order given.  :meth:`to_bytes` serialises it in
         VASSAL's style."""
@@ -294,8 +295,8 @@ class BuildFile:
     def _index(self, data: bytes) -> None:
         """Tokenize ``data``, match the tokens to the lxml nodes in document
         order and snapshot every node."""
-        spans: List[_Record] = []
-        stack: List[_Record] = []
+        spans: list[_Record] = []
+        stack: list[_Record] = []
         seen_root = False
         for match in _MARKUP.finditer(data):
             start, end = match.span()
@@ -375,7 +376,7 @@ class BuildFile:
             return ""
         return prefix.decode("ascii")
 
-    def original_span(self, node: etree._Element) -> Optional[ByteSpan]:
+    def original_span(self, node: etree._Element) -> ByteSpan | None:
         """The byte span ``node`` had in the parsed bytes (``None`` for a
         node that was not there, or a file made with :meth:`new`)."""
         record = self._records.get(node)
@@ -383,7 +384,7 @@ class BuildFile:
             return None
         return ByteSpan(record.start, record.stag_end, record.content_end, record.end)
 
-    def line_of(self, node: etree._Element) -> Optional[int]:
+    def line_of(self, node: etree._Element) -> int | None:
         """1-based line of ``node`` in the parsed bytes (``None`` if new)."""
         record = self._records.get(node)
         if record is None or self._original is None:
@@ -430,7 +431,7 @@ class BuildFile:
         return value
 
     @property
-    def next_piece_slot_id(self) -> Optional[int]:
+    def next_piece_slot_id(self) -> int | None:
         """Root ``nextPieceSlotId`` as VASSAL's ``Integer.parseInt`` reads it;
         ``None`` when absent.  Raises :class:`FormatError` when malformed
         (VASSAL aborts loading such a module)."""
@@ -444,7 +445,7 @@ class BuildFile:
         return int(value)
 
     # ------------------------------------------------------------ queries
-    def components(self, class_name_or_suffix: str) -> List[etree._Element]:
+    def components(self, class_name_or_suffix: str) -> list[etree._Element]:
         """Elements, in document order, whose tag is ``class_name_or_suffix``
         or ends with ``.`` + it (``"PieceSlot"`` matches
         ``VASSAL.build.widget.PieceSlot``)."""
@@ -469,7 +470,7 @@ class BuildFile:
         bytes, CDATA sections removed."""
         assert self._original is not None
         data = self._original
-        pieces: List[bytes] = []
+        pieces: list[bytes] = []
         position = record.stag_end
         for child in record.children:
             child_record = self._records[child]
@@ -479,7 +480,7 @@ class BuildFile:
         raw = _CDATA.sub(b"", b"".join(pieces)).decode(self._encoding)
         return _decode_raw_text(raw)
 
-    def piece_slots(self) -> List[PieceSlotEntry]:
+    def piece_slots(self) -> list[PieceSlotEntry]:
         """Every ``PieceSlot`` and ``CardSlot`` in document order."""
         slots = []
         for element in self._root.iter():
@@ -492,16 +493,16 @@ class BuildFile:
                     definition=self.text_of(element)))
         return slots
 
-    def prototypes(self) -> Dict[str, str]:
+    def prototypes(self) -> dict[str, str]:
         """Prototype name → definition, in document order; as in VASSAL's
         ``PrototypesContainer`` a later definition of a name replaces an
         earlier one."""
-        definitions: Dict[str, str] = {}
+        definitions: dict[str, str] = {}
         for element in self.components(_PROTOTYPE):
             definitions[element.get("name", "")] = self.text_of(element)
         return definitions
 
-    def boards(self) -> List[BoardEntry]:
+    def boards(self) -> list[BoardEntry]:
         """Every ``Board`` element in document order."""
         entries = []
         for element in self._root.iter(_BOARD):
@@ -517,7 +518,7 @@ class BuildFile:
                 grid=grid, map_element=map_element))
         return entries
 
-    def maps(self) -> List[MapEntry]:
+    def maps(self) -> list[MapEntry]:
         """Every map window (``Map``, ``PrivateMap``, ``PlayerHand``,
         ``WidgetMap``) in document order, with the boards below it."""
         boards = self.boards()
@@ -529,11 +530,11 @@ class BuildFile:
                 boards=tuple(board for board in boards if board.map_element is element)))
         return entries
 
-    def max_gpid(self) -> Optional[int]:
+    def max_gpid(self) -> int | None:
         """The largest numeric ``gpid`` of any PieceSlot/CardSlot (for an
         extension's ``<id>:<n>`` form, ``n``); ``None`` when there is none.
         ``nextPieceSlotId`` must be greater than this."""
-        best: Optional[int] = None
+        best: int | None = None
         for element in self._root.iter():
             if _short_name(element.tag) not in _SLOT_KINDS:
                 continue
@@ -547,7 +548,7 @@ class BuildFile:
     def to_bytes(self) -> bytes:
         """The buildFile as bytes: the original bytes where nothing changed;
         a fresh file in VASSAL's style for :meth:`new`."""
-        out: List[bytes] = []
+        out: list[bytes] = []
         if self._original is None:
             out.append(XML_DECLARATION + b"\n")
             self._emit_new(self._root, out, "")
@@ -593,7 +594,7 @@ class BuildFile:
         """Text in the document's encoding (unencodable chars as references)."""
         return text.encode(self._encoding, "xmlcharrefreplace")
 
-    def _emit(self, node: etree._Element, out: List[bytes], dirty: set, indent: str) -> None:
+    def _emit(self, node: etree._Element, out: list[bytes], dirty: set, indent: str) -> None:
         """Append the bytes of ``node`` (without its tail); ``indent`` is
         the indentation of its line, used for new content only."""
         record = self._records.get(node)
@@ -655,7 +656,7 @@ class BuildFile:
         else:
             out.append(data[record.content_end:record.end])
 
-    def _boundary(self, text: Optional[str], closing: bool, sibling_ws: str,
+    def _boundary(self, text: str | None, closing: bool, sibling_ws: str,
                   closing_ws: str, tab_refs: bool = False) -> bytes:
         """Bytes of text between nodes at a boundary that is not original:
         whitespace-only text is layout, anything else is escaped as is."""
@@ -664,7 +665,7 @@ class BuildFile:
         assert text is not None
         return self._encode(_escape_text(text, tab_refs))
 
-    def _layout(self, record: _Record, own_indent: str) -> Tuple[str, str]:
+    def _layout(self, record: _Record, own_indent: str) -> tuple[str, str]:
         """(whitespace before a child, whitespace before the end tag) used
         by the original content of an element, or derived from its
         indentation."""
@@ -716,8 +717,8 @@ class BuildFile:
             return body + b"/>"
         return body.rstrip(b" \t\r\n") + b">" if record.self_closing else body + b">"
 
-    def _emit_new(self, node: etree._Element, out: List[bytes], indent: str,
-                  dirty: Optional[set] = None) -> None:
+    def _emit_new(self, node: etree._Element, out: list[bytes], indent: str,
+                  dirty: set | None = None) -> None:
         """Serialise a node that is not in the original bytes in VASSAL's
         style: attributes in the order given, children indented one level
         deeper than ``indent``."""

@@ -23,7 +23,8 @@ Player ids are VASSAL "passwords" (§4.10): :class:`PlayerAdd`,
 from __future__ import annotations
 
 import re
-from typing import (ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple, Type, Union)
+from collections.abc import Iterator, Sequence
+from typing import ClassVar
 
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
@@ -59,11 +60,11 @@ class Command(Node):
     #: the command kind, as printed by ``vmodtool dump``
     kind: ClassVar[str] = "Command"
     #: the Java class VASSAL 3.7.26 decodes this leaf to (None: no encoder)
-    java_class: ClassVar[Optional[str]] = None
+    java_class: ClassVar[str | None] = None
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._fields: Optional[list] = None
+        self._fields: list | None = None
 
     def encode(self) -> str:
         return self.text
@@ -78,19 +79,19 @@ class Command(Node):
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.text))
 
-    def record(self, redactor: Optional["Redactor"] = None) -> Dict[str, object]:
+    def record(self, redactor: Redactor | None = None) -> dict[str, object]:
         """The command as a JSON-ready dict (``kind``, ``text`` and decoded
         fields), with player ids redacted."""
         redactor = redactor or Redactor()
-        rec: Dict[str, object] = {"kind": self.kind}
+        rec: dict[str, object] = {"kind": self.kind}
         rec.update(self._record_fields(redactor))
         rec["text"] = redactor.scrub(self.text)
         return rec
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {}
 
-    def summary(self, redactor: Optional["Redactor"] = None) -> str:
+    def summary(self, redactor: Redactor | None = None) -> str:
         """A one-line human description (player ids redacted)."""
         redactor = redactor or Redactor()
         fields = self._record_fields(redactor)
@@ -114,7 +115,7 @@ class CommandGroup(Node):
     __slots__ = ("children",)
 
     def __init__(self, children: Sequence[Node]) -> None:
-        self.children: Tuple[Node, ...] = tuple(children)
+        self.children: tuple[Node, ...] = tuple(children)
 
     def encode(self) -> str:
         return encode_sequence([c.encode() for c in self.children], ESC) or ""
@@ -166,21 +167,21 @@ class _SlashCommand(Command):
     """A command whose body after the two-character prefix is a ``/`` sequence."""
     __slots__ = ()
 
-    def _field(self, index: int) -> Optional[str]:
+    def _field(self, index: int) -> str | None:
         if self._fields is None:
             self._fields = decode_sequence(self.text[2:], "/")
         fields = self._fields
         return fields[index] if index < len(fields) else None
 
     @property
-    def fields(self) -> List[str]:
+    def fields(self) -> list[str]:
         """The raw ``/``-separated fields after the prefix (decoded once)."""
         if self._fields is None:
             self._fields = decode_sequence(self.text[2:], "/")
         return self._fields
 
 
-def _none_if_null(value: Optional[str]) -> Optional[str]:
+def _none_if_null(value: str | None) -> str | None:
     return None if value in (None, "null") else value
 
 
@@ -192,11 +193,11 @@ class AddPiece(_SlashCommand):
     __slots__ = ()
 
     @classmethod
-    def build(cls, piece_id: Optional[str], type_: str, state: str) -> "AddPiece":
+    def build(cls, piece_id: str | None, type_: str, state: str) -> AddPiece:
         return cls("+/" + (encode_sequence([piece_id or "null", type_, state], "/") or ""))
 
     @property
-    def piece_id(self) -> Optional[str]:
+    def piece_id(self) -> str | None:
         return _none_if_null(self._field(0))
 
     @property
@@ -211,13 +212,13 @@ class AddPiece(_SlashCommand):
     def is_stack(self) -> bool:
         return self.type == "stack"
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         type_ = self.type
         if self.is_stack:
             return {"id": self.piece_id, "stack": redactor.scrub(self.state)}
         return {"id": self.piece_id, "type": type_, "state": redactor.scrub(self.state)}
 
-    def summary(self, redactor: Optional["Redactor"] = None) -> str:
+    def summary(self, redactor: Redactor | None = None) -> str:
         redactor = redactor or Redactor()
         if self.is_stack:
             return f"id={self.piece_id} stack {_short(self.state, 80)}"
@@ -232,14 +233,14 @@ class RemovePiece(Command):
     __slots__ = ()
 
     @classmethod
-    def build(cls, piece_id: str) -> "RemovePiece":
+    def build(cls, piece_id: str) -> RemovePiece:
         return cls("-/" + piece_id)
 
     @property
     def piece_id(self) -> str:
         return self.text[2:]
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"id": self.piece_id}
 
 
@@ -250,7 +251,7 @@ class ChangePiece(_SlashCommand):
     __slots__ = ()
 
     @classmethod
-    def build(cls, piece_id: str, new_state: str, old_state: Optional[str] = None) -> "ChangePiece":
+    def build(cls, piece_id: str, new_state: str, old_state: str | None = None) -> ChangePiece:
         tokens = [piece_id, new_state] + ([old_state] if old_state is not None else [])
         return cls("D/" + (encode_sequence(tokens, "/") or ""))
 
@@ -263,11 +264,11 @@ class ChangePiece(_SlashCommand):
         return self._field(1) or ""
 
     @property
-    def old_state(self) -> Optional[str]:
+    def old_state(self) -> str | None:
         return self._field(2)
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
-        rec: Dict[str, object] = {"id": self.piece_id, "new_state": redactor.scrub(self.new_state)}
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
+        rec: dict[str, object] = {"id": self.piece_id, "new_state": redactor.scrub(self.new_state)}
         if self.old_state is not None:
             rec["old_state"] = redactor.scrub(self.old_state)
         return rec
@@ -282,9 +283,9 @@ class MovePiece(_SlashCommand):
     __slots__ = ()
 
     @classmethod
-    def build(cls, piece_id: str, new_map: Optional[str], new_x: int, new_y: int,
-              new_under: Optional[str], old_map: Optional[str], old_x: int, old_y: int,
-              old_under: Optional[str], player_id: str) -> "MovePiece":
+    def build(cls, piece_id: str, new_map: str | None, new_x: int, new_y: int,
+              new_under: str | None, old_map: str | None, old_x: int, old_y: int,
+              old_under: str | None, player_id: str) -> MovePiece:
         tokens = [piece_id, new_map or "null", new_x, new_y, new_under or "null",
                   old_map or "null", old_x, old_y, old_under or "null", player_id]
         return cls("M/" + (encode_sequence(tokens, "/") or ""))
@@ -301,41 +302,41 @@ class MovePiece(_SlashCommand):
         return self._field(0) or ""
 
     @property
-    def new_map(self) -> Optional[str]:
+    def new_map(self) -> str | None:
         return _none_if_null(self._field(1))
 
     @property
-    def new_position(self) -> Tuple[int, int]:
+    def new_position(self) -> tuple[int, int]:
         return self._int(2), self._int(3)
 
     @property
-    def new_under(self) -> Optional[str]:
+    def new_under(self) -> str | None:
         return _none_if_null(self._field(4))
 
     @property
-    def old_map(self) -> Optional[str]:
+    def old_map(self) -> str | None:
         return _none_if_null(self._field(5))
 
     @property
-    def old_position(self) -> Tuple[int, int]:
+    def old_position(self) -> tuple[int, int]:
         return self._int(6), self._int(7)
 
     @property
-    def old_under(self) -> Optional[str]:
+    def old_under(self) -> str | None:
         return _none_if_null(self._field(8))
 
     @property
-    def player_id(self) -> Optional[str]:
+    def player_id(self) -> str | None:
         return _none_if_null(self._field(9))
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"id": self.piece_id, "from_map": self.old_map, "from": list(self.old_position),
                 "to_map": self.new_map, "to": list(self.new_position), "under": self.new_under,
                 "player": redactor.label(self.player_id)}
 
-    def record(self, redactor: Optional["Redactor"] = None) -> Dict[str, object]:
+    def record(self, redactor: Redactor | None = None) -> dict[str, object]:
         redactor = redactor or Redactor()
-        rec: Dict[str, object] = {"kind": self.kind}
+        rec: dict[str, object] = {"kind": self.kind}
         rec.update(self._record_fields(redactor))
         fields = list(self._fields or decode_sequence(self.text[2:], "/"))
         if len(fields) > 9:
@@ -355,7 +356,7 @@ class Chat(Command):
     def message(self) -> str:
         return self.text[4:]
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"message": self.message}
 
 
@@ -368,19 +369,19 @@ class LogEntry(Command):
     __slots__ = ()
 
     @property
-    def logged(self) -> Optional[Command]:
+    def logged(self) -> Command | None:
         if self._fields is None:
             inner = self.text[4:]
             self._fields = [None if inner == "null" else classify(inner)(inner)]
         return self._fields[0]
 
-    def record(self, redactor: Optional["Redactor"] = None) -> Dict[str, object]:
+    def record(self, redactor: Redactor | None = None) -> dict[str, object]:
         logged = self.logged
-        rec: Dict[str, object] = {"kind": self.kind}
+        rec: dict[str, object] = {"kind": self.kind}
         rec["logged"] = logged.record(redactor) if logged is not None else None
         return rec
 
-    def summary(self, redactor: Optional["Redactor"] = None) -> str:
+    def summary(self, redactor: Redactor | None = None) -> str:
         logged = self.logged
         if logged is None:
             return "null"
@@ -397,7 +398,7 @@ class Undo(Command):
     def in_progress(self) -> bool:
         return self.text[5:] == "true"
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"in_progress": self.in_progress}
 
 
@@ -405,12 +406,12 @@ class _TabCommand(Command):
     """A command whose text is a TAB sequence (the prefix is token 0)."""
     __slots__ = ()
 
-    def _tokens(self) -> List[str]:
+    def _tokens(self) -> list[str]:
         if self._fields is None:
             self._fields = decode_sequence(self.text, "\t")
         return self._fields
 
-    def _tok(self, index: int) -> Optional[str]:
+    def _tok(self, index: int) -> str | None:
         tokens = self._tokens()
         return tokens[index] if index < len(tokens) else None
 
@@ -431,16 +432,16 @@ class PlayerAdd(_TabCommand):
         return self._tok(2) or ""
 
     @property
-    def side(self) -> Optional[str]:
+    def side(self) -> str | None:
         side = self._tok(3)
         return None if side in (None, "", "<observer>") else side
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"name": self.name, "side": self.side}
 
-    def record(self, redactor: Optional["Redactor"] = None) -> Dict[str, object]:
+    def record(self, redactor: Redactor | None = None) -> dict[str, object]:
         redactor = redactor or Redactor()
-        rec: Dict[str, object] = {"kind": self.kind}
+        rec: dict[str, object] = {"kind": self.kind}
         rec.update(self._record_fields(redactor))
         tokens = list(self._tokens())
         if len(tokens) > 1:
@@ -459,10 +460,10 @@ class PlayerRemove(_TabCommand):
     def player_id(self) -> str:
         return self._tok(1) or ""
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"player": redactor.label(self.player_id)}
 
-    def record(self, redactor: Optional["Redactor"] = None) -> Dict[str, object]:
+    def record(self, redactor: Redactor | None = None) -> dict[str, object]:
         redactor = redactor or Redactor()
         return {"kind": self.kind, "player": redactor.label(self.player_id),
                 "text": "PYREMOVE\t" + REDACTED}
@@ -481,7 +482,7 @@ class SetBoards(_TabCommand):
         return head[: -len("BoardPicker")] if head.endswith("BoardPicker") else head
 
     @property
-    def boards(self) -> List[Tuple[str, bool, int, int]]:
+    def boards(self) -> list[tuple[str, bool, int, int]]:
         """(board name, reversed, column, row) per board."""
         tokens = self._tokens()[1:]
         out = []
@@ -497,7 +498,7 @@ class SetBoards(_TabCommand):
             out.append((name, reverse, col, row))
         return out
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"map": self.map_id,
                 "boards": [{"board": b, "reversed": r, "col": c, "row": w}
                            for b, r, c, w in self.boards]}
@@ -510,7 +511,7 @@ class GlobalPropertySet(Command):
     java_class = "VASSAL.build.module.properties.GlobalProperty$SetGlobalProperty"
     __slots__ = ()
 
-    def _tok(self, index: int) -> Optional[str]:
+    def _tok(self, index: int) -> str | None:
         if self._fields is None:
             self._fields = decode_sequence(self.text, ";")
         return self._fields[index] if index < len(self._fields) else None
@@ -524,10 +525,10 @@ class GlobalPropertySet(Command):
         return self._tok(2) or ""
 
     @property
-    def container(self) -> Optional[str]:
+    def container(self) -> str | None:
         return self._tok(3) or None
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"name": self.name, "value": self.value, "container": self.container}
 
 
@@ -551,10 +552,10 @@ class MutableProperty(_TabCommand):
         return self._tok(3) or ""
 
     @property
-    def container(self) -> Optional[str]:
+    def container(self) -> str | None:
         return self._tok(4) or None
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"name": self.name, "old": self.old_value, "new": self.new_value,
                 "container": self.container}
 
@@ -574,7 +575,7 @@ class TurnState(Command):
         parts = self.text[4:].split("\t", 1)
         return parts[1] if len(parts) > 1 else ""
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"tracker": self.tracker_id, "state": self.state}
 
 
@@ -600,7 +601,7 @@ class NoteCommand(_TabCommand):
         parts = self.text.split("\t", 1)
         return parts[1] if len(parts) > 1 else ""
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"note_kind": self.note_kind, "text_length": len(self.note)}
 
 
@@ -655,14 +656,14 @@ class SpecialDiceResults(_TabCommand):
         return self._tok(1) or ""
 
     @property
-    def results(self) -> List[int]:
+    def results(self) -> list[int]:
         out = []
         for tok in self._tokens()[2:]:
             if tok.lstrip("-").isdecimal():      # other tokens are not die results
                 out.append(int(tok))
         return out
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"button": self.button, "results": self.results}
 
 
@@ -679,7 +680,7 @@ class UnknownCommand(Command):
         text = m.group(0) if m else self.text
         return text[:40]
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"prefix": self.prefix}
 
 
@@ -697,15 +698,15 @@ class VersionCheck(UnknownCommand):
         return ("vassal" if m.group(1) == "runningVassalVersion" else "module") if m else ""
 
     @property
-    def version(self) -> Optional[str]:
+    def version(self) -> str | None:
         m = self._TEST.match(self.text)
         return m.group(2) if m else None
 
-    def _record_fields(self, redactor: "Redactor") -> Dict[str, object]:
+    def _record_fields(self, redactor: Redactor) -> dict[str, object]:
         return {"subject": self.subject, "version": self.version}
 
 
-_PREFIXES: List[Tuple[str, Type[Command]]] = [
+_PREFIXES: list[tuple[str, type[Command]]] = [
     ("LOG\t", LogEntry),
     ("CHAT", Chat),
     ("UNDO\t", Undo),
@@ -728,7 +729,7 @@ _PREFIXES: List[Tuple[str, Type[Command]]] = [
 _TWO = {"+/": AddPiece, "D/": ChangePiece, "M/": MovePiece}
 
 
-def classify(text: str) -> Type[Command]:
+def classify(text: str) -> type[Command]:
     """The command class of one leaf's text (table §4.5)."""
     head = text[:2]
     cls = _TWO.get(head)
@@ -762,7 +763,7 @@ def parse_commands(text: str) -> Node:
 
 
 def _parse_group(text: str) -> CommandGroup:
-    children: List[Node] = []
+    children: list[Node] = []
     tokens = decode_sequence(text, ESC)
     for i in range(len(tokens)):
         token = tokens[i]
@@ -778,13 +779,13 @@ def _parse_group(text: str) -> CommandGroup:
 # --------------------------------------------------------------------------
 # traversal
 
-Path = Tuple[int, ...]
+Path = tuple[int, ...]
 
 
-def walk(node: Node, path: Path = ()) -> Iterator[Tuple[Path, Node]]:
+def walk(node: Node, path: Path = ()) -> Iterator[tuple[Path, Node]]:
     """Every node with its path of child indexes from the root, in document
     order (groups before their children)."""
-    stack: List[Tuple[Path, Node]] = [(path, node)]
+    stack: list[tuple[Path, Node]] = [(path, node)]
     while stack:
         p, n = stack.pop()
         yield p, n
@@ -793,20 +794,20 @@ def walk(node: Node, path: Path = ()) -> Iterator[Tuple[Path, Node]]:
                 stack.append((p + (i,), n.children[i]))
 
 
-def leaves(node: Node) -> Iterator[Tuple[Path, Command]]:
+def leaves(node: Node) -> Iterator[tuple[Path, Command]]:
     """Every leaf command with its path, in document order."""
     for p, n in walk(node):
         if isinstance(n, Command):
             yield p, n
 
 
-def leaf_commands(node: Node) -> List[Command]:
+def leaf_commands(node: Node) -> list[Command]:
     """Every leaf command, in document order, as a list: what the replay
     and the redactor read for each step (no paths, no generator frames —
     :func:`leaves` costs several times as much per leaf)."""
     if not isinstance(node, CommandGroup):
         return [node]  # type: ignore[list-item]
-    out: List[Command] = []
+    out: list[Command] = []
     append = out.append
     stack = [iter(node.children)]
     while stack:
@@ -820,7 +821,7 @@ def leaf_commands(node: Node) -> List[Command]:
     return out
 
 
-def tree_to_json(node: Node) -> Union[str, list]:
+def tree_to_json(node: Node) -> str | list:
     """The tree as nested lists of leaf strings (the golden ``tree`` form)."""
     if isinstance(node, Command):
         return node.text
@@ -839,10 +840,10 @@ class Redactor:
     """
 
     def __init__(self) -> None:
-        self._labels: Dict[str, str] = {}
-        self._pattern: Optional[re.Pattern] = None
+        self._labels: dict[str, str] = {}
+        self._pattern: re.Pattern | None = None
 
-    def learn(self, player_id: Optional[str], name: Optional[str] = None) -> None:
+    def learn(self, player_id: str | None, name: str | None = None) -> None:
         if not player_id:
             return
         if name:
@@ -851,7 +852,7 @@ class Redactor:
             self._labels[player_id] = f"player-{len(self._labels) + 1}"
         self._pattern = None
 
-    def learn_from(self, node: Node) -> "Redactor":
+    def learn_from(self, node: Node) -> Redactor:
         """Learn every roster entry and mover id in a tree."""
         # one walk; the roster's names are learnt before the bare mover ids
         # (which get "player-N" labels only when the roster does not name them)
@@ -866,7 +867,7 @@ class Redactor:
             self.learn(player_id)
         return self
 
-    def label(self, player_id: Optional[str]) -> Optional[str]:
+    def label(self, player_id: str | None) -> str | None:
         if not player_id:
             return None
         if player_id not in self._labels:

@@ -12,8 +12,8 @@ dropped, so the file needs no module to be decoded.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from vmodtool.errors import VmodError
 from vmodtool.vassal.archive import build_zip
@@ -36,7 +36,7 @@ def expand_prototypes(piece: PieceDef, prototypes: Mapping[str, str], *, _depth:
     the prototype's traits and states (``PieceCloner``, §3.6)."""
     if _depth > 20:
         raise VmodError("prototypes refer to each other in a loop")
-    out: List[Trait] = []
+    out: list[Trait] = []
     for trait in piece.traits:
         if trait.prefix == "prototype;":
             name = trait.view().prototype_name
@@ -64,7 +64,7 @@ class Player:
 class PlacedPiece:
     id: str
     piece: PieceDef
-    map: Optional[str]
+    map: str | None
     x: int
     y: int
     gpid: str
@@ -76,7 +76,7 @@ class _Stack:
     map: str
     x: int
     y: int
-    members: List[str] = field(default_factory=list)
+    members: list[str] = field(default_factory=list)
 
 
 class GameWriter:
@@ -88,7 +88,7 @@ class GameWriter:
     """
 
     def __init__(self, module: Module, *, players: Sequence[Player] = (),
-                 board_sizes: Optional[Mapping[str, Tuple[int, int]]] = None,
+                 board_sizes: Mapping[str, tuple[int, int]] | None = None,
                  first_id: int = 1700000000000) -> None:
         self.module = module
         self.players = list(players)
@@ -98,14 +98,14 @@ class GameWriter:
         if missing:
             raise VmodError(f"board sizes unknown for {', '.join(missing)}; give them as board_sizes",
                             file=module.file)
-        self.geometry: Dict[str, MapGeometry] = {}
-        self.board_names: Dict[str, str] = {}
-        self.pieces: Dict[str, PlacedPiece] = {}
-        self.stacks: Dict[str, _Stack] = {}
-        self.steps: List[str] = []
-        self._undo: List[Tuple[str, Tuple[str, int, int, Optional[str]]]] = []
-        self._setup_boards: List[str] = []
-        self.turn_states: Dict[str, str] = {}        # tracker id -> state (saved with the game)
+        self.geometry: dict[str, MapGeometry] = {}
+        self.board_names: dict[str, str] = {}
+        self.pieces: dict[str, PlacedPiece] = {}
+        self.stacks: dict[str, _Stack] = {}
+        self.steps: list[str] = []
+        self._undo: list[tuple[str, tuple[str, int, int, str | None]]] = []
+        self._setup_boards: list[str] = []
+        self.turn_states: dict[str, str] = {}        # tracker id -> state (saved with the game)
         for m in module.buildfile.maps():
             if not m.boards:
                 continue
@@ -127,7 +127,7 @@ class GameWriter:
         self._next_id += 1
         return value
 
-    def _player(self, name: Optional[str]) -> Player:
+    def _player(self, name: str | None) -> Player:
         for p in self.players:
             if p.name == name:
                 return p
@@ -148,13 +148,13 @@ class GameWriter:
         p = self.pieces[piece_id]
         return self.geometry[p.map].location_name(p.x, p.y) if p.map in self.geometry else "offboard"
 
-    def stack_of(self, piece_id: str) -> Optional[_Stack]:
+    def stack_of(self, piece_id: str) -> _Stack | None:
         for stack in self.stacks.values():
             if piece_id in stack.members:
                 return stack
         return None
 
-    def point(self, map_name: str, location: str) -> Tuple[int, int]:
+    def point(self, map_name: str, location: str) -> tuple[int, int]:
         return self.geometry[map_name].point_of(self.board_names[map_name], location)
 
     # -- the starting state ---------------------------------------------------------------
@@ -173,7 +173,7 @@ class GameWriter:
             sid = self.new_id()
             self.stacks[sid] = _Stack(sid, map_name, x, y, members)
 
-    def _new_piece(self, definition: str, map_name: Optional[str], x: int, y: int, gpid: str) -> str:
+    def _new_piece(self, definition: str, map_name: str | None, x: int, y: int, gpid: str) -> str:
         piece = expand_prototypes(PieceDef.parse(definition), self.prototypes)
         pid = self.new_id()
         self.pieces[pid] = PlacedPiece(pid, piece, map_name, x, y, gpid)
@@ -215,8 +215,8 @@ class GameWriter:
     def _name(self, pid: str) -> str:
         return self.pieces[pid].piece.name
 
-    def move(self, piece_id: str, location: str, *, map_name: Optional[str] = None,
-             player: Optional[str] = None, chat: bool = True) -> None:
+    def move(self, piece_id: str, location: str, *, map_name: str | None = None,
+             player: str | None = None, chat: bool = True) -> None:
         """Drag a piece to a location (hex label or zone name) of a map; it
         joins the top of any stack there, as VASSAL's drop does."""
         p = self.pieces[piece_id]
@@ -226,7 +226,7 @@ class GameWriter:
         x, y = self.point(target_map, location)
         self._move_to(piece_id, target_map, x, y, player, chat)
 
-    def _move_to(self, piece_id: str, map_name: str, x: int, y: int, player: Optional[str],
+    def _move_to(self, piece_id: str, map_name: str, x: int, y: int, player: str | None,
                  chat: bool, undoable: bool = True) -> None:
         p = self.pieces[piece_id]
         who = self._player(player)
@@ -260,8 +260,8 @@ class GameWriter:
         if undoable:
             self._undo.append(("move", (piece_id, old[1], old[2], old[0])))
 
-    def move_stack(self, piece_ids: Sequence[str], location: str, *, map_name: Optional[str] = None,
-                   player: Optional[str] = None, chat: bool = True) -> None:
+    def move_stack(self, piece_ids: Sequence[str], location: str, *, map_name: str | None = None,
+                   player: str | None = None, chat: bool = True) -> None:
         """Drag several pieces to a location in ONE step, as VASSAL logs a
         drag of a selection: when ``piece_ids`` are all the members of one
         stack and the target is empty, the stack itself moves (one
@@ -300,7 +300,7 @@ class GameWriter:
         undo_marks = len(self._undo)
         for pid in ids:
             self._move_to(pid, target_map, x, y, player, chat=False)
-        parts: List[str] = []
+        parts: list[str] = []
         for text in self.steps[before:]:
             parts.extend(text.split(ESC) if ESC in text else [text])
         del self.steps[before:]
@@ -312,7 +312,7 @@ class GameWriter:
         self._undo.append(("moves", moved))  # type: ignore[arg-type]
 
     def set_layer(self, piece_id: str, layer_prefix: str, value: int, *,
-                  player: Optional[str] = None, menu: str = "", report: bool = True) -> None:
+                  player: str | None = None, menu: str = "", report: bool = True) -> None:
         """Set the state of the ``n``-th Embellishment whose layer name is
         ``layer_prefix`` (Layer ``value``: level, negative = inactive)."""
         p = self.pieces[piece_id]
@@ -332,7 +332,7 @@ class GameWriter:
                 return
         raise VmodError(f"piece {self._name(piece_id)!r} has no layer {layer_prefix!r}")
 
-    def remove(self, piece_id: str, *, player: Optional[str] = None) -> None:
+    def remove(self, piece_id: str, *, player: str | None = None) -> None:
         stack = self.stack_of(piece_id)
         if stack is not None:
             stack.members.remove(piece_id)
@@ -343,7 +343,7 @@ class GameWriter:
         self._log(RemovePiece.build(piece_id).text, f"CHAT* {name} deleted *")
 
     def add(self, definition: str, location: str, map_name: str, *, gpid: str = "",
-            player: Optional[str] = None) -> str:
+            player: str | None = None) -> str:
         """A new piece from a palette definition, placed at a location."""
         x, y = self.point(map_name, location)
         pid = self._new_piece(definition, None, 0, 0, gpid)
@@ -361,11 +361,11 @@ class GameWriter:
         self._log(*commands)
         return pid
 
-    def chat(self, text: str, *, player: Optional[str] = None) -> None:
+    def chat(self, text: str, *, player: str | None = None) -> None:
         who = self._player(player)
         self._log(f"CHAT&lt;{who.name}&gt; - {text}")
 
-    def dice(self, spec: str, values: Sequence[int], *, player: Optional[str] = None) -> None:
+    def dice(self, spec: str, values: Sequence[int], *, player: str | None = None) -> None:
         """A DiceButton roll with the report format of generated modules."""
         who = self._player(player)
         shown = ",".join(str(v) for v in values)
@@ -378,7 +378,7 @@ class GameWriter:
         self._log(f"CHAT* {text}")
 
     def set_turn(self, state: str, *, tracker: str = "TurnTracker0",
-                 report: Optional[str] = None) -> None:
+                 report: str | None = None) -> None:
         """The turn tracker moved to ``state`` (§4.8: ``TURN<id>⟨TAB⟩<state>``,
         with the tracker's chat report when ``report`` is given).  Before
         :meth:`snapshot` it only sets the state the log starts from."""
@@ -389,7 +389,7 @@ class GameWriter:
                 commands.append(f"CHAT* {report}")
             self._log(*commands)
 
-    def undo(self, *, player: Optional[str] = None) -> None:
+    def undo(self, *, player: str | None = None) -> None:
         """Undo the last move or layer change (UNDO brackets, §4.7)."""
         if not self._undo:
             raise VmodError("nothing to undo")
@@ -401,7 +401,7 @@ class GameWriter:
         elif kind == "moves":
             for _kind, (pid, x, y, map_name) in reversed(data):  # type: ignore[misc]
                 self._move_to(pid, map_name, x, y, player, chat=False, undoable=False)
-            parts: List[str] = []
+            parts: list[str] = []
             for text in self.steps[before:]:
                 parts.extend(text.split(ESC) if ESC in text else [text])
             del self.steps[before:]
@@ -429,7 +429,7 @@ class GameWriter:
                           or "")
 
     # -- output ----------------------------------------------------------------------------
-    def text(self, restore: Optional[str] = None) -> str:
+    def text(self, restore: str | None = None) -> str:
         """The command text of the log (restore part + steps)."""
         return encode_sequence([restore if restore is not None else self._initial] + self.steps,
                                ESC) or ""

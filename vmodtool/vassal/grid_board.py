@@ -10,7 +10,7 @@ is turned 180° (local = size − offset).  ``Map.locationName`` reports
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Tuple
+from collections.abc import Iterable
 
 from vmodtool.vassal.grid_common import LocationError, MapGrid, Point, parse_int_attribute
 from vmodtool.vassal.grid_hex import HexGrid
@@ -42,7 +42,7 @@ class Board:
     reversed (rotated 180°)."""
 
     def __init__(self, name: str, width: int, height: int,
-                 grid: Optional[MapGrid] = None, *, reversed: bool = False,
+                 grid: MapGrid | None = None, *, reversed: bool = False,
                  reversible: bool = False) -> None:
         self.name = name
         self.width = int(width)
@@ -63,7 +63,7 @@ class Board:
             return (self.width - x, self.height - y)
         return (x, y)
 
-    def location_name(self, x: int, y: int) -> Optional[str]:
+    def location_name(self, x: int, y: int) -> str | None:
         """``Board.locationName`` of a board-relative point (``None`` without
         a grid, or where the grid names nothing)."""
         if self.grid is None:
@@ -119,19 +119,19 @@ class MapGeometry:
 
     def __init__(self, placements: Iterable[BoardPlacement], edge_width: int = 0,
                  edge_height: int = 0) -> None:
-        self.placements: List[BoardPlacement] = list(placements)
+        self.placements: list[BoardPlacement] = list(placements)
         self.edge_width = int(edge_width)
         self.edge_height = int(edge_height)
         self._layout()
 
     @classmethod
-    def single(cls, board: Board, edge_width: int = 0, edge_height: int = 0) -> "MapGeometry":
+    def single(cls, board: Board, edge_width: int = 0, edge_height: int = 0) -> MapGeometry:
         """A map with one board at slot (0, 0)."""
         return cls([BoardPlacement(board)], edge_width, edge_height)
 
     def _layout(self) -> None:
-        widths: Dict[Tuple[int, int], int] = {}
-        heights: Dict[Tuple[int, int], int] = {}
+        widths: dict[tuple[int, int], int] = {}
+        heights: dict[tuple[int, int], int] = {}
         for placement in self.placements:
             key = (placement.column, placement.row)
             widths[key] = placement.board.width
@@ -149,14 +149,14 @@ class MapGeometry:
                 return placement
         raise KeyError(board_name)
 
-    def board_at(self, x: int, y: int) -> Optional[BoardPlacement]:
+    def board_at(self, x: int, y: int) -> BoardPlacement | None:
         """``Map.findBoard``: the first board whose rectangle holds the map point."""
         for placement in self.placements:
             if placement.contains(x, y):
                 return placement
         return None
 
-    def to_board(self, x: int, y: int) -> Optional[Tuple[BoardPlacement, Point]]:
+    def to_board(self, x: int, y: int) -> tuple[BoardPlacement, Point] | None:
         """Map point → (placement, board-local point), un-reversed; ``None``
         off all boards."""
         placement = self.board_at(x, y)
@@ -228,11 +228,11 @@ class MapGeometry:
 # --------------------------------------------------------------------------
 # building from lxml elements
 
-def _children(element) -> List:
+def _children(element) -> list:
     return [child for child in element if isinstance(child.tag, str)]
 
 
-def _numbering_attributes(element, tag: str) -> Optional[Dict[str, str]]:
+def _numbering_attributes(element, tag: str) -> dict[str, str] | None:
     found = None
     for child in _children(element):
         if child.tag == tag:
@@ -240,7 +240,7 @@ def _numbering_attributes(element, tag: str) -> Optional[Dict[str, str]]:
     return found
 
 
-def grid_from_element(element, container_size: Tuple[int, int]) -> Optional[MapGrid]:
+def grid_from_element(element, container_size: tuple[int, int]) -> MapGrid | None:
     """Build a grid from a buildFile element whose tag is one of VASSAL's grid
     classes (:data:`GRID_TAGS`); ``None`` for any other tag.
 
@@ -277,8 +277,8 @@ def grid_from_element(element, container_size: Tuple[int, int]) -> Optional[MapG
     return None
 
 
-def board_from_element(board_element, width: Optional[int] = None,
-                       height: Optional[int] = None) -> Board:
+def board_from_element(board_element, width: int | None = None,
+                       height: int | None = None) -> Board:
     """Build a :class:`Board` from a ``…boardPicker.Board`` element.
 
     Pass the board image's pixel size as ``width``/``height`` when the board

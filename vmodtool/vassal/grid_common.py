@@ -15,10 +15,10 @@ geometry depends on bit for bit:
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
 import re
 import struct
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
 
 from vmodtool.errors import FormatError, VmodError
 
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: A board-local or map point, as VASSAL's ``java.awt.Point``.
-Point = Tuple[int, int]
+Point = tuple[int, int]
 
 _INT_MIN = -(2 ** 31)
 _INT_MAX = 2 ** 31 - 1
@@ -60,7 +60,7 @@ class MapGrid(ABC):
     ZonedGrid).  All points are board-local integer pixels."""
 
     @abstractmethod
-    def location_name(self, x: int, y: int) -> Optional[str]:
+    def location_name(self, x: int, y: int) -> str | None:
         """VASSAL's ``locationName``: the name of the point, or ``None`` (which
         a map reports as ``offboard``)."""
 
@@ -74,7 +74,7 @@ class MapGrid(ABC):
         """VASSAL's ``getLocation(name)``; raises :class:`LocationError`."""
 
     @abstractmethod
-    def attribute_strings(self) -> Dict[str, str]:
+    def attribute_strings(self) -> dict[str, str]:
         """What VASSAL's ``getAttributeValueString`` returns per attribute."""
 
 
@@ -133,7 +133,7 @@ def parse_bool_attribute(value: str) -> bool:
     return value.lower() == "true"
 
 
-def parse_color(value: Optional[str]) -> Optional[Tuple[int, int, int, int]]:
+def parse_color(value: str | None) -> tuple[int, int, int, int] | None:
     """``ColorConfigurer.stringToColor``: ``r,g,b[,a]`` or ``0xRRGGBB``;
     empty/``null`` is no colour; bad data falls back to black (a warning in
     VASSAL, not fatal)."""
@@ -205,7 +205,7 @@ class LatticeGrid(MapGrid):
         self._prepare()
 
 
-def color_to_string(color: Optional[Tuple[int, int, int, int]]) -> str:
+def color_to_string(color: tuple[int, int, int, int] | None) -> str:
     """``ColorConfigurer.colorToString``: ``r,g,b`` (``r,g,b,a`` if not opaque)."""
     if color is None:
         return ""
@@ -245,8 +245,8 @@ class JavaPolygon:
     __slots__ = ("xs", "ys", "min_x", "min_y", "max_x", "max_y", "_edges")
 
     def __init__(self, vertices: Sequence[Point]) -> None:
-        self.xs: Tuple[int, ...] = tuple(int(v[0]) for v in vertices)
-        self.ys: Tuple[int, ...] = tuple(int(v[1]) for v in vertices)
+        self.xs: tuple[int, ...] = tuple(int(v[0]) for v in vertices)
+        self.ys: tuple[int, ...] = tuple(int(v[1]) for v in vertices)
         if self.xs:
             self.min_x, self.max_x = min(self.xs), max(self.xs)
             self.min_y, self.max_y = min(self.ys), max(self.ys)
@@ -262,13 +262,13 @@ class JavaPolygon:
         self._edges = tuple(edges)
 
     @classmethod
-    def from_path(cls, path: Optional[str]) -> "JavaPolygon":
+    def from_path(cls, path: str | None) -> JavaPolygon:
         """Parse a Zone ``path`` (``x1,y1;x2,y2;…``) as VASSAL's
         ``PolygonEditor.stringToPolygon``: vertices whose numbers do not
         parse are skipped silently."""
         from vmodtool.vassal.sequence import decode_sequence
 
-        vertices: List[Point] = []
+        vertices: list[Point] = []
         for token in decode_sequence(path, ";"):
             parts = decode_sequence(token, ",")
             if len(parts) < 2:
@@ -286,7 +286,7 @@ class JavaPolygon:
         """Number of vertices."""
         return len(self.xs)
 
-    def bounds_size(self) -> Tuple[int, int]:
+    def bounds_size(self) -> tuple[int, int]:
         """``getBounds().getSize()``: (max−min) of the vertex coordinates."""
         return (self.max_x - self.min_x, self.max_y - self.min_y)
 
@@ -334,7 +334,7 @@ class JavaPolygon:
 # --------------------------------------------------------------------------
 # old-style format strings ($name$)
 
-def format_tokens(fmt: str) -> List[Tuple[bool, str]]:
+def format_tokens(fmt: str) -> list[tuple[bool, str]]:
     """Split a ``$name$`` format as VASSAL's FormattedStringExpression and
     ``getLocation`` do: tokens alternate literal/property; empty tokens are
     dropped; a property token with nothing after it is literal text.
@@ -342,7 +342,7 @@ def format_tokens(fmt: str) -> List[Tuple[bool, str]]:
     from vmodtool.vassal.sequence import decode_sequence
 
     tokens = decode_sequence(fmt, "$")
-    parts: List[Tuple[bool, str]] = []
+    parts: list[tuple[bool, str]] = []
     is_property = True
     last = len(tokens) - 1
     for index, token in enumerate(tokens):
@@ -353,7 +353,7 @@ def format_tokens(fmt: str) -> List[Tuple[bool, str]]:
 
 
 def compile_location_format(fmt: str, *, localized: bool
-                            ) -> Callable[[Mapping[str, Optional[str]]], str]:
+                            ) -> Callable[[Mapping[str, str | None]], str]:
     """Compile a location format into a function of the property values.
 
     Mirrors ``FormattedString`` → ``Expression.createExpression``: a blank
@@ -379,7 +379,7 @@ def compile_location_format(fmt: str, *, localized: bool
     if parts == [(True, "gridLocation")]:
         return lambda props: props.get("gridLocation") or ""
 
-    def evaluate(props: Mapping[str, Optional[str]]) -> str:
+    def evaluate(props: Mapping[str, str | None]) -> str:
         out = []
         for is_property, text in parts:
             if not is_property:

@@ -9,7 +9,7 @@ for sideways grids (§5.2); the origin (x0, y0) is *not* swapped.
 from __future__ import annotations
 
 import math
-from typing import Dict, Iterator, List, Mapping, Optional, Tuple
+from collections.abc import Iterator, Mapping
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.grid_common import (
@@ -46,8 +46,8 @@ _SNAP_OFFSETS_ODD = ((-1, 0), (-1, 1), (1, 0), (1, 1))
 
 # one hexagon edge of java.awt.geom.Area: (y_top, y_bottom, x_top, x_bottom,
 # x_min, x_max); a hexagon: (min_x, max_x, min_y, max_y, edges)
-_Edge = Tuple[int, int, int, int, int, int]
-_Hexagon = Tuple[int, int, int, int, Tuple[_Edge, ...]]
+_Edge = tuple[int, int, int, int, int, int]
+_Hexagon = tuple[int, int, int, int, tuple[_Edge, ...]]
 
 
 class HexGrid(LatticeGrid):
@@ -75,9 +75,9 @@ class HexGrid(LatticeGrid):
                  snap_to: bool = True, edges_legal: bool = False,
                  corners_legal: bool = False, snap_scale: int = 0,
                  visible: bool = False, dots_visible: bool = False,
-                 color: Optional[Tuple[int, int, int, int]] = (0, 0, 0, 255),
-                 numbering: Optional[HexGridNumbering] = None,
-                 container_size: Tuple[int, int] = (0, 0)) -> None:
+                 color: tuple[int, int, int, int] | None = (0, 0, 0, 255),
+                 numbering: HexGridNumbering | None = None,
+                 container_size: tuple[int, int] = (0, 0)) -> None:
         self.dx = float(dx)
         self.dy = float(dy)
         self.x0 = int(x0)
@@ -97,9 +97,9 @@ class HexGrid(LatticeGrid):
     # -- building --------------------------------------------------------
 
     @classmethod
-    def from_attributes(cls, grid_attributes: Optional[Mapping[str, str]],
-                        numbering_attributes: Optional[Mapping[str, str]] = None,
-                        container_size: Tuple[int, int] = (0, 0)) -> "HexGrid":
+    def from_attributes(cls, grid_attributes: Mapping[str, str] | None,
+                        numbering_attributes: Mapping[str, str] | None = None,
+                        container_size: tuple[int, int] = (0, 0)) -> HexGrid:
         """Build as VASSAL's builder does: ``setAttribute`` for every XML
         attribute in name order (so ``dx`` comes before ``dy`` and the
         default-width quirk of §2.4.5 applies), then the numbering child.
@@ -140,13 +140,13 @@ class HexGrid(LatticeGrid):
         elif key == "snapscale":
             self.snap_scale = parse_int_attribute(self.COMPONENT, key, value)
 
-    def set_numbering(self, numbering: Optional[HexGridNumbering]) -> None:
+    def set_numbering(self, numbering: HexGridNumbering | None) -> None:
         """Attach (or with ``None`` remove) the numbering.  Change numbering
         options only through this: the grid precomputes from them."""
         self.numbering = numbering
         self._prepare()
 
-    def attribute_strings(self) -> Dict[str, str]:
+    def attribute_strings(self) -> dict[str, str]:
         """``getAttributeValueString`` of every attribute, plus ``snapscale``
         (e.g. ``dy="64"`` reads back ``"64.0"``)."""
         return {
@@ -178,14 +178,14 @@ class HexGrid(LatticeGrid):
         self.max_columns = _floor(width / dy + 0.5)
         self._half_dy = dy / 2
         self._half_dy_int = int(dy / 2)
-        self._hexagons: Dict[Point, _Hexagon] = {}
+        self._hexagons: dict[Point, _Hexagon] = {}
         f_dx = float32(dx)
         f_dy = float32(dy)
         self._hex_r = float32(float32(2.0 * f_dx) / 3.0)
         self._hex_half_r = float32(0.5 * self._hex_r)
         self._hex_half_dy = float32(0.5 * f_dy)
-        self._col_flip: Optional[int] = None
-        self._row_flip: Optional[int] = None
+        self._col_flip: int | None = None
+        self._row_flip: int | None = None
         self._stagger_delta = 0
         numbering = self.numbering
         if numbering is None:
@@ -210,7 +210,7 @@ class HexGrid(LatticeGrid):
     def _uv(self, x: int, y: int) -> Point:
         return (y, x) if self.sideways else (x, y)
 
-    def raw_column_row(self, x: int, y: int) -> Tuple[int, int]:
+    def raw_column_row(self, x: int, y: int) -> tuple[int, int]:
         """``(getRawColumn(p), getRawRow(p))`` of a board-local point."""
         u, v = (y, x) if self.sideways else (x, y)
         q = (u - self.x0) / self.dx
@@ -231,7 +231,7 @@ class HexGrid(LatticeGrid):
 
     # -- point → name ----------------------------------------------------
 
-    def location_name(self, x: int, y: int) -> Optional[str]:
+    def location_name(self, x: int, y: int) -> str | None:
         """VASSAL's ``HexGrid.locationName``: the name of a board-local point,
         ``None`` when the grid has no numbering (§5.3)."""
         numbering = self.numbering
@@ -240,7 +240,7 @@ class HexGrid(LatticeGrid):
         column, row = self.logical_column_row(x, y)
         return numbering.name_of(column, row)
 
-    def logical_column_row(self, x: int, y: int) -> Tuple[int, int]:
+    def logical_column_row(self, x: int, y: int) -> tuple[int, int]:
         """The numbering's ``(getColumn(p), getRow(p))``: raw indices after
         descending flips and stagger (labels are these plus hOff/vOff)."""
         u, v = (y, x) if self.sideways else (x, y)
@@ -248,7 +248,7 @@ class HexGrid(LatticeGrid):
         raw_col = _floor(q + 0.5)
         return self._logical_of_raw(raw_col, self._raw_row(q, v))
 
-    def _logical_of_raw(self, raw_col: int, raw_row: int) -> Tuple[int, int]:
+    def _logical_of_raw(self, raw_col: int, raw_row: int) -> tuple[int, int]:
         if self.numbering is None:
             raise LocationError("the grid has no numbering")
         column = raw_col if self._col_flip is None else self._col_flip - raw_col
@@ -350,7 +350,7 @@ class HexGrid(LatticeGrid):
         y_mid = cv
         vertices = ((x_left, y_mid), (x_ul, y_top), (x_ur, y_top), (x_right, y_mid),
                     (x_ur, y_bottom), (x_ul, y_bottom))
-        edges: List[_Edge] = []
+        edges: list[_Edge] = []
         for i in range(6):
             xa, ya = vertices[i - 1]
             xb, yb = vertices[i]
@@ -423,7 +423,7 @@ class HexGrid(LatticeGrid):
 
     # -- rules-engine helpers --------------------------------------------
 
-    def raw_index_of(self, label: str) -> Tuple[int, int]:
+    def raw_index_of(self, label: str) -> tuple[int, int]:
         """The raw (column, row) of the hex VASSAL names ``label`` — the exact
         inverse of :meth:`location_name` (not of ``getLocation``, which does
         not round-trip for some grids, §5.6 quirk 2).  The label is split
@@ -448,8 +448,8 @@ class HexGrid(LatticeGrid):
         u, v = self._raw_center(raw_col, raw_row)
         return (v, u) if self.sideways else (u, v)
 
-    def neighbours(self, label: str, within: Optional[Tuple[int, int]] = None
-                   ) -> List[str]:
+    def neighbours(self, label: str, within: tuple[int, int] | None = None
+                   ) -> list[str]:
         """The labels of the 6 hexes adjacent to ``label`` by the naming
         (raw offset neighbours, odd raw columns shifted half a hex along v),
         clockwise from the one at lower raw row in the same column.  With
@@ -481,8 +481,8 @@ class HexGrid(LatticeGrid):
         dq, dz = ca - cb, za - zb
         return max(abs(dq), abs(dz), abs(dq + dz))
 
-    def hex_centres(self, width: Optional[int] = None, height: Optional[int] = None
-                    ) -> Iterator[Tuple[str, Point]]:
+    def hex_centres(self, width: int | None = None, height: int | None = None
+                    ) -> Iterator[tuple[str, Point]]:
         """Yield (label, centre) for every hex whose snapped centre lies on a
         board of the given size (default: the container size), column by
         column.  Nothing is yielded for a grid without numbering."""

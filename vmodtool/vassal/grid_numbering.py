@@ -10,7 +10,8 @@ options from here.
 from __future__ import annotations
 
 import re
-from typing import Dict, Mapping, Optional, Pattern, Tuple
+from collections.abc import Mapping
+from re import Pattern
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.grid_common import (
@@ -76,7 +77,7 @@ class RegularGridNumbering:
 
     COMPONENT = "RegularGridNumbering"
     #: getAttributeNames() order (what getAttributeValueString is asked for)
-    ATTRIBUTE_NAMES: Tuple[str, ...] = (
+    ATTRIBUTE_NAMES: tuple[str, ...] = (
         "first", "sep", "hType", "hLeading", "hOff", "hDescend", "vType",
         "vLeading", "vOff", "vDescend", "locationFormat", "visible", "fontSize",
         "color", "rotateText", "hDrawOff", "vDrawOff")
@@ -94,18 +95,18 @@ class RegularGridNumbering:
         self.v_descend = False
         self.visible = False
         self.font_size = 9
-        self.color: Optional[Tuple[int, int, int, int]] = (0, 0, 0, 255)
+        self.color: tuple[int, int, int, int] | None = (0, 0, 0, 255)
         self.rotate_text = 0
         self.h_draw_off = 0
         self.v_draw_off = 0
         self.location_format = "$gridLocation$"
-        self._compiled: Optional[tuple] = None
+        self._compiled: tuple | None = None
 
     # -- building --------------------------------------------------------
 
     @classmethod
-    def from_attributes(cls, attributes: Optional[Mapping[str, str]] = None
-                        ) -> "RegularGridNumbering":
+    def from_attributes(cls, attributes: Mapping[str, str] | None = None
+                        ) -> RegularGridNumbering:
         """Create the numbering from XML attributes (unknown names ignored)."""
         numbering = cls()
         for key in sorted(attributes or {}):
@@ -158,7 +159,7 @@ class RegularGridNumbering:
             self.v_draw_off = parse_int_attribute(c, key, value)
         self._compiled = None
 
-    def attribute_strings(self) -> Dict[str, str]:
+    def attribute_strings(self) -> dict[str, str]:
         """``getAttributeValueString`` of every attribute name."""
         out = {
             "first": self.first,
@@ -226,7 +227,7 @@ class RegularGridNumbering:
             return _ALPHABETIC_MATCH
         return "-?[0-9]{" + str(leading + 1) + ",}"
 
-    def _location_pattern(self) -> Optional[Tuple[Pattern[str], int, int]]:
+    def _location_pattern(self) -> tuple[Pattern[str], int, int] | None:
         """The regex ``getLocation`` builds from ``locationFormat`` (§5.4),
         with the group numbers of the column and row, or ``None`` when the
         format has no column or no row (then no name parses)."""
@@ -267,7 +268,7 @@ class RegularGridNumbering:
             return None
         return re.compile("".join(regex)), col_group, row_group
 
-    def parse_name(self, name: str) -> Tuple[int, int]:
+    def parse_name(self, name: str) -> tuple[int, int]:
         """Parse a location name into logical (column, row) = label value
         minus offset, as ``getLocation`` does before ``getCenterPoint``.
         Greedy regex matching is kept (§5.6 quirk 7).  Raises
@@ -307,7 +308,7 @@ class HexGridNumbering(RegularGridNumbering):
         else:
             super().set_attribute(key, value)
 
-    def attribute_strings(self) -> Dict[str, str]:
+    def attribute_strings(self) -> dict[str, str]:
         out = super().attribute_strings()
         out["stagger"] = _jbool(self.stagger)
         return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from collections.abc import Mapping, Sequence
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.grid_common import (
@@ -53,9 +53,9 @@ class SquareGrid(LatticeGrid):
                  range_option: str = "Metric", snap_to: bool = True,
                  edges_legal: bool = False, corners_legal: bool = False,
                  visible: bool = False, dots_visible: bool = False,
-                 color: Optional[Tuple[int, int, int, int]] = (0, 0, 0, 255),
-                 numbering: Optional[SquareGridNumbering] = None,
-                 container_size: Tuple[int, int] = (0, 0)) -> None:
+                 color: tuple[int, int, int, int] | None = (0, 0, 0, 255),
+                 numbering: SquareGridNumbering | None = None,
+                 container_size: tuple[int, int] = (0, 0)) -> None:
         self.dx = float(dx)
         self.dy = float(dy)
         self.x0 = int(x0)
@@ -74,9 +74,9 @@ class SquareGrid(LatticeGrid):
         self._prepare()
 
     @classmethod
-    def from_attributes(cls, grid_attributes: Optional[Mapping[str, str]],
-                        numbering_attributes: Optional[Mapping[str, str]] = None,
-                        container_size: Tuple[int, int] = (0, 0)) -> "SquareGrid":
+    def from_attributes(cls, grid_attributes: Mapping[str, str] | None,
+                        numbering_attributes: Mapping[str, str] | None = None,
+                        container_size: tuple[int, int] = (0, 0)) -> SquareGrid:
         """Build from XML attributes (name order, VASSAL's ``setAttribute``);
         ``numbering_attributes`` ``None`` = no ``SquareGridNumbering``."""
         grid = cls(container_size=container_size)
@@ -105,7 +105,7 @@ class SquareGrid(LatticeGrid):
         self.max_rows = int(height / self.dy + 0.5)
         self.max_columns = int(width / self.dx + 0.5)
 
-    def attribute_strings(self) -> Dict[str, str]:
+    def attribute_strings(self) -> dict[str, str]:
         """``getAttributeValueString`` of every attribute."""
         return {
             "x0": str(self.x0),
@@ -123,7 +123,7 @@ class SquareGrid(LatticeGrid):
 
     # -- naming ----------------------------------------------------------
 
-    def logical_column_row(self, x: int, y: int) -> Tuple[int, int]:
+    def logical_column_row(self, x: int, y: int) -> tuple[int, int]:
         """``SquareGridNumbering.getColumn/getRow`` of a point."""
         column = _floor((x - self.x0) / self.dx + 0.5)
         row = int((y - self.y0) / self.dy + 0.5)
@@ -135,7 +135,7 @@ class SquareGrid(LatticeGrid):
                 row = self.max_rows - row
         return column, row
 
-    def location_name(self, x: int, y: int) -> Optional[str]:
+    def location_name(self, x: int, y: int) -> str | None:
         """The name of a point; ``None`` without numbering."""
         numbering = self.numbering
         if numbering is None:
@@ -214,13 +214,13 @@ class Region:
 
     __slots__ = ("name", "x", "y")
 
-    def __init__(self, name: Optional[str], x: int, y: int) -> None:
+    def __init__(self, name: str | None, x: int, y: int) -> None:
         self.name = name
         self.x = int(x)
         self.y = int(y)
 
     @classmethod
-    def from_attributes(cls, attributes: Mapping[str, str]) -> "Region":
+    def from_attributes(cls, attributes: Mapping[str, str]) -> Region:
         """Build from XML attributes; a malformed origin raises FormatError."""
         region = cls(None, 0, 0)
         for key in sorted(attributes):
@@ -251,7 +251,7 @@ def _java_point_hash(x: int, y: int) -> int:
     return ((bits & _MASK32) ^ (bits >> 32)) & _MASK32
 
 
-def _hashmap_order(keys: Sequence[Point]) -> List[Point]:
+def _hashmap_order(keys: Sequence[Point]) -> list[Point]:
     """Iteration order of a ``java.util.HashMap`` filled with these distinct
     keys in this order (bucket by spread hash, insertion order within a
     bucket; treeified buckets are not modelled)."""
@@ -289,8 +289,8 @@ class RegionGrid(MapGrid):
         self.snap_enabled = bool(snap_to)
         self.visible = bool(visible)
         self.font_size = int(font_size)
-        self.regions: List[Region] = list(regions)
-        by_origin: Dict[Point, Region] = {}
+        self.regions: list[Region] = list(regions)
+        by_origin: dict[Point, Region] = {}
         for region in self.regions:
             by_origin[(region.x, region.y)] = region
         self._by_origin = by_origin
@@ -298,8 +298,8 @@ class RegionGrid(MapGrid):
         self._values = [by_origin[p] for p in self._origins]
 
     @classmethod
-    def from_attributes(cls, attributes: Optional[Mapping[str, str]],
-                        regions: Sequence[Region] = ()) -> "RegionGrid":
+    def from_attributes(cls, attributes: Mapping[str, str] | None,
+                        regions: Sequence[Region] = ()) -> RegionGrid:
         """Build from the RegionGrid XML attributes and its regions."""
         snap_to, visible, font_size = True, False, 9
         for key in sorted(attributes or {}):
@@ -312,7 +312,7 @@ class RegionGrid(MapGrid):
                 font_size = parse_int_attribute(cls.COMPONENT, key, value)
         return cls(regions, snap_to=snap_to, visible=visible, font_size=font_size)
 
-    def attribute_strings(self) -> Dict[str, str]:
+    def attribute_strings(self) -> dict[str, str]:
         """``getAttributeValueString`` of every attribute."""
         return {"snapto": _jbool(self.snap_enabled), "visible": _jbool(self.visible),
                 "fontsize": str(self.font_size)}
@@ -327,7 +327,7 @@ class RegionGrid(MapGrid):
                 best = (ox, oy)
         return best if best is not None else (x, y)
 
-    def location_name(self, x: int, y: int) -> Optional[str]:
+    def location_name(self, x: int, y: int) -> str | None:
         """Name of the nearest region, ``None`` with no regions."""
         if not self._origins:
             return None

@@ -10,7 +10,7 @@ box as its container size.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from collections.abc import Mapping, Sequence
 
 from vmodtool.vassal.grid_common import (
     JavaPolygon,
@@ -40,7 +40,7 @@ class Zone:
     def __init__(self, name: str = "", path: str = "", *,
                  location_format: str = "$name$", use_parent_grid: bool = False,
                  use_highlight: bool = False, highlight_property: str = "",
-                 grid: Optional[MapGrid] = None) -> None:
+                 grid: MapGrid | None = None) -> None:
         self.name = name
         self.polygon = JavaPolygon.from_path(path)
         self.location_format = location_format
@@ -48,12 +48,12 @@ class Zone:
         self.use_highlight = bool(use_highlight)
         self.highlight_property = highlight_property
         self.own_grid = grid
-        self.parent: Optional["ZonedGrid"] = None
+        self.parent: ZonedGrid | None = None
         self._format = compile_location_format(location_format, localized=False)
-        self._pattern: Optional[Tuple[Optional["re.Pattern[str]"], int]] = None
+        self._pattern: tuple[re.Pattern[str] | None, int] | None = None
 
     @classmethod
-    def from_attributes(cls, attributes: Mapping[str, str]) -> "Zone":
+    def from_attributes(cls, attributes: Mapping[str, str]) -> Zone:
         """Build from XML attributes (``useParentGrid``/``useHighlight`` are
         true only for exactly ``"true"``, as VASSAL compares)."""
         zone = cls()
@@ -74,7 +74,7 @@ class Zone:
         zone._format = compile_location_format(zone.location_format, localized=False)
         return zone
 
-    def attribute_strings(self) -> Dict[str, str]:
+    def attribute_strings(self) -> dict[str, str]:
         """``getAttributeValueString`` of every attribute."""
         return {
             "name": self.name,
@@ -86,13 +86,13 @@ class Zone:
         }
 
     @property
-    def container_size(self) -> Tuple[int, int]:
+    def container_size(self) -> tuple[int, int]:
         """Size a child grid uses for descending numbering: the polygon's
         bounding box (§5.1, §5.6 quirk 9)."""
         return self.polygon.bounds_size()
 
     @property
-    def grid(self) -> Optional[MapGrid]:
+    def grid(self) -> MapGrid | None:
         """The grid in effect: the parent's background when
         ``use_parent_grid``, else the zone's own grid (may be ``None``)."""
         if self.use_parent_grid:
@@ -150,7 +150,7 @@ class Zone:
         key = (self.location_format, self.name, has_grid)
         if self._pattern is not None and self._pattern[0] == key:
             return self._pattern[1]
-        regex: List[str] = []
+        regex: list[str] = []
         groups = 0
         for is_property, token in format_tokens(self.location_format):
             if not is_property:
@@ -179,8 +179,8 @@ class ZonedGrid(MapGrid):
 
     COMPONENT = "ZonedGrid"
 
-    def __init__(self, zones: Sequence[Zone] = (), background: Optional[MapGrid] = None) -> None:
-        self.zones: List[Zone] = list(zones)
+    def __init__(self, zones: Sequence[Zone] = (), background: MapGrid | None = None) -> None:
+        self.zones: list[Zone] = list(zones)
         self.background = background
         for zone in self.zones:
             zone.parent = self
@@ -190,25 +190,25 @@ class ZonedGrid(MapGrid):
         zone.parent = self
         self.zones.append(zone)
 
-    def attribute_strings(self) -> Dict[str, str]:
+    def attribute_strings(self) -> dict[str, str]:
         """A ZonedGrid has no attributes."""
         return {}
 
-    def find_zone(self, x: int, y: int) -> Optional[Zone]:
+    def find_zone(self, x: int, y: int) -> Zone | None:
         """The first zone, in document order, containing the point."""
         for zone in self.zones:
             if zone.polygon.contains(x, y):
                 return zone
         return None
 
-    def zone_named(self, name: str) -> Optional[Zone]:
+    def zone_named(self, name: str) -> Zone | None:
         """The first zone with this name."""
         for zone in self.zones:
             if zone.name == name:
                 return zone
         return None
 
-    def location_name(self, x: int, y: int) -> Optional[str]:
+    def location_name(self, x: int, y: int) -> str | None:
         """The first containing zone's name; outside all zones the
         background grid's (``None`` without one)."""
         zone = self.find_zone(x, y)

@@ -15,8 +15,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, List, Optional
 
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
@@ -68,7 +68,7 @@ class NamedKeyStroke:
 
     key_code: int
     modifiers: int = 0
-    name: Optional[str] = None
+    name: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "modifiers", normalize_modifiers(self.modifiers))
@@ -89,7 +89,7 @@ class NamedKeyStroke:
         return self.encode()
 
 
-def key(spec: str, modifiers: int = CTRL, name: Optional[str] = None) -> NamedKeyStroke:
+def key(spec: str, modifiers: int = CTRL, name: str | None = None) -> NamedKeyStroke:
     """Convenience constructor: ``key("F")`` is Ctrl+F (``70,130``);
     ``spec`` is one letter/digit (its upper-case code) or a number."""
     code = int(spec) if spec.isdigit() and len(spec) > 1 else ord(spec.upper())
@@ -110,7 +110,7 @@ def check_key_name(name: str) -> str:
     return name
 
 
-def _decode_full(text: str) -> Optional[NamedKeyStroke]:
+def _decode_full(text: str) -> NamedKeyStroke | None:
     # NamedHotKeyConfigurer.decode: Java String.split(",") drops trailing
     # empty parts; fewer than two parts or a non-number gives no key.
     parts = text.split(",")
@@ -127,8 +127,8 @@ def _decode_full(text: str) -> Optional[NamedKeyStroke]:
     return NamedKeyStroke(code, mods, name or None)
 
 
-def decode_key(token: Optional[str],
-               default: Optional[NamedKeyStroke] = None) -> Optional[NamedKeyStroke]:
+def decode_key(token: str | None,
+               default: NamedKeyStroke | None = None) -> NamedKeyStroke | None:
     """Read one key-stroke token as ``SequenceEncoder.nextNamedKeyStroke``:
     ``None`` (token missing) gives ``default``; ``""`` gives no key (None);
     a token without ``,`` is its first character + Ctrl."""
@@ -141,7 +141,7 @@ def decode_key(token: Optional[str],
     return _decode_full(token)
 
 
-def encode_key(stroke: Optional[NamedKeyStroke]) -> str:
+def encode_key(stroke: NamedKeyStroke | None) -> str:
     """Write a key stroke; ``None`` (no key) is the empty string."""
     if stroke is None:
         return ""
@@ -150,14 +150,14 @@ def encode_key(stroke: Optional[NamedKeyStroke]) -> str:
     return stroke.encode()
 
 
-def decode_key_list(token: Optional[str]) -> List[NamedKeyStroke]:
+def decode_key_list(token: str | None) -> list[NamedKeyStroke]:
     """Read a key-stroke array (``70\\,130,77\\,130``).  Legacy arrays
     without any ``,`` are one Ctrl+character per character (§3.1.6)."""
     if not token:
         return []
     if "," not in token:
         return [NamedKeyStroke(ord(c), CTRL) for c in token]
-    out: List[NamedKeyStroke] = []
+    out: list[NamedKeyStroke] = []
     for item in decode_sequence(token, ","):
         stroke = decode_key(item)
         if stroke is not None:
@@ -165,7 +165,7 @@ def decode_key_list(token: Optional[str]) -> List[NamedKeyStroke]:
     return out
 
 
-def encode_key_list(strokes: Iterable[Optional[NamedKeyStroke]]) -> str:
+def encode_key_list(strokes: Iterable[NamedKeyStroke | None]) -> str:
     """Write a key-stroke array: each key encoded, then ``,``-joined with
     escaping (an empty list is ``""``)."""
     return encode_sequence([encode_key(s) for s in strokes], ",") or ""

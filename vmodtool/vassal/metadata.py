@@ -27,8 +27,9 @@ time; set :attr:`date_saved` yourself, see :func:`now_millis`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Callable, ClassVar, Dict, List, Optional, Tuple, Type, TypeVar
+from typing import ClassVar, TypeVar
 
 from lxml import etree
 
@@ -75,7 +76,7 @@ def _maven_number(token: str) -> int:
     return value
 
 
-def _incremental_version(version: str) -> Tuple[int, int, int]:
+def _incremental_version(version: str) -> tuple[int, int, int]:
     """(major, minor, incremental) as Maven's ``DefaultArtifactVersion``
     parses them (what VASSAL's ``truncateToIncrementalVersion`` uses):
     anything after the first ``-`` is a qualifier, and a version it cannot
@@ -89,7 +90,7 @@ def _incremental_version(version: str) -> Tuple[int, int, int]:
     if ".." in main or main.startswith(".") or main.endswith("."):
         return (0, 0, 0)
     parts = main.split(".")
-    numbers: List[int] = []
+    numbers: list[int] = []
     try:
         for part in parts[:3]:
             numbers.append(_maven_number(part))
@@ -127,7 +128,7 @@ class _SaxReplay:
 
     def __init__(self, on_end: Callable[[str, str, str], None]) -> None:
         self._on_end = on_end
-        self._accumulator: List[str] = []
+        self._accumulator: list[str] = []
         self._language = ""
 
     def run(self, root: etree._Element) -> None:
@@ -154,7 +155,7 @@ class _Metadata:
     vassal_version: str = ""
     date_saved: str = ""
     description: str = ""
-    description_translations: Dict[str, str] = field(default_factory=dict)
+    description_translations: dict[str, str] = field(default_factory=dict)
     extra1: str = ""
     extra2: str = ""
 
@@ -165,7 +166,7 @@ class _Metadata:
 
     # ---------------------------------------------------------------- reading
     @classmethod
-    def parse(cls: Type[_M], data: bytes, *, file: Optional[PathLike] = None) -> _M:
+    def parse(cls: type[_M], data: bytes, *, file: PathLike | None = None) -> _M:
         """Read metadata bytes the way VASSAL does (tolerant; see module
         docstring).  Malformed XML raises :class:`FormatError` with line."""
         root = parse_xml(data, file=file)
@@ -174,23 +175,23 @@ class _Metadata:
         metadata._read(root, state)
         return metadata
 
-    def _read(self, root: etree._Element, state: Dict[str, bool]) -> None:
+    def _read(self, root: etree._Element, state: dict[str, bool]) -> None:
         """Fill ``self`` from the SAX replay of ``root``."""
         _SaxReplay(lambda tag, value, lang: self._end_element(tag, value, lang, state)).run(root)
 
-    def _pre_fix(self, state: Dict[str, bool]) -> bool:
+    def _pre_fix(self, state: dict[str, bool]) -> bool:
         """Are translations read so far swapped (VASSAL < 3.6.11)?"""
         return state["vassal_version_seen"] and is_pre_translation_fix(self.vassal_version)
 
-    def _translation(self, translations: Dict[str, str], value: str, language: str,
-                     state: Dict[str, bool]) -> None:
+    def _translation(self, translations: dict[str, str], value: str, language: str,
+                     state: dict[str, bool]) -> None:
         """Add one translation, undoing the pre-3.6.11 swap."""
         if self._pre_fix(state):
             language, value = value, language
         translations[language] = value
 
     def _end_element(self, tag: str, value: str, language: str,
-                     state: Dict[str, bool]) -> None:
+                     state: dict[str, bool]) -> None:
         """``XMLHandler.endElement``."""
         if tag == "version":
             self.version = value
@@ -211,9 +212,9 @@ class _Metadata:
             self.date_saved = value
 
     # ---------------------------------------------------------------- writing
-    def _elements(self) -> List[Tuple[str, str, Optional[str]]]:
+    def _elements(self) -> list[tuple[str, str, str | None]]:
         """(tag, text, lang) in VASSAL 3.7's order."""
-        items: List[Tuple[str, str, Optional[str]]] = [
+        items: list[tuple[str, str, str | None]] = [
             ("version", self.version, None),
             ("extra1", self.extra1, None),
             ("extra2", self.extra2, None),
@@ -227,8 +228,8 @@ class _Metadata:
         items.extend(self._extra_elements())
         return items
 
-    def _translation_elements(self, tag: str, translations: Dict[str, str]
-                              ) -> List[Tuple[str, str, Optional[str]]]:
+    def _translation_elements(self, tag: str, translations: dict[str, str]
+                              ) -> list[tuple[str, str, str | None]]:
         """Translation elements; swapped the way the VASSAL version being
         written did it, so that every reader understands them (files with a
         VassalVersion ≥ 3.6.11 get the correct form)."""
@@ -236,7 +237,7 @@ class _Metadata:
         return [(tag, language, text) if swap else (tag, text, language)
                 for language, text in translations.items()]
 
-    def _extra_elements(self) -> List[Tuple[str, str, Optional[str]]]:
+    def _extra_elements(self) -> list[tuple[str, str, str | None]]:
         """Elements a subclass writes after ``description``."""
         return []
 
@@ -268,16 +269,16 @@ class ModuleMetadata(_Metadata):
     version, save date, description (+ translations), extra1/extra2."""
 
     name: str = ""
-    name_translations: Dict[str, str] = field(default_factory=dict)
+    name_translations: dict[str, str] = field(default_factory=dict)
 
     ENTRY: ClassVar[str] = MODULE_ENTRY
 
-    def _read(self, root: etree._Element, state: Dict[str, bool]) -> None:
+    def _read(self, root: etree._Element, state: dict[str, bool]) -> None:
         state["name_seen"] = False
         super()._read(root, state)
 
     def _end_element(self, tag: str, value: str, language: str,
-                     state: Dict[str, bool]) -> None:
+                     state: dict[str, bool]) -> None:
         if tag == "name":
             if not state["name_seen"]:
                 self.name = value
@@ -287,7 +288,7 @@ class ModuleMetadata(_Metadata):
         else:
             super()._end_element(tag, value, language, state)
 
-    def _extra_elements(self) -> List[Tuple[str, str, Optional[str]]]:
+    def _extra_elements(self) -> list[tuple[str, str, str | None]]:
         return [("name", self.name, None)] + self._translation_elements(
             "name", self.name_translations)
 
@@ -313,13 +314,13 @@ class ExtensionMetadata(_Metadata):
     ENTRY: ClassVar[str] = EXTENSION_ENTRY
 
     def _end_element(self, tag: str, value: str, language: str,
-                     state: Dict[str, bool]) -> None:
+                     state: dict[str, bool]) -> None:
         if tag == "universal":
             self.universal = value == "true"
         else:
             super()._end_element(tag, value, language, state)
 
-    def _extra_elements(self) -> List[Tuple[str, str, Optional[str]]]:
+    def _extra_elements(self) -> list[tuple[str, str, str | None]]:
         return [("universal", "true" if self.universal else "false", None)]
 
 

@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Union
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.archive import Archive, ArchiveLimits, is_zip_data, read_head
@@ -30,7 +30,7 @@ _MAX_XML = 256 * 1024 * 1024
 _MAX_IMAGE = 256 * 1024 * 1024
 
 
-def version_tuple(version: Optional[str]) -> Tuple[int, ...]:
+def version_tuple(version: str | None) -> tuple[int, ...]:
     """``"3.7.26"`` → ``(3, 7, 26)``; non-numeric tails are ignored
     (``"3.5.0-SNAPSHOT"`` → ``(3, 5, 0)``, ``"2.9b2"`` → ``(2, 9)``)."""
     out = []
@@ -44,7 +44,7 @@ def version_tuple(version: Optional[str]) -> Tuple[int, ...]:
     return tuple(out)
 
 
-def _metadata_vassal_version(xml: Optional[bytes]) -> Optional[str]:
+def _metadata_vassal_version(xml: bytes | None) -> str | None:
     if not xml:
         return None
     m = re.search(rb"<VassalVersion>\s*([^<]*?)\s*</VassalVersion>", xml)
@@ -58,16 +58,16 @@ class Module:
     buildfile: BuildFile
     buildfile_entry: str
     container: str  # "zip", "folder" or "buildfile"
-    file: Optional[str] = None
-    files: List[str] = field(default_factory=list)
-    moduledata: Optional[bytes] = None
-    extensiondata: Optional[bytes] = None
-    _reader: Optional[object] = field(default=None, repr=False)
-    _sizes: Dict[str, Optional[Tuple[int, int]]] = field(default_factory=dict, repr=False)
+    file: str | None = None
+    files: list[str] = field(default_factory=list)
+    moduledata: bytes | None = None
+    extensiondata: bytes | None = None
+    _reader: object | None = field(default=None, repr=False)
+    _sizes: dict[str, tuple[int, int] | None] = field(default_factory=dict, repr=False)
 
     # -- opening ------------------------------------------------------------
     @classmethod
-    def open(cls, path: PathLike, *, limits: ArchiveLimits = ArchiveLimits()) -> "Module":
+    def open(cls, path: PathLike, *, limits: ArchiveLimits = ArchiveLimits()) -> Module:
         """Open a module archive, an unpacked module folder or a bare
         buildFile."""
         src = Path(path)
@@ -103,7 +103,7 @@ class Module:
                    moduledata=moduledata, extensiondata=extdata, _reader=arc)
 
     @classmethod
-    def _from_folder(cls, folder: Path) -> "Module":
+    def _from_folder(cls, folder: Path) -> Module:
         present = [n for n in BUILDFILE_NAMES if (folder / n).is_file()]
         if not present:
             raise FormatError("not an unpacked module: the folder has no 'buildFile.xml' or "
@@ -117,7 +117,7 @@ class Module:
                    files=files, moduledata=moduledata, extensiondata=extdata, _reader=folder)
 
     @staticmethod
-    def _choose_buildfile(present: List[str], metadata: Optional[bytes]) -> str:
+    def _choose_buildfile(present: list[str], metadata: bytes | None) -> str:
         """VASSAL reads ``buildFile`` when the metadata's VassalVersion is
         below 3.5, else ``buildFile.xml`` (§1.4)."""
         if len(present) == 1:
@@ -131,7 +131,7 @@ class Module:
         if isinstance(self._reader, Archive):
             self._reader.close()
 
-    def __enter__(self) -> "Module":
+    def __enter__(self) -> Module:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -147,11 +147,11 @@ class Module:
         return self.buildfile.name
 
     @property
-    def images(self) -> List[str]:
+    def images(self) -> list[str]:
         """Image names (relative to ``images/``) present in the module."""
         return [f[len("images/"):] for f in self.files if f.startswith("images/") and f != "images/"]
 
-    def read_file(self, name: str) -> Optional[bytes]:
+    def read_file(self, name: str) -> bytes | None:
         """Bytes of one file of the module, or ``None`` when absent."""
         if isinstance(self._reader, Archive):
             if name not in self._reader:
@@ -166,12 +166,12 @@ class Module:
             return path.read_bytes() if path.is_file() else None
         return None
 
-    def image_size(self, image: str) -> Optional[Tuple[int, int]]:
+    def image_size(self, image: str) -> tuple[int, int] | None:
         """Pixel size of ``images/<image>`` from its header, or ``None`` when
         the image is absent or not a raster format Pillow reads."""
         if image in self._sizes:
             return self._sizes[image]
-        size: Optional[Tuple[int, int]] = None
+        size: tuple[int, int] | None = None
         data = self.read_file("images/" + image) if image else None
         if data:
             try:
@@ -183,16 +183,16 @@ class Module:
         self._sizes[image] = size
         return size
 
-    def board_sizes(self, given: Optional[Dict[str, Tuple[int, int]]] = None
-                    ) -> Tuple[Dict[str, Tuple[int, int]], List[str]]:
+    def board_sizes(self, given: dict[str, tuple[int, int]] | None = None
+                    ) -> tuple[dict[str, tuple[int, int]], list[str]]:
         """Each board's pixel size and the boards whose size is unknown.
 
         The size comes from ``given`` (by board name) first, then from the
         board image, then from the board's ``width``/``height`` attributes
         when it has no image (as VASSAL does)."""
         given = given or {}
-        sizes: Dict[str, Tuple[int, int]] = {}
-        missing: List[str] = []
+        sizes: dict[str, tuple[int, int]] = {}
+        missing: list[str] = []
         for board in self.buildfile.boards():
             if board.name in sizes:
                 continue
@@ -209,7 +209,7 @@ class Module:
         return sizes, missing
 
 
-def _read_small(path: Path) -> Optional[bytes]:
+def _read_small(path: Path) -> bytes | None:
     if not path.is_file():
         return None
     if path.stat().st_size > _MAX_XML:

@@ -30,8 +30,9 @@ import io
 import lzma
 import os
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator, List, Optional, Union
+from typing import BinaryIO
 
 from vmodtool.errors import FormatError, UnsafeFileError
 
@@ -77,8 +78,8 @@ class DecodedText:
 
     text: str
     encoding: Encoding
-    key: Optional[int] = None
-    hex_case: Optional[str] = None
+    key: int | None = None
+    hex_case: str | None = None
     header: bytes = b""
     plaintext_bytes: int = 0
 
@@ -98,7 +99,7 @@ def sniff_encoding(head: bytes) -> Encoding:
     return Encoding.PLAIN
 
 
-def _as_stream(data: Union[bytes, bytearray, memoryview, BinaryIO]) -> BinaryIO:
+def _as_stream(data: bytes | bytearray | memoryview | BinaryIO) -> BinaryIO:
     if isinstance(data, (bytes, bytearray, memoryview)):
         return io.BytesIO(bytes(data) if not isinstance(data, bytes) else data)
     return data
@@ -179,7 +180,7 @@ class _TextBuilder:
 
     def __init__(self, limit: int) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
-        self._parts: List[str] = []
+        self._parts: list[str] = []
         self.size = 0
         self._limit = limit
 
@@ -200,7 +201,7 @@ class _TextBuilder:
         return parts[0] if len(parts) == 1 else "".join(parts)
 
 
-def _decode_utf8(raw: Union[bytes, bytearray]) -> str:
+def _decode_utf8(raw: bytes | bytearray) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -245,8 +246,8 @@ def _inflate(chunks: Iterator[bytes], decomp, limit: int, what: str) -> bytearra
     return out
 
 
-def decode_saved_game(data: Union[bytes, BinaryIO], *, file: Optional[Union[str, os.PathLike]] = None,
-                      entry: Optional[str] = "savedGame",
+def decode_saved_game(data: bytes | BinaryIO, *, file: str | os.PathLike | None = None,
+                      entry: str | None = "savedGame",
                       max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> DecodedText:
     """Decode a ``savedGame`` entry (bytes or a binary stream) to its text.
 
@@ -333,8 +334,8 @@ def _chunks(first: bytes, stream: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
-def encode_saved_game(text: str, encoding: Encoding = Encoding.VCSK, *, key: Optional[int] = None,
-                      hex_case: Optional[str] = "lower", header: Optional[bytes] = None) -> bytes:
+def encode_saved_game(text: str, encoding: Encoding = Encoding.VCSK, *, key: int | None = None,
+                      hex_case: str | None = "lower", header: bytes | None = None) -> bytes:
     """Encode command text as a ``savedGame`` entry.
 
     ``!VCSK`` (what every VASSAL version reads) is the default.  ``key`` is

@@ -23,8 +23,8 @@ Also here: the states of the non-trait basic types, :class:`BasicPieceState`
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence, encode_sequence
@@ -53,7 +53,7 @@ def type_prefix(type_text: str) -> str:
     return type_text[: i + 1] if i >= 0 else type_text
 
 
-def java_int(token: Optional[str]) -> Optional[int]:
+def java_int(token: str | None) -> int | None:
     """``Integer.parseInt`` or ``None`` (no whitespace, optional sign)."""
     if token is not None and len(token) < 10 and token.isascii() and token.isdigit():
         return int(token)           # the common case: a small non-negative number
@@ -82,7 +82,7 @@ class Trait:
         self.type = type
         self.state = state
         self.innermost = innermost
-        self._prefix: Optional[str] = None
+        self._prefix: str | None = None
 
     @property
     def prefix(self) -> str:
@@ -111,7 +111,7 @@ class Trait:
         from vmodtool.vassal.traits import view_of
         return view_of(self)
 
-    def with_state(self, state: str) -> "Trait":
+    def with_state(self, state: str) -> Trait:
         """A copy of this trait with another state token."""
         return Trait(self.type, state, innermost=self.innermost)
 
@@ -146,19 +146,19 @@ class PieceDef:
 
     __slots__ = ("id", "traits", "_raw", "_views", "_name")
 
-    def __init__(self, traits: Sequence[Trait], id: Optional[str] = None,
-                 *, raw: Optional[str] = None) -> None:
+    def __init__(self, traits: Sequence[Trait], id: str | None = None,
+                 *, raw: str | None = None) -> None:
         if not traits:
             raise FormatError("a piece has at least its basic piece")
         self.id = id
-        self.traits: Tuple[Trait, ...] = tuple(traits)
+        self.traits: tuple[Trait, ...] = tuple(traits)
         self._raw = raw
         self._views = None
-        self._name: Optional[str] = None
+        self._name: str | None = None
 
     # ------------------------------------------------------------------ parse
     @classmethod
-    def parse(cls, text: str, *, file=None, place: Optional[str] = None) -> "PieceDef":
+    def parse(cls, text: str, *, file=None, place: str | None = None) -> PieceDef:
         """Split ``+/id/type/state`` into the trait chain, exactly as
         ``BasicCommandEncoder.decode`` + ``Decorator.setState`` do.
 
@@ -174,14 +174,14 @@ class PieceDef:
             raise FormatError(f"piece definition has no {what} after '+/id/'",
                               file=file, place=place)
         id_token, type_text, state_text = parts[0], parts[1], parts[2]
-        types: List[str] = []
-        rest: Optional[str] = type_text
+        types: list[str] = []
+        rest: str | None = type_text
         while rest is not None:
             toks = decode_sequence(rest, "\t")
             types.append(toks[0])
             rest = toks[1] if len(toks) > 1 else None
-        traits: List[Trait] = []
-        srest: Optional[str] = state_text
+        traits: list[Trait] = []
+        srest: str | None = state_text
         last = len(types) - 1
         for i, ttype in enumerate(types):
             if srest is None:
@@ -205,7 +205,7 @@ class PieceDef:
         return cls(traits, None if id_token == "null" else id_token, raw=text)
 
     @classmethod
-    def from_traits(cls, traits: Sequence[Trait], id: Optional[str] = None) -> "PieceDef":
+    def from_traits(cls, traits: Sequence[Trait], id: str | None = None) -> PieceDef:
         """A new definition from traits (outermost first, basic piece last).
         The last trait is marked innermost; it must be a basic type."""
         if not traits:
@@ -256,7 +256,7 @@ class PieceDef:
         return self.traits[-1]
 
     @property
-    def decorators(self) -> Tuple[Trait, ...]:
+    def decorators(self) -> tuple[Trait, ...]:
         """All traits but the basic piece, outermost first."""
         return self.traits[:-1]
 
@@ -292,19 +292,19 @@ class PieceDef:
             self._name = piece_name(self)
         return self._name
 
-    def get_property(self, key: str) -> Optional[str]:
+    def get_property(self, key: str) -> str | None:
         """One property as VASSAL's ``getProperty`` on the outermost trait
         would answer it without a game; ``None`` when no trait defines it."""
         from vmodtool.vassal.traits import piece_property
         return piece_property(self, key)
 
-    def properties(self) -> Dict[str, str]:
+    def properties(self) -> dict[str, str]:
         """The properties a rules checker reads, by name
         (see :func:`vmodtool.vassal.traits.piece_properties`)."""
         from vmodtool.vassal.traits import piece_properties
         return piece_properties(self)
 
-    def basic_state(self) -> "BasicPieceState":
+    def basic_state(self) -> BasicPieceState:
         """The BasicPiece state (map, position, gpid, persistent properties)."""
         if self.basic.prefix != "piece;":
             raise FormatError("the basic type is not a BasicPiece",
@@ -312,7 +312,7 @@ class PieceDef:
         return parse_basic_state(self.basic.state,
                                  place=f"trait {len(self.traits)} (piece;)")
 
-    def stack_state(self) -> "StackState":
+    def stack_state(self) -> StackState:
         """The state of a ``stack`` definition (map, position, members, layer)."""
         if self.basic.prefix != "stack":
             raise FormatError("this definition is not a stack",
@@ -320,17 +320,17 @@ class PieceDef:
         return parse_stack_state(self.basic.state)
 
     # -------------------------------------------------------------- modifying
-    def with_traits(self, traits: Sequence[Trait]) -> "PieceDef":
+    def with_traits(self, traits: Sequence[Trait]) -> PieceDef:
         """A new (not untouched) definition with the same id."""
         return PieceDef.from_traits(traits, self.id)
 
-    def replace_trait(self, index: int, trait: Trait) -> "PieceDef":
+    def replace_trait(self, index: int, trait: Trait) -> PieceDef:
         """A new definition with trait ``index`` (0 = outermost) replaced."""
         items = list(self.traits)
         items[index] = trait
         return self.with_traits(items)
 
-    def with_id(self, id: Optional[str]) -> "PieceDef":
+    def with_id(self, id: str | None) -> PieceDef:
         """A new definition with another id (``None`` is written ``null``)."""
         return PieceDef.from_traits(self.traits, id)
 
@@ -355,11 +355,11 @@ class BasicPieceState:
     properties in order (empty for 3.2–3.3 states, which end after the gpid;
     ``has_count`` tells whether the count field was present)."""
 
-    map: Optional[str] = None
+    map: str | None = None
     x: int = 0
     y: int = 0
     gpid: str = ""
-    properties: Dict[str, str] = field(default_factory=dict)
+    properties: dict[str, str] = field(default_factory=dict)
     has_count: bool = True
 
     def encode(self) -> str:
@@ -374,7 +374,7 @@ class BasicPieceState:
         return enc.value or ""
 
 
-def parse_basic_state(text: str, *, place: Optional[str] = None) -> BasicPieceState:
+def parse_basic_state(text: str, *, place: str | None = None) -> BasicPieceState:
     """Read a BasicPiece state.  Unlike VASSAL (which silently reads 0), a
     non-integer x, y or property count is a :class:`FormatError`."""
     toks = decode_sequence(text, ";")
@@ -391,7 +391,7 @@ def parse_basic_state(text: str, *, place: Optional[str] = None) -> BasicPieceSt
                               place=place)
         coords.append(value)
     gpid = toks[3] if len(toks) > 3 else ""
-    props: Dict[str, str] = {}
+    props: dict[str, str] = {}
     has_count = len(toks) > 4
     if has_count:
         count = java_int(toks[4]) if toks[4] != "" else 0
@@ -413,11 +413,11 @@ class StackState:
     ``map`` is ``None`` for ``null`` (then there is no x/y), ``members`` the
     piece ids bottom to top, ``layer`` the ``@@`` layer (3.4.8+) or ``None``."""
 
-    map: Optional[str]
+    map: str | None
     x: int = 0
     y: int = 0
-    members: List[str] = field(default_factory=list)
-    layer: Optional[int] = None
+    members: list[str] = field(default_factory=list)
+    layer: int | None = None
 
     def encode(self) -> str:
         """Write the state as ``Stack.getState`` does."""
@@ -433,7 +433,7 @@ class StackState:
         return enc.value or ""
 
 
-def parse_stack_state(text: str, *, place: Optional[str] = None) -> StackState:
+def parse_stack_state(text: str, *, place: str | None = None) -> StackState:
     """Read a Stack state; raises :class:`FormatError` for a non-integer
     position or layer."""
     toks = decode_sequence(text, ";")
@@ -452,8 +452,8 @@ def parse_stack_state(text: str, *, place: Optional[str] = None) -> StackState:
             else:
                 y = value
             i += 1
-    members: List[str] = []
-    layer: Optional[int] = None
+    members: list[str] = []
+    layer: int | None = None
     for tok in toks[i:]:
         if tok.startswith("@@"):
             value = java_int(tok[2:])

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import codecs
 import re
-from typing import Optional, Tuple
 
 from lxml import etree
 
@@ -79,14 +78,14 @@ def declared_encoding(data: bytes) -> str:
         return name
 
 
-def _line_column(data: bytes, offset: int) -> Tuple[int, int]:
+def _line_column(data: bytes, offset: int) -> tuple[int, int]:
     """1-based line and column (in bytes) of ``offset``."""
     line = data.count(b"\n", 0, offset) + 1
     column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
     return line, column
 
 
-def check_utf8(data: bytes, *, file: Optional[PathLike] = None) -> None:
+def check_utf8(data: bytes, *, file: PathLike | None = None) -> None:
     """Raise :class:`FormatError` naming the byte offset (and line) of the
     first byte sequence in ``data`` that is not valid UTF-8."""
     try:
@@ -118,7 +117,7 @@ _EXTERNAL_ID = re.compile(r"<!DOCTYPE\s+[^\s\[>]+\s+(?:SYSTEM|PUBLIC)\b")
 
 
 def _refuse_entity_declarations(data: bytes, encoding: str,
-                                file: Optional[PathLike]) -> None:
+                                file: PathLike | None) -> None:
     """Raise :class:`UnsafeFileError` when the DOCTYPE (which can only stand
     in the prolog) declares any entity or parameter entity."""
     text = _prolog_text(data, encoding)
@@ -142,7 +141,7 @@ def _refuse_entity_declarations(data: bytes, encoding: str,
             file=file, place=f"line {line}")
 
 
-def _refuse_parsed_entities(root: etree._Element, file: Optional[PathLike]) -> None:
+def _refuse_parsed_entities(root: etree._Element, file: PathLike | None) -> None:
     """Second line of defence: no DTD the parser saw may hold entities."""
     docinfo = root.getroottree().docinfo
     for dtd in (docinfo.internalDTD, docinfo.externalDTD):
@@ -151,7 +150,7 @@ def _refuse_parsed_entities(root: etree._Element, file: Optional[PathLike]) -> N
                                   file=file)
 
 
-def _syntax_error(err: Exception, data: bytes, file: Optional[PathLike]) -> FormatError:
+def _syntax_error(err: Exception, data: bytes, file: PathLike | None) -> FormatError:
     """A :class:`FormatError` for an lxml parse error."""
     message = getattr(err, "msg", None) or str(err) or type(err).__name__
     message = _LOCATION_SUFFIX.sub("", message.strip())
@@ -164,7 +163,7 @@ def _syntax_error(err: Exception, data: bytes, file: Optional[PathLike]) -> Form
     return FormatError(f"malformed XML: {message}", file=file, place=place)
 
 
-def parse_xml(data: bytes, *, file: Optional[PathLike] = None,
+def parse_xml(data: bytes, *, file: PathLike | None = None,
               max_bytes: int = MAX_XML_BYTES) -> etree._Element:
     """Parse untrusted XML ``data`` and return its root element.
 

@@ -16,16 +16,32 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Union
 
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.fileio import atomic_write
 from vmodtool.vassal.archive import Archive, ArchiveLimits, build_zip, is_zip_data, read_head
-from vmodtool.vassal.commands import (Command, CommandGroup, EndSave, LogEntry, Node,
-                                      PlayerAdd, Redactor, UnknownCommand, VersionCheck, classify,
-                                      leaves, parse_commands)
-from vmodtool.vassal.obfuscation import (DEFAULT_MAX_PLAINTEXT, DecodedText, Encoding,
-                                         decode_saved_game, encode_saved_game)
+from vmodtool.vassal.commands import (
+    Command,
+    CommandGroup,
+    EndSave,
+    LogEntry,
+    Node,
+    PlayerAdd,
+    Redactor,
+    UnknownCommand,
+    VersionCheck,
+    classify,
+    leaves,
+    parse_commands,
+)
+from vmodtool.vassal.obfuscation import (
+    DEFAULT_MAX_PLAINTEXT,
+    DecodedText,
+    Encoding,
+    decode_saved_game,
+    encode_saved_game,
+)
 
 __all__ = ["SavedGame", "Player"]
 
@@ -39,7 +55,7 @@ class Player:
     player id (the password) is deliberately not kept here."""
 
     name: str
-    side: Optional[str]
+    side: str | None
 
 
 @dataclass
@@ -54,14 +70,14 @@ class SavedGame:
 
     decoded: DecodedText
     container: str = "zip"
-    entries: Dict[str, bytes] = field(default_factory=dict)
-    file: Optional[str] = None
-    _tree: Optional[Node] = field(default=None, repr=False)
+    entries: dict[str, bytes] = field(default_factory=dict)
+    file: str | None = None
+    _tree: Node | None = field(default=None, repr=False)
 
     # -- reading ------------------------------------------------------------
     @classmethod
     def read(cls, path: PathLike, *, limits: ArchiveLimits = ArchiveLimits(),
-             max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> "SavedGame":
+             max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> SavedGame:
         """Read a save or log from ``path`` (zip or bare command stream)."""
         file = os.fspath(path)
         head = read_head(path)
@@ -73,9 +89,9 @@ class SavedGame:
             return cls._from_archive(arc, file, max_plaintext)
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, file: Optional[PathLike] = None,
+    def from_bytes(cls, data: bytes, *, file: PathLike | None = None,
                    limits: ArchiveLimits = ArchiveLimits(),
-                   max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> "SavedGame":
+                   max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> SavedGame:
         name = os.fspath(file) if file is not None else None
         if not is_zip_data(data[:4]):
             decoded = decode_saved_game(data, file=name, entry=None, max_plaintext=max_plaintext)
@@ -84,14 +100,14 @@ class SavedGame:
             return cls._from_archive(arc, name, max_plaintext)
 
     @classmethod
-    def _from_archive(cls, arc: Archive, file: Optional[str], max_plaintext: int) -> "SavedGame":
+    def _from_archive(cls, arc: Archive, file: str | None, max_plaintext: int) -> SavedGame:
         if SAVED_GAME not in arc:
             listed = ", ".join(arc.files()[:8]) or "no entries"
             raise FormatError(f"not a VASSAL save or log: the archive has no '{SAVED_GAME}' entry "
                               f"(it has {listed})", file=file)
         with arc.open_entry(SAVED_GAME) as stream:
             decoded = decode_saved_game(stream, file=file, max_plaintext=max_plaintext)
-        entries: Dict[str, bytes] = {}
+        entries: dict[str, bytes] = {}
         for name in arc.names():
             if name == SAVED_GAME:
                 entries[name] = b""  # re-encoded from the text on write
@@ -99,7 +115,7 @@ class SavedGame:
                 entries[name] = arc.read(name, max_size=64 * 1024 * 1024)
         return cls(decoded=decoded, container="zip", entries=entries, file=file)._checked()
 
-    def _checked(self) -> "SavedGame":
+    def _checked(self) -> SavedGame:
         """Refuse text that is not a command stream: VASSAL starts every
         save and log with ``begin_save``; garbage here means a wrong key or
         a file that is not a save at all."""
@@ -129,11 +145,11 @@ class SavedGame:
             self._tree = parse_commands(self.decoded.text)
         return self._tree
 
-    def top_level(self) -> Tuple[Node, ...]:
+    def top_level(self) -> tuple[Node, ...]:
         tree = self.commands
         return tree.children if isinstance(tree, CommandGroup) else (tree,)
 
-    def restore_part(self) -> Tuple[Node, ...]:
+    def restore_part(self) -> tuple[Node, ...]:
         """The top-level nodes from ``begin_save`` through ``end_save`` (the
         state the file starts from)."""
         nodes = self.top_level()
@@ -143,7 +159,7 @@ class SavedGame:
         return tuple(n for n in nodes if _first_leaf(n) is not None
                      and not isinstance(_first_leaf(n), LogEntry))
 
-    def log_steps(self) -> List[Tuple[int, Node]]:
+    def log_steps(self) -> list[tuple[int, Node]]:
         """The replay steps of a log: each top-level node whose first leaf is
         a ``LOG`` entry (§4.7), with its top-level index."""
         steps = []
@@ -156,10 +172,10 @@ class SavedGame:
     def is_log(self) -> bool:
         return bool(self.log_steps())
 
-    def players(self) -> List[Player]:
+    def players(self) -> list[Player]:
         """Roster entries of the restore part, duplicates removed (3.6/3.7
         saves repeat them, §4.4)."""
-        seen: Dict[Tuple[str, Optional[str]], Player] = {}
+        seen: dict[tuple[str, str | None], Player] = {}
         for node in self.restore_part():
             for _, cmd in leaves(node):
                 if isinstance(cmd, PlayerAdd):
@@ -171,13 +187,13 @@ class SavedGame:
         """A :class:`Redactor` that knows every player id of this file."""
         return Redactor().learn_from(self.commands)
 
-    def metadata_xml(self, entry: str) -> Optional[bytes]:
+    def metadata_xml(self, entry: str) -> bytes | None:
         """The raw bytes of ``savedata`` / ``moduledata`` (or None)."""
         return self.entries.get(entry) or None
 
-    def version_checks(self) -> Dict[str, str]:
+    def version_checks(self) -> dict[str, str]:
         """VASSAL 2.x ``CHECK`` versions: ``{"vassal": "2.9.8", "module": "0.0"}``."""
-        found: Dict[str, str] = {}
+        found: dict[str, str] = {}
         for node in self.top_level()[:4]:
             for _, cmd in leaves(node):
                 if isinstance(cmd, VersionCheck) and cmd.version:
@@ -185,8 +201,8 @@ class SavedGame:
         return found
 
     # -- writing ------------------------------------------------------------
-    def to_bytes(self, text: Optional[str] = None, *, encoding: Optional[Encoding] = None,
-                 key: Optional[int] = None) -> bytes:
+    def to_bytes(self, text: str | None = None, *, encoding: Encoding | None = None,
+                 key: int | None = None) -> bytes:
         """The file's bytes with ``text`` (default: the current text) as its
         command text, in the file's own encoding, key and hex case unless
         told otherwise; other entries are kept byte for byte.  A bare stream
@@ -202,14 +218,14 @@ class SavedGame:
         entries[SAVED_GAME] = payload
         return build_zip(entries)
 
-    def write(self, path: PathLike, text: Optional[str] = None, **kwargs) -> None:
+    def write(self, path: PathLike, text: str | None = None, **kwargs) -> None:
         """Write atomically to ``path`` (never over the file it was read from)."""
         if self.file and Path(path).resolve() == Path(self.file).resolve():
             raise VmodError("refusing to overwrite the input file; choose another path", file=path)
         atomic_write(path, self.to_bytes(text, **kwargs))
 
 
-def _first_leaf(node: Node) -> Optional[Command]:
+def _first_leaf(node: Node) -> Command | None:
     while isinstance(node, CommandGroup):
         if not node.children:
             return None

@@ -24,7 +24,8 @@ split at C speed; only the (rare) escaped delimiters are handled in Python.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Iterator, List, Optional, Sequence, Union
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Union
 
 __all__ = [
     "SequenceEncoder",
@@ -75,7 +76,7 @@ def java_double(value: float) -> str:
     return f"{mant}E{int(exp)}"
 
 
-def _token_text(value: Token) -> Optional[str]:
+def _token_text(value: Token) -> str | None:
     if value is None:
         return None
     if isinstance(value, bool):
@@ -127,12 +128,12 @@ class SequenceEncoder:
         if len(delim) != 1:
             raise ValueError("a SequenceEncoder delimiter is one character")
         self.delim = delim
-        self._parts: Optional[List[str]] = None
+        self._parts: list[str] | None = None
         self._ugly = delim in _UGLY
         if first is not ...:
             self.append(first)
 
-    def append(self, value: Token) -> "SequenceEncoder":
+    def append(self, value: Token) -> SequenceEncoder:
         if self._parts is None:
             self._parts = []
         if isinstance(value, (bool, int, float)) and not self._ugly:
@@ -142,13 +143,13 @@ class SequenceEncoder:
         self._parts.append(quote_token(text, self.delim) if text else "")
         return self
 
-    def extend(self, values: Iterable[Token]) -> "SequenceEncoder":
+    def extend(self, values: Iterable[Token]) -> SequenceEncoder:
         for value in values:
             self.append(value)
         return self
 
     @property
-    def value(self) -> Optional[str]:
+    def value(self) -> str | None:
         """The encoded string, or ``None`` when nothing was appended."""
         if self._parts is None:
             return None
@@ -158,12 +159,12 @@ class SequenceEncoder:
         return self.value or ""
 
 
-def encode_sequence(tokens: Iterable[Token], delim: str) -> Optional[str]:
+def encode_sequence(tokens: Iterable[Token], delim: str) -> str | None:
     """Encode ``tokens`` with ``delim``; ``None`` for an empty iterable."""
     return SequenceEncoder(delim).extend(tokens).value
 
 
-def decode_sequence(text: Optional[str], delim: str) -> List[str]:
+def decode_sequence(text: str | None, delim: str) -> list[str]:
     """Split ``text`` into its tokens, exactly as VASSAL's Decoder does.
 
     ``None`` has no tokens; ``""`` has one (``""``); a trailing delimiter
@@ -181,8 +182,8 @@ def decode_sequence(text: Optional[str], delim: str) -> List[str]:
     # Merge the pieces around escaped delimiters.  Pieces are released as
     # they are consumed so that splitting a huge token needs about one extra
     # copy of it, not two.
-    out: List[str] = []
-    seg: List[str] = [parts[0]]
+    out: list[str] = []
+    seg: list[str] = [parts[0]]
     parts[0] = None  # type: ignore[call-overload]
     for i in range(1, len(parts)):
         part = parts[i]
@@ -210,7 +211,7 @@ class SequenceDecoder:
 
     __slots__ = ("_tokens", "_pos", "_text", "delim")
 
-    def __init__(self, text: Optional[str], delim: str) -> None:
+    def __init__(self, text: str | None, delim: str) -> None:
         self._text = text
         self.delim = delim
         self._tokens = decode_sequence(text, delim)
@@ -219,7 +220,7 @@ class SequenceDecoder:
     def has_more(self) -> bool:
         return self._pos < len(self._tokens)
 
-    def next(self, default: Optional[str] = None) -> Optional[str]:
+    def next(self, default: str | None = None) -> str | None:
         if self._pos < len(self._tokens):
             tok = self._tokens[self._pos]
             self._pos += 1
@@ -250,7 +251,7 @@ class SequenceDecoder:
             return default
         return tok.lower() == "true"
 
-    def remaining(self) -> List[str]:
+    def remaining(self) -> list[str]:
         rest = self._tokens[self._pos:]
         self._pos = len(self._tokens)
         return rest
@@ -260,6 +261,6 @@ class SequenceDecoder:
             yield self.next()  # type: ignore[misc]
 
 
-def join_tokens(tokens: Sequence[str], delim: str) -> Optional[str]:
+def join_tokens(tokens: Sequence[str], delim: str) -> str | None:
     """Alias of :func:`encode_sequence` for string tokens (readability)."""
     return encode_sequence(tokens, delim)

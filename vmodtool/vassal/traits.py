@@ -20,14 +20,13 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from vmodtool.errors import FormatError
-from vmodtool.vassal.keys import (NamedKeyStroke, decode_key, decode_key_list, encode_key,
-                                  encode_key_list)
+from vmodtool.vassal.keys import NamedKeyStroke, decode_key, decode_key_list, encode_key, encode_key_list
 from vmodtool.vassal.pieces import PieceDef, Trait, java_int, parse_basic_state
-from vmodtool.vassal.sequence import (SequenceEncoder, check_token, decode_sequence,
-                                      encode_sequence, java_double)
+from vmodtool.vassal.sequence import SequenceEncoder, check_token, decode_sequence, encode_sequence, java_double
 
 __all__ = [
     "DECORATOR_CLASSES", "BASIC_CLASSES", "DEFAULT_TYPES", "DEFAULT_STATES",
@@ -45,7 +44,7 @@ __all__ = [
 _P = "VASSAL.counters."
 
 #: decorator prefix → Java class (``BasicCommandEncoder.decoratorFactories``, 3.7.26)
-DECORATOR_CLASSES: Dict[str, str] = {
+DECORATOR_CLASSES: dict[str, str] = {
     "immob;": _P + "Immobilized", "emb2;": _P + "Embellishment", "emb;": _P + "Embellishment",
     "hide;": _P + "Hideable", "obs;": _P + "Obscurable", "label;": _P + "Labeler",
     "table;": _P + "TableInfo", "propertysheet;": _P + "PropertySheet",
@@ -71,14 +70,14 @@ DECORATOR_CLASSES: Dict[str, str] = {
 }
 
 #: basic (innermost) prefix → Java class
-BASIC_CLASSES: Dict[str, str] = {
+BASIC_CLASSES: dict[str, str] = {
     "piece;": _P + "BasicPiece", "stack": _P + "Stack", "deck;": _P + "Deck",
 }
 
 #: §3.4 "Default type and state per trait (VASSAL 3.7.26, freshly constructed
 #: trait)": myGetType()/myGetState() of a trait made with its default
 #: constructor.  Builders start from these.  (Golden: traits/defaults.jsonl.)
-DEFAULT_TYPES: Dict[str, str] = {
+DEFAULT_TYPES: dict[str, str] = {
     _P + "BasicPiece": "piece;;;;",
     _P + "Embellishment": "emb2;Activate;128;A;;128;;;128;;;;1;false;0;0;;;true;;;;false;;1;1;"
                           "true;65,130;;;;1.0;;true",
@@ -119,7 +118,7 @@ DEFAULT_TYPES: Dict[str, str] = {
 
 #: default states (§3.4); ``None`` where VASSAL's myGetState returns null
 #: (PropertySheet, TableInfo); SendToLocation's needs an inner piece.
-DEFAULT_STATES: Dict[str, Optional[str]] = {
+DEFAULT_STATES: dict[str, str | None] = {
     _P + "BasicPiece": "null;0;0;;0", _P + "Embellishment": "1", _P + "ReportState": "-1",
     _P + "MovementMarkable": "false", _P + "Hideable": "null", _P + "Obscurable": "null;",
     _P + "FreeRotator": "0", _P + "Footprint": "false;;0;false", _P + "AreaOfEffect": "false",
@@ -149,12 +148,12 @@ def java_class_for(trait: Trait) -> str:
 _MISSING = object()
 
 
-def _int(tok: Optional[str], default: int) -> int:
+def _int(tok: str | None, default: int) -> int:
     value = java_int(tok)
     return default if value is None else value
 
 
-def _float(tok: Optional[str], default: float) -> float:
+def _float(tok: str | None, default: float) -> float:
     if tok is None:
         return default
     try:
@@ -165,7 +164,7 @@ def _float(tok: Optional[str], default: float) -> float:
         return default
 
 
-def _str_array(tok: Optional[str], min_len: int = 0) -> List[str]:
+def _str_array(tok: str | None, min_len: int = 0) -> list[str]:
     """``nextStringArray``: a ``,``-list; empty/missing → [] padded to min_len
     with empty strings (VASSAL pads with null, written back as empty)."""
     items = decode_sequence(tok, ",") if tok else []
@@ -190,7 +189,7 @@ class Field:
     def __init__(self, name: str, kind: str, default: Any = "") -> None:
         self.name, self.kind, self.default = name, kind, default
 
-    def decode(self, tok: Optional[str]) -> Any:
+    def decode(self, tok: str | None) -> Any:
         kind, default = self.kind, self.default
         if kind == "str":
             return default if tok is None else tok
@@ -236,10 +235,10 @@ class Field:
 # ------------------------------------------------------------------------ views
 #: (view class, type string) -> decoded fields, shared by every view of that
 #: type; bounded (cleared when full)
-_DECODED: Dict[Tuple[type, str], Dict[str, Any]] = {}
+_DECODED: dict[tuple[type, str], dict[str, Any]] = {}
 _DECODED_MAX = 20000
 #: (type, state) of a Marker trait -> its properties (shared, read-only)
-_MARKER_ITEMS: Dict[Tuple[str, str], Dict[str, str]] = {}
+_MARKER_ITEMS: dict[tuple[str, str], dict[str, str]] = {}
 
 
 class TraitView:
@@ -249,7 +248,7 @@ class TraitView:
     CLASS: ClassVar[str] = ""
     PREFIX: ClassVar[str] = ""
     SEP: ClassVar[str] = ";"
-    FIELDS: ClassVar[Tuple[Field, ...]] = ()
+    FIELDS: ClassVar[tuple[Field, ...]] = ()
     _FIELD_NAMES: ClassVar[frozenset] = frozenset()
 
     __slots__ = ("trait", "_values")
@@ -261,10 +260,10 @@ class TraitView:
 
     def __init__(self, trait: Trait) -> None:
         self.trait = trait
-        self._values: Optional[Dict[str, Any]] = None
+        self._values: dict[str, Any] | None = None
 
     # field access
-    def fields(self) -> Dict[str, Any]:
+    def fields(self) -> dict[str, Any]:
         """All type fields, decoded with VASSAL's reader defaults.  Read-only:
         views of equal type strings share one decoding (a replay meets the
         same trait types again and again)."""
@@ -279,7 +278,7 @@ class TraitView:
             self._values = values
         return self._values
 
-    def _decode_type(self) -> Dict[str, Any]:
+    def _decode_type(self) -> dict[str, Any]:
         body = self.trait.type[len(self.trait.prefix):]
         toks = decode_sequence(body, self.SEP)
         n = len(toks)
@@ -308,7 +307,7 @@ class TraitView:
         return self._encode_fields(self.fields())
 
     @classmethod
-    def _encode_fields(cls, values: Dict[str, Any]) -> str:
+    def _encode_fields(cls, values: dict[str, Any]) -> str:
         enc = SequenceEncoder(cls.SEP)
         for f in cls.FIELDS:
             enc.append(f.encode(values[f.name]))
@@ -316,7 +315,7 @@ class TraitView:
 
     # building
     @classmethod
-    def defaults(cls) -> Dict[str, Any]:
+    def defaults(cls) -> dict[str, Any]:
         """The fields of a freshly constructed VASSAL trait (§3.4); for the
         few classes §3.4 gives no default for (BasicName, TranslatableMessage,
         MenuSeparator) the reader defaults of the bare prefix."""
@@ -339,7 +338,7 @@ class TraitView:
         return cls._encode_fields(merged)
 
     @classmethod
-    def build(cls, state: Optional[str] = None, **values: Any) -> Trait:
+    def build(cls, state: str | None = None, **values: Any) -> Trait:
         """A new :class:`Trait` with every field written (see
         :meth:`build_type`); ``state`` defaults to the constructor state."""
         if state is not None:
@@ -347,15 +346,15 @@ class TraitView:
         return Trait(cls.build_type(**values), cls.default_state() if state is None else state)
 
     # piece evaluation hooks: index i in ctx.views
-    def own_property(self, ctx: "_Context", i: int, key: str) -> Any:
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         """This trait's answer to ``getProperty(key)`` or ``_MISSING``."""
         return _MISSING
 
-    def name(self, ctx: "_Context", i: int) -> str:
+    def name(self, ctx: _Context, i: int) -> str:
         """``getName()`` of the piece from this trait inward."""
         return ctx.name(i + 1)
 
-    def own_properties(self, ctx: "_Context", i: int) -> Dict[str, Any]:
+    def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         """The properties this trait defines (for :func:`piece_properties`)."""
         return {}
 
@@ -370,7 +369,7 @@ class RawTrait(TraitView):
         return self.trait.type
 
 
-def _f(spec: str) -> Tuple[Field, ...]:
+def _f(spec: str) -> tuple[Field, ...]:
     """Compact field list: ``"name:kind=default"`` separated by spaces
     (kinds s str, i int, b bool, d double, k key, K keylist, c char, l list)."""
     kinds = {"s": "str", "i": "int", "b": "bool", "d": "double", "k": "key",
@@ -405,7 +404,7 @@ class BasicPiece(TraitView):
     PREFIX = "piece;"
     FIELDS = _f("clone_key:c delete_key:c image:s piece_name:s")
 
-    def _decode_type(self) -> Dict[str, Any]:
+    def _decode_type(self) -> dict[str, Any]:
         toks = decode_sequence(self.trait.type[len(self.PREFIX):], ";")
         if len(toks) < 4:
             raise FormatError("BasicPiece type needs cloneKey;deleteKey;image;name "
@@ -421,7 +420,7 @@ class BasicPiece(TraitView):
         return self.PREFIX + (enc.value or "")
 
     @classmethod
-    def _encode_fields(cls, values: Dict[str, Any]) -> str:
+    def _encode_fields(cls, values: dict[str, Any]) -> str:
         enc = SequenceEncoder(";", check_token(values["clone_key"] or "", "clone key"))
         enc.append(check_token(values["delete_key"] or "", "delete key"))
         enc.append(check_token(values["image"] or "", "image"))
@@ -432,7 +431,7 @@ class BasicPiece(TraitView):
         """The parsed state (:class:`~vmodtool.vassal.pieces.BasicPieceState`)."""
         return parse_basic_state(self.trait.state, place="trait (piece;)")
 
-    def own_property(self, ctx: "_Context", i: int, key: str) -> Any:
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         if key == "BasicName":
             return self.piece_name
         if key == "PieceName":
@@ -458,17 +457,17 @@ class BasicPiece(TraitView):
             return st.properties[key]
         return None  # end of the chain: unknown
 
-    def own_properties(self, ctx: "_Context", i: int) -> Dict[str, Any]:
-        out: Dict[str, Any] = dict(ctx.basic_state().properties)
+    def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
+        out: dict[str, Any] = dict(ctx.basic_state().properties)
         out["BasicName"] = self.piece_name
         return out
 
-    def name(self, ctx: "_Context", i: int) -> str:
+    def name(self, ctx: _Context, i: int) -> str:
         value = ctx.prop(0, "BasicName")
         return "" if value is None else _prop_text(value)
 
     @classmethod
-    def build(cls, state: Optional[str] = None, **values: Any) -> Trait:  # type: ignore[override]
+    def build(cls, state: str | None = None, **values: Any) -> Trait:  # type: ignore[override]
         if state is not None:
             check_token(state, "state")
         return Trait(cls.build_type(**values), cls.default_state() if state is None else state,
@@ -482,7 +481,7 @@ class BasicName(TraitView):
     PREFIX = "basicName;"
     FIELDS = _f("basic_name:s")
 
-    def _decode_type(self) -> Dict[str, Any]:
+    def _decode_type(self) -> dict[str, Any]:
         toks = decode_sequence(self.trait.type[len(self.PREFIX):], ";")
         return {"basic_name": toks[0]}
 
@@ -499,18 +498,18 @@ class Marker(TraitView):
     FIELDS = ()
 
     @property
-    def keys(self) -> List[str]:
+    def keys(self) -> list[str]:
         """The property names."""
         return decode_sequence(self.trait.type[len(self.PREFIX):], ",")
 
     @property
-    def values(self) -> List[str]:
+    def values(self) -> list[str]:
         """The values, one per key (missing values are empty)."""
         keys = self.keys
         vals = decode_sequence(self.trait.state, ",")[: len(keys)]
         return vals + [""] * (len(keys) - len(vals))
 
-    def items(self) -> Dict[str, str]:
+    def items(self) -> dict[str, str]:
         """Name → value (the first of duplicate names wins, as in VASSAL).
         Read-only: equal traits share one answer."""
         key = (self.trait.type, self.trait.state)
@@ -533,9 +532,9 @@ class Marker(TraitView):
                              or "")
 
     @classmethod
-    def build(cls, state: Optional[str] = None, **values: Any) -> Trait:  # type: ignore[override]
+    def build(cls, state: str | None = None, **values: Any) -> Trait:  # type: ignore[override]
         """``Marker.build(properties={"Side": "US"})`` (or ``keys=``/``state=``)."""
-        props: Dict[str, str] = dict(values.pop("properties", {}) or {})
+        props: dict[str, str] = dict(values.pop("properties", {}) or {})
         keys = list(values.pop("keys", props.keys()))
         if values:
             raise TypeError(f"Marker has no field(s) {sorted(values)}")
@@ -559,7 +558,7 @@ class DynamicProperty(TraitView):
     PREFIX = "PROP;"
     FIELDS = _f("key:s=name constraints:s key_commands:s description:s")
 
-    def _decode_type(self) -> Dict[str, Any]:
+    def _decode_type(self) -> dict[str, Any]:
         values = super()._decode_type()
         c = decode_sequence(values.pop("constraints"), ",")
         values["numeric"] = c[0] == "true" if len(c) > 0 else False
@@ -572,7 +571,7 @@ class DynamicProperty(TraitView):
                               "key_commands", "description"})
 
     @classmethod
-    def _encode_fields(cls, values: Dict[str, Any]) -> str:
+    def _encode_fields(cls, values: dict[str, Any]) -> str:
         cons = SequenceEncoder(",").append(bool(values["numeric"])).append(
             int(values["min_value"])).append(int(values["max_value"])).append(
             bool(values["wrap"])).value
@@ -584,7 +583,7 @@ class DynamicProperty(TraitView):
         return cls.PREFIX + (enc.value or "")
 
     @staticmethod
-    def encode_commands(commands: Sequence[Tuple[str, Optional[NamedKeyStroke], str]]) -> str:
+    def encode_commands(commands: Sequence[tuple[str, NamedKeyStroke | None, str]]) -> str:
         """Encode ``(menu text, key, changer)`` triples; the changer is
         already written (``P,2``, ``I,-1``, ``R,prompt`` …), §3.4."""
         triples = []
@@ -593,7 +592,7 @@ class DynamicProperty(TraitView):
                 encode_key(stroke)).append(check_token(changer, "changer")).value)
         return encode_sequence(triples, ",") or ""
 
-    def commands(self) -> List[Tuple[str, Optional[NamedKeyStroke], str]]:
+    def commands(self) -> list[tuple[str, NamedKeyStroke | None, str]]:
         """The key commands as ``(menu text, key, changer)``."""
         out = []
         text = self.key_commands
@@ -663,13 +662,13 @@ class Embellishment(TraitView):
         "decrease_keystroke:k description:s scale:d=1.0 only_property_name:s "
         "only_property_state:s=true")
 
-    def _decode_type(self) -> Dict[str, Any]:
+    def _decode_type(self) -> dict[str, Any]:
         if self.trait.prefix == "emb;":
             return self._decode_legacy()
         body = self.trait.type[len(self.PREFIX):]
         toks = decode_sequence(body, ";")
         n = len(toks)
-        v: Dict[str, Any] = {}
+        v: dict[str, Any] = {}
         for i, f in enumerate(self.FIELDS):
             tok = toks[i] if i < n else None
             if f.name == "level_names":
@@ -693,12 +692,12 @@ class Embellishment(TraitView):
                 v["_legacy_unconvertible"] = True
         return v
 
-    def _decode_legacy(self) -> Dict[str, Any]:
+    def _decode_legacy(self) -> dict[str, Any]:
         # Embellishment.originalSetType (pre-2009 "emb;" encoding)
         toks = decode_sequence(self.trait.type, ";")
         pos = [1]
 
-        def nxt(default: Optional[str] = None) -> Optional[str]:
+        def nxt(default: str | None = None) -> str | None:
             if pos[0] < len(toks):
                 pos[0] += 1
                 return toks[pos[0] - 1]
@@ -748,7 +747,7 @@ class Embellishment(TraitView):
         return bool(self.fields()["_legacy_unconvertible"])
 
     @classmethod
-    def _encode_fields(cls, values: Dict[str, Any]) -> str:
+    def _encode_fields(cls, values: dict[str, Any]) -> str:
         values = dict(values)
         n = len(values["image_names"] or [""])
         names = list(values["level_names"] or [])
@@ -756,7 +755,7 @@ class Embellishment(TraitView):
         return super()._encode_fields(values)
 
     @classmethod
-    def build(cls, state: Optional[str] = None, **values: Any) -> Trait:
+    def build(cls, state: str | None = None, **values: Any) -> Trait:
         """Build a layer; ``version`` is always 1 (§3.4 field 25).  The state
         defaults to 1 (always active) or -1 (activatable)."""
         values.setdefault("version", 1)
@@ -780,7 +779,7 @@ class Embellishment(TraitView):
         value = _int(decode_sequence(self.trait.state, ";")[0], -1)
         return min(max(-n, value), n)
 
-    def _value(self, ctx: Optional["_Context"], i: int) -> int:
+    def _value(self, ctx: _Context | None, i: int) -> int:
         value = self.raw_value()
         if ctx is not None and self.follow_property and self.property_name:
             value = ctx.follow_level(i, self, value)
@@ -832,7 +831,7 @@ class Embellishment(TraitView):
                 for s in ("_Level", "_Active", "_Name", "_Image")}
 
 
-def _strip_plus(s: Optional[str]) -> Optional[str]:
+def _strip_plus(s: str | None) -> str | None:
     # Embellishment.strip: remove a leading "+" / trailing "+" marker
     if s is None:
         return None
@@ -855,7 +854,7 @@ class Labeler(TraitView):
         "font_family:s=Dialog font_style:i rotate_degrees:i property_name:s=TextLabel "
         "description:s always_use_format:b")
 
-    def _decode_type(self) -> Dict[str, Any]:
+    def _decode_type(self) -> dict[str, Any]:
         v = super()._decode_type()
         v["name_format"] = v["name_format"].replace("$PieceName$", "$pieceName$")
         return v
@@ -869,7 +868,7 @@ class Labeler(TraitView):
             s = s.replace(ref, "", 1)
         return s
 
-    def text(self, ctx: "_Context", i: int) -> str:
+    def text(self, ctx: _Context, i: int) -> str:
         """The evaluated label (its ``$prop$`` references resolved)."""
         return _evaluate(ctx, self.label, {"pieceName": ctx.name(i + 1)})
 
@@ -926,9 +925,9 @@ class UsePrototype(TraitView):
     PREFIX = "prototype;"
     FIELDS = _f("prototype_name:s")
 
-    def _decode_type(self) -> Dict[str, Any]:
+    def _decode_type(self) -> dict[str, Any]:
         toks = decode_sequence(self.trait.type[len(self.PREFIX):], ";")
-        params: Optional[Dict[str, str]] = None
+        params: dict[str, str] | None = None
         if len(toks) > 1:
             params = {}
             for item in decode_sequence(toks[1], ","):
@@ -943,7 +942,7 @@ class UsePrototype(TraitView):
         return self.trait.type  # VASSAL writes back the type it was given
 
     @classmethod
-    def _encode_fields(cls, values: Dict[str, Any]) -> str:
+    def _encode_fields(cls, values: dict[str, Any]) -> str:
         enc = SequenceEncoder(";").append(check_token(values["prototype_name"], "prototype name"))
         params = values.get("parameters")
         if params:
@@ -991,7 +990,7 @@ class Hideable(TraitView):
                 "transparency:d=0.3 description:s disable_auto_report_move:b")
 
     @property
-    def hidden_by(self) -> Optional[str]:
+    def hidden_by(self) -> str | None:
         return None if self.trait.state == "null" else self.trait.state
 
     def name(self, ctx, i):
@@ -1017,7 +1016,7 @@ class Obscurable(TraitView):
                 "deal_expression:s")
 
     @property
-    def obscured_by(self) -> Optional[str]:
+    def obscured_by(self) -> str | None:
         tok = decode_sequence(self.trait.state, ";")[0]
         return None if tok == "null" else tok
 
@@ -1051,7 +1050,7 @@ class FreeRotator(TraitView):
     FIELDS = _MULTI
     _FIELD_NAMES = frozenset(f.name for f in _MULTI + _FREE)
 
-    def _decode_type(self) -> Dict[str, Any]:
+    def _decode_type(self) -> dict[str, Any]:
         toks = decode_sequence(self.trait.type[len(self.PREFIX):], ";")
         facings = java_int(toks[0])
         if facings is None or facings < 1:
@@ -1062,7 +1061,7 @@ class FreeRotator(TraitView):
         return {f.name: f.decode(toks[i] if i < n else None) for i, f in enumerate(fields)}
 
     @classmethod
-    def _encode_fields(cls, values: Dict[str, Any]) -> str:
+    def _encode_fields(cls, values: dict[str, Any]) -> str:
         fields = cls._FREE if int(values["facings"]) == 1 else cls._MULTI
         enc = SequenceEncoder(";")
         for f in fields:
@@ -1189,7 +1188,7 @@ class NonRectangular(TraitView):
     PREFIX = "nonRect2;"
     FIELDS = _f("scale:d=1.0 shape:s")
 
-    def _decode_type(self) -> Dict[str, Any]:
+    def _decode_type(self) -> dict[str, Any]:
         if self.trait.prefix != self.PREFIX:
             return {"scale": 1.0, "shape": self.trait.type[len(self.trait.prefix):]}
         body = self.trait.type[len(self.PREFIX):]
@@ -1197,7 +1196,7 @@ class NonRectangular(TraitView):
         return {"scale": _float(head, 1.0), "shape": rest}
 
     @classmethod
-    def _encode_fields(cls, values: Dict[str, Any]) -> str:
+    def _encode_fields(cls, values: dict[str, Any]) -> str:
         return f"{cls.PREFIX}{java_double(float(values['scale']))};{values['shape']}"
 
 
@@ -1259,7 +1258,7 @@ class MenuSeparator(TraitView):
     FIELDS = _f("description:s key:k")
 
 
-_VIEWS: Dict[str, Type[TraitView]] = {}
+_VIEWS: dict[str, type[TraitView]] = {}
 for _cls in (Embellishment, Marker, DynamicProperty, Labeler, ReportState, Delete, Clone,
              UsePrototype, MovementMarkable, Immobilized, Hideable, Obscurable, FreeRotator,
              SendToLocation, TriggerAction, CounterGlobalKeyCommand, RestrictCommands,
@@ -1271,7 +1270,7 @@ _VIEWS["emb;"] = Embellishment
 _VIEWS["nonRect;"] = NonRectangular
 
 
-def view_class_for(trait: Trait) -> Type[TraitView]:
+def view_class_for(trait: Trait) -> type[TraitView]:
     """The view class used for ``trait`` (:class:`RawTrait` when none)."""
     if trait.innermost:
         return BasicPiece if trait.prefix == "piece;" else RawTrait
@@ -1300,7 +1299,7 @@ class _Context:
         self.views = piece.views()
         self._active: set = set()
         self._basic_state = None
-        self._names: Dict[int, str] = {}
+        self._names: dict[int, str] = {}
 
     def basic_state(self):
         if self._basic_state is None:
@@ -1370,7 +1369,7 @@ class _Context:
             self.leave(token)
 
 
-def _evaluate(ctx: _Context, fmt: str, props: Optional[Dict[str, str]]) -> str:
+def _evaluate(ctx: _Context, fmt: str, props: dict[str, str] | None) -> str:
     """``FormattedString.getText`` on the outermost piece (§3.1.5): the
     expression kind is chosen as ``Expression.createExpression`` does —
     blank → "", ``{…}`` → BeanShell (not evaluated: ""), an integer → its
@@ -1386,7 +1385,7 @@ def _evaluate(ctx: _Context, fmt: str, props: Optional[Dict[str, str]]) -> str:
         return str(value)
     if "$" not in t:
         return fmt
-    out: List[str] = []
+    out: list[str] = []
     tokens = decode_sequence(t, "$")
     is_prop = True
     last = len(tokens) - 1
@@ -1424,13 +1423,13 @@ def piece_name(piece: PieceDef) -> str:
     return _Context(piece).name(0)
 
 
-def piece_property(piece: PieceDef, key: str) -> Optional[str]:
+def piece_property(piece: PieceDef, key: str) -> str | None:
     """``getProperty(key)`` on the outermost trait (``None`` if undefined)."""
     value = _Context(piece).prop(0, key)
     return None if value is None else _prop_text(value)
 
 
-def piece_properties(piece: PieceDef) -> Dict[str, str]:
+def piece_properties(piece: PieceDef) -> dict[str, str]:
     """The properties a rules checker reads, outermost definition winning:
 
     Marker names → values; DynamicProperty name → value; TranslatableMessage
@@ -1441,7 +1440,7 @@ def piece_properties(piece: PieceDef) -> Dict[str, str]:
     BasicPiece's persistent properties; plus ``PieceName``.
     CalculatedProperty values are left out (BeanShell is not evaluated)."""
     ctx = _Context(piece)
-    out: Dict[str, str] = {}
+    out: dict[str, str] = {}
     for i in range(len(ctx.views) - 1, -1, -1):
         for key, value in ctx.views[i].own_properties(ctx, i).items():
             if value is not None and value is not _MISSING:
@@ -1451,7 +1450,7 @@ def piece_properties(piece: PieceDef) -> Dict[str, str]:
     return out
 
 
-def build_piece(*traits: Trait, id: Optional[str] = None) -> PieceDef:
+def build_piece(*traits: Trait, id: str | None = None) -> PieceDef:
     """``build_piece(Delete.build(), BasicPiece.build(image=…, piece_name=…))``:
     a :class:`PieceDef` from built traits, outermost first."""
     return PieceDef.from_traits(traits, id)

@@ -19,7 +19,6 @@ document order (``TurnTracker0``; ``UniqueIdManager``, §2.4).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
 
 from vmodtool.vassal.pieces import java_int
 from vmodtool.vassal.sequence import decode_sequence
@@ -39,8 +38,8 @@ class TurnLevelDef:
     name: str
     property: str = ""
     start: int = 1
-    values: Tuple[str, ...] = ()
-    children: Tuple["TurnLevelDef", ...] = ()
+    values: tuple[str, ...] = ()
+    children: tuple[TurnLevelDef, ...] = ()
 
     def value_string(self, current: int) -> str:
         """``getValueString``: the counter's number, the list's entry."""
@@ -48,7 +47,7 @@ class TurnLevelDef:
             return str(current)
         return self.values[current] if 0 <= current < len(self.values) else ""
 
-    def _active(self, state: str, out: List[Tuple[str, str]]) -> None:
+    def _active(self, state: str, out: list[tuple[str, str]]) -> None:
         tokens = decode_sequence(state, ";") if state else []
 
         def number(i: int, default: int) -> int:
@@ -69,15 +68,15 @@ class TurnTrackerDef:
 
     id: str
     name: str
-    levels: Tuple[TurnLevelDef, ...]
+    levels: tuple[TurnLevelDef, ...]
 
-    def active_levels(self, state: str) -> List[Tuple[str, str]]:
+    def active_levels(self, state: str) -> list[tuple[str, str]]:
         """(level name, value shown) of the active levels a state sets,
         outermost first (``$level1$``, ``$level2$``…)."""
         tokens = decode_sequence(state, "|") if state else []
         current = java_int(tokens[0]) if tokens else None
         current = 0 if current is None else current
-        out: List[Tuple[str, str]] = []
+        out: list[tuple[str, str]] = []
         if 0 <= current < len(self.levels):
             i = 1 + current
             self.levels[current]._active(tokens[i] if i < len(tokens) else "", out)
@@ -88,7 +87,7 @@ def _short(tag: object) -> str:
     return str(tag).rsplit(".", 1)[-1]
 
 
-def _level(element) -> Optional[TurnLevelDef]:
+def _level(element) -> TurnLevelDef | None:
     kind = _short(element.tag)
     if kind not in (_COUNTER, _LIST):
         return None
@@ -102,11 +101,11 @@ def _level(element) -> Optional[TurnLevelDef]:
     return TurnLevelDef("list", name, prop, 1, values, children)
 
 
-def turn_trackers(buildfile) -> Dict[str, TurnTrackerDef]:
+def turn_trackers(buildfile) -> dict[str, TurnTrackerDef]:
     """Every turn tracker of a module's buildFile by the id its ``TURN``
     commands carry (a subclass such as ``…POGTurnTracker`` numbers its own)."""
-    counts: Dict[str, int] = {}
-    out: Dict[str, TurnTrackerDef] = {}
+    counts: dict[str, int] = {}
+    out: dict[str, TurnTrackerDef] = {}
     for element in buildfile.root.iter():
         if not isinstance(element.tag, str):
             continue

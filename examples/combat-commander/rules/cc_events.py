@@ -29,10 +29,11 @@ record ("not checked") rather than guessing. Deterministic, no I/O.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from collections.abc import Iterable
+from typing import Any
 
 
-def _event_name(event: Any) -> Optional[Tuple[str, Optional[str]]]:
+def _event_name(event: Any) -> tuple[str, str | None] | None:
     """(event name, side or None) of an '#event ...' annotation, else None."""
     note = getattr(event, "annotation", None)
     if event.kind != "annotation" or note is None or note.kind != "event":
@@ -69,11 +70,11 @@ class _EventWindow:
         self.names = {str(p.get("event_name", "")).casefold()}
         self.names |= {str(a).casefold() for a in p.get("aliases", [])}
         self.window_steps = int(p.get("window_steps", 1))
-        self.opened: Optional[int] = None
-        self.side: Optional[str] = None
-        self.before: Dict[str, Any] = {}
+        self.opened: int | None = None
+        self.side: str | None = None
+        self.before: dict[str, Any] = {}
 
-    def check(self, state: Any, event: Any) -> List[Any]:
+    def check(self, state: Any, event: Any) -> list[Any]:
         found = _event_name(event)
         if found is not None and found[0].casefold() in self.names:
             self.opened = event.step
@@ -88,7 +89,7 @@ class _EventWindow:
                 self.opened, self.side, self.before = None, None, {}
         return []
 
-    def snapshot(self, state: Any) -> Dict[str, Any]:
+    def snapshot(self, state: Any) -> dict[str, Any]:
         raise NotImplementedError
 
     def judge(self, state: Any, event: Any) -> Iterable[Any]:
@@ -101,10 +102,10 @@ class DeployEvent(_EventWindow):
     broken if the Squad was, and each Suppressed/Veteran marker of the Squad
     goes to exactly one of the Teams (never duplicated)."""
 
-    def snapshot(self, state: Any) -> Dict[str, Any]:
+    def snapshot(self, state: Any) -> dict[str, Any]:
         p = self.ctx.params
         squad_tag, team_tag = p.get("squad_tag", "squad"), p.get("team_tag", "team")
-        snap: Dict[str, Any] = {}
+        snap: dict[str, Any] = {}
         for u in _all_units(state, self.ctx):
             if u.on_map and (squad_tag in u.tags or team_tag in u.tags):
                 snap[u.uid] = {"hex": u.hex, "side": u.side, "tags": set(u.tags),
@@ -154,14 +155,14 @@ class ElanEvent(_EventWindow):
     """000:E54 Élan: in the window the receiving player's Surrender marker
     moves exactly one space toward higher values on his Casualty Track."""
 
-    def _position(self, state: Any) -> Optional[int]:
+    def _position(self, state: Any) -> int | None:
         where = getattr(state, "track_position", None)
         tracks = self.ctx.params.get("tracks", {})
         if where is None or self.side not in tracks:
             return None
         return where(tracks[self.side], self.ctx.params.get("marker", "surrender"), self.side)
 
-    def snapshot(self, state: Any) -> Dict[str, Any]:
+    def snapshot(self, state: Any) -> dict[str, Any]:
         return {"position": self._position(state)}
 
     def judge(self, state: Any, event: Any) -> Iterable[Any]:

@@ -25,7 +25,7 @@ instance at step boundaries so an UNDO in the log rolls it back.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any
 
 
 class TankBreakdownAfterAttack:
@@ -41,9 +41,9 @@ class TankBreakdownAfterAttack:
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
         self.combat_phase = ctx.params.get("combat_phase", "combat")
-        self.attackers: Dict[str, int] = {}        # tank uid -> step of its attack
+        self.attackers: dict[str, int] = {}        # tank uid -> step of its attack
 
-    def check(self, state: Any, event: Any) -> List[Any]:
+    def check(self, state: Any, event: Any) -> list[Any]:
         if event.kind == "annotation":
             note = event.annotation
             if note is not None and note.kind == "attack" and state.phase == self.combat_phase:

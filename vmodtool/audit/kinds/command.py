@@ -14,7 +14,8 @@ engine event kind) per unit, formation or side in each turn.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.kinds import register
@@ -27,11 +28,11 @@ PASS_WORDS = frozenset({"pass", "passed", "ok", "success"})
 FAIL_WORDS = frozenset({"fail", "failed", "failure"})
 
 
-def _tokens(value: Any) -> List[str]:
+def _tokens(value: Any) -> list[str]:
     if isinstance(value, str):
         return [t for t in re.split(r"[\s,;>]+", value) if t]
     if isinstance(value, Mapping):
-        out: List[str] = []
+        out: list[str] = []
         for v in value.values():
             out.extend(_tokens(v))
         return out
@@ -43,7 +44,7 @@ def _tokens(value: Any) -> List[str]:
     return [str(value)] if value is not None else []
 
 
-def check_claim(annotation, hex_ids) -> Tuple[List[str], Optional[bool]]:
+def check_claim(annotation, hex_ids) -> tuple[list[str], bool | None]:
     """The hexes a ``#check`` annotation names and its claimed result
     (True pass, False fail, None not said)."""
     tokens = _tokens(annotation.args)
@@ -86,12 +87,12 @@ class CommandRange(CheapCopy, BaseRule):
         self.hex_ids = ctx.scenario.map.grid.hexes
         self.formations = {f.id: f for f in ctx.scenario.formations}
         # memory
-        self.formation: Optional[str] = None
-        self.owed: Dict[str, dict] = {}        # uid -> {hex, distance, range, hq, hq_hex}
-        self.moved: Dict[str, bool] = {}        # owed units already judged
+        self.formation: str | None = None
+        self.owed: dict[str, dict] = {}        # uid -> {hex, distance, range, hq, hq_hex}
+        self.moved: dict[str, bool] = {}        # owed units already judged
         self.rolls: list = []                   # [(step, dice, label, linked)]
-        self.passed: Dict[str, Tuple[int, tuple]] = {}   # hex -> (step, dice)
-        self.failed: Dict[str, dict] = {}       # hex -> {event, clock, dice, flagged}
+        self.passed: dict[str, tuple[int, tuple]] = {}   # hex -> (step, dice)
+        self.failed: dict[str, dict] = {}       # hex -> {event, clock, dice, flagged}
 
     def _reset(self) -> None:
         self.formation = None
@@ -119,14 +120,14 @@ class CommandRange(CheapCopy, BaseRule):
         return ()
 
     # -- activation start ------------------------------------------------------------
-    def _range_of(self, hq) -> Optional[float]:
+    def _range_of(self, hq) -> float | None:
         factor = self.params.get("range_factor", "command_range")
         if isinstance(factor, (int, float)):
             return factor
         value = hq.factors.get(factor)
         return value if isinstance(value, (int, float)) else None
 
-    def _evaluate(self, state, formation_id: Optional[str]) -> None:
+    def _evaluate(self, state, formation_id: str | None) -> None:
         formation = self.formations.get(formation_id) if formation_id else None
         if formation is None:
             return
@@ -162,7 +163,7 @@ class CommandRange(CheapCopy, BaseRule):
     def _owed_hexes(self) -> set:
         return {o["hex"] for o in self.owed.values()}
 
-    def _target(self, state) -> Optional[float]:
+    def _target(self, state) -> float | None:
         if self.target is None:
             return None
         if isinstance(self.target, (int, float)):
@@ -175,7 +176,7 @@ class CommandRange(CheapCopy, BaseRule):
                     return value
         return None
 
-    def _on_check(self, state, event: Event) -> List[Violation]:
+    def _on_check(self, state, event: Event) -> list[Violation]:
         ann = event.annotation
         if ann is None or ann.kind not in self.check_kinds:
             return []
@@ -184,7 +185,7 @@ class CommandRange(CheapCopy, BaseRule):
         if roll is None or result is None:
             return []       # not linked to a roll, or no result: proves nothing
         roll[3] = True
-        out: List[Violation] = []
+        out: list[Violation] = []
         target = self._target(state)
         total = sum(roll[1])
         if result and target is not None and total > target:
@@ -206,7 +207,7 @@ class CommandRange(CheapCopy, BaseRule):
     def _ooc_in(self, state, hex_id: str) -> bool:
         return any(m.kind in self.ooc_kinds for m in state.markers_in(hex_id))
 
-    def _on_move(self, state, event: Event) -> List[Violation]:
+    def _on_move(self, state, event: Event) -> list[Violation]:
         uid = event.unit
         owed = self.owed.get(uid) if uid else None
         if owed is None or self.moved.get(uid):
@@ -248,7 +249,7 @@ class CommandRange(CheapCopy, BaseRule):
                                    distance=owed["distance"], command_range=owed["range"],
                                    hq=owed["hq"])]
 
-    def _unmarked_failures(self, state) -> List[Violation]:
+    def _unmarked_failures(self, state) -> list[Violation]:
         out = []
         for h, fail in self.failed.items():
             if fail["flagged"] or self._ooc_in(state, h):
@@ -288,7 +289,7 @@ class PerTurnLimit(CheapCopy, BaseRule):
         self.formations = {f.id: f for f in ctx.scenario.formations}
         self.dead_boxes = frozenset(b.id for b in ctx.scenario.boxes
                                     if b.role in ("dead", "eliminated"))
-        self.counts: Dict[str, int] = {}
+        self.counts: dict[str, int] = {}
 
     def check(self, state, event: Event) -> Iterable[Violation]:
         if event.kind == "turn_start":
@@ -366,7 +367,7 @@ class PerTurnLimit(CheapCopy, BaseRule):
             return False
         return order.index(n) < order.index(o)      # earlier step value = more steps
 
-    def _limit(self, state, unit_id, formation_id) -> Optional[int]:
+    def _limit(self, state, unit_id, formation_id) -> int | None:
         if "max" in self.params:
             return int(self.params["max"])
         source = str(self.params.get("max_from", ""))

@@ -16,7 +16,8 @@ the engine takes before each step.
 from __future__ import annotations
 
 import heapq
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.kinds import register
@@ -71,7 +72,7 @@ class Moment(tuple):
     """The clock of a moment (turn, phase, phasing side, activation, inferred)."""
 
     @classmethod
-    def of(cls, state) -> "Moment":
+    def of(cls, state) -> Moment:
         return cls((state.turn, state.phase, state.phasing_side, state.active_formation,
                     bool(getattr(state, "time_inferred", False))))
 
@@ -122,22 +123,22 @@ class MoveCosts:
         self.road_types = frozenset(as_list(road.get("types")))
         self.road_cost = road.get("cost")
         # hexside pair -> feature types, once (HexMap.hexside_features scans a list)
-        self.sides: Dict[FrozenSet[str], FrozenSet[str]] = {}
+        self.sides: dict[frozenset[str], frozenset[str]] = {}
         for side in self.map.hexsides:
             self.sides[side.pair] = self.sides.get(side.pair, frozenset()) | {side.type}
         self.neighbours = {h: tuple(self.map.neighbours(h)) for h in self.map.hex_ids}
         self.sides_of = {c.id: c.side for c in scenario.counters}
-        self._edges: Dict[str, Dict[str, Tuple[Tuple[str, float], ...]]] = {}
-        self._cache: Dict[tuple, tuple] = {}
-        self._paths: Dict[tuple, Any] = {}         # cheapest() answers (read-only)
+        self._edges: dict[str, dict[str, tuple[tuple[str, float], ...]]] = {}
+        self._cache: dict[tuple, tuple] = {}
+        self._paths: dict[tuple, Any] = {}         # cheapest() answers (read-only)
         #: (side, moves of the other sides) -> the rule's enemy hexes
-        self.enemy_cache: Dict[tuple, tuple] = {}
+        self.enemy_cache: dict[tuple, tuple] = {}
 
-    def __deepcopy__(self, memo: dict) -> "MoveCosts":
+    def __deepcopy__(self, memo: dict) -> MoveCosts:
         return self
 
     # -- per-edge costs ------------------------------------------------------------------
-    def knows(self, cls: Optional[str]) -> bool:
+    def knows(self, cls: str | None) -> bool:
         return cls is not None and cls in self.costs
 
     def terrain_cost(self, cls: str, hex_id: str) -> Any:
@@ -152,7 +153,7 @@ class MoveCosts:
             return self.road_cost.get(cls)
         return self.road_cost
 
-    def step_cost(self, cls: str, a: str, b: str) -> Optional[float]:
+    def step_cost(self, cls: str, a: str, b: str) -> float | None:
         """Cost of moving from ``a`` into the adjacent ``b`` (None: prohibited)."""
         features = frozenset() if self.ignore_hexsides else self.sides.get(frozenset((a, b)),
                                                                             frozenset())
@@ -176,7 +177,7 @@ class MoveCosts:
             cost += float(extra)
         return cost
 
-    def edges(self, cls: str) -> Dict[str, Tuple[Tuple[str, float], ...]]:
+    def edges(self, cls: str) -> dict[str, tuple[tuple[str, float], ...]]:
         table = self._edges.get(cls)
         if table is None:
             table = {}
@@ -191,8 +192,8 @@ class MoveCosts:
         return table
 
     # -- searches ------------------------------------------------------------------------
-    def dijkstra(self, cls: str, src: str, blocked: FrozenSet[str],
-                 stop: FrozenSet[str]) -> Tuple[Dict[str, float], Dict[str, str]]:
+    def dijkstra(self, cls: str, src: str, blocked: frozenset[str],
+                 stop: frozenset[str]) -> tuple[dict[str, float], dict[str, str]]:
         """Cheapest costs from ``src`` to every reachable hex: ``blocked``
         hexes are never entered, ``stop`` hexes are entered but not left."""
         key = (cls, src, blocked, stop)
@@ -200,8 +201,8 @@ class MoveCosts:
         if hit is not None:
             return hit
         edges = self.edges(cls)
-        dist: Dict[str, float] = {src: 0.0}
-        prev: Dict[str, str] = {}
+        dist: dict[str, float] = {src: 0.0}
+        prev: dict[str, str] = {}
         heap = [(0.0, src)]
         done = set()
         while heap:
@@ -224,9 +225,9 @@ class MoveCosts:
         self._cache[key] = (dist, prev)
         return dist, prev
 
-    def cheapest(self, cls: str, src: str, dst: str, blocked: FrozenSet[str] = frozenset(),
-                 stop: FrozenSet[str] = frozenset()
-                 ) -> Optional[Tuple[float, Tuple[Tuple[str, float], ...]]]:
+    def cheapest(self, cls: str, src: str, dst: str, blocked: frozenset[str] = frozenset(),
+                 stop: frozenset[str] = frozenset()
+                 ) -> tuple[float, tuple[tuple[str, float], ...]] | None:
         """(cost, [(hex, cost to enter it), …]) of the cheapest legal path, or None."""
         key = (cls, src, dst, blocked, stop)
         hit = self._paths.get(key, False)
@@ -237,8 +238,8 @@ class MoveCosts:
         found = self._paths[key] = self._cheapest(cls, src, dst, blocked, stop)
         return found
 
-    def _cheapest(self, cls: str, src: str, dst: str, blocked: FrozenSet[str],
-                  stop: FrozenSet[str]) -> Optional[Tuple[float, Tuple[Tuple[str, float], ...]]]:
+    def _cheapest(self, cls: str, src: str, dst: str, blocked: frozenset[str],
+                  stop: frozenset[str]) -> tuple[float, tuple[tuple[str, float], ...]] | None:
         dist, prev = self.dijkstra(cls, src, blocked, stop)
         if dst not in dist:
             return None
@@ -249,8 +250,8 @@ class MoveCosts:
         legs = tuple((b, dist[b] - dist[a]) for a, b in zip(path, path[1:]))
         return dist[dst], legs
 
-    def within_hexes(self, cls: str, src: str, dst: str, hexes: int, blocked: FrozenSet[str],
-                     stop: FrozenSet[str]) -> bool:
+    def within_hexes(self, cls: str, src: str, dst: str, hexes: int, blocked: frozenset[str],
+                     stop: frozenset[str]) -> bool:
         """Whether a legal path of at most ``hexes`` hexes leads from src to dst."""
         edges = self.edges(cls)
         frontier = {src}
@@ -271,7 +272,7 @@ class MoveCosts:
         return False
 
 
-def path_text(src: str, legs: Sequence[Tuple[str, float]]) -> str:
+def path_text(src: str, legs: Sequence[tuple[str, float]]) -> str:
     return "-".join([src] + [f"{h}({fmt_mp(c)})" for h, c in legs])
 
 
@@ -309,13 +310,13 @@ class MovementAllowance(CheapCopy, BaseRule):
         self.minimum = 1 if minimum is True else int(minimum or 0)
         self.tables = MoveCosts(ctx.scenario, p)
         # memory (rolled back with the step on undo)
-        self.spent: Dict[str, float] = {}
-        self.legs: Dict[str, list] = {}            # uid -> [(from, to, cost)] this window
-        self.minimum_used: Dict[str, bool] = {}
-        self.stopped: Dict[str, str] = {}          # uid -> EZOC hex its last drag ended in
+        self.spent: dict[str, float] = {}
+        self.legs: dict[str, list] = {}            # uid -> [(from, to, cost)] this window
+        self.minimum_used: dict[str, bool] = {}
+        self.stopped: dict[str, str] = {}          # uid -> EZOC hex its last drag ended in
         self.pending: list = []                     # this step's judged drags
         self.step_exempt = False
-        self.step_no: Optional[int] = None
+        self.step_no: int | None = None
         self.retreats: list = []                    # pending annotations naming hexes
 
     # -- events --------------------------------------------------------------------------
@@ -386,7 +387,7 @@ class MovementAllowance(CheapCopy, BaseRule):
             "ends_in_zoc": event.to_hex in stop,
         })
 
-    def _enemies(self, state, unit) -> Tuple[FrozenSet[str], FrozenSet[str], Dict[str, list]]:
+    def _enemies(self, state, unit) -> tuple[frozenset[str], frozenset[str], dict[str, list]]:
         """Hexes holding enemy units, hexes in their ZOC, and who is where.
         When only sides and positions decide (no ``enemy_ignore`` or
         ``exerted_by`` selector), the answer is kept until a unit of another
@@ -403,8 +404,8 @@ class MovementAllowance(CheapCopy, BaseRule):
             hit = cache[key] = self._find_enemies(state, unit)
         return hit
 
-    def _find_enemies(self, state, unit) -> Tuple[FrozenSet[str], FrozenSet[str], Dict[str, list]]:
-        enemies: Dict[str, list] = {}
+    def _find_enemies(self, state, unit) -> tuple[frozenset[str], frozenset[str], dict[str, list]]:
+        enemies: dict[str, list] = {}
         exerting = set()
         for uid, s in state.units_state.items():
             if not s.present or s.hex is None or uid == unit.uid:
@@ -426,7 +427,7 @@ class MovementAllowance(CheapCopy, BaseRule):
             zoc.update(self.tables.neighbours.get(h, ()))
         return frozenset(enemies), frozenset(zoc), enemies
 
-    def _allowance(self, unit) -> Optional[float]:
+    def _allowance(self, unit) -> float | None:
         allowance = self.params.get("allowance")
         if isinstance(allowance, Mapping):
             value = unit.factors.get(allowance.get("factor"))
@@ -466,8 +467,8 @@ class MovementAllowance(CheapCopy, BaseRule):
                 break
         return hit or (self.step_exempt and self.step_no == event.step)
 
-    def _flush(self, state) -> List[Violation]:
-        out: List[Violation] = []
+    def _flush(self, state) -> list[Violation]:
+        out: list[Violation] = []
         pending, self.pending = self.pending, []
         for item in pending:
             if self._exempt(item):
@@ -478,7 +479,7 @@ class MovementAllowance(CheapCopy, BaseRule):
         self.retreats = [r for r in self.retreats if r["used"] is None]
         return out
 
-    def _judge(self, state, item) -> Optional[Violation]:
+    def _judge(self, state, item) -> Violation | None:
         event, uid = item["event"], item["uid"]
         a, b = event.from_hex, event.to_hex
         stopped_at = self.stopped.pop(uid, None)
@@ -552,7 +553,7 @@ class EscortedMove(CheapCopy, BaseRule):
         self.starts = frozenset(starts.get(self.window, starts["step"]))
         self.subscribes = frozenset({"move"} | self.ends | self.starts)
         self.subject_moves: list = []      # (event, clock, uid)
-        self.trails: Dict[str, list] = {}  # uid -> [(from, to)] in the window
+        self.trails: dict[str, list] = {}  # uid -> [(from, to)] in the window
 
     def check(self, state, event: Event) -> Iterable[Violation]:
         if event.kind == "move":
@@ -565,7 +566,7 @@ class EscortedMove(CheapCopy, BaseRule):
                 if matches(self.params.get("subject"), unit, state, unit):
                     self.subject_moves.append((event, Moment.of(state), event.unit))
             return ()
-        out: List[Violation] = []
+        out: list[Violation] = []
         if event.kind in self.ends or event.kind in self.starts:
             if self.subject_moves:
                 out = self._judge(state)
@@ -575,7 +576,7 @@ class EscortedMove(CheapCopy, BaseRule):
         return out
 
     @staticmethod
-    def _went(trail: Sequence[Tuple[str, str]], a: str, b: str) -> bool:
+    def _went(trail: Sequence[tuple[str, str]], a: str, b: str) -> bool:
         """Whether consecutive drags of a trail lead from a to b."""
         for i, (x, _y) in enumerate(trail):
             if x != a:
@@ -589,7 +590,7 @@ class EscortedMove(CheapCopy, BaseRule):
                     return True
         return False
 
-    def _judge(self, state) -> List[Violation]:
+    def _judge(self, state) -> list[Violation]:
         out = []
         escort_sel = self.params.get("escort")
         for event, clock, uid in self.subject_moves:

@@ -4,13 +4,22 @@ scenario's setup)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.status import (Placer, matches_carried, describe_selector,
-                                         is_elimination_box, marker_kinds, marker_name, phase_name,
-                                         unit_list, _names)
+from vmodtool.audit.kinds.status import (
+    Placer,
+    _names,
+    describe_selector,
+    is_elimination_box,
+    marker_kinds,
+    marker_name,
+    matches_carried,
+    phase_name,
+    unit_list,
+)
 from vmodtool.audit.selectors import as_list, matches
 from vmodtool.scenario.model import SetupBox, SetupStack
 
@@ -64,10 +73,10 @@ class Placement(BaseRule):
         return self._check_unit(state, event, unit)
 
     # -- units -----------------------------------------------------------------------------
-    def _check_unit(self, state, event: Event, unit) -> List[Violation]:
+    def _check_unit(self, state, event: Event, unit) -> list[Violation]:
         p = self.params
         scenario = state.scenario
-        out: List[Violation] = []
+        out: list[Violation] = []
         who = f"{unit.name} ({unit.uid})"
         verb = "returned to the map" if _on(p) == "return_from_box" else "placed"
         hex_id = unit.hex
@@ -101,10 +110,10 @@ class Placement(BaseRule):
         return out
 
     # -- markers ----------------------------------------------------------------------------
-    def _check_marker(self, state, event: Event, kinds) -> List[Violation]:
+    def _check_marker(self, state, event: Event, kinds) -> list[Violation]:
         p = self.params
         scenario = state.scenario
-        out: List[Violation] = []
+        out: list[Violation] = []
         hex_id = event.to_hex
         who = f"{marker_name(scenario, event.marker)} marker"
         subj = Placer(side=event.side or state.phasing_side)
@@ -126,10 +135,10 @@ class Placement(BaseRule):
         return out
 
     # -- shared hex requirements ------------------------------------------------------------------
-    def _hex_checks(self, state, event, hex_id, subj, self_key, who, verb) -> List[Violation]:
+    def _hex_checks(self, state, event, hex_id, subj, self_key, who, verb) -> list[Violation]:
         p = self.params
         scenario = state.scenario
-        out: List[Violation] = []
+        out: list[Violation] = []
         is_marker = isinstance(subj, Placer)
         extra = {"marker": self_key} if is_marker else {}
         units = [] if is_marker else [self_key]
@@ -164,7 +173,7 @@ class Placement(BaseRule):
                     units=units, hexes=[hex_id], check="hex_has_not", **extra))
         return out
 
-    def _hex_matches(self, state, hex_id, sel, subj, self_key) -> List[str]:
+    def _hex_matches(self, state, hex_id, sel, subj, self_key) -> list[str]:
         """Descriptions of the pieces in the hex matching ``sel``."""
         kinds = marker_kinds(sel)
         if kinds is not None:
@@ -198,8 +207,8 @@ class SetupConformity(BaseRule):
     def check(self, state, event: Event) -> Iterable[Violation]:
         scenario = state.scenario
         exact = self.params.get("tolerance", "exact") == "exact"
-        expected: Dict[str, Tuple[str, str, Optional[str]]] = {}    # uid -> (kind, where, face)
-        stacks: List[Tuple[str, Tuple[str, ...]]] = []
+        expected: dict[str, tuple[str, str, str | None]] = {}    # uid -> (kind, where, face)
+        stacks: list[tuple[str, tuple[str, ...]]] = []
         default_face = {c.id: c.face for c in scenario.counters}
         for entry in scenario.setup:
             if isinstance(entry, SetupStack):
@@ -209,7 +218,7 @@ class SetupConformity(BaseRule):
             elif isinstance(entry, SetupBox):
                 for uid in entry.units:
                     expected[uid] = ("box", entry.box, entry.faces.get(uid, default_face.get(uid)))
-        out: List[Violation] = []
+        out: list[Violation] = []
         ids = set(getattr(state, "units_state", {}) or {u.uid for u in state.units()})
         present = {u.uid: u for u in state.units()}
 
@@ -270,7 +279,7 @@ def _name(state, uid: str) -> str:
             return uid
 
 
-def _front(scenario, uid: str) -> Optional[str]:
+def _front(scenario, uid: str) -> str | None:
     try:
         return scenario.unit_type_of(scenario.counter(uid)).faces[0].name
     except (KeyError, IndexError):

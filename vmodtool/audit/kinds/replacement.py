@@ -27,13 +27,22 @@ supply) are accepted and deliberately not checked (1.7a-5).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.status import (_old_new_state, matches_carried, current_steps,
-                                         describe_selector, is_elimination_box, phase_name,
-                                         side_name, step_rank, unit_list)
+from vmodtool.audit.kinds.status import (
+    _old_new_state,
+    current_steps,
+    describe_selector,
+    is_elimination_box,
+    matches_carried,
+    phase_name,
+    side_name,
+    step_rank,
+    unit_list,
+)
 from vmodtool.audit.selectors import as_list, matches
 
 __all__ = ["Replacement", "SUBCHECK_SUFFIXES"]
@@ -52,11 +61,11 @@ class Replacement(BaseRule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.gains: Dict[str, int] = {}     # "turn|uid" -> gains this turn
-        self.used: Dict[str, int] = {}      # "turn|side" -> RPs used
+        self.gains: dict[str, int] = {}     # "turn|uid" -> gains this turn
+        self.used: dict[str, int] = {}      # "turn|side" -> RPs used
 
     # -- refs -------------------------------------------------------------------------------
-    def _ref(self, check: str) -> Tuple[str, ...]:
+    def _ref(self, check: str) -> tuple[str, ...]:
         explicit = (self.params.get("refs") or {}).get(check)
         if explicit:
             return tuple(as_list(explicit))
@@ -72,7 +81,7 @@ class Replacement(BaseRule):
         return dataclasses.replace(v, ref=self._ref(check))
 
     # -- gains ------------------------------------------------------------------------------
-    def _gain(self, state, event: Event) -> Optional[Tuple[int, str]]:
+    def _gain(self, state, event: Event) -> tuple[int, str] | None:
         """(steps gained, how) of a step gain, or None."""
         if event.unit is None:
             return None
@@ -100,7 +109,7 @@ class Replacement(BaseRule):
         air = p.get("aircraft_eligible")
         return air is not None and matches(air, unit, state)
 
-    def _budget(self, state, turn: Optional[int], side: str) -> Optional[float]:
+    def _budget(self, state, turn: int | None, side: str) -> float | None:
         budget = self.params.get("budget")
         if budget is None:
             return None
@@ -153,7 +162,7 @@ class Replacement(BaseRule):
             return [self._v(event, state, "phase", f"{what} in the {when}; steps are regained only with "
                             f"replacement points in the {phase_name(scenario, phase)} of the unit's own "
                             f"side.", **kw)]
-        out: List[Violation] = []
+        out: list[Violation] = []
         # 1.7a-2 eligibility
         if not self._eligible(state, unit):
             out.append(self._v(event, state, "eligible", f"{what}; only units "

@@ -9,11 +9,18 @@ reappears.  Marker pieces never count: ``units_in`` lists units only.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Tuple
+from collections.abc import Mapping
+from typing import Any
 
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.status import (SettleRule, matches_carried, current_steps, describe_selector,
-                                         side_name, unit_list)
+from vmodtool.audit.kinds.status import (
+    SettleRule,
+    current_steps,
+    describe_selector,
+    matches_carried,
+    side_name,
+    unit_list,
+)
 from vmodtool.audit.selectors import as_list, matches
 
 __all__ = ["Stacking", "StackOrder", "Cohabitation"]
@@ -28,7 +35,7 @@ class Stacking(SettleRule):
     ``per_type_max: [{select, max}]`` caps the matching units per hex (and
     side), exempt or not."""
 
-    def _limit(self, state, hex_id: str) -> Optional[float]:
+    def _limit(self, state, hex_id: str) -> float | None:
         limit = self.params.get("limit")
         if isinstance(limit, Mapping):
             terrain = state.scenario.map.terrain.get(hex_id)
@@ -56,12 +63,12 @@ class Stacking(SettleRule):
             return f"{number} {self.params.get('points_from', 'stacking points')}"
         return f"{number} units"
 
-    def findings_in(self, state, hex_id: str) -> Dict[Any, Tuple[Any, Any]]:
+    def findings_in(self, state, hex_id: str) -> dict[Any, tuple[Any, Any]]:
         p = self.params
         exempt = p.get("exempt")
         per_side = p.get("per_side", True)
-        out: Dict[Any, Tuple[Any, Any]] = {}
-        groups: Dict[Optional[str], list] = {}
+        out: dict[Any, tuple[Any, Any]] = {}
+        groups: dict[str | None, list] = {}
         for u in state.units_in(hex_id):
             groups.setdefault(u.side if per_side else None, []).append(u)
         for side, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
@@ -110,10 +117,10 @@ class StackOrder(SettleRule):
     left out) the units matching ``top`` form the top block and those
     matching ``bottom`` the bottom block."""
 
-    def findings_in(self, state, hex_id: str) -> Dict[Any, Tuple[Any, Any]]:
+    def findings_in(self, state, hex_id: str) -> dict[Any, tuple[Any, Any]]:
         p = self.params
         ignore = p.get("ignore")
-        out: Dict[Any, Tuple[Any, Any]] = {}
+        out: dict[Any, tuple[Any, Any]] = {}
         stack = [u for u in state.units_in(hex_id) if ignore is None or not matches(ignore, u, state)]
         for end in ("top", "bottom"):
             sel = p.get(end)
@@ -150,10 +157,10 @@ class Cohabitation(SettleRule):
     least ``min`` (default 1) other units matching ``with`` (relative to the
     subject: ``same``, ``served_by: subject``, ``side: friendly``)."""
 
-    def findings_in(self, state, hex_id: str) -> Dict[Any, Tuple[Any, Any]]:
+    def findings_in(self, state, hex_id: str) -> dict[Any, tuple[Any, Any]]:
         p = self.params
         minimum = p.get("min", 1)
-        out: Dict[Any, Tuple[Any, Any]] = {}
+        out: dict[Any, tuple[Any, Any]] = {}
         here = state.units_in(hex_id)
         for unit in sorted(here, key=lambda u: u.uid):
             if not unit.on_map or not matches(p.get("subject"), unit, state):

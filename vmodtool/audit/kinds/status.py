@@ -10,8 +10,9 @@ settle-point bookkeeping).
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.kinds import register
@@ -37,7 +38,7 @@ _CHANGE_EVENTS = frozenset({"move", "enter", "leave", "transfer", "add", "remove
 
 
 # -- shared helpers ------------------------------------------------------------------
-def box_role(scenario, box_id: Optional[str]) -> Optional[str]:
+def box_role(scenario, box_id: str | None) -> str | None:
     """The role of a box; a track of kind ``casualty`` counts as role
     ``casualty`` (a Casualty Track holds units too)."""
     if box_id is None:
@@ -51,7 +52,7 @@ def box_role(scenario, box_id: Optional[str]) -> Optional[str]:
     return None
 
 
-def is_elimination_box(scenario, box_id: Optional[str]) -> bool:
+def is_elimination_box(scenario, box_id: str | None) -> bool:
     return box_role(scenario, box_id) in ELIMINATION_ROLES
 
 
@@ -60,7 +61,7 @@ def _marker_scope(scenario, kind: str) -> str:
     return mk.scope if mk is not None else "hex"
 
 
-def layer_markers(state, uid: str) -> FrozenSet[str]:
+def layer_markers(state, uid: str) -> frozenset[str]:
     """The status layers switched on on the unit's own piece."""
     us = getattr(state, "units_state", None)
     if us is not None and uid in us:
@@ -68,7 +69,7 @@ def layer_markers(state, uid: str) -> FrozenSet[str]:
     return frozenset(state.unit(uid).markers)      # pragma: no cover - foreign GameView
 
 
-def carried_markers(state, uid: str) -> FrozenSet[str]:
+def carried_markers(state, uid: str) -> frozenset[str]:
     """The marker kinds that apply to a unit: its layers, hex-scope marker
     counters in its hex, and unit-scope counters that sit on it (the nearest
     unit below the counter in the stack, or above if none is below)."""
@@ -134,7 +135,7 @@ def describe_unit(state, uid: str) -> str:
         return uid
 
 
-def phase_name(scenario, phase_id: Optional[str]) -> str:
+def phase_name(scenario, phase_id: str | None) -> str:
     if phase_id is None:
         return "an unknown phase"
     turns = getattr(scenario, "turns", None)
@@ -146,7 +147,7 @@ def phase_name(scenario, phase_id: Optional[str]) -> str:
     return phase_id
 
 
-def side_name(scenario, side_id: Optional[str]) -> str:
+def side_name(scenario, side_id: str | None) -> str:
     if side_id is None:
         return "no side"
     try:
@@ -160,7 +161,7 @@ def marker_name(scenario, kind: str) -> str:
     return mk.name if mk is not None else kind
 
 
-def marker_kinds(selector: Any) -> Optional[Tuple[str, ...]]:
+def marker_kinds(selector: Any) -> tuple[str, ...] | None:
     """The marker kinds a selector names with ``marker_kind`` (it then
     selects marker pieces, not units); None when it selects units."""
     if isinstance(selector, Mapping) and "marker_kind" in selector:
@@ -168,15 +169,15 @@ def marker_kinds(selector: Any) -> Optional[Tuple[str, ...]]:
     return None
 
 
-def point_text(check_at: Optional[str]) -> str:
+def point_text(check_at: str | None) -> str:
     return _POINT_TEXT.get(check_at or "event", f"at {check_at}")
 
 
-def step_rank(scenario, type_id: str, step_value: Any) -> Optional[int]:
+def step_rank(scenario, type_id: str, step_value: Any) -> int | None:
     """How many steps a unit of the type has with ``step`` state
     ``step_value`` (full = all its steps, each further value one less)."""
     utype = scenario.unit_types[type_id]
-    values: List[Any] = []
+    values: list[Any] = []
     for face in utype.faces:
         v = face.state.get("step")
         if v is not None and v not in values:
@@ -197,11 +198,11 @@ class Placer:
     """A stand-in subject for relative selectors when a marker (not a unit)
     is placed: ``side: friendly`` means the side of the placing player."""
 
-    side: Optional[str]
-    formation: Optional[str] = None
-    serves: FrozenSet[str] = frozenset()
-    tags: FrozenSet[str] = frozenset()
-    uid: Optional[str] = None
+    side: str | None
+    formation: str | None = None
+    serves: frozenset[str] = frozenset()
+    tags: frozenset[str] = frozenset()
+    uid: str | None = None
 
 
 def _names(values: Any) -> str:
@@ -217,7 +218,7 @@ def describe_selector(selector: Any, scenario=None, subject=None) -> str:
         return " or ".join(f"({describe_selector(s, scenario, subject)})" for s in selector)
     if not isinstance(selector, Mapping):
         return str(selector)
-    parts: List[str] = []
+    parts: list[str] = []
     for key, value in selector.items():
         if key in ("tags", "tags_all"):
             parts.append("tagged " + " and ".join(as_list(value)))
@@ -276,11 +277,11 @@ def _state_matches(expected: Mapping[str, Any], values: Mapping[str, Any]) -> bo
     return True
 
 
-def _old_new_state(state, event: Event) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+def _old_new_state(state, event: Event) -> tuple[dict[str, Any], dict[str, Any]]:
     """The unit's state values before and after a ``flip`` (from the event's
     changes, completed from the faces it names)."""
-    old: Dict[str, Any] = {}
-    new: Dict[str, Any] = {}
+    old: dict[str, Any] = {}
+    new: dict[str, Any] = {}
     scenario = state.scenario
     face = event.changes.get("face") if event.changes else None
     if face is not None and event.unit is not None:
@@ -313,7 +314,7 @@ class SettleRule(BaseRule):
         # game_end closes every open window (a log may stop inside an activation);
         # a finding already reported at the last settle point is not repeated
         self.subscribes = frozenset({point, "game_end"}) if point else _CHANGE_EVENTS | {"game_end"}
-        self.open: Dict[Any, Any] = {}
+        self.open: dict[Any, Any] = {}
 
     # a copy keeps what is open, what each hex showed (``_found``: values
     # are (signature, builder) pairs, shared) and how far it read the log
@@ -323,14 +324,14 @@ class SettleRule(BaseRule):
     # function(event) -> Violation)}: the findings of one hex, which depend
     # only on what is in that hex (its pieces, their order, faces and layers).
 
-    def findings(self, state) -> Dict[Any, Tuple[Any, Any]]:
+    def findings(self, state) -> dict[Any, tuple[Any, Any]]:
         """The findings of every occupied hex."""
-        out: Dict[Any, Tuple[Any, Any]] = {}
+        out: dict[Any, tuple[Any, Any]] = {}
         for hex_id in sorted({u.hex for u in state.units() if u.hex is not None}):
             out.update(self.findings_in(state, hex_id))  # type: ignore[attr-defined]
         return out
 
-    def _judge_changed(self, state, hexes) -> Dict[Any, Tuple[Any, Any]]:
+    def _judge_changed(self, state, hexes) -> dict[Any, tuple[Any, Any]]:
         """Judge again the hexes that changed since the last settle point;
         returns the findings of those hexes (the others keep theirs)."""
         found = self.__dict__.setdefault("_found", {})
@@ -338,7 +339,7 @@ class SettleRule(BaseRule):
         for hex_id in hexes:
             for key in hex_keys.pop(hex_id, ()):
                 found.pop(key, None)
-        fresh: Dict[Any, Tuple[Any, Any]] = {}
+        fresh: dict[Any, tuple[Any, Any]] = {}
         stacks = state.stacks
         for hex_id in sorted(hexes):
             if hex_id in stacks:
@@ -434,9 +435,9 @@ class StatusForbids(BaseRule):
         actions = as_list(self.params.get("forbids", "move"))
         self.actions = frozenset(_ACTION_EVENTS.get(a, a) for a in actions)
         self.subscribes = self.actions | {"marker_move", "step_end"}
-        self.cur_step: Optional[int] = None
-        self.moved_markers: List[Tuple[str, Optional[str], Optional[str]]] = []   # kind, from, to
-        self.pending: List[Tuple[Event, str]] = []       # moves of this step not flagged yet
+        self.cur_step: int | None = None
+        self.moved_markers: list[tuple[str, str | None, str | None]] = []   # kind, from, to
+        self.pending: list[tuple[Event, str]] = []       # moves of this step not flagged yet
         self.flagged: set = set()                        # (step, uid)
 
     def _new_step(self, step: int) -> None:
@@ -446,7 +447,7 @@ class StatusForbids(BaseRule):
             self.pending = []
             self.flagged = set()
 
-    def _status_markers(self, state, uid: str, from_hex: Optional[str], to_hex: Optional[str],
+    def _status_markers(self, state, uid: str, from_hex: str | None, to_hex: str | None,
                         late: bool = False) -> set:
         """Markers the unit carried when it left ``from_hex``; ``late`` (at the
         end of the step) counts only markers that travelled with it, not
@@ -504,7 +505,7 @@ class StatusForbids(BaseRule):
             self.pending.append((event, event.unit))
         return found
 
-    def _judge(self, state, event: Event, uid: str, late: bool = False) -> List[Violation]:
+    def _judge(self, state, event: Event, uid: str, late: bool = False) -> list[Violation]:
         unit = state.unit(uid)
         marks = self._status_markers(state, uid, event.from_hex, event.to_hex, late)
         if not matches(self.params.get("status"), with_markers(unit, marks), state):
@@ -534,9 +535,9 @@ class StateNever(BaseRule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.bad: Dict[str, Tuple[str, ...]] = {}      # uid -> what is wrong
+        self.bad: dict[str, tuple[str, ...]] = {}      # uid -> what is wrong
 
-    def _candidates(self, state, event: Event) -> List[str]:
+    def _candidates(self, state, event: Event) -> list[str]:
         ids = _unit_ids(state)
         if event.kind == "setup_end":
             return sorted(ids)
@@ -548,14 +549,14 @@ class StateNever(BaseRule):
             return out
         return [event.unit] if event.unit in ids else []
 
-    def _wrong(self, state, uid: str, event: Event) -> Tuple[str, ...]:
+    def _wrong(self, state, uid: str, event: Event) -> tuple[str, ...]:
         p = self.params
         unit = state.unit(uid)
         if not unit.on_map and unit.box is None:
             return ()
         if not matches(p.get("subject"), unit, state):
             return ()
-        wrong: List[str] = []
+        wrong: list[str] = []
         values = dict(unit.state)
         if event.kind == "flip" and event.unit == uid:
             values.update(_old_new_state(state, event)[1])
@@ -615,7 +616,7 @@ class TransitionWindow(BaseRule):
         p = self.params
         return _state_matches(p.get("from") or {}, old) and _state_matches(p.get("to") or {}, new)
 
-    def _phase_ok(self, state, unit) -> Tuple[bool, str]:
+    def _phase_ok(self, state, unit) -> tuple[bool, str]:
         p = self.params
         phases = as_list(p.get("phases"))
         names = _names([phase_name(state.scenario, x) for x in phases]) if phases else "any phase"
@@ -627,7 +628,7 @@ class TransitionWindow(BaseRule):
             return False, need
         return True, need
 
-    def _condition(self, state, uid: str) -> Tuple[bool, Optional[str], bool]:
+    def _condition(self, state, uid: str) -> tuple[bool, str | None, bool]:
         """(met, text, from_snapshot)."""
         cond = self.params.get("condition")
         if not cond:
@@ -684,7 +685,7 @@ class TransitionWindow(BaseRule):
                 confidence=None if from_snapshot else "inferred-phase")]
         return []
 
-    def _mandatory(self, state, event: Event) -> List[Violation]:
+    def _mandatory(self, state, event: Event) -> list[Violation]:
         p = self.params
         if not p.get("mandatory"):
             return []
@@ -739,7 +740,7 @@ class PhaseSweep(BaseRule):
     def check(self, state, event: Event) -> Iterable[Violation]:
         if not self._due(state, event):
             return []
-        out: List[Violation] = []
+        out: list[Violation] = []
         when = ("at the end of the " + phase_name(state.scenario, event.phase or state.phase)
                 if event.kind == "phase_end" else
                 "at the start of the " + phase_name(state.scenario, event.phase or state.phase)
@@ -752,8 +753,8 @@ class PhaseSweep(BaseRule):
             out.extend(self._all_in_box(state, event, box, when))
         return out
 
-    def _none_on_map(self, state, event, sel, when) -> List[Violation]:
-        out: List[Violation] = []
+    def _none_on_map(self, state, event, sel, when) -> list[Violation]:
+        out: list[Violation] = []
         scenario = state.scenario
         kinds = marker_kinds(sel)
         marker_sel = kinds is not None or (isinstance(sel, Mapping) and set(sel) == {"markers"})
@@ -777,7 +778,7 @@ class PhaseSweep(BaseRule):
                     out.append(self.ctx.violation(event, state, msg, units=[unit.uid], hexes=[unit.hex],
                                                   markers=left))
         if marker_sel and kinds:
-            by_hex: Dict[str, List[str]] = {}
+            by_hex: dict[str, list[str]] = {}
             for m in state.markers():
                 if m.hex is not None and m.kind in kinds:
                     by_hex.setdefault(m.hex, []).append(m.kind)
@@ -789,8 +790,8 @@ class PhaseSweep(BaseRule):
                     hexes=[hex_id], markers=sorted(by_hex[hex_id])))
         return out
 
-    def _all_in_box(self, state, event, spec, when) -> List[Violation]:
-        out: List[Violation] = []
+    def _all_in_box(self, state, event, spec, when) -> list[Violation]:
+        out: list[Violation] = []
         scenario = state.scenario
         sel = spec.get("select") if isinstance(spec, Mapping) else None
         roles = as_list(spec.get("box_role")) if isinstance(spec, Mapping) else []
@@ -836,9 +837,9 @@ _DUE_EVENTS = {"step_end": "step_end", "activation_end": "activation_end", "phas
 @dataclass
 class _Pending:
     event: Event                    # the trigger (violations are dated to it)
-    hex: Optional[str]
-    subjects: Tuple[str, ...]       # units the requirements are about
-    cause: Tuple[str, ...]          # units whose elimination triggered it
+    hex: str | None
+    subjects: tuple[str, ...]       # units the requirements are about
+    cause: tuple[str, ...]          # units whose elimination triggered it
 
 
 @register("obligation")
@@ -862,11 +863,11 @@ class Obligation(BaseRule):
         due = self.params.get("due") or getattr(ctx, "check_at", "step_end") or "step_end"
         self.due = _DUE_EVENTS.get(due, "step_end")
         self.subscribes = frozenset({"leave", "remove", "transfer", self.due})
-        self.pending: List[_Pending] = []
-        self.cur_step: Optional[int] = None
-        self.eliminated: List[Tuple[str, str]] = []     # (uid, hex) this step
+        self.pending: list[_Pending] = []
+        self.cur_step: int | None = None
+        self.eliminated: list[tuple[str, str]] = []     # (uid, hex) this step
 
-    def _eliminated_from(self, state, event: Event) -> Optional[str]:
+    def _eliminated_from(self, state, event: Event) -> str | None:
         """The hex a unit was eliminated from by this event, if it was."""
         if event.unit is None or event.from_hex is None or event.unit not in _unit_ids(state):
             return None
@@ -909,8 +910,8 @@ class Obligation(BaseRule):
                 self.pending.append(_Pending(event, hex_id, (uid,), (uid,)))
         return []
 
-    def _resolve(self, state, event: Event) -> List[Violation]:
-        out: List[Violation] = []
+    def _resolve(self, state, event: Event) -> list[Violation]:
+        out: list[Violation] = []
         when = point_text(self.due)
         for ob in self.pending:
             missing_elimination = False

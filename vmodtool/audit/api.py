@@ -196,7 +196,8 @@ class RuleContext(Protocol):
 
     def violation(self, event: Event, state: GameView, message: str, *,
                   severity: Severity | None = None, units: Sequence[str] = (),
-                  hexes: Sequence[str] = (), **evidence: Any) -> Violation: ...
+                  hexes: Sequence[str | None] = (), **evidence: Any) -> Violation: ...
+    # (``hexes`` may hold None, the hex of a unit off the map: it is left out)
 
 
 class Rule(Protocol):

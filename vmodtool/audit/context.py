@@ -47,7 +47,7 @@ class Context:
         return self.spec.check_at
 
     def violation(self, event: Event, state: GameView, message: str, *, severity: str | None = None,
-                  units: Sequence[str] = (), hexes: Sequence[str] = (),
+                  units: Sequence[str] = (), hexes: Sequence[str | None] = (),
                   confidence: str | None = None, **evidence: Any) -> Violation:
         labels: list[str] = []
         for uid in units:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
-__all__ = ["Event", "Violation", "Annotation", "UnitView", "MarkerView", "GameView",
-           "RuleContext", "Rule", "BaseRule", "SEVERITIES", "EVENT_KINDS", "Severity"]
+__all__ = ["Event", "Violation", "Annotation", "UnitView", "MarkerView", "GameView", "MomentView",
+           "RuleContext", "Rule", "BaseRule", "ViewT", "SEVERITIES", "EVENT_KINDS", "Severity"]
 
 Severity = str
 SEVERITIES = ("error", "warning", "info")
@@ -159,6 +159,22 @@ class MarkerView(Protocol):
     def on_map(self) -> bool: ...
 
 
+class MomentView(Protocol):
+    """What a violation is dated with: the clock of a moment (and the units,
+    to name them).  A :class:`GameView` is one; a kind may date a violation
+    found later to the moment of the act."""
+
+    @property
+    def turn(self) -> int | None: ...
+    @property
+    def phase(self) -> str | None: ...
+    @property
+    def phasing_side(self) -> str | None: ...
+    @property
+    def active_formation(self) -> str | None: ...
+    def unit(self, uid: str) -> UnitView: ...
+
+
 class GameView(Protocol):
     """What a rule may look at (and only look at: a rule never changes the
     game; the views it is given are shared by every rule of one event)."""
@@ -194,7 +210,7 @@ class RuleContext(Protocol):
     @property
     def scenario(self) -> Any: ...
 
-    def violation(self, event: Event, state: GameView, message: str, *,
+    def violation(self, event: Event, state: MomentView, message: str, *,
                   severity: Severity | None = None, units: Sequence[str] = (),
                   hexes: Sequence[str | None] = (), **evidence: Any) -> Violation: ...
     # (``hexes`` may hold None, the hex of a unit off the map: it is left out)

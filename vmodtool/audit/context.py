@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vmodtool.audit.api import Event, GameView, Violation
+from vmodtool.audit.api import Event, MomentView, Violation
 from vmodtool.scenario.model import RuleSpec, Scenario
 
 __all__ = ["Context", "PluginContext"]
@@ -46,7 +46,7 @@ class Context:
     def check_at(self) -> str:
         return self.spec.check_at
 
-    def violation(self, event: Event, state: GameView, message: str, *, severity: str | None = None,
+    def violation(self, event: Event, state: MomentView, message: str, *, severity: str | None = None,
                   units: Sequence[str] = (), hexes: Sequence[str | None] = (),
                   confidence: str | None = None, **evidence: Any) -> Violation:
         labels: list[str] = []
@@ -73,10 +73,10 @@ class PluginContext(Context):
     :attr:`state` to the game state before each call, and the built-in
     signature ``violation(event, state, message, **kw)`` keeps working."""
 
-    state: GameView | None = None
+    state: MomentView | None = None
 
     def violation(self, event: Event, *args: Any, **kw: Any) -> Violation:
-        state: GameView | None
+        state: MomentView | None
         if args and isinstance(args[0], str):
             state, message, rest = self.state, args[0], args[1:]
         else:

@@ -41,7 +41,9 @@ Handler = tuple[RuleSpec, Check, "AuditRule | None"]
 
 @dataclass
 class RuleFailure:
-    """A rule that raised instead of answering: reported, never fatal."""
+    """A plug-in rule that raised instead of answering: reported, never
+    fatal (``error`` names the plug-in and the event; a built-in kind's
+    exception is a bug of vmodtool and is not caught)."""
 
     rule_id: str
     step: int

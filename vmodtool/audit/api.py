@@ -16,10 +16,10 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple, Protocol
+from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
-__all__ = ["Event", "Violation", "Annotation", "UnitView", "MarkerView", "GameView",
-           "RuleContext", "Rule", "BaseRule", "SEVERITIES", "EVENT_KINDS", "Severity"]
+__all__ = ["Event", "Violation", "Annotation", "UnitView", "MarkerView", "GameView", "MomentView",
+           "RuleContext", "Rule", "BaseRule", "ViewT", "SEVERITIES", "EVENT_KINDS", "Severity"]
 
 Severity = str
 SEVERITIES = ("error", "warning", "info")
@@ -109,29 +109,70 @@ class Violation:
 
 
 class UnitView(Protocol):
-    uid: str
-    label: str
-    name: str
-    type: str
-    tags: frozenset[str]
-    side: str
-    formation: str | None
-    hex: str | None
-    box: str | None
-    face: str
-    state: Mapping[str, Any]
-    factors: Mapping[str, Any]
-    markers: frozenset[str]
-    on_map: bool
+    """A unit as a rule sees it (read-only: the audit's own views are named
+    tuples)."""
+
+    @property
+    def uid(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def tags(self) -> frozenset[str]: ...
+    @property
+    def side(self) -> str: ...
+    @property
+    def formation(self) -> str | None: ...
+    @property
+    def hex(self) -> str | None: ...
+    @property
+    def box(self) -> str | None: ...
+    @property
+    def face(self) -> str: ...
+    @property
+    def state(self) -> Mapping[str, Any]: ...
+    @property
+    def factors(self) -> Mapping[str, Any]: ...
+    @property
+    def markers(self) -> frozenset[str]: ...
+    @property
+    def on_map(self) -> bool: ...
 
 
 class MarkerView(Protocol):
-    key: str
-    kind: str
-    hex: str | None
-    box: str | None
-    space: int | None                 # on a track: its space, 1 = the track's first
-    on_map: bool
+    """A marker counter as a rule sees it (read-only)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def hex(self) -> str | None: ...
+    @property
+    def box(self) -> str | None: ...
+    @property
+    def space(self) -> int | None: ...              # on a track: its space, 1 = the track's first
+    @property
+    def on_map(self) -> bool: ...
+
+
+class MomentView(Protocol):
+    """What a violation is dated with: the clock of a moment (and the units,
+    to name them).  A :class:`GameView` is one; a kind may date a violation
+    found later to the moment of the act."""
+
+    @property
+    def turn(self) -> int | None: ...
+    @property
+    def phase(self) -> str | None: ...
+    @property
+    def phasing_side(self) -> str | None: ...
+    @property
+    def active_formation(self) -> str | None: ...
+    def unit(self, uid: str) -> UnitView: ...
 
 
 class GameView(Protocol):
@@ -147,8 +188,8 @@ class GameView(Protocol):
 
     def unit(self, uid: str) -> UnitView: ...
     def units(self) -> Sequence[UnitView]: ...
-    def units_in(self, hex_id: str) -> list[UnitView]: ...          # bottom -> top
-    def markers_in(self, hex_id: str) -> list[MarkerView]: ...
+    def units_in(self, hex_id: str) -> Sequence[UnitView]: ...      # bottom -> top
+    def markers_in(self, hex_id: str) -> Sequence[MarkerView]: ...
     def markers(self) -> Sequence[MarkerView]: ...
     def snapshot(self, point: str) -> GameView | None: ...    # "turn_start", "phase_start", "activation_start"
     def track_position(self, track_id: str, marker_kind: str,
@@ -156,15 +197,23 @@ class GameView(Protocol):
 
 
 class RuleContext(Protocol):
-    rule_id: str
-    ref: tuple[str, ...]
-    severity: Severity
-    params: Mapping[str, Any]
-    scenario: Any
+    """What a rule is made with: its scenario entry (read-only)."""
 
-    def violation(self, event: Event, state: GameView, message: str, *,
+    @property
+    def rule_id(self) -> str: ...
+    @property
+    def ref(self) -> tuple[str, ...]: ...
+    @property
+    def severity(self) -> Severity: ...
+    @property
+    def params(self) -> Mapping[str, Any]: ...
+    @property
+    def scenario(self) -> Any: ...
+
+    def violation(self, event: Event, state: MomentView, message: str, *,
                   severity: Severity | None = None, units: Sequence[str] = (),
-                  hexes: Sequence[str] = (), **evidence: Any) -> Violation: ...
+                  hexes: Sequence[str | None] = (), **evidence: Any) -> Violation: ...
+    # (``hexes`` may hold None, the hex of a unit off the map: it is left out)
 
 
 class Rule(Protocol):
@@ -173,10 +222,19 @@ class Rule(Protocol):
     def check(self, state: GameView, event: Event) -> Iterable[Violation]: ...
 
 
-class BaseRule:
+#: the view of the game a rule's ``check`` is written against: a plug-in
+#: reads any :class:`GameView` (``BaseRule[GameView]``, or plain ``BaseRule``);
+#: the built-in kinds read the audit's own state (``BaseRule[AuditState]``)
+ViewT = TypeVar("ViewT", bound=GameView)
+_RuleT = TypeVar("_RuleT", bound="BaseRule[Any]")
+
+
+class BaseRule(Generic[ViewT]):
     """Convenience base for built-in kinds and plug-ins: keeps the context,
     the params and the check point (``check_at`` of the scenario entry)."""
 
+    #: the scenario name of a built-in kind (set by ``kinds.register``)
+    kind: ClassVar[str]
     subscribes: frozenset[str] = frozenset()
     #: the snapshot points (``turn_start``, ``phase_start``, ``activation_start``)
     #: a built-in kind reads with ``state.snapshot``: the engine copies the
@@ -193,12 +251,12 @@ class BaseRule:
     #: attributes copied one level deep (their values are immutable)
     _shallow: tuple[str, ...] = ()
 
-    def _copy_memory(self, value: Any, memo: dict) -> Any:
+    def _copy_memory(self, value: Any, memo: dict[int, Any]) -> Any:
         """How a remembered value is copied (a subclass whose memory is plain
         containers of immutable values may copy it more cheaply)."""
         return copy.deepcopy(value, memo)
 
-    def __deepcopy__(self, memo: dict) -> BaseRule:
+    def __deepcopy__(self: _RuleT, memo: dict[int, Any]) -> _RuleT:
         new = self.__class__.__new__(self.__class__)
         memo[id(self)] = new
         for key, value in self.__dict__.items():
@@ -210,5 +268,5 @@ class BaseRule:
                 new.__dict__[key] = self._copy_memory(value, memo)
         return new
 
-    def check(self, state: GameView, event: Event) -> Iterable[Violation]:  # pragma: no cover
+    def check(self, state: ViewT, event: Event) -> Iterable[Violation]:  # pragma: no cover
         return ()

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vmodtool.audit.api import Event, Violation
+from vmodtool.audit.api import Event, MomentView, Violation
 from vmodtool.scenario.model import RuleSpec, Scenario
 
 __all__ = ["Context", "PluginContext"]
@@ -25,7 +25,7 @@ class Context:
         if not self.params:
             self.params = dict(self.spec.params)
 
-    def __deepcopy__(self, memo: dict) -> Context:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Context:
         # a rule's context (its scenario entry) never changes during an audit:
         # the copies the engine takes for undo share it
         return self
@@ -46,10 +46,10 @@ class Context:
     def check_at(self) -> str:
         return self.spec.check_at
 
-    def violation(self, event: Event, state, message: str, *, severity: str | None = None,
-                  units: Sequence[str] = (), hexes: Sequence[str] = (),
+    def violation(self, event: Event, state: MomentView, message: str, *, severity: str | None = None,
+                  units: Sequence[str] = (), hexes: Sequence[str | None] = (),
                   confidence: str | None = None, **evidence: Any) -> Violation:
-        labels = []
+        labels: list[str] = []
         for uid in units:
             try:
                 labels.append(state.unit(uid).name)
@@ -73,13 +73,16 @@ class PluginContext(Context):
     :attr:`state` to the game state before each call, and the built-in
     signature ``violation(event, state, message, **kw)`` keeps working."""
 
-    state: Any = None
+    state: MomentView | None = None
 
-    def violation(self, event: Event, *args: Any, **kw: Any) -> Violation:  # type: ignore[override]
+    def violation(self, event: Event, *args: Any, **kw: Any) -> Violation:
+        state: MomentView | None
         if args and isinstance(args[0], str):
             state, message, rest = self.state, args[0], args[1:]
         else:
             state, message, rest = args[0], (args[1] if len(args) > 1 else kw.pop("message")), args[2:]
         if rest:
             raise TypeError("violation() takes the event, an optional state and the message")
+        if state is None:
+            raise TypeError("violation() without a state is only possible during a check")
         return super().violation(event, state, message, **kw)

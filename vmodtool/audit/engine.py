@@ -14,13 +14,13 @@ steps keeps the cost per ordinary step at the dispatch itself.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from vmodtool.audit.api import Event, Violation
+from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.context import Context, PluginContext
-from vmodtool.audit.plugins import load_plugin_class
+from vmodtool.audit.plugins import PluginRule, load_plugin_class
 from vmodtool.audit.state import AuditState
 from vmodtool.scenario.model import RuleSpec, Scenario
 
@@ -30,10 +30,20 @@ __all__ = ["Engine", "RuleFailure"]
 #: (``GameView.snapshot``)
 _SNAPSHOT_POINTS = frozenset({"turn_start", "phase_start", "activation_start"})
 
+#: a rule of the audit: a built-in kind or a user's plug-in
+AuditRule = BaseRule[AuditState] | PluginRule
+#: a rule's bound ``check`` (a plug-in may answer None)
+Check = Callable[[AuditState, Event], "Iterable[Violation] | None"]
+#: what an event kind is sent to: (spec, bound ``check``, the rule if it is a
+#: plug-in: asked for its ``subscribes`` at every event)
+Handler = tuple[RuleSpec, Check, "AuditRule | None"]
+
 
 @dataclass
 class RuleFailure:
-    """A rule that raised instead of answering: reported, never fatal."""
+    """A plug-in rule that raised instead of answering: reported, never
+    fatal (``error`` names the plug-in and the event; a built-in kind's
+    exception is a bug of vmodtool and is not caught)."""
 
     rule_id: str
     step: int
@@ -43,7 +53,7 @@ class RuleFailure:
 @dataclass
 class _Frame:
     step: int
-    rules: list
+    rules: list[AuditRule]
     violations_before: int
 
 
@@ -53,33 +63,33 @@ class Engine:
     def __init__(self, scenario: Scenario, *, rules: Sequence[RuleSpec] | None = None,
                  plugin_folders: Sequence[Path] = (), only: Sequence[str] | None = None) -> None:
         self.scenario = scenario
-        self.rules: list[tuple[RuleSpec, object]] = []
+        self.rules: list[tuple[RuleSpec, AuditRule]] = []
         self.violations: list[Violation] = []
         self.failures: list[RuleFailure] = []
         self.not_checked: dict[str, str] = {}
         self._plugin_contexts: list[PluginContext] = []
-        self._by_kind: dict[str, list[tuple[RuleSpec, object, object]]] = {}   # see _handlers
+        self._by_kind: dict[str, list[Handler]] = {}   # see _handlers
         folders = list(scenario.plugin_paths) + [Path(f) for f in plugin_folders]
         from vmodtool.audit.kinds import rule_class
         for spec in (rules if rules is not None else scenario.rules):
             if not spec.enabled or (only is not None and spec.id not in only):
                 continue
+            rule: AuditRule
             if spec.kind == "plugin":
-                ctx = PluginContext(spec, scenario)
-                self._plugin_contexts.append(ctx)
-                cls = load_plugin_class(spec.plugin or "", folders)
+                plugin_ctx = PluginContext(spec, scenario)
+                self._plugin_contexts.append(plugin_ctx)
+                rule = load_plugin_class(spec.plugin or "", folders)(plugin_ctx)
             else:
-                ctx = Context(spec, scenario)
-                cls = rule_class(spec.kind)
-            self.rules.append((spec, cls(ctx)))
+                rule = rule_class(spec.kind)(Context(spec, scenario))
+            self.rules.append((spec, rule))
         # copies of the game are kept only at the points a rule reads them
         # (``snapshots`` of a built-in kind; a plug-in may read any)
-        self._snapshot_points = frozenset().union(*[
+        self._snapshot_points: frozenset[str] = frozenset[str]().union(*[
             _SNAPSHOT_POINTS if spec.kind == "plugin" else frozenset(getattr(rule, "snapshots", ()))
             for spec, rule in self.rules])
 
     # -- dispatch -----------------------------------------------------------------
-    def _handlers(self, kind: str) -> list[tuple[RuleSpec, object, object]]:
+    def _handlers(self, kind: str) -> list[Handler]:
         """(spec, bound ``check``, the rule if it is a plug-in) of the rules
         an event kind goes to."""
         found = self._by_kind.get(kind)
@@ -110,15 +120,23 @@ class Engine:
         for ctx in self._plugin_contexts:
             ctx.state = state
         for spec, check, plugin in handlers:
-            if plugin is not None and kind not in getattr(plugin, "subscribes", ()):
-                continue
-            try:
+            if plugin is None:
+                # a built-in kind never raises for a legal-but-odd game: what it
+                # raises is a bug of vmodtool, reported as one
                 found = check(state, event)
-                if not found:
+            else:
+                if kind not in getattr(plugin, "subscribes", ()):
                     continue
-                found = list(found)
-            except Exception as exc:  # a rule's bug must not stop the audit
-                self.failures.append(RuleFailure(spec.id, event.step, f"{type(exc).__name__}: {exc}"))
+                try:
+                    found = check(state, event)
+                    if found:
+                        found = list(found)
+                except Exception as exc:  # noqa: BLE001 - a plug-in is user code: its bug must not stop the audit
+                    self.failures.append(RuleFailure(
+                        spec.id, event.step,
+                        f"plug-in {spec.plugin} raised at a {kind} event: {type(exc).__name__}: {exc}"))
+                    continue
+            if not found:
                 continue
             for violation in found:
                 if violation.severity == "info" and violation.evidence.get("not_checked"):

@@ -21,19 +21,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.api import Event
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.state import AuditState
-from vmodtool.audit.timeline import Clock
+from vmodtool.audit.timeline import Clock, ClockChange
 from vmodtool.build.module import OFF_MAP_NAME
 from vmodtool.build.offmap import layout_off_map
 from vmodtool.replay import ChangeEvent, ChatEvent, DiceEvent, MoveEvent, Replay
-from vmodtool.replay.events import AddEvent, RemoveEvent, TurnEvent
-from vmodtool.replay.game import relaxed_gc, stack_key
+from vmodtool.replay.events import AddEvent, PieceRef, Place, RemoveEvent, TurnEvent
+from vmodtool.replay.game import Step, relaxed_gc, stack_key
 from vmodtool.scenario.model import Scenario
 from vmodtool.vassal.turntracker import TurnTrackerDef, turn_trackers
+
+if TYPE_CHECKING:
+    from vmodtool.replay.engine import Engine as ReplayEngine
+    from vmodtool.vassal.module import Module
 
 __all__ = ["AuditGame", "audit_logs", "scenario_positions_module"]
 
@@ -44,7 +49,7 @@ def _never(kind: str) -> bool:
     return False
 
 
-def scenario_positions_module(scenario: Scenario):
+def scenario_positions_module(scenario: Scenario) -> tuple[Module, dict[str, tuple[int, int]]]:
     """The module of a scenario as ``vmodtool build`` makes it, for its
     maps and grids only (no images): what positions are read with when the
     user does not give a module.  Returns (module, board sizes)."""
@@ -61,7 +66,8 @@ def scenario_positions_module(scenario: Scenario):
         names.chit[formation.id] = f"chit.{formation.id}.png"
     names.chit["end_turn"] = "chit-end-turn.png"
     build = assemble_module(scenario, names)
-    sizes = {scenario.map.name: tuple(scenario.map.size)}
+    width, height = scenario.map.size
+    sizes = {scenario.map.name: (width, height)}
     if scenario.boxes or scenario.tracks:
         sizes[OFF_MAP_NAME] = layout_off_map(scenario).size
     module = Module(buildfile=build.buildfile, buildfile_entry="buildFile.xml",
@@ -100,7 +106,7 @@ class AuditGame:
         self.steps = 0
         self.rank: dict[str, tuple[str, int]] = {}   # VASSAL piece id -> (stack key, index)
         self._activation_by: tuple[str | None, str | None] = (None, None)
-        self.chit_formation: dict[str, str | None] = {}   # VASSAL piece id -> Formation
+        self.chit_formation: dict[str | None, str | None] = {}   # VASSAL piece id -> Formation
         self.trackers = self._trackers()
         self.map_name = scenario.map.name
         self.hexes = scenario.map.grid.hexes          # label -> raw cell: membership only
@@ -116,14 +122,14 @@ class AuditGame:
         named = {k: t for k, t in found.items() if t.name == self.clock.tracker_name}
         return named or found
 
-    def _tracker_time(self, tracker_id: str, state: str | None):
+    def _tracker_time(self, tracker_id: str, state: str | None) -> ClockChange | None:
         tracker = self.trackers.get(tracker_id)
         if tracker is None or state is None:
             return None
         return self.clock.tracker_time(tracker.active_levels(state))
 
     # -- places ---------------------------------------------------------------------
-    def place(self, place) -> tuple[str | None, str | None]:
+    def place(self, place: Place | None) -> tuple[str | None, str | None]:
         """(hex, box) of a replay Place."""
         if place is None or place.map is None:
             return None, None
@@ -134,33 +140,37 @@ class AuditGame:
             return None, self.box_by_zone[place.location]
         return None, None
 
-    def _space(self, place) -> int | None:
+    def _space(self, place: Place | None) -> int | None:
         """Which space (1 = the first) of a track a replay Place is in (None
         off tracks)."""
-        if place is None or place.map is None or place.map == self.map_name:
+        if place is None or place.map is None or place.map == self.map_name or place.location is None:
             return None
         return self.track_space.get(place.location)
 
-    def identify(self, ref) -> tuple[str | None, str | None]:
-        """(unit id, marker kind) of a piece reference."""
-        if ref.id in self.piece_unit:
-            return self.piece_unit[ref.id], None
-        if ref.id in self.piece_marker:
-            return None, self.piece_marker[ref.id]
+    def identify(self, ref: PieceRef) -> tuple[str | None, str | None]:
+        """(unit id, marker kind) of a piece reference (a piece the replay
+        registered: it has an id)."""
+        pid = ref.id
+        if pid is None:
+            return None, None
+        if pid in self.piece_unit:
+            return self.piece_unit[pid], None
+        if pid in self.piece_marker:
+            return None, self.piece_marker[pid]
         uid = ref.get_property("UnitId")
-        if uid in self.counters:
-            self.piece_unit[ref.id] = uid
-            self.unit_piece[uid] = ref.id
+        if uid is not None and uid in self.counters:
+            self.piece_unit[pid] = uid
+            self.unit_piece[uid] = pid
             return uid, None
         kind = ref.get_property("MarkerKind")
         if kind:
-            self.piece_marker[ref.id] = kind
+            self.piece_marker[pid] = kind
             return None, kind
         self.unknown_pieces.add(ref.name)
         return None, None
 
     # -- initial state ------------------------------------------------------------------------
-    def load_initial(self, engine) -> None:
+    def load_initial(self, engine: ReplayEngine) -> None:
         """The first log's saved state (before step 1), read from the
         replay engine right after it restored that file."""
         order: dict[str, tuple[str, int]] = {}
@@ -179,9 +189,9 @@ class AuditGame:
                 self.state.place_unit(uid, hex_id, box)
                 self._set_face_and_layers(uid, ref)
                 order[uid] = rank
-            else:
-                self.state.place_marker(p.id, kind, hex_id, box, self._space(where))
-                order[p.id] = rank
+            elif kind is not None and ref.id is not None:    # (a marker: identified by its id)
+                self.state.place_marker(ref.id, kind, hex_id, box, self._space(where))
+                order[ref.id] = rank
         for keys in self.state.stacks.values():
             keys.sort(key=lambda k: order.get(k, ("", 0)))
         # the time the saved game stands at (the log starts inside it: no
@@ -194,7 +204,7 @@ class AuditGame:
                 st.phase = change.phase if change.phase is not None else st.phase
                 st.phasing_side = change.side if change.side is not None else st.phasing_side
 
-    def _set_face_and_layers(self, uid: str, ref) -> None:
+    def _set_face_and_layers(self, uid: str, ref: PieceRef) -> None:
         """Face and status layers of a unit from its piece (a replay
         :class:`~vmodtool.replay.events.PieceRef`)."""
         s = self.state.units_state[uid]
@@ -205,7 +215,7 @@ class AuditGame:
         layers = frozenset(k for k in self.layer_kinds if ref.get_property(f"{k}_Active") == "true")
         self.state.set_face_and_layers(uid, face, layers)
 
-    def _sync_order(self, step, hexes: Iterable[str]) -> None:
+    def _sync_order(self, step: Step, hexes: Iterable[str]) -> None:
         """Stack order (bottom → top) of hexes after ``step``, from the
         stacks the replay recorded with it (a piece keeps its place in a
         stack the step did not touch)."""
@@ -215,11 +225,14 @@ class AuditGame:
                 rank[pid] = (key, i)
         unit_piece = self.unit_piece
         stacks = self.state.stacks
+
+        def place_in_stack(key: str) -> tuple[str, int]:
+            return rank.get(unit_piece.get(key, key), ("", 0))
         for hex_id in set(hexes):
             keys = stacks.get(hex_id)
             if not keys or len(keys) < 2:
                 continue
-            ordered = sorted(keys, key=lambda k: rank.get(unit_piece.get(k, k), ("", 0)))
+            ordered = sorted(keys, key=place_in_stack)
             if ordered != keys:
                 stacks[hex_id] = ordered
                 self.state.touch(hex_id)
@@ -229,9 +242,10 @@ class AuditGame:
         if live:
             self.engine.dispatch(self.state, event)
 
-    def _time(self, change, step: int, player, side, live: bool) -> None:
+    def _time(self, change: ClockChange, step: int, player: str | None, side: str | None, live: bool) -> None:
         state = self.state
-        def ev(kind: str, **kw) -> Event:
+
+        def ev(kind: str, **kw: Any) -> Event:
             return Event(kind, step, player=player, side=side, turn=state.turn, phase=state.phase, **kw)
         new_turn = change.turn if change.turn is not None else state.turn
         new_phase = change.phase if change.phase is not None else state.phase
@@ -252,7 +266,7 @@ class AuditGame:
             self._emit(ev("turn_start"), live)
         self._emit(ev("phase_start"), live)
 
-    def run_step(self, step, live: bool) -> None:
+    def run_step(self, step: Step, live: bool) -> None:
         st = self.state
         st.step = n = step.number
         player = step.player
@@ -267,8 +281,8 @@ class AuditGame:
         sub = 0
         for ev in step.events:
             sub += 1
-            cls = type(ev)
-            if cls is MoveEvent:
+            # ``type(ev) is``: the exact class (cheaper than isinstance), and it narrows ``ev``
+            if type(ev) is MoveEvent:
                 uid, kind = self.identify(ev.piece)
                 fh, fb = self.place(ev.source)
                 th, tb = self.place(ev.target)
@@ -287,8 +301,8 @@ class AuditGame:
                         dispatch(st, Event(kind_name, n, sub, unit=uid, from_hex=fh, to_hex=th,
                                            from_box=fb, to_box=tb, player=player, side=side,
                                            turn=st.turn, phase=st.phase))
-                elif kind is not None:
-                    st.place_marker(ev.piece.id, kind, th, tb, self._space(ev.target))
+                elif kind is not None and (key := ev.piece.id) is not None:   # (identified: it has an id)
+                    st.place_marker(key, kind, th, tb, self._space(ev.target))
                     if fh:
                         touched.append(fh)
                     if th:
@@ -300,7 +314,7 @@ class AuditGame:
                                            phase=st.phase))
                     if tb in self.drawn_boxes and fb not in self.drawn_boxes:
                         self._chit_drawn(ev.piece, kind, n, sub, player, side, live)
-            elif cls is AddEvent:
+            elif type(ev) is AddEvent:
                 uid, kind = self.identify(ev.piece)
                 th, tb = self.place(ev.target)
                 if uid is not None:
@@ -311,32 +325,32 @@ class AuditGame:
                     self._emit(Event("add" if th else "transfer", n, sub, unit=uid, to_hex=th,
                                      to_box=tb, player=player, side=side, turn=st.turn,
                                      phase=st.phase), live)
-                elif kind is not None:
-                    st.place_marker(ev.piece.id, kind, th, tb, self._space(ev.target))
+                elif kind is not None and (key := ev.piece.id) is not None:   # (identified: it has an id)
+                    st.place_marker(key, kind, th, tb, self._space(ev.target))
                     if th:
                         touched.append(th)
                     self._emit(Event("marker_add", n, sub, unit=ev.piece.id, marker=kind,
                                      to_hex=th, to_box=tb, player=player, side=side,
                                      turn=st.turn, phase=st.phase), live)
-            elif cls is RemoveEvent:
+            elif type(ev) is RemoveEvent:
                 uid, kind = self.identify(ev.piece)
                 fh, fb = self.place(ev.source)
                 if uid is not None:
                     st.remove_unit(uid)
                     self._emit(Event("remove", n, sub, unit=uid, from_hex=fh, from_box=fb,
                                      player=player, side=side, turn=st.turn, phase=st.phase), live)
-                elif kind is not None:
-                    st.remove_marker(ev.piece.id)
+                elif kind is not None and (key := ev.piece.id) is not None:
+                    st.remove_marker(key)
                     self._emit(Event("marker_remove", n, sub, unit=ev.piece.id, marker=kind,
                                      from_hex=fh, from_box=fb, player=player, side=side,
                                      turn=st.turn, phase=st.phase), live)
-            elif cls is ChangeEvent:
+            elif type(ev) is ChangeEvent:
                 self._changed(ev, n, sub, player, side, live)
-            elif cls is TurnEvent:
+            elif type(ev) is TurnEvent:
                 change = self._tracker_time(ev.tracker, ev.new)
                 if change is not None:
                     self._time(change, n, player, side, live)
-            elif cls is ChatEvent or cls is DiceEvent:
+            elif type(ev) is ChatEvent or type(ev) is DiceEvent:
                 message = ev.message or ""
                 if not message:
                     continue
@@ -361,7 +375,8 @@ class AuditGame:
             dispatch(st, Event("step_end", n, player=player, side=side, turn=st.turn,
                                phase=st.phase))
 
-    def _chit_drawn(self, piece, kind: str, n: int, sub: int, player, side, live: bool) -> None:
+    def _chit_drawn(self, piece: PieceRef, kind: str, n: int, sub: int, player: str | None, side: str | None,
+                    live: bool) -> None:
         """A chit went into a "drawn" box: any chit drawn (a formation's or
         an End Turn chit) ends the activation under way; a formation chit
         starts its own."""
@@ -380,15 +395,17 @@ class AuditGame:
             self._emit(Event("activation_start", n, sub, text=formation, player=player, side=side,
                              turn=st.turn, phase=st.phase), live)
 
-    def _formation_of(self, piece) -> str | None:
+    def _formation_of(self, piece: PieceRef) -> str | None:
         """The ``Formation`` property of a chit (read once per piece: a
         chit's formation never changes)."""
-        found = self.chit_formation.get(piece.id, False)
-        if found is False:
-            found = self.chit_formation[piece.id] = piece.get_property("Formation")
+        pid = piece.id
+        if pid in self.chit_formation:
+            return self.chit_formation[pid]
+        found = self.chit_formation[pid] = piece.get_property("Formation")
         return found
 
-    def _changed(self, ev, n: int, sub: int, player, side, live: bool) -> None:
+    def _changed(self, ev: ChangeEvent, n: int, sub: int, player: str | None, side: str | None,
+                 live: bool) -> None:
         """A piece's state changed: its face (a ``flip``) or status layers."""
         uid, _ = self.identify(ev.after)
         if uid is None:
@@ -403,7 +420,7 @@ class AuditGame:
         if new_face != old_face:
             utype = self.scenario.unit_type_of(self.scenario.counter(uid))
             before, after = utype.face(old_face).state, utype.face(new_face).state
-            diff = {"face": (old_face, new_face)}
+            diff: dict[str, tuple[Any, Any]] = {"face": (old_face, new_face)}
             for key in set(before) | set(after):
                 if before.get(key) != after.get(key):
                     diff[key] = (before.get(key), after.get(key))
@@ -425,7 +442,7 @@ class AuditGame:
         # the whole replay first: a step's undo may come any number of steps
         # later, and the rules' memory must be saved before a step that will
         # be undone; the steps carry all the audit reads (events, stacks)
-        def initial(k: int, engine) -> None:
+        def initial(k: int, engine: ReplayEngine) -> None:
             if k == 0:
                 self.load_initial(engine)
         steps = list(self.replay.steps(on_restore=initial))
@@ -447,7 +464,7 @@ class AuditGame:
                                                phase=self.state.phase))
 
 
-def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module=None,
+def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str | Path | None = None,
                board_sizes: dict[str, tuple[int, int]] | None = None,
                plugin_folders: Sequence[Path] = (), only: Sequence[str] | None = None
                ) -> AuditReport:

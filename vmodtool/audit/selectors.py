@@ -8,23 +8,35 @@ carries one of the tags the subject HQ serves)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from vmodtool.audit.state import AuditState, Unit
 
-__all__ = ["matches", "select", "as_list", "reads", "reads_markers"]
-
-Predicate = Callable[[Any, Any, Any], bool]
+__all__ = ["matches", "select", "as_list", "reads", "reads_markers", "Subject", "Predicate"]
 
 
-def as_list(value: Any) -> list:
+class Subject(Protocol):
+    """What relative keys compare a unit with: a unit, or a stand-in for
+    the player placing a marker (``kinds.status.Placer``)."""
+
+    @property
+    def side(self) -> str | None: ...
+    @property
+    def serves(self) -> frozenset[str]: ...
+
+
+#: a compiled selector: (unit, state, subject) -> whether the unit matches
+Predicate = Callable[[Unit, "AuditState | None", "Subject | None"], bool]
+
+
+def as_list(value: Any) -> list[Any]:
     if value is None:
         return []
     return list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
 
 
 def matches(selector: Any, unit: Unit, state: AuditState | None = None,
-            subject: Unit | None = None) -> bool:
+            subject: Subject | None = None) -> bool:
     """Whether ``unit`` matches ``selector`` (a mapping or a list of them)."""
     if selector is None:
         return True
@@ -64,11 +76,11 @@ def reads(selector: Any, key: str) -> bool:
     return False
 
 
-def _always(unit, state, subject) -> bool:
+def _always(unit: Unit, state: AuditState | None, subject: Subject | None) -> bool:
     return True
 
 
-def _never(unit, state, subject) -> bool:
+def _never(unit: Unit, state: AuditState | None, subject: Subject | None) -> bool:
     return False
 
 
@@ -89,7 +101,7 @@ def _compile(selector: Any) -> Predicate:
     if len(tests) == 1:
         return tests[0]
 
-    def all_hold(u, st, sub) -> bool:
+    def all_hold(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
         for t in tests:
             if not t(u, st, sub):
                 return False
@@ -128,23 +140,26 @@ def _compile_key(key: str, value: Any) -> Predicate:
         return lambda u, st, sub: not inner(u, st, sub)
     if key in ("formation_command", "in_box_role"):
         # read from the scenario's formations / boxes, indexed once per scenario
-        memo: list = [None, {}]
+        seen: object = None                 # the scenario ``index`` is of
+        index: dict[str, str] = {}          # formation -> command, or box -> role
 
-        def by_scenario(u, st, sub) -> bool:
+        def by_scenario(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+            nonlocal seen, index
             if st is None:
                 return _key_matches(key, value, u, st, sub)
             scenario = st.scenario
-            if memo[0] is not scenario:
-                memo[0] = scenario
-                memo[1] = ({f.id: f.command for f in scenario.formations}
-                           if key == "formation_command" else
-                           {b.id: b.role for b in scenario.boxes})
+            if seen is not scenario:
+                seen = scenario
+                index = ({f.id: f.command for f in scenario.formations}
+                         if key == "formation_command" else
+                         {b.id: b.role for b in scenario.boxes})
             if key == "formation_command":
                 if u.formation is None:
-                    return value == "none"
-                return u.formation in memo[1] and memo[1][u.formation] == value
-            return u.box is not None and memo[1].get(u.box) in options
-        options = as_list(value)
+                    return wants_none
+                return u.formation in index and index[u.formation] == value
+            return u.box is not None and index.get(u.box) in roles
+        roles = as_list(value)
+        wants_none: bool = value == "none"      # a unit of no formation: command "none"
         return by_scenario
     if key in ("marker_kind", "select", "max", "min"):
         return _always
@@ -152,7 +167,7 @@ def _compile_key(key: str, value: Any) -> Predicate:
 
 
 def _key_matches(key: str, value: Any, unit: Unit, state: AuditState | None,
-                 subject: Unit | None) -> bool:
+                 subject: Subject | None) -> bool:
     if key in ("tags", "tags_all"):
         return set(as_list(value)) <= unit.tags
     if key == "tags_any":
@@ -200,7 +215,8 @@ def _key_matches(key: str, value: Any, unit: Unit, state: AuditState | None,
         return not matches(value, unit, state, subject)
     if key == "formation_command":
         if unit.formation is None or state is None:
-            return value == "none"
+            wants_none: bool = value == "none"
+            return wants_none
         formations = {f.id: f for f in state.scenario.formations}
         f = formations.get(unit.formation)
         return f is not None and f.command == value
@@ -215,5 +231,5 @@ def _key_matches(key: str, value: Any, unit: Unit, state: AuditState | None,
 
 
 def select(units: Iterable[Unit], selector: Any, state: AuditState | None = None,
-           subject: Unit | None = None) -> list:
+           subject: Subject | None = None) -> list[Unit]:
     return [u for u in units if matches(selector, u, state, subject)]

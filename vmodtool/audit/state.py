@@ -16,7 +16,10 @@ from typing import Any, NamedTuple
 
 from vmodtool.scenario.model import Scenario
 
-__all__ = ["AuditState", "UnitState", "MarkerState", "Unit", "Marker"]
+__all__ = ["AuditState", "UnitState", "MarkerState", "Unit", "Marker", "Entered"]
+
+#: when a unit last entered the map: (turn, activation count of the game)
+Entered = tuple[int | None, int]
 
 
 class UnitState:
@@ -26,9 +29,14 @@ class UnitState:
 
     __slots__ = ("uid", "hex", "box", "face", "layers", "present", "entered", "_view", "_log")
 
+    #: (the marker version of its hex, the view) built by :meth:`AuditState.unit`
+    _view: tuple[int | None, Unit] | None
+    #: the owning state's log of changed hexes
+    _log: list[str] | None
+
     def __init__(self, uid: str, hex: str | None = None, box: str | None = None,
                  face: int = 0, layers: frozenset[str] = frozenset(), present: bool = True,
-                 entered: tuple | None = None, log: list[str] | None = None) -> None:
+                 entered: Entered | None = None, log: list[str] | None = None) -> None:
         object.__setattr__(self, "_log", None)
         self.uid = uid
         self.hex = hex
@@ -84,7 +92,7 @@ class Unit(NamedTuple):
     serves: frozenset[str]
     steps: int
     movement_class: str | None
-    entered: tuple | None
+    entered: Entered | None
 
     def describe(self) -> str:
         return f"{self.name} ({self.uid})"
@@ -116,7 +124,7 @@ class AuditState:
         self.phasing_side: str | None = None
         self.active_formation: str | None = None
         self.activation_count = 0
-        self.activations: dict[tuple, int] = {}     # (turn, formation) -> count
+        self.activations: dict[tuple[int | None, str | None], int] = {}     # (turn, formation) -> count
         self.step = 0
         self.time_inferred = False
         self._snapshots: dict[str, AuditState] = {}
@@ -227,7 +235,7 @@ class AuditState:
     def occupied_hexes(self) -> list[str]:
         return [h for h, keys in self.stacks.items() if any(k in self.units_state for k in keys)]
 
-    def moves_of_others(self, side: str | None) -> tuple:
+    def moves_of_others(self, side: str | None) -> tuple[object, int]:
         """A value that changes whenever a unit of a side other than ``side``
         is placed, moved or removed (and differs between copies of the game)."""
         # all moves minus the side's own: grows exactly when another side moves

@@ -33,7 +33,8 @@ __all__ = ["Clock", "ClockChange", "parse_annotation", "DEFAULT_REPORT_REGEX",
            "DEFAULT_DICE_REGEX", "DEFAULT_TYPED_CHAT_REGEX", "DEFAULT_LEVELS"]
 
 DEFAULT_REPORT_REGEX = r"^\*\s*TT\|(?P<turn>-?\d+)(?:\|(?P<a>[^|*]+?))?(?:\|(?P<b>[^|*]+?))?\s*\*?\s*$"
-DEFAULT_DICE_REGEX = r"^\*\*\* (?P<label>[^=]+?) = (?P<values>[0-9, ]+) \*\*\*(?: by (?P<player>.+)| <(?P<player2>.+)>)?\s*$"
+DEFAULT_DICE_REGEX = (r"^\*\*\* (?P<label>[^=]+?) = (?P<values>[0-9, ]+) \*\*\*"
+                      r"(?: by (?P<player>.+)| <(?P<player2>.+)>)?\s*$")
 DEFAULT_TYPED_CHAT_REGEX = r"^(?:<|&lt;)(?P<player>.+?)(?:>|&gt;) - (?P<text>.*)$"
 #: which turn-tracker levels show the turn, the phasing side and the phase
 #: (the level names ``vmodtool build`` gives them)

@@ -4,22 +4,29 @@ under its scenario name with :func:`register`; :func:`rule_class` finds it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Dict, Type
+from typing import TypeVar
 
-__all__ = ["register", "rule_class", "KINDS"]
+from vmodtool.audit.api import BaseRule
+from vmodtool.audit.state import AuditState
 
-KINDS: dict[str, type] = {}
+__all__ = ["register", "rule_class", "KINDS", "KindClass"]
+
+#: a built-in kind: a rule class made with a context, reading the audit's state
+KindClass = type[BaseRule[AuditState]]
+_K = TypeVar("_K", bound=KindClass)
+
+KINDS: dict[str, KindClass] = {}
 
 
-def register(name: str) -> Callable[[type], type]:
-    def decorate(cls: type) -> type:
+def register(name: str) -> Callable[[_K], _K]:
+    def decorate(cls: _K) -> _K:
         KINDS[name] = cls
         cls.kind = name
         return cls
     return decorate
 
 
-def rule_class(name: str) -> type:
+def rule_class(name: str) -> KindClass:
     """The class of a built-in kind (imports every kind module once)."""
     if name not in KINDS:
         # importing a kind module registers its kinds (idempotent)

@@ -14,13 +14,14 @@ engine event kind) per unit, formation or side in each turn.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Container, Iterable, Mapping
+from typing import Any, TypedDict
 
-from vmodtool.audit.api import BaseRule, Event, Violation
+from vmodtool.audit.api import Annotation, BaseRule, Event, RuleContext, Violation
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.movement import At, CheapCopy, Moment, describe
 from vmodtool.audit.selectors import as_list, matches
+from vmodtool.audit.state import AuditState, Unit
 
 __all__ = ["CommandRange", "PerTurnLimit", "check_claim"]
 
@@ -44,12 +45,12 @@ def _tokens(value: Any) -> list[str]:
     return [str(value)] if value is not None else []
 
 
-def check_claim(annotation, hex_ids) -> tuple[list[str], bool | None]:
+def check_claim(annotation: Annotation, hex_ids: Container[str]) -> tuple[list[str], bool | None]:
     """The hexes a ``#check`` annotation names and its claimed result
     (True pass, False fail, None not said)."""
     tokens = _tokens(annotation.args)
-    hexes = []
-    result = None
+    hexes: list[str] = []
+    result: bool | None = None
     for token in tokens:
         if token in hex_ids and token not in hexes:
             hexes.append(token)
@@ -65,15 +66,42 @@ def check_claim(annotation, hex_ids) -> tuple[list[str], bool | None]:
 # command_range
 # --------------------------------------------------------------------------------------
 
+class _Owed(TypedDict):
+    """A unit out of its HQ's range at the start of the activation: it owes a proof."""
+
+    hex: str
+    distance: int | None            # None: its HQ was not on the map
+    range: float | None
+    hq: str
+    hq_hex: str | None
+
+
+class _Roll(TypedDict):
+    step: int
+    dice: tuple[int, ...]
+    label: str | None
+    linked: bool                    # a ``#check`` annotation claimed it
+
+
+class _Failure(TypedDict):
+    """A failed check: the annotation's event and moment, and whether a move
+    was already reported for it."""
+
+    event: Event
+    clock: Moment
+    dice: tuple[int, ...]
+    flagged: bool
+
+
 @register("command_range")
-class CommandRange(CheapCopy, BaseRule):
+class CommandRange(CheapCopy, BaseRule[AuditState]):
     """Units out of their HQ's command range need a passed check or an
     Out of Command marker before they move in their activation."""
 
     subscribes = frozenset({"activation_start", "activation_end", "move", "dice", "annotation",
                             "phase_start", "turn_start", "game_end"})
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         p = self.params
         oor = p.get("out_of_range") or {}
@@ -88,17 +116,17 @@ class CommandRange(CheapCopy, BaseRule):
         self.formations = {f.id: f for f in ctx.scenario.formations}
         # memory
         self.formation: str | None = None
-        self.owed: dict[str, dict] = {}        # uid -> {hex, distance, range, hq, hq_hex}
+        self.owed: dict[str, _Owed] = {}        # uid -> what it owes
         self.moved: dict[str, bool] = {}        # owed units already judged
-        self.rolls: list = []                   # [(step, dice, label, linked)]
-        self.passed: dict[str, tuple[int, tuple]] = {}   # hex -> (step, dice)
-        self.failed: dict[str, dict] = {}       # hex -> {event, clock, dice, flagged}
+        self.rolls: list[_Roll] = []            # this activation's rolls
+        self.passed: dict[str, tuple[int, tuple[int, ...]]] = {}   # hex -> (step, dice)
+        self.failed: dict[str, _Failure] = {}   # hex -> its failed check
 
     def _reset(self) -> None:
         self.formation = None
         self.owed, self.moved, self.rolls, self.passed, self.failed = {}, {}, [], {}, {}
 
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         kind = event.kind
         if kind == "activation_start":
             self._reset()
@@ -111,7 +139,8 @@ class CommandRange(CheapCopy, BaseRule):
         if self.formation is None:
             return ()
         if kind == "dice":
-            self.rolls.append([event.step, tuple(event.dice), event.text, False])
+            self.rolls.append({"step": event.step, "dice": tuple(event.dice), "label": event.text,
+                               "linked": False})
             return ()
         if kind == "annotation":
             return self._on_check(state, event)
@@ -120,96 +149,102 @@ class CommandRange(CheapCopy, BaseRule):
         return ()
 
     # -- activation start ------------------------------------------------------------
-    def _range_of(self, hq) -> float | None:
+    def _range_of(self, hq: Unit) -> float | None:
         factor = self.params.get("range_factor", "command_range")
         if isinstance(factor, (int, float)):
             return factor
         value = hq.factors.get(factor)
         return value if isinstance(value, (int, float)) else None
 
-    def _evaluate(self, state, formation_id: str | None) -> None:
+    def _evaluate(self, state: AuditState, formation_id: str | None) -> None:
         formation = self.formations.get(formation_id) if formation_id else None
         if formation is None:
             return
         self.formation = formation.id
         if self.params.get("hq", "formation_hq") != "formation_hq" or formation.hq is None:
             return          # no HQ to be in range of: nothing to measure
-        hq = None
+        hq_at: tuple[str, float] | None = None        # the HQ's hex and its command range
         if formation.hq in state.units_state:
             hq = state.unit(formation.hq)
-            if not hq.on_map:
-                hq = None
-        reach = self._range_of(hq) if hq is not None else None
-        if hq is not None and reach is None:
-            return          # the HQ has no such factor: cannot judge
+            if hq.on_map and hq.hex is not None:
+                reach = self._range_of(hq)
+                if reach is None:
+                    return          # the HQ has no such factor: cannot judge
+                hq_at = (hq.hex, reach)
         for unit in state.units():
             if unit.formation != formation.id or not unit.on_map or unit.uid == formation.hq:
+                continue
+            if unit.hex is None:        # (on the map: it has a hex)
                 continue
             if not matches(self.params.get("subject"), unit, state, unit):
                 continue
             exempt = self.params.get("exempt")
             if exempt and matches(exempt, unit, state, unit):
                 continue
-            if hq is None:
+            if hq_at is None:
                 self.owed[unit.uid] = {"hex": unit.hex, "distance": None, "range": None,
                                        "hq": formation.hq, "hq_hex": None}
                 continue
-            distance = state.scenario.map.distance(unit.hex, hq.hex)
+            hq_hex, reach = hq_at
+            distance = state.scenario.map.distance(unit.hex, hq_hex)
             if distance > reach:
                 self.owed[unit.uid] = {"hex": unit.hex, "distance": distance, "range": reach,
-                                       "hq": formation.hq, "hq_hex": hq.hex}
+                                       "hq": formation.hq, "hq_hex": hq_hex}
 
     # -- proofs --------------------------------------------------------------------------
-    def _owed_hexes(self) -> set:
+    def _owed_hexes(self) -> set[str]:
         return {o["hex"] for o in self.owed.values()}
 
-    def _target(self, state) -> float | None:
+    def _target(self, state: AuditState) -> float | None:
         if self.target is None:
             return None
         if isinstance(self.target, (int, float)):
             return self.target
         if isinstance(self.target, Mapping) and self.formation:
             f = self.formations[self.formation]
-            if f.hq and f.hq in state.units_state:
-                value = state.unit(f.hq).factors.get(self.target.get("hq_factor"))
+            factor = self.target.get("hq_factor")
+            if f.hq and f.hq in state.units_state and factor is not None:
+                value = state.unit(f.hq).factors.get(factor)
                 if isinstance(value, (int, float)):
                     return value
         return None
 
-    def _on_check(self, state, event: Event) -> list[Violation]:
+    def _on_check(self, state: AuditState, event: Event) -> list[Violation]:
         ann = event.annotation
         if ann is None or ann.kind not in self.check_kinds:
             return []
         hexes, result = check_claim(ann, self.hex_ids)
-        roll = next((r for r in reversed(self.rolls) if not r[3]), None)
+        roll = next((r for r in reversed(self.rolls) if not r["linked"]), None)
         if roll is None or result is None:
             return []       # not linked to a roll, or no result: proves nothing
-        roll[3] = True
+        roll["linked"] = True
         out: list[Violation] = []
         target = self._target(state)
-        total = sum(roll[1])
+        total = sum(roll["dice"])
         if result and target is not None and total > target:
             out.append(self.ctx.violation(
                 event, state, f"#check {' '.join(hexes)} claims a pass, but the linked roll "
-                f"{'+'.join(map(str, roll[1]))} = {total} is above the target {target}",
-                severity="error", hexes=hexes, dice=list(roll[1]), target=target))
+                f"{'+'.join(map(str, roll['dice']))} = {total} is above the target {target}",
+                severity="error", hexes=hexes, dice=list(roll["dice"]), target=target))
             result = False
         for h in hexes:
             if h not in self._owed_hexes():
                 continue
             if result:
-                self.passed[h] = (event.step, roll[1])
+                self.passed[h] = (event.step, roll["dice"])
             else:
-                self.failed[h] = {"event": event, "clock": Moment.of(state), "dice": roll[1],
+                self.failed[h] = {"event": event, "clock": Moment.of(state), "dice": roll["dice"],
                                   "flagged": False}
         return out
 
-    def _ooc_in(self, state, hex_id: str) -> bool:
+    def _ooc_in(self, state: AuditState, hex_id: str) -> bool:
         return any(m.kind in self.ooc_kinds for m in state.markers_in(hex_id))
 
-    def _on_move(self, state, event: Event) -> list[Violation]:
+    def _on_move(self, state: AuditState, event: Event) -> list[Violation]:
         uid = event.unit
-        owed = self.owed.get(uid) if uid else None
+        if not uid:
+            return []
+        owed = self.owed.get(uid)
         if owed is None or self.moved.get(uid):
             return []
         self.moved[uid] = True
@@ -249,8 +284,8 @@ class CommandRange(CheapCopy, BaseRule):
                                    distance=owed["distance"], command_range=owed["range"],
                                    hq=owed["hq"])]
 
-    def _unmarked_failures(self, state) -> list[Violation]:
-        out = []
+    def _unmarked_failures(self, state: AuditState) -> list[Violation]:
+        out: list[Violation] = []
         for h, fail in self.failed.items():
             if fail["flagged"] or self._ooc_in(state, h):
                 continue
@@ -267,14 +302,14 @@ class CommandRange(CheapCopy, BaseRule):
 # --------------------------------------------------------------------------------------
 
 @register("per_turn_limit")
-class PerTurnLimit(CheapCopy, BaseRule):
+class PerTurnLimit(CheapCopy, BaseRule[AuditState]):
     """At most ``max`` (or ``max_from``) counted events per unit, formation
     or side in each turn.  ``event: activation`` counts ``activation_start``;
     ``step_gain`` counts flips to a face with more steps and returns from a
     dead/eliminated box; any other engine event kind counts itself (for units
     matching ``subject``)."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         p = self.params
         self.what = p.get("event", "activation")
@@ -291,7 +326,7 @@ class PerTurnLimit(CheapCopy, BaseRule):
                                     if b.role in ("dead", "eliminated"))
         self.counts: dict[str, int] = {}
 
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         if event.kind == "turn_start":
             self.counts = {}
             return ()
@@ -314,9 +349,9 @@ class PerTurnLimit(CheapCopy, BaseRule):
                                    hexes=[event.to_hex] if event.to_hex else [],
                                    count=n, limit=limit, per=self.per, key=key)]
 
-    def _counted(self, state, event: Event):
+    def _counted(self, state: AuditState, event: Event) -> tuple[str, str | None, str | None, str] | None:
         """(count key, unit, formation, label) of a counted event, or None."""
-        unit = None
+        unit: Unit | None = None
         if self.what == "activation":
             formation_id = event.text or state.active_formation
             if not formation_id:
@@ -349,7 +384,7 @@ class PerTurnLimit(CheapCopy, BaseRule):
         name = f"{formation.name} ({formation_id})" if formation else formation_id
         return f"formation:{formation_id}", unit.uid if unit else None, formation_id, name
 
-    def _gain(self, state, unit, event: Event) -> bool:
+    def _gain(self, state: AuditState, unit: Unit, event: Event) -> bool:
         if event.kind == "enter":
             return event.from_box in self.dead_boxes
         faces = state.scenario.unit_type_of(state.scenario.counter(unit.uid)).faces
@@ -367,7 +402,7 @@ class PerTurnLimit(CheapCopy, BaseRule):
             return False
         return order.index(n) < order.index(o)      # earlier step value = more steps
 
-    def _limit(self, state, unit_id, formation_id) -> int | None:
+    def _limit(self, state: AuditState, unit_id: str | None, formation_id: str | None) -> int | None:
         if "max" in self.params:
             return int(self.params["max"])
         source = str(self.params.get("max_from", ""))

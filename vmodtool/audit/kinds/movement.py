@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict, TypeGuard
 
-from vmodtool.audit.api import BaseRule, Event, Violation
+from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
 from vmodtool.audit.kinds import register
 from vmodtool.audit.selectors import as_list, matches
+from vmodtool.audit.state import AuditState, Unit
+from vmodtool.scenario.model import Scenario
 
 __all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Moment", "fmt_mp"]
 
@@ -64,15 +66,15 @@ class CheapCopy:
     immutable values: a copy (:meth:`BaseRule.__deepcopy__`) copies just the
     containers."""
 
-    def _copy_memory(self, value: Any, memo: dict) -> Any:
+    def _copy_memory(self, value: Any, memo: dict[int, Any]) -> Any:
         return plain_copy(value)
 
 
-class Moment(tuple):
+class Moment(tuple[int | None, str | None, str | None, str | None, bool]):
     """The clock of a moment (turn, phase, phasing side, activation, inferred)."""
 
     @classmethod
-    def of(cls, state) -> Moment:
+    def of(cls, state: AuditState) -> Moment:
         return cls((state.turn, state.phase, state.phasing_side, state.active_formation,
                     bool(getattr(state, "time_inferred", False))))
 
@@ -81,16 +83,21 @@ class At:
     """A game view with the clock of an earlier moment: violations judged at
     a window's end keep the turn, phase and activation of the act itself."""
 
-    def __init__(self, state, clock: Moment) -> None:
+    def __init__(self, state: AuditState, clock: Moment) -> None:
         self._state = state
+        self.turn: int | None
+        self.phase: str | None
+        self.phasing_side: str | None
+        self.active_formation: str | None
+        self.time_inferred: bool
         (self.turn, self.phase, self.phasing_side, self.active_formation,
          self.time_inferred) = clock
 
-    def unit(self, uid: str):
+    def unit(self, uid: str) -> Unit:
         return self._state.unit(uid)
 
 
-def describe(state, uid: str) -> str:
+def describe(state: AuditState, uid: str) -> str:
     try:
         return state.unit(uid).describe()
     except KeyError:
@@ -109,7 +116,7 @@ class MoveCosts:
 
     CACHE_SIZE = 4096
 
-    def __init__(self, scenario, params: Mapping[str, Any]) -> None:
+    def __init__(self, scenario: Scenario, params: Mapping[str, Any]) -> None:
         self.map = scenario.map
         self.params = params
         self.costs: Mapping[str, Mapping[str, Any]] = params.get("costs") or {}
@@ -129,22 +136,24 @@ class MoveCosts:
         self.neighbours = {h: tuple(self.map.neighbours(h)) for h in self.map.hex_ids}
         self.sides_of = {c.id: c.side for c in scenario.counters}
         self._edges: dict[str, dict[str, tuple[tuple[str, float], ...]]] = {}
-        self._cache: dict[tuple, tuple] = {}
-        self._paths: dict[tuple, Any] = {}         # cheapest() answers (read-only)
+        self._cache: dict[tuple[str, str, frozenset[str], frozenset[str]],
+                          tuple[dict[str, float], dict[str, str]]] = {}
+        #: cheapest() answers (read-only)
+        self._paths: dict[tuple[str, str, str, frozenset[str], frozenset[str]], Path | None] = {}
         #: (side, moves of the other sides) -> the rule's enemy hexes
-        self.enemy_cache: dict[tuple, tuple] = {}
+        self.enemy_cache: dict[tuple[str, object], Enemies] = {}
 
-    def __deepcopy__(self, memo: dict) -> MoveCosts:
+    def __deepcopy__(self, memo: dict[int, Any]) -> MoveCosts:
         return self
 
     # -- per-edge costs ------------------------------------------------------------------
-    def knows(self, cls: str | None) -> bool:
+    def knows(self, cls: str | None) -> TypeGuard[str]:
         return cls is not None and cls in self.costs
 
     def terrain_cost(self, cls: str, hex_id: str) -> Any:
         table = self.costs.get(cls) or {}
         terrain = self.map.terrain.get(hex_id)
-        if terrain in table:
+        if terrain is not None and terrain in table:
             return table[terrain]
         return table.get("default", 1)
 
@@ -204,7 +213,7 @@ class MoveCosts:
         dist: dict[str, float] = {src: 0.0}
         prev: dict[str, str] = {}
         heap = [(0.0, src)]
-        done = set()
+        done: set[str] = set()
         while heap:
             d, a = heapq.heappop(heap)
             if a in done:
@@ -226,20 +235,20 @@ class MoveCosts:
         return dist, prev
 
     def cheapest(self, cls: str, src: str, dst: str, blocked: frozenset[str] = frozenset(),
-                 stop: frozenset[str] = frozenset()
-                 ) -> tuple[float, tuple[tuple[str, float], ...]] | None:
+                 stop: frozenset[str] = frozenset()) -> Path | None:
         """(cost, [(hex, cost to enter it), …]) of the cheapest legal path, or None."""
         key = (cls, src, dst, blocked, stop)
-        hit = self._paths.get(key, False)
-        if hit is not False:
-            return hit
+        try:
+            return self._paths[key]             # (None too: no legal path)
+        except KeyError:
+            pass
         if len(self._paths) >= self.CACHE_SIZE:
             self._paths.clear()
         found = self._paths[key] = self._cheapest(cls, src, dst, blocked, stop)
         return found
 
     def _cheapest(self, cls: str, src: str, dst: str, blocked: frozenset[str],
-                  stop: frozenset[str]) -> tuple[float, tuple[tuple[str, float], ...]] | None:
+                  stop: frozenset[str]) -> Path | None:
         dist, prev = self.dijkstra(cls, src, blocked, stop)
         if dst not in dist:
             return None
@@ -247,7 +256,7 @@ class MoveCosts:
         while path[-1] != src:
             path.append(prev[path[-1]])
         path.reverse()
-        legs = tuple((b, dist[b] - dist[a]) for a, b in zip(path, path[1:]))
+        legs = tuple((b, dist[b] - dist[a]) for a, b in zip(path, path[1:], strict=False))
         return dist[dst], legs
 
     def within_hexes(self, cls: str, src: str, dst: str, hexes: int, blocked: frozenset[str],
@@ -257,7 +266,7 @@ class MoveCosts:
         frontier = {src}
         seen = {src}
         for _ in range(hexes):
-            nxt = set()
+            nxt: set[str] = set()
             for a in frontier:
                 if a != src and a in stop:
                     continue
@@ -272,6 +281,32 @@ class MoveCosts:
         return False
 
 
+#: the cheapest legal path of a drag: (its cost, ((hex, cost to enter it), …))
+Path = tuple[float, tuple[tuple[str, float], ...]]
+#: enemy-occupied hexes, the hexes in their ZOC, and which enemy units are where
+Enemies = tuple[frozenset[str], frozenset[str], dict[str, list[str]]]
+
+
+class _Drag(TypedDict):
+    """A drag of a subject, judged at the end of its step."""
+
+    event: Event
+    clock: Moment
+    uid: str
+    from_hex: str                   # the event's hexes (both set for a drag)
+    to_hex: str
+    cls: str
+    best: Path | None
+    reason: str | None
+    minimum_search: tuple[frozenset[str], frozenset[str]] | None   # (blocked, stop)
+    allowance: float | None
+    ends_in_zoc: bool
+
+
+#: a ``#retreat``/``#advance`` annotation naming hexes: the step that used it
+_Retreat = TypedDict("_Retreat", {"from": tuple[str, ...], "to": tuple[str, ...], "used": int | None})
+
+
 def path_text(src: str, legs: Sequence[tuple[str, float]]) -> str:
     return "-".join([src] + [f"{h}({fmt_mp(c)})" for h, c in legs])
 
@@ -281,7 +316,7 @@ def path_text(src: str, legs: Sequence[tuple[str, float]]) -> str:
 # --------------------------------------------------------------------------------------
 
 @register("movement_allowance")
-class MovementAllowance(CheapCopy, BaseRule):
+class MovementAllowance(CheapCopy, BaseRule[AuditState]):
     """Movement points a unit spends in its window never exceed its allowance.
 
     Each ``move`` of a subject in one of ``phases`` is charged the cheapest
@@ -293,7 +328,7 @@ class MovementAllowance(CheapCopy, BaseRule):
 
     _shared = ("ctx", "params", "tables")
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         p = self.params
         self.window = p.get("window", "activation")
@@ -311,16 +346,16 @@ class MovementAllowance(CheapCopy, BaseRule):
         self.tables = MoveCosts(ctx.scenario, p)
         # memory (rolled back with the step on undo)
         self.spent: dict[str, float] = {}
-        self.legs: dict[str, list] = {}            # uid -> [(from, to, cost)] this window
+        self.legs: dict[str, list[tuple[str, str, float]]] = {}   # uid -> [(from, to, cost)] this window
         self.minimum_used: dict[str, bool] = {}
         self.stopped: dict[str, str] = {}          # uid -> EZOC hex its last drag ended in
-        self.pending: list = []                     # this step's judged drags
+        self.pending: list[_Drag] = []              # this step's judged drags
         self.step_exempt = False
         self.step_no: int | None = None
-        self.retreats: list = []                    # pending annotations naming hexes
+        self.retreats: list[_Retreat] = []          # pending annotations naming hexes
 
     # -- events --------------------------------------------------------------------------
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         kind = event.kind
         if kind == "move":
             self._on_move(state, event)
@@ -351,7 +386,7 @@ class MovementAllowance(CheapCopy, BaseRule):
         if hexes_from or hexes_to:
             self.retreats.append({"from": hexes_from, "to": hexes_to, "used": None})
 
-    def _on_move(self, state, event: Event) -> None:
+    def _on_move(self, state: AuditState, event: Event) -> None:
         if event.unit is None or not event.from_hex or not event.to_hex:
             return
         if event.from_hex == event.to_hex:
@@ -379,15 +414,16 @@ class MovementAllowance(CheapCopy, BaseRule):
         minimum_search = (blocked, stop) if self.minimum and best is not None else None
         reason = None
         if best is None:
-            reason = self._why_no_path(cls, event, blocked, stop, enemies)
+            reason = self._why_no_path(cls, event.to_hex, blocked, stop, enemies)
         self.pending.append({
-            "event": event, "clock": Moment.of(state), "uid": unit.uid, "cls": cls,
+            "event": event, "clock": Moment.of(state), "uid": unit.uid,
+            "from_hex": event.from_hex, "to_hex": event.to_hex, "cls": cls,
             "best": best, "reason": reason, "minimum_search": minimum_search,
             "allowance": self._allowance(unit),
             "ends_in_zoc": event.to_hex in stop,
         })
 
-    def _enemies(self, state, unit) -> tuple[frozenset[str], frozenset[str], dict[str, list]]:
+    def _enemies(self, state: AuditState, unit: Unit) -> Enemies:
         """Hexes holding enemy units, hexes in their ZOC, and who is where.
         When only sides and positions decide (no ``enemy_ignore`` or
         ``exerted_by`` selector), the answer is kept until a unit of another
@@ -404,13 +440,13 @@ class MovementAllowance(CheapCopy, BaseRule):
             hit = cache[key] = self._find_enemies(state, unit)
         return hit
 
-    def _find_enemies(self, state, unit) -> tuple[frozenset[str], frozenset[str], dict[str, list]]:
-        enemies: dict[str, list] = {}
-        exerting = set()
+    def _find_enemies(self, state: AuditState, unit: Unit) -> Enemies:
+        enemies: dict[str, list[str]] = {}
+        exerting: set[str] = set()
         for uid, s in state.units_state.items():
             if not s.present or s.hex is None or uid == unit.uid:
                 continue
-            other = None
+            other: Unit | None = None
             if self.enemy_ignore is not None or self.zoc_by is not None:
                 other = state.unit(uid)
                 if other.side == unit.side:
@@ -420,17 +456,19 @@ class MovementAllowance(CheapCopy, BaseRule):
             elif self.tables.sides_of.get(uid) == unit.side:
                 continue
             enemies.setdefault(s.hex, []).append(uid)
-            if self.zoc_by is None or matches(self.zoc_by, other, state, unit):
+            if self.zoc_by is None or (other is not None and matches(self.zoc_by, other, state, unit)):
                 exerting.add(s.hex)
-        zoc = set()
+        zoc: set[str] = set()
         for h in exerting:
             zoc.update(self.tables.neighbours.get(h, ()))
         return frozenset(enemies), frozenset(zoc), enemies
 
-    def _allowance(self, unit) -> float | None:
+    def _allowance(self, unit: Unit) -> float | None:
         allowance = self.params.get("allowance")
+        value: Any                      # a number, if the scenario says one
         if isinstance(allowance, Mapping):
-            value = unit.factors.get(allowance.get("factor"))
+            factor = allowance.get("factor")
+            value = unit.factors.get(factor) if factor is not None else None
         else:
             value = allowance
         try:
@@ -438,8 +476,8 @@ class MovementAllowance(CheapCopy, BaseRule):
         except (TypeError, ValueError):
             return None
 
-    def _why_no_path(self, cls: str, event: Event, blocked, stop, enemies) -> str:
-        dst = event.to_hex
+    def _why_no_path(self, cls: str, dst: str, blocked: frozenset[str], stop: frozenset[str],
+                     enemies: Mapping[str, list[str]]) -> str:
         if dst in blocked:
             return f"{dst} holds enemy units ({', '.join(enemies.get(dst, []))})"
         if self.tables.terrain_cost(cls, dst) == PROHIBITED:
@@ -454,7 +492,7 @@ class MovementAllowance(CheapCopy, BaseRule):
         return f"no legal path for {cls} movement (" + ", ".join(notes) + ")"
 
     # -- judging -------------------------------------------------------------------------
-    def _exempt(self, item) -> bool:
+    def _exempt(self, item: _Drag) -> bool:
         event = item["event"]
         hit = False
         for ann in self.retreats:
@@ -467,7 +505,7 @@ class MovementAllowance(CheapCopy, BaseRule):
                 break
         return hit or (self.step_exempt and self.step_no == event.step)
 
-    def _flush(self, state) -> list[Violation]:
+    def _flush(self, state: AuditState) -> list[Violation]:
         out: list[Violation] = []
         pending, self.pending = self.pending, []
         for item in pending:
@@ -479,9 +517,9 @@ class MovementAllowance(CheapCopy, BaseRule):
         self.retreats = [r for r in self.retreats if r["used"] is None]
         return out
 
-    def _judge(self, state, item) -> Violation | None:
+    def _judge(self, state: AuditState, item: _Drag) -> Violation | None:
         event, uid = item["event"], item["uid"]
-        a, b = event.from_hex, event.to_hex
+        a, b = item["from_hex"], item["to_hex"]
         stopped_at = self.stopped.pop(uid, None)
         if item["ends_in_zoc"]:
             self.stopped[uid] = b
@@ -510,7 +548,7 @@ class MovementAllowance(CheapCopy, BaseRule):
         at = At(state, item["clock"])
         who = describe(state, uid)
         path = path_text(a, legs)
-        evidence = {"path": [a] + [h for h, _ in legs], "costs": [c for _, c in legs],
+        evidence: dict[str, Any] = {"path": [a] + [h for h, _ in legs], "costs": [c for _, c in legs],
                     "cost": cost, "spent": total, "allowance": allowance,
                     "earlier": earlier}
         if left_zoc:
@@ -518,6 +556,7 @@ class MovementAllowance(CheapCopy, BaseRule):
                 event, at, f"{who} moved {a} → {b} after entering the enemy zone of control "
                 f"at {a}, where its movement had to stop", units=[uid], hexes=[a, b],
                 zoc_stop=a, **evidence)
+        assert allowance is not None        # (a drag without an allowance is legal: returned above)
         window = self.window
         if not earlier:
             msg = (f"{who} moved {a} → {b}: needs {fmt_mp(cost)} MP by the cheapest legal "
@@ -536,13 +575,13 @@ class MovementAllowance(CheapCopy, BaseRule):
 # --------------------------------------------------------------------------------------
 
 @register("escorted_move")
-class EscortedMove(CheapCopy, BaseRule):
+class EscortedMove(CheapCopy, BaseRule[AuditState]):
     """A subject (an HQ) moves only together with an escort: every subject
     move A → B needs a unit matching ``escort`` (relative to the subject)
     that also went from A to B in the same window (one drag, or several
     consecutive ones).  Judged at the window's end, dated to the move."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self.window = self.params.get("window", "step")
         end = {"step": {"step_end"}, "activation": {"activation_end", "phase_end",
@@ -552,10 +591,10 @@ class EscortedMove(CheapCopy, BaseRule):
         starts = {"step": set(), "activation": {"activation_start"}}
         self.starts = frozenset(starts.get(self.window, starts["step"]))
         self.subscribes = frozenset({"move"} | self.ends | self.starts)
-        self.subject_moves: list = []      # (event, clock, uid)
-        self.trails: dict[str, list] = {}  # uid -> [(from, to)] in the window
+        self.subject_moves: list[tuple[Event, Moment, str, str, str]] = []   # (event, clock, uid, from, to)
+        self.trails: dict[str, list[tuple[str, str]]] = {}        # uid -> [(from, to)] in the window
 
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         if event.kind == "move":
             if event.unit and event.from_hex and event.to_hex and event.from_hex != event.to_hex:
                 self.trails.setdefault(event.unit, []).append((event.from_hex, event.to_hex))
@@ -564,7 +603,8 @@ class EscortedMove(CheapCopy, BaseRule):
                 except KeyError:
                     return ()
                 if matches(self.params.get("subject"), unit, state, unit):
-                    self.subject_moves.append((event, Moment.of(state), event.unit))
+                    self.subject_moves.append((event, Moment.of(state), event.unit, event.from_hex,
+                                               event.to_hex))
             return ()
         out: list[Violation] = []
         if event.kind in self.ends or event.kind in self.starts:
@@ -590,12 +630,11 @@ class EscortedMove(CheapCopy, BaseRule):
                     return True
         return False
 
-    def _judge(self, state) -> list[Violation]:
+    def _judge(self, state: AuditState) -> list[Violation]:
         out = []
         escort_sel = self.params.get("escort")
-        for event, clock, uid in self.subject_moves:
+        for event, clock, uid, a, b in self.subject_moves:
             subject = state.unit(uid)
-            a, b = event.from_hex, event.to_hex
             candidates = []
             ok = False
             for other, trail in self.trails.items():

@@ -4,7 +4,7 @@ scenario's setup)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from vmodtool.audit.api import BaseRule, Event, Violation
@@ -20,19 +20,21 @@ from vmodtool.audit.kinds.status import (
     phase_name,
     unit_list,
 )
-from vmodtool.audit.selectors import as_list, matches
-from vmodtool.scenario.model import SetupBox, SetupStack
+from vmodtool.audit.selectors import Subject, as_list, matches
+from vmodtool.audit.state import AuditState, Unit
+from vmodtool.scenario.model import Scenario, SetupBox, SetupStack
 
 __all__ = ["Placement", "SetupConformity"]
 
 
-def _on(params: Mapping[str, Any]) -> str:
+def _on(params: Mapping[Any, Any]) -> str:
     # YAML 1.1 reads an unquoted ``on`` key as True
-    return params.get("on", params.get(True, "enter_map"))
+    on: str = params.get("on", params.get(True, "enter_map"))
+    return on
 
 
 @register("placement")
-class Placement(BaseRule):
+class Placement(BaseRule[AuditState]):
     """When a piece matching ``subject`` enters the map (``on: enter_map``:
     from a box, the palette or created; ``on: return_from_box``: from an
     eliminated/dead box or re-created), it must be placed in one of
@@ -49,16 +51,17 @@ class Placement(BaseRule):
 
     subscribes = frozenset({"enter", "add", "marker_add", "marker_move"})
 
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         p = self.params
         subject = p.get("subject")
         kinds = marker_kinds(subject)
         if kinds is not None:
-            if event.kind not in ("marker_add", "marker_move") or event.marker not in kinds:
+            marker = event.marker
+            if event.kind not in ("marker_add", "marker_move") or marker is None or marker not in kinds:
                 return []
             if event.to_hex is None or (event.kind == "marker_move" and event.from_hex is not None):
                 return []
-            return self._check_marker(state, event, kinds)
+            return self._check_marker(state, event, kinds, marker, event.to_hex)
         if event.kind not in ("enter", "add") or event.unit is None:
             return []
         try:
@@ -70,18 +73,19 @@ class Placement(BaseRule):
         if _on(p) == "return_from_box" and event.kind == "enter" and \
                 not is_elimination_box(state.scenario, event.from_box):
             return []
-        return self._check_unit(state, event, unit)
+        return self._check_unit(state, event, unit, unit.hex)
 
     # -- units -----------------------------------------------------------------------------
-    def _check_unit(self, state, event: Event, unit) -> list[Violation]:
+    def _check_unit(self, state: AuditState, event: Event, unit: Unit, hex_id: str) -> list[Violation]:
+        """The requirements for ``unit``, placed in ``hex_id`` (its hex)."""
         p = self.params
         scenario = state.scenario
         out: list[Violation] = []
         who = f"{unit.name} ({unit.uid})"
         verb = "returned to the map" if _on(p) == "return_from_box" else "placed"
-        hex_id = unit.hex
 
-        def v(msg, check, hexes=(hex_id,), units=(unit.uid,)):
+        def v(msg: str, check: str, hexes: Sequence[str | None] = (hex_id,),
+              units: Sequence[str] = (unit.uid,)) -> None:
             out.append(self.ctx.violation(event, state, msg, units=list(units), hexes=list(hexes),
                                           check=check))
 
@@ -110,12 +114,13 @@ class Placement(BaseRule):
         return out
 
     # -- markers ----------------------------------------------------------------------------
-    def _check_marker(self, state, event: Event, kinds) -> list[Violation]:
+    def _check_marker(self, state: AuditState, event: Event, kinds: tuple[str, ...], marker: str,
+                      hex_id: str) -> list[Violation]:
+        """The requirements for a ``marker`` counter the event placed in ``hex_id``."""
         p = self.params
         scenario = state.scenario
         out: list[Violation] = []
-        hex_id = event.to_hex
-        who = f"{marker_name(scenario, event.marker)} marker"
+        who = f"{marker_name(scenario, marker)} marker"
         subj = Placer(side=event.side or state.phasing_side)
         phases = as_list(p.get("phases"))
         if phases and state.phase not in phases:
@@ -125,29 +130,33 @@ class Placement(BaseRule):
                 hexes=[hex_id], check="phase", marker=event.unit))
         out.extend(self._hex_checks(state, event, hex_id, subj, event.unit, who, "placed"))
         if p.get("unique_on_map"):
-            others = [m for m in state.markers() if m.key != event.unit and m.hex is not None
-                      and m.kind in kinds]
+            others = sorted(m.hex for m in state.markers() if m.key != event.unit and m.hex is not None
+                            and m.kind in kinds)        # the hexes of the others
             if others:
                 out.append(self.ctx.violation(
                     event, state, f"{who} placed in {hex_id} while another is on the map in "
-                    f"{', '.join(sorted(m.hex for m in others))}; only one may be on the map.",
-                    hexes=[hex_id] + sorted(m.hex for m in others), check="unique", marker=event.unit))
+                    f"{', '.join(others)}; only one may be on the map.",
+                    hexes=[hex_id, *others], check="unique", marker=event.unit))
         return out
 
     # -- shared hex requirements ------------------------------------------------------------------
-    def _hex_checks(self, state, event, hex_id, subj, self_key, who, verb) -> list[Violation]:
+    def _hex_checks(self, state: AuditState, event: Event, hex_id: str, subj: Subject, self_key: str | None,
+                    who: str, verb: str) -> list[Violation]:
+        """The requirements on the hex a piece (``self_key``: a unit's id, a
+        marker's piece key) was placed in; ``subj`` is the unit, or a
+        :class:`Placer` for a marker."""
         p = self.params
         scenario = state.scenario
         out: list[Violation] = []
         is_marker = isinstance(subj, Placer)
-        extra = {"marker": self_key} if is_marker else {}
-        units = [] if is_marker else [self_key]
+        extra: dict[str, Any] = {"marker": self_key} if is_marker else {}
+        units = [] if is_marker or self_key is None else [self_key]
 
         terrain_not = as_list(p.get("terrain_not"))
         terrain = scenario.map.terrain.get(hex_id)
         if terrain in terrain_not:
-            tname = scenario.map.terrain_types[terrain].name if terrain in scenario.map.terrain_types \
-                else terrain
+            tname = scenario.map.terrain_types[terrain].name \
+                if terrain is not None and terrain in scenario.map.terrain_types else terrain
             out.append(self.ctx.violation(
                 event, state, f"{who} {verb} in {hex_id}, a {tname} hex; it may not be placed in "
                 f"{_names(terrain_not)} terrain.", units=units, hexes=[hex_id], check="terrain", **extra))
@@ -173,7 +182,8 @@ class Placement(BaseRule):
                     units=units, hexes=[hex_id], check="hex_has_not", **extra))
         return out
 
-    def _hex_matches(self, state, hex_id, sel, subj, self_key) -> list[str]:
+    def _hex_matches(self, state: AuditState, hex_id: str, sel: Any, subj: Subject,
+                     self_key: str | None) -> list[str]:
         """Descriptions of the pieces in the hex matching ``sel``."""
         kinds = marker_kinds(sel)
         if kinds is not None:
@@ -182,10 +192,10 @@ class Placement(BaseRule):
         return [f"{u.name} ({u.uid})" for u in state.units_in(hex_id)
                 if u.uid != self_key and matches_carried(sel, state, u, subj)]
 
-    def _hex_holds(self, state, hex_id, sel, subj, self_key) -> bool:
+    def _hex_holds(self, state: AuditState, hex_id: str, sel: Any, subj: Subject, self_key: str | None) -> bool:
         return bool(self._hex_matches(state, hex_id, sel, subj, self_key))
 
-    def _anywhere(self, state, sel, subj, self_key) -> bool:
+    def _anywhere(self, state: AuditState, sel: Any, subj: Subject, self_key: str | None) -> bool:
         if marker_kinds(sel) is not None:
             return True
         return any(u.on_map and u.uid != self_key and matches_carried(sel, state, u, subj)
@@ -194,7 +204,7 @@ class Placement(BaseRule):
 
 # -- setup_conformity -------------------------------------------------------------------------
 @register("setup_conformity")
-class SetupConformity(BaseRule):
+class SetupConformity(BaseRule[AuditState]):
     """At ``setup_end`` every unit must be where the scenario's ``setup``
     puts it (hex or box) on the face it gives (``faces``, else the counter's
     face, else the front); a unit the setup does not place may not be on the
@@ -204,7 +214,7 @@ class SetupConformity(BaseRule):
 
     subscribes = frozenset({"setup_end"})
 
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         scenario = state.scenario
         exact = self.params.get("tolerance", "exact") == "exact"
         expected: dict[str, tuple[str, str, str | None]] = {}    # uid -> (kind, where, face)
@@ -266,7 +276,7 @@ class SetupConformity(BaseRule):
         return out
 
 
-def _name(state, uid: str) -> str:
+def _name(state: AuditState, uid: str) -> str:
     try:
         return f"{state.unit(uid).name} ({uid})"
     except KeyError:
@@ -279,7 +289,7 @@ def _name(state, uid: str) -> str:
             return uid
 
 
-def _front(scenario, uid: str) -> str | None:
+def _front(scenario: Scenario, uid: str) -> str | None:
     try:
         return scenario.unit_type_of(scenario.counter(uid)).faces[0].name
     except (KeyError, IndexError):

@@ -30,7 +30,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from vmodtool.audit.api import BaseRule, Event, Violation
+from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.status import (
     _old_new_state,
@@ -44,6 +44,7 @@ from vmodtool.audit.kinds.status import (
     unit_list,
 )
 from vmodtool.audit.selectors import as_list, matches
+from vmodtool.audit.state import AuditState, Unit
 
 __all__ = ["Replacement", "SUBCHECK_SUFFIXES"]
 
@@ -55,11 +56,11 @@ SUBCHECK_SUFFIXES = {
 
 
 @register("replacement")
-class Replacement(BaseRule):
+class Replacement(BaseRule[AuditState]):
 
     subscribes = frozenset({"flip", "enter"})
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self.gains: dict[str, int] = {}     # "turn|uid" -> gains this turn
         self.used: dict[str, int] = {}      # "turn|side" -> RPs used
@@ -76,12 +77,12 @@ class Replacement(BaseRule):
                 return (hit[0],)
         return refs
 
-    def _v(self, event, state, check: str, msg: str, **kw) -> Violation:
+    def _v(self, event: Event, state: AuditState, check: str, msg: str, **kw: Any) -> Violation:
         v = self.ctx.violation(event, state, msg, check=check, **kw)
         return dataclasses.replace(v, ref=self._ref(check))
 
     # -- gains ------------------------------------------------------------------------------
-    def _gain(self, state, event: Event) -> tuple[int, str] | None:
+    def _gain(self, state: AuditState, event: Event) -> tuple[int, str] | None:
         """(steps gained, how) of a step gain, or None."""
         if event.unit is None:
             return None
@@ -102,19 +103,22 @@ class Replacement(BaseRule):
             return None
         return b - a, "flip"
 
-    def _eligible(self, state, unit) -> bool:
+    def _eligible(self, state: AuditState, unit: Unit) -> bool:
         p = self.params
         if matches(p.get("eligible"), unit, state):
             return True
         air = p.get("aircraft_eligible")
         return air is not None and matches(air, unit, state)
 
-    def _budget(self, state, turn: int | None, side: str) -> float | None:
+    def _budget(self, state: AuditState, turn: int | None, side: str) -> float | None:
         budget = self.params.get("budget")
         if budget is None:
             return None
         if isinstance(budget, (int, float)):
-            per_turn = lambda t: budget  # noqa: E731
+            fixed: float = budget
+
+            def per_turn(t: int) -> float:
+                return fixed
         else:
             sched = budget
             if isinstance(budget, str):
@@ -127,9 +131,10 @@ class Replacement(BaseRule):
             if not isinstance(sched, Mapping):
                 return None
 
-            def per_turn(t):
+            def per_turn(t: int) -> float:
                 row = sched.get(t, sched.get(str(t)))
-                return (row or {}).get(side, 0) if isinstance(row, Mapping) else (row or 0)
+                points: float = (row or {}).get(side, 0) if isinstance(row, Mapping) else (row or 0)
+                return points
         if turn is None:
             return None
         total = per_turn(turn)
@@ -140,9 +145,9 @@ class Replacement(BaseRule):
         return total
 
     # -- the check ----------------------------------------------------------------------------
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         gain = self._gain(state, event)
-        if gain is None:
+        if gain is None or event.unit is None:      # (a gain is a unit's)
             return []
         steps, how = gain
         p = self.params

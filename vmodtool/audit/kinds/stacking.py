@@ -9,11 +9,13 @@ reappears.  Marker pieces never count: ``units_in`` lists units only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from vmodtool.audit.api import Event, Violation
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.status import (
+    Findings,
     SettleRule,
     current_steps,
     describe_selector,
@@ -22,6 +24,7 @@ from vmodtool.audit.kinds.status import (
     unit_list,
 )
 from vmodtool.audit.selectors import as_list, matches
+from vmodtool.audit.state import AuditState, Unit
 
 __all__ = ["Stacking", "StackOrder", "Cohabitation"]
 
@@ -35,14 +38,17 @@ class Stacking(SettleRule):
     ``per_type_max: [{select, max}]`` caps the matching units per hex (and
     side), exempt or not."""
 
-    def _limit(self, state, hex_id: str) -> float | None:
+    def _limit(self, state: AuditState, hex_id: str) -> float | None:
         limit = self.params.get("limit")
+        found: float | None        # a number of the scenario's rule entry (checked by its schema)
         if isinstance(limit, Mapping):
             terrain = state.scenario.map.terrain.get(hex_id)
-            return limit.get(terrain, limit.get("default"))
-        return limit
+            found = limit.get(terrain, limit.get("default"))
+        else:
+            found = limit
+        return found
 
-    def _weight(self, state, unit) -> float:
+    def _weight(self, state: AuditState, unit: Unit) -> float:
         count = self.params.get("count", "units")
         if count == "steps":
             return current_steps(state, unit)
@@ -63,12 +69,12 @@ class Stacking(SettleRule):
             return f"{number} {self.params.get('points_from', 'stacking points')}"
         return f"{number} units"
 
-    def findings_in(self, state, hex_id: str) -> dict[Any, tuple[Any, Any]]:
+    def findings_in(self, state: AuditState, hex_id: str) -> Findings:
         p = self.params
         exempt = p.get("exempt")
         per_side = p.get("per_side", True)
-        out: dict[Any, tuple[Any, Any]] = {}
-        groups: dict[str | None, list] = {}
+        out: Findings = {}
+        groups: dict[str | None, list[Unit]] = {}
         for u in state.units_in(hex_id):
             groups.setdefault(u.side if per_side else None, []).append(u)
         for side, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
@@ -89,7 +95,8 @@ class Stacking(SettleRule):
                         self._type_builder(state, hex_id, side, hits, entry))
         return out
 
-    def _limit_builder(self, state, hex_id, side, counted, total, limit):
+    def _limit_builder(self, state: AuditState, hex_id: str, side: str | None, counted: Sequence[Unit],
+                       total: float, limit: float) -> Callable[[Event], Violation]:
         exempt = self.params.get("exempt")
         side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
         ex_txt = f" ({describe_selector(exempt, state.scenario)} not counted)" if exempt else ""
@@ -100,7 +107,8 @@ class Stacking(SettleRule):
         return lambda event: self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
                                                 count=total, limit=limit, side_counted=side)
 
-    def _type_builder(self, state, hex_id, side, hits, entry):
+    def _type_builder(self, state: AuditState, hex_id: str, side: str | None, hits: Sequence[Unit],
+                      entry: Mapping[str, Any]) -> Callable[[Event], Violation]:
         side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
         desc = describe_selector(entry.get("select"), state.scenario)
         msg = (f"{len(hits)} units {desc}{side_txt} in {hex_id} {self.when}: {unit_list(hits)}; "
@@ -117,10 +125,10 @@ class StackOrder(SettleRule):
     left out) the units matching ``top`` form the top block and those
     matching ``bottom`` the bottom block."""
 
-    def findings_in(self, state, hex_id: str) -> dict[Any, tuple[Any, Any]]:
+    def findings_in(self, state: AuditState, hex_id: str) -> Findings:
         p = self.params
         ignore = p.get("ignore")
-        out: dict[Any, tuple[Any, Any]] = {}
+        out: Findings = {}
         stack = [u for u in state.units_in(hex_id) if ignore is None or not matches(ignore, u, state)]
         for end in ("top", "bottom"):
             sel = p.get(end)
@@ -131,16 +139,17 @@ class StackOrder(SettleRule):
             if not any(flags):
                 continue
             first = flags.index(True)
-            intruders = [u for u, f in zip(order[first:], flags[first:]) if not f]
+            intruders = [u for u, f in zip(order[first:], flags[first:], strict=True) if not f]
             if not intruders:
                 continue
             last_intruder = max(i for i, f in enumerate(flags) if not f)
-            misplaced = [u for i, (u, f) in enumerate(zip(order, flags)) if f and i < last_intruder]
+            misplaced = [u for i, (u, f) in enumerate(zip(order, flags, strict=True)) if f and i < last_intruder]
             out[(end, hex_id)] = (tuple(u.uid for u in stack),
                                   self._builder(state, hex_id, end, sel, misplaced, intruders, stack))
         return out
 
-    def _builder(self, state, hex_id, end, sel, misplaced, intruders, stack):
+    def _builder(self, state: AuditState, hex_id: str, end: str, sel: Any, misplaced: Sequence[Unit],
+                 intruders: Sequence[Unit], stack: Sequence[Unit]) -> Callable[[Event], Violation]:
         desc = describe_selector(sel, state.scenario)
         rel = "below" if end == "top" else "above"
         msg = (f"In {hex_id} {self.when}, {unit_list(misplaced)} {'is' if len(misplaced) == 1 else 'are'} "
@@ -157,10 +166,10 @@ class Cohabitation(SettleRule):
     least ``min`` (default 1) other units matching ``with`` (relative to the
     subject: ``same``, ``served_by: subject``, ``side: friendly``)."""
 
-    def findings_in(self, state, hex_id: str) -> dict[Any, tuple[Any, Any]]:
+    def findings_in(self, state: AuditState, hex_id: str) -> Findings:
         p = self.params
         minimum = p.get("min", 1)
-        out: dict[Any, tuple[Any, Any]] = {}
+        out: Findings = {}
         here = state.units_in(hex_id)
         for unit in sorted(here, key=lambda u: u.uid):
             if not unit.on_map or not matches(p.get("subject"), unit, state):
@@ -172,7 +181,8 @@ class Cohabitation(SettleRule):
                                                     self._builder(state, unit, others, good, minimum))
         return out
 
-    def _builder(self, state, unit, others, good, minimum):
+    def _builder(self, state: AuditState, unit: Unit, others: Sequence[Unit], good: Sequence[Unit],
+                 minimum: int) -> Callable[[Event], Violation]:
         desc = describe_selector(self.params.get("with"), state.scenario, unit)
         company = f"with it: {unit_list(others)}" if others else "it is alone"
         msg = (f"{unit.name} ({unit.uid}) in {unit.hex} {self.when} shares its hex with {len(good)} "

@@ -10,13 +10,15 @@ settle-point bookkeeping).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vmodtool.audit.api import BaseRule, Event, Violation
+from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.selectors import as_list, matches, reads_markers
+from vmodtool.audit.selectors import Subject, as_list, matches, reads_markers
+from vmodtool.audit.state import AuditState, Unit, UnitState
+from vmodtool.scenario.model import Box, MarkerKind, Scenario, Track, TurnStructure
 
 __all__ = ["StatusForbids", "StateNever", "TransitionWindow", "PhaseSweep", "Obligation",
            "ELIMINATION_ROLES", "box_role", "is_elimination_box", "carried_markers", "layer_markers",
@@ -38,30 +40,32 @@ _CHANGE_EVENTS = frozenset({"move", "enter", "leave", "transfer", "add", "remove
 
 
 # -- shared helpers ------------------------------------------------------------------
-def box_role(scenario, box_id: str | None) -> str | None:
+def box_role(scenario: Scenario | None, box_id: str | None) -> str | None:
     """The role of a box; a track of kind ``casualty`` counts as role
     ``casualty`` (a Casualty Track holds units too)."""
     if box_id is None:
         return None
+    box: Box
     for box in getattr(scenario, "boxes", ()):
         if box.id == box_id:
             return box.role
+    track: Track
     for track in getattr(scenario, "tracks", ()):
         if track.id == box_id:
             return "casualty" if track.kind == "casualty" else None
     return None
 
 
-def is_elimination_box(scenario, box_id: str | None) -> bool:
+def is_elimination_box(scenario: Scenario | None, box_id: str | None) -> bool:
     return box_role(scenario, box_id) in ELIMINATION_ROLES
 
 
-def _marker_scope(scenario, kind: str) -> str:
-    mk = getattr(scenario, "markers", {}).get(kind)
+def _marker_scope(scenario: Scenario | None, kind: str) -> str:
+    mk: MarkerKind | None = getattr(scenario, "markers", {}).get(kind)
     return mk.scope if mk is not None else "hex"
 
 
-def layer_markers(state, uid: str) -> frozenset[str]:
+def layer_markers(state: AuditState, uid: str) -> frozenset[str]:
     """The status layers switched on on the unit's own piece."""
     us = getattr(state, "units_state", None)
     if us is not None and uid in us:
@@ -69,7 +73,7 @@ def layer_markers(state, uid: str) -> frozenset[str]:
     return frozenset(state.unit(uid).markers)      # pragma: no cover - foreign GameView
 
 
-def carried_markers(state, uid: str) -> frozenset[str]:
+def carried_markers(state: AuditState, uid: str) -> frozenset[str]:
     """The marker kinds that apply to a unit: its layers, hex-scope marker
     counters in its hex, and unit-scope counters that sit on it (the nearest
     unit below the counter in the stack, or above if none is below)."""
@@ -101,7 +105,7 @@ def carried_markers(state, uid: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def with_markers(unit, markers: Iterable[str]):
+def with_markers(unit: Unit, markers: Iterable[str]) -> Unit:
     """``unit`` with other ``markers`` (the same object when they are equal,
     a copy otherwise)."""
     markers = frozenset(markers)
@@ -114,13 +118,13 @@ def with_markers(unit, markers: Iterable[str]):
     return new
 
 
-def carried_view(state, unit):
+def carried_view(state: AuditState, unit: Unit) -> Unit:
     """``unit`` whose ``markers`` are the markers it carries (see
     :func:`carried_markers`), for selectors with a ``markers`` key."""
     return with_markers(unit, carried_markers(state, unit.uid))
 
 
-def matches_carried(selector: Any, state, unit, subject=None) -> bool:
+def matches_carried(selector: Any, state: AuditState, unit: Unit, subject: Subject | None = None) -> bool:
     """:func:`matches` on the unit with the markers it carries (looked up
     only when the selector reads markers)."""
     if reads_markers(selector):
@@ -128,17 +132,17 @@ def matches_carried(selector: Any, state, unit, subject=None) -> bool:
     return matches(selector, unit, state, subject)
 
 
-def describe_unit(state, uid: str) -> str:
+def describe_unit(state: AuditState, uid: str) -> str:
     try:
         return f"{state.unit(uid).name} ({uid})"
     except KeyError:
         return uid
 
 
-def phase_name(scenario, phase_id: str | None) -> str:
+def phase_name(scenario: Scenario | None, phase_id: str | None) -> str:
     if phase_id is None:
         return "an unknown phase"
-    turns = getattr(scenario, "turns", None)
+    turns: TurnStructure | None = getattr(scenario, "turns", None)
     if turns is not None:
         try:
             return turns.phase(phase_id).name
@@ -147,17 +151,19 @@ def phase_name(scenario, phase_id: str | None) -> str:
     return phase_id
 
 
-def side_name(scenario, side_id: str | None) -> str:
+def side_name(scenario: Scenario | None, side_id: str | None) -> str:
     if side_id is None:
         return "no side"
+    if scenario is None:
+        return side_id
     try:
         return scenario.game.side(side_id).name
     except (KeyError, AttributeError):
         return side_id
 
 
-def marker_name(scenario, kind: str) -> str:
-    mk = getattr(scenario, "markers", {}).get(kind)
+def marker_name(scenario: Scenario | None, kind: str) -> str:
+    mk: MarkerKind | None = getattr(scenario, "markers", {}).get(kind)
     return mk.name if mk is not None else kind
 
 
@@ -173,7 +179,7 @@ def point_text(check_at: str | None) -> str:
     return _POINT_TEXT.get(check_at or "event", f"at {check_at}")
 
 
-def step_rank(scenario, type_id: str, step_value: Any) -> int | None:
+def step_rank(scenario: Scenario, type_id: str, step_value: Any) -> int | None:
     """How many steps a unit of the type has with ``step`` state
     ``step_value`` (full = all its steps, each further value one less)."""
     utype = scenario.unit_types[type_id]
@@ -188,7 +194,7 @@ def step_rank(scenario, type_id: str, step_value: Any) -> int | None:
     return steps - values.index(step_value)
 
 
-def current_steps(state, unit) -> int:
+def current_steps(state: AuditState, unit: Unit) -> int:
     rank = step_rank(state.scenario, unit.type, unit.state.get("step"))
     return rank if rank is not None else unit.steps
 
@@ -210,7 +216,7 @@ def _names(values: Any) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 
 
-def describe_selector(selector: Any, scenario=None, subject=None) -> str:
+def describe_selector(selector: Any, scenario: Scenario | None = None, subject: Subject | None = None) -> str:
     """A short English rendering of a selector for messages."""
     if selector is None or selector == {}:
         return "any unit"
@@ -277,7 +283,7 @@ def _state_matches(expected: Mapping[str, Any], values: Mapping[str, Any]) -> bo
     return True
 
 
-def _old_new_state(state, event: Event) -> tuple[dict[str, Any], dict[str, Any]]:
+def _old_new_state(state: AuditState, event: Event) -> tuple[dict[str, Any], dict[str, Any]]:
     """The unit's state values before and after a ``flip`` (from the event's
     changes, completed from the faces it names)."""
     old: dict[str, Any] = {}
@@ -301,56 +307,68 @@ def _old_new_state(state, event: Event) -> tuple[dict[str, Any], dict[str, Any]]
     return old, new
 
 
-class SettleRule(BaseRule):
+#: a settle-point finding: its signature (a different one is a new finding)
+#: and what makes its violation, given the settle point's event
+Finding = tuple[object, Callable[[Event], Violation]]
+#: the findings of some hexes, by a key naming the finding
+Findings = dict[Hashable, Finding]
+
+
+class SettleRule(BaseRule[AuditState]):
     """Base of kinds judged at a settle point (``check_at``): each finding is
     reported once when it appears (or changes) and again only after it has
     been put right and reappears."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
-        self.check_at = getattr(ctx, "check_at", "step_end") or "step_end"
+        self.check_at: str = getattr(ctx, "check_at", "step_end") or "step_end"
         point = _POINT_EVENTS.get(self.check_at)
         self.point = point
         # game_end closes every open window (a log may stop inside an activation);
         # a finding already reported at the last settle point is not repeated
         self.subscribes = frozenset({point, "game_end"}) if point else _CHANGE_EVENTS | {"game_end"}
-        self.open: dict[Any, Any] = {}
+        self.open: dict[Hashable, object] = {}
 
     # a copy keeps what is open, what each hex showed (``_found``: values
     # are (signature, builder) pairs, shared) and how far it read the log
     _shallow = ("_found",)
+    # made at the first settle point (``__dict__.setdefault``)
+    _found: Findings
+    _hex_keys: dict[str, tuple[Hashable, ...]]
+    _mark: int
 
-    # Subclasses implement ``findings_in(state, hex_id)`` -> {key: (signature,
-    # function(event) -> Violation)}: the findings of one hex, which depend
-    # only on what is in that hex (its pieces, their order, faces and layers).
+    def findings_in(self, state: AuditState, hex_id: str) -> Findings:
+        """The findings of one hex, which depend only on what is in that hex
+        (its pieces, their order, faces and layers): each subclass says."""
+        raise NotImplementedError
 
-    def findings(self, state) -> dict[Any, tuple[Any, Any]]:
+    def findings(self, state: AuditState) -> Findings:
         """The findings of every occupied hex."""
-        out: dict[Any, tuple[Any, Any]] = {}
+        out: Findings = {}
         for hex_id in sorted({u.hex for u in state.units() if u.hex is not None}):
-            out.update(self.findings_in(state, hex_id))  # type: ignore[attr-defined]
+            out.update(self.findings_in(state, hex_id))
         return out
 
-    def _judge_changed(self, state, hexes) -> dict[Any, tuple[Any, Any]]:
+    def _judge_changed(self, state: AuditState, hexes: set[str]) -> Findings:
         """Judge again the hexes that changed since the last settle point;
         returns the findings of those hexes (the others keep theirs)."""
-        found = self.__dict__.setdefault("_found", {})
-        hex_keys = self.__dict__.setdefault("_hex_keys", {})
+        found: Findings = self.__dict__.setdefault("_found", {})
+        hex_keys: dict[str, tuple[Hashable, ...]] = self.__dict__.setdefault("_hex_keys", {})
         for hex_id in hexes:
             for key in hex_keys.pop(hex_id, ()):
                 found.pop(key, None)
-        fresh: dict[Any, tuple[Any, Any]] = {}
+        fresh: Findings = {}
         stacks = state.stacks
         for hex_id in sorted(hexes):
             if hex_id in stacks:
-                here = self.findings_in(state, hex_id)  # type: ignore[attr-defined]
+                here = self.findings_in(state, hex_id)
                 if here:
                     hex_keys[hex_id] = tuple(here)
                     fresh.update(here)
         found.update(fresh)
         return fresh
 
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         if event.kind not in self.subscribes:
             return []
         changed_since = getattr(state, "changed_since", None)
@@ -376,7 +394,7 @@ class SettleRule(BaseRule):
         return point_text(self.check_at)
 
 
-def _during_applies(during: Any, state, unit) -> bool:
+def _during_applies(during: Any, state: AuditState, unit: Unit) -> bool:
     if during in (None, "any", "always"):
         return True
     if during == "own_activation":
@@ -397,7 +415,7 @@ def _during_applies(during: Any, state, unit) -> bool:
     return state.phase in as_list(during)
 
 
-def _during_text(during: Any, scenario) -> str:
+def _during_text(during: Any, scenario: Scenario) -> str:
     if during in (None, "any", "always"):
         return "at any time"
     if during == "own_activation":
@@ -420,7 +438,7 @@ _ACTION_VERB = {"move": "moved", "enter": "entered the map", "leave": "left the 
 
 # -- status_forbids -------------------------------------------------------------------------
 @register("status_forbids")
-class StatusForbids(BaseRule):
+class StatusForbids(BaseRule[AuditState]):
     """A unit with status ``status`` (a selector over markers it carries, its
     state and tags) may not perform ``forbids`` (default ``move``) while
     ``during`` holds (``any``, ``own_activation``, ``own_phase``,
@@ -430,7 +448,7 @@ class StatusForbids(BaseRule):
     dragged along with the stack in the same step still counts (it is checked
     again at the end of the step)."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         actions = as_list(self.params.get("forbids", "move"))
         self.actions = frozenset(_ACTION_EVENTS.get(a, a) for a in actions)
@@ -438,7 +456,7 @@ class StatusForbids(BaseRule):
         self.cur_step: int | None = None
         self.moved_markers: list[tuple[str, str | None, str | None]] = []   # kind, from, to
         self.pending: list[tuple[Event, str]] = []       # moves of this step not flagged yet
-        self.flagged: set = set()                        # (step, uid)
+        self.flagged: set[tuple[int, str]] = set()       # (step, uid)
 
     def _new_step(self, step: int) -> None:
         if step != self.cur_step:
@@ -447,8 +465,8 @@ class StatusForbids(BaseRule):
             self.pending = []
             self.flagged = set()
 
-    def _status_markers(self, state, uid: str, from_hex: str | None, to_hex: str | None,
-                        late: bool = False) -> set:
+    def _status_markers(self, state: AuditState, uid: str, from_hex: str | None, to_hex: str | None,
+                        late: bool = False) -> set[str]:
         """Markers the unit carried when it left ``from_hex``; ``late`` (at the
         end of the step) counts only markers that travelled with it, not
         markers placed in the hex it left after it had gone."""
@@ -464,7 +482,7 @@ class StatusForbids(BaseRule):
             marks |= carried_markers(state, uid)
         return marks
 
-    def _violation(self, state, event: Event, unit, marks) -> Violation:
+    def _violation(self, state: AuditState, event: Event, unit: Unit, marks: set[str]) -> Violation:
         p = self.params
         status = describe_selector(p.get("status"), state.scenario, unit)
         action = _ACTION_VERB.get(event.kind, event.kind)
@@ -478,12 +496,13 @@ class StatusForbids(BaseRule):
             units=[unit.uid], hexes=[h for h in (event.from_hex, event.to_hex or unit.hex) if h],
             markers=sorted(marks), phase_at_event=state.phase, activation=state.active_formation)
 
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         if event.step != self.cur_step:
             self._new_step(event.step)
         p = self.params
         if event.kind == "marker_move":
-            self.moved_markers.append((event.marker, event.from_hex, event.to_hex))
+            if event.marker is not None:            # (the game adapter always names it)
+                self.moved_markers.append((event.marker, event.from_hex, event.to_hex))
             return []
         if event.kind == "step_end":
             if not self.pending:
@@ -505,7 +524,7 @@ class StatusForbids(BaseRule):
             self.pending.append((event, event.unit))
         return found
 
-    def _judge(self, state, event: Event, uid: str, late: bool = False) -> list[Violation]:
+    def _judge(self, state: AuditState, event: Event, uid: str, late: bool = False) -> list[Violation]:
         unit = state.unit(uid)
         marks = self._status_markers(state, uid, event.from_hex, event.to_hex, late)
         if not matches(self.params.get("status"), with_markers(unit, marks), state):
@@ -514,10 +533,10 @@ class StatusForbids(BaseRule):
         return [self._violation(state, event, unit, marks)]
 
 
-def _unit_ids(state):
+def _unit_ids(state: AuditState) -> Collection[str]:
     """The ids of the scenario's units (a mapping or set: for ``in`` and
     iteration only; not copied, as this is asked for every event)."""
-    us = getattr(state, "units_state", None)
+    us: Mapping[str, UnitState] | None = getattr(state, "units_state", None)
     if us is not None:
         return us
     return {u.uid for u in state.units()}     # pragma: no cover - foreign GameView
@@ -525,7 +544,7 @@ def _unit_ids(state):
 
 # -- state_never ----------------------------------------------------------------------------------
 @register("state_never")
-class StateNever(BaseRule):
+class StateNever(BaseRule[AuditState]):
     """Units matching ``subject`` may never show the ``state`` values
     (``{key: value or [values]}``) nor carry the ``markers``.  Reported when
     the condition appears (again after it has been put right)."""
@@ -533,23 +552,23 @@ class StateNever(BaseRule):
     subscribes = frozenset({"flip", "layer", "marker_add", "marker_move", "move", "enter", "add",
                             "transfer", "setup_end"})
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self.bad: dict[str, tuple[str, ...]] = {}      # uid -> what is wrong
 
-    def _candidates(self, state, event: Event) -> list[str]:
+    def _candidates(self, state: AuditState, event: Event) -> list[str]:
         ids = _unit_ids(state)
         if event.kind == "setup_end":
             return sorted(ids)
         if event.kind in ("marker_add", "marker_move"):
-            out = []
+            out: list[str] = []
             for h in (event.from_hex, event.to_hex):
                 if h is not None:
                     out.extend(u.uid for u in state.units_in(h))
             return out
-        return [event.unit] if event.unit in ids else []
+        return [event.unit] if event.unit is not None and event.unit in ids else []
 
-    def _wrong(self, state, uid: str, event: Event) -> tuple[str, ...]:
+    def _wrong(self, state: AuditState, uid: str, event: Event) -> tuple[str, ...]:
         p = self.params
         unit = state.unit(uid)
         if not unit.on_map and unit.box is None:
@@ -570,7 +589,7 @@ class StateNever(BaseRule):
                 wrong.append(marker_name(state.scenario, kind))
         return tuple(wrong)
 
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         out = []
         for uid in dict.fromkeys(self._candidates(state, event)):
             wrong = self._wrong(state, uid, event)
@@ -595,7 +614,7 @@ class StateNever(BaseRule):
 
 # -- transition_window ---------------------------------------------------------------------------
 @register("transition_window")
-class TransitionWindow(BaseRule):
+class TransitionWindow(BaseRule[AuditState]):
     """A change of units ``subject`` from state ``from`` to state ``to`` is
     legal only in ``phases`` (of the unit's own side with
     ``own_phase_only``) and, with ``condition``, only if in the snapshot
@@ -605,7 +624,7 @@ class TransitionWindow(BaseRule):
 
     subscribes = frozenset({"flip", "phase_end"})
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         cond = self.params.get("condition") or {}
         point = cond.get("snapshot", "phase_start") if cond else None
@@ -616,7 +635,7 @@ class TransitionWindow(BaseRule):
         p = self.params
         return _state_matches(p.get("from") or {}, old) and _state_matches(p.get("to") or {}, new)
 
-    def _phase_ok(self, state, unit) -> tuple[bool, str]:
+    def _phase_ok(self, state: AuditState, unit: Unit) -> tuple[bool, str]:
         p = self.params
         phases = as_list(p.get("phases"))
         names = _names([phase_name(state.scenario, x) for x in phases]) if phases else "any phase"
@@ -628,7 +647,7 @@ class TransitionWindow(BaseRule):
             return False, need
         return True, need
 
-    def _condition(self, state, uid: str) -> tuple[bool, str | None, bool]:
+    def _condition(self, state: AuditState, uid: str) -> tuple[bool, str | None, bool]:
         """(met, text, from_snapshot)."""
         cond = self.params.get("condition")
         if not cond:
@@ -654,7 +673,7 @@ class TransitionWindow(BaseRule):
             return False, text, snap is not None
         return True, None, snap is not None
 
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         p = self.params
         if event.kind == "phase_end":
             return self._mandatory(state, event)
@@ -685,7 +704,7 @@ class TransitionWindow(BaseRule):
                 confidence=None if from_snapshot else "inferred-phase")]
         return []
 
-    def _mandatory(self, state, event: Event) -> list[Violation]:
+    def _mandatory(self, state: AuditState, event: Event) -> list[Violation]:
         p = self.params
         if not p.get("mandatory"):
             return []
@@ -715,7 +734,7 @@ class TransitionWindow(BaseRule):
 
 # -- phase_sweep -------------------------------------------------------------------------------
 @register("phase_sweep")
-class PhaseSweep(BaseRule):
+class PhaseSweep(BaseRule[AuditState]):
     """At ``at`` (``{phase_end: id}``, ``{phase_start: id}`` or
     ``{turn_end: true}``): no unit or marker matching ``none_on_map`` is on
     the map, and every piece matching ``all_in_box.select`` is in a box of
@@ -726,7 +745,7 @@ class PhaseSweep(BaseRule):
 
     subscribes = frozenset({"phase_end", "phase_start", "turn_end"})
 
-    def _due(self, state, event: Event) -> bool:
+    def _due(self, state: AuditState, event: Event) -> bool:
         at = self.params.get("at") or {}
         if not isinstance(at, Mapping):
             at = {"phase_end": at}
@@ -737,7 +756,7 @@ class PhaseSweep(BaseRule):
             return True
         return False
 
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         if not self._due(state, event):
             return []
         out: list[Violation] = []
@@ -753,7 +772,7 @@ class PhaseSweep(BaseRule):
             out.extend(self._all_in_box(state, event, box, when))
         return out
 
-    def _none_on_map(self, state, event, sel, when) -> list[Violation]:
+    def _none_on_map(self, state: AuditState, event: Event, sel: Any, when: str) -> list[Violation]:
         out: list[Violation] = []
         scenario = state.scenario
         kinds = marker_kinds(sel)
@@ -771,7 +790,7 @@ class PhaseSweep(BaseRule):
                     who = f"{unit.name} ({unit.uid}) in {unit.hex}"
                     if left:
                         msg = (f"{who} is still marked {_names([marker_name(scenario, k) for k in left])} "
-                               f"{when}; every {_names([marker_name(scenario, k) for k in kinds])} marker "
+                               f"{when}; every {_names([marker_name(scenario, k) for k in kinds or ()])} marker "
                                f"must be removed by then.")
                     else:
                         msg = f"{who} is still on the map {when}; no unit {desc} may remain on the map then."
@@ -790,7 +809,7 @@ class PhaseSweep(BaseRule):
                     hexes=[hex_id], markers=sorted(by_hex[hex_id])))
         return out
 
-    def _all_in_box(self, state, event, spec, when) -> list[Violation]:
+    def _all_in_box(self, state: AuditState, event: Event, spec: Any, when: str) -> list[Violation]:
         out: list[Violation] = []
         scenario = state.scenario
         sel = spec.get("select") if isinstance(spec, Mapping) else None
@@ -798,7 +817,7 @@ class PhaseSweep(BaseRule):
         boxes = as_list(spec.get("box")) if isinstance(spec, Mapping) else []
         box_side = {b.id: b.side for b in scenario.boxes}
 
-        def fits(box_id, side) -> bool:
+        def fits(box_id: str | None, side: str | None) -> bool:
             if box_id is None:
                 return False
             if boxes and box_id not in boxes:
@@ -843,7 +862,7 @@ class _Pending:
 
 
 @register("obligation")
-class Obligation(BaseRule):
+class Obligation(BaseRule[AuditState]):
     """A trigger creates a pending obligation; when it is ``due`` (a settle
     point) every ``require`` item must hold, else one violation per unmet
     item, dated to the trigger's step.
@@ -858,7 +877,7 @@ class Obligation(BaseRule):
     items are checked in order; once an ``eliminate`` item is unmet, the
     later items (its consequences, such as a Wreck marker) are not reported."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         due = self.params.get("due") or getattr(ctx, "check_at", "step_end") or "step_end"
         self.due = _DUE_EVENTS.get(due, "step_end")
@@ -867,7 +886,7 @@ class Obligation(BaseRule):
         self.cur_step: int | None = None
         self.eliminated: list[tuple[str, str]] = []     # (uid, hex) this step
 
-    def _eliminated_from(self, state, event: Event) -> str | None:
+    def _eliminated_from(self, state: AuditState, event: Event) -> str | None:
         """The hex a unit was eliminated from by this event, if it was."""
         if event.unit is None or event.from_hex is None or event.unit not in _unit_ids(state):
             return None
@@ -876,18 +895,18 @@ class Obligation(BaseRule):
             return event.from_hex
         return None
 
-    def check(self, state, event: Event) -> Iterable[Violation]:
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         if event.step != self.cur_step:
             self.cur_step = event.step
             self.eliminated = []
         if event.kind == self.due:
             return self._resolve(state, event)
         hex_id = self._eliminated_from(state, event)
-        if hex_id is None:
+        uid = event.unit
+        if hex_id is None or uid is None:        # (a unit's elimination names it)
             return []
         trig = self.params.get("trigger") or {}
         kind = trig.get("event")
-        uid = event.unit
         unit = state.unit(uid)
         if kind == "last_unit_eliminated_in_hex":
             sel = trig.get("hex_contains")
@@ -910,7 +929,7 @@ class Obligation(BaseRule):
                 self.pending.append(_Pending(event, hex_id, (uid,), (uid,)))
         return []
 
-    def _resolve(self, state, event: Event) -> list[Violation]:
+    def _resolve(self, state: AuditState, event: Event) -> list[Violation]:
         out: list[Violation] = []
         when = point_text(self.due)
         for ob in self.pending:

@@ -8,8 +8,8 @@ set up on a 30x20 map) to a temporary folder, builds its module the way
 assembled and zipped), and reports seconds and peak memory (this process and
 its render workers).  pywargame, the only other tool that builds modules from
 data, needs Python 3.12+ and cannot be installed beside us here; its numbers
-on a 2-core machine (2.1 s for 1,000 and 9.0 s for 4,000 counters) are from
-docs/users-and-peers.md and are quoted, not measured in this run.
+on a 2-core machine (2.1 s for 1,000 and 9.0 s for 4,000 counters) come from
+the project's survey of peer tools and are quoted, not measured in this run.
 """
 
 from __future__ import annotations

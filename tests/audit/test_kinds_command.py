@@ -1,4 +1,4 @@
-"""command_range and per_turn_limit on the example scenarios (§5.5 rows
+"""command_range and per_turn_limit on the example scenarios (``docs/seed-rules.md`` §5.5 rows
 "command range", "activation limit").
 
 Example A at setup: HQ 85 (Mechanised HQ, command range 3 full / 2 reduced)

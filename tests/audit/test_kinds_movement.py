@@ -1,4 +1,4 @@
-"""movement_allowance and escorted_move on the example scenarios (§5.5 rows
+"""movement_allowance and escorted_move on the example scenarios (``docs/seed-rules.md`` §5.5 rows
 "movement (cross-cutting)", "movement exemptions", "HQ escorted move").
 
 Costs are computed by hand from the example's terrain rows and the rule's

@@ -1,4 +1,4 @@
-"""placement and setup_conformity on the example scenarios (§5.5 rows: HQ
+"""placement and setup_conformity on the example scenarios (``docs/seed-rules.md`` §5.5 rows: HQ
 rebuild, Combat Commander placements – Hero, Private, Smoke, Foxholes – and
 setup conformity)."""
 

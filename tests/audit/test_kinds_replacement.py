@@ -1,4 +1,4 @@
-"""replacement (seed 004:1.7a–d) on the WWI example: §5.5 rows RP
+"""replacement (seed 004:1.7a–d) on the WWI example: ``docs/seed-rules.md`` §5.5 rows RP
 eligibility and limits, priority, return placement and budget; each
 sub-check under its own ref."""
 

@@ -1,4 +1,4 @@
-"""stacking, stack_order and cohabitation on the example scenarios (§5.5
+"""stacking, stack_order and cohabitation on the example scenarios (``docs/seed-rules.md`` §5.5
 rows: stacking, HQ with own type, tank top of stack)."""
 
 from __future__ import annotations

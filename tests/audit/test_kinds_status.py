@@ -1,5 +1,5 @@
 """status_forbids, state_never, transition_window, phase_sweep and
-obligation on the example scenarios (§5.5 rows: Ops Complete / OOC forbid
+obligation on the example scenarios (``docs/seed-rules.md`` §5.5 rows: Ops Complete / OOC forbid
 move, broken tank not exploit-capable, HQ never Disrupted, helicopter one
 step, tank repair, Marker Removal sweep, HQ dies with its stack / Wreck)."""
 

@@ -1,5 +1,6 @@
 """Replay of the scripted logs VASSAL 3.7.26 wrote, against the ground truth
-of every step (``../shared/golden/logs``, README §4)."""
+of every step (``../shared/golden/logs``; the golden README describes its
+``*.truth.json`` files)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The JSON Schema of the scenario format (vmodtool/data/scenario.schema.json).
 
 Checks that the schema is a valid draft 2020-12 schema, that the worked
-examples of scenario-and-rules.md §3.10/§3.11 (our copies under fixtures/) and
+examples of docs/seed-rules.md §3.10/§3.11 (our copies under fixtures/) and
 any ``examples/*/scenario.yaml`` validate, and that typical mistakes fail at
 the JSON path where the user made them.
 """

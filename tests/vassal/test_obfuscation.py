@@ -1,4 +1,4 @@
-"""The savedGame encodings (docs §4.2)."""
+"""The savedGame encodings (docs/vassal-format.md §4.2)."""
 
 import lzma
 import zlib

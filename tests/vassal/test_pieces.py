@@ -7,7 +7,7 @@ import pytest
 from vmodtool.errors import FormatError
 from vmodtool.vassal.pieces import BasicPieceState, PieceDef, StackState, Trait, parse_basic_state, parse_stack_state
 
-# §3.5 worked example
+# docs/vassal-format.md §3.5 worked example
 EMB = ("emb2;Flip;128;F;;128;;;128;;;;1;false;0;0;us-1inf-back.png;+ (reduced);true;Step;;;"
        "false;;1;1;false;70,130;;;Flip side;1.0;;true")
 SLOT = (f"+/null/{EMB}\tmark;MovementFactor\\\tpiece;;;us-1inf-front.png;1st Inf Div"

@@ -1,5 +1,5 @@
 """Piece definitions against VASSAL 3.7.26's own decoding (golden ``pieces/``
-and ``traits/``, see the golden README §2 and §5)."""
+and ``traits/``; the golden README describes both folders)."""
 
 from __future__ import annotations
 

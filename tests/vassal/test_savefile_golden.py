@@ -1,5 +1,5 @@
 """Every corpus save and log against VASSAL 3.7.26's own decoding
-(../shared/golden/commands, README §3)."""
+(../shared/golden/commands, described in the golden README)."""
 
 import hashlib
 import html
@@ -22,7 +22,7 @@ def _load(golden_path: Path):
 
 
 def _prefix_key(text: str) -> str:
-    # the golden README §3 leaf key
+    # the leaf key of the golden README's commands/ part
     if text.startswith("LOG\t"):
         return "LOG\t" + _prefix_key(text[4:])
     if text == "":

@@ -1,4 +1,4 @@
-"""SequenceEncoder/Decoder: VASSAL's exact escaping (docs §3.1)."""
+"""SequenceEncoder/Decoder: VASSAL's exact escaping (docs/vassal-format.md §3.1)."""
 
 import pytest
 from hypothesis import given, settings

@@ -65,7 +65,7 @@ def test_embellishment_view():
 
 def test_embellishment_version0_legacy_fields():
     v = Trait("emb2;Activate;128;A;;128;;;128;;;;1;false;0;0;a.png;;true;L", "-1").view()
-    # version 0 with activate key 'A': converted, not always active (§3.4 field 25)
+    # version 0 with activate key 'A': converted, not always active (docs/vassal-format.md §3.4 field 25)
     assert v.version == 1 and not v.always_active and v.can_be_activated
     assert v.activate_keystroke == NamedKeyStroke(65, 130)
     assert Trait("emb2;;128;AB;;128;;;128;;;;1;false;0;0;a.png", "1").java_class \

@@ -1,5 +1,5 @@
 """Turn trackers: levels read from a buildFile, states decoded as VASSAL's
-``TurnTracker.setState`` does (§4.8), ids as ``UniqueIdManager`` numbers
+``TurnTracker.setState`` does (``docs/vassal-format.md`` §4.8), ids as ``UniqueIdManager`` numbers
 them."""
 
 from __future__ import annotations

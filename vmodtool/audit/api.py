@@ -43,8 +43,8 @@ _NO_CHANGES: Mapping[str, tuple[Any, Any]] = MappingProxyType({})
 
 @dataclass(frozen=True)
 class Annotation:
-    """A ``#kind args`` line a player typed in the chat (§4.6 of the rules
-    research): ``#attack 0302,0403 > 0503`` → kind ``attack``, ``args``
+    """A ``#kind args`` line a player typed in the chat (``docs/seed-rules.md``
+    §4.6): ``#attack 0302,0403 > 0503`` → kind ``attack``, ``args``
     ``{"from": ("0302", "0403"), "to": ("0503",), "text": "…"}``."""
 
     kind: str

@@ -68,7 +68,7 @@ class Context:
 @dataclass
 class PluginContext(Context):
     """The context of a plug-in rule.  Plug-ins are written against the
-    duck-typed API of ``docs/scenario-and-rules.md`` §3.12, where
+    duck-typed API of ``docs/seed-rules.md`` §3.12, where
     ``ctx.violation(event, message, **kw)`` takes no state: the engine sets
     :attr:`state` to the game state before each call, and the built-in
     signature ``violation(event, state, message, **kw)`` keeps working."""

@@ -7,7 +7,7 @@ events; the engine sends each event to the rules that subscribe to it and
 takes the snapshots rules may ask for (start of turn, phase, activation).
 A step that a later undo reverses is checked between :meth:`checkpoint` and
 :meth:`rollback`: its violations are reported as withdrawn and the rules
-forget it (``scenario-and-rules`` §4.8).  Copying rule memory only for those
+forget it (``docs/seed-rules.md`` §4.8).  Copying rule memory only for those
 steps keeps the cost per ordinary step at the dispatch itself.
 """
 

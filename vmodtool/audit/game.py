@@ -1,6 +1,6 @@
 """From a replayed log to the rules checker: VASSAL pieces become scenario
 units and markers, VASSAL events become audit events, chat reports become
-game time (``scenario-and-rules`` §4.2–§4.5).
+game time (``docs/seed-rules.md`` §4.2–§4.5).
 
 Identity: a unit is a piece whose ``UnitId`` property names a counter of
 the scenario (generated modules write it, §3.13); a marker counter is a

@@ -1,5 +1,5 @@
 """Game time from a log: turn, phasing side, phase and activation
-(``scenario-and-rules`` §4.4), plus players' chat annotations and dice.
+(``docs/seed-rules.md`` §4.4), plus players' chat annotations and dice.
 
 * **Turn tracker reports.** A generated module's TurnTracker reports
   ``* TT|<turn>|[<side>|]<phase>`` in the chat; the scenario's

@@ -1,7 +1,7 @@
 """Scenario units and markers → VASSAL piece definitions.
 
 Every unit piece is built the same way, so that logs read well and an audit
-can identify it (``docs/vassal-format.md`` §3; ``scenario-and-rules`` §3.13):
+can identify it (``docs/seed-rules.md`` §3.13; ``docs/vassal-format.md`` §3):
 
 * prototypes, layered: ``vmodtool unit`` (ReportState on every command,
   Mark Moved, Delete) → ``type: <unit type>`` (Marker ``UnitType``, ``Tags``,

@@ -452,7 +452,7 @@ class _Builder:
     def _row_label(label: str, spec: GridSpec, raw_c: int, raw_r: int, grid) -> str:
         """The row part of a label (the text a designer writes as a key of
         ``terrain.rows``): the V axis of flat-top maps, the H axis of
-        pointy-top ones (§5.5 (c))."""
+        pointy-top ones (``docs/vassal-format.md`` §5.5 (c))."""
         attrs = grid.numbering_attributes
         h, v = grid.grid.logical_column_row(*grid.grid.raw_center(raw_c, raw_r))
         axis, value = ("h", h) if spec.sideways else ("v", v)

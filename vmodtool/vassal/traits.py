@@ -1,7 +1,8 @@
 """Typed views and builders of VASSAL traits, and the piece name/properties.
 
 * :data:`DECORATOR_CLASSES` / :data:`BASIC_CLASSES` — VASSAL 3.7.26's prefix →
-  class table (``BasicCommandEncoder.decoratorFactories``, §3.2/§3.4).
+  class table (``BasicCommandEncoder.decoratorFactories``; ``docs/vassal-format.md``
+  §3.2/§3.4).
 * Views: :func:`view_of` gives a :class:`TraitView` subclass for a
   :class:`~vmodtool.vassal.pieces.Trait`; its fields are read with VASSAL's
   reader defaults for missing trailing fields (§3.4) and are attributes

@@ -7,7 +7,7 @@ e.g. ``#event Élan fr``). The *window* is the annotated step plus the next
 ``window_steps - 1`` logged steps; the consequences are checked when it closes.
 
 The module is self-contained: it imports nothing from vmodtool, because the
-plug-in API (docs/scenario-and-rules.md section 3.12) lands later. The engine
+plug-in API (docs/seed-rules.md §3.12) lands later. The engine
 passes duck-typed objects:
 
 ``ctx``    ``rule_id``, ``params``, ``scenario`` and

@@ -2,7 +2,7 @@
 
 This module is a vmodtool rule plug-in. It is deliberately self-contained:
 it imports nothing from vmodtool, so it keeps working while the plug-in API
-(docs/scenario-and-rules.md section 3.12) is still being built. The engine
+(docs/seed-rules.md §3.12) is still being built. The engine
 hands the plug-in duck-typed objects with these attributes:
 
 ``ctx`` (RuleContext)

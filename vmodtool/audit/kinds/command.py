@@ -1,5 +1,5 @@
-"""Command kinds: ``command_range`` (§2.5 item 4, §4.5 "Command range")
-and ``per_turn_limit`` (§2.5 item 6).
+"""Command kinds: ``command_range`` (``docs/seed-rules.md`` §2.5 item 4,
+§4.5 "Command range") and ``per_turn_limit`` (§2.5 item 6).
 
 ``command_range`` measures, when a formation's activation starts, how far
 each of its units is from the formation's HQ; a unit out of range must show

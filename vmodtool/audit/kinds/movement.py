@@ -1,5 +1,5 @@
-"""Movement kinds: ``movement_allowance`` (§2.5 item 3, §4.5 "Movement,
-precisely") and ``escorted_move`` (§2.5 item 12).
+"""Movement kinds: ``movement_allowance`` (``docs/seed-rules.md`` §2.5 item 3,
+§4.5 "Movement, precisely") and ``escorted_move`` (§2.5 item 12).
 
 The log gives only the old and the new hex of a drag, so
 ``movement_allowance`` charges the *cheapest legal* cost between them (a

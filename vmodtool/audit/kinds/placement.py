@@ -1,4 +1,5 @@
-"""Placement kinds: ``placement`` (§2.5 item 10: a piece entering the map)
+"""Placement kinds: ``placement`` (``docs/seed-rules.md`` §2.5 item 10: a
+piece entering the map)
 and ``setup_conformity`` (item 13: the at-start state against the
 scenario's setup)."""
 

@@ -1,4 +1,5 @@
-"""``replacement``: the compound replacement-point rule (seed 004:1.7a–d).
+"""``replacement``: the compound replacement-point rule (seed 004:1.7a–d,
+``docs/seed-rules.md`` §2.4).
 
 A *step gain* is a ``flip`` whose ``step`` state goes up (reduced → full)
 or a unit entering the map from a dead/eliminated box.  Each gain inside

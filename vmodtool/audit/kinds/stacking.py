@@ -1,4 +1,5 @@
-"""Settle-point kinds about what shares a hex: ``stacking`` (§2.5 items 1–2),
+"""Settle-point kinds about what shares a hex: ``stacking``
+(``docs/seed-rules.md`` §2.5 items 1–2),
 ``stack_order`` (item 5) and ``cohabitation``.
 
 They judge the state only at the rule's ``check_at`` point (§4.8: a stack

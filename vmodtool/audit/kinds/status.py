@@ -1,6 +1,6 @@
 """Status and time-window kinds: ``status_forbids``, ``state_never``,
-``transition_window``, ``phase_sweep`` and ``obligation`` (§2.5 items 7–9, 11
-and the obligations of §4.5).
+``transition_window``, ``phase_sweep`` and ``obligation``
+(``docs/seed-rules.md`` §2.5 items 7–9, 11 and the obligations of §4.5).
 
 The module also holds the small helpers the other kinds of this package
 share (which markers a unit carries, box roles, readable selectors,

@@ -11,22 +11,26 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vmodtool.scenario.problems import Path, Problem
 from vmodtool.scenario.source import Document
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 __all__ = ["scenario_schema", "schema_problems"]
 
 
 @lru_cache(maxsize=1)
-def scenario_schema() -> dict | None:
+def scenario_schema() -> dict[str, Any] | None:
     """The JSON Schema shipped with the package (``vmodtool/data``)."""
     try:
         text = resources.files("vmodtool").joinpath("data/scenario.schema.json").read_text("utf-8")
     except (FileNotFoundError, OSError):
         return None
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 
@@ -98,13 +102,13 @@ _TYPE_NAMES = {"string": "a text (string)", "integer": "a whole number", "number
                "null": "null"}
 
 
-def _explain(doc: Document, error) -> list[Problem]:
+def _explain(doc: Document, error: ValidationError) -> list[Problem]:
     path = _original_path(doc, list(error.absolute_path))
     v = error.validator
     if v in ("oneOf", "anyOf") and error.context:
         # explain the alternative the value came closest to: the branch with
         # the fewest errors, preferring the most specific (deepest) ones
-        branches: dict = {}
+        branches: dict[object, list[ValidationError]] = {}
         for sub in error.context:
             branches.setdefault(sub.relative_schema_path[0] if sub.relative_schema_path else 0,
                                 []).append(sub)
@@ -139,7 +143,7 @@ def _explain(doc: Document, error) -> list[Problem]:
     if v == "type":
         expected = error.validator_value
         names = expected if isinstance(expected, list) else [expected]
-        want = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
+        want = " or ".join(_TYPE_NAMES.get(str(n), str(n)) for n in names)
         raw = doc.is_unquoted_number(path)
         if raw is not None and "string" in names:
             value = error.instance
@@ -162,7 +166,8 @@ def _explain(doc: Document, error) -> list[Problem]:
     if v in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
         return [doc.problem(path, f"{_describe(error.instance)}: {error.message}")]
     if v == "not":
-        return [doc.problem(path, error.schema.get("description") or f"{_describe(error.instance)} is not allowed here")]
+        return [doc.problem(path, error.schema.get("description")
+                            or f"{_describe(error.instance)} is not allowed here")]
     return [doc.problem(path, error.message)]
 
 

@@ -12,6 +12,7 @@ error.  Nothing here raises another exception type for a bad file.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
@@ -19,7 +20,7 @@ from itertools import pairwise
 from pathlib import Path as FsPath
 from typing import Any
 
-from vmodtool.errors import VmodError
+from vmodtool.errors import PathLike, VmodError
 from vmodtool.scenario import model as M
 from vmodtool.scenario.mapgrid import SQRT3_2, AxisNumbering, GridSpec, MapGrid, alpha_index, build_map_grid
 from vmodtool.scenario.problems import Path, Problem, ScenarioProblems
@@ -37,7 +38,6 @@ RULE_KINDS = ("stacking", "stack_order", "cohabitation", "escorted_move", "oblig
               "setup_conformity", "plugin")
 END_TURN_CHIT = "end_turn"
 _PLUGIN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-PathLike = str | FsPath
 
 
 def load_scenario(path: PathLike) -> M.Scenario:
@@ -45,7 +45,7 @@ def load_scenario(path: PathLike) -> M.Scenario:
     every error (warnings alone do not stop loading)."""
     scenario, problems = check_scenario(path)
     if scenario is None or any(p.severity == "error" for p in problems):
-        raise ScenarioProblems(problems, file=str(path))
+        raise ScenarioProblems(problems, file=os.fspath(path))
     return scenario
 
 

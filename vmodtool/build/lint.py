@@ -35,9 +35,10 @@ from typing import Any
 from lxml import etree
 
 from vmodtool.errors import FormatError, VmodError
-from vmodtool.vassal.buildfile import BuildFile, vassal_text
+from vmodtool.vassal.buildfile import BoardEntry, BuildFile, vassal_text
 from vmodtool.vassal.grid import LocationError, grid_from_element
 from vmodtool.vassal.grid_common import parse_double_attribute
+from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata
 from vmodtool.vassal.module import BUILDFILE_NAMES, Module, version_tuple
 from vmodtool.vassal.pieces import PieceDef, Trait
 from vmodtool.vassal.sequence import decode_sequence
@@ -679,7 +680,6 @@ class _Linter:
         kind = "extensiondata" if m.extensiondata is not None else "moduledata"
         raw = m.extensiondata if m.extensiondata is not None else m.moduledata
         if raw is not None:
-            from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata
             cls = ExtensionMetadata if kind == "extensiondata" else ModuleMetadata
             try:
                 metadata = cls.parse(raw, file=f"{m.file}!{kind}")
@@ -708,7 +708,7 @@ class _Linter:
                          f"VASSAL reads '{wanted}' ({source}), but the archive has only "
                          f"'{present}': VASSAL reports 'no buildfile'", file=m.file,
                          detail={"expected_entry": wanted, "vassal_version": meta_version})
-        if metadata is not None and kind == "moduledata":
+        if isinstance(metadata, ModuleMetadata):  # kind == "moduledata"
             if metadata.name.strip() != bf.name.strip():
                 self.add("moduledata-name-mismatch",
                          f"moduledata name {metadata.name!r} differs from the buildFile root "
@@ -918,15 +918,15 @@ class _Linter:
 
     def check_setup_stacks(self) -> None:
         bf = self.bf
-        boards_by_map: dict[etree._Element, list] = {}
-        for board in bf.boards():
-            boards_by_map.setdefault(board.map_element, []).append(board)
+        boards_by_map: dict[etree._Element, list[BoardEntry]] = {}
+        for entry in bf.boards():
+            boards_by_map.setdefault(entry.map_element, []).append(entry)
         sizes = None
         for stack in bf.root.iter(*_SETUP_STACK_TAGS):
             map_element = next((a for a in stack.iterancestors(*_MAP_TAGS)), None)
             boards = boards_by_map.get(map_element, [])
             owning = stack.get("owningBoard", "")
-            board = None
+            board: BoardEntry | None = None
             if owning and owning != "<any>":
                 board = next((b for b in boards if b.name == owning), None)
                 if board is None:
@@ -1171,7 +1171,7 @@ class _Linter:
 
     def check_prototype_cycles(self) -> None:
         state: dict[str, int] = {}
-        reported: set[frozenset] = set()
+        reported: set[frozenset[str]] = set()
 
         def visit(name: str, stack: list[str]) -> None:
             state[name] = 1
@@ -1259,7 +1259,7 @@ class _Linter:
                 continue
             lines = [self.bf.line_of(e) for e, _ in users]
             self.add("duplicate-gpid", f"gpid {gpid} is used {len(users)} times ("
-                     + ", ".join(f"{w} line {n}" for (_, w), n in zip(users, lines)) + ")",
+                     + ", ".join(f"{w} line {n}" for (_, w), n in zip(users, lines, strict=True)) + ")",
                      users[1][0], detail={"gpid": gpid, "lines": lines})
         value = self.bf.root.get("nextPieceSlotId")
         if numbers and value is not None and _java_int_ok(value) and \

@@ -527,7 +527,9 @@ class Marker(TraitView):
         return self.PREFIX + (encode_sequence(self.keys, ",") or "")
 
     @classmethod
-    def build_type(cls, keys: Sequence[str] = ()) -> str:  # type: ignore[override]
+    def build_type(cls, keys: Sequence[str] = (), **values: Any) -> str:
+        if values:
+            raise TypeError(f"Marker has no field(s) {sorted(values)}")
         return cls.PREFIX + (encode_sequence([check_token(k, "marker name") for k in keys], ",")
                              or "")
 

@@ -255,7 +255,7 @@ class BuildFile:
         self._indent_unit = _DEFAULT_INDENT
         if root.tag not in ROOT_TAGS:
             raise FormatError(
-                f"root element is <{root.tag}>, expected one of "
+                f"root element is <{self.root_tag}>, expected one of "
                 + ", ".join(f"<{tag}>" for tag in ROOT_TAGS), file=file, place="root element")
         if original is not None:
             self._encoding = declared_encoding(original)
@@ -340,7 +340,7 @@ class BuildFile:
         records = self._records
         for node, record in zip(nodes, spans, strict=True):  # lengths checked above
             expected = _ELEMENT if isinstance(node.tag, str) else (
-                _COMMENT if node.tag is etree.Comment else _PI)
+                _COMMENT if isinstance(node, etree._Comment) else _PI)
             if expected != record.kind:
                 raise FormatError("cannot index the XML: byte scan and parser disagree "
                                   f"at byte {record.start}", file=self.file)
@@ -581,6 +581,7 @@ class BuildFile:
         records = self._records
         for node in self._root.iter():
             record = records.get(node)
+            marked: etree._Element | None
             if record is None or self._changed(node, record):
                 marked = node
             elif node.tail != record.tail:
@@ -724,7 +725,7 @@ class BuildFile:
         """Serialise a node that is not in the original bytes in VASSAL's
         style: attributes in the order given, children indented one level
         deeper than ``indent``."""
-        if node.tag is etree.Comment:
+        if isinstance(node, etree._Comment):
             out.append(self._encode(f"<!--{node.text or ''}-->"))
             return
         if isinstance(node, etree._ProcessingInstruction):

@@ -31,7 +31,7 @@ class BuildSummary:
     pieces: int
     prototypes: int
     images: int
-    board_size: tuple
+    board_size: tuple[int, int]
     title: str
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from PIL import Image, ImageDraw
@@ -18,6 +18,7 @@ from vmodtool.build.module import ModuleImages
 from vmodtool.render.board import module_board_image
 from vmodtool.render.counters import (
     CounterSpec,
+    CounterStyle,
     counter_specs,
     counter_style,
     face_filename,
@@ -77,12 +78,12 @@ class _CounterJobs:
     in this process meanwhile — or through ``render_all``'s file cache when
     ``cache_dir`` is given."""
 
-    def __init__(self, scenario: Scenario, style, px: int, jobs: int | None,
+    def __init__(self, scenario: Scenario, style: CounterStyle, px: int, jobs: int | None,
                  cache_dir: Path | None, progress: Progress | None) -> None:
         self.scenario, self.px, self.progress, self.cache_dir = scenario, px, progress, cache_dir
         self.jobs = jobs
         self.pool: ProcessPoolExecutor | None = None
-        self.futures: list = []
+        self.futures: list[Future[list[list[bytes]]]] = []
         self.specs: list[CounterSpec] = []
         if cache_dir is not None:
             return
@@ -111,8 +112,8 @@ class _CounterJobs:
             for i, chunk_specs in enumerate(self.chunks):
                 rendered = (self.futures[i].result() if self.pool is not None
                             else _render_chunk((chunk_specs, self.px)))
-                for spec, pngs in zip(chunk_specs, rendered):
-                    for (face, _), data in zip(spec.faces, pngs):
+                for spec, pngs in zip(chunk_specs, rendered, strict=True):  # one result per spec
+                    for (face, _), data in zip(spec.faces, pngs, strict=True):  # and per face
                         yield spec.id, face, face_filename(spec.id, face), data
                 done += len(chunk_specs)
                 if self.progress:

@@ -35,9 +35,10 @@ from typing import Any
 from lxml import etree
 
 from vmodtool.errors import FormatError, VmodError
-from vmodtool.vassal.buildfile import BuildFile, vassal_text
+from vmodtool.vassal.buildfile import BoardEntry, BuildFile, vassal_text
 from vmodtool.vassal.grid import LocationError, grid_from_element
 from vmodtool.vassal.grid_common import parse_double_attribute
+from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata
 from vmodtool.vassal.module import BUILDFILE_NAMES, Module, version_tuple
 from vmodtool.vassal.pieces import PieceDef, Trait
 from vmodtool.vassal.sequence import decode_sequence
@@ -679,7 +680,6 @@ class _Linter:
         kind = "extensiondata" if m.extensiondata is not None else "moduledata"
         raw = m.extensiondata if m.extensiondata is not None else m.moduledata
         if raw is not None:
-            from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata
             cls = ExtensionMetadata if kind == "extensiondata" else ModuleMetadata
             try:
                 metadata = cls.parse(raw, file=f"{m.file}!{kind}")
@@ -708,7 +708,7 @@ class _Linter:
                          f"VASSAL reads '{wanted}' ({source}), but the archive has only "
                          f"'{present}': VASSAL reports 'no buildfile'", file=m.file,
                          detail={"expected_entry": wanted, "vassal_version": meta_version})
-        if metadata is not None and kind == "moduledata":
+        if isinstance(metadata, ModuleMetadata):  # kind == "moduledata"
             if metadata.name.strip() != bf.name.strip():
                 self.add("moduledata-name-mismatch",
                          f"moduledata name {metadata.name!r} differs from the buildFile root "
@@ -753,10 +753,10 @@ class _Linter:
             if not isinstance(tag, str):
                 continue
             if element is not root:
-                self._check_attributes(element)
+                self._check_attributes(element, tag)
                 if "." in tag and not tag.startswith("VASSAL."):
                     custom.setdefault(tag, []).append(element)
-            self._collect_references(element)
+            self._collect_references(element, tag)
             if _short(tag) in ("PieceSlot", "CardSlot", "PrototypeDefinition"):
                 own = self.bf.text_of(element)
                 merged = vassal_text(element)
@@ -776,8 +776,8 @@ class _Linter:
                 self.add("custom-class", f"component class {tag} ({len(elements)} element(s)) is "
                          f"not part of VASSAL; {where}", elements[0])
 
-    def _check_attributes(self, element: etree._Element) -> None:
-        kinds = ATTRIBUTE_KINDS.get(element.tag, {})
+    def _check_attributes(self, element: etree._Element, tag: str) -> None:
+        kinds = ATTRIBUTE_KINDS.get(tag, {})
         for name, value in element.attrib.items():
             kind = kinds.get(name)
             if kind is None and name in _LAUNCH_KEYS:
@@ -817,8 +817,7 @@ class _Linter:
                 if problem:
                     self.add(problem[0], f"{what}: {problem[1]}", element, detail=detail)
 
-    def _collect_references(self, element: etree._Element) -> None:
-        tag = element.tag
+    def _collect_references(self, element: etree._Element, tag: str) -> None:
         for name, value in element.attrib.items():
             if name in _ICON_ATTRIBUTES:
                 self.ref_image(value, element, f"{_short(tag)} {name}")
@@ -903,30 +902,30 @@ class _Linter:
                     self.add("multi-board-without-setup", f"map {entry.name!r} has "
                              f"{len(boards)} boards and no <setup>: players choose the boards "
                              "when a game starts", picker)
-        for board in bf.boards():
-            if board.grid is None:
-                self.add("board-without-grid", f"board {board.name!r} has no grid: every "
-                         "location on it is 'offboard'", board.element)
+        for board_entry in bf.boards():
+            if board_entry.grid is None:
+                self.add("board-without-grid", f"board {board_entry.name!r} has no grid: every "
+                         "location on it is 'offboard'", board_entry.element)
         for element in bf.root.iter(*[t for t, n in _GRID_TAGS.items() if n in _NUMBERING]):
-            kind = _GRID_TAGS[element.tag]
+            kind = _GRID_TAGS[str(element.tag)]  # iter() yields only the named tags
             if not any(child.tag == _NUMBERING[kind] for child in element):
-                board = next((a for a in element.iterancestors(_BOARD_TAG)), None)
-                where = f" of board {board.get('name', '')!r}" if board is not None else ""
+                board_el = next((a for a in element.iterancestors(_BOARD_TAG)), None)
+                where = f" of board {board_el.get('name', '')!r}" if board_el is not None else ""
                 self.add("grid-without-numbering", f"{kind}{where} has no {kind}Numbering: "
                          "every location is reported as 'offboard' (in move reports too)",
                          element)
 
     def check_setup_stacks(self) -> None:
         bf = self.bf
-        boards_by_map: dict[etree._Element, list] = {}
-        for board in bf.boards():
-            boards_by_map.setdefault(board.map_element, []).append(board)
+        boards_by_map: dict[etree._Element | None, list[BoardEntry]] = {}  # None: outside any map
+        for entry in bf.boards():
+            boards_by_map.setdefault(entry.map_element, []).append(entry)
         sizes = None
         for stack in bf.root.iter(*_SETUP_STACK_TAGS):
             map_element = next((a for a in stack.iterancestors(*_MAP_TAGS)), None)
             boards = boards_by_map.get(map_element, [])
             owning = stack.get("owningBoard", "")
-            board = None
+            board: BoardEntry | None = None
             if owning and owning != "<any>":
                 board = next((b for b in boards if b.name == owning), None)
                 if board is None:
@@ -1171,7 +1170,7 @@ class _Linter:
 
     def check_prototype_cycles(self) -> None:
         state: dict[str, int] = {}
-        reported: set[frozenset] = set()
+        reported: set[frozenset[str]] = set()
 
         def visit(name: str, stack: list[str]) -> None:
             state[name] = 1
@@ -1259,14 +1258,14 @@ class _Linter:
                 continue
             lines = [self.bf.line_of(e) for e, _ in users]
             self.add("duplicate-gpid", f"gpid {gpid} is used {len(users)} times ("
-                     + ", ".join(f"{w} line {n}" for (_, w), n in zip(users, lines)) + ")",
+                     + ", ".join(f"{w} line {n}" for (_, w), n in zip(users, lines, strict=True)) + ")",
                      users[1][0], detail={"gpid": gpid, "lines": lines})
-        value = self.bf.root.get("nextPieceSlotId")
-        if numbers and value is not None and _java_int_ok(value) and \
-                max(numbers) >= int(value):
-            self.add("gpid-above-next-id", f"nextPieceSlotId is {value} but gpid "
+        next_id = self.bf.root.get("nextPieceSlotId")
+        if numbers and next_id is not None and _java_int_ok(next_id) and \
+                max(numbers) >= int(next_id):
+            self.add("gpid-above-next-id", f"nextPieceSlotId is {next_id} but gpid "
                      f"{max(numbers)} is in use (write max+1 = {max(numbers) + 1})",
-                     self.bf.root, detail={"next": int(value), "max_gpid": max(numbers)})
+                     self.bf.root, detail={"next": int(next_id), "max_gpid": max(numbers)})
 
     # ------------------------------------------------------------ images, files
     def _file_references(self) -> list[tuple[str, etree._Element, str]]:
@@ -1340,10 +1339,10 @@ class _Linter:
         for name, places in self.image_refs.items():
             entry = self.resolve_image(name)
             if entry is None:
-                element, what = places[0]
+                first_ref, what = places[0]
                 more = f" (and {len(places) - 1} more reference(s))" if len(places) > 1 else ""
                 self.add("missing-image", f"image {name!r} ({what}) is not in the archive "
-                         f"under images/{more}", element,
+                         f"under images/{more}", first_ref,
                          detail={"image": name, "references": len(places)})
             elif entry != "builtin":
                 used.add(entry)

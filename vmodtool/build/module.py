@@ -18,7 +18,7 @@ from lxml import etree
 from vmodtool.build import components as C
 from vmodtool.build.offmap import OffMapLayout, draw_off_map, layout_off_map
 from vmodtool.build.pieces import PieceFactory, unit_name
-from vmodtool.scenario.model import Scenario, SetupBox, SetupStack
+from vmodtool.scenario.model import Counter, Scenario, SetupBox, SetupStack, TurnStructure
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.buildfile import BuildFile
 from vmodtool.vassal.metadata import ModuleMetadata
@@ -162,7 +162,7 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
             "name": spec, "nDice": int(n), "nSides": int(sides), "text": spec,
             "tooltip": f"Roll {spec}", "reportFormat": DICE_REPORT, "reportTotal": int(n) > 1})
     if scenario.turns is not None:
-        _turn_tracker(root, scenario)
+        _turn_tracker(root, scenario, scenario.turns)
     if scenario.charts:
         window = C.add(root, "module.ChartWindow", {"name": "Charts", "text": "Charts",
                                                     "tooltip": "Charts and tables"})
@@ -197,8 +197,8 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
 
 # -- pieces -----------------------------------------------------------------------
 
-def _slot(parent, factory: PieceFactory, images: ModuleImages, gpids: _Gpids, counter,
-          face: str | None) -> None:
+def _slot(parent: etree._Element, factory: PieceFactory, images: ModuleImages, gpids: _Gpids,
+          counter: Counter, face: str | None) -> None:
     gpid = gpids.take()
     unit_type = factory.scenario.unit_type_of(counter)
     w, h = images.counter_size
@@ -207,7 +207,7 @@ def _slot(parent, factory: PieceFactory, images: ModuleImages, gpids: _Gpids, co
           text=factory.unit_definition(counter, face, gpid))
 
 
-def _chit_slot(parent, scenario: Scenario, factory: PieceFactory, images: ModuleImages,
+def _chit_slot(parent: etree._Element, scenario: Scenario, factory: PieceFactory, images: ModuleImages,
                gpids: _Gpids, chit: str) -> None:
     gpid = gpids.take()
     if chit == "end_turn":
@@ -220,14 +220,14 @@ def _chit_slot(parent, scenario: Scenario, factory: PieceFactory, images: Module
           text=factory.chit_definition(formation, images.chit[chit], name, gpid))
 
 
-def _palette(root, scenario: Scenario, factory: PieceFactory, images: ModuleImages,
+def _palette(root: etree._Element, scenario: Scenario, factory: PieceFactory, images: ModuleImages,
              gpids: _Gpids) -> None:
     window = C.add(root, "module.PieceWindow")
     tabs = C.add(window, "widget.TabWidget", {"entryName": "Counters"})
     formation_names = {f.id: f.name for f in scenario.formations}
     for side in scenario.game.sides:
         side_tab = C.add(tabs, "widget.TabWidget", {"entryName": side.name})
-        groups: dict[str, list] = {}
+        groups: dict[str, list[Counter]] = {}
         for counter in scenario.counters:
             if counter.side == side.id:
                 groups.setdefault(counter.formation or "", []).append(counter)
@@ -253,18 +253,18 @@ def _palette(root, scenario: Scenario, factory: PieceFactory, images: ModuleImag
 
 # -- maps -------------------------------------------------------------------------
 
-def _map(root, name: str, **extra) -> etree._Element:
-    overrides = {"mapName": name}
+def _map(root: etree._Element, name: str, **extra: object) -> etree._Element:
+    overrides: dict[str, object] = {"mapName": name}
     overrides.update(extra)
     return C.add(root, "module.Map", overrides)
 
 
-def _board_picker(map_el, board_name: str, image: str) -> etree._Element:
+def _board_picker(map_el: etree._Element, board_name: str, image: str) -> etree._Element:
     picker = C.add(map_el, "module.map.BoardPicker")
     return C.add(picker, "module.map.boardPicker.Board", {"image": image, "name": board_name})
 
 
-def _map_children(map_el) -> None:
+def _map_children(map_el: etree._Element) -> None:
     for cls in ("module.map.StackMetrics", "module.map.ForwardToKeyBuffer", "module.map.Scroller",
                 "module.map.ForwardToChatter", "module.map.MenuDisplayer",
                 "module.map.MapCenterer", "module.map.StackExpander", "module.map.PieceMover",
@@ -274,8 +274,7 @@ def _map_children(map_el) -> None:
         C.add(map_el, cls)
 
 
-def _turn_tracker(root, scenario: Scenario) -> None:
-    turns = scenario.turns
+def _turn_tracker(root: etree._Element, scenario: Scenario, turns: TurnStructure) -> None:
     log = scenario.log.get("turn_tracker", {}) if isinstance(scenario.log, dict) else {}
     levels = 1 + (1 if turns.player_turns else 0) + (1 if turns.phases else 0)
     tracker = C.add(root, "module.turn.TurnTracker", {

@@ -84,7 +84,7 @@ def layout_off_map(scenario: Scenario) -> OffMapLayout:
 
 def _hex(colour: str, default: tuple[int, int, int]) -> tuple[int, int, int]:
     try:
-        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))  # type: ignore[return-value]
+        return (int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16))
     except (TypeError, ValueError, IndexError):
         return default
 

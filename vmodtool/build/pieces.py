@@ -80,6 +80,7 @@ class PieceFactory:
         self.scenario = scenario
         self._definitions: dict[tuple[str, str | None], str] = {}
         self._shared: dict[str, Trait] = {}
+        self._layers: list[Trait] | None = None   # the status layers, built once
         self.unit_images = unit_images
         self.marker_images = marker_images
         self.layers: list[LayerMarker] = []
@@ -135,15 +136,15 @@ class PieceFactory:
 
     def _layer_traits(self) -> list[Trait]:
         """The status layers (same for every unit)."""
-        cached = self._shared.get("layers")
+        cached = self._layers
         if cached is None:
             cached = [T.Embellishment.build(
                 activate_command=_safe(layer.kind.name), activate_key="", up_command="",
                 image_names=[layer.image], level_names=[""], layer_name=layer.kind.id,
                 always_active=False, activate_keystroke=layer.keystroke,
                 description=f"{layer.kind.name} marker", state="-1") for layer in self.layers]
-            self._shared["layers"] = cached  # type: ignore[assignment]
-        return list(cached)  # type: ignore[arg-type]
+            self._layers = cached
+        return list(cached)
 
     def unit_traits(self, counter: Counter, face: str | None = None,
                     gpid: str = "") -> list[Trait]:

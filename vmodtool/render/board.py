@@ -33,7 +33,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
@@ -57,12 +57,18 @@ from vmodtool.render.board_symbols import (
 )
 from vmodtool.vassal.grid import HexGrid
 
+if TYPE_CHECKING:
+    from vmodtool.scenario import model as M
+    from vmodtool.scenario.mapgrid import MapGrid
+
 __all__ = ["BoardOptions", "BoardDrawing", "DrawnHexside", "board_drawing", "render_board",
            "write_board", "render_key", "write_key", "print_scale", "overlay_grid",
            "grid_overlay_drawing", "module_board_image", "PAPER", "DEFAULT_HEX_SIZE_IN"]
 
 Point = tuple[float, float]
-PathLike = Union[str, Path]
+PathLike = str | Path
+#: terrain id → (fill, texture kind, elevation)
+TerrainStyles = dict[str, tuple[Colour, str | None, int]]
 
 PAPER: Colour = (246, 242, 229)
 INK: Colour = (38, 36, 32)
@@ -135,20 +141,21 @@ class BoardDrawing:
         atomic_write(path, self.canvas.png_chunks(self.dpi))
 
 
-def print_scale(map_grid, dpi: float, hex_size_in: float = DEFAULT_HEX_SIZE_IN) -> float:
+def print_scale(map_grid: MapGrid, dpi: float, hex_size_in: float = DEFAULT_HEX_SIZE_IN) -> float:
     """The scale at which hexes are ``hex_size_in`` inches across the flats
     at ``dpi`` dots per inch."""
     if dpi <= 0 or hex_size_in <= 0:
         raise VmodError("--dpi and --hex-size must be more than 0")
-    return dpi * hex_size_in / abs(map_grid.grid.dy)
+    dy: float = map_grid.grid.dy
+    return dpi * hex_size_in / abs(dy)
 
 
 # --------------------------------------------------------------------------
 # terrain styles
 
-def _terrain_style(scenario) -> dict[str, tuple[Colour, str | None, int]]:
+def _terrain_style(scenario: M.Scenario) -> TerrainStyles:
     """terrain id → (fill, texture kind, elevation)."""
-    out = {}
+    out: TerrainStyles = {}
     for tid, tt in scenario.map.terrain_types.items():
         kind = texture_kind(tid, tt.name, tt.symbol)
         elev = tt.elevation or 0
@@ -171,7 +178,7 @@ _FEATURE_COLOUR = {"river": "#3a72c8", "stream": "#5b8fd6", "road": "#8a5a2b", "
                    "bridge": "#3a3a3a"}
 
 
-def _feature_style(htype, size: float) -> tuple[str, Colour, float]:
+def _feature_style(htype: M.HexsideType, size: float) -> tuple[str, Colour, float]:
     kind = hexside_kind(htype.id, htype.name, htype.symbol, htype.drawn_as)
     colour = parse_colour(htype.stroke or _FEATURE_COLOUR[kind])
     width = float(htype.width) if htype.width else _FEATURE_WIDTH[kind] * size
@@ -181,7 +188,7 @@ def _feature_style(htype, size: float) -> tuple[str, Colour, float]:
 # --------------------------------------------------------------------------
 # the board
 
-def board_drawing(scenario, options: BoardOptions | None = None) -> BoardDrawing:
+def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> BoardDrawing:
     """Record the board of ``scenario`` (nothing is rasterised yet)."""
     opts = options or BoardOptions()
     hmap = scenario.map
@@ -245,12 +252,12 @@ def board_drawing(scenario, options: BoardOptions | None = None) -> BoardDrawing
     return drawing
 
 
-def render_board(scenario, *, scale: float = 1.0, **options) -> Image.Image:
+def render_board(scenario: M.Scenario, *, scale: float = 1.0, **options: Any) -> Image.Image:
     """The board as a PIL image (``scale`` 1 = the VASSAL board)."""
     return board_drawing(scenario, BoardOptions(scale=scale, **options)).image()
 
 
-def write_board(scenario, path: PathLike, *, scale: float = 1.0, **options) -> BoardDrawing:
+def write_board(scenario: M.Scenario, path: PathLike, *, scale: float = 1.0, **options: Any) -> BoardDrawing:
     """Write the board as PNG (streamed band by band: any size fits in
     memory).  Refuses to overwrite the scenario or its board image."""
     inputs = [p for p in (scenario.path, scenario.map.board_image) if p]
@@ -260,7 +267,7 @@ def write_board(scenario, path: PathLike, *, scale: float = 1.0, **options) -> B
     return drawing
 
 
-def module_board_image(scenario) -> Image.Image:
+def module_board_image(scenario: M.Scenario) -> Image.Image:
     """The board image a module gets: the scenario's own ``board.image``
     (which must have the grid's board size) or the rendered board."""
     hmap = scenario.map
@@ -291,7 +298,8 @@ def _draw_frame(canvas: Canvas, geo: HexGeometry, board: tuple[int, int], size: 
                          outline=darken((238, 232, 214), 0.35), width=max(0.5, 0.008 * size))
 
 
-def _draw_contours(canvas: Canvas, geo: HexGeometry, hmap, styles, size: float) -> None:
+def _draw_contours(canvas: Canvas, geo: HexGeometry, hmap: M.HexMap, styles: TerrainStyles,
+                   size: float) -> None:
     sides = geo.sides()
     for label in geo.polygons:
         fill, _kind, elev = styles[hmap.terrain[label]]
@@ -315,7 +323,7 @@ def _draw_contours(canvas: Canvas, geo: HexGeometry, hmap, styles, size: float) 
                             max(0.5, 0.011 * size))
 
 
-def _draw_hexside_features(canvas: Canvas, drawing: BoardDrawing, scenario, geo: HexGeometry,
+def _draw_hexside_features(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry,
                            size: float) -> None:
     hmap = scenario.map
     along: list[tuple[str, Colour, float, tuple[Point, Point]]] = []
@@ -423,7 +431,7 @@ def _bridge(canvas: Canvas, colour: Colour, width: float, p: Point, q: Point, si
                     colour, width, round_caps=True)
 
 
-def _objective(canvas: Canvas, centre: Point, size: float, vp) -> None:
+def _objective(canvas: Canvas, centre: Point, size: float, vp: float | None) -> None:
     canvas.polygon(star(centre, 0.1 * size), fill=OBJECTIVE_RED, outline=(255, 250, 240),
                    width=0.012 * size)
     if vp is not None:
@@ -440,14 +448,15 @@ def _objective(canvas: Canvas, centre: Point, size: float, vp) -> None:
 class _KeyEntry:
     kind: str                 # terrain | hexside | objective | number
     text: str
-    ref: object = None
+    ref: str = ""             # the terrain or hexside type id
 
 
 class _SheetLayout:
     """The title cartouche and terrain key, laid out for a given width
     (board pixels), drawn under the map at any ``top``."""
 
-    def __init__(self, scenario, geo: HexGeometry, width: float, *, columns: int | None = None) -> None:
+    def __init__(self, scenario: M.Scenario, geo: HexGeometry, width: float, *,
+                 columns: int | None = None) -> None:
         self.scenario = scenario
         self.geo = geo
         self.unit = abs(geo.grid.dy)
@@ -477,7 +486,7 @@ class _SheetLayout:
         else:
             self.height = self.cart_h + self.pad + key_h + 0.3 * u + 2 * self.pad
 
-    def draw(self, canvas: Canvas, top: float, styles) -> None:
+    def draw(self, canvas: Canvas, top: float, styles: TerrainStyles) -> None:
         u = self.unit
         x = self.pad
         y = top + self.pad
@@ -504,7 +513,7 @@ class _SheetLayout:
             _draw_key_entry(canvas, entry, (ex, ey), u, styles, self.scenario)
 
 
-def _title_lines(scenario) -> list[tuple[str, float, str]]:
+def _title_lines(scenario: M.Scenario) -> list[tuple[str, float, str]]:
     game = scenario.game
     lines = [(game.title, 0.34, "bold")]
     if scenario.map.name and scenario.map.name != game.title:
@@ -523,7 +532,7 @@ def _title_lines(scenario) -> list[tuple[str, float, str]]:
     return lines
 
 
-def _key_entries(scenario) -> list[_KeyEntry]:
+def _key_entries(scenario: M.Scenario) -> list[_KeyEntry]:
     hmap = scenario.map
     used = set(hmap.terrain.values())
     out = [_KeyEntry("terrain", tt.name + (f" ({tt.elevation})" if tt.elevation else ""), tid)
@@ -540,7 +549,8 @@ def _key_entries(scenario) -> list[_KeyEntry]:
 _OBJECTIVE_WORD = {"ru": "Цель (ПО)", "fr": "Objectif (PV)", "de": "Ziel (SP)"}
 
 
-def _draw_key_entry(canvas: Canvas, entry: _KeyEntry, at: Point, u: float, styles, scenario) -> None:
+def _draw_key_entry(canvas: Canvas, entry: _KeyEntry, at: Point, u: float, styles: TerrainStyles,
+                    scenario: M.Scenario) -> None:
     x, y = at
     sw = 0.8 * u                                   # swatch: a small flat-top hex
     cx, cy = x + 0.15 * u + sw / 2, y + sw / 2
@@ -579,20 +589,20 @@ def _draw_key_entry(canvas: Canvas, entry: _KeyEntry, at: Point, u: float, style
     canvas.text((x + 1.15 * u, cy), entry.text, size=0.2 * u, fill=INK, style="regular", anchor="lm")
 
 
-def render_key(scenario, *, scale: float = 1.0, columns: int = 1,
+def render_key(scenario: M.Scenario, *, scale: float = 1.0, columns: int = 1,
                supersample: int | None = None) -> Image.Image:
     """The title cartouche and terrain key as a separate image (for a
     module's chart window or a rules sheet)."""
     return _key_canvas(scenario, scale, columns, supersample).render()
 
 
-def write_key(scenario, path: PathLike, *, scale: float = 1.0, columns: int = 2,
+def write_key(scenario: M.Scenario, path: PathLike, *, scale: float = 1.0, columns: int = 2,
               dpi: float | None = None) -> None:
     refuse_overwrite(path, *[p for p in (scenario.path, scenario.map.board_image) if p])
     atomic_write(path, _key_canvas(scenario, scale, columns, None).png_chunks(dpi))
 
 
-def _key_canvas(scenario, scale: float, columns: int, supersample: int | None) -> Canvas:
+def _key_canvas(scenario: M.Scenario, scale: float, columns: int, supersample: int | None) -> Canvas:
     mgrid = scenario.map.grid
     geo = HexGeometry.build(mgrid.grid, {})
     probe = _SheetLayout(scenario, geo, 1e9, columns=columns)
@@ -644,7 +654,7 @@ def grid_overlay_drawing(size: tuple[int, int], grid: HexGrid,
     return canvas, geo
 
 
-def overlay_grid(image: Image.Image, grid: HexGrid | object,
+def overlay_grid(image: Image.Image, grid: HexGrid | MapGrid,
                  cells: Mapping[str, tuple[int, int]] | None = None, *,
                  colour: Colour = (220, 30, 30), numbers: bool = True) -> Image.Image:
     """``image`` with the grid drawn over it.  ``grid`` is a VASSAL
@@ -661,7 +671,8 @@ def read_image(path: PathLike, what: str = "the image") -> Image.Image:
     """A user's image, loaded whole; a clear error for a file Pillow cannot
     read or one past Pillow's decompression-bomb limit."""
     try:
-        with Image.open(path) as img:
+        img = Image.open(path)  # not ``as img``: Pillow's __enter__ -> Self reads as Any here
+        with img:
             img.load()
             return img.copy()
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
@@ -677,7 +688,7 @@ def grid_from_vassal_attributes(attributes: Mapping[str, str], size: tuple[int, 
     return HexGrid.from_attributes(grid_attrs, numbering_attrs, container_size=size)
 
 
-def write_grid_overlay(image: Image.Image, grid: HexGrid | object, path: PathLike, *,
+def write_grid_overlay(image: Image.Image, grid: HexGrid | MapGrid, path: PathLike, *,
                        numbers: bool = True) -> int:
     """Write ``image`` with ``grid`` over it as PNG (atomically); returns how
     many hexes were drawn (a scenario grid's hexes, or every hex of a VASSAL
@@ -696,21 +707,25 @@ def write_grid_overlay(image: Image.Image, grid: HexGrid | object, path: PathLik
 def grid_from_options(*, orientation: str = "flat_top", hex_height: float | None = None,
                       hex_width: float | None = None, origin: tuple[int, int] | None = None,
                       columns: int = 10, rows: int = 8, offset_parity: str = "even",
-                      margin: int = 24, numbering: Mapping[str, object] | None = None):
+                      margin: int = 24, numbering: Mapping[str, object] | None = None) -> MapGrid:
     """A scenario ``MapGrid`` from the grid keys of the scenario format."""
     from vmodtool.scenario.mapgrid import AxisNumbering, GridSpec, build_map_grid
 
     num = dict(numbering or {})
-    if hex_height is None and hex_width is None:
-        raise VmodError("give --hex-height (and optionally --hex-width), a --scenario, or --vassal attributes")
     if hex_height is None:
+        if hex_width is None:
+            raise VmodError("give --hex-height (and optionally --hex-width), a --scenario, or --vassal attributes")
         hex_height = hex_width / (math.sqrt(3) / 2) if orientation == "flat_top" \
             else hex_width * math.sqrt(3) / 2
+    column = num.get("column", AxisNumbering())
+    row = num.get("row", AxisNumbering())
+    if not isinstance(column, AxisNumbering) or not isinstance(row, AxisNumbering):
+        raise TypeError("numbering['column'] and numbering['row'] are AxisNumbering values")
     spec = GridSpec(orientation=orientation, hex_height=float(hex_height),
                     hex_width=float(hex_width) if hex_width else None, columns=columns, rows=rows,
                     offset_parity=offset_parity, margin=margin, origin=origin,
                     first=str(num.get("first", "column")), separator=str(num.get("separator", "")),
-                    column=num.get("column", AxisNumbering()), row=num.get("row", AxisNumbering()),
+                    column=column, row=row,
                     stagger=bool(num.get("stagger", False)))
     grid = build_map_grid(spec)
     if grid.problems:

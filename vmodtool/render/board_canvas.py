@@ -19,6 +19,7 @@ import struct
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -37,7 +38,7 @@ BAND_PIXELS = 12_000_000
 class _Op:
     kind: str
     bbox: tuple[float, float, float, float]   # output pixels
-    args: tuple
+    args: tuple[Any, ...]          # the drawing call's arguments, by kind
 
 
 class Canvas:
@@ -109,8 +110,8 @@ class Canvas:
         px = size * self.scale
         font = load_font(style, max(1, int(round(px))))
         hw = halo_width * self.scale if halo else 0.0
-        l, t, r, b = font.getbbox(text, anchor=anchor, stroke_width=int(round(hw)))
-        box = (x + l - 1, y + t - 1, x + r + 1, y + b + 1)
+        left, top, right, bottom = font.getbbox(text, anchor=anchor, stroke_width=int(round(hw)))
+        box = (x + left - 1, y + top - 1, x + right + 1, y + bottom + 1)
         self.ops.append(_Op("text", box, (x, y, text, px, fill, style, anchor, halo, hw)))
         s = self.scale
         return box[0] / s, box[1] / s, box[2] / s, box[3] / s
@@ -118,8 +119,8 @@ class Canvas:
     def text_size(self, text: str, *, size: float, style: str = "regular") -> tuple[float, float]:
         """Width and height of ``text`` in board pixels."""
         font = load_font(style, max(1, int(round(size * self.scale))))
-        l, t, r, b = font.getbbox(text)
-        return (r - l) / self.scale, (b - t) / self.scale
+        left, top, right, bottom = font.getbbox(text)
+        return (right - left) / self.scale, (bottom - top) / self.scale
 
     # -- rasterising -----------------------------------------------------
 

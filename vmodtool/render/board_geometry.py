@@ -181,7 +181,7 @@ class HexGeometry:
     def sides(self) -> dict[frozenset[str], tuple[Point, Point]]:
         """Every side between two hexes of the map (for grid lines)."""
         out: dict[frozenset[str], tuple[Point, Point]] = {}
-        for label, near in self.neighbours.items():
+        for label in self.neighbours:
             poly = self.outlines[label]
             key = self._keys[label]
             for i, (du, dv) in enumerate(_NEIGHBOUR_OFFSETS):

@@ -16,6 +16,7 @@ import random
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from vmodtool.render.board_canvas import Canvas, Colour
 
@@ -61,7 +62,7 @@ def parse_colour(text: str | None, default: str = "#e6e0c0") -> Colour:
 
 def mix(a: Colour, b: Colour, t: float) -> Colour:
     """``a`` moved a fraction ``t`` towards ``b``."""
-    return tuple(int(round(x + (y - x) * t)) for x, y in zip(a[:3], b[:3]))
+    return tuple(int(round(x + (y - x) * t)) for x, y in zip(a[:3], b[:3], strict=True))
 
 
 def darken(c: Colour, t: float) -> Colour:
@@ -295,7 +296,7 @@ def dashes(points: Sequence[Point], on: float, off: float) -> Iterable[list[Poin
     pattern = [on, off]
     state, left = 0, on
     current: list[Point] = [points[0]]
-    for (x1, y1), (x2, y2) in zip(points, points[1:]):
+    for (x1, y1), (x2, y2) in pairwise(points):
         seg = math.hypot(x2 - x1, y2 - y1)
         pos = 0.0
         while seg - pos > left:

@@ -47,7 +47,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write
@@ -103,12 +103,13 @@ def _colour(text: Any, what: str) -> RGB:
     if re.fullmatch(r"#[0-9a-fA-F]{6}", s):
         return (int(s[1:3], 16), int(s[3:5], 16), int(s[5:7], 16))
     if re.fullmatch(r"#[0-9a-fA-F]{3}", s):
-        return tuple(int(c * 2, 16) for c in s[1:])  # type: ignore[return-value]
+        return (int(s[1] * 2, 16), int(s[2] * 2, 16), int(s[3] * 2, 16))
     raise CounterError(f"bad colour {text!r} for {what}: write it as #rrggbb")
 
 
 def _mix(a: RGB, b: RGB, t: float) -> RGB:
-    return tuple(round(x + (y - x) * t) for x, y in zip(a, b))  # type: ignore[return-value]
+    return (round(a[0] + (b[0] - a[0]) * t), round(a[1] + (b[1] - a[1]) * t),
+            round(a[2] + (b[2] - a[2]) * t))
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ def counter_style(scenario: Any) -> CounterStyle:
                 "reduced_states", CounterStyle.reduced_states)),
         )
     except CounterError as exc:
-        raise exc.located(file=scenario.path)
+        raise exc.located(file=scenario.path) from None
     except (TypeError, ValueError) as exc:
         raise CounterError(f"{where}: bad value ({exc})", file=scenario.path) from None
     # every bundled font must be present (clear error on a broken install)
@@ -287,7 +288,7 @@ def _unit_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:
             try:
                 check_nato(n.symbol, n.size, n.modifiers, where=f"unit type {utype.id}")
             except NatoError as exc:
-                raise exc.located(file=scenario.path)
+                raise exc.located(file=scenario.path) from None
             nato = (n.symbol, n.size, tuple(n.modifiers), bool(n.hq))
         step_values, steps = _steps_of(utype)
         faces = []
@@ -297,7 +298,7 @@ def _unit_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:
                 regions = tuple((r, _format_region(fmt, face.factors, where, r))
                                 for r, fmt in layout.items() if r in REGIONS)
             except CounterError as exc:
-                raise exc.located(file=scenario.path)
+                raise exc.located(file=scenario.path) from None
             step_value = face.state.get("step") if face.state else None
             lighter = index > 0
             reduced = (step_value is not None and step_values.index(step_value) > 0) or \
@@ -374,7 +375,7 @@ def counter_specs(scenario: Any, style: CounterStyle | None = None) -> list[Coun
             try:
                 _layout_texts(face, _FIT_REFERENCE_PX)
             except CounterError as exc:
-                raise exc.located(file=scenario.path)
+                raise exc.located(file=scenario.path) from None
     return specs
 
 
@@ -400,7 +401,7 @@ def _fit_scale(text: str, font: str, nominal_frac: float, max_w_frac: float, whe
 
 
 def _font_for(text: str, font: str, nominal_frac: float, max_w_frac: float, px: int,
-              where: str, what: str):
+              where: str, what: str) -> ImageFont.FreeTypeFont:
     scale = _fit_scale(text, font, nominal_frac, max_w_frac, where, what)
     size = max(4, round(nominal_frac * scale * px))
     f = fonts.load_font(font, size)
@@ -529,7 +530,7 @@ def _layout_texts(face: FaceSpec, px: int) -> list[_Text]:
     g = _geometry(face)
     top_f, bottom_f, side_f = _ROW_FRACS.get(face.layout_style, _ROW_FRACS["tactical"])
     m = 0.06
-    for row, (l_, mid, r_), y, frac in (
+    for _row, (l_, mid, r_), y, frac in (
             ("top", ("top_left", "top", "top_right"), g["top_y"], top_f),
             ("bottom", ("bottom_left", "bottom", "bottom_right"), g["bottom_y"], bottom_f)):
         present = [r for r in (l_, mid, r_) if r in regions]
@@ -749,7 +750,7 @@ def _render_job(job: tuple[CounterSpec, int, bool, list[str]]) -> list[bytes]:
 
 def _write_job(out_dir: Path, job: tuple[CounterSpec, int, bool, list[str]]) -> None:
     data = _render_job(job)
-    for rel, blob in zip(job[3], data):
+    for rel, blob in zip(job[3], data, strict=True):  # one path per rendered face
         atomic_write(out_dir / rel, blob)
 
 
@@ -759,7 +760,7 @@ def _worker(args: tuple[str, tuple[CounterSpec, int, bool, list[str]]]) -> int:
     return len(job[3])
 
 
-def render_all(scenario: Any, out_dir: str | os.PathLike, *,
+def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
                resolutions: Sequence[str | int] = ("vassal", 300),
                jobs: int | None = None, cache: bool = True,
                progress: Callable[[int, int], None] | None = None,
@@ -799,7 +800,7 @@ def render_all(scenario: Any, out_dir: str | os.PathLike, *,
         for spec in specs:
             key = spec.key(px, border)
             paths = [f"{rdir}/{face_filename(spec.id, name)}" for name, _f in spec.faces]
-            for (name, _f), rel in zip(spec.faces, paths):
+            for (name, _f), rel in zip(spec.faces, paths, strict=True):
                 entries.append(ManifestEntry(spec.id, name, rdir, rel, px, key, spec.kind, spec.count))
             if cache and all(old.get(p) == key and (out / p).is_file() for p in paths):
                 cached += len(paths)

@@ -187,13 +187,12 @@ def layout_sheets(specs: Sequence[CounterSpec], size_px: int, options: SheetOpti
     layout = SheetLayout(options, size_px, (pw, ph), per_sheet=len(cells))
     for start in range(0, len(order), len(cells)):
         sheet = []
-        for idx, (x, y, ci, ri) in zip(order[start:start + len(cells)], cells):
+        for idx, (x, y, ci, ri) in zip(order[start:start + len(cells)], cells, strict=False):  # last sheet: part
             if options.flip == "long":
                 bx, by = mirror_x(x, size_px, pw), y
             else:
                 bx, by = x, ph - y - size_px
-            l, t, r, b = edge_bleed(ci, ri)
-            sheet.append(Placement(idx, x, y, bx + dx, by + dy, (l, t, r, b)))
+            sheet.append(Placement(idx, x, y, bx + dx, by + dy, edge_bleed(ci, ri)))
         layout.sheets.append(sheet)
     edges_x = sorted(set(cols) | {c + size_px for c in cols})
     edges_y = sorted(set(rows) | {r + size_px for r in rows})
@@ -204,25 +203,28 @@ def layout_sheets(specs: Sequence[CounterSpec], size_px: int, options: SheetOpti
 # -- drawing ----------------------------------------------------------------------------
 def _bled(img: Image.Image, bleed: tuple[int, int, int, int]) -> Image.Image:
     """``img`` with its edge pixels stretched outwards by the bleed."""
-    l, t, r, b = bleed
+    left, top, right, bottom = bleed
     if not any(bleed):
         return img
     w, h = img.size
-    out = Image.new("RGB", (w + l + r, h + t + b))
-    if l:
-        out.paste(img.crop((0, 0, 1, h)).resize((l, h)), (0, t))
-    if r:
-        out.paste(img.crop((w - 1, 0, w, h)).resize((r, h)), (l + w, t))
-    if t:
-        out.paste(img.crop((0, 0, w, 1)).resize((w, t)), (l, 0))
-    if b:
-        out.paste(img.crop((0, h - 1, w, h)).resize((w, b)), (l, t + h))
-    for (cx, cy), (px, py, pw, ph) in (((0, 0), (0, 0, l, t)), ((w - 1, 0), (l + w, 0, r, t)),
-                                       ((0, h - 1), (0, t + h, l, b)),
-                                       ((w - 1, h - 1), (l + w, t + h, r, b))):
+    out = Image.new("RGB", (w + left + right, h + top + bottom))
+    if left:
+        out.paste(img.crop((0, 0, 1, h)).resize((left, h)), (0, top))
+    if right:
+        out.paste(img.crop((w - 1, 0, w, h)).resize((right, h)), (left + w, top))
+    if top:
+        out.paste(img.crop((0, 0, w, 1)).resize((w, top)), (left, 0))
+    if bottom:
+        out.paste(img.crop((0, h - 1, w, h)).resize((w, bottom)), (left, top + h))
+    for (cx, cy), (px, py, pw, ph) in (((0, 0), (0, 0, left, top)),
+                                       ((w - 1, 0), (left + w, 0, right, top)),
+                                       ((0, h - 1), (0, top + h, left, bottom)),
+                                       ((w - 1, h - 1), (left + w, top + h, right, bottom))):
         if pw and ph:
-            out.paste(img.getpixel((cx, cy)), (px, py, px + pw, py + ph))
-    out.paste(img, (l, t))
+            pixel = img.getpixel((cx, cy))
+            if pixel is not None:  # None only for an image without bands
+                out.paste(pixel, (px, py, px + pw, py + ph))
+    out.paste(img, (left, top))
     return out
 
 
@@ -275,13 +277,13 @@ def _compose(layout: SheetLayout, specs: Sequence[CounterSpec], sheet_no: int, b
     # bleed first, then the counters themselves (abutting die-cut counters overwrite bleed)
     for p in placements:
         img = face_img(p.spec_index, 1 if back else 0)
-        l, t, r, b = p.bleed
+        left, top, right, bottom = p.bleed
         if back and opts.flip == "long":
-            l, r = r, l
+            left, right = right, left
         elif back:
-            t, b = b, t
+            top, bottom = bottom, top
         x, y = (p.back_x, p.back_y) if back else (p.x, p.y)
-        page.paste(_bled(img, (l, t, r, b)), (x - l, y - t))
+        page.paste(_bled(img, (left, top, right, bottom)), (x - left, y - top))
     for p in placements:
         img = face_img(p.spec_index, 1 if back else 0)
         page.paste(img, (p.back_x, p.back_y) if back else (p.x, p.y))
@@ -410,8 +412,8 @@ class SheetResult:
     per_sheet: int
 
 
-def write_sheets(scenario: Any, pdf_path: str | os.PathLike | None, options: SheetOptions,
-                 *, png_dir: str | os.PathLike | None = None, jobs: int | None = None,
+def write_sheets(scenario: Any, pdf_path: str | os.PathLike[str] | None, options: SheetOptions,
+                 *, png_dir: str | os.PathLike[str] | None = None, jobs: int | None = None,
                  progress: Callable[[int, int], None] | None = None,
                  specs: Sequence[CounterSpec] | None = None) -> SheetResult:
     """Render the print sheets of a scenario into a PDF and/or sheet PNGs
@@ -429,7 +431,7 @@ def write_sheets(scenario: Any, pdf_path: str | os.PathLike | None, options: She
     try:
         layout, pages = render_sheet_pages(specs, size, options, jobs=jobs, progress=progress)
     except SheetError as exc:
-        raise exc.located(file=scenario.path)
+        raise exc.located(file=scenario.path) from None
     names: list[str] = []
     for i in range(len(layout.sheets)):
         names.append(f"sheet-{i + 1:02d}-front.png")
@@ -443,7 +445,7 @@ def write_sheets(scenario: Any, pdf_path: str | os.PathLike | None, options: She
     if png_dir is not None:
         folder = Path(png_dir)
         folder.mkdir(parents=True, exist_ok=True)
-        for name, data in zip(names, pages):
+        for name, data in zip(names, pages, strict=True):  # a name for every page
             atomic_write(folder / name, data)
             pngs.append(folder / name)
     pdf = None

@@ -12,13 +12,17 @@ error.  Nothing here raises another exception type for a bad file.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
+from itertools import pairwise
 from pathlib import Path as FsPath
-from typing import Any, Union
+from typing import Any
 
+from vmodtool.errors import PathLike, VmodError
 from vmodtool.scenario import model as M
-from vmodtool.scenario.mapgrid import SQRT3_2, AxisNumbering, GridSpec, alpha_index, build_map_grid
+from vmodtool.scenario.mapgrid import SQRT3_2, AxisNumbering, GridSpec, MapGrid, alpha_index, build_map_grid
 from vmodtool.scenario.problems import Path, Problem, ScenarioProblems
 from vmodtool.scenario.rule_refs import RuleReferences
 from vmodtool.scenario.schema_check import scenario_schema, schema_problems
@@ -34,7 +38,6 @@ RULE_KINDS = ("stacking", "stack_order", "cohabitation", "escorted_move", "oblig
               "setup_conformity", "plugin")
 END_TURN_CHIT = "end_turn"
 _PLUGIN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-PathLike = Union[str, FsPath]
 
 
 def load_scenario(path: PathLike) -> M.Scenario:
@@ -42,7 +45,7 @@ def load_scenario(path: PathLike) -> M.Scenario:
     every error (warnings alone do not stop loading)."""
     scenario, problems = check_scenario(path)
     if scenario is None or any(p.severity == "error" for p in problems):
-        raise ScenarioProblems(problems, file=str(path))
+        raise ScenarioProblems(problems, file=os.fspath(path))
     return scenario
 
 
@@ -270,7 +273,8 @@ class _Builder:
             # regular hexes: row spacing = column spacing / (√3/2) on flat-top maps,
             # × √3/2 on pointy-top ones
             hex_height = hex_width / SQRT3_2 if orientation == "flat_top" else hex_width * SQRT3_2
-        parity_key = "shifted_rows" if orientation == "pointy_top" and "shifted_rows" in self.get(p, dict, {}) else "low_columns"
+        pointy_shifted = orientation == "pointy_top" and "shifted_rows" in self.get(p, dict, {})
+        parity_key = "shifted_rows" if pointy_shifted else "low_columns"
         parity = self.text(p + (parity_key,), "even") or "even"
         origin = self.get(p + ("origin",), list)
         origin_t = None
@@ -298,7 +302,9 @@ class _Builder:
             return None
         try:
             grid = build_map_grid(spec)
-        except Exception as exc:  # a grid VASSAL itself would refuse
+        # a grid VASSAL itself would refuse (FormatError), or sizes that are not
+        # finite numbers (.inf / .nan in YAML)
+        except (VmodError, ValueError, ArithmeticError) as exc:
             self.err(p + ("grid",), f"the grid cannot be built: {exc}")
             return None
         for message in grid.problems[:5]:
@@ -308,7 +314,7 @@ class _Builder:
         ttypes: dict[str, M.TerrainType] = {}
         codes: dict[str, str] = {}
         for tid, tdef in self.get(p + ("terrain_types",), dict, {}).items():
-            tp = p + ("terrain_types", tid)
+            tp: Path = p + ("terrain_types", tid)
             if not isinstance(tdef, dict):
                 continue
             code = self.text(tp + ("code",))
@@ -326,7 +332,8 @@ class _Builder:
             self.err(p + ("terrain_types",), "define at least one terrain type (e.g. clear)")
         # terrain per hex
         tp = p + ("terrain",)
-        default = self.ref(tp + ("default",), ttypes, "terrain type") if self.get(tp + ("default",)) is not None else None
+        default = (self.ref(tp + ("default",), ttypes, "terrain type")
+                   if self.get(tp + ("default",)) is not None else None)
         if default is None:
             default = next(iter(ttypes), "clear")
         terrain = {h: default for h in hexes}
@@ -347,7 +354,7 @@ class _Builder:
         # hexsides
         htypes: dict[str, M.HexsideType] = {}
         for hid, hdef in self.get(p + ("hexside_types",), dict, {}).items():
-            hp = p + ("hexside_types", hid)
+            hp: Path = p + ("hexside_types", hid)
             if isinstance(hdef, dict):
                 htypes[str(hid)] = M.HexsideType(str(hid), self.text(hp + ("name",), str(hid)) or str(hid),
                                                  self.text(hp + ("stroke",)),
@@ -366,7 +373,7 @@ class _Builder:
                 elif pair is not None:
                     self.err(ip, "a hexside is a pair of two adjacent hexes, e.g. [\"0601\", \"0701\"]")
             path_items = self.list_of(hp + ("path",))
-            for (ap, _), (bp, _) in zip(path_items, path_items[1:]):
+            for (ap, _), (bp, _) in pairwise(path_items):
                 pairs.append((ap, bp))
             if "between" not in entry and "path" not in entry:
                 self.err(hp, "a hexside entry needs 'between' (pairs of hexes) or 'path' (a line of hexes)")
@@ -385,12 +392,12 @@ class _Builder:
                     x, y = sorted((a, b))
                     hexsides.append(M.Hexside(htype, x, y))
         labels = []
-        for lp, entry in self.list_of(p + ("labels",)):
+        for lp, _ in self.list_of(p + ("labels",)):
             h = self.hex_id(lp + ("hex",), hexes)
             if h:
                 labels.append(M.MapLabel(h, self.text(lp + ("text",), "") or ""))
         objectives = []
-        for op, entry in self.list_of(p + ("objectives",)):
+        for op, _ in self.list_of(p + ("objectives",)):
             h = self.hex_id(op + ("hex",), hexes)
             if h:
                 objectives.append(M.Objective(h, self.text(op + ("name",), h) or h,
@@ -412,7 +419,8 @@ class _Builder:
                         objectives=tuple(objectives), edges=self.get(p + ("edges",), dict, {}),
                         edge_buffer=edge_buffer, board_image=board_image, size=size)
 
-    def build_terrain_rows(self, tp: Path, spec: GridSpec, grid, ttypes, codes, terrain) -> None:
+    def build_terrain_rows(self, tp: Path, spec: GridSpec, grid: MapGrid, ttypes: Mapping[str, M.TerrainType],
+                           codes: Mapping[str, str], terrain: dict[str, str]) -> None:
         rows = self.get(tp + ("rows",), dict, {})
         if not rows:
             return
@@ -441,7 +449,7 @@ class _Builder:
             if len(cells) != len(labels):
                 self.err(kp, f"row {row_label} has {len(labels)} hexes ({labels[0]} … {labels[-1]}) but "
                              f"{len(cells)} terrain codes are given")
-            for label, code in zip(labels, cells):
+            for label, code in zip(labels, cells, strict=False):  # a count mismatch is reported above
                 if code not in codes:
                     known = ", ".join(f"{c} ({t})" for c, t in codes.items())
                     self.err(kp, f"unknown terrain code {code!r} for hex {label}; the codes are: {known}")
@@ -449,7 +457,7 @@ class _Builder:
                     terrain[label] = codes[code]
 
     @staticmethod
-    def _row_label(label: str, spec: GridSpec, raw_c: int, raw_r: int, grid) -> str:
+    def _row_label(label: str, spec: GridSpec, raw_c: int, raw_r: int, grid: MapGrid) -> str:
         """The row part of a label (the text a designer writes as a key of
         ``terrain.rows``): the V axis of flat-top maps, the H axis of
         pointy-top ones (``docs/vassal-format.md`` §5.5 (c))."""
@@ -474,7 +482,7 @@ class _Builder:
     # -- boxes, tracks, layouts -------------------------------------------------
     def build_boxes(self) -> list[M.Box]:
         out = []
-        for bp, entry in self.list_of(("boxes",)):
+        for bp, _ in self.list_of(("boxes",)):
             bid = self.text(bp + ("id",))
             if not bid:
                 continue
@@ -487,7 +495,7 @@ class _Builder:
 
     def build_tracks(self) -> list[M.Track]:
         out = []
-        for tp, entry in self.list_of(("tracks",)):
+        for tp, _ in self.list_of(("tracks",)):
             tid = self.text(tp + ("id",))
             if not tid:
                 continue
@@ -519,14 +527,14 @@ class _Builder:
         if not types and "unit_types" in self.data:
             self.err(("unit_types",), "define at least one unit type")
         all_tags: set[str] = set()
-        for tid, tdef in types.items():
+        for tdef in types.values():
             if isinstance(tdef, dict):
                 all_tags.update(t for t in tdef.get("tags", []) or [] if isinstance(t, str))
         for tid, tdef in types.items():
             tp = ("unit_types", tid)
             if not isinstance(tdef, dict):
                 continue
-            faces = []
+            faces: list[M.Face] = []
             for fp, face in self.list_of(tp + ("faces",)):
                 if not isinstance(face, dict):
                     continue
@@ -594,7 +602,7 @@ class _Builder:
 
     def build_formations(self) -> list[M.Formation]:
         out = []
-        for fp, entry in self.list_of(("formations",)):
+        for fp, _ in self.list_of(("formations",)):
             fid = self.text(fp + ("id",))
             if not fid:
                 continue
@@ -617,9 +625,9 @@ class _Builder:
                 return []
             rows, lines, problems = load_csv(csv_path)
             self.problems.extend(problems)
-            out = []
+            out: list[tuple[Path, dict[str, Any], M.Position, Document | None]] = []
             required = ("id", "type", "side")
-            for row, line in zip(rows, lines):
+            for row, line in zip(rows, lines, strict=True):  # one line number per row
                 missing = [k for k in required if not (row.get(k) or "").strip()]
                 if missing:
                     self.problems.append(Problem(f"row is missing {', '.join(missing)}", file=str(csv_path),
@@ -645,33 +653,37 @@ class _Builder:
             return out
         return []
 
+    def _counter_problem(self, cp: Path, position: M.Position, key: str, message: str) -> None:
+        """Report a problem of one counter entry (a CSV row is reported at its line)."""
+        if position.file != self.doc.file:
+            self.problems.append(Problem(message, file=position.file, line=position.line,
+                                         path=("counters", key)))
+        else:
+            self.err(cp + (key,), message)
+
+    def _counter_ref(self, cp: Path, position: M.Position, entry: dict[str, Any], key: str,
+                     known: Iterable[str], what: str) -> str | None:
+        """The name a counter entry gives under ``key`` when it is one of ``known``."""
+        value = entry.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            return None
+        known = list(known)
+        if value not in known:
+            close = difflib.get_close_matches(value, known, n=1)
+            self._counter_problem(cp, position, key, f"unknown {what} {value!r}"
+                                  + (f"; did you mean {close[0]!r}?" if close else ""))
+            return None
+        return value
+
     def build_counters(self) -> list[M.Counter]:
         out: list[M.Counter] = []
         formation_side = {f.id: f.side for f in self.formations}
         seen: dict[str, M.Position] = {}
         for cp, entry, position, _ in self._counter_entries():
-            in_csv = position.file != self.doc.file
-
-            def bad(key: str, message: str) -> None:
-                if in_csv:
-                    self.problems.append(Problem(message, file=position.file, line=position.line,
-                                                 path=("counters", key)))
-                else:
-                    self.err(cp + (key,), message)
-
-            def check_ref(key: str, known: Iterable[str], what: str) -> str | None:
-                value = entry.get(key)
-                if value is None:
-                    return None
-                if not isinstance(value, str):
-                    return None
-                known = list(known)
-                if value not in known:
-                    close = difflib.get_close_matches(value, known, n=1)
-                    bad(key, f"unknown {what} {value!r}" + (f"; did you mean {close[0]!r}?" if close else ""))
-                    return None
-                return value
-
+            bad = partial(self._counter_problem, cp, position)
+            check_ref = partial(self._counter_ref, cp, position, entry)
             cid = entry.get("id")
             if not isinstance(cid, str) or not cid:
                 continue
@@ -703,20 +715,22 @@ class _Builder:
                 lab = (str(labels[i]) if isinstance(labels, list) and i < len(labels) else label)
                 if ctype and side:
                     out.append(M.Counter(uid, ctype, side, formation, lab, face, cid, position))
-        if not out and self.get(("counters",)) is not None and not any(p.path[:1] == ("counters",) for p in self.problems):
+        if (not out and self.get(("counters",)) is not None
+                and not any(p.path[:1] == ("counters",) for p in self.problems)):
             self.err(("counters",), "the counter mix is empty")
         return out
 
     def check_formation_hqs(self) -> None:
         by_id = {c.id: c for c in self.counters}
-        for fp, entry in self.list_of(("formations",)):
+        for fp, _ in self.list_of(("formations",)):
             hq = self.text(fp + ("hq",))
             if hq is None:
                 continue
             counter = by_id.get(hq)
             if counter is None:
                 close = difflib.get_close_matches(hq, list(by_id), n=1)
-                self.err(fp + ("hq",), f"unknown counter {hq!r} as HQ" + (f"; did you mean {close[0]!r}?" if close else ""))
+                self.err(fp + ("hq",), f"unknown counter {hq!r} as HQ"
+                         + (f"; did you mean {close[0]!r}?" if close else ""))
                 continue
             fid = self.text(fp + ("id",))
             if counter.formation and fid and counter.formation != fid:
@@ -729,7 +743,7 @@ class _Builder:
             return None
         phases = []
         box_ids = [b.id for b in self.boxes]
-        for pp, entry in self.list_of(p + ("structure",)):
+        for pp, _ in self.list_of(p + ("structure",)):
             pid = self.text(pp + ("phase",))
             if not pid:
                 continue
@@ -807,7 +821,7 @@ class _Builder:
                 box = self.ref(sp + ("box",), box_ids, "box")
                 units = [u for u in (unit(up) for up, _ in self.list_of(sp + ("units",))) if u]
                 chits = []
-                for cp, chit in self.list_of(sp + ("chits",)):
+                for cp, _ in self.list_of(sp + ("chits",)):
                     c = self.ref(cp, formation_ids, "formation (or end_turn)", allow=(END_TURN_CHIT,))
                     if c:
                         chits.append(c)
@@ -817,7 +831,8 @@ class _Builder:
                     arrive_turn = self.get(ap + ("turn",), int)
                     arrive_hex = self.hex_id(ap + ("hex",), hexes, "entry hex")
                     arrive_edge = self.ref(ap + ("edge",), self.map.edges, "map edge")
-                    if self.turns and arrive_turn is not None and not (self.turns.first <= arrive_turn <= self.turns.last):
+                    if (self.turns and arrive_turn is not None
+                            and not (self.turns.first <= arrive_turn <= self.turns.last)):
                         self.err(ap + ("turn",), f"turn {arrive_turn} is outside the game "
                                                  f"({self.turns.first}–{self.turns.last})")
                 if box:
@@ -857,7 +872,7 @@ class _Builder:
 
     def build_log(self) -> dict[str, Any]:
         p = ("log",)
-        log = self.get(p, dict, {})
+        log: dict[str, Any] = self.get(p, dict, {})
         for path in (p + ("dice_regex",), p + ("typed_chat_regex",), p + ("turn_tracker", "report_regex")):
             pattern = self.text(path)
             if pattern:
@@ -869,7 +884,7 @@ class _Builder:
 
     def build_charts(self) -> list[M.Chart]:
         out = []
-        for cp, entry in self.list_of(("charts",)):
+        for cp, _ in self.list_of(("charts",)):
             cid = self.text(cp + ("id",))
             image = self.text(cp + ("image",))
             if not cid or not image:

@@ -377,7 +377,7 @@ class Scenario:
 
     def tags(self) -> frozenset[str]:
         """Every tag used by a unit type."""
-        out: set = set()
+        out: set[str] = set()
         for unit_type in self.unit_types.values():
             out |= unit_type.tags
         return frozenset(out)

@@ -49,7 +49,7 @@ class Problem:
         prefix = f"{where}: " + (f"{key}: " if key else "")
         return prefix + ("warning: " if self.severity == "warning" else "") + self.message
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {"file": self.file, "line": self.line, "column": self.column,
                 "path": format_path(self.path), "severity": self.severity,
                 "message": self.message}

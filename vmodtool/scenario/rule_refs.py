@@ -6,15 +6,40 @@ comes later; a rule that names something unknown is caught here)."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
+from vmodtool.scenario import model as M
 from vmodtool.scenario.problems import Path
 
 __all__ = ["RuleReferences", "BOX_ROLES"]
 
 BOX_ROLES = ("eliminated", "dead", "cup", "drawn", "air_ready", "air_flown", "reinforcements",
              "counter_mix", "holding", "casualty")
+
+
+class ScenarioParts(Protocol):
+    """What the checks read of a scenario being built (the loader's
+    builder, once everything but the rules is built), and where they report."""
+
+    @property
+    def map(self) -> M.HexMap: ...
+    @property
+    def sides(self) -> Sequence[str]: ...
+    @property
+    def boxes(self) -> Sequence[M.Box]: ...
+    @property
+    def tracks(self) -> Sequence[M.Track]: ...
+    @property
+    def unit_types(self) -> Mapping[str, M.UnitType]: ...
+    @property
+    def markers(self) -> Mapping[str, M.MarkerKind]: ...
+    @property
+    def formations(self) -> Sequence[M.Formation]: ...
+    @property
+    def turns(self) -> M.TurnStructure | None: ...
+
+    def err(self, path: Path, message: str, severity: str = "error") -> None: ...
 
 
 class RuleReferences:
@@ -24,10 +49,10 @@ class RuleReferences:
 
     RELATIVE_SIDES = ("friendly", "enemy", "same", "other")
 
-    def __init__(self, builder) -> None:
+    def __init__(self, builder: ScenarioParts) -> None:
         b = builder
         self.b = b
-        self.tags = sorted(set().union(*[t.tags for t in b.unit_types.values()]) if b.unit_types else set())
+        self.tags = sorted(set[str]().union(*[t.tags for t in b.unit_types.values()]))
         self.types = sorted(b.unit_types)
         self.markers = sorted(b.markers)
         self.boxes = [x.id for x in b.boxes]

@@ -8,25 +8,29 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vmodtool.scenario.problems import Path, Problem
 from vmodtool.scenario.source import Document
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 __all__ = ["scenario_schema", "schema_problems"]
 
 
 @lru_cache(maxsize=1)
-def scenario_schema() -> dict | None:
+def scenario_schema() -> dict[str, Any] | None:
     """The JSON Schema shipped with the package (``vmodtool/data``)."""
     try:
         text = resources.files("vmodtool").joinpath("data/scenario.schema.json").read_text("utf-8")
     except (FileNotFoundError, OSError):
         return None
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 
@@ -98,13 +102,15 @@ _TYPE_NAMES = {"string": "a text (string)", "integer": "a whole number", "number
                "null": "null"}
 
 
-def _explain(doc: Document, error) -> list[Problem]:
+def _explain(doc: Document, error: ValidationError) -> list[Problem]:
     path = _original_path(doc, list(error.absolute_path))
     v = error.validator
+    # a subschema is a mapping (a boolean schema has no keys to explain)
+    schema: Mapping[str, Any] = error.schema if isinstance(error.schema, Mapping) else {}
     if v in ("oneOf", "anyOf") and error.context:
         # explain the alternative the value came closest to: the branch with
         # the fewest errors, preferring the most specific (deepest) ones
-        branches: dict = {}
+        branches: dict[object, list[ValidationError]] = {}
         for sub in error.context:
             branches.setdefault(sub.relative_schema_path[0] if sub.relative_schema_path else 0,
                                 []).append(sub)
@@ -118,11 +124,12 @@ def _explain(doc: Document, error) -> list[Problem]:
                 out.extend(_explain(doc, sub))
             return out
         return [doc.problem(path, f"{_describe(error.instance)} is not valid here"
-                            + (f": {error.schema.get('description')}" if error.schema.get("description") else ""))]
+                            + (f": {schema.get('description')}" if schema.get("description") else ""))]
     if v == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
-        extras = [k for k in error.instance if k not in error.schema.get("properties", {})
-                  and not any(re.search(p, k) for p in error.schema.get("patternProperties", {}))]
+        allowed = sorted(schema.get("properties", {}))
+        instance = error.instance if isinstance(error.instance, Mapping) else {}  # always an object here
+        extras = [k for k in instance if k not in schema.get("properties", {})
+                  and not any(re.search(p, k) for p in schema.get("patternProperties", {}))]
         out = []
         for key in extras:
             hint = difflib.get_close_matches(key, allowed, n=1)
@@ -139,7 +146,7 @@ def _explain(doc: Document, error) -> list[Problem]:
     if v == "type":
         expected = error.validator_value
         names = expected if isinstance(expected, list) else [expected]
-        want = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
+        want = " or ".join(_TYPE_NAMES.get(str(n), str(n)) for n in names)
         raw = doc.is_unquoted_number(path)
         if raw is not None and "string" in names:
             value = error.instance
@@ -148,21 +155,22 @@ def _explain(doc: Document, error) -> list[Problem]:
                                 + f"; write it in quotes: \"{raw}\"")]
         return [doc.problem(path, f"expected {want}, found {_describe(error.instance)}")]
     if v == "enum":
-        options = [str(o) for o in error.validator_value]
+        options = [str(o) for o in error.validator_value] if isinstance(error.validator_value, list) else []
         hint = difflib.get_close_matches(str(error.instance), options, n=1)
         return [doc.problem(path, f"{_describe(error.instance)} is not allowed; expected one of: "
                             f"{', '.join(options)}" + (f" (did you mean {hint[0]!r}?)" if hint else ""))]
     if v == "const":
         return [doc.problem(path, f"expected {error.validator_value!r}, found {_describe(error.instance)}")]
     if v == "pattern":
-        what = error.schema.get("description") or f"text matching {error.validator_value}"
+        what = schema.get("description") or f"text matching {error.validator_value}"
         return [doc.problem(path, f"{_describe(error.instance)} is not valid: expected {what}")]
     if v in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         return [doc.problem(path, f"{_describe(error.instance)} is out of range ({v} {error.validator_value})")]
     if v in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
         return [doc.problem(path, f"{_describe(error.instance)}: {error.message}")]
     if v == "not":
-        return [doc.problem(path, error.schema.get("description") or f"{_describe(error.instance)} is not allowed here")]
+        return [doc.problem(path, schema.get("description")
+                            or f"{_describe(error.instance)} is not allowed here")]
     return [doc.problem(path, error.message)]
 
 

@@ -200,7 +200,8 @@ def load_yaml(text: str, file: str) -> Document:
 # -- TOML -------------------------------------------------------------------
 
 _TOML_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
-_TOML_KEY = re.compile(r'^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|\'[^\']*\')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|\'[^\']*\'))*)\s*=')
+_TOML_KEY = re.compile(r'^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|\'[^\']*\')'
+                       r'(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|\'[^\']*\'))*)\s*=')
 
 
 def _toml_keys(text: str) -> list[str]:
@@ -216,9 +217,9 @@ def load_toml(text: str, file: str) -> Document:
         doc.data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+), column (\d+)", str(exc))
-        line, col = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+        err_line, err_col = (int(m.group(1)), int(m.group(2))) if m else (None, None)
         doc.problems.append(Problem(f"not valid TOML: {str(exc).split(' (at ')[0]}", file=file,
-                                    line=line, column=col))
+                                    line=err_line, column=err_col))
         return doc
     table: Path = ()
     arrays: dict[Path, int] = {}

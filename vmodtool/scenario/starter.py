@@ -17,7 +17,7 @@ _TRANSLIT = dict(zip(
     "абвгдеёжзийклмнопрстуфхцчшщъыьэюяієїґ",
     ["a", "b", "v", "g", "d", "e", "e", "zh", "z", "i", "y", "k", "l", "m", "n", "o", "p", "r",
      "s", "t", "u", "f", "kh", "ts", "ch", "sh", "shch", "", "y", "", "e", "yu", "ya", "i", "ye",
-     "yi", "g"]))
+     "yi", "g"], strict=True))
 
 
 def slug(name: str) -> str:

@@ -16,11 +16,15 @@ import re
 import zipfile
 import zlib
 from dataclasses import dataclass
-from typing import BinaryIO, Union
+from typing import IO, TYPE_CHECKING, Union
 
 from vmodtool.errors import FormatError, UnsafeFileError
 
-__all__ = ["Archive", "ArchiveLimits", "is_zip_data", "read_head", "build_zip"]
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
+
+__all__ = ["Archive", "ArchiveLimits", "DEFAULT_LIMITS", "EntryStream", "is_zip_data", "read_head",
+           "build_zip"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -43,6 +47,10 @@ class ArchiveLimits:
     ratio_floor: int = 1024 * 1024
     max_total: int = 8 * 1024 ** 3
     max_entries: int = 200_000
+
+
+#: the limits used when a caller gives none
+DEFAULT_LIMITS = ArchiveLimits()
 
 
 def is_zip_data(head: bytes) -> bool:
@@ -79,8 +87,8 @@ class Archive:
     ...     data = arc.read("savedGame")
     """
 
-    def __init__(self, source: BinaryIO | bytes, *, file: PathLike | None = None,
-                 limits: ArchiveLimits = ArchiveLimits()) -> None:
+    def __init__(self, source: IO[bytes] | bytes, *, file: PathLike | None = None,
+                 limits: ArchiveLimits = DEFAULT_LIMITS) -> None:
         self.file = os.fspath(file) if file is not None else None
         self.limits = limits
         stream = io.BytesIO(source) if isinstance(source, (bytes, bytearray)) else source
@@ -112,7 +120,7 @@ class Archive:
                                   f"{limits.max_total} accepted", file=self.file)
 
     @classmethod
-    def open(cls, path: PathLike, *, limits: ArchiveLimits = ArchiveLimits()) -> Archive:
+    def open(cls, path: PathLike, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Archive:
         try:
             stream = open(path, "rb")
         except OSError as exc:
@@ -129,13 +137,13 @@ class Archive:
         if fp is not None:
             try:
                 fp.close()
-            except Exception:
-                pass
+            except OSError:
+                pass  # closing a file opened for reading loses nothing
 
     def __enter__(self) -> Archive:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- queries ------------------------------------------------------------
@@ -173,7 +181,7 @@ class Archive:
                     f"{self.limits.max_ratio:.0f}:1 accepted; this looks like a zip bomb",
                     file=self.file, place=f"entry {info.filename}")
 
-    def open_entry(self, name: str, *, max_size: int | None = None) -> BinaryIO:
+    def open_entry(self, name: str, *, max_size: int | None = None) -> EntryStream:
         """A bounded binary stream of one entry's uncompressed bytes.  Damage
         found while reading raises :class:`FormatError`."""
         info = self.info(name)
@@ -183,7 +191,7 @@ class Archive:
         except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, RuntimeError) as exc:
             raise FormatError(f"cannot read entry ({exc})", file=self.file,
                               place=f"entry {name}") from None
-        return _GuardedStream(raw, self.file, name)
+        return EntryStream(raw, self.file, name)
 
     def read(self, name: str, *, max_size: int | None = None) -> bytes:
         """One entry's bytes (bounded, CRC-checked)."""
@@ -191,10 +199,11 @@ class Archive:
             return stream.read()
 
 
-class _GuardedStream(io.RawIOBase):
-    """Wraps a ZipExtFile so that every damage shows as FormatError."""
+class EntryStream(io.RawIOBase):
+    """One archive entry's bytes (:meth:`Archive.open_entry`): wraps a
+    ZipExtFile so that every damage shows as FormatError."""
 
-    def __init__(self, raw, file: str | None, name: str) -> None:
+    def __init__(self, raw: IO[bytes], file: str | None, name: str) -> None:
         self._raw = raw
         self._file = file
         self._name = name
@@ -212,9 +221,10 @@ class _GuardedStream(io.RawIOBase):
         self._pos += len(data)
         return data
 
-    def readinto(self, buf) -> int:
-        data = self.read(len(buf))
-        buf[:len(data)] = data
+    def readinto(self, buf: WriteableBuffer) -> int:
+        with memoryview(buf) as view:
+            data = self.read(len(view))
+            view[:len(data)] = data
         return len(data)
 
     def close(self) -> None:
@@ -229,7 +239,7 @@ _STORED_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".zip", ".vsav", "
 
 
 def build_zip(entries: dict[str, bytes], *,
-              date_time: tuple = (1980, 1, 1, 0, 0, 0), compress_level: int = 9) -> bytes:
+              date_time: tuple[int, int, int, int, int, int] = (1980, 1, 1, 0, 0, 0), compress_level: int = 9) -> bytes:
     """The bytes of a zip archive with fixed timestamps and the given entry
     order, so that the same entries always give the same bytes; the caller
     writes them atomically.  Text entries are DEFLATED (as VASSAL writes);

@@ -255,7 +255,7 @@ class BuildFile:
         self._indent_unit = _DEFAULT_INDENT
         if root.tag not in ROOT_TAGS:
             raise FormatError(
-                f"root element is <{root.tag}>, expected one of "
+                f"root element is <{self.root_tag}>, expected one of "
                 + ", ".join(f"<{tag}>" for tag in ROOT_TAGS), file=file, place="root element")
         if original is not None:
             self._encoding = declared_encoding(original)
@@ -338,9 +338,9 @@ class BuildFile:
                 f"cannot index the XML: {len(spans)} nodes found by the byte scan, "
                 f"{len(nodes)} by the parser", file=self.file)
         records = self._records
-        for node, record in zip(nodes, spans):
+        for node, record in zip(nodes, spans, strict=True):  # lengths checked above
             expected = _ELEMENT if isinstance(node.tag, str) else (
-                _COMMENT if node.tag is etree.Comment else _PI)
+                _COMMENT if isinstance(node, etree._Comment) else _PI)
             if expected != record.kind:
                 raise FormatError("cannot index the XML: byte scan and parser disagree "
                                   f"at byte {record.start}", file=self.file)
@@ -405,27 +405,29 @@ class BuildFile:
     @property
     def is_legacy_root(self) -> bool:
         """True for the deprecated ``VASSAL.launch.BasicModule`` root."""
-        return self._root.tag == LEGACY_MODULE_TAG
+        return self.root_tag == LEGACY_MODULE_TAG
 
     @property
     def is_extension(self) -> bool:
         """True for an extension's ``VASSAL.build.module.ModuleExtension``."""
-        return self._root.tag == EXTENSION_TAG
+        return self.root_tag == EXTENSION_TAG
 
     @property
     def name(self) -> str:
         """Root ``name`` (modules) — ``""`` when absent."""
-        return self._root.get("name", "")
+        name: str = self._root.get("name", "")
+        return name
 
     @property
     def version(self) -> str:
         """Root ``version``."""
-        return self._root.get("version", "")
+        version: str = self._root.get("version", "")
+        return version
 
     @property
     def vassal_version(self) -> str:
         """Root ``VassalVersion`` (``vassalVersion`` on extensions)."""
-        value = self._root.get("VassalVersion")
+        value: str | None = self._root.get("VassalVersion")
         if value is None:
             value = self._root.get("vassalVersion", "")
         return value
@@ -572,13 +574,14 @@ class BuildFile:
             return True
         return tuple(node.attrib.items()) != record.attrs
 
-    def _dirty_nodes(self) -> set:
+    def _dirty_nodes(self) -> set[etree._Element]:
         """Nodes whose bytes must be rebuilt (changed nodes and all their
         ancestors; a changed tail makes the parent dirty)."""
-        dirty: set = set()
+        dirty: set[etree._Element] = set()
         records = self._records
         for node in self._root.iter():
             record = records.get(node)
+            marked: etree._Element | None
             if record is None or self._changed(node, record):
                 marked = node
             elif node.tail != record.tail:
@@ -594,7 +597,7 @@ class BuildFile:
         """Text in the document's encoding (unencodable chars as references)."""
         return text.encode(self._encoding, "xmlcharrefreplace")
 
-    def _emit(self, node: etree._Element, out: list[bytes], dirty: set, indent: str) -> None:
+    def _emit(self, node: etree._Element, out: list[bytes], dirty: set[etree._Element], indent: str) -> None:
         """Append the bytes of ``node`` (without its tail); ``indent`` is
         the indentation of its line, used for new content only."""
         record = self._records.get(node)
@@ -718,15 +721,15 @@ class BuildFile:
         return body.rstrip(b" \t\r\n") + b">" if record.self_closing else body + b">"
 
     def _emit_new(self, node: etree._Element, out: list[bytes], indent: str,
-                  dirty: set | None = None) -> None:
+                  dirty: set[etree._Element] | None = None) -> None:
         """Serialise a node that is not in the original bytes in VASSAL's
         style: attributes in the order given, children indented one level
         deeper than ``indent``."""
-        if node.tag is etree.Comment:
+        if isinstance(node, etree._Comment):
             out.append(self._encode(f"<!--{node.text or ''}-->"))
             return
-        if node.tag is etree.PI:
-            target = node.target  # type: ignore[attr-defined]
+        if isinstance(node, etree._ProcessingInstruction):
+            target = node.target
             body = f" {node.text}" if node.text else ""
             out.append(self._encode(f"<?{target}{body}?>"))
             return

@@ -24,15 +24,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar, TypeAlias
 
-from vmodtool.vassal.sequence import decode_sequence, encode_sequence
+from vmodtool.vassal.sequence import Token, decode_sequence, encode_sequence
 
 __all__ = [
     "ESC", "Node", "Command", "CommandGroup", "parse_commands", "classify",
     "NullCommand", "BeginSave", "EndSave", "AddPiece", "RemovePiece", "ChangePiece", "MovePiece",
     "Chat", "LogEntry", "Undo", "PlayerAdd", "PlayerRemove", "SetBoards", "GlobalPropertySet",
-    "MutableProperty", "TurnState", "SetupStackMarker", "NoteCommand", "UnknownCommand", "VersionCheck", "SpecialDiceResults",
+    "MutableProperty", "TurnState", "SetupStackMarker", "NoteCommand", "UnknownCommand", "VersionCheck",
+    "SpecialDiceResults",
     "Redactor", "walk", "leaves", "leaf_commands", "tree_to_json", "REDACTED",
 ]
 
@@ -51,6 +52,10 @@ class Node:
     def is_leaf(self) -> bool:
         return isinstance(self, Command)
 
+    def encode(self) -> str:
+        """The node's exact text."""
+        raise NotImplementedError
+
 
 class Command(Node):
     """One leaf command; ``text`` is its exact text.  Subclasses decode
@@ -64,7 +69,8 @@ class Command(Node):
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._fields: list | None = None
+        # decoded tokens, cached (a LogEntry keeps its inner command here)
+        self._fields: list[Any] | None = None
 
     def encode(self) -> str:
         return self.text
@@ -74,7 +80,7 @@ class Command(Node):
         return f"{type(self).__name__}({text!r})"
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.text == self.text  # type: ignore[attr-defined]
+        return isinstance(other, Command) and type(other) is type(self) and other.text == self.text
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.text))
@@ -286,7 +292,7 @@ class MovePiece(_SlashCommand):
     def build(cls, piece_id: str, new_map: str | None, new_x: int, new_y: int,
               new_under: str | None, old_map: str | None, old_x: int, old_y: int,
               old_under: str | None, player_id: str) -> MovePiece:
-        tokens = [piece_id, new_map or "null", new_x, new_y, new_under or "null",
+        tokens: list[Token] = [piece_id, new_map or "null", new_x, new_y, new_under or "null",
                   old_map or "null", old_x, old_y, old_under or "null", player_id]
         return cls("M/" + (encode_sequence(tokens, "/") or ""))
 
@@ -373,7 +379,8 @@ class LogEntry(Command):
         if self._fields is None:
             inner = self.text[4:]
             self._fields = [None if inner == "null" else classify(inner)(inner)]
-        return self._fields[0]
+        logged: Command | None = self._fields[0]
+        return logged
 
     def record(self, redactor: Redactor | None = None) -> dict[str, object]:
         logged = self.logged
@@ -743,9 +750,9 @@ def classify(text: str) -> type[Command]:
         return BeginSave
     if text == "end_save":
         return EndSave
-    for prefix, cls in _PREFIXES:
+    for prefix, prefix_cls in _PREFIXES:
         if text.startswith(prefix):
-            return cls
+            return prefix_cls
     if "BoardPicker\t" in text[:300] and _BOARD_PICKER.match(text):
         return SetBoards
     return UnknownCommand
@@ -765,9 +772,9 @@ def parse_commands(text: str) -> Node:
 def _parse_group(text: str) -> CommandGroup:
     children: list[Node] = []
     tokens = decode_sequence(text, ESC)
-    for i in range(len(tokens)):
-        token = tokens[i]
-        tokens[i] = None  # type: ignore[call-overload]  # release big tokens once split
+    tokens.reverse()
+    while tokens:
+        token = tokens.pop()  # released once split: big tokens are not held twice
         if ESC not in token and not _is_quoted(token):
             children.append(classify(token)(token))
         else:
@@ -805,8 +812,10 @@ def leaf_commands(node: Node) -> list[Command]:
     """Every leaf command, in document order, as a list: what the replay
     and the redactor read for each step (no paths, no generator frames —
     :func:`leaves` costs several times as much per leaf)."""
+    if isinstance(node, Command):
+        return [node]
     if not isinstance(node, CommandGroup):
-        return [node]  # type: ignore[list-item]
+        raise TypeError(f"not a command tree node: {node!r}")
     out: list[Command] = []
     append = out.append
     stack = [iter(node.children)]
@@ -815,17 +824,23 @@ def leaf_commands(node: Node) -> list[Command]:
             if isinstance(child, CommandGroup):
                 stack.append(iter(child.children))
                 break
-            append(child)  # type: ignore[arg-type]
+            if isinstance(child, Command):  # always, when not a group
+                append(child)
         else:
             stack.pop()
     return out
 
 
-def tree_to_json(node: Node) -> str | list:
+JsonTree: TypeAlias = str | list["JsonTree"]
+
+
+def tree_to_json(node: Node) -> JsonTree:
     """The tree as nested lists of leaf strings (the golden ``tree`` form)."""
     if isinstance(node, Command):
         return node.text
-    return [tree_to_json(c) for c in node.children]  # type: ignore[attr-defined]
+    if isinstance(node, CommandGroup):
+        return [tree_to_json(c) for c in node.children]
+    raise TypeError(f"not a command tree node: {node!r}")
 
 
 # --------------------------------------------------------------------------
@@ -841,7 +856,7 @@ class Redactor:
 
     def __init__(self) -> None:
         self._labels: dict[str, str] = {}
-        self._pattern: re.Pattern | None = None
+        self._pattern: re.Pattern[str] | None = None
 
     def learn(self, player_id: str | None, name: str | None = None) -> None:
         if not player_id:

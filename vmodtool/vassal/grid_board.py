@@ -11,11 +11,15 @@ is turned 180° (local = size − offset).  ``Map.locationName`` reports
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from vmodtool.vassal.grid_common import LocationError, MapGrid, Point, parse_int_attribute
 from vmodtool.vassal.grid_hex import HexGrid
 from vmodtool.vassal.grid_square import Region, RegionGrid, SquareGrid
 from vmodtool.vassal.grid_zoned import Zone, ZonedGrid
+
+if TYPE_CHECKING:
+    from lxml import etree
 
 __all__ = ["OFFBOARD", "Board", "BoardPlacement", "MapGeometry",
            "grid_from_element", "board_from_element", "GRID_TAGS"]
@@ -228,11 +232,11 @@ class MapGeometry:
 # --------------------------------------------------------------------------
 # building from lxml elements
 
-def _children(element) -> list:
+def _children(element: etree._Element) -> list[etree._Element]:
     return [child for child in element if isinstance(child.tag, str)]
 
 
-def _numbering_attributes(element, tag: str) -> dict[str, str] | None:
+def _numbering_attributes(element: etree._Element, tag: str) -> dict[str, str] | None:
     found = None
     for child in _children(element):
         if child.tag == tag:
@@ -240,7 +244,7 @@ def _numbering_attributes(element, tag: str) -> dict[str, str] | None:
     return found
 
 
-def grid_from_element(element, container_size: tuple[int, int]) -> MapGrid | None:
+def grid_from_element(element: etree._Element, container_size: tuple[int, int]) -> MapGrid | None:
     """Build a grid from a buildFile element whose tag is one of VASSAL's grid
     classes (:data:`GRID_TAGS`); ``None`` for any other tag.
 
@@ -277,7 +281,7 @@ def grid_from_element(element, container_size: tuple[int, int]) -> MapGrid | Non
     return None
 
 
-def board_from_element(board_element, width: int | None = None,
+def board_from_element(board_element: etree._Element, width: int | None = None,
                        height: int | None = None) -> Board:
     """Build a :class:`Board` from a ``…boardPicker.Board`` element.
 

@@ -228,7 +228,8 @@ _F32 = struct.Struct("f")
 
 def float32(value: float) -> float:
     """Round a double to the nearest 32-bit float (Java ``(float)``)."""
-    return _F32.unpack(_F32.pack(value))[0]
+    rounded: float = _F32.unpack(_F32.pack(value))[0]
+    return rounded
 
 
 # --------------------------------------------------------------------------
@@ -328,7 +329,7 @@ class JavaPolygon:
 
     def to_path(self) -> str:
         """``PolygonEditor.polygonToString``: ``x,y;x,y;…``."""
-        return ";".join(f"{x},{y}" for x, y in zip(self.xs, self.ys))
+        return ";".join(f"{x},{y}" for x, y in zip(self.xs, self.ys, strict=True))
 
 
 # --------------------------------------------------------------------------

@@ -120,8 +120,9 @@ class HexGrid(LatticeGrid):
         grid.color = (0, 0, 0, 255)
         grid.numbering = None
         grid.container_size = (int(container_size[0]), int(container_size[1]))
-        for key in sorted(grid_attributes or {}):
-            grid._apply_attribute(key, grid_attributes[key])  # type: ignore[index]
+        attrs = grid_attributes or {}
+        for key in sorted(attrs):
+            grid._apply_attribute(key, attrs[key])
         if numbering_attributes is not None:
             grid.numbering = HexGridNumbering.from_attributes(numbering_attributes)
         grid._prepare()
@@ -259,8 +260,11 @@ class HexGrid(LatticeGrid):
 
     def name_of_raw(self, raw_col: int, raw_row: int) -> str:
         """The name VASSAL gives to the hex with raw indices (col, row)."""
+        numbering = self.numbering
+        if numbering is None:
+            raise LocationError("the grid has no numbering")
         column, row = self._logical_of_raw(raw_col, raw_row)
-        return self.numbering.name_of(column, row)  # type: ignore[union-attr]
+        return numbering.name_of(column, row)
 
     # -- name → point ----------------------------------------------------
 
@@ -530,6 +534,7 @@ def _area_contains(hexagon: _Hexagon, x: int, y: int) -> bool:
             if x < x_min:
                 crossings += 1
             else:
+                edge_x: float
                 if x_top == x_bottom or y <= y_top:
                     edge_x = x_top
                 else:

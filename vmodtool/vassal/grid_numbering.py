@@ -10,8 +10,9 @@ options from here.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from re import Pattern
+from typing import TypeVar
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.grid_common import (
@@ -63,6 +64,13 @@ def parse_index(text: str, kind: str) -> int:
     return value
 
 
+_N = TypeVar("_N", bound="RegularGridNumbering")
+
+#: what :meth:`RegularGridNumbering._compile` keeps: the location formatter, whether the
+#: format is plain ``$gridLocation$``, and the parse pattern with its group numbers
+_Compiled = tuple[Callable[[Mapping[str, str | None]], str], bool, tuple[Pattern[str], int, int] | None]
+
+
 class RegularGridNumbering:
     """Numbering attributes shared by hex and square grids.
 
@@ -100,17 +108,17 @@ class RegularGridNumbering:
         self.h_draw_off = 0
         self.v_draw_off = 0
         self.location_format = "$gridLocation$"
-        self._compiled: tuple | None = None
+        self._compiled: _Compiled | None = None
 
     # -- building --------------------------------------------------------
 
     @classmethod
-    def from_attributes(cls, attributes: Mapping[str, str] | None = None
-                        ) -> RegularGridNumbering:
+    def from_attributes(cls: type[_N], attributes: Mapping[str, str] | None = None) -> _N:
         """Create the numbering from XML attributes (unknown names ignored)."""
         numbering = cls()
-        for key in sorted(attributes or {}):
-            numbering.set_attribute(key, attributes[key])  # type: ignore[index]
+        attrs = attributes or {}
+        for key in sorted(attrs):
+            numbering.set_attribute(key, attrs[key])
         return numbering
 
     def _first_char(self, key: str, value: str) -> str:
@@ -200,7 +208,7 @@ class RegularGridNumbering:
             return col_name + self.sep + row_name
         return row_name + self.sep + col_name
 
-    def _compile(self) -> tuple:
+    def _compile(self) -> _Compiled:
         if self._compiled is None:
             formatter = compile_location_format(self.location_format, localized=True)
             plain = self.location_format.strip() == "$gridLocation$" and \

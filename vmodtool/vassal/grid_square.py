@@ -80,8 +80,9 @@ class SquareGrid(LatticeGrid):
         """Build from XML attributes (name order, VASSAL's ``setAttribute``);
         ``numbering_attributes`` ``None`` = no ``SquareGridNumbering``."""
         grid = cls(container_size=container_size)
-        for key in sorted(grid_attributes or {}):
-            grid._apply_attribute(key, grid_attributes[key])  # type: ignore[index]
+        attrs = grid_attributes or {}
+        for key in sorted(attrs):
+            grid._apply_attribute(key, attrs[key])
         if numbering_attributes is not None:
             grid.numbering = SquareGridNumbering.from_attributes(numbering_attributes)
         grid._prepare()
@@ -245,8 +246,8 @@ _LONG = struct.Struct("<Q")
 
 def _java_point_hash(x: int, y: int) -> int:
     """``java.awt.Point.hashCode()`` (Point2D's) as an unsigned 32-bit int."""
-    bx = _LONG.unpack(_DOUBLE.pack(float(x)))[0]
-    by = _LONG.unpack(_DOUBLE.pack(float(y)))[0]
+    bx: int = _LONG.unpack(_DOUBLE.pack(float(x)))[0]
+    by: int = _LONG.unpack(_DOUBLE.pack(float(y)))[0]
     bits = (bx ^ (by * 31)) & _MASK64
     return ((bits & _MASK32) ^ (bits >> 32)) & _MASK32
 
@@ -302,8 +303,9 @@ class RegionGrid(MapGrid):
                         regions: Sequence[Region] = ()) -> RegionGrid:
         """Build from the RegionGrid XML attributes and its regions."""
         snap_to, visible, font_size = True, False, 9
-        for key in sorted(attributes or {}):
-            value = attributes[key]  # type: ignore[index]
+        attrs = attributes or {}
+        for key in sorted(attrs):
+            value = attrs[key]
             if key == "visible":
                 visible = value == "true"
             elif key == "snapto":

@@ -50,7 +50,8 @@ class Zone:
         self.own_grid = grid
         self.parent: ZonedGrid | None = None
         self._format = compile_location_format(location_format, localized=False)
-        self._pattern: tuple[re.Pattern[str] | None, int] | None = None
+        # (format, name, has_grid) → (pattern or None, number of the grid location group)
+        self._pattern: tuple[tuple[str, str, bool], tuple[re.Pattern[str] | None, int]] | None = None
 
     @classmethod
     def from_attributes(cls, attributes: Mapping[str, str]) -> Zone:
@@ -131,8 +132,8 @@ class Zone:
         match = pattern.fullmatch(name)
         if match is None:
             raise LocationError(f"{name!r} is not a location of zone {self.name!r}")
-        if groups > 0:
-            point = grid.get_location(match.group(groups))  # type: ignore[union-attr]
+        if groups > 0 and grid is not None:  # groups only come with a grid
+            point = grid.get_location(match.group(groups))
             if not self.contains(*point):
                 raise LocationError(f"{name!r} lies outside zone {self.name!r}")
             return point
@@ -146,7 +147,7 @@ class Zone:
             return (poly.xs[0], poly.ys[0])
         return (x, y)
 
-    def _location_pattern(self, has_grid: bool):
+    def _location_pattern(self, has_grid: bool) -> tuple[re.Pattern[str] | None, int]:
         key = (self.location_format, self.name, has_grid)
         if self._pattern is not None and self._pattern[0] == key:
             return self._pattern[1]
@@ -161,7 +162,7 @@ class Zone:
                 regex.append(_JAVA_ANY)
                 groups += 1
         result = (re.compile("".join(regex)) if regex else None, groups)
-        self._pattern = (key, result)  # type: ignore[assignment]
+        self._pattern = (key, result)
         return result
 
     def __repr__(self) -> str:

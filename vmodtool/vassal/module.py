@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Union
 
 from vmodtool.errors import FormatError
-from vmodtool.vassal.archive import Archive, ArchiveLimits, is_zip_data, read_head
+from vmodtool.vassal.archive import DEFAULT_LIMITS, Archive, ArchiveLimits, is_zip_data, read_head
 from vmodtool.vassal.buildfile import EXTENSION_TAG, BuildFile
 
 __all__ = ["Module", "BUILDFILE_NAMES", "version_tuple"]
@@ -67,7 +67,7 @@ class Module:
 
     # -- opening ------------------------------------------------------------
     @classmethod
-    def open(cls, path: PathLike, *, limits: ArchiveLimits = ArchiveLimits()) -> Module:
+    def open(cls, path: PathLike, *, limits: ArchiveLimits = DEFAULT_LIMITS) -> Module:
         """Open a module archive, an unpacked module folder or a bare
         buildFile."""
         src = Path(path)
@@ -134,7 +134,7 @@ class Module:
     def __enter__(self) -> Module:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- contents -----------------------------------------------------------
@@ -174,11 +174,13 @@ class Module:
         size: tuple[int, int] | None = None
         data = self.read_file("images/" + image) if image else None
         if data:
+            from PIL import Image
             try:
-                from PIL import Image
                 with Image.open(io.BytesIO(data)) as img:
                     size = img.size
-            except Exception:  # not an image Pillow knows (e.g. SVG)
+            # not an image Pillow knows (e.g. SVG: UnidentifiedImageError is an
+            # OSError), a damaged header, or one too large to trust
+            except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError):
                 size = None
         self._sizes[image] = size
         return size

@@ -32,9 +32,9 @@ import os
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Protocol
 
-from vmodtool.errors import FormatError, UnsafeFileError
+from vmodtool.errors import FormatError, PathLike, UnsafeFileError
 
 __all__ = [
     "Encoding",
@@ -53,6 +53,13 @@ _CHUNK = 1 << 22  # 4 MiB of encoded input per step (must be even)
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 _XOR_TABLES = [bytes(i ^ k for i in range(256)) for k in range(256)]
+
+
+class BinaryReader(Protocol):
+    """What the decoder reads from: an open binary file, a ``BytesIO`` or an
+    archive entry stream (only ``read`` is used)."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
 
 
 class Encoding(str, enum.Enum):
@@ -99,13 +106,13 @@ def sniff_encoding(head: bytes) -> Encoding:
     return Encoding.PLAIN
 
 
-def _as_stream(data: bytes | bytearray | memoryview | BinaryIO) -> BinaryIO:
+def _as_stream(data: bytes | bytearray | memoryview | BinaryReader) -> BinaryReader:
     if isinstance(data, (bytes, bytearray, memoryview)):
         return io.BytesIO(bytes(data) if not isinstance(data, bytes) else data)
     return data
 
 
-def _read_exact(stream: BinaryIO, n: int) -> bytes:
+def _read_exact(stream: BinaryReader, n: int) -> bytes:
     buf = b""
     while len(buf) < n:
         got = stream.read(n - len(buf))
@@ -129,7 +136,7 @@ def _bad_hex_offset(chunk: bytes) -> int:
     return -1
 
 
-def _iter_unhex(stream: BinaryIO, key: int, start: int) -> Iterator[tuple]:
+def _iter_unhex(stream: BinaryReader, key: int, start: int) -> Iterator[tuple[bytes, bool, bool]]:
     """Yield (decoded bytes, has_lower, has_upper) for the hex body that
     follows the header; ``start`` is the offset of the body in the entry
     (for error messages).
@@ -217,27 +224,27 @@ def _check_size(size: int, limit: int) -> None:
             "(raise the limit if this really is a save that large)")
 
 
-def _inflate(chunks: Iterator[bytes], decomp, limit: int, what: str) -> bytearray:
+def _inflate(chunks: Iterator[bytes], decomp: zlib._Decompress | lzma.LZMADecompressor,
+             limit: int, what: str) -> bytearray:
     """Decompress ``chunks`` with a zlib or lzma decompressor, never holding
     more than ``limit`` + 1 bytes of output (a bomb stops early)."""
-    is_zlib = hasattr(decomp, "unconsumed_tail")
     out = bytearray()
     try:
         for chunk in chunks:
             out += decomp.decompress(chunk, limit + 1 - len(out))
             _check_size(len(out), limit)
             while True:
-                if is_zlib:
+                if isinstance(decomp, lzma.LZMADecompressor):
+                    if decomp.eof or decomp.needs_input:
+                        break
+                    out += decomp.decompress(b"", limit + 1 - len(out))
+                else:
                     pending = decomp.unconsumed_tail
                     if not pending:
                         break
                     out += decomp.decompress(pending, limit + 1 - len(out))
-                else:
-                    if decomp.eof or decomp.needs_input:
-                        break
-                    out += decomp.decompress(b"", limit + 1 - len(out))
                 _check_size(len(out), limit)
-        if is_zlib:
+        if not isinstance(decomp, lzma.LZMADecompressor):
             out += decomp.flush()
     except (zlib.error, lzma.LZMAError, EOFError) as exc:
         raise FormatError(f"the {what}-compressed data is damaged ({exc})") from None
@@ -246,7 +253,7 @@ def _inflate(chunks: Iterator[bytes], decomp, limit: int, what: str) -> bytearra
     return out
 
 
-def decode_saved_game(data: bytes | BinaryIO, *, file: str | os.PathLike | None = None,
+def decode_saved_game(data: bytes | BinaryReader, *, file: PathLike | None = None,
                       entry: str | None = "savedGame",
                       max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> DecodedText:
     """Decode a ``savedGame`` entry (bytes or a binary stream) to its text.
@@ -261,11 +268,11 @@ def decode_saved_game(data: bytes | BinaryIO, *, file: str | os.PathLike | None 
         raise exc.located(file=file, place=f"entry {entry}" if entry else None) from None
 
 
-def _decode(stream: BinaryIO, limit: int) -> DecodedText:
+def _decode(stream: BinaryReader, limit: int) -> DecodedText:
     head = _read_exact(stream, 6)
     enc = sniff_encoding(head)
     if enc is Encoding.PLAIN:
-        raw = head + stream.read(limit + 1 - len(head))
+        raw: bytes | bytearray = head + stream.read(limit + 1 - len(head))
         _check_size(len(raw), limit)
         return DecodedText(_decode_utf8(raw), enc, plaintext_bytes=len(raw))
     if enc is Encoding.XZ:
@@ -290,7 +297,7 @@ def _decode(stream: BinaryIO, limit: int) -> DecodedText:
                                header=enc.value.encode(), plaintext_bytes=builder.size)
         flags = [False, False]
 
-        def pieces():
+        def pieces() -> Iterator[bytes]:
             for piece, lo, up in parts:
                 flags[0] |= lo
                 flags[1] |= up
@@ -324,7 +331,7 @@ def _decode(stream: BinaryIO, limit: int) -> DecodedText:
     return DecodedText(_decode_utf8(raw), enc, key=key, header=header, plaintext_bytes=len(raw))
 
 
-def _chunks(first: bytes, stream: BinaryIO) -> Iterator[bytes]:
+def _chunks(first: bytes, stream: BinaryReader) -> Iterator[bytes]:
     if first:
         yield first
     while True:
@@ -361,7 +368,8 @@ def encode_saved_game(text: str, encoding: Encoding = Encoding.VCSK, *, key: int
         if hex_case == "upper":
             hexed = hexed.upper()
             key_hex = key_hex.upper()
-        return encoding.value.encode("ascii") + key_hex + hexed
+        magic: str = encoding.value  # mypy reads a narrowed member's value as Any
+        return magic.encode("ascii") + key_hex + hexed
     if encoding is Encoding.VOBS:
         return (header or b"VOBS") + bytes([key]) + raw.translate(table)
     if encoding is Encoding.VOXZ:

@@ -25,9 +25,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from vmodtool.errors import FormatError
+from vmodtool.errors import FormatError, PathLike
 from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence, encode_sequence
+
+if TYPE_CHECKING:  # traits imports this module
+    from vmodtool.vassal.traits import TraitView
 
 __all__ = [
     "Trait",
@@ -105,7 +109,7 @@ class Trait:
         from vmodtool.vassal.traits import is_known_prefix
         return is_known_prefix(self.prefix, self.innermost)
 
-    def view(self):  # -> traits.TraitView (import cycle)
+    def view(self) -> TraitView:
         """Typed read access to the fields of this trait
         (:class:`vmodtool.vassal.traits.TraitView` subclass)."""
         from vmodtool.vassal.traits import view_of
@@ -153,12 +157,12 @@ class PieceDef:
         self.id = id
         self.traits: tuple[Trait, ...] = tuple(traits)
         self._raw = raw
-        self._views = None
+        self._views: list[TraitView] | None = None
         self._name: str | None = None
 
     # ------------------------------------------------------------------ parse
     @classmethod
-    def parse(cls, text: str, *, file=None, place: str | None = None) -> PieceDef:
+    def parse(cls, text: str, *, file: PathLike | None = None, place: str | None = None) -> PieceDef:
         """Split ``+/id/type/state`` into the trait chain, exactly as
         ``BasicCommandEncoder.decode`` + ``Decorator.setState`` do.
 
@@ -266,17 +270,17 @@ class PieceDef:
     def __len__(self) -> int:
         return len(self.traits)
 
-    def views(self) -> list:
+    def views(self) -> list[TraitView]:
         """Typed views of all traits, outermost first (cached)."""
         if self._views is None:
             from vmodtool.vassal.traits import view_of
             self._views = [view_of(t) for t in self.traits]
         return self._views
 
-    def find(self, what: str) -> list:
+    def find(self, what: str) -> list[TraitView]:
         """Views of the traits whose prefix (``"emb2;"``) or Java class
         (full ``VASSAL.counters.Marker`` or short ``Marker``) is ``what``."""
-        out = []
+        out: list[TraitView] = []
         for view in self.views():
             cls = view.java_class
             if view.trait.prefix == what or cls == what or cls.rsplit(".", 1)[-1] == what:
@@ -400,8 +404,8 @@ def parse_basic_state(text: str, *, place: str | None = None) -> BasicPieceState
                               f"{toks[4]!r}", place=place)
         for i in range(count):
             key = toks[5 + 2 * i] if 5 + 2 * i < len(toks) else ""
-            value = toks[6 + 2 * i] if 6 + 2 * i < len(toks) else ""
-            props[key] = value
+            prop_value = toks[6 + 2 * i] if 6 + 2 * i < len(toks) else ""
+            props[key] = prop_value
     return BasicPieceState(None if map_id == "null" else map_id, coords[0], coords[1],
                            gpid, props, has_count)
 

@@ -121,7 +121,8 @@ def _refuse_entity_declarations(data: bytes, encoding: str,
     """Raise :class:`UnsafeFileError` when the DOCTYPE (which can only stand
     in the prolog) declares any entity or parameter entity."""
     text = _prolog_text(data, encoding)
-    start = _PROLOG_SKIP.match(text).end()  # type: ignore[union-attr]
+    skipped = _PROLOG_SKIP.match(text)  # always matches: every part is optional
+    start = skipped.end() if skipped else 0
     if not text.startswith("<!DOCTYPE", start):
         return
     end = text.find("]>", start)
@@ -158,8 +159,8 @@ def _syntax_error(err: Exception, data: bytes, file: PathLike | None) -> FormatE
     place = None
     if position and position[0]:
         place = f"line {position[0]}, column {position[1]}"
-    elif getattr(err, "lineno", None):
-        place = f"line {err.lineno}"  # type: ignore[attr-defined]
+    elif lineno := getattr(err, "lineno", None):
+        place = f"line {lineno}"
     return FormatError(f"malformed XML: {message}", file=file, place=place)
 
 

@@ -20,7 +20,7 @@ from typing import Union
 
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.fileio import atomic_write
-from vmodtool.vassal.archive import Archive, ArchiveLimits, build_zip, is_zip_data, read_head
+from vmodtool.vassal.archive import DEFAULT_LIMITS, Archive, ArchiveLimits, build_zip, is_zip_data, read_head
 from vmodtool.vassal.commands import (
     Command,
     CommandGroup,
@@ -76,7 +76,7 @@ class SavedGame:
 
     # -- reading ------------------------------------------------------------
     @classmethod
-    def read(cls, path: PathLike, *, limits: ArchiveLimits = ArchiveLimits(),
+    def read(cls, path: PathLike, *, limits: ArchiveLimits = DEFAULT_LIMITS,
              max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> SavedGame:
         """Read a save or log from ``path`` (zip or bare command stream)."""
         file = os.fspath(path)
@@ -90,7 +90,7 @@ class SavedGame:
 
     @classmethod
     def from_bytes(cls, data: bytes, *, file: PathLike | None = None,
-                   limits: ArchiveLimits = ArchiveLimits(),
+                   limits: ArchiveLimits = DEFAULT_LIMITS,
                    max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> SavedGame:
         name = os.fspath(file) if file is not None else None
         if not is_zip_data(data[:4]):
@@ -218,11 +218,12 @@ class SavedGame:
         entries[SAVED_GAME] = payload
         return build_zip(entries)
 
-    def write(self, path: PathLike, text: str | None = None, **kwargs) -> None:
+    def write(self, path: PathLike, text: str | None = None, *, encoding: Encoding | None = None,
+              key: int | None = None) -> None:
         """Write atomically to ``path`` (never over the file it was read from)."""
         if self.file and Path(path).resolve() == Path(self.file).resolve():
             raise VmodError("refusing to overwrite the input file; choose another path", file=path)
-        atomic_write(path, self.to_bytes(text, **kwargs))
+        atomic_write(path, self.to_bytes(text, encoding=encoding, key=key))
 
 
 def _first_leaf(node: Node) -> Command | None:
@@ -230,4 +231,4 @@ def _first_leaf(node: Node) -> Command | None:
         if not node.children:
             return None
         node = node.children[0]
-    return node  # type: ignore[return-value]
+    return node if isinstance(node, Command) else None

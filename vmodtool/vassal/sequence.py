@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Union
+from types import EllipsisType
+from typing import overload
 
 __all__ = [
     "SequenceEncoder",
@@ -38,7 +39,7 @@ __all__ = [
     "java_double",
 ]
 
-Token = Union[str, int, float, bool, None]
+Token = str | int | float | bool | None
 
 #: characters that can occur in Java's String.valueOf of a number or boolean;
 #: only with one of these as delimiter does VASSAL escape primitive values.
@@ -76,6 +77,10 @@ def java_double(value: float) -> str:
     return f"{mant}E{int(exp)}"
 
 
+@overload
+def _token_text(value: None) -> None: ...
+@overload
+def _token_text(value: str | int | float | bool) -> str: ...
 def _token_text(value: Token) -> str | None:
     if value is None:
         return None
@@ -124,13 +129,13 @@ class SequenceEncoder:
 
     __slots__ = ("delim", "_parts", "_ugly")
 
-    def __init__(self, delim: str, first: Token = ..., ) -> None:  # type: ignore[assignment]
+    def __init__(self, delim: str, first: Token | EllipsisType = ...) -> None:
         if len(delim) != 1:
             raise ValueError("a SequenceEncoder delimiter is one character")
         self.delim = delim
         self._parts: list[str] | None = None
         self._ugly = delim in _UGLY
-        if first is not ...:
+        if not isinstance(first, EllipsisType):  # ``...``: no first token
             self.append(first)
 
     def append(self, value: Token) -> SequenceEncoder:
@@ -183,11 +188,10 @@ def decode_sequence(text: str | None, delim: str) -> list[str]:
     # they are consumed so that splitting a huge token needs about one extra
     # copy of it, not two.
     out: list[str] = []
-    seg: list[str] = [parts[0]]
-    parts[0] = None  # type: ignore[call-overload]
-    for i in range(1, len(parts)):
-        part = parts[i]
-        parts[i] = None  # type: ignore[call-overload]
+    parts.reverse()
+    seg: list[str] = [parts.pop()]
+    while parts:
+        part = parts.pop()
         last = seg[-1]
         if last and last[-1] == "\\":
             # escaped delimiter: drop the backslash, keep the delimiter
@@ -257,8 +261,10 @@ class SequenceDecoder:
         return rest
 
     def __iter__(self) -> Iterator[str]:
-        while self.has_more():
-            yield self.next()  # type: ignore[misc]
+        while self._pos < len(self._tokens):
+            tok = self._tokens[self._pos]
+            self._pos += 1
+            yield tok
 
 
 def join_tokens(tokens: Sequence[str], delim: str) -> str | None:

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.keys import NamedKeyStroke, decode_key, decode_key_list, encode_key, encode_key_list
-from vmodtool.vassal.pieces import PieceDef, Trait, java_int, parse_basic_state
+from vmodtool.vassal.pieces import BasicPieceState, PieceDef, Trait, java_int, parse_basic_state
 from vmodtool.vassal.sequence import SequenceEncoder, check_token, decode_sequence, encode_sequence, java_double
 
 __all__ = [
@@ -250,7 +250,7 @@ class TraitView:
     PREFIX: ClassVar[str] = ""
     SEP: ClassVar[str] = ";"
     FIELDS: ClassVar[tuple[Field, ...]] = ()
-    _FIELD_NAMES: ClassVar[frozenset] = frozenset()
+    _FIELD_NAMES: ClassVar[frozenset[str]] = frozenset()
 
     __slots__ = ("trait", "_values")
 
@@ -428,7 +428,7 @@ class BasicPiece(TraitView):
         enc.append(check_token(values["piece_name"] or "", "piece name"))
         return cls.PREFIX + (enc.value or "")
 
-    def basic_state(self):
+    def basic_state(self) -> BasicPieceState:
         """The parsed state (:class:`~vmodtool.vassal.pieces.BasicPieceState`)."""
         return parse_basic_state(self.trait.state, place="trait (piece;)")
 
@@ -468,7 +468,7 @@ class BasicPiece(TraitView):
         return "" if value is None else _prop_text(value)
 
     @classmethod
-    def build(cls, state: str | None = None, **values: Any) -> Trait:  # type: ignore[override]
+    def build(cls, state: str | None = None, **values: Any) -> Trait:
         if state is not None:
             check_token(state, "state")
         return Trait(cls.build_type(**values), cls.default_state() if state is None else state,
@@ -486,7 +486,7 @@ class BasicName(TraitView):
         toks = decode_sequence(self.trait.type[len(self.PREFIX):], ";")
         return {"basic_name": toks[0]}
 
-    def own_property(self, ctx, i, key):
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         return self.basic_name if key == "BasicName" else _MISSING
 
 
@@ -517,7 +517,7 @@ class Marker(TraitView):
         out = _MARKER_ITEMS.get(key)
         if out is None:
             out = {}
-            for k, v in zip(self.keys, self.values):
+            for k, v in zip(self.keys, self.values, strict=True):  # values are padded to the keys
                 out.setdefault(k, v)
             if len(_MARKER_ITEMS) >= _DECODED_MAX:
                 _MARKER_ITEMS.clear()
@@ -528,12 +528,14 @@ class Marker(TraitView):
         return self.PREFIX + (encode_sequence(self.keys, ",") or "")
 
     @classmethod
-    def build_type(cls, keys: Sequence[str] = ()) -> str:  # type: ignore[override]
+    def build_type(cls, keys: Sequence[str] = (), **values: Any) -> str:
+        if values:
+            raise TypeError(f"Marker has no field(s) {sorted(values)}")
         return cls.PREFIX + (encode_sequence([check_token(k, "marker name") for k in keys], ",")
                              or "")
 
     @classmethod
-    def build(cls, state: str | None = None, **values: Any) -> Trait:  # type: ignore[override]
+    def build(cls, state: str | None = None, **values: Any) -> Trait:
         """``Marker.build(properties={"Side": "US"})`` (or ``keys=``/``state=``)."""
         props: dict[str, str] = dict(values.pop("properties", {}) or {})
         keys = list(values.pop("keys", props.keys()))
@@ -544,11 +546,11 @@ class Marker(TraitView):
                                      for k in keys], ",") or ""
         return Trait(cls.build_type(keys), state)
 
-    def own_property(self, ctx, i, key):
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         items = self.items()
         return items[key] if key in items else _MISSING
 
-    def own_properties(self, ctx, i):
+    def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return self.items()
 
 
@@ -608,10 +610,10 @@ class DynamicProperty(TraitView):
         """The current value (the state)."""
         return self.trait.state
 
-    def own_property(self, ctx, i, key):
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         return self.trait.state if key == self.key else _MISSING
 
-    def own_properties(self, ctx, i):
+    def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return {self.key: self.trait.state}
 
 
@@ -624,7 +626,7 @@ class CalculatedProperty(TraitView):
     PREFIX = "calcProp;"
     FIELDS = _f("property_name:s expression:s description:s")
 
-    def own_property(self, ctx, i, key):
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         if not self.property_name or key != self.property_name:
             return _MISSING
         expr = self.expression
@@ -640,10 +642,10 @@ class TranslatableMessage(TraitView):
     PREFIX = "locmsg;"
     FIELDS = _f("key:s=name description:s message:s")
 
-    def own_property(self, ctx, i, key):
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         return self.message if key == self.key else _MISSING
 
-    def own_properties(self, ctx, i):
+    def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return {self.key: self.message}
 
 
@@ -770,7 +772,8 @@ class Embellishment(TraitView):
         """True when the layer has an on/off switch (not always active)."""
         v = self.fields()
         if v["_legacy_unconvertible"]:
-            return v["activate_key"] != ""
+            activate_key: str = v["activate_key"]
+            return activate_key != ""
         return not v["always_active"]
 
     def raw_value(self) -> int:
@@ -795,7 +798,7 @@ class Embellishment(TraitView):
     def active(self) -> bool:
         return self.raw_value() > 0
 
-    def name(self, ctx, i):
+    def name(self, ctx: _Context, i: int) -> str:
         value = self._value(ctx, i)
         names = self.level_names
         cname = names[value - 1] if 0 < value and value - 1 < len(names) else None
@@ -809,7 +812,7 @@ class Embellishment(TraitView):
             return first
         return ctx.name(i + 1)
 
-    def own_property(self, ctx, i, key):
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         lname = self.layer_name
         if not key.startswith(lname):
             return _MISSING
@@ -826,7 +829,7 @@ class Embellishment(TraitView):
             return "true" if self.raw_value() > 0 else "false"
         return _MISSING
 
-    def own_properties(self, ctx, i):
+    def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         lname = self.layer_name
         return {lname + s: self.own_property(ctx, i, lname + s)
                 for s in ("_Level", "_Active", "_Name", "_Image")}
@@ -873,7 +876,7 @@ class Labeler(TraitView):
         """The evaluated label (its ``$prop$`` references resolved)."""
         return _evaluate(ctx, self.label, {"pieceName": ctx.name(i + 1)})
 
-    def name(self, ctx, i):
+    def name(self, ctx: _Context, i: int) -> str:
         label = self.label
         if label == "" and not self.always_use_format:
             return ctx.name(i + 1)
@@ -885,10 +888,10 @@ class Labeler(TraitView):
         finally:
             ctx.leave(("label", i))
 
-    def own_property(self, ctx, i, key):
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         return self.text(ctx, i) if key == self.property_name else _MISSING
 
-    def own_properties(self, ctx, i):
+    def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return {self.property_name: self.text(ctx, i)}
 
 
@@ -966,10 +969,10 @@ class MovementMarkable(TraitView):
     def moved(self) -> bool:
         return self.trait.state == "true"
 
-    def own_property(self, ctx, i, key):
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         return ("true" if self.moved else "false") if key == "Moved" else _MISSING
 
-    def own_properties(self, ctx, i):
+    def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return {"Moved": "true" if self.moved else "false"}
 
 
@@ -994,13 +997,13 @@ class Hideable(TraitView):
     def hidden_by(self) -> str | None:
         return None if self.trait.state == "null" else self.trait.state
 
-    def name(self, ctx, i):
+    def name(self, ctx: _Context, i: int) -> str:
         return "" if self.hidden_by is not None else ctx.name(i + 1)
 
-    def own_properties(self, ctx, i):
+    def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return {"InvisibleToOthers": "true" if self.hidden_by is not None else "false"}
 
-    def own_property(self, ctx, i, key):
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         if key == "InvisibleToOthers":
             return "true" if self.hidden_by is not None else "false"
         return _MISSING
@@ -1021,17 +1024,18 @@ class Obscurable(TraitView):
         tok = decode_sequence(self.trait.state, ";")[0]
         return None if tok == "null" else tok
 
-    def name(self, ctx, i):
+    def name(self, ctx: _Context, i: int) -> str:
         if self.obscured_by is not None:
-            return self.mask_name
+            mask_name: str = self.mask_name
+            return mask_name
         return ctx.name(i + 1)
 
-    def own_property(self, ctx, i, key):
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         if key == "ObscuredToOthers":
             return "true" if self.obscured_by is not None else "false"
         return _MISSING
 
-    def own_properties(self, ctx, i):
+    def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return {"ObscuredToOthers": "true" if self.obscured_by is not None else "false"}
 
 
@@ -1069,12 +1073,12 @@ class FreeRotator(TraitView):
             enc.append(f.encode(values.get(f.name, f.default)))
         return cls.PREFIX + (enc.value or "")
 
-    def own_properties(self, ctx, i):
+    def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         name = self.rotator_name
         return {name + "_Facing": self.own_property(ctx, i, name + "_Facing"),
                 name + "_Degrees": self.own_property(ctx, i, name + "_Degrees")}
 
-    def own_property(self, ctx, i, key):
+    def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         name = self.rotator_name
         n = self.facings
         if key not in (name + "_Facing", name + "_Degrees") or n == 1:
@@ -1298,18 +1302,17 @@ class _Context:
     def __init__(self, piece: PieceDef) -> None:
         self.piece = piece
         self.views = piece.views()
-        self._active: set = set()
-        self._basic_state = None
+        self._active: set[Any] = set()
+        self._basic_state: BasicPieceState | None = None
         self._names: dict[int, str] = {}
 
-    def basic_state(self):
+    def basic_state(self) -> BasicPieceState:
         if self._basic_state is None:
             basic = self.piece.basic
             if basic.prefix == "piece;":
                 self._basic_state = parse_basic_state(
                     basic.state, place=f"trait {len(self.views)} (piece;)")
             else:
-                from vmodtool.vassal.pieces import BasicPieceState
                 self._basic_state = BasicPieceState()
         return self._basic_state
 
@@ -1357,12 +1360,13 @@ class _Context:
                 return value  # BeanShell expression: not evaluated
             val = self.prop(0, name)
             text = "" if val is None else _prop_text(val)
+            first: int = emb.first_level_value
             if text == "":
-                text = str(emb.first_level_value)
+                text = str(first)
             level = java_int(text)
             if level is None:
                 return value  # VASSAL reports the error and keeps the value
-            v = level - emb.first_level_value + 1
+            v = level - first + 1
             n = len(emb.image_names)
             v = max(1, min(v, n))
             return v if value > 0 else -v

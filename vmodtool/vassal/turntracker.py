@@ -19,9 +19,15 @@ document order (``TurnTracker0``; ``UniqueIdManager``, §2.4).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from vmodtool.vassal.pieces import java_int
 from vmodtool.vassal.sequence import decode_sequence
+
+if TYPE_CHECKING:
+    from lxml import etree
+
+    from vmodtool.vassal.buildfile import BuildFile
 
 __all__ = ["TurnLevelDef", "TurnTrackerDef", "turn_trackers"]
 
@@ -87,7 +93,7 @@ def _short(tag: object) -> str:
     return str(tag).rsplit(".", 1)[-1]
 
 
-def _level(element) -> TurnLevelDef | None:
+def _level(element: etree._Element) -> TurnLevelDef | None:
     kind = _short(element.tag)
     if kind not in (_COUNTER, _LIST):
         return None
@@ -101,7 +107,7 @@ def _level(element) -> TurnLevelDef | None:
     return TurnLevelDef("list", name, prop, 1, values, children)
 
 
-def turn_trackers(buildfile) -> dict[str, TurnTrackerDef]:
+def turn_trackers(buildfile: BuildFile) -> dict[str, TurnTrackerDef]:
     """Every turn tracker of a module's buildFile by the id its ``TURN``
     commands carry (a subclass such as ``…POGTurnTracker`` numbers its own)."""
     counts: dict[str, int] = {}

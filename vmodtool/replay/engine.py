@@ -3,8 +3,9 @@ VASSAL 3.7.26's ``AddPiece``/``RemovePiece``/``ChangePiece``/``MovePiece``
 ``executeCommand`` do (with ``StackMetrics.merge``, ``Map.placeAt``,
 ``Map.addPiece`` and ``Stack``'s own bookkeeping), producing typed events.
 
-Problems in the data (unknown pieces or maps, malformed states) become
-warnings carrying the step number; the replay always goes on.
+Problems in the data (unknown pieces or maps, malformed states, global
+properties the module does not define) become warnings carrying the step
+number; the replay always goes on.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from vmodtool.replay.events import (
     UnknownEvent,
 )
 from vmodtool.replay.positions import Positions
+from vmodtool.replay.properties import ModuleProperties
 from vmodtool.replay.state import UNIQUE_ID, GameState, MapState, Piece, Stack, _split_basic, split_nested, type_tokens
 from vmodtool.vassal.commands import (
     AddPiece,
@@ -113,10 +115,14 @@ class Roster:
 class Engine:
     """One game state and the rules VASSAL applies to it."""
 
-    def __init__(self, positions: Positions, roster: Roster, *, file: str | None = None
-                 ) -> None:
+    def __init__(self, positions: Positions, roster: Roster, *, file: str | None = None,
+                 properties: ModuleProperties | None = None) -> None:
+        """``properties``: the global properties of the module (when one is
+        given), so that a command naming another one is dropped and reported
+        as VASSAL drops it."""
         self.positions = positions
         self.roster = roster
+        self.properties = properties
         self.state = GameState()
         self.file = file
         self.step_number: int | None = None
@@ -504,7 +510,19 @@ class Engine:
         if not self.in_restore:
             self.events.append(DiceEvent(button=cmd.button, results=cmd.results))
 
+    def _undefined_property(self, cmd: MutableProperty | GlobalPropertySet) -> bool:
+        """True (after a warning) when the module does not define the
+        property: VASSAL decodes such a command as null and drops it."""
+        if self.properties is None or self.properties.defines(cmd.name, cmd.container):
+            return False
+        where = f"container {cmd.container!r}" if cmd.container else "any container"
+        self.warn(f"{cmd.kind} names global property {cmd.name!r}, which the module does not "
+                  f"define in {where}; VASSAL drops the command (not applied)")
+        return True
+
     def on_mutable(self, cmd: MutableProperty) -> None:
+        if self._undefined_property(cmd):
+            return
         key = (cmd.container, cmd.name)
         old = self.state.global_properties.get(key)
         self.state.global_properties[key] = cmd.new_value
@@ -514,6 +532,8 @@ class Engine:
                                              container=cmd.container))
 
     def on_global(self, cmd: GlobalPropertySet) -> None:
+        if self._undefined_property(cmd):
+            return
         key = (cmd.container, cmd.name)
         old = self.state.global_properties.get(key)
         self.state.global_properties[key] = cmd.value

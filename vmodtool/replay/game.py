@@ -30,6 +30,7 @@ from vmodtool.replay.chain import ChainDifference, compare_states
 from vmodtool.replay.engine import Engine, ReplayWarning, Roster
 from vmodtool.replay.events import AddEvent, ChangeEvent, ChatEvent, DiceEvent, Event, MoveEvent
 from vmodtool.replay.positions import Positions
+from vmodtool.replay.properties import ModuleProperties
 from vmodtool.replay.state import Piece
 from vmodtool.vassal.commands import (
     AddPiece,
@@ -145,6 +146,9 @@ class Replay:
         self.games = list(games)
         self.files = list(files) if files is not None else [g.file for g in self.games]
         self.positions = positions or Positions()
+        module = self.positions.module
+        #: the module's global properties (None without a module)
+        self.properties = ModuleProperties.of(module.buildfile) if module is not None else None
         self.chain_differences: list[ChainDifference] = []
         self.warnings: list[ReplayWarning] = []
         self.engine: Engine | None = None
@@ -176,7 +180,7 @@ class Replay:
     # ------------------------------------------------------------ replaying
     def _restore(self, k: int) -> Engine:
         game = self.games[k]
-        engine = Engine(self.positions, self.roster, file=self.files[k])
+        engine = Engine(self.positions, self.roster, file=self.files[k], properties=self.properties)
         engine.in_restore = True
         for node in game.restore_part():
             for cmd in leaf_commands(node):

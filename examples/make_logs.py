@@ -427,8 +427,10 @@ WW1_PLAYERS = [Player("ger-2b8e", FRITZ, "German Empire"), Player("all-c4d1", TO
 WW1_SEEDS = {
     "rp-storm-unit": "German turn 2: Sturm 7 comes back from the dead pile with a replacement point",
     "rp-french-regiment": "Allied turn 3: the 152 RI regiment comes back from the dead pile",
-    "two-rps-one-unit": "Allied turn 3: the 14th Division returns from the dead pile and is then flipped to full strength",
-    "rp-on-map-while-dead-pile": "Allied turn 2: the reduced 14th Division is rebuilt while the 58th waits in the dead pile",
+    "two-rps-one-unit": ("Allied turn 3: the 14th Division returns from the dead pile and is then "
+                         "flipped to full strength"),
+    "rp-on-map-while-dead-pile": ("Allied turn 2: the reduced 14th Division is rebuilt while the 58th "
+                                  "waits in the dead pile"),
     "rp-returned-full": "Allied turn 1: the 18th Division returns from the dead pile full strength",
     "rp-away-from-hq": "Allied turn 2: the 58th Division returns to 0603, away from the III Corps HQ",
     "rp-over-budget": "Allied turn 2: a second replacement point (the 14th Division) with 1 available",

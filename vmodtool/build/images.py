@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from PIL import Image, ImageDraw
@@ -18,6 +18,7 @@ from vmodtool.build.module import ModuleImages
 from vmodtool.render.board import module_board_image
 from vmodtool.render.counters import (
     CounterSpec,
+    CounterStyle,
     counter_specs,
     counter_style,
     face_filename,
@@ -28,7 +29,7 @@ from vmodtool.render.counters import (
 from vmodtool.render.fonts import load_font
 from vmodtool.scenario.model import Scenario
 
-__all__ = ["render_module_images"]
+__all__ = ["render_module_images", "module_image_names"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -77,12 +78,12 @@ class _CounterJobs:
     in this process meanwhile — or through ``render_all``'s file cache when
     ``cache_dir`` is given."""
 
-    def __init__(self, scenario: Scenario, style, px: int, jobs: int | None,
+    def __init__(self, scenario: Scenario, style: CounterStyle, px: int, jobs: int | None,
                  cache_dir: Path | None, progress: Progress | None) -> None:
         self.scenario, self.px, self.progress, self.cache_dir = scenario, px, progress, cache_dir
         self.jobs = jobs
         self.pool: ProcessPoolExecutor | None = None
-        self.futures: list = []
+        self.futures: list[Future[list[list[bytes]]]] = []
         self.specs: list[CounterSpec] = []
         if cache_dir is not None:
             return
@@ -111,8 +112,8 @@ class _CounterJobs:
             for i, chunk_specs in enumerate(self.chunks):
                 rendered = (self.futures[i].result() if self.pool is not None
                             else _render_chunk((chunk_specs, self.px)))
-                for spec, pngs in zip(chunk_specs, rendered):
-                    for (face, _), data in zip(spec.faces, pngs):
+                for spec, pngs in zip(chunk_specs, rendered, strict=True):
+                    for (face, _), data in zip(spec.faces, pngs, strict=True):
                         yield spec.id, face, face_filename(spec.id, face), data
                 done += len(chunk_specs)
                 if self.progress:
@@ -124,6 +125,51 @@ class _CounterJobs:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
+
+
+def _name_counter(images: ModuleImages, counter_id: str, face: str, name: str) -> None:
+    """Record which piece uses a counter face's image file."""
+    if counter_id.startswith("marker."):
+        images.marker[counter_id[len("marker."):]] = name
+    elif counter_id.startswith("chit."):
+        images.chit[counter_id[len("chit."):]] = name
+    else:
+        images.unit[(counter_id, face)] = name
+
+
+def _name_extras(images: ModuleImages, scenario: Scenario, px: int) -> None:
+    """End Turn chits and status-layer overlays (drawn when ``images.draw``)."""
+    # End Turn chits: the scenario's end-turn marker kind, or a plain chit
+    if any(getattr(e, "chits", ()) and "end_turn" in e.chits for e in scenario.setup):
+        end_kind = next((k for k in images.marker if "end_turn" in k), None)
+        if end_kind is not None:
+            images.chit["end_turn"] = images.marker[end_kind]
+        else:
+            if images.draw:
+                images.files["chit-end-turn.png"] = _plain_chit("End Turn", px)
+            images.chit["end_turn"] = "chit-end-turn.png"
+    for kind in scenario.markers.values():
+        if kind.representation == "layer":
+            name = f"layer-{kind.id}.png"
+            if images.draw:
+                images.files[name] = _overlay(kind.text or kind.name, px)
+            images.layer[kind.id] = name
+
+
+def module_image_names(scenario: Scenario) -> ModuleImages:
+    """The image names of the module :func:`render_module_images` makes,
+    without drawing anything (``draw=False``): for a module read for its
+    maps and grids (the audit without a module), under the same names as
+    the built module's, so that both name each piece's images alike."""
+    style = counter_style(scenario)
+    px = resolution_px(style, "vassal")
+    images = ModuleImages(counter_size=(px, px), board_size=(scenario.map.size[0], scenario.map.size[1]),
+                           draw=False)
+    for spec in counter_specs(scenario, style):
+        for face, _ in spec.faces:
+            _name_counter(images, spec.id, face, face_filename(spec.id, face))
+    _name_extras(images, scenario, px)
+    return images
 
 
 def render_module_images(scenario: Scenario, *, jobs: int | None = None,
@@ -148,23 +194,6 @@ def render_module_images(scenario: Scenario, *, jobs: int | None = None,
         raise
     for counter_id, face, name, data in counter_jobs.results():
         images.files[name] = data
-        if counter_id.startswith("marker."):
-            images.marker[counter_id[len("marker."):]] = name
-        elif counter_id.startswith("chit."):
-            images.chit[counter_id[len("chit."):]] = name
-        else:
-            images.unit[(counter_id, face)] = name
-    # End Turn chits: the scenario's end-turn marker kind, or a plain chit
-    if any(getattr(e, "chits", ()) and "end_turn" in e.chits for e in scenario.setup):
-        end_kind = next((k for k in images.marker if "end_turn" in k), None)
-        if end_kind is not None:
-            images.chit["end_turn"] = images.marker[end_kind]
-        else:
-            images.files["chit-end-turn.png"] = _plain_chit("End Turn", px)
-            images.chit["end_turn"] = "chit-end-turn.png"
-    for kind in scenario.markers.values():
-        if kind.representation == "layer":
-            name = f"layer-{kind.id}.png"
-            images.files[name] = _overlay(kind.text or kind.name, px)
-            images.layer[kind.id] = name
+        _name_counter(images, counter_id, face, name)
+    _name_extras(images, scenario, px)
     return images

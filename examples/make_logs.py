@@ -3,14 +3,18 @@
 For each system a whole game of at least three turns (``game-1.vlog``,
 clean under the scenario's rules) and copies of it that each carry ONE
 illegal action (``illegal-<what>.vlog``), written with vmodtool's own
-encoder against the module exactly as ``vmodtool build`` makes it::
+encoder against the module exactly as ``vmodtool build`` makes it (the
+module is built first, into a temporary folder): every piece in a log is one
+of that module's PieceSlots, every dice roll one of its DiceButtons, and the
+log carries the module's ``moduledata``, so VASSAL opens it without a
+question::
 
     python examples/make_logs.py                 # all systems, into examples/<system>/logs/
     python examples/make_logs.py --out DIR       # into DIR/<system>/
     python examples/make_logs.py modern-tactical # one system
 
 The output is deterministic: fixed piece ids (GameWriter's counter), fixed
-players' passwords, a fixed obfuscation key and no dates.  What each log
+players' passwords, a fixed obfuscation key and a fixed save date.  What each log
 shows is listed in ``examples/<system>/logs/README.md``; the tests in
 ``tests/audit/test_example_logs.py`` check that the clean games audit clean,
 that each illegal copy yields exactly its expected violations, and that the
@@ -24,20 +28,38 @@ seeded copy does something illegal instead of (or besides) the legal play.
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:           # run from a checkout without installing
     sys.path.insert(0, str(HERE.parent))
 
-from vmodtool.audit.game import scenario_positions_module  # noqa: E402
+from vmodtool.build.builder import build_module_file  # noqa: E402
 from vmodtool.build.module import OFF_MAP_NAME  # noqa: E402
+from vmodtool.fileio import atomic_write  # noqa: E402
 from vmodtool.scenario import load_scenario  # noqa: E402
 from vmodtool.vassal.gamewriter import GameWriter, Player  # noqa: E402
+from vmodtool.vassal.module import Module  # noqa: E402
 
 KEY = 0x5A                                      # the savedGame obfuscation key of every log
+DATE_SAVED = "1767225600000"                    # 2026-01-01 00:00 UTC, the savedata/moduledata date
+
+
+@cache
+def module_file(system: str) -> Path:
+    """The system's module as ``vmodtool build`` makes it (built once per
+    run, into a temporary folder removed at exit)."""
+    folder = Path(tempfile.mkdtemp(prefix=f"make_logs-{system}-"))
+    atexit.register(shutil.rmtree, folder, True)
+    out = folder / f"{system}.vmod"
+    build_module_file(HERE / system / "scenario.yaml", out, jobs=1)
+    return out
 
 
 class Table:
@@ -47,8 +69,8 @@ class Table:
     def __init__(self, system: str, players: Sequence[Player], seed: str | None,
                  setup_changes: dict[str, str] | None = None) -> None:
         self.scenario = load_scenario(HERE / system / "scenario.yaml")
-        module, sizes = scenario_positions_module(self.scenario)
-        self.w = GameWriter(module, players=players, board_sizes=sizes)
+        self.module = Module.open(module_file(system))
+        self.w = GameWriter(self.module, players=players)
         self.seed = seed
         self.map = self.scenario.map.name
         self.unit: dict[str, str] = {}
@@ -60,19 +82,6 @@ class Table:
             elif p.piece.get_property("MarkerKind") in ("formation_chit", "end_turn_chit"):
                 key = p.piece.get_property("Formation") or "end_turn"
                 self.chits.setdefault(key, []).append(pid)
-        self.palette = {}
-        for slot in module.buildfile.piece_slots():
-            if "MarkerKind" in slot.definition and "MarkerScope" in slot.definition:
-                kind = slot.definition.split("MarkerScope", 1)[1]
-                for k in self.scenario.markers:
-                    if f"\t{k}," in kind or f"\\{k}," in kind or f"\t{k}\\" in kind:
-                        self.palette.setdefault(k, (slot.definition, slot.gpid))
-        for k in self.scenario.markers:
-            if k not in self.palette:
-                for slot in module.buildfile.piece_slots():
-                    if f"marker.{k}.png" in slot.definition:
-                        self.palette[k] = (slot.definition, slot.gpid)
-                        break
         self.box = {b.id: b.name for b in self.scenario.boxes}
         self.layers_on: dict[str, set] = {}
         self.face: dict[str, int] = {}          # unit -> face shown (1 = front)
@@ -112,13 +121,12 @@ class Table:
         self.face[uid] = face
 
     def marker(self, kind: str, where: str, who: str) -> str:
-        definition, gpid = self.palette[kind]
-        return self.w.add(definition, where, self.map, gpid=gpid, player=who)
+        """Drag the marker counter of ``kind`` out of the module's palette."""
+        return self.w.add(self.w.palette_slot(MarkerKind=kind), where, self.map, player=who)
 
     def marker_off_map(self, kind: str, zone: str, who: str) -> str:
         """Take a marker counter from the palette onto a box or track space."""
-        definition, gpid = self.palette[kind]
-        return self.w.add(definition, zone, OFF_MAP_NAME, gpid=gpid, player=who)
+        return self.w.add(self.w.palette_slot(MarkerKind=kind), zone, OFF_MAP_NAME, player=who)
 
     def move_off_map(self, pid: str, zone: str, who: str) -> None:
         self.w.move(pid, zone, map_name=OFF_MAP_NAME, player=who)
@@ -139,7 +147,10 @@ class Table:
         self.w.dice(spec, values, player=who)
 
     def data(self) -> bytes:
-        return self.w.to_bytes(key=KEY)
+        try:
+            return self.w.to_bytes(key=KEY, date_saved=DATE_SAVED)
+        finally:
+            self.module.close()
 
 
 # ======================================================================================
@@ -416,8 +427,10 @@ WW1_PLAYERS = [Player("ger-2b8e", FRITZ, "German Empire"), Player("all-c4d1", TO
 WW1_SEEDS = {
     "rp-storm-unit": "German turn 2: Sturm 7 comes back from the dead pile with a replacement point",
     "rp-french-regiment": "Allied turn 3: the 152 RI regiment comes back from the dead pile",
-    "two-rps-one-unit": "Allied turn 3: the 14th Division returns from the dead pile and is then flipped to full strength",
-    "rp-on-map-while-dead-pile": "Allied turn 2: the reduced 14th Division is rebuilt while the 58th waits in the dead pile",
+    "two-rps-one-unit": ("Allied turn 3: the 14th Division returns from the dead pile and is then "
+                         "flipped to full strength"),
+    "rp-on-map-while-dead-pile": ("Allied turn 2: the reduced 14th Division is rebuilt while the 58th "
+                                  "waits in the dead pile"),
     "rp-returned-full": "Allied turn 1: the 18th Division returns from the dead pile full strength",
     "rp-away-from-hq": "Allied turn 2: the 58th Division returns to 0603, away from the III Corps HQ",
     "rp-over-budget": "Allied turn 2: a second replacement point (the 14th Division) with 1 available",
@@ -802,7 +815,7 @@ def write_system(system: str, out: Path) -> list[Path]:
     written = []
     for name, seed in logs_of(system).items():
         path = out / name
-        path.write_bytes(game(seed).data())
+        atomic_write(path, game(seed).data())
         written.append(path)
     return written
 

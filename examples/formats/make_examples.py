@@ -7,9 +7,11 @@ script.  Everything here is made by vmodtool itself — no third-party file.
 
 * ``demo.vmod`` (and the same files unpacked under ``demo-module/``): one map
   with a 10x8 flat-top hex board numbered ``0101``…, two two-sided units (one
-  with a Russian name) and an Ops Complete marker.
+  with a Russian name), an Ops Complete marker and a ``2d6`` dice button.
 * ``demo.vlog``: the log of a short game of it — a move, a flip, a dice
-  roll, chat in Russian, and an undone move.  The players' VASSAL passwords
+  roll (the button's report and its ``2d6_result``/``_total``/``_keep``/
+  ``_summary`` properties, as VASSAL 3.7.26 logs them), chat in Russian, and
+  an undone move.  The players' VASSAL passwords
   (``alice-secret``, ``boris-secret``) are in the file, as in any real log;
   ``vmodtool`` never prints them.
 """
@@ -26,6 +28,7 @@ from PIL import Image, ImageDraw
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
+from vmodtool.build.components import DEFAULTS  # noqa: E402
 from vmodtool.fileio import atomic_write  # noqa: E402
 from vmodtool.vassal import traits as T  # noqa: E402
 from vmodtool.vassal.archive import build_zip  # noqa: E402
@@ -50,6 +53,8 @@ COUNTER = 60
 FLIP = key("F", CTRL, name="Flip")
 ALICE, BORIS = ("alice-secret", "Алиса", "Синие"), ("boris-secret", "Борис", "Красные")
 PREFIX = "VASSAL.build."
+DICE = "2d6"                                       # a DiceButton: defines 2d6_result, _total, _keep, _summary
+DICE_REPORT = "** $name$ = $result$ *** &lt;$PlayerName$&gt;"   # VASSAL's own default
 
 
 def grid() -> HexGrid:
@@ -146,6 +151,9 @@ def buildfile() -> bytes:
                  width=str(COUNTER), height=str(COUNTER))
         slot.text = _with_gpid(piece, gpid)
     E(root, PREFIX + "module.PrototypesContainer")
+    dice = dict(DEFAULTS["module.DiceButton"], name=DICE, text=DICE, tooltip=f"Roll {DICE}",
+                reportFormat=DICE_REPORT)
+    E(root, PREFIX + "module.DiceButton", **dict(sorted(dice.items())))
     return bf.to_bytes()
 
 
@@ -200,9 +208,13 @@ def game_log() -> str:
     top.append(log("CHAT&lt;Алиса&gt; - Ход сделан, твоя очередь"))
     m2, c2 = move(tank_id, "1-й танковый батальон", "0705", "0604", BORIS[0])
     top.append(log(m2.text, c2))
+    # DiceButton.DR of VASSAL 3.7.26: the report, then the four properties
+    # (their values before the first roll: 1, 0, 0 and empty)
     top.append(log("CHAT*** 2d6 = 3,5 *** &lt;Борис&gt;",
-                   "MutableProperty\t2d6_result\t\t3,5\tModule",
-                   "MutableProperty\t2d6_total\t0\t8\tModule"))
+                   "MutableProperty\t2d6_result\t1\t3,5\tModule",
+                   "MutableProperty\t2d6_total\t0\t8\tModule",
+                   "MutableProperty\t2d6_keep\t0\t2\tModule",
+                   "MutableProperty\t2d6_summary\t\t3 x1, 5 x1\tModule"))
     # the full state strings of the moved piece before and after its Layer
     # goes to level 2
     moved = PieceDef.parse(placed(inf, inf_id, 1, "0304").text)

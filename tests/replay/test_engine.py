@@ -210,3 +210,18 @@ def test_parse_is_what_vassal_splits():
     steps = Replay([g]).run()
     assert [type(e) for e in steps[0].events] == [MoveEvent, ChatEvent]
     assert isinstance(AddEvent, type)
+
+
+def test_a_piece_that_cannot_be_decoded_is_a_warning_with_file_and_step():
+    from vmodtool.replay.engine import Engine, Roster
+    from vmodtool.replay.positions import Positions
+    engine = Engine(Positions(), Roster(), file="bad.vlog")
+    engine.in_restore = False
+    engine.step_number = 3
+    engine.apply(AddPiece.build("1", "piece;;", "null;0;0;;0"))      # BasicPiece type too short
+    (warning,) = engine.warnings
+    assert (warning.file, warning.step) == ("bad.vlog", 3)
+    assert "AddPiece 1: the piece cannot be decoded" in warning.message
+    (event,) = engine.events
+    assert isinstance(event, AddEvent) and event.piece.name == "" and event.piece.unit_id is None
+    assert engine.state.get("1").name == "" and engine.state.get("1").get_property("X") is None

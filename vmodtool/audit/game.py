@@ -53,19 +53,11 @@ def scenario_positions_module(scenario: Scenario) -> tuple[Module, dict[str, tup
     """The module of a scenario as ``vmodtool build`` makes it, for its
     maps and grids only (no images): what positions are read with when the
     user does not give a module.  Returns (module, board sizes)."""
-    from vmodtool.build.module import ModuleImages, assemble_module
+    from vmodtool.build.images import module_image_names
+    from vmodtool.build.module import assemble_module
     from vmodtool.vassal.module import Module
 
-    names = ModuleImages(counter_size=(64, 64), board_size=scenario.map.size, draw=False)
-    for counter in scenario.counters:
-        for face in scenario.unit_type_of(counter).faces:
-            names.unit[(counter.id, face.name)] = f"{counter.id}__{face.name}.png"
-    for kind in scenario.markers.values():
-        names.marker[kind.id] = names.layer[kind.id] = f"marker.{kind.id}.png"
-    for formation in scenario.formations:
-        names.chit[formation.id] = f"chit.{formation.id}.png"
-    names.chit["end_turn"] = "chit-end-turn.png"
-    build = assemble_module(scenario, names)
+    build = assemble_module(scenario, module_image_names(scenario))
     width, height = scenario.map.size
     sizes = {scenario.map.name: (width, height)}
     if scenario.boxes or scenario.tracks:

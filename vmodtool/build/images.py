@@ -29,7 +29,7 @@ from vmodtool.render.counters import (
 from vmodtool.render.fonts import load_font
 from vmodtool.scenario.model import Scenario
 
-__all__ = ["render_module_images"]
+__all__ = ["render_module_images", "module_image_names"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -127,6 +127,51 @@ class _CounterJobs:
             self.pool = None
 
 
+def _name_counter(images: ModuleImages, counter_id: str, face: str, name: str) -> None:
+    """Record which piece uses a counter face's image file."""
+    if counter_id.startswith("marker."):
+        images.marker[counter_id[len("marker."):]] = name
+    elif counter_id.startswith("chit."):
+        images.chit[counter_id[len("chit."):]] = name
+    else:
+        images.unit[(counter_id, face)] = name
+
+
+def _name_extras(images: ModuleImages, scenario: Scenario, px: int) -> None:
+    """End Turn chits and status-layer overlays (drawn when ``images.draw``)."""
+    # End Turn chits: the scenario's end-turn marker kind, or a plain chit
+    if any(getattr(e, "chits", ()) and "end_turn" in e.chits for e in scenario.setup):
+        end_kind = next((k for k in images.marker if "end_turn" in k), None)
+        if end_kind is not None:
+            images.chit["end_turn"] = images.marker[end_kind]
+        else:
+            if images.draw:
+                images.files["chit-end-turn.png"] = _plain_chit("End Turn", px)
+            images.chit["end_turn"] = "chit-end-turn.png"
+    for kind in scenario.markers.values():
+        if kind.representation == "layer":
+            name = f"layer-{kind.id}.png"
+            if images.draw:
+                images.files[name] = _overlay(kind.text or kind.name, px)
+            images.layer[kind.id] = name
+
+
+def module_image_names(scenario: Scenario) -> ModuleImages:
+    """The image names of the module :func:`render_module_images` makes,
+    without drawing anything (``draw=False``): for a module read for its
+    maps and grids (the audit without a module), under the same names as
+    the built module's, so that both name each piece's images alike."""
+    style = counter_style(scenario)
+    px = resolution_px(style, "vassal")
+    images = ModuleImages(counter_size=(px, px), board_size=(scenario.map.size[0], scenario.map.size[1]),
+                           draw=False)
+    for spec in counter_specs(scenario, style):
+        for face, _ in spec.faces:
+            _name_counter(images, spec.id, face, face_filename(spec.id, face))
+    _name_extras(images, scenario, px)
+    return images
+
+
 def render_module_images(scenario: Scenario, *, jobs: int | None = None,
                          cache_dir: Path | None = None,
                          progress: Progress | None = None) -> ModuleImages:
@@ -149,23 +194,6 @@ def render_module_images(scenario: Scenario, *, jobs: int | None = None,
         raise
     for counter_id, face, name, data in counter_jobs.results():
         images.files[name] = data
-        if counter_id.startswith("marker."):
-            images.marker[counter_id[len("marker."):]] = name
-        elif counter_id.startswith("chit."):
-            images.chit[counter_id[len("chit."):]] = name
-        else:
-            images.unit[(counter_id, face)] = name
-    # End Turn chits: the scenario's end-turn marker kind, or a plain chit
-    if any(getattr(e, "chits", ()) and "end_turn" in e.chits for e in scenario.setup):
-        end_kind = next((k for k in images.marker if "end_turn" in k), None)
-        if end_kind is not None:
-            images.chit["end_turn"] = images.marker[end_kind]
-        else:
-            images.files["chit-end-turn.png"] = _plain_chit("End Turn", px)
-            images.chit["end_turn"] = "chit-end-turn.png"
-    for kind in scenario.markers.values():
-        if kind.representation == "layer":
-            name = f"layer-{kind.id}.png"
-            images.files[name] = _overlay(kind.text or kind.name, px)
-            images.layer[kind.id] = name
+        _name_counter(images, counter_id, face, name)
+    _name_extras(images, scenario, px)
     return images

@@ -9,10 +9,11 @@ trait states and the BasicPiece's gpid and persistent properties.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from vmodtool.replay.events import PieceRef, Place
-from vmodtool.replay.state import GameState, Piece
+from vmodtool.replay.state import GameObject, GameState, Piece
 
 __all__ = ["ChainDifference", "compare_states"]
 
@@ -64,7 +65,7 @@ def _type_difference(a: str, b: str) -> str:
     ta, tb = type_tokens(a), type_tokens(b)
     if len(ta) != len(tb):
         return f"trait chain differs: {len(ta)} → {len(tb)} traits"
-    changed = [type_prefix(x) for x, y in zip(ta, tb) if x != y]
+    changed = [type_prefix(x) for x, y in zip(ta, tb, strict=True) if x != y]
     return "trait definition differs: " + ", ".join(changed)
 
 
@@ -75,16 +76,19 @@ def _neighbours(p: Piece) -> tuple[str | None, ...] | None:
     return tuple(m.id for m in parent.members)
 
 
-def compare_states(before: GameState, after: GameState, place_before, place_after, ref,
+def compare_states(before: GameState, after: GameState,
+                   place_before: Callable[[GameObject], Place],
+                   place_after: Callable[[GameObject], Place], ref: Callable[[Piece], PieceRef],
                    before_file: str | None, after_file: str | None
                    ) -> list[ChainDifference]:
     """Every difference between two states (pieces by id, then global
     properties and turn trackers)."""
     out: list[ChainDifference] = []
-    a_pieces: dict[str, Piece] = {p.id: p for p in before.game_pieces()}
-    b_pieces: dict[str, Piece] = {p.id: p for p in after.game_pieces()}
+    a_pieces: dict[str | None, Piece] = {p.id: p for p in before.game_pieces()}
+    b_pieces: dict[str | None, Piece] = {p.id: p for p in after.game_pieces()}
 
-    def diff(kind, piece=None, pb=None, pa=None, detail=""):
+    def diff(kind: str, piece: PieceRef | None = None, pb: Place | None = None,
+             pa: Place | None = None, detail: str = "") -> None:
         out.append(ChainDifference(before_file, after_file, kind, piece, pb, pa, detail))
 
     for pid, a in a_pieces.items():
@@ -105,7 +109,7 @@ def compare_states(before: GameState, after: GameState, place_before, place_afte
         ka, kb = a.levels_key(), b.levels_key()
         same_levels = ka == kb or (type(ka) is not type(kb) and list(a.levels) == list(b.levels))
         if not same_levels or _props_without_position(a) != _props_without_position(b):
-            changed = [i for i, (x, y) in enumerate(zip(a.levels, b.levels)) if x != y]
+            changed = [i for i, (x, y) in enumerate(zip(a.levels, b.levels, strict=False)) if x != y]
             what = (f"trait state(s) {', '.join(str(i + 1) for i in changed)}" if changed
                     else "BasicPiece gpid/properties")
             diff("changed", ref(b), None, place_after(b), what)

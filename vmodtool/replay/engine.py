@@ -3,14 +3,17 @@ VASSAL 3.7.26's ``AddPiece``/``RemovePiece``/``ChangePiece``/``MovePiece``
 ``executeCommand`` do (with ``StackMetrics.merge``, ``Map.placeAt``,
 ``Map.addPiece`` and ``Stack``'s own bookkeeping), producing typed events.
 
-Problems in the data (unknown pieces or maps, malformed states) become
-warnings carrying the step number; the replay always goes on.
+Problems in the data (unknown pieces or maps, malformed states, global
+properties the module does not define) become warnings carrying the step
+number; the replay always goes on.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 from vmodtool.replay.events import (
     AddEvent,
@@ -29,26 +32,33 @@ from vmodtool.replay.events import (
     UnknownEvent,
 )
 from vmodtool.replay.positions import Positions
-from vmodtool.replay.state import UNIQUE_ID, GameState, MapState, Piece, Stack, _split_basic, split_nested, type_tokens
+from vmodtool.replay.properties import ModuleProperties
+from vmodtool.replay.state import (
+    UNIQUE_ID,
+    GameObject,
+    GameState,
+    MapState,
+    Piece,
+    Stack,
+    _split_basic,
+    split_nested,
+    type_tokens,
+)
 from vmodtool.vassal.commands import (
     AddPiece,
     BeginSave,
     ChangePiece,
     Chat,
     Command,
-    EndSave,
     GlobalPropertySet,
     LogEntry,
     MovePiece,
     MutableProperty,
-    NoteCommand,
-    NullCommand,
     PlayerAdd,
     PlayerRemove,
     Redactor,
     RemovePiece,
     SetBoards,
-    SetupStackMarker,
     SpecialDiceResults,
     TurnState,
     Undo,
@@ -113,10 +123,14 @@ class Roster:
 class Engine:
     """One game state and the rules VASSAL applies to it."""
 
-    def __init__(self, positions: Positions, roster: Roster, *, file: str | None = None
-                 ) -> None:
+    def __init__(self, positions: Positions, roster: Roster, *, file: str | None = None,
+                 properties: ModuleProperties | None = None) -> None:
+        """``properties``: the global properties of the module (when one is
+        given), so that a command naming another one is dropped and reported
+        as VASSAL drops it."""
         self.positions = positions
         self.roster = roster
+        self.properties = properties
         self.state = GameState()
         self.file = file
         self.step_number: int | None = None
@@ -148,13 +162,13 @@ class Engine:
                            "in pixels")
         return m
 
-    def warn_once(self, key, message: str) -> None:
+    def warn_once(self, key: Hashable, message: str) -> None:
         reported = self.positions.reported
         if key not in reported:
             reported.add(key)
             self.warn(message)
 
-    def place_of(self, obj) -> Place:
+    def place_of(self, obj: GameObject) -> Place:
         m = obj.current_map
         if m is None:
             return Place(None)
@@ -225,6 +239,10 @@ class Engine:
         self.state.register(piece)
         self.piece_set_state(piece, state)
         if not self.in_restore:
+            problem = piece.definition_problem()
+            if problem is not None:
+                self.warn(f"AddPiece {piece.id}: the piece cannot be decoded ({problem}); its "
+                          "name and properties are unknown")
             self.events.append(AddEvent(piece=self.ref(piece), target=self.place_of(piece)))
 
     def on_remove(self, cmd: RemovePiece) -> None:
@@ -232,19 +250,18 @@ class Engine:
         if target is None:
             self.warn(f"RemovePiece of unknown piece {cmd.piece_id}")
             return
-        if not target.is_stack and not self.in_restore:
+        if isinstance(target, Piece) and not self.in_restore:
             self.events.append(RemoveEvent(piece=self.ref(target), source=self.place_of(target)))
         m = target.current_map
-        parent = target.parent
         if m is not None:
             m.remove(target)
-            if target.is_stack:
+            if isinstance(target, Stack):
                 target.set_map(None)
             else:
                 target.map = None
-        if parent is not None:
-            parent.remove(target)
-        if self.state.pieces.get(target.id) is target:
+        if isinstance(target, Piece) and target.parent is not None:
+            target.parent.remove(target)
+        if target.id is not None and self.state.pieces.get(target.id) is target:
             del self.state.pieces[target.id]
 
     def on_change(self, cmd: ChangePiece) -> None:
@@ -256,7 +273,7 @@ class Engine:
             self.warn(f"ChangePiece without a new state (truncated?): {self._short(cmd)}")
             return
         new, old = cmd.new_state, cmd.old_state
-        if target.is_stack:
+        if isinstance(target, Stack):
             if old is not None and old != target.state_string():
                 new = _merge_stack_state(target, new, old)
             self.stack_set_state(target, new)
@@ -271,7 +288,7 @@ class Engine:
             after = self.ref(target)
             if after.states != before.states:
                 new_place = self.place_of(target)
-                if new_place != place:
+                if place is not None and new_place != place:
                     self.events.append(MoveEvent(piece=after, source=place, target=new_place))
                 self.events.append(ChangeEvent(before=before, after=after, place=new_place))
 
@@ -286,7 +303,7 @@ class Engine:
         player = cmd.player_id
         if player:
             self.player_ids.append(player)
-        movers = piece.members[:] if piece.is_stack else [piece]
+        movers = piece.members[:] if isinstance(piece, Stack) else [piece]
         befores = [self.place_of(p) for p in movers] if not self.in_restore else None
         new_map_id = cmd.new_map
         new_map = self.map_for(new_map_id) if new_map_id is not None else None
@@ -320,7 +337,7 @@ class Engine:
                     ox, oy = cmd.old_position
                     loc, cell = self.positions.locate(old_map_id, ox, oy)
                     befores[i] = Place(old_map_id, ox, oy, loc, cell)
-            for p, before in zip(movers, befores):
+            for p, before in zip(movers, befores, strict=True):
                 self.events.append(MoveEvent(piece=self.ref(p), source=before,
                                              target=self.place_of(p), stack_id=stack_id))
 
@@ -409,7 +426,7 @@ class Engine:
         for tok in toks[i:]:
             child = pieces.get(tok)
             if child is not None:
-                if child.is_stack:
+                if isinstance(child, Stack):
                     self.warn(f"stack {s.id} lists stack {tok} as a member (ignored)")
                     continue
                 s.insert_child(child, len(s.members))
@@ -425,15 +442,15 @@ class Engine:
             else:
                 s.set_map(None)
 
-    def merge_finder(self, m: MapState, p, pt: tuple[int, int]) -> bool:
+    def merge_finder(self, m: MapState, p: GameObject, pt: tuple[int, int]) -> bool:
         """``MovePiece.createMergeFinder`` applied to the map's top-level
         pieces in drawing order: merge into the first stack (or stackable
         piece) exactly at the point.  True when one was found."""
-        if not m.stacking or (not p.is_stack and p.no_stack):
+        if not m.stacking or (isinstance(p, Piece) and p.no_stack):
             return False
         x, y = pt
         for obj in m.at(x, y):
-            if obj.is_stack:
+            if isinstance(obj, Stack):
                 if obj.members:
                     self.merge(m, obj, p)
                     return True
@@ -442,17 +459,20 @@ class Engine:
                 return True
         return False
 
-    def merge(self, m: MapState, fixed, moving) -> None:
+    def merge(self, m: MapState, fixed: GameObject, moving: GameObject) -> None:
         """``StackMetrics.merge``: put ``moving`` just above ``fixed`` (on top
         of it when ``fixed`` is a stack), creating a stack if needed."""
-        if fixed.is_stack and fixed.members:
+        if isinstance(fixed, Stack) and fixed.members:
             fixed = fixed.members[-1]
-        fixed_parent = fixed.parent
-        index = fixed_parent.members.index(fixed) + 1 if fixed_parent is not None else 0
+        fixed_parent: Stack | None = None
+        index = 0
+        if isinstance(fixed, Piece) and fixed.parent is not None:
+            fixed_parent = fixed.parent
+            index = fixed_parent.members.index(fixed) + 1
         if moving is fixed or moving is fixed_parent:
             return
         if fixed_parent is None:
-            if fixed.is_stack:
+            if isinstance(fixed, Stack):
                 fixed_parent = fixed
                 index = len(fixed.members)
             else:
@@ -465,7 +485,7 @@ class Engine:
                 if fmap is not None:
                     fmap.add(fixed_parent)
                 index = 1
-        if moving.is_stack:
+        if isinstance(moving, Stack):
             for p in list(moving.members):
                 fixed_parent.insert_child(p, index)
                 index += 1
@@ -477,14 +497,15 @@ class Engine:
                 mm.remove(moving)
             fixed_parent.insert(moving, index)
 
-    def stack_or_place(self, p, m: MapState, pt: tuple[int, int]) -> None:
-        if m.stacking and not p.is_stack and p.parent is None and not p.no_stack:
+    def stack_or_place(self, p: GameObject, m: MapState, pt: tuple[int, int]) -> None:
+        placed: GameObject = p
+        if m.stacking and isinstance(p, Piece) and p.parent is None and not p.no_stack:
             s = Stack(None)
             s.insert(p, 0)
             self.state.register(s)
-            p = s
-        p.x, p.y = pt
-        m.add(p)
+            placed = s
+        placed.x, placed.y = pt
+        m.add(placed)
 
     # ------------------------------------------------------------ the rest
     def on_chat(self, cmd: Chat) -> None:
@@ -504,7 +525,19 @@ class Engine:
         if not self.in_restore:
             self.events.append(DiceEvent(button=cmd.button, results=cmd.results))
 
+    def _undefined_property(self, cmd: MutableProperty | GlobalPropertySet) -> bool:
+        """True (after a warning) when the module does not define the
+        property: VASSAL decodes such a command as null and drops it."""
+        if self.properties is None or self.properties.defines(cmd.name, cmd.container):
+            return False
+        where = f"container {cmd.container!r}" if cmd.container else "any container"
+        self.warn(f"{cmd.kind} names global property {cmd.name!r}, which the module does not "
+                  f"define in {where}; VASSAL drops the command (not applied)")
+        return True
+
     def on_mutable(self, cmd: MutableProperty) -> None:
+        if self._undefined_property(cmd):
+            return
         key = (cmd.container, cmd.name)
         old = self.state.global_properties.get(key)
         self.state.global_properties[key] = cmd.new_value
@@ -514,6 +547,8 @@ class Engine:
                                              container=cmd.container))
 
     def on_global(self, cmd: GlobalPropertySet) -> None:
+        if self._undefined_property(cmd):
+            return
         key = (cmd.container, cmd.name)
         old = self.state.global_properties.get(key)
         self.state.global_properties[key] = cmd.value
@@ -612,9 +647,9 @@ def _keep_unique_id(old_basic: str, new_basic: str) -> str:
     toks = decode_sequence(new_basic, ";")
     while len(toks) < 4:
         toks.append("")
-    count = java_int(toks[4]) if len(toks) > 4 else 0
-    props = toks[5:5 + 2 * (count or 0)]
-    out = toks[:4] + [str((count or 0) + 1), UNIQUE_ID, uid] + props
+    count = (java_int(toks[4]) if len(toks) > 4 else 0) or 0
+    props = toks[5:5 + 2 * count]
+    out = toks[:4] + [str(count + 1), UNIQUE_ID, uid] + props
     return encode_sequence(out, ";") or ""
 
 
@@ -628,14 +663,15 @@ def _merge_stack_state(s: Stack, new: str, old: str) -> str:
     old_contents = ot[3:]
     for i, member in enumerate(s.members):
         mid = member.id
-        if mid not in new_contents and mid not in old_contents:
-            index = -1 if i == 0 else (new_contents.index(s.members[i - 1].id)
-                                       if s.members[i - 1].id in new_contents else -1)
+        if mid is not None and mid not in new_contents and mid not in old_contents:
+            below = s.members[i - 1].id if i > 0 else None
+            index = new_contents.index(below) if below is not None and below in new_contents else -1
             new_contents.insert(index + 1, mid)
     return encode_sequence(head + new_contents, ";") or ""
 
 
-_HANDLERS = {
+_Handler = Callable[[Engine, Any], None]
+_HANDLERS: dict[type[Command], _Handler] = {
     AddPiece: Engine.on_add,
     RemovePiece: Engine.on_remove,
     ChangePiece: Engine.on_change,
@@ -653,6 +689,6 @@ _HANDLERS = {
     VersionCheck: Engine.on_unknown,
     BeginSave: Engine.on_begin,
 }
-_HANDLERS_BY_BASE = [(UnknownCommand, Engine.on_unknown), (NoteCommand, None),
-                     (NullCommand, None), (EndSave, None), (SetupStackMarker, None)]
-_HANDLERS_BY_BASE = [(b, f) for b, f in _HANDLERS_BY_BASE if f is not None]
+#: handlers by base class, for subclasses without their own entry (notes,
+#: null commands, end_save and the set-up marker do nothing)
+_HANDLERS_BY_BASE: list[tuple[type[Command], _Handler]] = [(UnknownCommand, Engine.on_unknown)]

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+from vmodtool.errors import FormatError
+
+if TYPE_CHECKING:
+    from vmodtool.vassal.pieces import PieceDef
 
 __all__ = ["Place", "PieceRef", "Event", "MoveEvent", "AddEvent", "RemoveEvent",
            "ChangeEvent", "ChatEvent", "DiceEvent", "PropertyEvent", "TurnEvent",
@@ -53,7 +58,10 @@ class Place(NamedTuple):
 
 class PieceRef:
     """A piece at the moment of an event: id, and lazily its name and
-    ``UnitId`` from its trait chain as it was then."""
+    ``UnitId`` from its trait chain as it was then.  A chain that cannot be
+    decoded (a :class:`~vmodtool.errors.FormatError`; the engine reports it
+    as a warning with its step when the piece enters the game) has the name
+    ``""`` and no properties."""
 
     __slots__ = ("id", "_type", "_states", "_name", "_unit", "_props", "_def", "_one")
 
@@ -62,12 +70,12 @@ class PieceRef:
         self._type = type_text
         self._states = states
         self._name: str | None = None
-        self._unit: object = False
+        self._unit: str | None | bool = False
         self._props: dict[str, str] | None = None
-        self._def = None
+        self._def: PieceDef | None = None
         self._one: dict[str, str | None] | None = None
 
-    def _definition(self):
+    def _definition(self) -> PieceDef:
         if self._def is None:
             from vmodtool.replay.state import type_tokens
             from vmodtool.vassal.pieces import PieceDef, Trait
@@ -89,7 +97,7 @@ class PieceRef:
             return one[key]
         try:
             value = self._definition().get_property(key)
-        except Exception:
+        except FormatError:
             value = None
         one[key] = value
         return value
@@ -99,24 +107,26 @@ class PieceRef:
         if self._name is None:
             try:
                 self._name = self._definition().name if self._type != "stack" else "stack"
-            except Exception:
+            except FormatError:
                 self._name = ""
         return self._name
 
     @property
     def unit_id(self) -> str | None:
-        if self._unit is False:
+        unit = self._unit
+        if unit is False or unit is True:
             try:
-                self._unit = self._definition().get_property("UnitId")
-            except Exception:
-                self._unit = None
-        return self._unit  # type: ignore[return-value]
+                unit = self._definition().get_property("UnitId")
+            except FormatError:
+                unit = None
+            self._unit = unit
+        return unit
 
     def properties(self) -> dict[str, str]:
         if self._props is None:
             try:
                 self._props = self._definition().properties()
-            except Exception:
+            except FormatError:
                 self._props = {}
         return self._props
 

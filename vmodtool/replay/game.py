@@ -30,7 +30,8 @@ from vmodtool.replay.chain import ChainDifference, compare_states
 from vmodtool.replay.engine import Engine, ReplayWarning, Roster
 from vmodtool.replay.events import AddEvent, ChangeEvent, ChatEvent, DiceEvent, Event, MoveEvent
 from vmodtool.replay.positions import Positions
-from vmodtool.replay.state import Piece
+from vmodtool.replay.properties import ModuleProperties
+from vmodtool.replay.state import Piece, Stack
 from vmodtool.vassal.commands import (
     AddPiece,
     ChangePiece,
@@ -43,6 +44,7 @@ from vmodtool.vassal.commands import (
     Undo,
     leaf_commands,
 )
+from vmodtool.vassal.module import Module
 from vmodtool.vassal.savefile import SavedGame
 
 __all__ = ["Replay", "Step", "PieceSnapshot", "BoardState", "relaxed_gc"]
@@ -145,6 +147,9 @@ class Replay:
         self.games = list(games)
         self.files = list(files) if files is not None else [g.file for g in self.games]
         self.positions = positions or Positions()
+        module = self.positions.module
+        #: the module's global properties (None without a module)
+        self.properties = ModuleProperties.of(module.buildfile) if module is not None else None
         self.chain_differences: list[ChainDifference] = []
         self.warnings: list[ReplayWarning] = []
         self.engine: Engine | None = None
@@ -154,7 +159,7 @@ class Replay:
 
     # ------------------------------------------------------------- opening
     @classmethod
-    def open(cls, paths: PathLike | Sequence[PathLike], *, module=None,
+    def open(cls, paths: PathLike | Sequence[PathLike], *, module: Module | PathLike | None = None,
              board_sizes: dict[str, tuple[int, int]] | None = None) -> Replay:
         """Read the logs (``VmodError`` when one cannot be read at all) and
         the module (a path to a ``.vmod``, folder or buildFile, or an open
@@ -162,8 +167,7 @@ class Replay:
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         games = [SavedGame.read(p) for p in paths]
-        if module is not None and not hasattr(module, "buildfile"):
-            from vmodtool.vassal.module import Module
+        if module is not None and not isinstance(module, Module):
             module = Module.open(module)
         positions = Positions(module, board_sizes) if module is not None else Positions()
         return cls(games, positions, [os.fspath(p) for p in paths])
@@ -176,7 +180,7 @@ class Replay:
     # ------------------------------------------------------------ replaying
     def _restore(self, k: int) -> Engine:
         game = self.games[k]
-        engine = Engine(self.positions, self.roster, file=self.files[k])
+        engine = Engine(self.positions, self.roster, file=self.files[k], properties=self.properties)
         engine.in_restore = True
         for node in game.restore_part():
             for cmd in leaf_commands(node):
@@ -237,19 +241,18 @@ class Replay:
         nwarn = len(engine.warnings)
         count = 0
         moves: list[tuple[str, ...]] = []
-        stacks_seen = set()
-        referenced: list[str] = []
+        stacks_seen: set[str] = set()
+        referenced: list[str | None] = []
         execute = engine.execute
         for cmd in leaf_commands(node):
             count += 1
-            inner = cmd.logged if type(cmd) is LogEntry else cmd
+            inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
             if inner is None:
                 continue
-            kind = type(inner)
-            if kind is RemovePiece and _is_stack(engine, inner.piece_id):
+            if isinstance(inner, RemovePiece) and _is_stack(engine, inner.piece_id):
                 stacks_seen.add(inner.piece_id)
             execute(inner)
-            if kind is MovePiece:
+            if isinstance(inner, MovePiece):
                 referenced.append(inner.piece_id)
                 # (id, new map, x, y, old map, x, y) from the fields the engine
                 # already decoded: compared with the previous step's to spot
@@ -258,20 +261,20 @@ class Replay:
                 if len(f) >= 8:
                     moves.append((f[0], "" if f[1] == "null" else f[1], f[2], f[3],
                                   "" if f[5] == "null" else f[5], f[6], f[7]))
-            elif kind is ChangePiece:
+            elif isinstance(inner, ChangePiece):
                 referenced.append(inner.piece_id)
                 if not inner.piece_id.startswith("replay-") and \
                         not _is_stack(engine, inner.piece_id):
                     moves.append(("D", inner.piece_id, inner.new_state, inner.old_state or ""))
-            elif kind is AddPiece:
+            elif isinstance(inner, AddPiece):
                 referenced.append(inner.piece_id)
                 if not inner.is_stack:
                     moves.append(("other", "add"))
-            elif kind is RemovePiece:
+            elif isinstance(inner, RemovePiece):
                 referenced.append(inner.piece_id)
                 if inner.piece_id not in stacks_seen:
                     moves.append(("other", "remove"))
-            elif kind is not Undo and kind is not Chat and kind is not NullCommand:
+            elif not isinstance(inner, (Undo, Chat, NullCommand)):
                 moves.append(("other", inner.kind))
         step = Step(number, engine.file, file_step, index, commands=count,
                     events=_fold(engine.events), warnings=engine.warnings[nwarn:],
@@ -363,7 +366,7 @@ def piece_snapshot(engine: Engine, p: Piece) -> PieceSnapshot:
                          p.unit_id)
 
 
-def stack_key(stack) -> str:
+def stack_key(stack: Stack) -> str:
     """The key :attr:`Step.stacks` uses for a stack."""
     return stack.id or f"@{id(stack)}"
 
@@ -378,7 +381,7 @@ def _stacks_after(engine: Engine, piece_ids: Sequence[str | None],
     for obj in objects:
         if obj is None:
             continue
-        stack = obj if obj.is_stack else obj.parent
+        stack = obj if isinstance(obj, Stack) else obj.parent
         if stack is None:
             out[f"@{obj.id}"] = (obj.id or "",)
             continue
@@ -388,9 +391,8 @@ def _stacks_after(engine: Engine, piece_ids: Sequence[str | None],
     return out
 
 
-def _is_stack(engine: Engine, piece_id: str) -> bool:
-    obj = engine.state.pieces.get(piece_id)
-    return obj is not None and obj.is_stack
+def _is_stack(engine: Engine, piece_id: str | None) -> bool:
+    return isinstance(engine.state.get(piece_id), Stack)
 
 
 def _fold(events: list[Event]) -> list[Event]:
@@ -399,12 +401,12 @@ def _fold(events: list[Event]) -> list[Event]:
     its addition."""
     moved = {e.piece.id for e in events if isinstance(e, MoveEvent)}
     out: list[Event] = []
-    added: dict[str, AddEvent] = {}
+    added: dict[str | None, AddEvent] = {}
     for e in events:
         if isinstance(e, ChangeEvent) and e.after.id in moved:
             for m in events:
                 if isinstance(m, MoveEvent) and m.piece.id == e.after.id:
-                    m.change = e  # type: ignore[attr-defined]
+                    m.change = e
                     break
             continue
         if isinstance(e, AddEvent):
@@ -443,7 +445,7 @@ def _is_inverse(moves: tuple[tuple[str, ...], ...], before: tuple[tuple[str, ...
         return False
     if not any(m[0] != "D" for m in moves):
         return False
-    for m, b in zip(moves, reversed(before)):
+    for m, b in zip(moves, reversed(before), strict=True):
         if m[0] == "D":
             if b[0] != "D" or m[1] != b[1] or m[2] != b[3] or m[3] != b[2] or not m[3]:
                 return False

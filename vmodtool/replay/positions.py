@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Hashable
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from vmodtool.errors import VmodError
+from vmodtool.vassal.buildfile import BoardEntry
 from vmodtool.vassal.grid import OFFBOARD, BoardPlacement, HexGrid, MapGeometry, ZonedGrid, board_from_element
+
+if TYPE_CHECKING:
+    from vmodtool.vassal.module import Module
 
 __all__ = ["Positions", "load_board_sizes", "OFFBOARD"]
 
@@ -54,7 +59,8 @@ def load_board_sizes(path: PathLike) -> dict[str, tuple[int, int]]:
 class _MapInfo:
     __slots__ = ("name", "boards", "edge", "stacking", "geometry", "board_names", "error")
 
-    def __init__(self, name: str, boards: dict, edge: tuple[int, int], stacking: bool) -> None:
+    def __init__(self, name: str, boards: dict[str, BoardEntry], edge: tuple[int, int],
+                 stacking: bool) -> None:
         self.name = name
         self.boards = boards            # board name -> BoardEntry (first of that name)
         self.edge = edge
@@ -67,13 +73,14 @@ class _MapInfo:
 class Positions:
     """Location names of map points for one module (or none)."""
 
-    def __init__(self, module=None, board_sizes: dict[str, tuple[int, int]] | None = None
+    def __init__(self, module: Module | None = None,
+                 board_sizes: dict[str, tuple[int, int]] | None = None
                  ) -> None:
         self.module = module
         self.sizes: dict[str, tuple[int, int]] = {}
         self.missing_sizes: list[str] = []
         #: problems already reported (a chain reports each one once)
-        self.reported: set = set()
+        self.reported: set[Hashable] = set()
         self._maps: dict[str, _MapInfo] = {}
         self._cache: dict[tuple[str, int, int], tuple[str | None, tuple[int, int] | None]] = {}
         if module is None:
@@ -88,7 +95,7 @@ class Positions:
             for child in el:
                 if isinstance(child.tag, str) and child.tag == _STACK_METRICS:
                     stacking = child.get("disabled", "false").lower() != "true"
-            boards: dict = {}
+            boards: dict[str, BoardEntry] = {}
             for board in entry.boards:
                 boards.setdefault(board.name, board)
             self._maps[entry.name] = _MapInfo(entry.name, boards, edge, stacking)

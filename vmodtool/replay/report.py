@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 
 from vmodtool.replay.chain import ChainDifference
 from vmodtool.replay.engine import ReplayWarning
-from vmodtool.replay.game import BoardState, Step
+from vmodtool.replay.game import BoardState, PieceSnapshot, Step
 
 __all__ = ["step_lines", "step_records", "board_lines", "board_records", "summary_lines"]
 
@@ -42,7 +42,7 @@ def step_lines(step: Step, *, show_chat: bool = True) -> Iterator[str]:
 
 
 def step_records(step: Step) -> Iterator[str]:
-    rec = {"type": "step"}
+    rec: dict[str, object] = {"type": "step"}
     rec.update(step.record())
     yield json.dumps(rec, ensure_ascii=False)
 
@@ -50,7 +50,7 @@ def step_records(step: Step) -> Iterator[str]:
 def board_lines(board: BoardState) -> Iterator[str]:
     """The board at a step: one line per piece, grouped by map and place."""
     yield f"board after step {board.step}: {len(board.pieces)} pieces"
-    by_map = {}
+    by_map: dict[str | None, list[PieceSnapshot]] = {}
     for p in board.pieces:
         by_map.setdefault(p.map, []).append(p)
     for map_name in sorted(by_map, key=lambda m: (m is None, m or "")):

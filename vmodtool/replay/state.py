@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from vmodtool.errors import FormatError
 from vmodtool.vassal.pieces import PieceDef, Trait, java_int
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
-__all__ = ["Piece", "Stack", "MapState", "GameState", "split_nested", "type_tokens"]
+__all__ = ["Piece", "Stack", "GameObject", "MapState", "GameState", "split_nested", "type_tokens"]
 
 UNIQUE_ID = "UniqueID"
 
@@ -165,7 +166,7 @@ class Piece:
         self._def = None
         return state[state.rfind("\t") + 1:] if n > 1 else state
 
-    def levels_key(self):
+    def levels_key(self) -> str | tuple[str, ...]:
         """Something equal for equal decorator states (cheap when the raw
         state is still whole)."""
         if self._levels is None and self._state is not None:
@@ -218,16 +219,29 @@ class Piece:
 
     @property
     def name(self) -> str:
+        """The piece's name; ``""`` when its trait chain cannot be decoded
+        (the engine warned about it, with the step, when the piece entered
+        the game)."""
         try:
             return self.definition().name
-        except Exception:  # a malformed trait must not stop a report
+        except FormatError:
             return ""
 
     def get_property(self, key: str) -> str | None:
+        """One property, ``None`` when absent or when the trait chain cannot
+        be decoded."""
         try:
             return self.definition().get_property(key)
-        except Exception:
+        except FormatError:
             return None
+
+    def definition_problem(self) -> str | None:
+        """Why the trait chain cannot be decoded (or None)."""
+        try:
+            _ = self.definition().name
+        except FormatError as exc:
+            return str(exc)
+        return None
 
     @property
     def unit_id(self) -> str | None:
@@ -335,6 +349,9 @@ class Stack:
         return f"Stack({self.id!r}, {len(self.members)} pieces)"
 
 
+#: what a map holds at top level and the game registers by id
+GameObject = Piece | Stack
+
 _MISSING = object()
 
 
@@ -345,25 +362,25 @@ class MapState:
 
     def __init__(self, name: str, *, stacking: bool = True, known: bool = True) -> None:
         self.name = name
-        self.pieces: dict[object, None] = {}
+        self.pieces: dict[GameObject, None] = {}
         self.stacking = stacking
         self.known = known
         # top-level objects by point, so that a drop finds the stack at its
         # point without scanning the whole map (the engine calls relocate()
         # whenever a top-level object's x/y change)
-        self._at: dict[tuple[int, int], dict[object, None]] = {}
-        self._key: dict[object, tuple[int, int]] = {}
+        self._at: dict[tuple[int, int], dict[GameObject, None]] = {}
+        self._key: dict[GameObject, tuple[int, int]] = {}
         # drawing order without scanning the map: a number per top-level
         # object, increasing in the order of ``pieces``
-        self._seq: dict[object, int] = {}
+        self._seq: dict[GameObject, int] = {}
         self._next = 0
 
-    def _index(self, obj) -> None:
+    def _index(self, obj: GameObject) -> None:
         key = (obj.x, obj.y)
         self._key[obj] = key
         self._at.setdefault(key, {})[obj] = None
 
-    def _unindex(self, obj) -> None:
+    def _unindex(self, obj: GameObject) -> None:
         key = self._key.pop(obj, None)
         if key is not None:
             bucket = self._at.get(key)
@@ -372,14 +389,14 @@ class MapState:
                 if not bucket:
                     del self._at[key]
 
-    def relocate(self, obj) -> None:
+    def relocate(self, obj: GameObject) -> None:
         """Re-index ``obj`` after its x/y (or its members) changed, if it is
         top-level here."""
         if obj in self.pieces:
             self._unindex(obj)
             self._index(obj)
 
-    def at(self, x: int, y: int) -> list[object]:
+    def at(self, x: int, y: int) -> list[GameObject]:
         """Top-level objects exactly at (x, y), in drawing order."""
         bucket = self._at.get((x, y))
         if not bucket:
@@ -390,7 +407,7 @@ class MapState:
         # map) take no part in a drop: drop them from the index, or a point
         # visited often would collect them all.  A stack that gets members
         # again is re-indexed by relocate()/add().
-        empties = [o for o in bucket if o.is_stack and not o.members]
+        empties = [o for o in bucket if isinstance(o, Stack) and not o.members]
         for o in empties:
             self._unindex(o)
         bucket = self._at.get((x, y))
@@ -400,24 +417,24 @@ class MapState:
             return list(bucket)
         return sorted(bucket, key=self._seq.__getitem__)
 
-    def remove(self, obj) -> None:
+    def remove(self, obj: GameObject) -> None:
         if self.pieces.pop(obj, _MISSING) is not _MISSING:
             self._unindex(obj)
             del self._seq[obj]
 
-    def add(self, obj) -> None:
+    def add(self, obj: GameObject) -> None:
         """``Map.addPiece``: take the object out of its stack and its other
         map, put it on top of this map."""
         if obj in self.pieces:
             self.relocate(obj)      # its x/y may have changed
             return
         parent = obj.parent
-        if parent is not None:
+        if parent is not None and isinstance(obj, Piece):
             parent.remove(obj)
         own = obj.map
         if own is not None and own is not self:
             own.remove(obj)
-        if obj.is_stack:
+        if isinstance(obj, Stack):
             obj.set_map(self)
         else:
             obj.map = self
@@ -435,11 +452,11 @@ class GameState:
     turn trackers and the roster."""
 
     def __init__(self) -> None:
-        self.pieces: dict[str, object] = {}
+        self.pieces: dict[str, GameObject] = {}
         self.maps: dict[str, MapState] = {}
         self.global_properties: dict[tuple[str | None, str], str] = {}
         self.turns: dict[str, str] = {}
-        self.boards: dict[str, list] = {}
+        self.boards: dict[str, list[tuple[str, bool, int, int]]] = {}
         self._new_ids = 0
 
     def new_id(self) -> str:
@@ -448,16 +465,18 @@ class GameState:
         self._new_ids += 1
         return f"replay-{self._new_ids}"
 
-    def register(self, obj) -> None:
+    def register(self, obj: GameObject) -> str:
+        """Register by id (a fresh one when it has none); returns the id."""
         if obj.id is None:
             obj.id = self.new_id()
         self.pieces[obj.id] = obj
+        return obj.id
 
-    def get(self, piece_id: str | None):
+    def get(self, piece_id: str | None) -> GameObject | None:
         return self.pieces.get(piece_id) if piece_id is not None else None
 
     def game_pieces(self) -> Iterator[Piece]:
         """Registered non-stack pieces, in registration order."""
         for obj in self.pieces.values():
-            if not obj.is_stack:
-                yield obj  # type: ignore[misc]
+            if isinstance(obj, Piece):
+                yield obj

@@ -4,28 +4,43 @@ undo) encoded exactly the way VASSAL encodes them (``docs/vassal-format.md``
 §4.4, §4.7, §4.8).
 
 Used to make the example game logs and test logs of generated modules, and
-by anyone who wants to script a save.  Pieces entering the game are expanded
-as VASSAL's ``PieceCloner`` does (§3.6): every ``prototype;`` trait is
-replaced by the prototype's traits with their states, ``cmt;`` traits are
-dropped, so the file needs no module to be decoded.
+by anyone who wants to script a save.  Every piece that enters the game is a
+PieceSlot of the module (a SetupStack's at the start, a palette slot when
+:meth:`GameWriter.add` drags one in), expanded as VASSAL's ``PieceCloner``
+does (§3.6): every ``prototype;`` trait is replaced by the prototype's traits
+with their states, ``cmt;`` traits are dropped, so the file needs no module
+to be decoded.  Dice rolls are the module's DiceButtons' own reports and
+property changes.
+
+The archive holds what VASSAL's ``GameState.saveGame`` writes (§4.1):
+``savedGame``, ``savedata`` (the module's version, the saving VASSAL's
+version, the date, the optional comment) and ``moduledata`` — a byte copy of
+the module's own ``moduledata``, or, for a module without one, the metadata
+VASSAL makes from the module (``ModuleMetaData(GameModule)``).
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from vmodtool.errors import VmodError
 from vmodtool.vassal.archive import build_zip
+from vmodtool.vassal.buildfile import PieceSlotEntry
 from vmodtool.vassal.commands import AddPiece, ChangePiece, MovePiece, RemovePiece
 from vmodtool.vassal.grid import BoardPlacement, MapGeometry, board_from_element
-from vmodtool.vassal.metadata import SaveMetadata
+from vmodtool.vassal.metadata import MODULE_ENTRY, SAVE_ENTRY, ModuleMetadata, SaveMetadata, now_millis
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.obfuscation import encode_saved_game
 from vmodtool.vassal.pieces import PieceDef, Trait
 from vmodtool.vassal.sequence import encode_sequence
+from vmodtool.vassal.traits import view_of
 
-__all__ = ["expand_prototypes", "GameWriter", "Player", "PlacedPiece"]
+__all__ = ["expand_prototypes", "GameWriter", "Player", "PlacedPiece", "module_metadata",
+           "DiceButtonSpec"]
 
 ESC = "\x1b"
 P = "VASSAL.build."
@@ -39,7 +54,7 @@ def expand_prototypes(piece: PieceDef, prototypes: Mapping[str, str], *, _depth:
     out: list[Trait] = []
     for trait in piece.traits:
         if trait.prefix == "prototype;":
-            name = trait.view().prototype_name
+            name = str(view_of(trait).prototype_name)
             if name not in prototypes:
                 raise VmodError(f"the piece uses prototype {name!r}, which the module does not define")
             proto = expand_prototypes(PieceDef.parse(prototypes[name]), prototypes, _depth=_depth + 1)
@@ -71,6 +86,98 @@ class PlacedPiece:
 
 
 @dataclass
+class DiceButtonSpec:
+    """What a ``DiceButton`` of the module does when pressed (the attributes
+    ``DiceButton.DR`` reads; keeping dice is not modelled)."""
+
+    name: str
+    n_dice: int
+    n_sides: int
+    plus: int
+    add_to_total: int
+    report_total: bool
+    sort_dice: bool
+    report_format: str
+    #: the container of its ``_result``/``_total``/``_keep``/``_summary``
+    #: properties (``Module``, or the map name for a button on a map's toolbar)
+    container: str
+
+    @classmethod
+    def from_element(cls, element: Any, container: str = "Module") -> DiceButtonSpec:
+        def number(key: str, default: int) -> int:
+            try:
+                return int(element.get(key, str(default)).strip())
+            except ValueError:
+                return default
+        return cls(name=element.get("name", ""), n_dice=number("nDice", 2), n_sides=number("nSides", 6),
+                   plus=number("plus", 0), add_to_total=number("addToTotal", 0),
+                   report_total=element.get("reportTotal", "false") == "true",
+                   sort_dice=element.get("sortDice", "false") == "true",
+                   report_format=element.get("reportFormat",
+                                             "** $name$ = $result$ *** &lt;$PlayerName$&gt;"),
+                   container=container)
+
+    #: the properties a DiceButton adds to its container and their values
+    #: before the first roll (``DiceButton.addTo``, VASSAL 3.7.26)
+    def initial_values(self) -> dict[str, str]:
+        return {f"{self.name}_result": "1", f"{self.name}_total": "0",
+                f"{self.name}_keep": "0", f"{self.name}_summary": ""}
+
+
+_FORMAT_VARIABLE = re.compile(r"\$([^$\s]+)\$")
+
+
+def module_metadata(module: Module, *, vassal_version: str, date_saved: str) -> bytes:
+    """The ``moduledata`` entry VASSAL puts into a save of ``module``
+    (``AbstractMetaData.copyModuleMetadata``): the module's own entry byte
+    for byte, or, when the module has none, ``ModuleMetaData(GameModule)``:
+    name, version, description, ``ModuleOther1/2`` of the buildFile root and
+    the saving VASSAL's version."""
+    if module.moduledata is not None:
+        return module.moduledata
+    root = module.buildfile.root
+    return ModuleMetadata(name=module.buildfile.name, version=module.buildfile.version,
+                          vassal_version=vassal_version, date_saved=date_saved,
+                          description=root.get("description", ""),
+                          extra1=root.get("ModuleOther1", ""),
+                          extra2=root.get("ModuleOther2", "")).to_bytes()
+
+
+@dataclass(frozen=True)
+class _UndoMove:
+    """Undo a move: the piece goes back to ``(map, x, y)``."""
+    piece_id: str
+    map: str | None
+    x: int
+    y: int
+
+
+@dataclass(frozen=True)
+class _UndoMoves:
+    """Undo a drag of several pieces moved one by one."""
+    moves: tuple[_UndoMove, ...]
+
+
+@dataclass(frozen=True)
+class _UndoStack:
+    """Undo a drag of a whole stack."""
+    stack_id: str
+    map: str
+    x: int
+    y: int
+
+
+@dataclass(frozen=True)
+class _UndoChange:
+    """Undo a trait change: the piece's state goes back to ``old_state``."""
+    piece_id: str
+    old_state: str
+
+
+_Undoable = _UndoMove | _UndoMoves | _UndoStack | _UndoChange
+
+
+@dataclass
 class _Stack:
     id: str
     map: str
@@ -89,11 +196,25 @@ class GameWriter:
 
     def __init__(self, module: Module, *, players: Sequence[Player] = (),
                  board_sizes: Mapping[str, tuple[int, int]] | None = None,
-                 first_id: int = 1700000000000) -> None:
+                 first_id: int = 1700000000000, vassal_version: str | None = None) -> None:
+        """``vassal_version`` is the VASSAL that "saves" the game (written to
+        ``savedata``; VASSAL writes its own version there): by default the
+        version the module declares, so that the save matches the VASSAL
+        release the module is made for."""
         self.module = module
         self.players = list(players)
         self._next_id = first_id
+        self.vassal_version = vassal_version or module.buildfile.vassal_version or "3.7.0"
         self.prototypes = module.buildfile.prototypes()
+        self.slots = module.buildfile.piece_slots()
+        self.dice_buttons: dict[str, DiceButtonSpec] = {}
+        self.global_values: dict[tuple[str, str], str] = {}   # (container, name) -> value
+        for m in module.buildfile.maps():
+            for el in m.element.iter(P + "module.DiceButton"):
+                self._add_dice_button(DiceButtonSpec.from_element(el, m.name))
+        for el in module.buildfile.root:
+            if el.tag == P + "module.DiceButton":
+                self._add_dice_button(DiceButtonSpec.from_element(el))
         sizes, missing = module.board_sizes(dict(board_sizes or {}))
         if missing:
             raise VmodError(f"board sizes unknown for {', '.join(missing)}; give them as board_sizes",
@@ -103,7 +224,7 @@ class GameWriter:
         self.pieces: dict[str, PlacedPiece] = {}
         self.stacks: dict[str, _Stack] = {}
         self.steps: list[str] = []
-        self._undo: list[tuple[str, tuple[str, int, int, str | None]]] = []
+        self._undo: list[_Undoable] = []
         self._setup_boards: list[str] = []
         self.turn_states: dict[str, str] = {}        # tracker id -> state (saved with the game)
         for m in module.buildfile.maps():
@@ -120,6 +241,11 @@ class GameWriter:
             for stack_el in m.element:
                 if stack_el.tag == P + "module.map.SetupStack":
                     self._place_setup_stack(m.name, stack_el)
+
+    def _add_dice_button(self, spec: DiceButtonSpec) -> None:
+        self.dice_buttons.setdefault(spec.name, spec)
+        for name, value in spec.initial_values().items():
+            self.global_values.setdefault((spec.container, name), value)
 
     # -- ids and look-ups -----------------------------------------------------------
     def new_id(self) -> str:
@@ -154,16 +280,37 @@ class GameWriter:
                 return stack
         return None
 
+    def find_slots(self, **properties: str) -> list[PieceSlotEntry]:
+        """The module's PieceSlots whose piece (prototypes expanded) has
+        these properties, in buildFile order."""
+        found = []
+        for slot in self.slots:
+            piece = expand_prototypes(PieceDef.parse(slot.definition), self.prototypes)
+            if all(piece.get_property(k) == v for k, v in properties.items()):
+                found.append(slot)
+        return found
+
+    def palette_slot(self, **properties: str) -> PieceSlotEntry:
+        """The one PieceSlot outside the SetupStacks (the palette) whose
+        piece has these properties, e.g. ``palette_slot(MarkerKind="smoke")``."""
+        found = [s for s in self.find_slots(**properties)
+                 if s.element.getparent() is None
+                 or s.element.getparent().tag != P + "module.map.SetupStack"]
+        if len(found) != 1:
+            raise VmodError(f"{len(found)} palette slots of the module match {properties}",
+                            file=self.module.file)
+        return found[0]
+
     def point(self, map_name: str, location: str) -> tuple[int, int]:
         return self.geometry[map_name].point_of(self.board_names[map_name], location)
 
     # -- the starting state ---------------------------------------------------------------
-    def _place_setup_stack(self, map_name: str, el) -> None:
+    def _place_setup_stack(self, map_name: str, el: Any) -> None:
         if el.get("useGridLocation", "true").lower() == "true":
             x, y = self.point(map_name, el.get("location", ""))
         else:
             x, y = int(el.get("x", "0")), int(el.get("y", "0"))
-        members = []
+        members: list[str] = []
         for slot in el:
             if slot.tag != P + "widget.PieceSlot":
                 continue
@@ -258,7 +405,7 @@ class GameWriter:
             commands.append(f"CHAT* {self._name(piece_id)} moves {from_name} -> {self.location(piece_id)} *")
         self._log(*commands)
         if undoable:
-            self._undo.append(("move", (piece_id, old[1], old[2], old[0])))
+            self._undo.append(_UndoMove(piece_id, old[0], old[1], old[2]))
 
     def move_stack(self, piece_ids: Sequence[str], location: str, *, map_name: str | None = None,
                    player: str | None = None, chat: bool = True) -> None:
@@ -294,7 +441,7 @@ class GameWriter:
             if chat:
                 commands.append(f"CHAT* {names} move {from_name} -> {location} *")
             self._log(*commands)
-            self._undo.append(("stack", (stack.id, old)))  # type: ignore[arg-type]
+            self._undo.append(_UndoStack(stack.id, *old))
             return
         before = len(self.steps)
         undo_marks = len(self._undo)
@@ -304,12 +451,12 @@ class GameWriter:
         for text in self.steps[before:]:
             parts.extend(text.split(ESC) if ESC in text else [text])
         del self.steps[before:]
-        moved = self._undo[undo_marks:]
+        moved = tuple(u for u in self._undo[undo_marks:] if isinstance(u, _UndoMove))
         del self._undo[undo_marks:]
         if chat:
             parts.append(f"LOG\tCHAT* {names} move {from_name} -> {location} *")
         self.steps.append(encode_sequence(parts, ESC) or "")
-        self._undo.append(("moves", moved))  # type: ignore[arg-type]
+        self._undo.append(_UndoMoves(moved))
 
     def set_layer(self, piece_id: str, layer_prefix: str, value: int, *,
                   player: str | None = None, menu: str = "", report: bool = True) -> None:
@@ -318,7 +465,7 @@ class GameWriter:
         p = self.pieces[piece_id]
         traits = list(p.piece.traits)
         for i, trait in enumerate(traits):
-            if trait.prefix == "emb2;" and trait.view().layer_name == layer_prefix:
+            if trait.prefix == "emb2;" and view_of(trait).layer_name == layer_prefix:
                 old_state = p.piece.state
                 traits[i] = trait.with_state(str(value))
                 new_piece = PieceDef.from_traits(traits, id=p.piece.id)
@@ -328,7 +475,7 @@ class GameWriter:
                     commands.append(f"CHAT* {self._name(piece_id)} {menu or layer_prefix} "
                                     f"({self.location(piece_id)}) *")
                 self._log(*commands)
-                self._undo.append(("change", (piece_id, old_state)))  # type: ignore[arg-type]
+                self._undo.append(_UndoChange(piece_id, old_state))
                 return
         raise VmodError(f"piece {self._name(piece_id)!r} has no layer {layer_prefix!r}")
 
@@ -342,11 +489,16 @@ class GameWriter:
         del self.pieces[piece_id]
         self._log(RemovePiece.build(piece_id).text, f"CHAT* {name} deleted *")
 
-    def add(self, definition: str, location: str, map_name: str, *, gpid: str = "",
+    def add(self, slot: PieceSlotEntry, location: str, map_name: str, *,
             player: str | None = None) -> str:
-        """A new piece from a palette definition, placed at a location."""
+        """Drag a new piece out of one of the module's PieceSlots (see
+        :meth:`palette_slot`) onto a location: the piece is the slot's own
+        definition, expanded, with the slot's gpid."""
+        if not any(s.element is slot.element for s in self.slots):
+            raise VmodError(f"the piece slot {slot.entry_name!r} is not a slot of this module",
+                            file=self.module.file)
         x, y = self.point(map_name, location)
-        pid = self._new_piece(definition, None, 0, 0, gpid)
+        pid = self._new_piece(slot.definition, None, 0, 0, slot.gpid)
         p = self.pieces[pid]
         p.map, p.x, p.y = map_name, x, y
         commands = [self._add_command(pid)]
@@ -365,13 +517,40 @@ class GameWriter:
         who = self._player(player)
         self._log(f"CHAT&lt;{who.name}&gt; - {text}")
 
-    def dice(self, spec: str, values: Sequence[int], *, player: str | None = None) -> None:
-        """A DiceButton roll with the report format of generated modules."""
+    def dice(self, button: str, values: Sequence[int], *, player: str | None = None) -> None:
+        """A press of the module's DiceButton ``button`` whose dice came up
+        ``values`` (each die's face, ``plus`` already added), logged as
+        ``DiceButton.DR`` does in VASSAL 3.7.26: the report line in the
+        button's own format, then its ``_result``, ``_total``, ``_keep`` and
+        ``_summary`` property changes."""
+        spec = self.dice_buttons.get(button)
+        if spec is None:
+            raise VmodError(f"the module has no DiceButton named {button!r}", file=self.module.file)
+        if len(values) != spec.n_dice:
+            raise VmodError(f"DiceButton {button!r} rolls {spec.n_dice} dice, not {len(values)}")
         who = self._player(player)
-        shown = ",".join(str(v) for v in values)
-        self._log(f"CHAT*** {spec} = {shown} *** by {who.name}",
-                  f"MutableProperty\t{spec}_result\t\t{shown}\tModule",
-                  f"MutableProperty\t{spec}_total\t\t{sum(values)}\tModule")
+        kept = sorted(values) if spec.sort_dice else list(values)
+        total = spec.add_to_total + sum(kept)
+        result = str(total) if spec.report_total else ",".join(str(v) for v in kept)
+        counts = Counter(kept)
+        summary = ", ".join(f"{v} x{counts[v]}" for v in sorted(counts))
+        variables = {"name": spec.name, "result": result, "PlayerName": who.name,
+                     "nDice": str(spec.n_dice), "nSides": str(spec.n_sides), "plus": str(spec.plus),
+                     "addToTotal": str(spec.add_to_total), "numericalTotal": str(total),
+                     "keepCount": str(len(kept)), "summary": summary}
+        variables.update({f"result{i}": str(v) for i, v in enumerate(kept, 1)})
+        text = _FORMAT_VARIABLE.sub(lambda m: variables.get(m.group(1), ""), spec.report_format)
+        commands = []
+        if text:
+            commands.append("CHAT" + ("*" + text if text.startswith("*") else "* " + text))
+        for suffix, value in (("result", result), ("total", str(total)), ("keep", str(len(kept))),
+                              ("summary", summary)):
+            key = (spec.container, f"{spec.name}_{suffix}")
+            old = self.global_values.get(key, "")
+            self.global_values[key] = value
+            commands.append(encode_sequence(["MutableProperty", key[1], old, value, spec.container],
+                                            "\t") or "")
+        self._log(*commands)
 
     def report(self, text: str) -> None:
         """A module report line (e.g. the turn tracker's ``* TT|2|…``)."""
@@ -393,21 +572,20 @@ class GameWriter:
         """Undo the last move or layer change (UNDO brackets, §4.7)."""
         if not self._undo:
             raise VmodError("nothing to undo")
-        kind, data = self._undo.pop()
+        last = self._undo.pop()
         before = len(self.steps)
-        if kind == "move":
-            pid, x, y, map_name = data
-            self._move_to(pid, map_name, x, y, player, chat=False, undoable=False)
-        elif kind == "moves":
-            for _kind, (pid, x, y, map_name) in reversed(data):  # type: ignore[misc]
-                self._move_to(pid, map_name, x, y, player, chat=False, undoable=False)
+        if isinstance(last, _UndoMove):
+            self._move_back(last, player)
+        elif isinstance(last, _UndoMoves):
+            for undone in reversed(last.moves):
+                self._move_back(undone, player)
             parts: list[str] = []
             for text in self.steps[before:]:
                 parts.extend(text.split(ESC) if ESC in text else [text])
             del self.steps[before:]
             self.steps.append(encode_sequence(parts, ESC) or "")
-        elif kind == "stack":
-            sid, (map_name, x, y) = data  # type: ignore[misc]
+        elif isinstance(last, _UndoStack):
+            sid, map_name, x, y = last.stack_id, last.map, last.x, last.y
             stack = self.stacks[sid]
             who = self._player(player)
             move = MovePiece.build(sid, map_name, x, y, None, stack.map, stack.x, stack.y, None,
@@ -418,7 +596,7 @@ class GameWriter:
                 p.map, p.x, p.y = map_name, x, y
             self._log(move.text)
         else:
-            pid, old_state = data
+            pid, old_state = last.piece_id, last.old_state
             p = self.pieces[pid]
             current = p.piece.state
             p.piece = PieceDef.parse(AddPiece.build(pid, p.piece.type, old_state).text)
@@ -427,6 +605,11 @@ class GameWriter:
         inner = inverse.split(ESC) if ESC in inverse else [inverse]
         self.steps.append(encode_sequence(["LOG\tUNDO\ttrue"] + inner + ["LOG\tUNDO\tfalse"], ESC)
                           or "")
+
+    def _move_back(self, move: _UndoMove, player: str | None) -> None:
+        if move.map is None:
+            raise VmodError("cannot undo the move of a piece that came from off all maps")
+        self._move_to(move.piece_id, move.map, move.x, move.y, player, chat=False, undoable=False)
 
     # -- output ----------------------------------------------------------------------------
     def text(self, restore: str | None = None) -> str:
@@ -442,12 +625,19 @@ class GameWriter:
 
     _initial = ""
 
-    def to_bytes(self, *, key: int = 0x42) -> bytes:
-        meta = self.module.moduledata or b""
+    def to_bytes(self, *, key: int = 0x42, date_saved: str | None = None,
+                 comment: str = "") -> bytes:
+        """The ``.vsav``/``.vlog`` archive as ``GameState.saveGame`` writes
+        it: ``savedGame`` (obfuscated with ``key``), ``savedata`` and
+        ``moduledata`` (:func:`module_metadata`).  ``date_saved`` (epoch
+        milliseconds) defaults to now, as in VASSAL; give a fixed value for
+        reproducible files.  ``comment`` is the save's description."""
+        date = now_millis() if date_saved is None else date_saved
         save = SaveMetadata(version=self.module.buildfile.version,
-                            vassal_version=self.module.buildfile.vassal_version or "3.7.0",
-                            date_saved="0")
-        entries = {"savedGame": encode_saved_game(self.text(), key=key), "savedata": save.to_bytes()}
-        if meta:
-            entries["moduledata"] = meta
+                            vassal_version=self.vassal_version, date_saved=date,
+                            description=comment)
+        entries = {"savedGame": encode_saved_game(self.text(), key=key),
+                   SAVE_ENTRY: save.to_bytes(),
+                   MODULE_ENTRY: module_metadata(self.module, vassal_version=self.vassal_version,
+                                                 date_saved=date)}
         return build_zip(entries)

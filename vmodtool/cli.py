@@ -18,7 +18,7 @@ from typing import NoReturn
 import click
 
 from vmodtool import __version__
-from vmodtool.commands import Group
+from vmodtool.commands import CONTEXT_SETTINGS, Group
 
 EXIT_BUG = 70
 
@@ -26,7 +26,7 @@ EXIT_BUG = 70
 COMMAND_MODULES = ("formats", "scenario", "build", "counters", "board", "lint", "replay", "audit")
 
 
-@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, prog_name="vmodtool", help="Show the version and exit.")
 @click.option("--debug", is_flag=True, hidden=True, help="Show tracebacks of internal errors.")
 @click.pass_context

@@ -81,9 +81,18 @@ class _MapsErrors:
             raise Interrupted() from None
 
 
+#: ``-h`` as well as ``--help``, for the group and every command
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+
+
 class Command(_MapsErrors, click.Command):
     """A vmodtool command: bad input (a :class:`VmodError`) exits 2 with one
-    line, whether it runs under ``vmodtool`` or on its own."""
+    line and ``-h`` shows the help, whether it runs under ``vmodtool`` or on
+    its own (Click keeps the help option of the first run)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["context_settings"] = {**CONTEXT_SETTINGS, **(kwargs.get("context_settings") or {})}
+        super().__init__(*args, **kwargs)
 
 
 class Group(_MapsErrors, click.Group):
@@ -119,7 +128,7 @@ def module_option(help: str) -> Callable[[F], F]:
 def jobs_option() -> Callable[[F], F]:
     return click.option("-j", "--jobs", "jobs", type=click.IntRange(0, 256), default=0,
                         show_default=True, metavar="N",
-                        help="Worker processes for rendering (0 = all cores, 1 = none).")
+                        help="Worker processes for rendering (0 = all cores, 1 = no workers).")
 
 
 def format_option(*choices: str, help: str) -> Callable[[F], F]:
@@ -148,7 +157,7 @@ def dpi_option(help: str, *, choices: Sequence[int] = (), multiple: bool = False
         return value
 
     metavar = "[" + "|".join(map(str, allowed)) + "]" if allowed else "N"
-    return click.option("--dpi", type=DPI, multiple=multiple, default=default,
+    return click.option("--dpi", type=click.INT if allowed else DPI, multiple=multiple, default=default,
                         show_default=default is not None, metavar=metavar, callback=check,
                         help=help)
 

@@ -353,3 +353,22 @@ def test_init_refuses_an_existing_folder(tmp_path):
     code, _, err = invoke(["init", "game", "--dir", tmp_path])
     assert code == 2 and "already exists" in err
     assert list((tmp_path / "game").iterdir()) == []
+
+
+def test_a_bad_scenario_lists_every_problem_then_one_error_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("schema: vmodtool/1\nbogus: 1\n", encoding="utf-8")
+    code, out, err = invoke(["build", bad, "-o", tmp_path / "x.vmod"])
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and not (tmp_path / "x.vmod").exists()
+    assert any("bad.yaml:2:" in line and "bogus" in line for line in lines[:-1])
+    assert all(line.startswith(str(bad)) for line in lines[:-1])
+    assert lines[-1] == f"vmodtool: error: {bad}: {len(lines) - 1} errors in the scenario (listed above)"
+
+
+def test_a_scenario_of_another_kind_is_named_by_what_it_is(tmp_path):
+    picture = _png(tmp_path / "scenario.yaml")
+    code, out, err = invoke(["check-scenario", picture])
+    assert code == 2 and f"{picture}: this is a PNG image, not a scenario file" in out
+    code, _, err = invoke(["build", picture, "-o", tmp_path / "x.vmod"])
+    assert code == 2 and "this is a PNG image, not a scenario file" in err

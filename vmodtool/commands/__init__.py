@@ -47,9 +47,14 @@ class BadInput(click.ClickException):
 
     @classmethod
     def from_error(cls, error: VmodError) -> BadInput:
-        lines = getattr(error, "lines", None)       # ScenarioProblems lists every problem
-        details = lines() if callable(lines) else ()
-        return cls(str(error), details)
+        from vmodtool.scenario.problems import ScenarioProblems
+
+        if isinstance(error, ScenarioProblems):     # every problem, then how many
+            count = sum(1 for p in error.problems if p.severity == "error")
+            where = f"{error.file}: " if error.file else ""
+            return cls(f"{where}{count} error{'s' if count != 1 else ''} in the scenario (listed above)",
+                       error.lines())
+        return cls(str(error))
 
     def show(self, file: IO[Any] | None = None) -> None:
         for line in self.details:

@@ -203,6 +203,8 @@ def test_a_report_that_fails_midway_leaves_the_old_file(tmp_path):
     (["grid-check", DEMO_MODULE, "-o", "{tmp}/check.jpeg"], ".png"),
     (["build", SCENARIO, "-o", "{tmp}/module.png"], ".vmod"),
     (["schema", "-o", "{tmp}/schema.yaml"], ".json"),
+    (["counters", SCENARIO, "-o", "{tmp}/counters.png"], "give a folder name"),
+    (["sheets", SCENARIO, "--png", "{tmp}/pages.pdf"], "give a folder name"),
     (["inspect", DEMO_LOG, "-o", "{tmp}/copy.vlog"], ".txt or .json"),
     (["replay", DEMO_LOG, "-o", "{tmp}/moves.pdf"], ".txt or .json"),
 ])

@@ -222,6 +222,15 @@ def check_report_output(output: str | None, *inputs: str | None) -> None:
     check_output(output, *inputs)
 
 
+def check_folder_output(folder: str, option: str = "-o") -> None:
+    """A folder output whose name is that of a file (``-o out.png``) is
+    refused: the files go inside it."""
+    suffix = Path(folder).suffix.lower()
+    if suffix in _BINARY_SUFFIXES:
+        raise BadInput(f"{folder}: {option} names the folder the images are written into, but "
+                       f"{suffix} names {_BINARY_SUFFIXES[suffix]}; give a folder name")
+
+
 def write_report(lines: Iterable[str], output: str | None) -> None:
     """The lines of a report on stdout, or written atomically to ``output``
     (an error while they are made leaves an existing file as it was)."""

@@ -9,6 +9,7 @@ from vmodtool.commands import (
     REPLACED,
     Command,
     ProgressBars,
+    check_folder_output,
     check_output,
     dpi_option,
     jobs_option,
@@ -50,6 +51,7 @@ def counters_command(scenario: str, output: str, dpi: tuple[int, ...], no_print:
     from vmodtool.render.counters import render_all
     from vmodtool.scenario import load_scenario
 
+    check_folder_output(output)
     bars = ProgressBars(not quiet, 20)
     sc = load_scenario(scenario)
     resolutions = ("vassal",) if no_print else _dpi_list(dpi)
@@ -133,6 +135,8 @@ def sheets_command(scenario: str, output: str | None, png_dir: str | None, paper
     if output:
         check_output(output, scenario, suffixes=(".pdf",), what="a PDF",
                      hint="for the pages as PNG images give --png DIR")
+    if png_dir:
+        check_folder_output(png_dir, "--png")
     options = SheetOptions(paper=paper, dpi=dpi, margin_mm=margin, gutter_mm=gutter,
                            bleed_mm=bleed, blocks=_blocks(blocks), block_gap_mm=block_gap,
                            cut_marks=not no_cut_marks, offset_mm=_offset(offset), flip=flip,

@@ -38,8 +38,8 @@ def counters_command(scenario: str, output: str, dpi: tuple[int, ...], no_print:
                      no_cache: bool, quiet: bool) -> None:
     """Render every counter face of a scenario as PNG.
 
-    Writes OUTPUT/vassal/<id>__<face>.png at the VASSAL size,
-    OUTPUT/300dpi/<id>__<face>.png for print, and OUTPUT/counters.json (the
+    Writes DIR/vassal/<id>__<face>.png at the VASSAL size,
+    DIR/300dpi/<id>__<face>.png for print, and DIR/counters.json (the
     manifest).  Counters whose content is unchanged since the last run are
     not drawn again.
 

@@ -1,15 +1,16 @@
-"""File output helpers shared by every layer: atomic writes that never
-destroy an input."""
+"""File helpers shared by every layer: atomic writes that never destroy an
+input, and what a file is by its first bytes (for error messages)."""
 
 from __future__ import annotations
 
+import codecs
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
-from typing import Union
+from typing import NamedTuple, Union
 
-from vmodtool.errors import VmodError
+from vmodtool.errors import FormatError, VmodError
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -63,3 +64,113 @@ def refuse_overwrite(output: PathLike, *inputs: PathLike) -> None:
         if same or out.resolve() == src.resolve():
             raise VmodError("refusing to overwrite an input file; choose another output path",
                             file=out)
+
+
+# --------------------------------------------------------------------------
+# what a file is, for error messages
+
+class FileKind(NamedTuple):
+    """What the first bytes of a file say it is: a short ``key`` readers
+    compare (``"png"``, ``"zip"``, ``"vassal-stream"`` …) and a ``phrase``
+    for messages (``"a PNG image"``)."""
+
+    key: str
+    phrase: str
+
+
+#: magic numbers of the kinds of file a user may pass by mistake, in test order
+_MAGIC: tuple[tuple[bytes, str, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "png", "a PNG image"),
+    (b"\xff\xd8\xff", "jpeg", "a JPEG image"),
+    (b"GIF87a", "gif", "a GIF image"),
+    (b"GIF89a", "gif", "a GIF image"),
+    (b"II*\x00", "tiff", "a TIFF image"),
+    (b"MM\x00*", "tiff", "a TIFF image"),
+    (b"%PDF-", "pdf", "a PDF document"),
+    (b"PK\x03\x04", "zip", "a ZIP archive"),
+    (b"PK\x05\x06", "zip", "a ZIP archive (empty)"),
+    (b"\x1f\x8b", "gzip", "a gzip-compressed file"),
+    (b"\xfd7zXZ\x00", "xz", "an xz-compressed file"),
+    (b"BZh", "bzip2", "a bzip2-compressed file"),
+    (b"7z\xbc\xaf\x27\x1c", "7z", "a 7-Zip archive"),
+    (b"Rar!\x1a\x07", "rar", "a RAR archive"),
+    (b"\x7fELF", "elf", "a program (ELF executable)"),
+    (b"SQLite format 3\x00", "sqlite", "an SQLite database"),
+    (b"\xca\xfe\xba\xbe", "java-class", "a Java class file"),
+    (b"\xac\xed\x00\x05", "java-serialized", "serialized Java data"),
+    # VASSAL's own bare command streams (savedGame encodings and plain text)
+    (b"!VCSK", "vassal-stream", "a VASSAL saved game or log"),
+    (b"!VCSZ", "vassal-stream", "a VASSAL saved game or log"),
+    (b"!VOBS", "vassal-stream", "a VASSAL saved game or log"),
+    (b"!VOXZ", "vassal-stream", "a VASSAL saved game or log"),
+    (b"VOBS", "vassal-stream", "a VASSAL saved game or log"),
+    (b"begin_save", "vassal-stream", "a VASSAL saved game or log"),
+)
+_TEXT_CONTROLS = {9, 10, 12, 13, 27}        # tab, newline, form feed, return, VASSAL's ESC
+
+
+def sniff(head: bytes) -> FileKind | None:
+    """What a file is from its first bytes (512 are plenty), or ``None`` when
+    they match no known kind (binary data).  Pure; used on the error path of
+    readers to say "this is a PNG image, not a VASSAL module"."""
+    if not head:
+        return FileKind("empty", "an empty file")
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return FileKind("webp", "a WebP image")
+    for magic, key, phrase in _MAGIC:
+        if head.startswith(magic):
+            return FileKind(key, phrase)
+    decoded = _text(head)
+    if decoded is None:
+        return None
+    text, codec = decoded
+    if codec != "utf-8":
+        return FileKind("utf16", "UTF-16 text")
+    start = text.lstrip().lower()
+    if start.startswith(("<!doctype html", "<html")):
+        return FileKind("html", "an HTML page")
+    if start.startswith("<"):
+        return FileKind("xml", "an XML document")
+    if start.startswith(("{", "[")):
+        return FileKind("json", "JSON text")
+    return FileKind("text", "plain text")
+
+
+def _text(head: bytes) -> tuple[str, str] | None:
+    """The head as text and its codec (UTF-8, or UTF-16 with its byte order
+    mark) when it has no control characters a text file would not have."""
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        codec, body = ("utf-16-le" if head[0] == 0xFF else "utf-16-be"), head[2:]
+    else:
+        codec, body = "utf-8", head[3:] if head.startswith(b"\xef\xbb\xbf") else head
+    try:
+        # not final: a character cut at the end of the head is not an error
+        text = codecs.getincrementaldecoder(codec)().decode(body, final=False)
+    except UnicodeDecodeError:
+        return None
+    if not text or any(ord(c) < 32 and ord(c) not in _TEXT_CONTROLS for c in text):
+        return None
+    return text, codec
+
+
+def sniff_file(path: PathLike) -> FileKind | None:
+    """:func:`sniff` of a file's first 512 bytes; ``None`` when it cannot be
+    read (folders, missing files)."""
+    try:
+        with open(path, "rb") as fh:
+            return sniff(fh.read(512))
+    except OSError:
+        return None
+
+
+def not_what_expected(error: VmodError, path: PathLike, expected: str, *,
+                      own: Collection[str] = ()) -> VmodError:
+    """For the error path of a reader that could not read ``path`` as
+    ``expected`` (``"a VASSAL module"``): when the file's first bytes show it
+    is something else altogether, an error that says so (``x.vmod: this is a
+    PNG image, not a VASSAL module``); otherwise ``error`` itself.  ``own``
+    are the kinds the reader decodes itself (its own message says more)."""
+    kind = sniff_file(path)
+    if kind is None or kind.key in own:
+        return error
+    return FormatError(f"this is {kind.phrase}, not {expected}", file=path)

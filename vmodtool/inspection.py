@@ -13,11 +13,14 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Union
+from typing import Any, Union
 
 from vmodtool.errors import FormatError, VmodError
+from vmodtool.fileio import sniff
 from vmodtool.vassal.archive import Archive, is_zip_data, read_head
-from vmodtool.vassal.commands import AddPiece, CommandGroup, LogEntry, Node, Undo, leaves, walk
+from vmodtool.vassal.buildfile import BoardEntry, BuildFile
+from vmodtool.vassal.commands import AddPiece, Command, CommandGroup, LogEntry, Node, Undo, leaves, walk
+from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef
 from vmodtool.vassal.savefile import SavedGame
@@ -26,6 +29,10 @@ __all__ = ["detect_kind", "inspect_file", "format_inspection", "dump_records",
            "format_dump_record", "parse_board_sizes"]
 
 PathLike = Union[str, "os.PathLike[str]"]
+#: a JSON-ready report or record (what ``--format json`` prints)
+Report = dict[str, Any]
+#: an lxml element of a buildFile (lxml has no type stubs here)
+Element = Any
 _SIZE = re.compile(r"^(?P<name>.+)=(?P<w>\d+)[xX](?P<h>\d+)$")
 
 
@@ -40,6 +47,11 @@ def parse_board_sizes(values: Sequence[str]) -> dict[str, tuple[int, int]]:
     return sizes
 
 
+#: kinds :func:`~vmodtool.fileio.sniff` reports that may be a VASSAL file
+#: (the readers' own errors say what is wrong with them)
+_VASSAL_LIKE = frozenset({"zip", "xml", "vassal-stream", "xz", "text", "empty"})
+
+
 def detect_kind(path: PathLike) -> str:
     """``save``/``log`` (zip or bare stream), ``module``/``extension``
     (archive, folder or buildFile) or ``metadata``."""
@@ -47,6 +59,10 @@ def detect_kind(path: PathLike) -> str:
     if src.is_dir():
         return "module"
     head = read_head(src, 512)
+    kind = sniff(head)
+    if kind is not None and kind.key not in _VASSAL_LIKE:
+        raise FormatError(f"this is {kind.phrase}, not a VASSAL file (a module, extension, save, log, "
+                          "buildFile or metadata file)", file=path)
     if is_zip_data(head):
         with Archive.open(src) as arc:
             if "savedGame" in arc:
@@ -70,7 +86,7 @@ def detect_kind(path: PathLike) -> str:
 # inspect
 
 def inspect_file(path: PathLike, *, board_sizes: dict[str, tuple[int, int]] | None = None
-                 ) -> dict[str, object]:
+                 ) -> Report:
     """A JSON-ready summary of any VASSAL file."""
     kind = detect_kind(path)
     if kind == "save":
@@ -81,38 +97,42 @@ def inspect_file(path: PathLike, *, board_sizes: dict[str, tuple[int, int]] | No
         return _inspect_module(module, board_sizes or {})
 
 
-def _metadata_fields(xml: bytes | None, file: str, entry: str) -> dict[str, object] | None:
+def _metadata_class(name: str) -> type[ModuleMetadata] | type[SaveMetadata] | type[ExtensionMetadata]:
+    """The metadata class of an entry or file named ``name``."""
+    if name == "savedata":
+        return SaveMetadata
+    if name == "extensiondata":
+        return ExtensionMetadata
+    return ModuleMetadata
+
+
+def _metadata_fields(xml: bytes | None, file: str, entry: str) -> Report | None:
     if not xml:
         return None
     import dataclasses
 
-    from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata
-    kind = {"savedata": SaveMetadata, "extensiondata": ExtensionMetadata}.get(entry, ModuleMetadata)
     try:
-        meta = kind.parse(xml, file=f"{file}!{entry}" if "!" not in entry else file)
+        meta = _metadata_class(entry).parse(xml, file=f"{file}!{entry}" if "!" not in entry else file)
     except FormatError as exc:
         return {"error": str(exc)}
     fields = dataclasses.asdict(meta)
     return {k: v for k, v in fields.items() if v not in ("", {}, None)}
 
 
-def _inspect_metadata(path: PathLike) -> dict[str, object]:
+def _inspect_metadata(path: PathLike) -> Report:
     import dataclasses
 
-    from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata
     data = Path(path).read_bytes()
-    name = Path(path).name
-    kind = {"savedata": SaveMetadata, "extensiondata": ExtensionMetadata}.get(name, ModuleMetadata)
-    meta = kind.parse(data, file=path)
+    meta = _metadata_class(Path(path).name).parse(data, file=path)
     fields = {k: v for k, v in dataclasses.asdict(meta).items() if v not in ("", {}, None)}
     return {"file": os.fspath(path), "kind": "metadata", "metadata": fields}
 
 
-def _inspect_save(path: PathLike) -> dict[str, object]:
+def _inspect_save(path: PathLike) -> Report:
     game = SavedGame.read(path)
     file = os.fspath(path)
     tree = game.commands
-    kinds: Counter = Counter()
+    kinds: Counter[str] = Counter()
     depth = 0
     leaf_count = 0
     for p, cmd in leaves(tree):
@@ -126,7 +146,7 @@ def _inspect_save(path: PathLike) -> dict[str, object]:
     pieces, stacks, per_map, bad = _start_pieces(game)
     steps = game.log_steps()
     undo_steps = sum(1 for _, node in steps if _has_undo(node))
-    report: dict[str, object] = {
+    report: Report = {
         "file": file,
         "kind": "log" if steps else "save",
         "container": game.container,
@@ -158,7 +178,7 @@ def _has_undo(node: Node) -> bool:
 
 def _start_pieces(game: SavedGame) -> tuple[int, int, dict[str, int], int]:
     pieces = stacks = bad = 0
-    per_map: Counter = Counter()
+    per_map: Counter[str] = Counter()
     for node in game.restore_part():
         for _, cmd in leaves(node):
             if not isinstance(cmd, AddPiece):
@@ -175,12 +195,12 @@ def _start_pieces(game: SavedGame) -> tuple[int, int, dict[str, int], int]:
     return pieces, stacks, dict(sorted(per_map.items())), bad
 
 
-def _grid_summary(board) -> dict[str, object] | None:
+def _grid_summary(board: BoardEntry) -> Report | None:
     grid = board.grid
     if grid is None:
         return None
     kind = grid.tag.rsplit(".", 1)[-1]
-    summary: dict[str, object] = {"kind": kind}
+    summary: Report = {"kind": kind}
     keys = ("dx", "dy", "x0", "y0", "sideways")
     summary.update({k: grid.get(k) for k in keys if grid.get(k) is not None})
     numbering = [c for c in grid if isinstance(c.tag, str) and c.tag.endswith("Numbering")]
@@ -194,7 +214,7 @@ def _grid_summary(board) -> dict[str, object] | None:
         summary["numbering"] = None
     if kind == "ZonedGrid":
         zones = [c for c in grid if isinstance(c.tag, str) and c.tag.endswith(".Zone")]
-        inner = Counter()
+        inner: Counter[str] = Counter()
         for zone in zones:
             for c in zone:
                 if isinstance(c.tag, str) and c.tag.endswith("Grid"):
@@ -206,7 +226,7 @@ def _grid_summary(board) -> dict[str, object] | None:
     return summary
 
 
-def _inspect_module(module: Module, given_sizes: dict[str, tuple[int, int]]) -> dict[str, object]:
+def _inspect_module(module: Module, given_sizes: dict[str, tuple[int, int]]) -> Report:
     bf = module.buildfile
     sizes, missing = module.board_sizes(given_sizes)
     maps = []
@@ -217,14 +237,14 @@ def _inspect_module(module: Module, given_sizes: dict[str, tuple[int, int]]) -> 
             boards.append({"name": b.name, "image": b.image or None,
                            "size": list(size) if size else None, "grid": _grid_summary(b)})
         maps.append({"name": m.name, "class": m.class_name, "boards": boards})
-    grid_counts: Counter = Counter()
+    grid_counts: Counter[str] = Counter()
     for el in bf.root.iter():
         if isinstance(el.tag, str) and el.tag.endswith("Grid") and ".board." in el.tag:
             grid_counts[el.tag.rsplit(".", 1)[-1]] += 1
     slots = bf.piece_slots()
     prototypes = bf.prototypes()
     undecodable = 0
-    trait_counts: Counter = Counter()
+    trait_counts: Counter[str] = Counter()
     for slot in slots:
         try:
             piece = PieceDef.parse(slot.definition)
@@ -260,7 +280,7 @@ def _inspect_module(module: Module, given_sizes: dict[str, tuple[int, int]]) -> 
     }
 
 
-def format_inspection(report: dict[str, object]) -> Iterator[str]:
+def format_inspection(report: Report) -> Iterator[str]:
     """Readable lines for an :func:`inspect_file` report."""
     kind = report["kind"]
     yield f"{report['file']}: {kind}"
@@ -273,7 +293,7 @@ def format_inspection(report: dict[str, object]) -> Iterator[str]:
         yield from _format_module(report)
 
 
-def _meta_line(meta: dict[str, object] | None) -> str | None:
+def _meta_line(meta: Report | None) -> str | None:
     if not meta:
         return None
     if "error" in meta:
@@ -285,16 +305,16 @@ def _meta_line(meta: dict[str, object] | None) -> str | None:
     return line or None
 
 
-def _format_save(r: dict[str, object]) -> Iterator[str]:
+def _format_save(r: Report) -> Iterator[str]:
     enc = str(r["encoding"])
     if r.get("key") is not None:
         enc += f", key 0x{r['key']:02x}"
     if r.get("hex_case"):
         enc += f", {r['hex_case']}-case hex"
-    container = "zip with " + ", ".join(r["entries"]) if r["container"] == "zip" else "bare stream"  # type: ignore[arg-type]
+    container = "zip with " + ", ".join(r["entries"]) if r["container"] == "zip" else "bare stream"
     yield f"  container: {container}"
     yield f"  encoding: {enc}; {r['plaintext_bytes']} bytes of command text"
-    module = _meta_line(r.get("moduledata"))  # type: ignore[arg-type]
+    module = _meta_line(r.get("moduledata"))
     if module:
         yield f"  module: {module}"
     saved = r.get("savedata") or {}
@@ -305,32 +325,32 @@ def _format_save(r: dict[str, object]) -> Iterator[str]:
     if checks:
         yield f"  written by: VASSAL {checks.get('vassal', '?')} (module version {checks.get('module', '?')})"
     players = r.get("players") or []
-    yield "  players: " + (", ".join(f"{p['name']} ({p['side'] or 'observer'})" for p in players)  # type: ignore[union-attr]
+    yield "  players: " + (", ".join(f"{p['name']} ({p['side'] or 'observer'})" for p in players)
                            or "none listed")
     c = r["commands"]
-    yield f"  commands: {c['leaves']} ({c['top_level']} top-level, depth {c['depth']})"  # type: ignore[index]
-    kinds = ", ".join(f"{k} {v}" for k, v in c["by_kind"].items())  # type: ignore[index]
+    yield f"  commands: {c['leaves']} ({c['top_level']} top-level, depth {c['depth']})"
+    kinds = ", ".join(f"{k} {v}" for k, v in c["by_kind"].items())
     yield f"    {kinds}"
     p = r["pieces_at_start"]
-    yield f"  pieces at start: {p['pieces']} in {p['stacks']} stacks"  # type: ignore[index]
-    for name, count in p["by_map"].items():  # type: ignore[index]
+    yield f"  pieces at start: {p['pieces']} in {p['stacks']} stacks"
+    for name, count in p["by_map"].items():
         yield f"    {name}: {count}"
-    if p["undecodable"]:  # type: ignore[index]
-        yield f"    ({p['undecodable']} piece definitions could not be decoded)"  # type: ignore[index]
+    if p["undecodable"]:
+        yield f"    ({p['undecodable']} piece definitions could not be decoded)"
     if r["kind"] == "log":
         yield f"  steps: {r['steps']} ({r['undo_steps']} undo)"
 
 
-def _format_module(r: dict[str, object]) -> Iterator[str]:
+def _format_module(r: Report) -> Iterator[str]:
     yield f"  name: {r['name']}  version: {r['version']}  VASSAL: {r['vassal_version'] or '?'}"
     yield f"  read from: {r['container']} ({r['buildfile_entry']}, root {r['root']})"
-    meta = _meta_line(r.get("metadata"))  # type: ignore[arg-type]
+    meta = _meta_line(r.get("metadata"))
     if meta:
         yield f"  metadata: {meta}"
     if r["container"] != "buildfile":
         yield f"  files: {r['files']} ({r['images']} images)"
-    yield f"  maps: {len(r['maps'])}"  # type: ignore[arg-type]
-    for m in r["maps"]:  # type: ignore[union-attr]
+    yield f"  maps: {len(r['maps'])}"
+    for m in r["maps"]:
         yield f"    {m['name']} ({m['class'].rsplit('.', 1)[-1]})"
         for b in m["boards"]:
             size = "x".join(map(str, b["size"])) if b["size"] else "size unknown"
@@ -347,24 +367,24 @@ def _format_module(r: dict[str, object]) -> Iterator[str]:
             yield f"      board {b['name']}: {size}, {desc}"
     if r["boards_without_size"]:
         yield ("  boards without a known size (give --board-size NAME=WxH): "
-               + ", ".join(r["boards_without_size"]))  # type: ignore[arg-type]
+               + ", ".join(r["boards_without_size"]))
     if r["grids"]:
-        yield "  grids: " + ", ".join(f"{k} {v}" for k, v in r["grids"].items())  # type: ignore[union-attr]
+        yield "  grids: " + ", ".join(f"{k} {v}" for k, v in r["grids"].items())
     p = r["pieces"]
-    yield (f"  pieces: {p['slots']} slots, {p['prototypes']} prototypes; max gpid {p['max_gpid']}, "  # type: ignore[index]
-           f"nextPieceSlotId {p['next_piece_slot_id']}")  # type: ignore[index]
-    if p["duplicate_gpids"]:  # type: ignore[index]
-        yield f"    duplicate gpids: {', '.join(p['duplicate_gpids'][:10])}"  # type: ignore[index]
-    if p["undecodable"]:  # type: ignore[index]
-        yield f"    {p['undecodable']} definitions could not be decoded"  # type: ignore[index]
-    if p["traits"]:  # type: ignore[index]
-        yield "    traits: " + ", ".join(f"{k} {v}" for k, v in p["traits"].items())  # type: ignore[index]
+    yield (f"  pieces: {p['slots']} slots, {p['prototypes']} prototypes; max gpid {p['max_gpid']}, "
+           f"nextPieceSlotId {p['next_piece_slot_id']}")
+    if p["duplicate_gpids"]:
+        yield f"    duplicate gpids: {', '.join(p['duplicate_gpids'][:10])}"
+    if p["undecodable"]:
+        yield f"    {p['undecodable']} definitions could not be decoded"
+    if p["traits"]:
+        yield "    traits: " + ", ".join(f"{k} {v}" for k, v in p["traits"].items())
 
 
 # --------------------------------------------------------------------------
 # dump
 
-def dump_records(path: PathLike) -> Iterator[dict[str, object]]:
+def dump_records(path: PathLike) -> Iterator[Report]:
     """One record per command (saves, logs) or per piece definition
     (modules), each with its ``path``."""
     kind = detect_kind(path)
@@ -372,13 +392,13 @@ def dump_records(path: PathLike) -> Iterator[dict[str, object]]:
         yield from _dump_save(path)
     elif kind == "metadata":
         report = _inspect_metadata(path)
-        yield {"path": "metadata", **report["metadata"]}  # type: ignore[dict-item]
+        yield {"path": "metadata", **report["metadata"]}
     else:
         with Module.open(path) as module:
             yield from _dump_module(module)
 
 
-def _dump_save(path: PathLike) -> Iterator[dict[str, object]]:
+def _dump_save(path: PathLike) -> Iterator[Report]:
     game = SavedGame.read(path)
     redactor = game.redactor()
     for node_path, node in walk(game.commands):
@@ -386,12 +406,12 @@ def _dump_save(path: PathLike) -> Iterator[dict[str, object]]:
         if isinstance(node, CommandGroup):
             yield {"path": dotted, "depth": len(node_path), "kind": "Group",
                    "children": len(node.children)}
-        else:
-            rec = node.record(redactor)  # type: ignore[union-attr]
+        elif isinstance(node, Command):
+            rec = node.record(redactor)
             yield {"path": dotted, "depth": len(node_path), **rec}
 
 
-def _dump_module(module: Module) -> Iterator[dict[str, object]]:
+def _dump_module(module: Module) -> Iterator[Report]:
     bf = module.buildfile
     yield {"path": _xml_path(bf.root), "kind": "module", "root": bf.root_tag, "name": bf.name,
            "version": bf.version, "vassal_version": bf.vassal_version,
@@ -403,10 +423,10 @@ def _dump_module(module: Module) -> Iterator[dict[str, object]]:
         yield _piece_record(bf, el, "PrototypeDefinition", el.get("name") or "", bf.text_of(el))
 
 
-def _piece_record(bf, element, kind: str, name: str, definition: str, *, gpid: str | None = None
-                  ) -> dict[str, object]:
-    rec: dict[str, object] = {"path": _xml_path(element), "line": bf.line_of(element), "kind": kind,
-                              "entry_name": name}
+def _piece_record(bf: BuildFile, element: Element, kind: str, name: str, definition: str, *,
+                  gpid: str | None = None) -> Report:
+    rec: Report = {"path": _xml_path(element), "line": bf.line_of(element), "kind": kind,
+                   "entry_name": name}
     if gpid is not None:
         rec["gpid"] = gpid
     try:
@@ -421,7 +441,7 @@ def _piece_record(bf, element, kind: str, name: str, definition: str, *, gpid: s
     return rec
 
 
-def _xml_path(element) -> str:
+def _xml_path(element: Element | None) -> str:
     parts = []
     while element is not None and isinstance(element.tag, str):
         label = element.get("entryName") or element.get("name") or element.get("mapName")
@@ -431,14 +451,14 @@ def _xml_path(element) -> str:
     return "/".join(reversed(parts))
 
 
-def format_dump_record(rec: dict[str, object]) -> str:
+def format_dump_record(rec: Report) -> str:
     """One readable line (or block) for a dump record."""
     if "traits" in rec or "error" in rec and "entry_name" in rec:
         head = f"{rec['path']} (line {rec.get('line')})"
         if "error" in rec:
             return f"{head}\n    error: {rec['error']}"
         lines = [f"{head}: {rec.get('piece_name')!s}" + (f" gpid={rec['gpid']}" if rec.get("gpid") else "")]
-        for t in rec["traits"]:  # type: ignore[union-attr]
+        for t in rec["traits"]:
             state = f"  state={_clip(t['state'])}" if t["state"] else ""
             lines.append(f"    {t['class'].rsplit('.', 1)[-1]}: {_clip(t['type'])}{state}")
         return "\n".join(lines)
@@ -447,7 +467,7 @@ def format_dump_record(rec: dict[str, object]) -> str:
                 f"VASSAL {rec['vassal_version'] or '?'} ({rec['buildfile_entry']})")
     if rec.get("path") == "metadata":
         return "\n".join(f"{k}: {v}" for k, v in rec.items() if k != "path")
-    indent = "  " * int(rec.get("depth", 0) or 0)  # type: ignore[arg-type]
+    indent = "  " * int(rec.get("depth", 0) or 0)
     kind = rec["kind"]
     if kind == "Group":
         return f"{indent}{rec['path']} group of {rec['children']}"
@@ -455,11 +475,11 @@ def format_dump_record(rec: dict[str, object]) -> str:
         logged = rec.get("logged")
         if logged is None:
             return f"{indent}{rec['path']} LOG null"
-        return f"{indent}{rec['path']} LOG {_describe(logged)}"  # type: ignore[arg-type]
+        return f"{indent}{rec['path']} LOG {_describe(logged)}"
     return f"{indent}{rec['path']} {_describe(rec)}"
 
 
-def _describe(rec: dict[str, object]) -> str:
+def _describe(rec: Report) -> str:
     fields = {k: v for k, v in rec.items() if k not in ("kind", "text", "path", "depth")}
     if not fields:
         return f"{rec['kind']} {_clip(str(rec.get('text', '')))}".rstrip()

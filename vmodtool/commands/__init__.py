@@ -1,15 +1,273 @@
 """The Click commands of ``vmodtool``, one module per family; each command
 only parses options and calls the library (imported inside the command, so
-that ``vmodtool --help`` stays fast).  :mod:`vmodtool.cli` collects them."""
+that ``vmodtool --help`` stays fast).  :mod:`vmodtool.cli` collects them.
+
+One convention for every command lives here: the shared options
+(``-o/--output``, ``-m/--module``, ``-j/--jobs``, ``--format``, ``--dpi``,
+``--board-size(s)``, ``-q/--quiet``), the output checks (never an input,
+the right extension) and reports written to stdout or atomically to a file.
+Errors are left to Click: a :class:`~vmodtool.errors.VmodError` becomes a
+:class:`BadInput` (exit 2) in :meth:`Command.invoke`, the one place that
+maps it; commands never call ``sys.exit``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
-EXIT_BAD_INPUT = 2
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar
+
+from vmodtool.errors import VmodError
+
 EXIT_FINDINGS = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+# --------------------------------------------------------------------------
+# errors
+
+class BadInput(click.ClickException):
+    """Bad input (a file, an option value): ``vmodtool: error: …`` on stderr,
+    after the ``details`` lines (every problem of a scenario), and exit 2."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def __init__(self, message: str, details: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.details = list(details)
+
+    @classmethod
+    def from_error(cls, error: VmodError) -> BadInput:
+        from vmodtool.scenario.problems import ScenarioProblems
+
+        if isinstance(error, ScenarioProblems):     # every problem, then how many
+            count = sum(1 for p in error.problems if p.severity == "error")
+            where = f"{error.file}: " if error.file else ""
+            return cls(f"{where}{count} error{'s' if count != 1 else ''} in the scenario (listed above)",
+                       error.lines())
+        return cls(str(error))
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        for line in self.details:
+            click.echo(line, file=file, err=file is None)
+        click.echo(f"vmodtool: error: {self.format_message()}", file=file, err=file is None)
+
+
+class Interrupted(click.ClickException):
+    """Ctrl+C: ``vmodtool: interrupted`` and exit 130, as a shell expects."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo("vmodtool: interrupted", file=file, err=file is None)
+
+
+class _MapsErrors:
+    """Turns the library's errors into Click's: the one place that does."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)  # type: ignore[misc]
+        except VmodError as exc:
+            raise BadInput.from_error(exc) from exc
+        except KeyboardInterrupt:
+            raise Interrupted() from None
+
+
+#: ``-h`` as well as ``--help``, for the group and every command
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+
+
+class Command(_MapsErrors, click.Command):
+    """A vmodtool command: bad input (a :class:`VmodError`) exits 2 with one
+    line and ``-h`` shows the help, whether it runs under ``vmodtool`` or on
+    its own (Click keeps the help option of the first run)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["context_settings"] = {**CONTEXT_SETTINGS, **(kwargs.get("context_settings") or {})}
+        super().__init__(*args, **kwargs)
+
+
+class Group(_MapsErrors, click.Group):
+    """The ``vmodtool`` group; its commands are :class:`Command` s."""
+
+    command_class = Command
+
+
+# --------------------------------------------------------------------------
+# shared options: one spelling, type and help for every command
+
+REPLACED = "an existing file is replaced"
+
+
+def output_option(what: str, *, required: bool = False, folder: bool = False,
+                  metavar: str | None = None) -> Callable[[F], F]:
+    """``-o/--output``: ``what`` is written there (a file, or a folder)."""
+    kind = click.Path(file_okay=not folder, dir_okay=folder, path_type=str)
+    return click.option("-o", "--output", "output", required=required, type=kind,
+                        metavar=metavar or ("DIR" if folder else "FILE"), help=what)
+
+
+def report_output_option() -> Callable[[F], F]:
+    """``-o/--output FILE`` of a report (otherwise printed on stdout)."""
+    return output_option(f"Write the report to FILE instead of stdout ({REPLACED}).")
+
+
+def module_option(help: str) -> Callable[[F], F]:
+    return click.option("-m", "--module", "module", default=None,
+                        type=click.Path(exists=True, path_type=str), help=help)
+
+
+def jobs_option() -> Callable[[F], F]:
+    return click.option("-j", "--jobs", "jobs", type=click.IntRange(0, 256), default=0,
+                        show_default=True, metavar="N",
+                        help="Worker processes for rendering (0 = all cores, 1 = no workers).")
+
+
+def format_option(*choices: str, help: str) -> Callable[[F], F]:
+    return click.option("--format", "fmt", type=click.Choice(list(choices)), default=choices[0],
+                        show_default=True, help=help)
+
+
+def quiet_option(help: str = "No progress bar.") -> Callable[[F], F]:
+    return click.option("-q", "--quiet", "quiet", is_flag=True, help=help)
+
+
+#: print resolutions vmodtool draws (dots per inch)
+DPI = click.IntRange(50, 1200)
+
+
+def dpi_option(help: str, *, choices: Sequence[int] = (), multiple: bool = False,
+               default: Any = None) -> Callable[[F], F]:
+    """``--dpi N``: always a whole number; ``choices`` when only some work."""
+    allowed = tuple(choices)
+
+    def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        values = value if multiple else (value,)
+        for v in values:
+            if allowed and v is not None and v not in allowed:
+                raise click.BadParameter(f"{v} is not one of {', '.join(map(str, allowed))}")
+        return value
+
+    metavar = "[" + "|".join(map(str, allowed)) + "]" if allowed else "N"
+    return click.option("--dpi", type=click.INT if allowed else DPI, multiple=multiple, default=default,
+                        show_default=default is not None, metavar=metavar, callback=check,
+                        help=help)
+
+
+def board_size_options(f: F) -> F:
+    """``--board-sizes FILE.json`` and ``--board-size NAME=WxH`` (repeatable)."""
+    f = click.option("--board-size", "board_size", multiple=True, metavar="NAME=WxH",
+                     help="Pixel size of a board whose image is absent (repeatable).")(f)
+    return click.option("--board-sizes", "board_sizes_file", default=None, metavar="FILE.json",
+                        type=click.Path(exists=True, dir_okay=False, path_type=str),
+                        help="JSON file of board pixel sizes (as board-sizes.json).")(f)
+
+
+def board_sizes(file: str | None, values: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """What :func:`board_size_options` gave: the file's sizes, then each
+    ``NAME=WxH`` over them."""
+    from vmodtool.inspection import parse_board_sizes
+    from vmodtool.replay import load_board_sizes
+
+    sizes = load_board_sizes(file) if file else {}
+    sizes.update(parse_board_sizes(values))
+    return sizes
+
+
+# --------------------------------------------------------------------------
+# outputs
+
+#: extensions a text or JSON report must not get: they name the binary
+#: files vmodtool reads and writes
+_BINARY_SUFFIXES = {".vmod": "a VASSAL module", ".vext": "a VASSAL extension",
+                    ".vmdx": "a VASSAL module", ".vsav": "a VASSAL save", ".vlog": "a VASSAL log",
+                    ".png": "a PNG image", ".jpg": "a JPEG image", ".jpeg": "a JPEG image",
+                    ".gif": "a GIF image", ".pdf": "a PDF document", ".zip": "a ZIP archive"}
+
+
+def check_output(output: str, *inputs: str | None, suffixes: Sequence[str] = (),
+                 what: str = "", hint: str = "") -> None:
+    """Refuse an output that is one of ``inputs`` or whose extension is not
+    one of ``suffixes`` (``what`` names what is written: "a PDF")."""
+    from vmodtool.fileio import refuse_overwrite
+
+    suffix = Path(output).suffix.lower()
+    if suffixes and suffix not in suffixes:
+        raise BadInput(f"{output}: this command writes {what}, so the name must end in "
+                       f"{' or '.join(suffixes)}" + (f" ({hint})" if hint else ""))
+    refuse_overwrite(output, *[i for i in inputs if i])
+
+
+def check_report_output(output: str | None, *inputs: str | None) -> None:
+    """A report file: never an input, never named like a binary file."""
+    if output is None:
+        return
+    suffix = Path(output).suffix.lower()
+    if suffix in _BINARY_SUFFIXES:
+        raise BadInput(f"{output}: the report is text, but {suffix} names {_BINARY_SUFFIXES[suffix]}; "
+                       "choose a .txt or .json name")
+    check_output(output, *inputs)
+
+
+def check_folder_output(folder: str, option: str = "-o") -> None:
+    """A folder output whose name is that of a file (``-o out.png``) is
+    refused: the files go inside it."""
+    suffix = Path(folder).suffix.lower()
+    if suffix in _BINARY_SUFFIXES:
+        raise BadInput(f"{folder}: {option} names the folder the images are written into, but "
+                       f"{suffix} names {_BINARY_SUFFIXES[suffix]}; give a folder name")
+
+
+def write_report(lines: Iterable[str], output: str | None) -> None:
+    """The lines of a report on stdout, or written atomically to ``output``
+    (an error while they are made leaves an existing file as it was)."""
+    if output is None:
+        for line in lines:
+            click.echo(line)
+        return
+    from vmodtool.fileio import atomic_write
+
+    atomic_write(output, (f"{line}\n".encode() for line in lines))
+
+
+class ProgressBars:
+    """Click progress bars on stderr, one per label, for the library's
+    ``progress(done, total)`` callbacks; only runs of at least ``minimum``
+    items get one."""
+
+    def __init__(self, show: bool, minimum: int) -> None:
+        self.show = show
+        self.minimum = minimum
+        self.bars: dict[str, ProgressBar[int]] = {}
+
+    def update(self, label: str, done: int, total: int) -> None:
+        if not self.show or total < self.minimum:
+            return
+        bar = self.bars.get(label)
+        if bar is None:
+            bar = self.bars[label] = click.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+        if done >= total:
+            bar.__exit__(None, None, None)
+
+
+def warn(message: str) -> None:
+    """A warning: always on stderr, never in a report."""
+    click.echo(f"warning: {message}", err=True)
 
 
 def echo_lines(lines: Iterable[str]) -> None:

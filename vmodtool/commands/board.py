@@ -3,87 +3,100 @@ scenario's terrain data, and a scanned map checked against a hex grid."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from vmodtool.commands import EXIT_BAD_INPUT, EXIT_FINDINGS
+from vmodtool.commands import (
+    EXIT_FINDINGS,
+    REPLACED,
+    Command,
+    check_output,
+    dpi_option,
+    output_option,
+    warn,
+)
+
+if TYPE_CHECKING:
+    from vmodtool.scenario.mapgrid import AxisNumbering, MapGrid
+    from vmodtool.scenario.model import Scenario
+    from vmodtool.vassal.grid import HexGrid
 
 __all__ = ["board", "grid_check"]
 
+_PNG_HINT = "the board is always written as PNG"
 
-def _load(file: str):
-    """The scenario, or every problem on stderr and exit 2."""
+
+def _load(file: str) -> Scenario:
+    """The scenario; its warnings on stderr, its errors raised (all of them)."""
     from vmodtool.scenario import check_scenario
+    from vmodtool.scenario.problems import ScenarioProblems
 
     scenario, problems = check_scenario(file)
-    errors = [p for p in problems if p.severity == "error"]
+    if scenario is None or any(p.severity == "error" for p in problems):
+        raise ScenarioProblems(problems, file=file)
     for problem in problems:
-        click.echo(str(problem), err=True)
-    if errors or scenario is None:
-        click.echo(f"vmodtool: error: {file}: {len(errors)} problem{'s' if len(errors) != 1 else ''} "
-                   "in the scenario; no board drawn", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        warn(str(problem))
     return scenario
 
 
-def _fail(message: str) -> None:
-    click.echo(f"vmodtool: error: {message}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
-
-
-@click.command("board")
+@click.command("board", cls=Command)
 @click.argument("scenario_file", metavar="SCENARIO",
                 type=click.Path(exists=True, dir_okay=False, path_type=str))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=str),
-              help="PNG file to write.")
+@output_option(f"The board image to write (.png; {REPLACED}).", required=True,
+               metavar="FILE.png")
 @click.option("--scale", type=float, default=None,
               help="Multiply the board's pixels (1 = the VASSAL board, the default).")
-@click.option("--dpi", type=float, default=None,
-              help="Print resolution: draw hexes --hex-size inches across at this many dots per "
-                   "inch (implies --sheet unless --no-sheet).")
+@dpi_option("Print resolution: hexes --hex-size inches across at N dots per inch "
+            "(implies --sheet unless --no-sheet).")
 @click.option("--hex-size", type=float, default=None, metavar="INCHES",
               help="Hex size across the flats in print, with --dpi  [default: 0.625]")
 @click.option("--sheet/--no-sheet", default=None,
               help="Add the title cartouche and terrain key under the map (print layout; "
                    "not for a VASSAL board).")
 @click.option("--key", "key_file", type=click.Path(dir_okay=False, path_type=str), default=None,
-              help="Also write the title and terrain key as a separate PNG.")
+              metavar="FILE.png",
+              help=f"Also write the title and terrain key as a separate PNG ({REPLACED}).")
 @click.option("--numbers/--no-numbers", default=True, show_default=True, help="Hex numbers.")
 @click.option("--dots/--no-dots", default=True, show_default=True, help="Hex centre dots.")
-def board(scenario_file: str, output: str, scale: float | None, dpi: float | None,
+def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
           hex_size: float | None, sheet: bool | None, key_file: str | None,
           numbers: bool, dots: bool) -> None:
-    """Draw the hex map board of a scenario from its terrain data.
+    """Draw a scenario's map board from its terrain data.
 
     Without options the PNG is the VASSAL board: the grid's board size in
     pixels, every hex exactly where the module's HexGrid puts it (this is
     the image 'vmodtool build' puts in the module).  --scale N or --dpi D
     draw the same board larger for print.
+
+    \b
+    Examples:
+      vmodtool board examples/modern-tactical/scenario.yaml -o board.png
+      vmodtool board scenario.yaml -o print.png --dpi 300 --key key.png
     """
-    from vmodtool.errors import VmodError
     from vmodtool.render.board import DEFAULT_HEX_SIZE_IN, print_scale, write_board, write_key
 
-    scenario = _load(scenario_file)
     if scale is not None and dpi is not None:
-        _fail("give --scale or --dpi, not both")
+        raise click.UsageError("give --scale or --dpi, not both")
     if hex_size is not None and dpi is None:
-        _fail("--hex-size needs --dpi")
+        raise click.UsageError("--hex-size needs --dpi")
     if scale is not None and scale <= 0:
-        _fail("--scale must be more than 0")
-    try:
-        if dpi is not None:
-            scale = print_scale(scenario.map.grid, dpi, hex_size or DEFAULT_HEX_SIZE_IN)
-        scale = scale or 1.0
-        if sheet is None:
-            sheet = dpi is not None
-        drawing = write_board(scenario, output, scale=scale, dpi=dpi, sheet=sheet,
-                              hex_numbers=numbers, centre_dots=dots)
-        if key_file:
-            write_key(scenario, key_file, scale=scale, dpi=dpi)
-    except VmodError as exc:
-        _fail(str(exc))
+        raise click.BadParameter("must be more than 0", param_hint="--scale")
+    check_output(output, scenario_file, suffixes=(".png",), what="a PNG image", hint=_PNG_HINT)
+    if key_file:
+        check_output(key_file, scenario_file, output, suffixes=(".png",), what="a PNG image",
+                     hint="the key is written as PNG")
+    scenario = _load(scenario_file)
+    if dpi is not None:
+        scale = print_scale(scenario.map.grid, dpi, hex_size or DEFAULT_HEX_SIZE_IN)
+    scale = scale or 1.0
+    if sheet is None:
+        sheet = dpi is not None
+    drawing = write_board(scenario, output, scale=scale, dpi=dpi, sheet=sheet,
+                          hex_numbers=numbers, centre_dots=dots)
+    if key_file:
+        write_key(scenario, key_file, scale=scale, dpi=dpi)
     w, h = drawing.pixel_size
     bw, bh = drawing.board_size
     what = "print sheet" if sheet else ("VASSAL board" if scale == 1.0 else "board")
@@ -101,10 +114,10 @@ def _pair(text: str | None, what: str) -> tuple[int, int] | None:
         a, b = text.replace(" ", "").split(",")
         return int(a), int(b)
     except ValueError:
-        raise click.BadParameter(f"expected X,Y in whole pixels, got {text!r}", param_hint=what)
+        raise click.BadParameter(f"expected X,Y in whole pixels, got {text!r}", param_hint=what) from None
 
 
-def _axis(kind: str, start: str | None, leading: int | None, descending: bool):
+def _axis(kind: str, start: str | None, leading: int | None, descending: bool) -> AxisNumbering:
     from vmodtool.scenario.mapgrid import AxisNumbering, alpha_index
 
     value = 1
@@ -112,25 +125,25 @@ def _axis(kind: str, start: str | None, leading: int | None, descending: bool):
         try:
             value = alpha_index(start) if kind == "alpha" and not start.isdigit() else int(start)
         except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--column-start/--row-start")
+            raise click.BadParameter(str(exc), param_hint="--column-start/--row-start") from None
     return AxisNumbering(kind, value, leading if leading is not None else (1 if kind == "numeric" else 0),
                          descending)
 
 
-@click.command("grid-check")
+@click.command("grid-check", cls=Command)
 @click.argument("image_file", metavar="IMAGE",
                 type=click.Path(exists=True, dir_okay=False, path_type=str))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=str), default=None,
-              help="Overlay PNG to write  [default: IMAGE-grid.png]")
+@output_option(f"The overlay image to write (.png; default IMAGE-grid.png; {REPLACED}).",
+               metavar="FILE.png")
 @click.option("--scenario", "scenario_file", type=click.Path(exists=True, dir_okay=False, path_type=str),
               help="Use this scenario's map grid.")
 @click.option("--orientation", type=click.Choice(["flat_top", "pointy_top"]), default="flat_top",
-              show_default=True)
+              show_default=True, help="Hexes with a flat top edge, or a pointed one.")
 @click.option("--hex-height", type=float, help="Row spacing in pixels (flat_top: VASSAL dy).")
 @click.option("--hex-width", type=float, help="Column spacing in pixels (default: regular hexes).")
-@click.option("--columns", type=int, default=10, show_default=True)
-@click.option("--rows", type=int, default=8, show_default=True)
-@click.option("--origin", help="X,Y: pixel centre of the first (top-left) hex.")
+@click.option("--columns", type=int, default=10, show_default=True, help="Number of hex columns.")
+@click.option("--rows", type=int, default=8, show_default=True, help="Number of hex rows.")
+@click.option("--origin", metavar="X,Y", help="Pixel centre of the first (top-left) hex.")
 @click.option("--margin", type=int, default=24, show_default=True,
               help="Pixels around the hexes (when no --origin).")
 @click.option("--offset", "offset_parity", type=click.Choice(["even", "odd"]), default="even",
@@ -140,37 +153,43 @@ def _axis(kind: str, start: str | None, leading: int | None, descending: bool):
               help="Which part of a hex number comes first.")
 @click.option("--separator", default="", help="Text between column and row numbers.")
 @click.option("--column-type", type=click.Choice(["numeric", "alpha"]), default="numeric",
-              show_default=True)
+              show_default=True, help="Columns numbered 1, 2 … or lettered A, B ….")
 @click.option("--column-start", help="Label of the first column (1, 0, A …).")
-@click.option("--column-leading-zeros", type=int)
-@click.option("--column-descending", is_flag=True)
+@click.option("--column-leading-zeros", type=int, metavar="N",
+              help="Pad column numbers with zeros to N+1 digits (default: 1 for numbers).")
+@click.option("--column-descending", is_flag=True, help="Columns numbered right to left.")
 @click.option("--row-type", type=click.Choice(["numeric", "alpha"]), default="numeric",
-              show_default=True)
+              show_default=True, help="Rows numbered 1, 2 … or lettered A, B ….")
 @click.option("--row-start", help="Label of the first row.")
-@click.option("--row-leading-zeros", type=int)
-@click.option("--row-descending", is_flag=True)
+@click.option("--row-leading-zeros", type=int, metavar="N",
+              help="Pad row numbers with zeros to N+1 digits (default: 1 for numbers).")
+@click.option("--row-descending", is_flag=True, help="Rows numbered bottom to top.")
 @click.option("--stagger", is_flag=True, help="Staggered row numbering.")
 @click.option("--vassal", "vassal_attrs", multiple=True, metavar="KEY=VALUE",
               help="Raw VASSAL HexGrid/HexGridNumbering attributes instead (repeatable: "
                    "--vassal dx=64.95 --vassal x0=40 …).")
 @click.option("--no-numbers", is_flag=True, help="Draw no hex numbers.")
-def grid_check(image_file: str, output: str | None, scenario_file: str | None,
+@click.pass_context
+def grid_check(ctx: click.Context, image_file: str, output: str | None, scenario_file: str | None,
                orientation: str, hex_height: float | None, hex_width: float | None,
                columns: int, rows: int, origin: str | None, margin: int, offset_parity: str,
                first: str, separator: str, column_type: str, column_start: str | None,
                column_leading_zeros: int | None, column_descending: bool, row_type: str,
                row_start: str | None, row_leading_zeros: int | None, row_descending: bool,
                stagger: bool, vassal_attrs: tuple[str, ...], no_numbers: bool) -> None:
-    """Draw a hex grid and its numbers over your own map image.
+    """Draw a hex grid over your own map image.
 
     Check that a grid fits a scanned map before building a module around
     it.  The grid comes from --scenario, from the grid options (as the
     scenario format describes the printed map), or from raw VASSAL
     attributes (--vassal).  Exit code 1 when the image size differs from the
     grid's board size.
+
+    \b
+    Examples:
+      vmodtool grid-check scan.png --scenario scenario.yaml -o scan-grid.png
+      vmodtool grid-check scan.png --hex-height 64 --columns 12 --rows 10
     """
-    from vmodtool.errors import VmodError
-    from vmodtool.fileio import refuse_overwrite
     from vmodtool.render.board import (
         check_image_size,
         grid_from_options,
@@ -180,48 +199,48 @@ def grid_check(image_file: str, output: str | None, scenario_file: str | None,
     )
 
     out = output or str(Path(image_file).with_name(Path(image_file).stem + "-grid.png"))
-    try:
-        refuse_overwrite(out, image_file, *([scenario_file] if scenario_file else []))
-        image = read_image(image_file)
-        board_size: tuple[int, int] | None = None
-        if vassal_attrs:
-            attributes: dict[str, str] = {}
-            for item in vassal_attrs:
-                if "=" not in item:
-                    raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--vassal")
-                key, value = item.split("=", 1)
-                attributes[key.strip()] = value.strip()
-            grid = grid_from_vassal_attributes(attributes, image.size)
-            source = "VASSAL attributes"
+    check_output(out, image_file, scenario_file, suffixes=(".png",), what="a PNG image",
+                 hint="the overlay is written as PNG")
+    image = read_image(image_file)
+    board_size: tuple[int, int] | None = None
+    grid: HexGrid | MapGrid
+    if vassal_attrs:
+        attributes: dict[str, str] = {}
+        for item in vassal_attrs:
+            if "=" not in item:
+                raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--vassal")
+            key, value = item.split("=", 1)
+            attributes[key.strip()] = value.strip()
+        grid = grid_from_vassal_attributes(attributes, image.size)
+        source = "VASSAL attributes"
+    else:
+        if scenario_file:
+            scenario = _load(scenario_file)
+            map_grid = scenario.map.grid
+            width, height = scenario.map.size
+            source = f"the grid of {scenario_file}"
         else:
-            if scenario_file:
-                scenario = _load(scenario_file)
-                grid = scenario.map.grid
-                board_size = tuple(scenario.map.size)
-                source = f"the grid of {scenario_file}"
-            else:
-                numbering = {"first": first, "separator": separator, "stagger": stagger,
-                             "column": _axis(column_type, column_start, column_leading_zeros,
-                                             column_descending),
-                             "row": _axis(row_type, row_start, row_leading_zeros, row_descending)}
-                grid = grid_from_options(orientation=orientation, hex_height=hex_height,
+            numbering = {"first": first, "separator": separator, "stagger": stagger,
+                         "column": _axis(column_type, column_start, column_leading_zeros,
+                                         column_descending),
+                         "row": _axis(row_type, row_start, row_leading_zeros, row_descending)}
+            map_grid = grid_from_options(orientation=orientation, hex_height=hex_height,
                                          hex_width=hex_width, origin=_pair(origin, "--origin"),
                                          columns=columns, rows=rows, offset_parity=offset_parity,
                                          margin=margin, numbering=numbering)
-                board_size = tuple(grid.size)
-                source = "the grid options"
-            attrs = " ".join(f"{k}={v}" for k, v in grid.grid_attributes.items())
-            click.echo(f"VASSAL HexGrid: {attrs}")
-        count = write_grid_overlay(image, grid, out, numbers=not no_numbers)
-    except VmodError as exc:
-        _fail(str(exc))
+            width, height = map_grid.size
+            source = "the grid options"
+        grid, board_size = map_grid, (width, height)
+        attrs = " ".join(f"{k}={v}" for k, v in map_grid.grid_attributes.items())
+        click.echo(f"VASSAL HexGrid: {attrs}")
+    count = write_grid_overlay(image, grid, out, numbers=not no_numbers)
     click.echo(f"wrote {out}: {count} hexes of {source} over {image_file} "
                f"({image.size[0]}x{image.size[1]})")
     if board_size is not None:
         warning = check_image_size(image.size, board_size)
         if warning:
-            click.echo(f"warning: {warning}", err=True)
-            sys.exit(EXIT_FINDINGS)
+            warn(warning)
+            ctx.exit(EXIT_FINDINGS)
 
 
 COMMANDS = [board, grid_check]

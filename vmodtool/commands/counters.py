@@ -5,62 +5,61 @@ from __future__ import annotations
 
 import click
 
+from vmodtool.commands import (
+    REPLACED,
+    Command,
+    ProgressBars,
+    check_folder_output,
+    check_output,
+    dpi_option,
+    jobs_option,
+    output_option,
+    quiet_option,
+)
+
 __all__ = ["counters_command", "sheets_command"]
 
 
-def _progress(label: str, show: bool):
-    """A callback for the library's progress(done, total) that drives a
-    click progress bar (only for runs long enough to need one)."""
-    state = {"bar": None, "done": 0}
-
-    def update(done: int, total: int) -> None:
-        if not show or total < 20:
-            return
-        if state["bar"] is None:
-            state["bar"] = click.progressbar(length=total, label=label, file=None)
-            state["bar"].__enter__()
-        state["bar"].update(done - state["done"])
-        state["done"] = done
-        if done >= total:
-            state["bar"].__exit__(None, None, None)
-
-    return update
-
-
-def _dpi_list(values: tuple[int, ...]) -> tuple:
+def _dpi_list(values: tuple[int, ...]) -> tuple[str | int, ...]:
     return ("vassal",) + tuple(sorted(set(values)))
 
 
-@click.command("counters")
+@click.command("counters", cls=Command)
 @click.argument("scenario", type=click.Path(exists=True, dir_okay=False, path_type=str))
-@click.option("-o", "--out", "out", required=True, type=click.Path(file_okay=False, path_type=str),
-              help="Output folder (created); images go to vassal/ and <dpi>dpi/ inside it.")
-@click.option("--dpi", "dpis", type=click.IntRange(50, 1200), multiple=True, default=(300,),
-              show_default=True, help="Print resolution(s) besides the VASSAL size; repeatable.")
+@output_option("Folder to write into (created; images there are replaced).", required=True,
+               folder=True)
+@dpi_option("Print resolution besides the VASSAL size (repeatable).", multiple=True,
+            default=(300,))
 @click.option("--no-print", is_flag=True, help="Only the VASSAL-size images.")
-@click.option("-j", "--jobs", type=click.IntRange(0, 256), default=0,
-              help="Worker processes (0 = all cores, 1 = no workers).")
+@jobs_option()
 @click.option("--no-cache", is_flag=True, help="Redraw every counter even if it is unchanged.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
-def counters_command(scenario: str, out: str, dpis: tuple[int, ...], no_print: bool, jobs: int,
+@quiet_option("No progress bar or summary.")
+def counters_command(scenario: str, output: str, dpi: tuple[int, ...], no_print: bool, jobs: int,
                      no_cache: bool, quiet: bool) -> None:
-    """Render every face of every counter of SCENARIO as PNG.
+    """Render every counter face of a scenario as PNG.
 
-    Writes OUT/vassal/<id>__<face>.png at the VASSAL size and
-    OUT/300dpi/<id>__<face>.png for print, and OUT/counters.json (the
+    Writes DIR/vassal/<id>__<face>.png at the VASSAL size,
+    DIR/300dpi/<id>__<face>.png for print, and DIR/counters.json (the
     manifest).  Counters whose content is unchanged since the last run are
     not drawn again.
+
+    \b
+    Examples:
+      vmodtool counters examples/modern-tactical/scenario.yaml -o counters
+      vmodtool counters scenario.yaml -o counters --dpi 300 --dpi 600 -j 4
     """
     from vmodtool.render.counters import render_all
     from vmodtool.scenario import load_scenario
 
+    check_folder_output(output)
+    bars = ProgressBars(not quiet, 20)
     sc = load_scenario(scenario)
-    resolutions = ("vassal",) if no_print else _dpi_list(dpis)
-    manifest = render_all(sc, out, resolutions=resolutions, jobs=jobs or None,
-                          cache=not no_cache, progress=_progress("counters", not quiet))
+    resolutions = ("vassal",) if no_print else _dpi_list(dpi)
+    manifest = render_all(sc, output, resolutions=resolutions, jobs=jobs or None,
+                          cache=not no_cache, progress=lambda done, total: bars.update("counters", done, total))
     if not quiet:
         faces = len(manifest.entries)
-        click.echo(f"{out}: {faces} images ({manifest.rendered} drawn, {manifest.cached} unchanged) "
+        click.echo(f"{output}: {faces} images ({manifest.rendered} drawn, {manifest.cached} unchanged) "
                    f"at {', '.join(str(r) for r in resolutions)}")
 
 
@@ -86,50 +85,66 @@ def _blocks(value: str | None) -> tuple[int, int] | None:
     return (c, r)
 
 
-@click.command("sheets")
+@click.command("sheets", cls=Command)
 @click.argument("scenario", type=click.Path(exists=True, dir_okay=False, path_type=str))
-@click.option("-o", "--out", "out", type=click.Path(dir_okay=False, path_type=str),
-              help="The PDF to write (e.g. sheets.pdf).")
-@click.option("--png", "png_dir", type=click.Path(file_okay=False, path_type=str),
-              help="Also write each page as PNG into this folder.")
-@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
-@click.option("--dpi", type=click.Choice(["300", "600"]), default="300", show_default=True)
-@click.option("--gutter", type=float, default=3.0, show_default=True,
+@output_option(f"The PDF to write (.pdf; {REPLACED}).", metavar="FILE.pdf")
+@click.option("--png", "png_dir", type=click.Path(file_okay=False, path_type=str), metavar="DIR",
+              help="Also write each page as PNG into this folder (created).")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
+              help="Paper size.")
+@dpi_option("Print resolution of the pages.", choices=(300, 600), default=300)
+@click.option("--gutter", type=float, default=3.0, show_default=True, metavar="MM",
               help="Space between counters, mm.")
-@click.option("--bleed", type=float, default=1.0, show_default=True,
+@click.option("--bleed", type=float, default=1.0, show_default=True, metavar="MM",
               help="Edge colour printed around each counter, mm (at most half the gutter).")
-@click.option("--blocks", help="Die-cut blocks COLSxROWS: counters abut inside a block.")
-@click.option("--block-gap", type=float, default=6.0, show_default=True,
+@click.option("--blocks", metavar="COLSxROWS",
+              help="Die-cut blocks: counters abut inside a block.")
+@click.option("--block-gap", type=float, default=6.0, show_default=True, metavar="MM",
               help="Space between die-cut blocks, mm.")
-@click.option("--margin", type=float, default=10.0, show_default=True, help="Page margin, mm.")
-@click.option("--offset", help="Printer offset of the back page DX,DY in mm (see --calibration).")
+@click.option("--margin", type=float, default=10.0, show_default=True, metavar="MM",
+              help="Page margin, mm.")
+@click.option("--offset", metavar="DX,DY",
+              help="Printer offset of the back page in mm (see --calibration).")
 @click.option("--flip", type=click.Choice(["long", "short"]), default="long", show_default=True,
               help="Duplex flip edge of your printer.")
 @click.option("--no-backs", is_flag=True, help="Fronts only.")
-@click.option("--no-cut-marks", is_flag=True)
+@click.option("--no-cut-marks", is_flag=True, help="No cut marks around the counters.")
 @click.option("--calibration", is_flag=True,
               help="Put a duplex calibration page pair first (measures --offset).")
-@click.option("-j", "--jobs", type=click.IntRange(0, 256), default=0,
-              help="Worker processes (0 = all cores, 1 = no workers).")
-@click.option("-q", "--quiet", is_flag=True)
-def sheets_command(scenario: str, out: str | None, png_dir: str | None, paper: str, dpi: str,
+@jobs_option()
+@quiet_option("No progress bar or summary.")
+def sheets_command(scenario: str, output: str | None, png_dir: str | None, paper: str, dpi: int,
                    gutter: float, bleed: float, blocks: str | None, block_gap: float,
                    margin: float, offset: str | None, flip: str, no_backs: bool,
                    no_cut_marks: bool, calibration: bool, jobs: int, quiet: bool) -> None:
-    """Print-ready counter sheets of SCENARIO: a PDF (and PNGs) with a front
-    page and a mirrored back page per sheet, for duplex printing."""
+    """Lay out print-ready counter sheets (PDF).
+
+    Each sheet is a front page and a mirrored back page, for duplex
+    printing; -o writes the PDF, --png the pages as PNG images.
+
+    \b
+    Examples:
+      vmodtool sheets examples/ww1-operational/scenario.yaml -o sheets.pdf
+      vmodtool sheets scenario.yaml -o sheets.pdf --paper letter --dpi 600 --blocks 10x10
+    """
     from vmodtool.render.sheets import SheetOptions, write_sheets
     from vmodtool.scenario import load_scenario
 
-    if not out and not png_dir:
-        raise click.UsageError("give -o sheets.pdf and/or --png FOLDER")
-    options = SheetOptions(paper=paper, dpi=int(dpi), margin_mm=margin, gutter_mm=gutter,
+    if not output and not png_dir:
+        raise click.UsageError("give -o sheets.pdf and/or --png DIR")
+    if output:
+        check_output(output, scenario, suffixes=(".pdf",), what="a PDF",
+                     hint="for the pages as PNG images give --png DIR")
+    if png_dir:
+        check_folder_output(png_dir, "--png")
+    options = SheetOptions(paper=paper, dpi=dpi, margin_mm=margin, gutter_mm=gutter,
                            bleed_mm=bleed, blocks=_blocks(blocks), block_gap_mm=block_gap,
                            cut_marks=not no_cut_marks, offset_mm=_offset(offset), flip=flip,
                            backs=not no_backs, calibration=calibration)
+    bars = ProgressBars(not quiet, 20)
     sc = load_scenario(scenario)
-    result = write_sheets(sc, out, options, png_dir=png_dir, jobs=jobs or None,
-                          progress=_progress("sheets", not quiet))
+    result = write_sheets(sc, output, options, png_dir=png_dir, jobs=jobs or None,
+                          progress=lambda done, total: bars.update("sheets", done, total))
     if not quiet:
         where = ", ".join(str(p) for p in ([result.pdf] if result.pdf else []) +
                           ([png_dir] if png_dir else []))

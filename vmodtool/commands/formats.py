@@ -6,52 +6,72 @@ import json
 
 import click
 
-from vmodtool.commands import echo_lines
+from vmodtool.commands import (
+    Command,
+    board_size_options,
+    board_sizes,
+    check_report_output,
+    format_option,
+    report_output_option,
+    write_report,
+)
 
 __all__ = ["inspect", "dump"]
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("file", type=click.Path(exists=True, dir_okay=True, path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Readable text, or one JSON object.")
-@click.option("--board-size", "board_sizes", multiple=True, metavar="NAME=WxH",
-              help="Pixel size of a board whose image is not in the file (repeatable).")
-def inspect(file: str, fmt: str, board_sizes: tuple) -> None:
-    """Show what a module, extension, save, log, buildFile or metadata file holds.
+@report_output_option()
+@format_option("text", "json", help="Readable text, or one JSON object.")
+@board_size_options
+def inspect(file: str, output: str | None, fmt: str, board_sizes_file: str | None,
+            board_size: tuple[str, ...]) -> None:
+    """Summarise a module, save, log or buildFile.
 
+    FILE is a module, extension, save, log, buildFile or metadata file.
     Modules: version, maps, boards, grids, pieces and prototypes.  Saves and
     logs: encoding, module, players (never their passwords), pieces, steps.
+
+    \b
+    Examples:
+      vmodtool inspect examples/formats/demo.vlog
+      vmodtool inspect --format json examples/formats/demo.vmod -o demo.json
     """
-    from vmodtool.inspection import format_inspection, inspect_file, parse_board_sizes
+    from vmodtool.inspection import format_inspection, inspect_file
 
-    report = inspect_file(file, board_sizes=parse_board_sizes(board_sizes))
+    check_report_output(output, file, board_sizes_file)
+    report = inspect_file(file, board_sizes=board_sizes(board_sizes_file, board_size))
     if fmt == "json":
-        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        write_report([json.dumps(report, ensure_ascii=False, indent=2)], output)
     else:
-        echo_lines(format_inspection(report))
+        write_report(format_inspection(report), output)
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("file", type=click.Path(exists=True, dir_okay=True, path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text",
-              show_default=True,
-              help="Indented readable tree, or JSON Lines (one record per command).")
-def dump(file: str, fmt: str) -> None:
+@report_output_option()
+@format_option("text", "jsonl", help="Indented tree, or JSON Lines (one record per command).")
+def dump(file: str, output: str | None, fmt: str) -> None:
     """Print the decoded contents of a save, log or module.
 
     Saves and logs: the command tree, one line per command with its path in
     the tree (``3.1.0``).  Modules and buildFiles: every piece slot and
     prototype with its trait chain.  Player ids (VASSAL passwords) are
     replaced by the player's name.
+
+    \b
+    Examples:
+      vmodtool dump examples/formats/demo.vlog
+      vmodtool dump --format jsonl examples/formats/demo.vmod -o demo.jsonl
     """
     from vmodtool.inspection import dump_records, format_dump_record
 
+    check_report_output(output, file)
     records = dump_records(file)
     if fmt == "jsonl":
-        echo_lines(json.dumps(rec, ensure_ascii=False) for rec in records)
+        write_report((json.dumps(rec, ensure_ascii=False) for rec in records), output)
     else:
-        echo_lines(format_dump_record(rec) for rec in records)
+        write_report((format_dump_record(rec) for rec in records), output)
 
 
 COMMANDS = [inspect, dump]

@@ -3,76 +3,98 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import click
 
-from vmodtool.commands import echo_lines
+from vmodtool.commands import (
+    Command,
+    board_size_options,
+    board_sizes,
+    check_report_output,
+    format_option,
+    module_option,
+    report_output_option,
+    warn,
+    write_report,
+)
+
+if TYPE_CHECKING:
+    from vmodtool.replay import Replay
+    from vmodtool.replay.game import Step
 
 __all__ = ["replay_command"]
 
 
-@click.command("replay")
+@click.command("replay", cls=Command)
 @click.argument("logs", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=str))
-@click.option("--module", "-m", "module", type=click.Path(exists=True, path_type=str),
-              help="The module (.vmod, unpacked folder or bare buildFile) for hex names.")
-@click.option("--board-sizes", "board_sizes_file", type=click.Path(exists=True, dir_okay=False,
-                                                                    path_type=str),
-              help="JSON file of board pixel sizes (shape of board-sizes.json).")
-@click.option("--board-size", "board_sizes", multiple=True, metavar="NAME=WxH",
-              help="Pixel size of a board whose image is not in the module (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text",
-              show_default=True, help="Readable move list, or JSON Lines.")
-@click.option("--step", "step", type=int, default=None, metavar="N",
+@module_option("The module (.vmod, unpacked folder or bare buildFile) for hex names.")
+@report_output_option()
+@format_option("text", "jsonl", help="Readable move list, or JSON Lines.")
+@board_size_options
+@click.option("--step", "step", type=click.IntRange(min=0), default=None, metavar="N",
               help="Print the board state after step N (0: the saved state) instead.")
 @click.option("--no-chat", is_flag=True, help="Leave chat lines out of the move list.")
-def replay_command(logs, module, board_sizes_file, board_sizes, fmt, step, no_chat) -> None:
-    """Replay VASSAL logs step by step: who moved which unit from which hex
-    to which hex, face changes, chat and dice.
+def replay_command(logs: tuple[str, ...], module: str | None, output: str | None, fmt: str,
+                   board_sizes_file: str | None, board_size: tuple[str, ...], step: int | None,
+                   no_chat: bool) -> None:
+    """Replay VASSAL logs as moves between hexes.
 
-    Several LOGS are one game: the end of each is compared with the saved
-    state of the next, and every difference is reported.  Player passwords
-    are never printed.
+    Step by step: who moved which unit from which hex to which hex, face
+    changes, chat and dice.  Several LOGS are one game: the end of each is
+    compared with the saved state of the next, and every difference is
+    reported.  Warnings go to stderr (and, as records, into JSON Lines).
+    Player passwords are never printed.
+
+    \b
+    Examples:
+      vmodtool replay examples/formats/demo.vlog -m examples/formats/demo.vmod
+      vmodtool replay turn1.vlog turn2.vlog -m game.vmod --format jsonl -o game.jsonl
     """
-    from vmodtool.inspection import parse_board_sizes
-    from vmodtool.replay import Replay, load_board_sizes
-    from vmodtool.replay.report import board_lines, board_records, step_lines, step_records, summary_lines
+    from vmodtool.replay import Replay
+    from vmodtool.replay.report import board_lines, board_records
 
-    sizes = load_board_sizes(board_sizes_file) if board_sizes_file else {}
-    sizes.update(parse_board_sizes(board_sizes))
-    replay = Replay.open(list(logs), module=module, board_sizes=sizes)
+    check_report_output(output, *logs, module, board_sizes_file)
+    replay = Replay.open(list(logs), module=module, board_sizes=board_sizes(board_sizes_file, board_size))
     if step is not None:
         board = replay.state_at(step)
-        if fmt == "jsonl":
-            echo_lines(board_records(board))
-        else:
-            echo_lines(board_lines(board))
-        return
-    steps = []
+        write_report(board_records(board) if fmt == "jsonl" else board_lines(board), output)
+    else:
+        write_report(_jsonl(replay) if fmt == "jsonl" else _text(replay, show_chat=not no_chat), output)
+    for w in replay.warnings:
+        warn(str(w))
+
+
+def _text(replay: Replay, *, show_chat: bool) -> Iterator[str]:
+    from vmodtool.replay.report import step_lines, summary_lines
+
+    steps: list[Step] = []
     for s in replay.steps():
         steps.append(s)
-        if fmt == "jsonl":
-            echo_lines(step_records(s))
-        else:
-            echo_lines(step_lines(s, show_chat=not no_chat))
-    if fmt == "jsonl":
-        for d in replay.chain_differences:
-            rec = {"type": "chain_difference"}
-            rec.update(d.record())
-            click.echo(json.dumps(rec, ensure_ascii=False))
-        for w in replay.warnings:
-            rec = {"type": "warning"}
-            rec.update(w.record())
-            click.echo(json.dumps(rec, ensure_ascii=False))
-        click.echo(json.dumps({"type": "summary", "steps": len(steps),
-                               "undo_steps": sum(1 for s in steps if s.undo),
-                               "warnings": len(replay.warnings),
-                               "chain_differences": len(replay.chain_differences),
-                               "boards_without_size": replay.missing_board_sizes},
-                              ensure_ascii=False))
-    else:
-        echo_lines(summary_lines(steps, replay.chain_differences, replay.warnings,
-                                 replay.missing_board_sizes))
+        yield from step_lines(s, show_chat=show_chat, show_warnings=False)
+    yield from summary_lines(steps, replay.chain_differences, replay.warnings,
+                             replay.missing_board_sizes, show_warnings=False)
+
+
+def _jsonl(replay: Replay) -> Iterator[str]:
+    from vmodtool.replay.report import step_records
+
+    steps: list[Step] = []
+    for s in replay.steps():
+        steps.append(s)
+        yield from step_records(s)
+    for d in replay.chain_differences:
+        yield json.dumps({"type": "chain_difference", **d.record()}, ensure_ascii=False)
+    for w in replay.warnings:
+        yield json.dumps({"type": "warning", **w.record()}, ensure_ascii=False)
+    yield json.dumps({"type": "summary", "steps": len(steps),
+                      "undo_steps": sum(1 for s in steps if s.undo),
+                      "warnings": len(replay.warnings),
+                      "chain_differences": len(replay.chain_differences),
+                      "boards_without_size": replay.missing_board_sizes},
+                     ensure_ascii=False)
 
 
 COMMANDS = [replay_command]

@@ -3,66 +3,107 @@
 from __future__ import annotations
 
 import json
-import sys
+from collections.abc import Iterator
 
 import click
 
-from vmodtool.commands import EXIT_BAD_INPUT
+from vmodtool.commands import (
+    EXIT_BAD_INPUT,
+    Command,
+    check_output,
+    check_report_output,
+    format_option,
+    output_option,
+    report_output_option,
+    write_report,
+)
 
 __all__ = ["check_scenario_command", "init", "schema"]
 
 
-@click.command("check-scenario")
+@click.command("check-scenario", cls=Command)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="One line per problem, or a JSON report.")
-def check_scenario_command(file: str, fmt: str) -> None:
-    """Validate a scenario file and list every problem with its line.
+@report_output_option()
+@format_option("text", "json", help="One line per problem, or a JSON report.")
+@click.pass_context
+def check_scenario_command(ctx: click.Context, file: str, output: str | None, fmt: str) -> None:
+    """Validate a scenario file and list every problem.
 
-    Exit code 0 when the scenario is valid (warnings are shown but allowed),
-    2 when it has errors.
+    Each problem has its file, line, column and key path.  Exit code 0 when
+    the scenario is valid (warnings are listed but allowed), 2 when it has
+    errors.
+
+    \b
+    Examples:
+      vmodtool check-scenario examples/modern-tactical/scenario.yaml
+      vmodtool check-scenario --format json scenario.yaml -o problems.json
     """
     from vmodtool.scenario import check_scenario
     from vmodtool.scenario.report import scenario_summary
 
+    check_report_output(output, file)
     scenario, problems = check_scenario(file)
     errors = [p for p in problems if p.severity == "error"]
-    if fmt == "json":
-        click.echo(json.dumps({"file": file, "valid": not errors,
-                               "summary": scenario_summary(scenario) if scenario and not errors else None,
-                               "problems": [p.as_dict() for p in problems]},
-                              ensure_ascii=False, indent=2))
-    else:
+
+    def text() -> Iterator[str]:
         for problem in problems:
-            click.echo(str(problem), err=True)
+            yield str(problem)
         if errors:
-            click.echo(f"{file}: {len(errors)} error{'s' if len(errors) != 1 else ''}"
-                       + (f", {len(problems) - len(errors)} warning(s)" if len(problems) > len(errors) else ""),
-                       err=True)
+            warnings = len(problems) - len(errors)
+            yield (f"{file}: {len(errors)} error{'s' if len(errors) != 1 else ''}"
+                   + (f", {warnings} warning(s)" if warnings else ""))
         elif scenario is not None:
-            click.echo(f"{file}: ok — {scenario_summary(scenario)['text']}")
+            yield f"{file}: ok — {scenario_summary(scenario)['text']}"
+
+    if fmt == "json":
+        write_report([json.dumps({"file": file, "valid": not errors,
+                                  "summary": scenario_summary(scenario) if scenario and not errors
+                                  else None,
+                                  "problems": [p.as_dict() for p in problems]},
+                                 ensure_ascii=False, indent=2)], output)
+    else:
+        write_report(text(), output)
     if errors:
-        sys.exit(EXIT_BAD_INPUT)
+        ctx.exit(EXIT_BAD_INPUT)
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("name")
 @click.option("--dir", "parent", type=click.Path(file_okay=False, path_type=str), default=".",
-              show_default=True, help="Folder in which to create the scenario folder.")
+              show_default=True, help="Folder in which to create the folder NAME.")
 def init(name: str, parent: str) -> None:
-    """Write a small commented starter scenario in a new folder NAME."""
+    """Create a folder NAME with a starter scenario.
+
+    The scenario.yaml in it is small, valid and commented.  init creates a
+    new project: it refuses a NAME that already exists.
+
+    \b
+    Examples:
+      vmodtool init "River Crossing"
+      vmodtool init river-crossing --dir ~/games
+    """
     from vmodtool.scenario.starter import write_starter
 
     path = write_starter(name, parent)
     click.echo(f"wrote {path}; edit it, then run: vmodtool check-scenario {path}")
 
 
-@click.command()
-def schema() -> None:
-    """Print the JSON Schema of scenario files (for editors)."""
+@click.command(cls=Command)
+@output_option("Write the schema to FILE.json instead of stdout (an existing file is replaced).")
+def schema(output: str | None) -> None:
+    """Print the JSON Schema of scenario files.
+
+    Editors use it to complete and check scenario files as you type.
+
+    \b
+    Examples:
+      vmodtool schema -o scenario.schema.json
+    """
     from vmodtool.scenario import scenario_schema
 
-    click.echo(json.dumps(scenario_schema(), ensure_ascii=False, indent=2))
+    if output is not None:
+        check_output(output, suffixes=(".json",), what="a JSON Schema")
+    write_report([json.dumps(scenario_schema(), ensure_ascii=False, indent=2)], output)
 
 
 COMMANDS = [check_scenario_command, init, schema]

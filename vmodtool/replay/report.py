@@ -20,8 +20,9 @@ def _who(step: Step) -> str:
     return ""
 
 
-def step_lines(step: Step, *, show_chat: bool = True) -> Iterator[str]:
-    """``step 37, Allied: 2/505 PIR moved 0812 → 0913`` — one line per event."""
+def step_lines(step: Step, *, show_chat: bool = True, show_warnings: bool = True) -> Iterator[str]:
+    """``step 37, Allied: 2/505 PIR moved 0812 → 0913`` — one line per event
+    (and per warning, unless ``show_warnings`` is false)."""
     head = f"step {step.number}{_who(step)}"
     tags = []
     if step.undo:
@@ -37,7 +38,7 @@ def step_lines(step: Step, *, show_chat: bool = True) -> Iterator[str]:
         yield f"{head}: {event.text()}{tag}"
     if not printed and tag:
         yield f"{head}:{tag}"
-    for warning in step.warnings:
+    for warning in step.warnings if show_warnings else ():
         yield f"{head}: warning: {warning.message}"
 
 
@@ -83,7 +84,8 @@ def board_records(board: BoardState) -> Iterator[str]:
 
 
 def summary_lines(steps: list[Step], differences: Iterable[ChainDifference],
-                  warnings: Iterable[ReplayWarning], missing_sizes: list[str]) -> Iterator[str]:
+                  warnings: Iterable[ReplayWarning], missing_sizes: list[str], *,
+                  show_warnings: bool = True) -> Iterator[str]:
     differences = list(differences)
     warnings = list(warnings)
     undo = sum(1 for s in steps if s.undo)
@@ -96,6 +98,6 @@ def summary_lines(steps: list[Step], differences: Iterable[ChainDifference],
         yield f"chain: {len(differences)} differences between the end of a log and the next"
         for d in differences:
             yield f"  {d.before_file} → {d.after_file}: {d.text()}"
-    for w in warnings:
+    for w in warnings if show_warnings else ():
         if w.step is None:
             yield f"warning: {w}"

@@ -27,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from vmodtool.fileio import sniff
 from vmodtool.scenario.problems import Path, Problem
 
 if sys.version_info >= (3, 11):
@@ -258,6 +259,10 @@ def load_document(path: FsPath) -> Document:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        kind = sniff(raw[:512])
+        if kind is not None and kind.key not in ("text", "utf16"):
+            return Document(file=file, data=None, problems=[Problem(
+                f"this is {kind.phrase}, not a scenario file (YAML or TOML text)", file=file)])
         line = raw[:exc.start].count(b"\n") + 1
         return Document(file=file, data=None, problems=[Problem(
             f"the file is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "

@@ -35,7 +35,7 @@ def write_starter(name: str, parent: str = ".") -> Path:
         raise VmodError(f"{name!r} is not a usable folder name for a scenario")
     folder = Path(parent) / name
     if folder.exists():
-        raise VmodError("already exists; choose another name (vmodtool never overwrites files)",
+        raise VmodError("already exists; init creates a new folder, choose another name",
                         file=folder)
     template = resources.files("vmodtool").joinpath("data/starter/scenario.yaml").read_text("utf-8")
     target = folder / "scenario.yaml"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Union
 
 from vmodtool.errors import FormatError
+from vmodtool.fileio import not_what_expected
 from vmodtool.vassal.archive import DEFAULT_LIMITS, Archive, ArchiveLimits, is_zip_data, read_head
 from vmodtool.vassal.buildfile import EXTENSION_TAG, BuildFile
 
@@ -76,7 +77,10 @@ class Module:
             return cls._from_folder(src)
         head = read_head(src)
         if not is_zip_data(head):
-            bf = BuildFile.read(src)
+            try:
+                bf = BuildFile.read(src)
+            except FormatError as exc:
+                raise not_what_expected(exc, src, "a VASSAL module", own=("xml",)) from None
             return cls(buildfile=bf, buildfile_entry=src.name, container="buildfile", file=file)
         arc = Archive.open(src, limits=limits)
         try:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Union
 
 from vmodtool.errors import FormatError, VmodError
-from vmodtool.fileio import atomic_write
+from vmodtool.fileio import atomic_write, not_what_expected
 from vmodtool.vassal.archive import DEFAULT_LIMITS, Archive, ArchiveLimits, build_zip, is_zip_data, read_head
 from vmodtool.vassal.commands import (
     Command,
@@ -82,9 +82,13 @@ class SavedGame:
         file = os.fspath(path)
         head = read_head(path)
         if not is_zip_data(head):
-            with open(path, "rb") as fh:
-                decoded = decode_saved_game(fh, file=file, entry=None, max_plaintext=max_plaintext)
-            return cls(decoded=decoded, container="raw", entries={}, file=file)._checked()
+            try:
+                with open(path, "rb") as fh:
+                    decoded = decode_saved_game(fh, file=file, entry=None, max_plaintext=max_plaintext)
+                return cls(decoded=decoded, container="raw", entries={}, file=file)._checked()
+            except FormatError as exc:
+                raise not_what_expected(exc, path, "a VASSAL save or log",
+                                        own=("vassal-stream", "xz")) from None
         with Archive.open(path, limits=limits) as arc:
             return cls._from_archive(arc, file, max_plaintext)
 

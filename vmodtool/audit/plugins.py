@@ -28,7 +28,7 @@ class PluginError(VmodError):
 
 
 class PluginRule(Protocol):
-    """What the engine calls on a plug-in (``scenario-and-rules`` §3.12):
+    """What the engine calls on a plug-in (docs/seed-rules.md §3.12):
     ``check`` after each event of a kind in its ``subscribes`` (read at every
     event, with ``getattr``: a plug-in may change it or leave it out); it may
     answer None for nothing found."""
@@ -56,7 +56,7 @@ def load_plugin_class(reference: str, folders: Sequence[Path]) -> PluginClass:
             if cls is None:
                 raise PluginError(f"{candidate} has no class {class_name!r}", file=candidate)
             # what a user's module holds is known only by running it: the class
-            # is taken to follow §3.12 (the engine reports a check that fails)
+            # is taken to follow docs/seed-rules.md §3.12 (the engine reports a check that fails)
             return cast(PluginClass, cls)
     where = ", ".join(str(f) for f in folders) or "no plug-in folders (scenario plugins.paths)"
     raise PluginError(f"plug-in module {module_name!r} not found in {where}")

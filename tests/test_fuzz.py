@@ -64,7 +64,7 @@ def _exercise_save(game: SavedGame) -> None:
         inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
         if isinstance(inner, AddPiece) and not inner.is_stack:
             piece = PieceDef.parse(inner.text)
-            piece.name
+            assert isinstance(piece.name, str)
             piece.properties()
             piece.basic_state()
     game.players()
@@ -108,7 +108,7 @@ def test_mutated_buildfiles(path, ops):
         for slot in bf.piece_slots():
             try:
                 piece = PieceDef.parse(slot.definition)
-                piece.name
+                assert isinstance(piece.name, str)
                 piece.properties()
             except VmodError:
                 pass

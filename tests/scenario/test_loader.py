@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from vmodtool.cli import cli
-from vmodtool.scenario import ScenarioProblems, check_scenario, load_scenario
+from vmodtool.scenario import ScenarioProblems, check_scenario, load_scenario, source
 from vmodtool.scenario.model import SetupStack
 
 STARTER = resources.files("vmodtool").joinpath("data/starter/scenario.yaml").read_text("utf-8")
@@ -129,11 +129,15 @@ def test_duplicate_key_and_yaml_syntax(tmp_path):
     assert len(problems) == 1 and "not valid YAML" in problems[0].message and problems[0].line
 
 
-def test_alias_bomb_and_non_mapping(tmp_path):
+def test_alias_bomb_and_non_mapping(tmp_path, monkeypatch):
+    # 10**9 values if expanded; building stops after MAX_NODES of them (a
+    # smaller limit here keeps the test cheap: the cost is the limit's, not the bomb's)
+    assert 0 < source.MAX_NODES <= 1_000_000
+    monkeypatch.setattr(source, "MAX_NODES", 5_000)
     bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(8))
     problems = problems_for(tmp_path, bomb)
-    assert any("more than" in p.message for p in problems)
+    assert any("expands to more than 5000 values" in p.message for p in problems), problems
     assert "mapping of keys" in problems_for(tmp_path, "- just\n- a list\n")[0].message
 
 

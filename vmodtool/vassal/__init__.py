@@ -1,21 +1,21 @@
 """VASSAL's file formats and grid geometry — no game knowledge, no CLI.
 
-Everything here agrees with VASSAL 3.7.26 byte for byte on real files; see
-``docs/vassal-format.md`` in the shared docs for the specification each module
-cites.  The entry points are re-exported here; each module holds the rest
-(the typed command classes in :mod:`vmodtool.vassal.commands`, the trait
-views and builders in :mod:`vmodtool.vassal.traits`, key strokes in
-:mod:`vmodtool.vassal.keys` …)::
-
-    from vmodtool.vassal import SavedGame, Module, HexGrid
-
-    game = SavedGame.read("game.vlog")           # any .vsav/.vlog/.sav/.log
-    module = Module.open("game.vmod")            # .vmod/.vext/folder/buildFile
-
-Names are imported on first use (PEP 562), so importing one module of the
-package — the CLI imports :mod:`vmodtool.vassal.grid` at start-up — does not
-import the others.
+Everything here agrees with VASSAL 3.7.26 byte for byte on real files.  The
+sections (§) the modules cite are those of ``docs/vassal-format.md``, which
+describes each format, the module that implements it and the VASSAL quirks
+copied on purpose.
 """
+
+# The entry points are re-exported here; each module holds the rest (the typed
+# command classes in vassal.commands, trait views and builders in vassal.traits,
+# key strokes in vassal.keys …):
+#
+#     from vmodtool.vassal import SavedGame, Module, HexGrid
+#     game = SavedGame.read("game.vlog")        # any .vsav/.vlog/.sav/.log
+#     module = Module.open("game.vmod")         # .vmod/.vext/folder/buildFile
+#
+# Names are imported on first use (PEP 562), so importing one module of the
+# package (the CLI imports vassal.grid at start-up) does not import the others.
 
 from __future__ import annotations
 

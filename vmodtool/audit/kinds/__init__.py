@@ -4,6 +4,7 @@ under its scenario name with :func:`register`; :func:`rule_class` finds it."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Dict, Type
 
 __all__ = ["register", "rule_class", "KINDS"]
 
@@ -13,7 +14,7 @@ KINDS: dict[str, type] = {}
 def register(name: str) -> Callable[[type], type]:
     def decorate(cls: type) -> type:
         KINDS[name] = cls
-        cls.kind = name  # type: ignore[attr-defined]  # the scenario name of the kind
+        cls.kind = name
         return cls
     return decorate
 

@@ -313,13 +313,13 @@ def imported_by(statement: str) -> set[str]:
     return set(out.stdout.split())
 
 
-def test_cli_start_up_imports_no_more_than_the_scenario_layer():
+def test_cli_start_up_imports_none_of_the_heavy_layers():
     loaded = imported_by("import vmodtool.cli")
+    assert "vmodtool.cli" in loaded
     heavy = {m for m in loaded if m.startswith(("vmodtool.render", "vmodtool.build", "vmodtool.replay",
                                                  "vmodtool.audit", "vmodtool.vassal.savefile",
                                                  "vmodtool.vassal.buildfile", "vmodtool.vassal.archive"))}
     assert not heavy, f"vmodtool --help imports {sorted(heavy)}"
-    assert "vmodtool.scenario" in loaded
 
 
 def test_plugin_api_stays_light():

@@ -12,6 +12,13 @@ between two hexes within their allowance, a dice roll and chat, with an
 undo now and then.  Time is reported per logged step for the whole audit
 (read, replay, rules) and, for linearity, for a log of 1/5 of the length;
 the baseline, measured in the same run, is replaying the long log alone.
+
+Movement search (first, quick): the cheapest-path search of every
+``movement_allowance`` rule of the examples, uncached (a fresh search per
+pair of hexes) and answered from the cache, against the baseline, measured
+in the same run, of a plain breadth-first walk over the same map from the
+same hex (the least any single-source search can do).  ``--movement-only``
+stops after it.
 """
 
 from __future__ import annotations
@@ -23,12 +30,14 @@ import pstats
 import sys
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vmodtool.audit.game import audit_logs, scenario_positions_module  # noqa: E402
+from vmodtool.audit.kinds.movement import MoveCosts  # noqa: E402
 from vmodtool.build.module import OFF_MAP_NAME  # noqa: E402
 from vmodtool.replay import Replay  # noqa: E402
 from vmodtool.scenario import load_scenario  # noqa: E402
@@ -111,11 +120,66 @@ def timed_audit(path: Path, scenario, repeat: int = 3):
     return best, report
 
 
+def breadth_first(neighbours, src: str) -> int:
+    """The baseline: every hex reachable from ``src``, unweighted."""
+    seen = {src}
+    queue = deque([src])
+    while queue:
+        for b in neighbours[queue.popleft()]:
+            if b not in seen:
+                seen.add(b)
+                queue.append(b)
+    return len(seen)
+
+
+def per_call(fn, pairs, repeat: int = 5) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for src, dst in pairs:
+            fn(src, dst)
+        best = min(best, (time.perf_counter() - start) / len(pairs))
+    return best
+
+
+def movement_search() -> None:
+    print("movement search (cheapest legal path; best of 5, per search):")
+    slowest = 0.0
+    for system in SYSTEMS:
+        scenario = load_scenario(EXAMPLES / system / "scenario.yaml")
+        hexes = sorted(scenario.map.hex_ids)
+        pairs = [(hexes[i], hexes[-1 - i]) for i in range(0, len(hexes) // 2, max(1, len(hexes) // 40))]
+        for spec in (r for r in scenario.rules if r.kind == "movement_allowance"):
+            costs = MoveCosts(scenario, spec.params)
+            cls = sorted(costs.costs)[0]
+            costs.edges(cls)                                   # tables built once per rule
+
+            def uncached(src, dst, costs=costs, cls=cls):
+                costs._cache.clear()
+                costs._paths.clear()
+                return costs.cheapest(cls, src, dst)
+
+            t_search = per_call(uncached, pairs)
+            t_cached = per_call(lambda src, dst, costs=costs, cls=cls: costs.cheapest(cls, src, dst), pairs)
+            t_bfs = per_call(lambda src, dst, costs=costs: breadth_first(costs.neighbours, src), pairs)
+            slowest = max(slowest, t_search)
+            print(f"  {system:18s} {spec.id:16s} {cls:10s} {len(hexes):4d} hexes  "
+                  f"search {t_search * 1e6:7.1f} µs ({t_search / t_bfs:4.1f}× a BFS of {t_bfs * 1e6:6.1f} µs)  "
+                  f"cached {t_cached * 1e6:5.2f} µs ({t_cached / t_search:.3f}× a search)")
+    print(f"  target: an uncached search ≤ 5 ms: {'met' if slowest <= 0.005 else 'NOT met'}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=50000)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--movement-only", action="store_true")
     args = ap.parse_args()
+
+    movement_search()
+    if args.movement_only:
+        return 0
+    print()
 
     print("example game logs (all rules on; best of 3, whole audit incl. reading):")
     for system in SYSTEMS:

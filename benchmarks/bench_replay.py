@@ -3,12 +3,13 @@ and the largest corpus save; plus linearity (time per command for the first
 k logs of the chain).
 
 Run from the repository root: ``python benchmarks/bench_replay.py``
-(needs ``../shared``).  Reading and decoding the files is timed apart from
+(needs ``../shared`` or ``$VMODTOOL_SHARED``).  Reading and decoding the files is timed apart from
 the replay itself.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -19,7 +20,7 @@ from vmodtool.replay import Replay, load_board_sizes  # noqa: E402
 from vmodtool.replay.game import relaxed_gc  # noqa: E402
 from vmodtool.vassal.commands import leaves  # noqa: E402
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+SHARED = Path(os.environ.get("VMODTOOL_SHARED", Path(__file__).resolve().parent.parent.parent / "shared"))
 
 
 def count(replay: Replay) -> tuple:
@@ -32,7 +33,7 @@ def timed(files, **kwargs):
     start = time.perf_counter()
     replay = Replay.open(files, **kwargs)
     for g in replay.games:
-        g.commands
+        _ = g.commands                             # decodes and parses the log
     read = time.perf_counter() - start
     restore, logged = count(replay)
     best = None

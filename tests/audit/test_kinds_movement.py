@@ -10,12 +10,13 @@ neighbours (low_columns even): odd column C, row R → (C, R±1), (C±1, R−1),
 from __future__ import annotations
 
 import copy
-import time
+import heapq
 
 import pytest
 
 from tests.audit.harness import Game
 from tests.audit.helpers import example, make_rule, rule
+from vmodtool.audit.kinds import movement
 from vmodtool.audit.kinds.movement import MoveCosts
 
 # ======================================================================================
@@ -270,24 +271,65 @@ def test_helicopter_over_its_allowance(quneitra):
     assert g.found() == [("move.helicopter", s, ("syr.gazelle",), ("1208", "0207"))]
 
 
-def test_move_check_is_fast(quneitra):
+class CountingHeap:
+    """``heapq`` for the movement module, counting the hexes its searches
+    take off the heap (the work of a Dijkstra run, whatever the machine)."""
+
+    def __init__(self) -> None:
+        self.pops = 0
+        self.pushes = 0
+
+    def heappush(self, heap, item) -> None:
+        self.pushes += 1
+        heapq.heappush(heap, item)
+
+    def heappop(self, heap):
+        self.pops += 1
+        return heapq.heappop(heap)
+
+
+@pytest.fixture
+def counting_heap(monkeypatch):
+    heap = CountingHeap()
+    monkeypatch.setattr(movement, "heapq", heap)
+    return heap
+
+
+def test_repeated_moves_reuse_cached_searches(quneitra, counting_heap):
+    # a unit shuttling round six hexes: one search per (from, to) pair, the
+    # first time; every later check is a cache hit that searches nothing
+    # (timings: benchmarks/bench_audit.py, "movement search")
     r = ground(quneitra)
     g = Game(quneitra, r, phase="action")
     g.activation("bn_78")
     hexes = ["1005", "0905", "0804", "1006", "1103", "1002"]
-    t0 = time.perf_counter()
-    n = 0
+    pops_after_first_round = None
     for i in range(300):
         r.spent = {}
         g.step(("move", "syr.t72.3", hexes[i % len(hexes)]))
-        n += 1
-    per_step = (time.perf_counter() - t0) / n
-    assert per_step < 0.001, per_step
-    # uncached searches: a fresh cost table each time
-    t0 = time.perf_counter()
+        if i == len(hexes):                # 1104 → 1005 and the six moves of the round
+            pops_after_first_round = counting_heap.pops
+    assert g.violations == []
+    assert pops_after_first_round and counting_heap.pops == pops_after_first_round
+    assert len(r.tables._cache) == len(hexes) + 1         # distinct searches run
+
+
+def test_one_search_settles_each_hex_once(quneitra, counting_heap):
+    # uncached searches on a fresh cost table: Dijkstra with a heap, each hex
+    # settled once and each edge relaxed at most once, never a walk over paths
+    r = ground(quneitra)
+    hexes = len(quneitra.map.hex_ids)
     for src in ["0101", "0505", "1208", "0610", "1201"]:
-        MoveCosts(quneitra, r.params).cheapest("tracked", src, "0710")
-    assert (time.perf_counter() - t0) / 5 < 0.005
+        costs = MoveCosts(quneitra, r.params)
+        edges = sum(len(near) for near in costs.edges("tracked").values())
+        counting_heap.pops = counting_heap.pushes = 0
+        assert costs.cheapest("tracked", src, "0710") is not None
+        assert counting_heap.pushes <= edges
+        assert counting_heap.pops == counting_heap.pushes + 1          # the heap is emptied once
+        assert counting_heap.pops < 2 * hexes
+        # any other destination from the same hex is answered from that search
+        assert costs.cheapest("tracked", src, "0101" if src != "0101" else "1208") is not None
+        assert counting_heap.pops == counting_heap.pushes + 1
 
 
 # ======================================================================================

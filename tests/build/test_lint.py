@@ -333,7 +333,7 @@ CASES = [
 def test_every_code_has_a_case():
     assert [c for c, _ in CASES] == list(CODES)
     for code, info in CODES.items():
-        assert info.severity in ("error", "warning", "info") and info.explanation
+        assert info.severity in ("error", "warning", "info") and info.explanation, code
 
 
 @pytest.mark.parametrize("code,mutate", [c for c in CASES if c[1] is not None],

@@ -85,7 +85,7 @@ def test_setup_pieces_land_on_their_hex_centres(built):
         stacks = [el for el in main.element if el.tag == P + "module.map.SetupStack"]
         expected = [s for s in scenario.setup if isinstance(s, SetupStack) and s.units]
         assert len(stacks) == len(expected)
-        for el, entry in zip(stacks, expected):
+        for el, entry in zip(stacks, expected, strict=True):
             assert el.get("location") == entry.hex and el.get("useGridLocation") == "true"
             x, y = board.get_location(entry.hex)                 # what VASSAL's SetupStack does
             assert board.location_name(x, y) == entry.hex

@@ -206,11 +206,11 @@ def test_hexagons_are_laid_around_the_centres(boards, name):
         mx, my = sum(p[0] for p in poly) / 6, sum(p[1] for p in poly) / 6
         assert math.hypot(mx - cx, my - cy) < 1e-9, label
         ideal = [(r, 0), (r / 2, half), (-r / 2, half), (-r, 0), (-r / 2, -half), (r / 2, -half)]
-        for (px, py), (du, dv) in zip(poly, ideal):
+        for (px, py), (du, dv) in zip(poly, ideal, strict=True):
             dx, dy = (dv, du) if grid.sideways else (du, dv)
             assert math.hypot(px - cx - dx, py - cy - dy) < 1e-9, label
         # the shared line work is within a pixel of the hexagon
-        for p, q in zip(poly, geo.outlines[label]):
+        for p, q in zip(poly, geo.outlines[label], strict=True):
             assert _dist(p, q) < 1.0, label
 
 
@@ -221,7 +221,7 @@ def test_rendered_dot_sits_on_the_vassal_centre(boards, name):
     assert image.size == tuple(scenario.map.size) == tuple(scenario.map.grid.size)
     for label, (cx, cy) in drawing.centres.items():
         pixel = image.getpixel((cx, cy))
-        assert sum(abs(a - b) for a, b in zip(pixel, INK)) < 90, (label, pixel)
+        assert sum(abs(a - b) for a, b in zip(pixel[:3], INK, strict=True)) < 90, (label, pixel)
 
 
 def test_print_scale_multiplies_every_centre(boards):

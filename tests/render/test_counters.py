@@ -159,7 +159,7 @@ GOLDEN_CASES = [
 def test_golden_images(example, cid):
     sc = load_scenario(EXAMPLES / example / "scenario.yaml")
     spec = next(s for s in C.counter_specs(sc) if s.id == cid)
-    for (name, _), img in zip(spec.faces, C.render_spec(spec, 120)):
+    for (name, _), img in zip(spec.faces, C.render_spec(spec, 120), strict=True):
         path = GOLDEN / f"{example}__{C.face_filename(cid, name)}"
         if REGEN:
             img.save(path, optimize=True)

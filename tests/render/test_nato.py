@@ -58,8 +58,8 @@ def test_ink_colour_and_frame_box():
     assert sym.image.mode == "RGBA"
     r, g, b, a = sym.image.getpixel((sym.frame[0] + 1, (sym.frame[1] + sym.frame[3]) // 2))
     assert (r, g, b) == (200, 10, 20) and a > 200
-    l, t, rr, bb = sym.frame
-    assert rr - l == 90 and bb - t == round(90 * 0.62)
+    left, t, rr, bb = sym.frame
+    assert rr - left == 90 and bb - t == round(90 * 0.62)
 
 
 @pytest.mark.parametrize("kw, text", [

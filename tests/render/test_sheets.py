@@ -97,7 +97,7 @@ def test_die_cut_blocks_abut(specs):
     opts = S.SheetOptions(blocks=(4, 4), block_gap_mm=6)
     layout = S.layout_sheets(specs, 188, opts)
     xs = sorted({p.x for p in layout.sheets[0]})
-    steps = {b - a for a, b in zip(xs, xs[1:])}
+    steps = {b - a for a, b in zip(xs, xs[1:], strict=False)}
     assert 188 in steps and (188 + round(6 * 300 / 25.4)) in steps
     inner = [p for p in layout.sheets[0] if p.x - 188 in xs and p.x + 188 in xs]
     assert inner and all(p.bleed[0] == 0 and p.bleed[2] == 0 for p in inner)

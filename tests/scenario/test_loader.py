@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from vmodtool.cli import cli
-from vmodtool.scenario import ScenarioProblems, check_scenario, load_scenario
+from vmodtool.scenario import ScenarioProblems, check_scenario, load_scenario, source
 from vmodtool.scenario.model import SetupStack
 
 STARTER = resources.files("vmodtool").joinpath("data/starter/scenario.yaml").read_text("utf-8")
@@ -63,11 +63,13 @@ def test_starter_loads_to_a_model(tmp_path):
     # unknown terrain code in a terrain row
     (('"02": ". . w . . t . ."', '"02": ". . w . . q . ."'), '"02":', "unknown terrain code 'q' for hex 0602"),
     # a hex id that is not on the map
-    (('{hex: "0703", stack: [red.inf.1]}', '{hex: "0913", stack: [red.inf.1]}'), '"0913"', "setup hex '0913' is not on the map"),
+    (('{hex: "0703", stack: [red.inf.1]}', '{hex: "0913", stack: [red.inf.1]}'), '"0913"',
+     "setup hex '0913' is not on the map"),
     # a setup unit that does not exist
     (('stack: [red.inf.1]}', 'stack: [red.inf.9]}'), "red.inf.9", "unknown unit 'red.inf.9'"),
     # an unquoted hex id that YAML turned into a number
-    (('{hex: "0703", stack: [red.inf.1]}', '{hex: 0703, stack: [red.inf.1]}'), "hex: 0703", 'write it in quotes: "0703"'),
+    (('{hex: "0703", stack: [red.inf.1]}', '{hex: 0703, stack: [red.inf.1]}'), "hex: 0703",
+     'write it in quotes: "0703"'),
     # a face without factors
     (('{name: reduced, state: {step: reduced}, factors: {attack: 2, defense: 2, move: 4}}',
       '{name: reduced, state: {step: reduced}}'), "name: reduced, state: {step: reduced}}", "has no factors"),
@@ -80,7 +82,8 @@ def test_starter_loads_to_a_model(tmp_path):
     # a misspelt key
     (("    hex_height: 64", "    hex_hieght: 64"), "hex_hieght", "did you mean 'hex_height'"),
     # an unknown unit type in the counter mix
-    (('{id: red.tank, type: tank,', '{id: red.tank, type: tnak,'), "type: tnak", "unknown unit type 'tnak'; did you mean 'tank'?"),
+    (('{id: red.tank, type: tank,', '{id: red.tank, type: tnak,'), "type: tnak",
+     "unknown unit type 'tnak'; did you mean 'tank'?"),
     # a terrain row with too few codes
     (('"06": ". . . . . . . ."', '"06": ". . . . ."'), '"06":', "has 8 hexes (0106 … 0806) but 5 terrain codes"),
     # duplicate counter ids after count expansion
@@ -126,11 +129,15 @@ def test_duplicate_key_and_yaml_syntax(tmp_path):
     assert len(problems) == 1 and "not valid YAML" in problems[0].message and problems[0].line
 
 
-def test_alias_bomb_and_non_mapping(tmp_path):
+def test_alias_bomb_and_non_mapping(tmp_path, monkeypatch):
+    # 10**9 values if expanded; building stops after MAX_NODES of them (a
+    # smaller limit here keeps the test cheap: the cost is the limit's, not the bomb's)
+    assert 0 < source.MAX_NODES <= 1_000_000
+    monkeypatch.setattr(source, "MAX_NODES", 5_000)
     bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(8))
     problems = problems_for(tmp_path, bomb)
-    assert any("more than" in p.message for p in problems)
+    assert any("expands to more than 5000 values" in p.message for p in problems), problems
     assert "mapping of keys" in problems_for(tmp_path, "- just\n- a list\n")[0].message
 
 
@@ -203,7 +210,9 @@ def test_yaml_and_toml_load_to_equal_models(tmp_path):
 
 
 def test_toml_error_has_a_line(tmp_path):
-    text = 'schema = "vmodtool/1"\n[game]\nid = "x"\ntitle = "T"\nsides = [{id = "a", name = "A"}, {id = "b", name = "B"}]\n[map.grid]\nhex_height = 64\ncolumns = 4\nrows = 3\nhex_hieght = 3\n'
+    text = ('schema = "vmodtool/1"\n[game]\nid = "x"\ntitle = "T"\n'
+            'sides = [{id = "a", name = "A"}, {id = "b", name = "B"}]\n'
+            '[map.grid]\nhex_height = 64\ncolumns = 4\nrows = 3\nhex_hieght = 3\n')
     _, problems = check_scenario(write(tmp_path, text, "s.toml"))
     typo = [p for p in problems if "hex_hieght" in p.message]
     assert typo and typo[0].line == 10

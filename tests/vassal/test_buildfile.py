@@ -36,7 +36,7 @@ SAMPLE = HEADER + b"""<VASSAL.build.GameModule VassalVersion="3.7.0" name="Test"
         <VASSAL.build.widget.CardSlot entryName="C" gpid="ext:40">+/null/piece;;;;C/null;0;0;;0</VASSAL.build.widget.CardSlot>
     </VASSAL.build.module.PieceWindow>
 </VASSAL.build.GameModule>
-"""
+"""  # noqa: E501  (the piece definitions are one line each, as in real buildFiles)
 
 
 def _parse(data: bytes = SAMPLE) -> BuildFile:
@@ -91,7 +91,7 @@ def test_module_facts() -> None:
     assert buildfile.max_gpid() == 40
     buildfile.root.set("nextPieceSlotId", "abc")
     with pytest.raises(FormatError):
-        buildfile.next_piece_slot_id
+        _ = buildfile.next_piece_slot_id
     del buildfile.root.attrib["nextPieceSlotId"]
     assert buildfile.next_piece_slot_id is None
 
@@ -171,7 +171,8 @@ def test_insert_append_remove_keep_indentation() -> None:
             b'</VASSAL.build.widget.PieceSlot>\n    </VASSAL.build.module.PieceWindow>') in out
     window.remove(window[0])
     out = buildfile.to_bytes()
-    assert b'<VASSAL.build.module.PieceWindow name="Counters">\n        <VASSAL.build.widget.PieceSlot entryName="N"' in out
+    assert (b'<VASSAL.build.module.PieceWindow name="Counters">\n'
+            b'        <VASSAL.build.widget.PieceSlot entryName="N"') in out
     window.remove(window[0])
     assert b'<VASSAL.build.module.PieceWindow name="Counters"/>\n' in buildfile.to_bytes()
 

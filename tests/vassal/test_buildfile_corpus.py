@@ -261,15 +261,15 @@ def test_piece_slots_and_prototypes_cover_the_goldens() -> None:
     for source in SOURCES:
         buildfile = _parse(source)[1]
         lines = by_source.get(source, [])
-        slots = [l for l in lines if l["kind"] in ("PieceSlot", "CardSlot")]
+        slots = [line for line in lines if line["kind"] in ("PieceSlot", "CardSlot")]
         assert [(s.kind, s.entry_name, s.gpid, s.definition)
                 for s in buildfile.piece_slots()] == \
-            [(l["kind"], l["attributes"].get("entryName", ""),
-              l["attributes"].get("gpid", ""), l["definition"]) for l in slots], source
+            [(slot["kind"], slot["attributes"].get("entryName", ""),
+              slot["attributes"].get("gpid", ""), slot["definition"]) for slot in slots], source
         prototypes = {}
-        for l in lines:
-            if l["kind"] == "PrototypeDefinition":
-                prototypes[l["attributes"].get("name", "")] = l["definition"]
+        for entry in lines:
+            if entry["kind"] == "PrototypeDefinition":
+                prototypes[entry["attributes"].get("name", "")] = entry["definition"]
         assert buildfile.prototypes() == prototypes, source
 
 

@@ -22,7 +22,7 @@ def _manifest() -> dict:
     path = shared_path("corpus", "MANIFEST.tsv")
     lines = path.read_text(encoding="utf-8").splitlines()
     header = lines[0].split("\t")
-    return {row.split("\t")[0]: dict(zip(header, row.split("\t"))) for row in lines[1:]}
+    return {row.split("\t")[0]: dict(zip(header, row.split("\t"), strict=False)) for row in lines[1:]}
 
 
 @pytest.mark.corpus

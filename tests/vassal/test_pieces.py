@@ -128,6 +128,6 @@ def test_bad_coordinates_and_short_basic():
     with pytest.raises(FormatError, match="stack state y"):
         parse_stack_state("Map;1;z;a")
     with pytest.raises(FormatError, match="BasicPiece type"):
-        PieceDef.parse("+/null/piece;;/null;0;0;;0").name
+        _ = PieceDef.parse("+/null/piece;;/null;0;0;;0").name
     with pytest.raises(FormatError):
         PieceDef.from_traits([Trait("mark;A", "1")])

@@ -50,7 +50,7 @@ def test_all_golden_definitions(golden_pieces):
             continue
         counts["same trait count"] += 1
         ok_cls = ok_tok = True
-        for t, g in zip(p.traits, d["traits"]):
+        for t, g in zip(p.traits, d["traits"], strict=True):
             counts["traits"] += 1
             if t.java_class != g["class"]:
                 ok_cls = False

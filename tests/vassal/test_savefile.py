@@ -58,7 +58,7 @@ def test_password_never_in_records():
     game = SavedGame.from_bytes(_vsav())
     redactor = game.redactor()
     texts = []
-    for step_index, node in game.log_steps():
+    for _step_index, node in game.log_steps():
         for child in ([node] if isinstance(node, LogEntry) else node.children):
             texts.append(str(child.record(redactor)))
     move = game.log_steps()[0][1].logged

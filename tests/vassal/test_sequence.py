@@ -109,7 +109,7 @@ def _decode_tree(text, shape, delims):
     if isinstance(shape, str):
         return text
     tokens = decode_sequence(text, delims[0])
-    return [_decode_tree(t, s, delims[1:] or delims) for t, s in zip(tokens, shape)]
+    return [_decode_tree(t, s, delims[1:] or delims) for t, s in zip(tokens, shape, strict=False)]
 
 
 @settings(max_examples=300, deadline=None)

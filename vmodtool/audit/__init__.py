@@ -1,0 +1,62 @@
+"""Audit played games against a scenario's rules: replay events become
+scenario events (moves between hexes, flips, phases, turns), the rules of
+the scenario's ``rules:`` (built-in kinds and Python plug-ins) check them,
+and the violations come back in step order::
+
+    from vmodtool.audit import audit_logs
+    from vmodtool.scenario import load_scenario
+
+    report = audit_logs([Path("game.vlog")], load_scenario("scenario.yaml"))
+    for violation in report.violations: ...
+
+The plug-in API is :mod:`vmodtool.audit.api` (:class:`Event`,
+:class:`Violation`, :class:`BaseRule`, the :class:`GameView` a rule sees);
+its names are re-exported here too.  Names are imported on first use
+(PEP 562), so a plug-in's ``from vmodtool.audit.api import BaseRule`` stays
+light.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vmodtool._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from vmodtool.audit.api import (
+        EVENT_KINDS,
+        SEVERITIES,
+        Annotation,
+        BaseRule,
+        Event,
+        GameView,
+        MarkerView,
+        Rule,
+        RuleContext,
+        UnitView,
+        Violation,
+    )
+    from vmodtool.audit.game import audit_logs, scenario_positions_module
+    from vmodtool.audit.kinds import rule_class
+    from vmodtool.audit.plugins import PluginError
+    from vmodtool.audit.report import REPORT_SCHEMA_VERSION, AuditReport
+
+__all__ = [
+    "audit_logs", "scenario_positions_module",
+    "AuditReport", "REPORT_SCHEMA_VERSION",
+    "Event", "Violation", "Annotation", "BaseRule", "Rule", "RuleContext", "GameView", "UnitView", "MarkerView",
+    "SEVERITIES", "EVENT_KINDS",
+    "PluginError",
+    "rule_class",
+]
+
+__getattr__, __dir__ = lazy_exports(globals(), {
+    "vmodtool.audit.game": ("audit_logs", "scenario_positions_module"),
+    "vmodtool.audit.report": ("AuditReport", "REPORT_SCHEMA_VERSION"),
+    "vmodtool.audit.api": (
+        "Event", "Violation", "Annotation", "BaseRule", "Rule", "RuleContext", "GameView", "UnitView", "MarkerView",
+        "SEVERITIES", "EVENT_KINDS",
+    ),
+    "vmodtool.audit.plugins": ("PluginError",),
+    "vmodtool.audit.kinds": ("rule_class",),
+})

@@ -47,7 +47,7 @@ def test_golden_log_matches_truth(vlog):
     assert bad == []
 
     steps = 0
-    for step, expected in zip(replay.steps(), truth["steps"]):
+    for step, expected in zip(replay.steps(), truth["steps"], strict=True):
         steps += 1
         assert step.number == expected["step"] + 1
         board = snapshot(replay.engine).by_id()

@@ -196,10 +196,9 @@ def _start_pieces(game: SavedGame) -> tuple[int, int, dict[str, int], int]:
 
 
 def _grid_summary(board: BoardEntry) -> Report | None:
-    grid = board.grid
-    if grid is None:
+    grid, kind = board.grid, board.grid_kind
+    if grid is None or kind is None:
         return None
-    kind = grid.tag.rsplit(".", 1)[-1]
     summary: Report = {"kind": kind}
     keys = ("dx", "dy", "x0", "y0", "sideways")
     summary.update({k: grid.get(k) for k in keys if grid.get(k) is not None})
@@ -221,8 +220,8 @@ def _grid_summary(board: BoardEntry) -> Report | None:
                     inner[c.tag.rsplit(".", 1)[-1]] += 1
         summary["zones"] = len(zones)
         summary["zone_grids"] = dict(inner)
-        background = [c for c in grid if isinstance(c.tag, str) and c.tag.endswith("Grid")]
-        summary["background"] = background[0].tag.rsplit(".", 1)[-1] if background else None
+        background = [c.tag for c in grid if isinstance(c.tag, str) and c.tag.endswith("Grid")]
+        summary["background"] = str(background[0]).rsplit(".", 1)[-1] if background else None
     return summary
 
 

@@ -294,8 +294,8 @@ class GameWriter:
         """The one PieceSlot outside the SetupStacks (the palette) whose
         piece has these properties, e.g. ``palette_slot(MarkerKind="smoke")``."""
         found = [s for s in self.find_slots(**properties)
-                 if s.element.getparent() is None
-                 or s.element.getparent().tag != P + "module.map.SetupStack"]
+                 if (parent := s.element.getparent()) is None
+                 or parent.tag != P + "module.map.SetupStack"]
         if len(found) != 1:
             raise VmodError(f"{len(found)} palette slots of the module match {properties}",
                             file=self.module.file)

@@ -193,9 +193,14 @@ def scenario(system: str):
     return load_scenario(EXAMPLES / system / "scenario.yaml")
 
 
+#: the example scenarios whose plug-ins (in their own rules/ folders) the tests trust
+TRUSTED = {"ww1-operational", "combat-commander"}
+
+
 @cache
 def report(system: str, name: str):
-    return audit_logs([EXAMPLES / system / "logs" / name], scenario(system))
+    return audit_logs([EXAMPLES / system / "logs" / name], scenario(system),
+                      trust_scenario_plugins=system in TRUSTED)
 
 
 def found(rep):
@@ -222,7 +227,7 @@ def test_clean_game_is_a_whole_game(system):
     assert {1, 2, 3} <= turns
     assert rep.violations == [] and rep.errors == []
     assert rep.rule_failures == [] and rep.replay_warnings == [] and rep.chain_differences == []
-    assert rep.not_checked == {}
+    assert rep.not_checked == {} and rep.complete
     assert sorted(rep.rules_checked) == sorted(r.id for r in scenario(system).rules)
 
 
@@ -281,17 +286,34 @@ def test_committed_logs_equal_what_the_script_writes(tmp_path):
             assert path.read_bytes() == committed.read_bytes(), committed
 
 
-@pytest.mark.parametrize("system,name,code", [
-    ("modern-tactical", "game-1.vlog", 0),
-    ("modern-tactical", "game-2-withdrawn.vlog", 0),
-    ("modern-tactical", "illegal-overstack.vlog", 1),
-    ("ww1-operational", "illegal-aircraft-left-on-map.vlog", 0),   # a warning is not an error
-    ("combat-commander", "illegal-smoke-in-water.vlog", 1),
+@pytest.mark.parametrize("system,name,flags,code", [
+    ("modern-tactical", "game-1.vlog", (), 0),
+    ("modern-tactical", "game-2-withdrawn.vlog", (), 0),
+    ("modern-tactical", "illegal-overstack.vlog", (), 1),
+    ("ww1-operational", "illegal-aircraft-left-on-map.vlog", ("--trust-scenario-plugins",), 0),  # a warning
+    ("combat-commander", "illegal-smoke-in-water.vlog", ("--trust-scenario-plugins",), 1),
+    # without consent the plug-in rules are not checked: no errors is not "clean"
+    ("ww1-operational", "game-1.vlog", (), 3),
+    ("combat-commander", "illegal-elan-two-spaces.vlog", (), 3),     # only the plug-in sees it
+    ("combat-commander", "illegal-smoke-in-water.vlog", (), 1),      # errors come first
+    ("combat-commander", "illegal-elan-two-spaces.vlog",
+     ("--plugins", str(EXAMPLES / "combat-commander" / "rules")), 1),
 ])
-def test_cli_exit_codes(system, name, code):
+def test_cli_exit_codes(system, name, flags, code):
     proc = subprocess.run(
         [sys.executable, "-m", "vmodtool", "audit", str(EXAMPLES / system / "logs" / name),
-         "--scenario", str(EXAMPLES / system / "scenario.yaml")],
+         "--scenario", str(EXAMPLES / system / "scenario.yaml"), *flags],
         capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == code, proc.stdout + proc.stderr
     assert "1 log(s)" in proc.stdout
+    assert ("NOT CHECKED" in proc.stdout) == (not flags and system in TRUSTED)
+
+
+@pytest.mark.parametrize("system", sorted(TRUSTED))
+def test_without_consent_every_plugin_rule_is_not_checked(system):
+    rep = audit_logs([EXAMPLES / system / "logs" / "game-1.vlog"], scenario(system))
+    plugin_rules = {r.id for r in scenario(system).rules if r.kind == "plugin"}
+    assert plugin_rules and set(rep.not_checked) == plugin_rules
+    assert not plugin_rules & set(rep.rules_checked)
+    assert not rep.complete and rep.as_json()["complete"] is False
+    assert all("--trust-scenario-plugins" in why for why in rep.not_checked.values())

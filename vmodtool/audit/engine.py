@@ -20,15 +20,19 @@ from pathlib import Path
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.context import Context, PluginContext
-from vmodtool.audit.plugins import PluginRule, load_plugin_class
+from vmodtool.audit.plugins import PluginRule, make_plugin_rule, plugin_module, subscribes_problem
 from vmodtool.audit.state import AuditState
 from vmodtool.scenario.model import RuleSpec, Scenario
 
-__all__ = ["Engine", "RuleFailure"]
+__all__ = ["Engine", "RuleFailure", "PLUGIN_CONSENT"]
 
 #: events at which the engine keeps a copy of the game for the rules
 #: (``GameView.snapshot``)
 _SNAPSHOT_POINTS = frozenset({"turn_start", "phase_start", "activation_start"})
+
+#: why a plug-in rule was not run (not imported) without the user's consent
+PLUGIN_CONSENT = ("plug-ins are code: they run only with --trust-scenario-plugins (the scenario's "
+                  "plugins.paths) or from a --plugins DIR")
 
 #: a rule of the audit: a built-in kind or a user's plug-in
 AuditRule = BaseRule[AuditState] | PluginRule
@@ -58,27 +62,42 @@ class _Frame:
 
 
 class Engine:
-    """Rule instances of one audit and the violations they found."""
+    """Rule instances of one audit and the violations they found.
+
+    Plug-in rules are imported only from ``plugin_folders`` (the user's) and,
+    when ``trust_scenario_plugins`` is set, from the scenario's own
+    ``plugins.paths``; a plug-in rule whose module is in none of them is not
+    imported and goes to :attr:`not_checked`."""
 
     def __init__(self, scenario: Scenario, *, rules: Sequence[RuleSpec] | None = None,
-                 plugin_folders: Sequence[Path] = (), only: Sequence[str] | None = None) -> None:
+                 plugin_folders: Sequence[Path] = (), trust_scenario_plugins: bool = False,
+                 only: Sequence[str] | None = None) -> None:
         self.scenario = scenario
         self.rules: list[tuple[RuleSpec, AuditRule]] = []
         self.violations: list[Violation] = []
         self.failures: list[RuleFailure] = []
+        #: rule id -> why it was not checked (a plug-in without consent, or
+        #: what a rule said it could not decide)
         self.not_checked: dict[str, str] = {}
         self._plugin_contexts: list[PluginContext] = []
         self._by_kind: dict[str, list[Handler]] = {}   # see _handlers
-        folders = list(scenario.plugin_paths) + [Path(f) for f in plugin_folders]
+        folders = [Path(f) for f in plugin_folders]
+        if trust_scenario_plugins:
+            folders = list(scenario.plugin_paths) + folders
         from vmodtool.audit.kinds import rule_class
         for spec in (rules if rules is not None else scenario.rules):
             if not spec.enabled or (only is not None and spec.id not in only):
                 continue
             rule: AuditRule
             if spec.kind == "plugin":
+                reference = spec.plugin or ""
+                if not trust_scenario_plugins and plugin_module(reference, folders) is None:
+                    # not in a folder the user named: never imported
+                    self.not_checked[spec.id] = f"plug-in {reference} not imported ({PLUGIN_CONSENT})"
+                    continue
                 plugin_ctx = PluginContext(spec, scenario)
+                rule = make_plugin_rule(spec.id, reference, plugin_ctx, folders)
                 self._plugin_contexts.append(plugin_ctx)
-                rule = load_plugin_class(spec.plugin or "", folders)(plugin_ctx)
             else:
                 rule = rule_class(spec.kind)(Context(spec, scenario))
             self.rules.append((spec, rule))
@@ -125,7 +144,14 @@ class Engine:
                 # raises is a bug of vmodtool, reported as one
                 found = check(state, event)
             else:
-                if kind not in getattr(plugin, "subscribes", ()):
+                subscribes = getattr(plugin, "subscribes", ())
+                try:
+                    if kind not in subscribes:
+                        continue
+                except TypeError:     # the plug-in changed it to something that is not a set
+                    self.failures.append(RuleFailure(
+                        spec.id, event.step, f"plug-in {spec.plugin} at a {kind} event: "
+                        f"{subscribes_problem(subscribes) or 'its subscribes is not a set of event kinds'}"))
                     continue
                 try:
                     found = check(state, event)

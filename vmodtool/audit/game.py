@@ -458,14 +458,23 @@ class AuditGame:
 
 def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str | Path | None = None,
                board_sizes: dict[str, tuple[int, int]] | None = None,
-               plugin_folders: Sequence[Path] = (), only: Sequence[str] | None = None
-               ) -> AuditReport:
-    """Audit one log or a chain of logs against a scenario's rules."""
+               plugin_folders: Sequence[Path] = (), trust_scenario_plugins: bool = False,
+               only: Sequence[str] | None = None) -> AuditReport:
+    """Audit one log or a chain of logs against a scenario's rules.
+
+    Plug-in rules are code: they are imported only from ``plugin_folders``
+    and, with ``trust_scenario_plugins``, from the scenario's own
+    ``plugins.paths``.  By default neither: every ``kind: plugin`` rule is
+    reported in :attr:`AuditReport.not_checked` (the report is not
+    :attr:`~AuditReport.complete`) and nothing is imported.  A plug-in that
+    cannot be made a rule is a :class:`~vmodtool.audit.plugins.PluginError`."""
+    # the rules first: a plug-in that is not a rule stops the audit before any log is read
+    engine = Engine(scenario, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
+                    only=only)
     if module is None:
         module, sizes = scenario_positions_module(scenario)
         board_sizes = {**sizes, **(board_sizes or {})}
     replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
-    engine = Engine(scenario, plugin_folders=plugin_folders, only=only)
     game = AuditGame(scenario, replay, engine)
     game.run()
     warnings = [w.message if hasattr(w, "message") else str(w) for w in replay.warnings]

@@ -37,6 +37,14 @@ class AuditReport:
     def errors(self) -> list[Violation]:
         return [v for v in self.violations if v.severity == "error" and not v.withdrawn_by_undo]
 
+    @property
+    def complete(self) -> bool:
+        """Whether every rule of the audit was checked: none is in
+        :attr:`not_checked` (a plug-in not run without the user's consent, a
+        rule that could not decide) and no plug-in failed.  Only then does a
+        report without errors mean the game is clean."""
+        return not self.not_checked and not self.rule_failures
+
     def summary(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
         for v in self.violations:
@@ -68,13 +76,14 @@ class AuditReport:
         yield (f"{len(self.logs)} log(s), {self.steps} steps, {len(self.rules_checked)} rules: "
                f"{len(self.errors)} error(s), "
                f"{sum(1 for v in self.violations if v.severity == 'warning' and not v.withdrawn_by_undo)} "
-               f"warning(s), {sum(1 for v in self.violations if v.withdrawn_by_undo)} withdrawn by undo")
+               f"warning(s), {sum(1 for v in self.violations if v.withdrawn_by_undo)} withdrawn by undo"
+               + (f"; {len(self.not_checked)} rule(s) NOT CHECKED" if self.not_checked else ""))
         for rule_id, counts in sorted(self.summary().items()):
             yield "  " + rule_id + ": " + ", ".join(f"{n} {k}" for k, n in counts.items() if n)
         if self.not_checked:
-            yield "rules not checked:"
+            yield f"{len(self.not_checked)} rule(s) NOT CHECKED (the game is not known to be clean for them):"
             for rule_id, why in sorted(self.not_checked.items()):
-                yield f"  {rule_id}: {why}"
+                yield f"  NOT CHECKED {rule_id}: {why}"
         for failure in self.rule_failures:
             yield f"rule {failure['rule_id']} failed at step {failure['step']}: {failure['error']}"
         for warning in self.replay_warnings:
@@ -93,6 +102,7 @@ class AuditReport:
             "violations": [v.as_dict() for v in sorted(
                 self.violations, key=lambda v: (v.step, v.rule_id, v.units))],
             "not_checked": dict(self.not_checked),
+            "complete": self.complete,
             "rule_failures": [dict(f) for f in self.rule_failures],
             "replay_warnings": list(self.replay_warnings),
             "chain_differences": list(self.chain_differences),

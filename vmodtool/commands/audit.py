@@ -19,7 +19,11 @@ from vmodtool.commands import (
     write_report,
 )
 
-__all__ = ["audit"]
+__all__ = ["audit", "EXIT_NOT_CHECKED"]
+
+#: no errors, but some rule was not checked (a plug-in not run, a rule that
+#: could not decide, a plug-in that failed): not the all-clear of exit 0
+EXIT_NOT_CHECKED = 3
 
 
 @click.command(cls=Command)
@@ -35,24 +39,32 @@ __all__ = ["audit"]
 @board_size_options
 @click.option("--plugins", "plugin_dirs", multiple=True, metavar="DIR",
               type=click.Path(exists=True, file_okay=False, path_type=str),
-              help="Extra folder with rule plug-ins (code: only folders you name are loaded).")
+              help="Import and run the Python rule plug-ins in this folder (repeatable); they are code "
+                   "with your user's rights.")
+@click.option("--trust-scenario-plugins", is_flag=True,
+              help="Import and run the Python plug-in files in the scenario's own plugins.paths folders; "
+                   "they are code with your user's rights — use only for scenarios you trust.")
 @click.option("--rule", "rules", multiple=True, metavar="ID",
               help="Check only these rule ids (repeatable).")
 @click.pass_context
 def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module: str | None,
           output: str | None, fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
-          plugin_dirs: tuple[str, ...], rules: tuple[str, ...]) -> None:
+          plugin_dirs: tuple[str, ...], trust_scenario_plugins: bool, rules: tuple[str, ...]) -> None:
     """Check played logs against a scenario's rules.
 
     LOGS are the logs of one game (a chain of .vlog files, in order).
     Lists every violation in step order with the rule, step, turn, phase,
-    player, units and hexes; exit code 1 when there are errors (violations
-    withdrawn by an undo do not count).
+    player, units and hexes.  Plug-in rules (kind: plugin) are Python code:
+    none is imported without --plugins DIR or --trust-scenario-plugins, and
+    each is then listed as NOT CHECKED.  Exit code 1 when there are errors
+    (violations withdrawn by an undo do not count), 3 when there are none
+    but some rule was not checked, 0 only when every rule was checked and
+    none found an error.
 
     \b
     Examples:
       vmodtool audit examples/modern-tactical/logs/game-1.vlog --scenario examples/modern-tactical/scenario.yaml
-      vmodtool audit turn1.vlog turn2.vlog --scenario scenario.yaml -m game.vmod -o audit.txt
+      vmodtool audit turn1.vlog turn2.vlog --scenario scenario.yaml -m game.vmod --trust-scenario-plugins -o a.txt
     """
     from vmodtool.audit.game import audit_logs
     from vmodtool.scenario import load_scenario
@@ -62,13 +74,15 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
     sizes = board_sizes(board_sizes_file, board_size)
     report = audit_logs([Path(p) for p in logs], scenario, module=module,
                         board_sizes=sizes or None, plugin_folders=[Path(d) for d in plugin_dirs],
-                        only=list(rules) or None)
+                        trust_scenario_plugins=trust_scenario_plugins, only=list(rules) or None)
     if fmt == "json":
         write_report([json.dumps(report.as_json(), ensure_ascii=False, indent=2)], output)
     else:
         write_report(report.lines(), output)
     if report.errors:
         ctx.exit(EXIT_FINDINGS)
+    if not report.complete:
+        ctx.exit(EXIT_NOT_CHECKED)
 
 
 COMMANDS = [audit]

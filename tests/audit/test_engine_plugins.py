@@ -2,7 +2,8 @@
 raises becomes a rule failure that names the plug-in, the rule, the event
 and the step (the audit goes on); a plug-in module that fails to load is a
 located ``PluginError``; a built-in kind's exception is a bug and is not
-swallowed."""
+swallowed.  The scenario's own plug-ins are made only when it is trusted
+(``tests/audit/test_plugin_consent.py`` has the CLI's side)."""
 
 from __future__ import annotations
 
@@ -77,3 +78,36 @@ def test_a_built_in_kinds_exception_is_not_swallowed(ww1, tmp_path, monkeypatch)
     with pytest.raises(ZeroDivisionError):
         engine.dispatch(setup_state(ww1), Event("dice", 3, dice=(1,)))
     assert engine.failures == []
+
+
+FICKLE = '''
+class Fickle:
+    subscribes = frozenset({"dice"})
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def check(self, state, event):
+        self.subscribes = 7          # no longer a set of event kinds
+        return []
+'''
+
+
+def test_a_plugin_whose_subscribes_turns_bad_is_a_rule_failure(ww1, tmp_path):
+    (tmp_path / "fickle_rules.py").write_text(FICKLE, encoding="utf-8")
+    spec = RuleSpec("house.fickle", "plugin", {}, (), plugin="fickle_rules:Fickle")
+    engine = _engine(ww1, tmp_path, spec)
+    state = setup_state(ww1)
+    engine.dispatch(state, Event("dice", 4, dice=(1,)))
+    engine.dispatch(state, Event("dice", 5, dice=(2,)))
+    assert [(f.rule_id, f.step) for f in engine.failures] == [("house.fickle", 5)]
+    assert "its subscribes is of type int" in engine.failures[0].error
+
+
+def test_without_consent_the_scenarios_plugins_are_not_made(ww1):
+    engine = Engine(ww1)
+    plugin_ids = {r.id for r in ww1.rules if r.kind == "plugin"}
+    assert plugin_ids and set(engine.not_checked) == plugin_ids
+    assert not plugin_ids & {spec.id for spec, _ in engine.rules}
+    trusted = Engine(ww1, trust_scenario_plugins=True)
+    assert trusted.not_checked == {} and plugin_ids <= {spec.id for spec, _ in trusted.rules}

@@ -87,7 +87,7 @@ def load_plugin_class(reference: str, folders: Sequence[Path]) -> PluginClass:
     if cls is None:
         raise PluginError(f"the module has no class {class_name!r}", file=path)
     if not isinstance(cls, type):
-        raise PluginError(f"{class_name!r} is not a class but a {type(cls).__name__}", file=path,
+        raise PluginError(f"{class_name!r} is not a class: it is of type {type(cls).__name__}", file=path,
                           place=f"class {class_name}")
     # what a user's class does is known only by running it: make_plugin_rule
     # checks what it makes
@@ -98,8 +98,12 @@ def make_plugin_rule(rule_id: str, reference: str, ctx: PluginContext, folders: 
     """The rule ``rule_id`` of the scenario: an instance of the plug-in class
     ``reference`` from ``folders``, checked to be a rule (a callable
     ``check``, ``subscribes`` a set of event kinds)."""
-    cls = load_plugin_class(reference, folders)
     _, class_name = _split(reference)
+    try:
+        cls = load_plugin_class(reference, folders)
+    except PluginError as exc:      # which rule needs it, too
+        raise PluginError(f"{exc.message} (plug-in {reference} of rule {rule_id})", file=exc.file,
+                          place=exc.place) from None
     path = plugin_module(reference, folders)
     place = f"class {class_name} (rule {rule_id})"
     try:
@@ -110,7 +114,7 @@ def make_plugin_rule(rule_id: str, reference: str, ctx: PluginContext, folders: 
     if check is None:
         raise PluginError("not a rule: it has no check(state, event) method", file=path, place=place)
     if not callable(check):
-        raise PluginError(f"not a rule: its check is a {type(check).__name__}, not a method", file=path,
+        raise PluginError(f"not a rule: its check is of type {type(check).__name__}, not a method", file=path,
                           place=place)
     problem = subscribes_problem(getattr(rule, "subscribes", frozenset()))
     if problem:
@@ -122,7 +126,7 @@ def subscribes_problem(subscribes: object) -> str | None:
     """What is wrong with a plug-in's ``subscribes`` (None: a set, frozenset,
     list or tuple of event-kind strings)."""
     if not isinstance(subscribes, (set, frozenset, list, tuple)):
-        return (f"its subscribes is a {type(subscribes).__name__}, not a set of event kinds "
+        return (f"its subscribes is of type {type(subscribes).__name__}, not a set of event kinds "
                 "(e.g. frozenset({\"move\"}))")
     wrong = [k for k in subscribes if not isinstance(k, str)]
     if wrong:

@@ -252,3 +252,14 @@ def test_a_plugin_error_stops_before_any_log_is_read(tmp_path):
     broken_log.write_bytes(b"not a log")
     code, _, err = invoke("audit", broken_log, "--scenario", scenario, "--trust-scenario-plugins")
     assert code == 2 and "evil.py" in err and "broken.vlog" not in err
+
+
+def test_the_report_keys_are_the_documented_ones(tmp_path):
+    """docs/audit-report.md's first table lists every key of the JSON report
+    (``not_checked`` and ``complete`` included), no more."""
+    import re
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "audit-report.md").read_text(encoding="utf-8")
+    table = doc.split("\n\n| key |", 1)[1].split("\n\n", 1)[0]
+    documented = re.findall(r"^\| `([a-z_]+)` \|", table, flags=re.M)
+    report = audit_logs([LOG], load_scenario(hostile(tmp_path / "scenario"))).as_json()
+    assert documented == list(report)

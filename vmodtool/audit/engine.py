@@ -31,8 +31,8 @@ __all__ = ["Engine", "RuleFailure", "PLUGIN_CONSENT"]
 _SNAPSHOT_POINTS = frozenset({"turn_start", "phase_start", "activation_start"})
 
 #: why a plug-in rule was not run (not imported) without the user's consent
-PLUGIN_CONSENT = ("plug-ins are code: they run only with --trust-scenario-plugins (the scenario's "
-                  "plugins.paths) or from a --plugins DIR")
+PLUGIN_CONSENT = ("plug-ins are code, run only with --trust-scenario-plugins (the scenario's "
+                  "plugins.paths) or --plugins DIR")
 
 #: a rule of the audit: a built-in kind or a user's plug-in
 AuditRule = BaseRule[AuditState] | PluginRule
@@ -93,7 +93,7 @@ class Engine:
                 reference = spec.plugin or ""
                 if not trust_scenario_plugins and plugin_module(reference, folders) is None:
                     # not in a folder the user named: never imported
-                    self.not_checked[spec.id] = f"plug-in {reference} not imported ({PLUGIN_CONSENT})"
+                    self.not_checked[spec.id] = f"plug-in {reference} not imported: {PLUGIN_CONSENT}"
                     continue
                 plugin_ctx = PluginContext(spec, scenario)
                 rule = make_plugin_rule(spec.id, reference, plugin_ctx, folders)

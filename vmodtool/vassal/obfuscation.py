@@ -301,10 +301,10 @@ def _check_inflated(size: int, consumed: int, limits: _Limits, what: str) -> Non
     if size > limits.floor and size > limits.floor + limits.ratio * consumed:
         raise UnsafeFileError(
             f"refusing to inflate the {what}-compressed command text past {size} bytes from "
-            f"{consumed} compressed bytes: more than {limits.ratio:g}:1 beyond the first "
-            f"{_mib(limits.floor)}, which is a decompression bomb, not a save (real saves "
-            f"compress less than 150:1; if this one is real, raise {ENV_MAX_RATIO}, e.g. "
-            f"{ENV_MAX_RATIO}={max(2 * limits.ratio, 2000):g})", place=f"compressed byte {consumed}")
+            f"{consumed} compressed bytes ({size / max(1, consumed):.0f}:1, more than the "
+            f"{limits.ratio:g}:1 accepted beyond the first {_mib(limits.floor)}): this is a "
+            f"decompression bomb, not a save (real saves compress less than 150:1; if this one "
+            f"is real, raise the environment variable {ENV_MAX_RATIO})", place=f"compressed byte {consumed}")
 
 
 def _inflate(chunks: Iterator[bytes], decomp: zlib._Decompress | lzma.LZMADecompressor,

@@ -6,14 +6,14 @@ import functools
 import os
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import SHARED
-from vmodtool.errors import VmodError
+from vmodtool.errors import FormatError, VmodError
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.buildfile import BuildFile
-from vmodtool.vassal.commands import AddPiece, LogEntry, leaves
+from vmodtool.vassal.commands import ESC, AddPiece, LogEntry, leaf_commands, leaves, parse_commands, tree_to_json
 from vmodtool.vassal.metadata import ModuleMetadata, SaveMetadata
 from vmodtool.vassal.obfuscation import encode_saved_game
 from vmodtool.vassal.pieces import PieceDef
@@ -146,3 +146,67 @@ def test_mutated_metadata(path, ops):
             kind.parse(data, file=path.name).to_bytes()
         except VmodError:
             pass
+
+
+# --------------------------------------------------------------------------
+# the command parser on raw (unzipped) text: a bare .vlog is its savedGame
+# content, so these reach parse_commands with no zip or hex in between
+
+#: issue 13.3: VASSAL-style nesting far past any real depth
+DEEP_QUOTES = "begin_save" + ESC + "'" * 5000
+DEEP_BACKSLASHES = "\\" * 1001 + ESC
+_RAW_PIECES = st.sampled_from([ESC, "\\", "'", "''", "\\" + ESC, "begin_save", "end_save", "+/1/", "M/",
+                               "LOG\t", "PLAYER\t", "\t", ";", "/", "a", "Я"])
+_runs = st.tuples(st.sampled_from(["'", "\\", ESC, "\\" + ESC]), st.integers(0, 3000))
+
+
+def _exercise_text(text: str) -> None:
+    """The parser and everything that walks its tree, on any text."""
+    try:
+        tree = parse_commands(text)
+    except FormatError:
+        return
+    tree_to_json(tree)
+    for cmd in leaf_commands(tree):
+        cmd.record()
+        inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
+        if isinstance(inner, AddPiece) and not inner.is_stack:
+            try:
+                _exercise_piece(inner.text)
+            except VmodError:
+                pass
+
+
+@FUZZ
+@given(st.lists(_RAW_PIECES, max_size=60).map("".join), _runs, st.floats(0, 1))
+@example(DEEP_QUOTES, ("'", 0), 0.0)
+@example(DEEP_BACKSLASHES, ("'", 0), 0.0)
+@example("begin_save" + ESC + DEEP_BACKSLASHES, ("'", 0), 0.0)
+@example("begin_save" + ESC, ("\\" + ESC, 3000), 1.0)
+def test_command_parser_on_raw_text(text, run, where):
+    char, count = run
+    at = int(where * len(text))
+    text = text[:at] + char * count + text[at:]
+    _exercise_text(text)
+    try:
+        _exercise_save(SavedGame.from_bytes(text.encode("utf-8"), file="fuzz.vlog"))
+    except VmodError:
+        pass
+
+
+@FUZZ
+@given(st.sampled_from(SAVES), _mutation, _runs, st.floats(0, 1))
+@example(SAVES[0], [("flip", 0.0, 0)], ("'", 5000), 1.0)
+@example(SAVES[0], [("flip", 0.0, 0)], ("\\", 1001), 0.5)
+def test_mutated_raw_command_text(path, ops, run, where):
+    # the decoded text of a real file, damaged and with a run of quotes,
+    # backslashes or separators spliced in, read back as a bare stream
+    text, known = _undamaged(path)
+    damaged = _mutate(text.encode("utf-8"), ops).decode("utf-8", errors="replace")
+    char, count = run
+    at = int(where * len(damaged))
+    damaged = damaged[:at] + char * count + damaged[at:]
+    try:
+        _exercise_save(SavedGame.from_bytes(damaged.encode("utf-8"), file="fuzz.vlog"), known)
+    except VmodError:
+        pass

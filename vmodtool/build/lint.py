@@ -34,7 +34,7 @@ from typing import Any
 
 from lxml import etree
 
-from vmodtool.errors import FormatError, VmodError
+from vmodtool.errors import FormatError, UnsafeFileError, VmodError
 from vmodtool.vassal.buildfile import BoardEntry, BuildFile, vassal_text
 from vmodtool.vassal.grid import LocationError, grid_from_element
 from vmodtool.vassal.grid_common import parse_double_attribute
@@ -1364,6 +1364,10 @@ class _Linter:
         try:
             saved = SavedGame.from_bytes(data, file=entry)
             text = saved.text
+        except UnsafeFileError as err:
+            # a bomb is not a finding: reading it further could harm the machine
+            raise UnsafeFileError(f"predefined setup: {err.message}", file=self.module.file,
+                                  place=", ".join(p for p in (f"entry {entry}", err.place) if p)) from None
         except VmodError as err:
             self.add("unreadable-setup", f"predefined setup {entry!r} cannot be decoded: "
                      f"{err.message}", element)

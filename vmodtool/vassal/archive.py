@@ -106,6 +106,13 @@ class Archive:
         self._infos: dict[str, zipfile.ZipInfo] = {}
         total = 0
         for info in infos:
+            # zipfile cuts a name at its first NUL (``filename``); the name as
+            # stored is ``orig_filename``, and a NUL in it is a disguise
+            if "\x00" in info.orig_filename:
+                raise UnsafeFileError(
+                    f"refusing an archive whose entry {info.orig_filename!r} contains a NUL "
+                    f"character (zip readers cut the name there, to {info.filename!r})",
+                    file=self.file, place=f"entry at byte {info.header_offset}")
             why = _check_name(info.filename)
             if why:
                 raise UnsafeFileError(f"refusing an archive whose entry {info.filename!r} {why}",

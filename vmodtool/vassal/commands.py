@@ -26,10 +26,11 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, TypeAlias
 
+from vmodtool.errors import FormatError
 from vmodtool.vassal.sequence import Token, decode_sequence, encode_sequence
 
 __all__ = [
-    "ESC", "Node", "Command", "CommandGroup", "parse_commands", "classify",
+    "ESC", "Node", "Command", "CommandGroup", "parse_commands", "classify", "MAX_DEPTH",
     "NullCommand", "BeginSave", "EndSave", "AddPiece", "RemovePiece", "ChangePiece", "MovePiece",
     "Chat", "LogEntry", "Undo", "PlayerAdd", "PlayerRemove", "SetBoards", "GlobalPropertySet",
     "MutableProperty", "TurnState", "SetupStackMarker", "NoteCommand", "UnknownCommand", "VersionCheck",
@@ -762,25 +763,52 @@ def _is_quoted(token: str) -> bool:
     return len(token) > 1 and token[0] == "'" and token[-1] == "'"
 
 
+#: the deepest nesting of groups accepted.  Real saves nest at most 4 deep;
+#: VASSAL's own (recursive) decoder would overflow its Java stack somewhere
+#: past a few thousand, and each level costs a copy of the text.
+MAX_DEPTH = 100
+
+
 def parse_commands(text: str) -> Node:
-    """Split command text into its tree, exactly as VASSAL does (§4.3)."""
+    """Split command text into its tree, exactly as VASSAL does (§4.3).
+
+    Iterative (an explicit stack, no recursion); text nested more than
+    :data:`MAX_DEPTH` groups deep is a :class:`FormatError` naming the
+    top-level command (0-based) it is in."""
     if ESC not in text and not _is_quoted(text):
         return classify(text)(text)
     return _parse_group(text)
 
 
 def _parse_group(text: str) -> CommandGroup:
-    children: list[Node] = []
+    # one frame per open group: its children so far and its tokens still to
+    # read (reversed, so that pop() takes the next one and releases it)
     tokens = decode_sequence(text, ESC)
+    del text
     tokens.reverse()
-    while tokens:
-        token = tokens.pop()  # released once split: big tokens are not held twice
+    stack: list[tuple[list[Node], list[str]]] = [([], tokens)]
+    while True:
+        children, pending = stack[-1]
+        if not pending:
+            group = CommandGroup(children)
+            stack.pop()
+            if not stack:
+                return group
+            stack[-1][0].append(group)
+            continue
+        token = pending.pop()  # released once split: big tokens are not held twice
         if ESC not in token and not _is_quoted(token):
             children.append(classify(token)(token))
-        else:
-            children.append(_parse_group(token))
+            continue
+        if len(stack) >= MAX_DEPTH:
+            raise FormatError(
+                f"the commands are nested more than {MAX_DEPTH} groups deep (real saves nest at "
+                "most 4; VASSAL's parser would overflow its stack): the file is damaged or hostile",
+                place=f"command {len(stack[0][0])}")
+        sub = decode_sequence(token, ESC)
         del token
-    return CommandGroup(children)
+        sub.reverse()
+        stack.append(([], sub))
 
 
 # --------------------------------------------------------------------------

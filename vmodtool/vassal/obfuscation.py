@@ -29,12 +29,13 @@ import enum
 import io
 import lzma
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from vmodtool.errors import FormatError, PathLike, UnsafeFileError
+from vmodtool.errors import FormatError, PathLike, UnsafeFileError, VmodError
 
 __all__ = [
     "Encoding",
@@ -43,13 +44,33 @@ __all__ = [
     "encode_saved_game",
     "sniff_encoding",
     "DEFAULT_MAX_PLAINTEXT",
+    "DEFAULT_MAX_RATIO",
+    "ENV_MAX_PLAINTEXT",
+    "ENV_MAX_RATIO",
+    "plaintext_limits",
 ]
 
-#: refuse to produce more plaintext than this (decompression bombs); the
-#: largest real saves known are ~465 MB.
-DEFAULT_MAX_PLAINTEXT = 2 * 1024 ** 3
+#: refuse to produce more plaintext than this (``VMODTOOL_MAX_PLAINTEXT``
+#: overrides it): the largest corpus save holds 14 MB of text, so 200 MiB
+#: leaves room while keeping a refused file's peak memory under 300 MB; the
+#: rare real save of ~465 MB needs the variable raised.
+DEFAULT_MAX_PLAINTEXT = 200 * 1024 ** 2
+#: the largest plaintext/compressed ratio accepted from ``!VCSZ``, ``!VOXZ``
+#: and bare xz once past :data:`RATIO_FLOOR` bytes of output
+#: (``VMODTOOL_MAX_RATIO`` overrides it).  Real saves reach 26:1 with zlib and
+#: 130:1 with ``xz -9e``; a stream of zeros reaches 1032:1 (zlib) and
+#: 6500:1 (xz).
+DEFAULT_MAX_RATIO = 500.0
+#: output that is always accepted whatever the ratio (the head of a save may
+#: compress better than the whole)
+RATIO_FLOOR = 32 * 1024 ** 2
+#: the environment variables that raise the limits
+ENV_MAX_PLAINTEXT = "VMODTOOL_MAX_PLAINTEXT"
+ENV_MAX_RATIO = "VMODTOOL_MAX_RATIO"
 
 _CHUNK = 1 << 22  # 4 MiB of encoded input per step (must be even)
+_IN_STEP = 1 << 14  # compressed bytes fed to a decompressor per call
+_OUT_STEP = 1 << 20  # plaintext bytes asked of a decompressor per call
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 _XOR_TABLES = [bytes(i ^ k for i in range(256)) for k in range(256)]
@@ -178,6 +199,58 @@ def _iter_unhex(stream: BinaryReader, key: int, start: int) -> Iterator[tuple[by
                           "(the file is truncated or damaged)", place=f"byte {offset}")
 
 
+@dataclass(frozen=True)
+class _Limits:
+    """The bounds of one decode: ``plaintext`` bytes at most, and past
+    ``floor`` bytes at most ``ratio`` bytes of output per compressed byte
+    consumed (checked as the stream inflates, so a bomb stops after a few
+    megabytes whatever its total size)."""
+
+    plaintext: int
+    ratio: float
+    floor: int = RATIO_FLOOR
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
+_UNITS = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3, "t": 1024 ** 4}
+
+
+def _env_number(name: str, default: float, *, size: bool) -> float:
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    match = _SIZE.fullmatch(value)
+    if match is None or (not size and match.group(2)):
+        example = "a number of bytes such as 600M or 2G" if size else "a number such as 2000"
+        raise VmodError(f"environment variable {name}={value!r}: expected {example}")
+    number = float(match.group(1)) * _UNITS[match.group(2).lower()]
+    if number <= 0:
+        raise VmodError(f"environment variable {name}={value!r}: expected a positive number")
+    return number
+
+
+def plaintext_limits(max_plaintext: int | None = None, max_ratio: float | None = None) -> tuple[int, float]:
+    """The plaintext ceiling and the compression-ratio limit in force:
+    the arguments when given, else ``VMODTOOL_MAX_PLAINTEXT`` /
+    ``VMODTOOL_MAX_RATIO``, else the defaults.  A malformed variable is a
+    :class:`VmodError`."""
+    limit = max_plaintext if max_plaintext is not None else int(
+        _env_number(ENV_MAX_PLAINTEXT, DEFAULT_MAX_PLAINTEXT, size=True))
+    ratio = max_ratio if max_ratio is not None else _env_number(ENV_MAX_RATIO, DEFAULT_MAX_RATIO, size=False)
+    return limit, ratio
+
+
+def _mib(size: int) -> str:
+    return f"{size / 1024 ** 2:.0f} MiB" if size >= 1024 ** 2 else f"{size} bytes"
+
+
+def _too_much(limit: int) -> UnsafeFileError:
+    return UnsafeFileError(
+        f"refusing to decode more than {limit} bytes ({_mib(limit)}) of command text; if this "
+        f"really is a save that large, raise the limit (environment variable {ENV_MAX_PLAINTEXT}, "
+        f"e.g. {ENV_MAX_PLAINTEXT}=2G)", place=f"plaintext byte {limit}")
+
+
 class _TextBuilder:
     """Decodes UTF-8 chunk by chunk into a list of str pieces: no growing
     byte buffer to reallocate, and each byte chunk is freed as soon as it is
@@ -192,6 +265,8 @@ class _TextBuilder:
         self._limit = limit
 
     def add(self, chunk: bytes, final: bool = False) -> None:
+        if self.size + len(chunk) > self._limit:
+            raise _too_much(self._limit)
         try:
             self._parts.append(self._decoder.decode(chunk, final))
         except UnicodeDecodeError as exc:
@@ -200,7 +275,6 @@ class _TextBuilder:
                 f"the decoded text is not valid UTF-8 ({exc.reason}: byte 0x{bad:02x})",
                 place=f"plaintext byte {self.size + exc.start}") from None
         self.size += len(chunk)
-        _check_size(self.size, self._limit)
 
     def text(self) -> str:
         self.add(b"", final=True)
@@ -219,65 +293,117 @@ def _decode_utf8(raw: bytes | bytearray) -> str:
 
 def _check_size(size: int, limit: int) -> None:
     if size > limit:
+        raise _too_much(limit)
+
+
+def _check_inflated(size: int, consumed: int, limits: _Limits, what: str) -> None:
+    _check_size(size, limits.plaintext)
+    if size > limits.floor and size > limits.floor + limits.ratio * consumed:
         raise UnsafeFileError(
-            f"refusing to decode more than {limit} bytes of command text "
-            "(raise the limit if this really is a save that large)")
+            f"refusing to inflate the {what}-compressed command text past {size} bytes from "
+            f"{consumed} compressed bytes ({size / max(1, consumed):.0f}:1, more than the "
+            f"{limits.ratio:g}:1 accepted beyond the first {_mib(limits.floor)}): this is a "
+            f"decompression bomb, not a save (real saves compress less than 150:1; if this one "
+            f"is real, raise the environment variable {ENV_MAX_RATIO})", place=f"compressed byte {consumed}")
 
 
 def _inflate(chunks: Iterator[bytes], decomp: zlib._Decompress | lzma.LZMADecompressor,
-             limit: int, what: str) -> bytearray:
-    """Decompress ``chunks`` with a zlib or lzma decompressor, never holding
-    more than ``limit`` + 1 bytes of output (a bomb stops early)."""
+             limits: _Limits, what: str) -> bytearray:
+    """Decompress ``chunks`` with a zlib or lzma decompressor in bounded
+    steps (:data:`_IN_STEP` bytes in, at most :data:`_OUT_STEP` bytes out per
+    call), checking the plaintext ceiling and the running ratio after every
+    step: a bomb stops with at most one step past the limit in memory.
+    Input after the end of the compressed stream is ignored."""
     out = bytearray()
+    consumed = 0
     try:
         for chunk in chunks:
-            out += decomp.decompress(chunk, limit + 1 - len(out))
-            _check_size(len(out), limit)
-            while True:
-                if isinstance(decomp, lzma.LZMADecompressor):
-                    if decomp.eof or decomp.needs_input:
-                        break
-                    out += decomp.decompress(b"", limit + 1 - len(out))
-                else:
-                    pending = decomp.unconsumed_tail
-                    if not pending:
-                        break
-                    out += decomp.decompress(pending, limit + 1 - len(out))
-                _check_size(len(out), limit)
-        if not isinstance(decomp, lzma.LZMADecompressor):
-            out += decomp.flush()
+            view = memoryview(chunk)
+            for start in range(0, len(view), _IN_STEP):
+                data: bytes | memoryview = view[start:start + _IN_STEP]
+                fed = consumed + len(data)
+                while True:
+                    out += decomp.decompress(data, _OUT_STEP)
+                    if isinstance(decomp, lzma.LZMADecompressor):
+                        consumed = fed  # an upper bound: lzma does not say what it buffered
+                        _check_inflated(len(out), consumed, limits, what)
+                        if decomp.eof or decomp.needs_input:
+                            break
+                        data = b""
+                    else:
+                        data = decomp.unconsumed_tail
+                        consumed = fed - len(data)
+                        _check_inflated(len(out), consumed, limits, what)
+                        if decomp.eof or not data:
+                            break
+                if decomp.eof:
+                    break
+            if decomp.eof:
+                break
+        if not isinstance(decomp, lzma.LZMADecompressor) and not decomp.eof:
+            out += decomp.flush(_OUT_STEP)
+            _check_inflated(len(out), consumed, limits, what)
     except (zlib.error, lzma.LZMAError, EOFError) as exc:
-        raise FormatError(f"the {what}-compressed data is damaged ({exc})") from None
+        raise FormatError(f"the {what}-compressed data is damaged ({exc})",
+                          place=f"compressed byte {consumed}") from None
     if not decomp.eof:
-        raise FormatError(f"the {what}-compressed data is truncated")
+        raise FormatError(f"the {what}-compressed data is truncated", place=f"compressed byte {consumed}")
     return out
 
 
 def decode_saved_game(data: bytes | BinaryReader, *, file: PathLike | None = None,
                       entry: str | None = "savedGame",
-                      max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> DecodedText:
+                      max_plaintext: int | None = None, max_ratio: float | None = None,
+                      size: int | None = None) -> DecodedText:
     """Decode a ``savedGame`` entry (bytes or a binary stream) to its text.
 
     Errors are :class:`FormatError` naming ``file``, the entry and the byte
-    offset; more than ``max_plaintext`` bytes of text raise
-    :class:`UnsafeFileError`.
+    offset.  More than ``max_plaintext`` bytes of text, or compressed data
+    that inflates more than ``max_ratio``:1 (past :data:`RATIO_FLOOR`
+    bytes), raise :class:`UnsafeFileError`; both default to the environment
+    (:func:`plaintext_limits`).  ``size``, the entry's size when known (a
+    stream's length), lets an uncompressed entry that is too large be
+    refused before it is read.
     """
+    limit, ratio = plaintext_limits(max_plaintext, max_ratio)
+    if size is None and isinstance(data, (bytes, bytearray, memoryview)):
+        size = len(data)
     try:
-        return _decode(_as_stream(data), max_plaintext)
+        return _decode(_as_stream(data), _Limits(limit, ratio), size)
     except FormatError as exc:
         raise exc.located(file=file, place=f"entry {entry}" if entry else None) from None
 
 
-def _decode(stream: BinaryReader, limit: int) -> DecodedText:
+def _refuse_early(size: int | None, body: int, per_byte: float, limits: _Limits) -> None:
+    """Refuse an uncompressed entry of ``size`` bytes whose text (``body``
+    bytes of header aside, ``per_byte`` text bytes per entry byte) would pass
+    the ceiling, before reading it."""
+    if size is not None and (size - body) * per_byte > limits.plaintext:
+        text = int((size - body) * per_byte)
+        raise UnsafeFileError(
+            f"the entry holds {text} bytes of command text, more than the {limits.plaintext} "
+            f"({_mib(limits.plaintext)}) accepted; if this really is a save that large, raise "
+            f"the limit (environment variable {ENV_MAX_PLAINTEXT}, e.g. {ENV_MAX_PLAINTEXT}=2G)",
+            place=f"byte {body}")
+
+
+def _decode(stream: BinaryReader, limits: _Limits, size: int | None) -> DecodedText:
+    limit = limits.plaintext
     head = _read_exact(stream, 6)
     enc = sniff_encoding(head)
     if enc is Encoding.PLAIN:
-        raw: bytes | bytearray = head + stream.read(limit + 1 - len(head))
-        _check_size(len(raw), limit)
+        _refuse_early(size, 0, 1, limits)
+        raw = bytearray(head)
+        while True:
+            chunk = stream.read(_CHUNK)
+            if not chunk:
+                break
+            raw += chunk
+            _check_size(len(raw), limit)
         return DecodedText(_decode_utf8(raw), enc, plaintext_bytes=len(raw))
     if enc is Encoding.XZ:
         decomp = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
-        raw = _inflate(_chunks(head, stream), decomp, limit, "xz")
+        raw = _inflate(_chunks(head, stream), decomp, limits, "xz")
         return DecodedText(_decode_utf8(raw), enc, header=_XZ_MAGIC, plaintext_bytes=len(raw))
     if enc in (Encoding.VCSK, Encoding.VCSZ):
         key_hex = head[5:6] + _read_exact(stream, 1)
@@ -288,6 +414,7 @@ def _decode(stream: BinaryReader, limit: int) -> DecodedText:
         lower = upper = False
         parts = _iter_unhex(stream, key, 7)
         if enc is Encoding.VCSK:
+            _refuse_early(size, 7, 0.5, limits)
             builder = _TextBuilder(limit)
             for piece, lo, up in parts:
                 builder.add(piece)
@@ -302,7 +429,7 @@ def _decode(stream: BinaryReader, limit: int) -> DecodedText:
                 flags[0] |= lo
                 flags[1] |= up
                 yield piece
-        raw = _inflate(pieces(), zlib.decompressobj(), limit, "zlib")
+        raw = _inflate(pieces(), zlib.decompressobj(), limits, "zlib")
         lower, upper = flags
         text = _decode_utf8(raw)
         return DecodedText(text, enc, key=key, hex_case=_hex_case(lower, upper),
@@ -318,6 +445,7 @@ def _decode(stream: BinaryReader, limit: int) -> DecodedText:
     table = _XOR_TABLES[key]
     first = rest[1:]
     if enc is Encoding.VOBS:
+        _refuse_early(size, len(header) + 1, 1, limits)
         raw = bytearray(first.translate(table))
         while True:
             chunk = stream.read(_CHUNK)
@@ -327,7 +455,7 @@ def _decode(stream: BinaryReader, limit: int) -> DecodedText:
             _check_size(len(raw), limit)
         return DecodedText(_decode_utf8(raw), enc, key=key, header=header, plaintext_bytes=len(raw))
     xored = (c.translate(table) for c in _chunks(first, stream))
-    raw = _inflate(xored, lzma.LZMADecompressor(format=lzma.FORMAT_XZ), limit, "xz")
+    raw = _inflate(xored, lzma.LZMADecompressor(format=lzma.FORMAT_XZ), limits, "xz")
     return DecodedText(_decode_utf8(raw), enc, key=key, header=header, plaintext_bytes=len(raw))
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
 
-from vmodtool.errors import FormatError, VmodError
+from vmodtool.errors import FormatError, UnsafeFileError, VmodError
 from vmodtool.fileio import atomic_write, not_what_expected
 from vmodtool.vassal.archive import DEFAULT_LIMITS, Archive, ArchiveLimits, build_zip, is_zip_data, read_head
 from vmodtool.vassal.commands import (
@@ -36,7 +36,6 @@ from vmodtool.vassal.commands import (
     parse_commands,
 )
 from vmodtool.vassal.obfuscation import (
-    DEFAULT_MAX_PLAINTEXT,
     DecodedText,
     Encoding,
     decode_saved_game,
@@ -77,40 +76,51 @@ class SavedGame:
     # -- reading ------------------------------------------------------------
     @classmethod
     def read(cls, path: PathLike, *, limits: ArchiveLimits = DEFAULT_LIMITS,
-             max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> SavedGame:
-        """Read a save or log from ``path`` (zip or bare command stream)."""
+             max_plaintext: int | None = None, max_ratio: float | None = None) -> SavedGame:
+        """Read a save or log from ``path`` (zip or bare command stream).
+
+        ``max_plaintext`` and ``max_ratio`` bound the decoded command text
+        (:func:`~vmodtool.vassal.obfuscation.decode_saved_game`; default:
+        ``VMODTOOL_MAX_PLAINTEXT``, ``VMODTOOL_MAX_RATIO`` or
+        :data:`~vmodtool.vassal.obfuscation.DEFAULT_MAX_PLAINTEXT`)."""
         file = os.fspath(path)
         head = read_head(path)
         if not is_zip_data(head):
             try:
                 with open(path, "rb") as fh:
-                    decoded = decode_saved_game(fh, file=file, entry=None, max_plaintext=max_plaintext)
+                    decoded = decode_saved_game(fh, file=file, entry=None, max_plaintext=max_plaintext,
+                                                max_ratio=max_ratio, size=os.fstat(fh.fileno()).st_size)
                 return cls(decoded=decoded, container="raw", entries={}, file=file)._checked()
+            except UnsafeFileError:
+                raise
             except FormatError as exc:
                 raise not_what_expected(exc, path, "a VASSAL save or log",
                                         own=("vassal-stream", "xz")) from None
         with Archive.open(path, limits=limits) as arc:
-            return cls._from_archive(arc, file, max_plaintext)
+            return cls._from_archive(arc, file, max_plaintext, max_ratio)
 
     @classmethod
     def from_bytes(cls, data: bytes, *, file: PathLike | None = None,
                    limits: ArchiveLimits = DEFAULT_LIMITS,
-                   max_plaintext: int = DEFAULT_MAX_PLAINTEXT) -> SavedGame:
+                   max_plaintext: int | None = None, max_ratio: float | None = None) -> SavedGame:
         name = os.fspath(file) if file is not None else None
         if not is_zip_data(data[:4]):
-            decoded = decode_saved_game(data, file=name, entry=None, max_plaintext=max_plaintext)
+            decoded = decode_saved_game(data, file=name, entry=None, max_plaintext=max_plaintext,
+                                        max_ratio=max_ratio)
             return cls(decoded=decoded, container="raw", entries={}, file=name)._checked()
         with Archive(data, file=name, limits=limits) as arc:
-            return cls._from_archive(arc, name, max_plaintext)
+            return cls._from_archive(arc, name, max_plaintext, max_ratio)
 
     @classmethod
-    def _from_archive(cls, arc: Archive, file: str | None, max_plaintext: int) -> SavedGame:
+    def _from_archive(cls, arc: Archive, file: str | None, max_plaintext: int | None,
+                      max_ratio: float | None) -> SavedGame:
         if SAVED_GAME not in arc:
             listed = ", ".join(arc.files()[:8]) or "no entries"
             raise FormatError(f"not a VASSAL save or log: the archive has no '{SAVED_GAME}' entry "
                               f"(it has {listed})", file=file)
         with arc.open_entry(SAVED_GAME) as stream:
-            decoded = decode_saved_game(stream, file=file, max_plaintext=max_plaintext)
+            decoded = decode_saved_game(stream, file=file, max_plaintext=max_plaintext, max_ratio=max_ratio,
+                                        size=arc.size(SAVED_GAME))
         entries: dict[str, bytes] = {}
         for name in arc.names():
             if name == SAVED_GAME:
@@ -146,7 +156,11 @@ class SavedGame:
     def commands(self) -> Node:
         """The command tree (§4.3)."""
         if self._tree is None:
-            self._tree = parse_commands(self.decoded.text)
+            try:
+                self._tree = parse_commands(self.decoded.text)
+            except FormatError as exc:
+                where = f"entry {SAVED_GAME}" if self.container == "zip" else None
+                raise exc.located(file=self.file, place=where) from None
         return self._tree
 
     def top_level(self) -> tuple[Node, ...]:

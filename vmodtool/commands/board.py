@@ -194,6 +194,7 @@ def grid_check(ctx: click.Context, image_file: str, output: str | None, scenario
         check_image_size,
         grid_from_options,
         grid_from_vassal_attributes,
+        image_header,
         read_image,
         write_grid_overlay,
     )
@@ -201,17 +202,17 @@ def grid_check(ctx: click.Context, image_file: str, output: str | None, scenario
     out = output or str(Path(image_file).with_name(Path(image_file).stem + "-grid.png"))
     check_output(out, image_file, scenario_file, suffixes=(".png",), what="a PNG image",
                  hint="the overlay is written as PNG")
-    image = read_image(image_file)
+    # every option is checked before the image is touched, and the image's
+    # header (its size, refused past the pixel limit) before its pixels
     board_size: tuple[int, int] | None = None
-    grid: HexGrid | MapGrid
+    grid: HexGrid | MapGrid | None = None
+    attributes: dict[str, str] = {}
     if vassal_attrs:
-        attributes: dict[str, str] = {}
         for item in vassal_attrs:
             if "=" not in item:
                 raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--vassal")
             key, value = item.split("=", 1)
             attributes[key.strip()] = value.strip()
-        grid = grid_from_vassal_attributes(attributes, image.size)
         source = "VASSAL attributes"
     else:
         if scenario_file:
@@ -231,8 +232,13 @@ def grid_check(ctx: click.Context, image_file: str, output: str | None, scenario
             width, height = map_grid.size
             source = "the grid options"
         grid, board_size = map_grid, (width, height)
+    size = image_header(image_file, warn=warn)
+    if grid is None:
+        grid = grid_from_vassal_attributes(attributes, size)
+    else:
         attrs = " ".join(f"{k}={v}" for k, v in map_grid.grid_attributes.items())
         click.echo(f"VASSAL HexGrid: {attrs}")
+    image = read_image(image_file, warn=warn)
     count = write_grid_overlay(image, grid, out, numbers=not no_numbers)
     click.echo(f"wrote {out}: {count} hexes of {source} over {image_file} "
                f"({image.size[0]}x{image.size[1]})")

@@ -36,7 +36,8 @@ class VmodError(Exception):
         the file may carry newlines or terminal controls, so they are
         written as visible escapes (:func:`vmodtool.textsafe.escape_controls`)
         and surrounding white space is dropped."""
-        from vmodtool.textsafe import escape_controls     # not at import: the plug-in API stays light
+        # imported here, not at the top: the plug-in API stays light
+        from vmodtool.textsafe import escape_controls
 
         parts = []
         if self.file:

@@ -18,13 +18,14 @@ from vmodtool.errors import FormatError, VmodError
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def output_kind(path: PathLike) -> str | None:
+def output_kind(path: PathLike, *, follow: bool = False) -> str | None:
     """What stands at ``path`` when it is not something an output may
-    replace: ``"a character device"``, ``"a folder"``, ``"a symbolic link to
-    …"`` …; ``None`` when nothing is there or it is a regular file.  The
-    path itself is looked at (``lstat``), not what a link points to."""
+    replace: ``"a character device"``, ``"a folder"``, ``"a symbolic link
+    (to …)"`` …; ``None`` when nothing is there or it is a regular file.
+    The path itself is looked at (``lstat``), or with ``follow`` what a link
+    at it ends at (``/dev/stdout`` → the terminal, a character device)."""
     try:
-        st = os.lstat(path)
+        st = os.stat(path) if follow else os.lstat(path)
     except FileNotFoundError:
         return None
     except OSError as exc:          # a parent is a file, a name too long, no permission

@@ -228,7 +228,7 @@ def check_report_output(output: str | None, *inputs: str | None) -> None:
         return
     from vmodtool.fileio import output_kind
 
-    kind = output_kind(output)
+    kind = output_kind(output, follow=True)       # /dev/stdout is a link to the terminal or a pipe
     if kind in ("a character device", "a named pipe (FIFO)", "a socket"):
         raise BadInput(f"{output}: this is {kind}, and a report only replaces a regular file; "
                        "to print the report on stdout, leave out -o or give -o -")

@@ -384,6 +384,35 @@ def test_pillow_warnings_become_located_warnings_or_errors(tmp_path):
     assert "UserWarning" not in err
 
 
+def test_the_overlay_is_composited_in_bands_exactly_as_whole(tmp_path, monkeypatch):
+    import numpy as np
+    from PIL import Image
+
+    from vmodtool.render import board_canvas
+    from vmodtool.render.board import grid_from_options, overlay_grid, write_grid_overlay
+
+    rng = np.random.default_rng(13)
+    scan = Image.fromarray(rng.integers(0, 256, (300, 420, 4), dtype=np.uint8), "RGBA")
+    grid = grid_from_options(hex_height=40, columns=10, rows=7)
+    whole = np.asarray(overlay_grid(scan, grid).convert("RGB"))
+    monkeypatch.setattr(board_canvas, "BAND_PIXELS", 420 * 9 * 37)     # eight bands of 37 rows
+    write_grid_overlay(scan, grid, tmp_path / "o.png")
+    assert np.array_equal(np.asarray(Image.open(tmp_path / "o.png").convert("RGB")), whole)
+
+
+@pytest.mark.parametrize(("args", "expect"), [
+    (["--hex-height", "nan"], "not a hex size"), (["--hex-height", "1e9"], "not a hex size"),
+    (["--hex-width", "-3", "--hex-height", "10"], "not a hex size"), (["--columns", "100000"], "--columns"),
+    (["--vassal", "dx=1e-9", "--vassal", "dy=1e-9"], "hex spacing"),
+    (["--vassal", "dx=64", "--vassal", "dy=1e12"], "hex spacing"),
+    (["--vassal", "dx=1", "--vassal", "dy=1"], "more than the 250,000 grid-check draws")])
+def test_grid_check_bounds_the_drawing_before_it_starts(tmp_path, args, expect):
+    path = tmp_path / "scan.png"
+    path.write_bytes(_bilevel_png(800, 600))
+    code, _, err = invoke(["grid-check", path, *args, "-o", tmp_path / "o.png"])
+    assert code == 2 and expect in err and not (tmp_path / "o.png").exists()
+
+
 def test_a_truncated_image_is_one_located_line(tmp_path):
     path = tmp_path / "cut.png"
     path.write_bytes(_bilevel_png(400, 300)[:60])

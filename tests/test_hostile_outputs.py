@@ -251,6 +251,21 @@ def test_chat_and_names_reach_the_terminal_escaped(chat_log, args):
     assert "secret-pw" not in out
 
 
+@pytest.mark.parametrize("command", ["lint", "inspect", "dump"])
+def test_a_newline_in_a_module_name_cannot_forge_a_report_line(tmp_path, command):
+    text = (FORMATS / "demo-module" / "buildFile.xml").read_text(encoding="utf-8")
+    assert 'mapName="Main Map"' in text and 'entryName="Units"' in text
+    hostile = (text.replace('mapName="Main Map"', 'mapName="Main&#10;FORGED&#13;&#x9b;Map"')
+               .replace('entryName="Units"', 'entryName="Main&#10;FORGED&#13;&#x9b;Map"'))
+    path = tmp_path / "buildFile.xml"
+    path.write_text(hostile, encoding="utf-8")
+    code, out, err = invoke([command, path])
+    assert code in (0, 1), err
+    assert not RAW_CONTROL.search(out)
+    forged = [line for line in out.splitlines() if "FORGED" in line]
+    assert forged and all("Main\\nFORGED\\r\\u009bMap" in line for line in forged)
+
+
 def _strings(value):
     if isinstance(value, str):
         yield value

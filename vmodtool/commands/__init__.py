@@ -254,22 +254,27 @@ def check_folder_output(folder: str, option: str = "-o") -> None:
                        f"{suffix} names {_BINARY_SUFFIXES[suffix]}; give a folder name")
 
 
-def write_report(lines: Iterable[str], output: str | None) -> None:
+def write_report(lines: Iterable[str], output: str | None, *, one_line_items: bool = False) -> None:
     """The lines of a report on stdout (``output`` ``None`` or ``-``), or
     written atomically to ``output`` (an error while they are made leaves an
-    existing file as it was).  Each line passes
+    existing file as it was).  Each item passes
     :func:`~vmodtool.textsafe.escape_report`: no control character, C1
     control or bidi override from an input reaches the terminal or the file
-    (the report's own tabs and newlines stay; JSON stays valid JSON)."""
-    from vmodtool.textsafe import escape_report
+    (the report's own tabs and newlines stay; JSON stays valid JSON).  With
+    ``one_line_items`` (text reports) every item is one line: a newline in
+    it, which can only come from a name or text in a file, is escaped too."""
+    from vmodtool.textsafe import escape_controls, escape_report
+
+    def escape(item: str) -> str:
+        return escape_controls(item) if one_line_items else escape_report(item)
 
     if output is None or output == STDOUT:
         for line in lines:
-            click.echo(escape_report(line))
+            click.echo(escape(line))
         return
     from vmodtool.fileio import atomic_write
 
-    atomic_write(output, (f"{escape_report(line)}\n".encode() for line in lines))
+    atomic_write(output, (f"{escape(line)}\n".encode() for line in lines))
 
 
 class ProgressBars:

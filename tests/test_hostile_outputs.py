@@ -349,6 +349,9 @@ def bomb_png(tmp_path_factory):
 def _grid_check_limited(args, limit_mb=256):
     """grid-check in a child process whose address space is capped: decoding
     the 144-megapixel image (144 MB as 1-bit pixels, and a copy) cannot fit."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("RLIMIT_AS caps the address space on Linux only")
+
     def cap():
         resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, limit_mb << 20))
 

@@ -4,7 +4,7 @@ Every error a user can cause (a bad file, a bad option value) is a
 :class:`VmodError`: it names the file, the place in it (line, entry, byte
 offset, command index, step …) and what was expected.  The CLI turns a
 ``VmodError`` into one line on stderr and exit code 2; any other exception is
-a bug in vmodtool.
+a bug in vmodtool.  ``str()`` of an error is always one line.
 """
 
 from __future__ import annotations
@@ -31,13 +31,21 @@ class VmodError(Exception):
         super().__init__(str(self))
 
     def __str__(self) -> str:
+        """``file: place: message`` on one line, whatever the parts hold: a
+        library's message (libxml2, zipfile, Pillow, YAML) or a name from
+        the file may carry newlines or terminal controls, so they are
+        written as visible escapes (:func:`vmodtool.textsafe.escape_controls`)
+        and surrounding white space is dropped."""
+        # imported here, not at the top: the plug-in API stays light
+        from vmodtool.textsafe import escape_controls
+
         parts = []
         if self.file:
             parts.append(self.file)
         if self.place:
             parts.append(self.place)
         parts.append(self.message)
-        return ": ".join(parts)
+        return ": ".join(escape_controls(part.strip()) for part in parts)
 
     def located(self, *, file: PathLike | None = None,
                 place: str | None = None) -> VmodError:

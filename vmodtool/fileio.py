@@ -1,12 +1,15 @@
 """File helpers shared by every layer: atomic writes that never destroy an
-input, and what a file is by its first bytes (for error messages)."""
+input and only ever replace a regular file, and what a file is by its first
+bytes (for error messages)."""
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
+import stat
 import tempfile
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple, Union
 
@@ -15,35 +18,93 @@ from vmodtool.errors import FormatError, VmodError
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def atomic_write(path: PathLike, data: bytes | Iterable[bytes]) -> None:
+def output_kind(path: PathLike, *, follow: bool = False) -> str | None:
+    """What stands at ``path`` when it is not something an output may
+    replace: ``"a character device"``, ``"a folder"``, ``"a symbolic link
+    (to …)"`` …; ``None`` when nothing is there or it is a regular file.
+    The path itself is looked at (``lstat``), or with ``follow`` what a link
+    at it ends at (``/dev/stdout`` → the terminal, a character device)."""
+    try:
+        st = os.stat(path) if follow else os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:          # a parent is a file, a name too long, no permission
+        return f"not reachable ({exc.strerror or exc})"
+    mode = st.st_mode
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        return f"a symbolic link (to {target})"
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+             (stat.S_ISSOCK, "a socket"))
+    return next((phrase for test, phrase in kinds if test(mode)), "not a regular file")
+
+
+def check_output_target(path: PathLike) -> None:
+    """Refuse to write ``path`` when something other than a regular file is
+    there.  Renaming over a device node, a FIFO or a socket would replace it
+    with a regular file (``-o /dev/null`` run as root would destroy
+    ``/dev/null``); a folder cannot be replaced.  A symbolic link is refused
+    too: writing through it changes a file the user did not name (the
+    classic planted-link attack in a shared folder), replacing it silently
+    breaks the user's link; the message names the file it points to, so
+    giving that name instead is one edit."""
+    kind = output_kind(path)
+    if kind is not None:
+        hint = ""
+        if kind.startswith("a symbolic link"):
+            hint = f"; give the file it points to ({os.path.realpath(path)}) if that is meant"
+        raise VmodError(f"refusing to write the output here: this is {kind}, and an output only "
+                        f"replaces a regular file{hint}", file=path)
+
+
+def atomic_write(path: PathLike, data: bytes | bytearray | memoryview | Iterable[bytes]) -> None:
     """Write ``data`` to ``path`` atomically: into a temporary file in the
-    same folder, flushed to disk, then renamed over the target.  A reader
-    never sees a half-written file and an interrupted run leaves the old file
-    intact."""
+    same folder (created with ``O_EXCL``, so never someone else's), flushed
+    to disk, then renamed over the target.  A reader never sees a
+    half-written file, an interrupted run leaves the old file intact and
+    removes the temporary one.  Only a regular file (or nothing) is
+    replaced: anything else at ``path`` is refused
+    (:func:`check_output_target`), checked once before and once just before
+    the rename.  An error of the file system is a :class:`VmodError` naming
+    ``path``."""
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise VmodError(f"the output folder {folder} does not exist", file=target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    check_output_target(target)
+    with _machine_errors(target):
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
-        # mkstemp makes the file private (0600); give it the mode a normal
-        # open() would (or keep the mode of the file it replaces)
-        try:
-            mode = os.stat(target).st_mode & 0o7777
-        except OSError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as out:
+            with _machine_errors(target):
+                # mkstemp makes the file private (0600); give it the mode a normal
+                # open() would (or keep the mode of the file it replaces)
+                try:
+                    mode = os.stat(target).st_mode & 0o7777
+                except OSError:
+                    umask = os.umask(0)
+                    os.umask(umask)
+                    mode = 0o666 & ~umask
+                os.chmod(tmp, mode)
             if isinstance(data, (bytes, bytearray, memoryview)):
-                out.write(data)
+                with _machine_errors(target):
+                    out.write(data)
             else:
-                for chunk in data:
-                    out.write(chunk)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, target)
+                for chunk in data:          # an error making the data is raised as it is
+                    with _machine_errors(target):
+                        out.write(chunk)
+            with _machine_errors(target):
+                out.flush()
+                os.fsync(out.fileno())
+        check_output_target(target)     # again: the output may have been made meanwhile
+        with _machine_errors(target):
+            os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -52,9 +113,23 @@ def atomic_write(path: PathLike, data: bytes | Iterable[bytes]) -> None:
         raise
 
 
+@contextlib.contextmanager
+def _machine_errors(target: Path) -> Iterator[None]:
+    """An ``OSError`` of the file system while writing ``target`` (disk
+    full, permission denied, read-only folder) as a :class:`VmodError`
+    naming it: the machine's state, not a bug in vmodtool."""
+    try:
+        yield
+    except OSError as exc:
+        raise VmodError(f"cannot write the output: {exc.strerror or exc}", file=target) from None
+
+
 def refuse_overwrite(output: PathLike, *inputs: PathLike) -> None:
-    """Raise :class:`VmodError` when ``output`` is one of ``inputs``."""
+    """Raise :class:`VmodError` when ``output`` is one of ``inputs`` or not
+    something an output may replace (:func:`check_output_target`): called by
+    commands before any work, so a wrong ``-o`` costs nothing."""
     out = Path(output)
+    check_output_target(out)
     for item in inputs:
         src = Path(item)
         try:

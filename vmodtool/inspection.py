@@ -3,7 +3,11 @@
 The CLI only prints what these functions return: :func:`inspect_file` gives
 one JSON-ready summary of any VASSAL file, :func:`dump_records` one record per
 command (saves, logs) or per piece definition (modules, buildFiles).  Player
-ids — VASSAL passwords — are replaced by player names everywhere.
+ids — VASSAL passwords — are replaced by player names everywhere.  The
+text forms escape what a file's names and texts may hold to fool a terminal
+(control characters, embedded newlines, bidi overrides:
+:func:`vmodtool.textsafe.escape_controls`); the JSON-ready data keeps them
+as they are.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any, Union
 
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.fileio import sniff
+from vmodtool.textsafe import escape_controls
 from vmodtool.vassal.archive import Archive, is_zip_data, read_head
 from vmodtool.vassal.buildfile import BoardEntry, BuildFile
 from vmodtool.vassal.commands import AddPiece, Command, CommandGroup, LogEntry, Node, Undo, leaves, walk
@@ -280,7 +285,9 @@ def _inspect_module(module: Module, given_sizes: dict[str, tuple[int, int]]) -> 
 
 
 def format_inspection(report: Report) -> Iterator[str]:
-    """Readable lines for an :func:`inspect_file` report."""
+    """Readable lines for an :func:`inspect_file` report, every text from
+    the file escaped (one line each)."""
+    report = _escaped(report)
     kind = report["kind"]
     yield f"{report['file']}: {kind}"
     if kind in ("save", "log"):
@@ -290,6 +297,18 @@ def format_inspection(report: Report) -> Iterator[str]:
             yield f"  {k}: {v}"
     else:
         yield from _format_module(report)
+
+
+def _escaped(value: Any) -> Any:
+    """``value`` (a report or part of it) with every string, keys too,
+    passed through :func:`escape_controls`."""
+    if isinstance(value, str):
+        return escape_controls(value)
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_escaped(v) for v in value]
+    return value
 
 
 def _meta_line(meta: Report | None) -> str | None:
@@ -451,21 +470,24 @@ def _xml_path(element: Element | None) -> str:
 
 
 def format_dump_record(rec: Report) -> str:
-    """One readable line (or block) for a dump record."""
+    """One readable line (or block of lines) for a dump record; what came
+    from the file is escaped, so every line break is the dump's own."""
+    e = escape_controls
     if "traits" in rec or "error" in rec and "entry_name" in rec:
-        head = f"{rec['path']} (line {rec.get('line')})"
+        head = f"{e(str(rec['path']))} (line {rec.get('line')})"
         if "error" in rec:
-            return f"{head}\n    error: {rec['error']}"
-        lines = [f"{head}: {rec.get('piece_name')!s}" + (f" gpid={rec['gpid']}" if rec.get("gpid") else "")]
+            return f"{head}\n    error: {e(str(rec['error']))}"
+        lines = [f"{head}: {e(str(rec.get('piece_name')))}"
+                 + (f" gpid={e(str(rec['gpid']))}" if rec.get("gpid") else "")]
         for t in rec["traits"]:
             state = f"  state={_clip(t['state'])}" if t["state"] else ""
-            lines.append(f"    {t['class'].rsplit('.', 1)[-1]}: {_clip(t['type'])}{state}")
+            lines.append(f"    {e(t['class'].rsplit('.', 1)[-1])}: {_clip(t['type'])}{state}")
         return "\n".join(lines)
     if rec.get("kind") == "module":
-        return (f"{rec['path']}: {rec['root']} {rec['name']!r} version {rec['version']!r}, "
-                f"VASSAL {rec['vassal_version'] or '?'} ({rec['buildfile_entry']})")
+        return (f"{e(str(rec['path']))}: {e(str(rec['root']))} {rec['name']!r} version {rec['version']!r}, "
+                f"VASSAL {e(str(rec['vassal_version'] or '?'))} ({e(str(rec['buildfile_entry']))})")
     if rec.get("path") == "metadata":
-        return "\n".join(f"{k}: {v}" for k, v in rec.items() if k != "path")
+        return "\n".join(f"{e(str(k))}: {_clip(str(v), limit=None)}" for k, v in rec.items() if k != "path")
     indent = "  " * int(rec.get("depth", 0) or 0)
     kind = rec["kind"]
     if kind == "Group":
@@ -485,6 +507,8 @@ def _describe(rec: Report) -> str:
     return f"{rec['kind']} " + " ".join(f"{k}={_clip(str(v))}" for k, v in fields.items())
 
 
-def _clip(text: str, limit: int = 100) -> str:
-    text = text.replace("\t", "\\t").replace("\x1b", "\\e").replace("\n", "\\n")
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+def _clip(text: str, limit: int | None = 100) -> str:
+    """``text`` on one line (VASSAL's ESC separator as ``\\e``, every other
+    control escaped), cut to ``limit`` characters."""
+    text = escape_controls(text.replace("\x1b", "\\e"))
+    return text if limit is None or len(text) <= limit else text[:limit - 3] + "..."

@@ -5,7 +5,10 @@ that ``vmodtool --help`` stays fast).  :mod:`vmodtool.cli` collects them.
 One convention for every command lives here: the shared options
 (``-o/--output``, ``-m/--module``, ``-j/--jobs``, ``--format``, ``--dpi``,
 ``--board-size(s)``, ``-q/--quiet``), the output checks (never an input,
-the right extension) and reports written to stdout or atomically to a file.
+the right extension, only a regular file replaced) and reports written to
+stdout (no ``-o``, or ``-o -``) or atomically to a file.  Whatever reaches
+the terminal or a report from an input (chat lines, names, library
+messages) is escaped: :mod:`vmodtool.textsafe`.
 Errors are left to Click: a :class:`~vmodtool.errors.VmodError` becomes a
 :class:`BadInput` (exit 2) in :meth:`Command.invoke`, the one place that
 maps it; commands never call ``sys.exit``.
@@ -57,9 +60,12 @@ class BadInput(click.ClickException):
         return cls(str(error))
 
     def show(self, file: IO[Any] | None = None) -> None:
-        for line in self.details:
-            click.echo(line, file=file, err=file is None)
-        click.echo(f"vmodtool: error: {self.format_message()}", file=file, err=file is None)
+        from vmodtool.textsafe import escape_controls
+
+        for line in self.details:           # one line each, whatever a problem quotes
+            click.echo(escape_controls(line), file=file, err=file is None)
+        click.echo(f"vmodtool: error: {escape_controls(self.format_message())}", file=file,
+                   err=file is None)
 
 
 class Interrupted(click.ClickException):
@@ -110,6 +116,8 @@ class Group(_MapsErrors, click.Group):
 # shared options: one spelling, type and help for every command
 
 REPLACED = "an existing file is replaced"
+#: ``-o -``: a report on stdout, as if ``-o`` were not given
+STDOUT = "-"
 
 
 def output_option(what: str, *, required: bool = False, folder: bool = False,
@@ -122,7 +130,8 @@ def output_option(what: str, *, required: bool = False, folder: bool = False,
 
 def report_output_option() -> Callable[[F], F]:
     """``-o/--output FILE`` of a report (otherwise printed on stdout)."""
-    return output_option(f"Write the report to FILE instead of stdout ({REPLACED}).")
+    return output_option(f"Write the report to FILE instead of stdout ({REPLACED}; "
+                         "'-' is stdout).")
 
 
 def module_option(help: str) -> Callable[[F], F]:
@@ -212,9 +221,17 @@ def check_output(output: str, *inputs: str | None, suffixes: Sequence[str] = (),
 
 
 def check_report_output(output: str | None, *inputs: str | None) -> None:
-    """A report file: never an input, never named like a binary file."""
-    if output is None:
+    """A report file: never an input, never named like a binary file, never
+    something other than a regular file (``-o /dev/stdout`` is a device:
+    ``-o -`` is the way to say stdout)."""
+    if output is None or output == STDOUT:
         return
+    from vmodtool.fileio import output_kind
+
+    kind = output_kind(output, follow=True)       # /dev/stdout is a link to the terminal or a pipe
+    if kind in ("a character device", "a named pipe (FIFO)", "a socket"):
+        raise BadInput(f"{output}: this is {kind}, and a report only replaces a regular file; "
+                       "to print the report on stdout, leave out -o or give -o -")
     suffix = Path(output).suffix.lower()
     if suffix in _BINARY_SUFFIXES:
         raise BadInput(f"{output}: the report is text, but {suffix} names {_BINARY_SUFFIXES[suffix]}; "
@@ -225,22 +242,39 @@ def check_report_output(output: str | None, *inputs: str | None) -> None:
 def check_folder_output(folder: str, option: str = "-o") -> None:
     """A folder output whose name is that of a file (``-o out.png``) is
     refused: the files go inside it."""
+    from vmodtool.fileio import output_kind
+
+    kind = output_kind(folder)
+    if kind is not None and kind != "a folder":
+        raise BadInput(f"{folder}: {option} names the folder the images are written into, but this "
+                       f"is {kind}")
     suffix = Path(folder).suffix.lower()
     if suffix in _BINARY_SUFFIXES:
         raise BadInput(f"{folder}: {option} names the folder the images are written into, but "
                        f"{suffix} names {_BINARY_SUFFIXES[suffix]}; give a folder name")
 
 
-def write_report(lines: Iterable[str], output: str | None) -> None:
-    """The lines of a report on stdout, or written atomically to ``output``
-    (an error while they are made leaves an existing file as it was)."""
-    if output is None:
+def write_report(lines: Iterable[str], output: str | None, *, one_line_items: bool = False) -> None:
+    """The lines of a report on stdout (``output`` ``None`` or ``-``), or
+    written atomically to ``output`` (an error while they are made leaves an
+    existing file as it was).  Each item passes
+    :func:`~vmodtool.textsafe.escape_report`: no control character, C1
+    control or bidi override from an input reaches the terminal or the file
+    (the report's own tabs and newlines stay; JSON stays valid JSON).  With
+    ``one_line_items`` (text reports) every item is one line: a newline in
+    it, which can only come from a name or text in a file, is escaped too."""
+    from vmodtool.textsafe import escape_controls, escape_report
+
+    def escape(item: str) -> str:
+        return escape_controls(item) if one_line_items else escape_report(item)
+
+    if output is None or output == STDOUT:
         for line in lines:
-            click.echo(line)
+            click.echo(escape(line))
         return
     from vmodtool.fileio import atomic_write
 
-    atomic_write(output, (f"{line}\n".encode() for line in lines))
+    atomic_write(output, (f"{escape(line)}\n".encode() for line in lines))
 
 
 class ProgressBars:
@@ -266,8 +300,11 @@ class ProgressBars:
 
 
 def warn(message: str) -> None:
-    """A warning: always on stderr, never in a report."""
-    click.echo(f"warning: {message}", err=True)
+    """A warning: always on stderr, never in a report; one line, whatever
+    it quotes from an input."""
+    from vmodtool.textsafe import escape_controls
+
+    click.echo(f"warning: {escape_controls(message)}", err=True)
 
 
 def echo_lines(lines: Iterable[str]) -> None:

@@ -78,7 +78,7 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
     if fmt == "json":
         write_report([json.dumps(report.as_json(), ensure_ascii=False, indent=2)], output)
     else:
-        write_report(report.lines(), output)
+        write_report(report.lines(), output, one_line_items=True)
     if report.errors:
         ctx.exit(EXIT_FINDINGS)
     if not report.complete:

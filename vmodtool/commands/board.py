@@ -107,6 +107,41 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
         click.echo(f"wrote {key_file}: title and terrain key")
 
 
+#: the most hexes grid-check draws over one image (a 60×40-hex map has 2400)
+MAX_OVERLAY_HEXES = 250_000
+#: the hex spacing grid-check draws, in pixels
+HEX_PIXELS = (1.0, 10_000.0)
+
+
+def _hex_size(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """``--hex-height``/``--hex-width``: a finite number of pixels in
+    :data:`HEX_PIXELS` (Click's FloatRange lets NaN through)."""
+    if value is not None and not (HEX_PIXELS[0] <= value <= HEX_PIXELS[1]):   # False for NaN too
+        raise click.BadParameter(f"{value:g} is not a hex size of {HEX_PIXELS[0]:g} to {HEX_PIXELS[1]:g} pixels")
+    return value
+
+
+def _check_overlay(grid: HexGrid | MapGrid, size: tuple[int, int], source: str,
+                   file: str | None) -> None:
+    """Refuse a grid whose hexes are smaller than a pixel or larger than
+    :data:`HEX_PIXELS`, or that would draw more than
+    :data:`MAX_OVERLAY_HEXES` hexes over an image of ``size``: one drawing
+    operation per hex, so a tiny ``dx`` would run for ever."""
+    from vmodtool.errors import VmodError
+    from vmodtool.vassal.grid import HexGrid
+
+    hexgrid = grid if isinstance(grid, HexGrid) else grid.grid
+    dx, dy = abs(hexgrid.dx), abs(hexgrid.dy)
+    low, high = HEX_PIXELS
+    if not (low <= dx <= high and low <= dy <= high):
+        raise VmodError(f"{source}: a hex spacing of dx={hexgrid.dx:g}, dy={hexgrid.dy:g} pixels; grid-check "
+                        f"draws hexes of {low:g} to {high:g} pixels", file=file)
+    count = len(grid.hexes) if not isinstance(grid, HexGrid) else size[0] * size[1] / (dx * dy)
+    if count > MAX_OVERLAY_HEXES:
+        raise VmodError(f"{source}: about {count:,.0f} hexes over a {size[0]}x{size[1]} image, more than the "
+                        f"{MAX_OVERLAY_HEXES:,} grid-check draws; check the hex spacing", file=file)
+
+
 def _pair(text: str | None, what: str) -> tuple[int, int] | None:
     if text is None:
         return None
@@ -139,12 +174,15 @@ def _axis(kind: str, start: str | None, leading: int | None, descending: bool) -
               help="Use this scenario's map grid.")
 @click.option("--orientation", type=click.Choice(["flat_top", "pointy_top"]), default="flat_top",
               show_default=True, help="Hexes with a flat top edge, or a pointed one.")
-@click.option("--hex-height", type=float, help="Row spacing in pixels (flat_top: VASSAL dy).")
-@click.option("--hex-width", type=float, help="Column spacing in pixels (default: regular hexes).")
-@click.option("--columns", type=int, default=10, show_default=True, help="Number of hex columns.")
-@click.option("--rows", type=int, default=8, show_default=True, help="Number of hex rows.")
+@click.option("--hex-height", type=float, callback=_hex_size,
+              help="Row spacing in pixels (flat_top: VASSAL dy).")
+@click.option("--hex-width", type=float, callback=_hex_size,
+              help="Column spacing in pixels (default: regular hexes).")
+@click.option("--columns", type=click.IntRange(1, 500), default=10, show_default=True,
+              help="Number of hex columns.")
+@click.option("--rows", type=click.IntRange(1, 500), default=8, show_default=True, help="Number of hex rows.")
 @click.option("--origin", metavar="X,Y", help="Pixel centre of the first (top-left) hex.")
-@click.option("--margin", type=int, default=24, show_default=True,
+@click.option("--margin", type=click.IntRange(0, 100_000), default=24, show_default=True,
               help="Pixels around the hexes (when no --origin).")
 @click.option("--offset", "offset_parity", type=click.Choice(["even", "odd"]), default="even",
               show_default=True,
@@ -194,6 +232,7 @@ def grid_check(ctx: click.Context, image_file: str, output: str | None, scenario
         check_image_size,
         grid_from_options,
         grid_from_vassal_attributes,
+        image_header,
         read_image,
         write_grid_overlay,
     )
@@ -201,17 +240,17 @@ def grid_check(ctx: click.Context, image_file: str, output: str | None, scenario
     out = output or str(Path(image_file).with_name(Path(image_file).stem + "-grid.png"))
     check_output(out, image_file, scenario_file, suffixes=(".png",), what="a PNG image",
                  hint="the overlay is written as PNG")
-    image = read_image(image_file)
+    # every option is checked before the image is touched, and the image's
+    # header (its size, refused past the pixel limit) before its pixels
     board_size: tuple[int, int] | None = None
-    grid: HexGrid | MapGrid
+    grid: HexGrid | MapGrid | None = None
+    attributes: dict[str, str] = {}
     if vassal_attrs:
-        attributes: dict[str, str] = {}
         for item in vassal_attrs:
             if "=" not in item:
                 raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--vassal")
             key, value = item.split("=", 1)
             attributes[key.strip()] = value.strip()
-        grid = grid_from_vassal_attributes(attributes, image.size)
         source = "VASSAL attributes"
     else:
         if scenario_file:
@@ -231,8 +270,14 @@ def grid_check(ctx: click.Context, image_file: str, output: str | None, scenario
             width, height = map_grid.size
             source = "the grid options"
         grid, board_size = map_grid, (width, height)
+    size = image_header(image_file, warn=warn)
+    if grid is None:
+        grid = grid_from_vassal_attributes(attributes, size)
+    _check_overlay(grid, size, source, scenario_file if scenario_file and not vassal_attrs else None)
+    if not vassal_attrs:
         attrs = " ".join(f"{k}={v}" for k, v in map_grid.grid_attributes.items())
         click.echo(f"VASSAL HexGrid: {attrs}")
+    image = read_image(image_file, warn=warn)
     count = write_grid_overlay(image, grid, out, numbers=not no_numbers)
     click.echo(f"wrote {out}: {count} hexes of {source} over {image_file} "
                f"({image.size[0]}x{image.size[1]})")

@@ -44,7 +44,7 @@ def inspect(file: str, output: str | None, fmt: str, board_sizes_file: str | Non
     if fmt == "json":
         write_report([json.dumps(report, ensure_ascii=False, indent=2)], output)
     else:
-        write_report(format_inspection(report), output)
+        write_report(format_inspection(report), output, one_line_items=True)
 
 
 @click.command(cls=Command)
@@ -71,7 +71,9 @@ def dump(file: str, output: str | None, fmt: str) -> None:
     if fmt == "jsonl":
         write_report((json.dumps(rec, ensure_ascii=False) for rec in records), output)
     else:
-        write_report((format_dump_record(rec) for rec in records), output)
+        # a record may be a block (a piece and its traits): its lines, each one line
+        lines = (line for rec in records for line in format_dump_record(rec).split("\n"))
+        write_report(lines, output, one_line_items=True)
 
 
 COMMANDS = [inspect, dump]

@@ -59,7 +59,7 @@ def lint(ctx: click.Context, module: str, output: str | None, fmt: str, min_seve
         report["summary"] = counts
         write_report([json.dumps(report, ensure_ascii=False, indent=2)], output)
     else:
-        write_report(text(), output)
+        write_report(text(), output, one_line_items=True)
     if counts["error"]:
         ctx.exit(EXIT_FINDINGS)
 

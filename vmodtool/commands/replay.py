@@ -60,9 +60,11 @@ def replay_command(logs: tuple[str, ...], module: str | None, output: str | None
     replay = Replay.open(list(logs), module=module, board_sizes=board_sizes(board_sizes_file, board_size))
     if step is not None:
         board = replay.state_at(step)
-        write_report(board_records(board) if fmt == "jsonl" else board_lines(board), output)
+        write_report(board_records(board) if fmt == "jsonl" else board_lines(board), output,
+                     one_line_items=True)
     else:
-        write_report(_jsonl(replay) if fmt == "jsonl" else _text(replay, show_chat=not no_chat), output)
+        write_report(_jsonl(replay) if fmt == "jsonl" else _text(replay, show_chat=not no_chat), output,
+                     one_line_items=True)
     for w in replay.warnings:
         warn(str(w))
 

@@ -30,7 +30,9 @@ in the module).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import struct
+import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,7 +65,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BoardOptions", "BoardDrawing", "DrawnHexside", "board_drawing", "render_board",
            "write_board", "render_key", "write_key", "print_scale", "overlay_grid",
-           "grid_overlay_drawing", "module_board_image", "PAPER", "DEFAULT_HEX_SIZE_IN"]
+           "grid_overlay_drawing", "module_board_image", "read_image", "image_header", "MAX_IMAGE_PIXELS",
+           "PAPER", "DEFAULT_HEX_SIZE_IN"]
 
 Point = tuple[float, float]
 PathLike = str | Path
@@ -659,24 +662,112 @@ def overlay_grid(image: Image.Image, grid: HexGrid | MapGrid,
                  colour: Colour = (220, 30, 30), numbers: bool = True) -> Image.Image:
     """``image`` with the grid drawn over it.  ``grid`` is a VASSAL
     :class:`HexGrid` or a scenario ``MapGrid`` (then its hexes are drawn)."""
-    if not isinstance(grid, HexGrid):
-        cells = grid.hexes if cells is None else cells
-        grid = grid.grid
-    canvas, _geo = grid_overlay_drawing(image.size, grid, cells, colour=colour, numbers=numbers)
+    canvas = _overlay_canvas(image.size, grid, cells, colour=colour, numbers=numbers)
     base = image.convert("RGBA")
     return Image.alpha_composite(base, canvas.render())
 
 
-def read_image(path: PathLike, what: str = "the image") -> Image.Image:
-    """A user's image, loaded whole; a clear error for a file Pillow cannot
-    read or one past Pillow's decompression-bomb limit."""
+def _overlay_canvas(size: tuple[int, int], grid: HexGrid | MapGrid,
+                    cells: Mapping[str, tuple[int, int]] | None = None, *,
+                    colour: Colour = (220, 30, 30), numbers: bool = True) -> Canvas:
+    if not isinstance(grid, HexGrid):
+        cells = grid.hexes if cells is None else cells
+        grid = grid.grid
+    canvas, _geo = grid_overlay_drawing(size, grid, cells, colour=colour, numbers=numbers)
+    return canvas
+
+
+#: the most pixels vmodtool decodes from a user's image: a 34×22-inch map
+#: scanned at 300 dpi is 67 million, and 100 million take at most 400 MB
+#: decoded (4 bytes a pixel); an image whose header claims more is refused
+#: before any pixel is decoded (a decompression bomb: a few kilobytes of PNG
+#: can claim billions of pixels)
+MAX_IMAGE_PIXELS = 100_000_000
+
+#: what Pillow raises for a damaged or hostile file, on open or on decoding
+#: (its plug-ins use ``SyntaxError``, ``struct.error``, ``IndexError`` … as
+#: well as ``OSError``)
+_PIL_ERRORS: tuple[type[Exception], ...] = (
+    OSError, ValueError, SyntaxError, EOFError, IndexError, KeyError, TypeError, ZeroDivisionError,
+    OverflowError, MemoryError, struct.error, Image.DecompressionBombError)
+
+
+def _pillow_warnings(path: PathLike, what: str, caught: list[warnings.WarningMessage],
+                     warn: Callable[[str], None] | None) -> None:
+    """Pillow's warnings (a malformed MPO, a truncated TIFF tag …), never
+    printed by Python: located one-line warnings for ``warn``, or without
+    it a :class:`VmodError` (a damaged image is refused where no warning
+    can be shown).  Its decompression-bomb warning is dropped:
+    :data:`MAX_IMAGE_PIXELS` is the bound vmodtool checks itself."""
+    seen: set[str] = set()
+    for w in caught:
+        if issubclass(w.category, Image.DecompressionBombWarning):
+            continue
+        message = str(w.message)
+        if warn is None:
+            raise VmodError(f"{what} looks damaged: {message}", file=str(path))
+        if message not in seen:
+            seen.add(message)
+            warn(f"{path}: {what}: {message}")
+
+
+def _open_checked(path: PathLike, what: str) -> Image.Image:
+    """The image opened (its header read, no pixel decoded) and its size
+    checked against :data:`MAX_IMAGE_PIXELS`; the caller closes it."""
     try:
-        img = Image.open(path)  # not ``as img``: Pillow's __enter__ -> Self reads as Any here
-        with img:
-            img.load()
-            return img.copy()
-    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        img = Image.open(path)
+    except Image.DecompressionBombError:
+        # past twice Pillow's own limit: the header is all Pillow read
+        raise VmodError(f"cannot read {what}: it claims more than {MAX_IMAGE_PIXELS:,} pixels, the most "
+                        "vmodtool decodes (a decompression bomb, or a scan at too high a resolution: "
+                        "scale it down)", file=str(path), place="image header") from None
+    except _PIL_ERRORS as exc:
         raise VmodError(f"cannot read {what}: {exc}", file=str(path)) from None
+    width, height = img.size
+    problem = None
+    if width <= 0 or height <= 0:
+        problem = f"its header gives a size of {width}x{height} pixels"
+    elif width * height > MAX_IMAGE_PIXELS:
+        problem = (f"it is {width}x{height} pixels ({width * height:,}), more than the {MAX_IMAGE_PIXELS:,} "
+                   "vmodtool decodes (a decompression bomb, or a scan at too high a resolution: "
+                   "scale it down)")
+    if problem:
+        img.close()
+        raise VmodError(f"cannot read {what}: {problem}", file=str(path), place="image header")
+    return img
+
+
+def image_header(path: PathLike, what: str = "the image", *,
+                 warn: Callable[[str], None] | None = None) -> tuple[int, int]:
+    """The pixel size of a user's image from its header alone (nothing is
+    decoded), refused past :data:`MAX_IMAGE_PIXELS`: what a command checks
+    before it spends memory and time on the pixels."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        img = _open_checked(path, what)
+        size = img.size
+        img.close()
+    _pillow_warnings(path, what, caught, warn)
+    return size
+
+
+def read_image(path: PathLike, what: str = "the image", *,
+               warn: Callable[[str], None] | None = None) -> Image.Image:
+    """A user's image, loaded whole once its header passed
+    :data:`MAX_IMAGE_PIXELS`; a one-line :class:`VmodError` naming the file
+    for anything Pillow cannot read.  Pillow's warnings go to ``warn`` (with
+    the file named), never to stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        img = _open_checked(path, what)
+        try:
+            with img:  # not ``with Image.open() as img``: Pillow's __enter__ -> Self reads as Any here
+                img.load()
+                loaded = img.copy()
+        except _PIL_ERRORS as exc:
+            raise VmodError(f"cannot read {what}: {exc}", file=str(path), place="image data") from None
+    _pillow_warnings(path, what, caught, warn)
+    return loaded
 
 
 def grid_from_vassal_attributes(attributes: Mapping[str, str], size: tuple[int, int]) -> HexGrid:
@@ -692,13 +783,22 @@ def write_grid_overlay(image: Image.Image, grid: HexGrid | MapGrid, path: PathLi
                        numbers: bool = True) -> int:
     """Write ``image`` with ``grid`` over it as PNG (atomically); returns how
     many hexes were drawn (a scenario grid's hexes, or every hex of a VASSAL
-    grid whose centre is on the image)."""
+    grid whose centre is on the image).  The overlay is composited band by
+    band into the RGB result, so a large scan costs the result's 3 bytes a
+    pixel, not three RGBA copies of it."""
     import io
 
-    result = overlay_grid(image, grid, numbers=numbers)
+    canvas = _overlay_canvas(image.size, grid, numbers=numbers)
+    result = Image.new("RGB", image.size)
+    for top, band in canvas.bands():
+        box = (0, top, image.size[0], top + band.size[1])
+        part = Image.alpha_composite(image.crop(box).convert("RGBA"), band)
+        result.paste(part.convert("RGB"), box[:2])
+        del part
     buf = io.BytesIO()
-    result.convert("RGB").save(buf, "PNG")
-    atomic_write(path, buf.getvalue())
+    result.save(buf, "PNG")
+    del result
+    atomic_write(path, buf.getbuffer())
     if isinstance(grid, HexGrid):
         return sum(1 for _ in grid.hex_centres(*image.size))
     return len(grid.hexes)

@@ -1,4 +1,9 @@
-"""Readable and JSON Lines output of a replay."""
+"""Readable and JSON Lines output of a replay.
+
+Chat, player, piece and property names come from the log: the readable
+lines escape their control characters and line breaks
+(:func:`~vmodtool.textsafe.escape_controls`), so each line printed is one
+line of the report."""
 
 from __future__ import annotations
 
@@ -8,15 +13,16 @@ from collections.abc import Iterable, Iterator
 from vmodtool.replay.chain import ChainDifference
 from vmodtool.replay.engine import ReplayWarning
 from vmodtool.replay.game import BoardState, PieceSnapshot, Step
+from vmodtool.textsafe import escape_controls as _e
 
 __all__ = ["step_lines", "step_records", "board_lines", "board_records", "summary_lines"]
 
 
 def _who(step: Step) -> str:
     if step.side and step.player:
-        return f", {step.side}"
+        return f", {_e(step.side)}"
     if step.player:
-        return f", {step.player}"
+        return f", {_e(step.player)}"
     return ""
 
 
@@ -35,11 +41,11 @@ def step_lines(step: Step, *, show_chat: bool = True, show_warnings: bool = True
         if not show_chat and event.kind == "chat":
             continue
         printed = True
-        yield f"{head}: {event.text()}{tag}"
+        yield f"{head}: {_e(event.text())}{tag}"
     if not printed and tag:
         yield f"{head}:{tag}"
     for warning in step.warnings if show_warnings else ():
-        yield f"{head}: warning: {warning.message}"
+        yield f"{head}: warning: {_e(warning.message)}"
 
 
 def step_records(step: Step) -> Iterator[str]:
@@ -56,7 +62,7 @@ def board_lines(board: BoardState) -> Iterator[str]:
         by_map.setdefault(p.map, []).append(p)
     for map_name in sorted(by_map, key=lambda m: (m is None, m or "")):
         pieces = by_map[map_name]
-        yield f"  {map_name if map_name is not None else '(not on a map)'}: {len(pieces)}"
+        yield f"  {_e(map_name) if map_name is not None else '(not on a map)'}: {len(pieces)}"
         pieces.sort(key=lambda p: (p.location or "", p.y, p.x, p.stack_id or "",
                                    p.stack_index if p.stack_index is not None else -1))
         for p in pieces:
@@ -66,11 +72,11 @@ def board_lines(board: BoardState) -> Iterator[str]:
             stack = (f" [{p.stack_index + 1}/{p.stack_size}]"
                      if p.stack_size and p.stack_index is not None and p.stack_size > 1 else "")
             unit = f" [{p.unit_id}]" if p.unit_id and p.unit_id != p.name else ""
-            yield f"    {where}{stack}: {p.name or p.id}{unit}"
+            yield f"    {_e(where)}{stack}: {_e(p.name or p.id)}{_e(unit)}"
     for key, value in sorted(board.global_properties.items()):
-        yield f"  property {key} = {value}"
+        yield f"  property {_e(key)} = {_e(str(value))}"
     for key, value in sorted(board.turns.items()):
-        yield f"  turn tracker {key} = {value}"
+        yield f"  turn tracker {_e(key)} = {_e(str(value))}"
 
 
 def board_records(board: BoardState) -> Iterator[str]:
@@ -93,11 +99,11 @@ def summary_lines(steps: list[Step], differences: Iterable[ChainDifference],
            f"{len(warnings)} warnings")
     if missing_sizes:
         yield ("boards without a known size (locations there stay in pixels; give "
-               "--board-size NAME=WxH or --board-sizes FILE.json): " + ", ".join(missing_sizes))
+               "--board-size NAME=WxH or --board-sizes FILE.json): " + ", ".join(map(_e, missing_sizes)))
     if differences:
         yield f"chain: {len(differences)} differences between the end of a log and the next"
         for d in differences:
-            yield f"  {d.before_file} → {d.after_file}: {d.text()}"
+            yield f"  {d.before_file} → {d.after_file}: {_e(d.text())}"
     for w in warnings if show_warnings else ():
         if w.step is None:
-            yield f"warning: {w}"
+            yield f"warning: {_e(str(w))}"

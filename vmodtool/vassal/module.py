@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
@@ -180,8 +181,12 @@ class Module:
         if data:
             from PIL import Image
             try:
-                with Image.open(io.BytesIO(data)) as img:
-                    size = img.size
+                # the header only: Pillow's decompression-bomb warning is no
+                # concern here, and must not reach stderr raw
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    with Image.open(io.BytesIO(data)) as img:
+                        size = img.size
             # not an image Pillow knows (e.g. SVG: UnidentifiedImageError is an
             # OSError), a damaged header, or one too large to trust
             except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError):

@@ -21,8 +21,17 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from vmodtool.errors import PathLike, VmodError
+from vmodtool.scenario import limits as L
 from vmodtool.scenario import model as M
-from vmodtool.scenario.mapgrid import SQRT3_2, AxisNumbering, GridSpec, MapGrid, alpha_index, build_map_grid
+from vmodtool.scenario.mapgrid import (
+    SQRT3_2,
+    AxisNumbering,
+    GridSpec,
+    MapGrid,
+    alpha_index,
+    board_size,
+    build_map_grid,
+)
 from vmodtool.scenario.problems import Path, Problem, ScenarioProblems
 from vmodtool.scenario.rule_refs import RuleReferences
 from vmodtool.scenario.schema_check import scenario_schema, schema_problems
@@ -107,6 +116,19 @@ class _Builder:
         if kind in (int, float, (int, float)) and isinstance(node, bool):
             return default
         return node
+
+    def within(self, path: Path, value: int | float, maximum: int | float, minimum: int | float | None = None
+               ) -> bool:
+        """Whether ``value`` lies in the field's bounds (:mod:`.limits`); if not,
+        report it in the words of the JSON Schema, which states the same bound
+        (so the two reports of one value are one)."""
+        if value > maximum:
+            self.err(path, f"the number {value} is out of range (maximum {maximum})")
+            return False
+        if minimum is not None and value < minimum:
+            self.err(path, f"the number {value} is out of range (minimum {minimum})")
+            return False
+        return True
 
     def pos(self, path: Path) -> M.Position:
         line, _ = self.doc.where(path)
@@ -247,7 +269,15 @@ class _Builder:
                          f"start {start_value!r} is not a whole number")
         if kind == "alpha" and isinstance(start_value, int) and start_value < 0:
             self.err(path + ("start",), "an alphabetic axis starts at a letter (A = 0) or 0 or more")
+        if kind == "alpha" and start > L.MAX_ALPHA_START:
+            self.err(path + ("start",), f"an alphabetic axis starts at most at index {L.MAX_ALPHA_START} "
+                                        f"(A = 0, a label of {L.MAX_ALPHA_START // 26 + 1} letters), found {start}")
+            start = default_start
+        elif kind != "alpha" and not self.within(path + ("start",), start, L.MAX_AXIS_START, -L.MAX_AXIS_START):
+            start = default_start
         leading = self.get(path + ("leading_zeros",), int, 1 if kind == "numeric" else 0)
+        if not self.within(path + ("leading_zeros",), leading, L.MAX_LEADING_ZEROS):
+            leading = 1 if kind == "numeric" else 0
         return AxisNumbering(kind, start, max(0, leading),
                              bool(self.get(path + ("descending",), bool, False)))
 
@@ -265,10 +295,27 @@ class _Builder:
             return None
         if not columns or not rows or columns < 1 or rows < 1:
             return None  # the schema says what is missing
+        if not (self.within(p + ("columns",), columns, L.MAX_GRID_LINES)
+                and self.within(p + ("rows",), rows, L.MAX_GRID_LINES)):
+            return None
+        if columns * rows > L.MAX_HEXES:
+            self.err(p, f"a grid of {columns} columns × {rows} rows has {columns * rows:,} hexes; "
+                        f"a map has at most {L.MAX_HEXES:,}")
+            return None
         for key, value in (("hex_height", hex_height), ("hex_width", hex_width)):
             if value is not None and value <= 0:
                 self.err(p + (key,), f"{key} must be more than 0 pixels")
                 return None
+            if value is not None and not self.within(p + (key,), value, L.MAX_MAP_PIXELS):
+                return None
+        margin = self.get(p + ("margin",), int, 24)
+        if not self.within(p + ("margin",), margin, L.MAX_MAP_PIXELS, 0):
+            return None
+        sep_path = p + ("numbering", "separator")
+        separator = self.text(sep_path, "") or ""
+        if len(separator) > L.MAX_SEPARATOR:
+            self.err(sep_path, f"a separator of {len(separator)} characters; it has at most {L.MAX_SEPARATOR}")
+            return None
         if hex_height is None:
             # regular hexes: row spacing = column spacing / (√3/2) on flat-top maps,
             # × √3/2 on pointy-top ones
@@ -278,16 +325,17 @@ class _Builder:
         parity = self.text(p + (parity_key,), "even") or "even"
         origin = self.get(p + ("origin",), list)
         origin_t = None
-        if origin is not None and len(origin) == 2 and all(isinstance(v, int) for v in origin):
+        if (origin is not None and len(origin) == 2
+                and all(isinstance(v, int) and abs(v) <= L.MAX_MAP_PIXELS for v in origin)):
             origin_t = (origin[0], origin[1])
         n = p + ("numbering",)
         first = self.text(n + ("first",), "column") or "column"
         return GridSpec(orientation=orientation, hex_height=float(hex_height),
                         hex_width=float(hex_width) if hex_width is not None else None,
                         columns=columns, rows=rows, offset_parity=parity,
-                        margin=self.get(p + ("margin",), int, 24), origin=origin_t,
+                        margin=margin, origin=origin_t,
                         snap=self.text(p + ("snap",), "centres") or "centres",
-                        first=first, separator=self.text(n + ("separator",), "") or "",
+                        first=first, separator=separator,
                         column=self._axis(n + ("column",)), row=self._axis(n + ("row",)),
                         stagger=bool(self.get(n + ("stagger",), bool, False)),
                         location_format=self.text(n + ("location_format",), "$gridLocation$")
@@ -301,6 +349,11 @@ class _Builder:
                 self.err(p + ("grid",), "the grid cannot be built; fix the grid keys above")
             return None
         try:
+            width, height = board_size(spec)
+            if max(width, height) > L.MAX_MAP_PIXELS:
+                self.err(p + ("grid",), f"the board would be {width}×{height} pixels; a board is at most "
+                                        f"{L.MAX_MAP_PIXELS:,} pixels wide and high (fewer or smaller hexes)")
+                return None
             grid = build_map_grid(spec)
         # a grid VASSAL itself would refuse (FormatError), or sizes that are not
         # finite numbers (.inf / .nan in YAML)
@@ -409,9 +462,12 @@ class _Builder:
         size = grid.size
         given = self.get(p + ("size",), list)
         if given and len(given) == 2 and all(isinstance(v, int) and v > 0 for v in given):
-            size = (given[0], given[1])
+            if all(self.within(p + ("size", i), v, L.MAX_MAP_PIXELS) for i, v in enumerate(given)):
+                size = (given[0], given[1])
         buffer = self.get(p + ("edge_buffer",), list, [0, 0])
-        edge_buffer = (buffer[0], buffer[1]) if len(buffer) == 2 and all(isinstance(v, int) for v in buffer) else (0, 0)
+        edge_buffer = ((buffer[0], buffer[1]) if len(buffer) == 2 and all(
+            isinstance(v, int) and self.within(p + ("edge_buffer", i), v, L.MAX_MAP_PIXELS)
+            for i, v in enumerate(buffer)) else (0, 0))
         return M.HexMap(id=self.text(p + ("id",), "main") or "main",
                         name=self.text(p + ("name",), "Main Map") or "Main Map",
                         grid_spec=spec, grid=grid, terrain_types=ttypes, terrain=terrain,
@@ -501,6 +557,8 @@ class _Builder:
                 continue
             spaces = self.get(tp + ("spaces",))
             if isinstance(spaces, int) and not isinstance(spaces, bool):
+                if not self.within(tp + ("spaces",), spaces, L.MAX_TRACK_SPACES):
+                    spaces = 0
                 names = tuple(str(i) for i in range(1, spaces + 1))
             elif isinstance(spaces, list):
                 names = tuple(str(s) for s in spaces)
@@ -572,6 +630,8 @@ class _Builder:
                 steps = max(1, len(step_values)) if step_values else 1
             elif steps < 1:
                 self.err(tp + ("steps",), "a unit has at least 1 step")
+            elif not self.within(tp + ("steps",), steps, L.MAX_STEPS):
+                steps = 1
             out[str(tid)] = M.UnitType(str(tid), self.text(tp + ("name",), str(tid)) or str(tid),
                                        tuple(faces), tags, self.text(tp + ("movement_class",)),
                                        nato, layout, steps, serves)
@@ -607,8 +667,11 @@ class _Builder:
             if not fid:
                 continue
             side = self.ref(fp + ("side",), self.sides, "side") or ""
+            chits = self.get(fp + ("chits",), int, 0)
+            if not self.within(fp + ("chits",), chits, L.MAX_CHITS, 0):
+                chits = 0
             out.append(M.Formation(fid, side, self.text(fp + ("name",), fid) or fid,
-                                   self.text(fp + ("hq",)), self.get(fp + ("chits",), int, 0),
+                                   self.text(fp + ("hq",)), chits,
                                    self.text(fp + ("command",), "normal") or "normal"))
         self.unique(((fp + ("id",), self.text(fp + ("id",)) or "") for fp, _ in self.list_of(("formations",))
                      if self.text(fp + ("id",))), "formation id")
@@ -638,6 +701,8 @@ class _Builder:
                     entry["labels"] = [s.strip() for s in entry["labels"].split("|")]
                 if "count" in entry:
                     try:
+                        if L.number_text_problem(entry["count"]) is not None:
+                            raise ValueError(entry["count"])
                         entry["count"] = int(entry["count"])
                     except ValueError:
                         self.problems.append(Problem(f"count {entry['count']!r} is not a whole number",
@@ -701,6 +766,14 @@ class _Builder:
             count = entry.get("count", 1)
             if not isinstance(count, int) or isinstance(count, bool) or count < 1:
                 count = 1
+            elif count > L.MAX_COUNT:
+                bad("count", f"the number {count} is out of range (maximum {L.MAX_COUNT})")
+                count = 1
+            if len(seen) + count > L.MAX_COUNTERS:
+                bad("count" if "count" in entry else "id",
+                    f"the counter mix grows past {L.MAX_COUNTERS:,} counters here; a scenario has at most "
+                    f"{L.MAX_COUNTERS:,}")
+                break
             labels = entry.get("labels")
             label = entry.get("label") if isinstance(entry.get("label"), str) else None
             if isinstance(labels, list):
@@ -750,10 +823,13 @@ class _Builder:
             activation = None
             if isinstance(self.get(pp + ("activation",)), dict):
                 ap = pp + ("activation",)
+                end_chits = self.get(ap + ("end_turn_chits",), int, 0)
+                if not self.within(ap + ("end_turn_chits",), end_chits, L.MAX_CHITS, 0):
+                    end_chits = 0
                 activation = M.Activation(self.text(ap + ("kind",), "none") or "none",
                                           self.ref(ap + ("cup",), box_ids, "box"),
                                           self.ref(ap + ("drawn",), box_ids, "box"),
-                                          self.get(ap + ("end_turn_chits",), int, 0),
+                                          end_chits,
                                           tuple(s for s in self.get(ap + ("steps",), list, []) if isinstance(s, str)))
             phases.append(M.Phase(pid, self.text(pp + ("name",), pid) or pid, activation))
         self.unique(((pp + ("phase",), self.text(pp + ("phase",)) or "") for pp, _ in self.list_of(p + ("structure",))
@@ -761,7 +837,11 @@ class _Builder:
         for sp, _ in self.list_of(p + ("player_turns",)):
             self.ref(sp, self.sides, "side")
         first = self.get(p + ("first",), int, 1)
+        if not self.within(p + ("first",), first, L.MAX_TURN, -L.MAX_TURN):
+            first = 1
         last = self.get(p + ("last",), int, first)
+        if not self.within(p + ("last",), last, L.MAX_TURN, -L.MAX_TURN):
+            last = first
         if last < first:
             self.err(p + ("last",), f"the last turn ({last}) comes before the first ({first})")
         return M.TurnStructure(first, last, tuple(phases),

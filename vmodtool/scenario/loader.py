@@ -34,7 +34,7 @@ from vmodtool.scenario.mapgrid import (
 )
 from vmodtool.scenario.problems import Path, Problem, ScenarioProblems
 from vmodtool.scenario.rule_refs import RuleReferences
-from vmodtool.scenario.schema_check import scenario_schema, schema_problems
+from vmodtool.scenario.schema_check import scenario_schema, schema_problems, too_long
 from vmodtool.scenario.source import Document, load_csv, load_document
 from vmodtool.vassal.grid_numbering import format_index
 
@@ -46,6 +46,7 @@ RULE_KINDS = ("stacking", "stack_order", "cohabitation", "escorted_move", "oblig
               "transition_window", "placement", "phase_sweep", "per_turn_limit", "replacement",
               "setup_conformity", "plugin")
 END_TURN_CHIT = "end_turn"
+GRID_NOT_BUILT = "the grid cannot be built; fix the grid keys above"
 _PLUGIN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
@@ -74,7 +75,11 @@ def check_scenario(path: PathLike) -> tuple[M.Scenario | None, list[Problem]]:
     builder = _Builder(doc, fs_path)
     scenario = builder.build()
     seen = {(p.path, p.message) for p in problems}
+    grid_path = ("map", "grid")
+    grid_detail = any(p.path[:2] == grid_path and len(p.path) > 2 for p in problems + builder.problems)
     for p in builder.problems:
+        if p.message == GRID_NOT_BUILT and grid_detail:
+            continue   # a grid key's own problem says why
         if (p.path, p.message) not in seen:
             problems.append(p)
             seen.add((p.path, p.message))
@@ -314,7 +319,7 @@ class _Builder:
         sep_path = p + ("numbering", "separator")
         separator = self.text(sep_path, "") or ""
         if len(separator) > L.MAX_SEPARATOR:
-            self.err(sep_path, f"a separator of {len(separator)} characters; it has at most {L.MAX_SEPARATOR}")
+            self.err(sep_path, too_long(f"a text of {len(separator)} characters", L.MAX_SEPARATOR))
             return None
         if hex_height is None:
             # regular hexes: row spacing = column spacing / (√3/2) on flat-top maps,
@@ -346,12 +351,12 @@ class _Builder:
         spec = self.build_grid_spec()
         if spec is None:
             if isinstance(self.get(p), dict) and isinstance(self.get(p + ("grid",)), dict):
-                self.err(p + ("grid",), "the grid cannot be built; fix the grid keys above")
+                self.err(p + ("grid",), GRID_NOT_BUILT)
             return None
         try:
             width, height = board_size(spec)
             if max(width, height) > L.MAX_MAP_PIXELS:
-                self.err(p + ("grid",), f"the board would be {width}×{height} pixels; a board is at most "
+                self.err(p + ("grid",), f"the board would be {width:,}×{height:,} pixels; a board is at most "
                                         f"{L.MAX_MAP_PIXELS:,} pixels wide and high (fewer or smaller hexes)")
                 return None
             grid = build_map_grid(spec)

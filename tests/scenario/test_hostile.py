@@ -396,6 +396,12 @@ def test_a_100000_by_100000_grid_is_refused_in_milliseconds_of_memory(tmp_path):
     ("  id: main\n", "  id: main\n  size: [100000, 100]\n", "map.size[0]", "maximum 30000"),
     ("boxes:\n", "tracks:\n  - {id: t, name: T, kind: generic, spaces: 1000000000}\nboxes:\n", "tracks[0].spaces",
      "maximum 1000"),
+    # what the counter renderers allocate by
+    ("boxes:\n", "styles:\n  counter: {size: 100000in}\nboxes:\n", "styles.counter.size", "at most 4in"),
+    ("boxes:\n", "styles:\n  counter: {vassal_px: 1000000}\nboxes:\n", "styles.counter.vassal_px", "maximum 1000"),
+    ("boxes:\n", "styles:\n  counter: {vassal_dpi: 1000000}\nboxes:\n", "styles.counter.vassal_dpi", "maximum 1200"),
+    ("boxes:\n", "styles:\n  counter: {marker_counts: {x: 1000000000}}\nboxes:\n", "styles.counter.marker_counts.x",
+     "maximum 10000"),
 ])
 def test_field_bounds_are_located(tmp_path, old, new, key, words):
     assert old in STARTER
@@ -519,3 +525,19 @@ def test_both_yaml_loaders_have_the_same_bounds(tmp_path, monkeypatch, libyaml):
     doc = source.load_yaml(STARTER, "s")
     assert doc.where(("map", "grid", "columns")) == line_col_of(STARTER, "8\n    rows")
     assert doc.is_unquoted_number(("map", "grid", "columns")) == "8"
+
+
+@pytest.mark.parametrize("pattern, words, code", [
+    ("(" * 3000 + ")" * 3000, "nests 3000 groups; at most 64", 2),      # RecursionError in re's parser
+    ("a{99999999999}", "the repetition number is too large", 2),         # OverflowError
+    ("[[a]]", "warning: regular expression: Possible nested set", 0),   # a FutureWarning, as a warning
+    (r"\(" * 100 + "[(((]" * 100, "", 0),                               # escaped and in classes: no groups
+])
+def test_log_regexes_are_compiled_within_bounds(tmp_path, pattern, words, code):
+    text = STARTER + "log:\n  dice_regex: '" + pattern + "'\n"
+    result, output = run_check(write(tmp_path, text))
+    assert result == code, output
+    if words:
+        line, col = line_col_of(text, "'" + pattern[:5])
+        assert output[0].startswith(f"{tmp_path / 'scenario.yaml'}:{line}:{col}: log.dice_regex: "), output[0]
+        assert words in output[0]

@@ -19,7 +19,7 @@ __all__ = [
     "MAX_FILE_BYTES", "MAX_CSV_BYTES", "MAX_DEPTH", "MAX_NODES", "MAX_ITEMS", "MAX_TEXT",
     "MAX_NUMBER_CHARS", "MAX_NUMBER", "MAX_COUNT", "MAX_COUNTERS", "MAX_CSV_ROWS", "MAX_CSV_FIELD",
     "MAX_GRID_LINES", "MAX_HEXES", "MAX_MAP_PIXELS", "MAX_TRACK_SPACES", "MAX_CHITS", "MAX_STEPS",
-    "MAX_TURN", "MAX_LEADING_ZEROS", "MAX_AXIS_START", "MAX_ALPHA_START", "MAX_SEPARATOR",
+    "MAX_TURN", "MAX_LEADING_ZEROS", "MAX_AXIS_START", "MAX_ALPHA_START", "MAX_SEPARATOR", "MAX_COUNTER_SIZE",
     "scalar_problem", "text_problem", "number_text_problem",
 ]
 
@@ -51,6 +51,7 @@ MAX_LEADING_ZEROS = 10              # grid numbering leading zeros
 MAX_AXIS_START = 1_000_000          # |start| of a numeric grid axis
 MAX_ALPHA_START = 1_000             # index of the first letter label of an alphabetic axis (A = 0)
 MAX_SEPARATOR = 8                   # characters of the grid numbering separator
+MAX_COUNTER_SIZE = {"in": 4.0, "mm": 101.6, "px": 1000.0}   # styles.counter.size
 
 # characters no scenario text may hold: C0 controls other than tab, line
 # feed and carriage return (XML 1.0, and so a VASSAL module, cannot carry

@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from itertools import pairwise
@@ -47,6 +48,7 @@ RULE_KINDS = ("stacking", "stack_order", "cohabitation", "escorted_move", "oblig
               "setup_conformity", "plugin")
 END_TURN_CHIT = "end_turn"
 GRID_NOT_BUILT = "the grid cannot be built; fix the grid keys above"
+_COUNTER_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)(?:/([0-9]+))?\s*(in|mm|px)\s*$")
 _PLUGIN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
@@ -224,6 +226,7 @@ class _Builder:
         charts = self.build_charts()
         rules = self.build_rules()
         plugin_paths = self.build_plugin_paths()
+        self.check_styles()
         if any(p.severity == "error" for p in self.problems):
             pass
         return M.Scenario(
@@ -961,11 +964,42 @@ class _Builder:
         for path in (p + ("dice_regex",), p + ("typed_chat_regex",), p + ("turn_tracker", "report_regex")):
             pattern = self.text(path)
             if pattern:
-                try:
-                    re.compile(pattern)
-                except re.error as exc:
-                    self.err(path, f"not a valid regular expression: {exc}")
+                self.check_regex(path, pattern)
         return log
+
+    def check_regex(self, path: Path, pattern: str) -> None:
+        """Compile a regex of the scenario: Python's regex parser recurses per
+        group (so the nesting is bounded first) and refuses repetition counts
+        past 2³²−1 with OverflowError; its warnings become the scenario's."""
+        depth = deepest = 0
+        escaped = in_class = False
+        for char in pattern:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif in_class:
+                in_class = char != "]"
+            elif char == "[":
+                in_class = True
+            elif char == "(":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif char == ")":
+                depth = max(0, depth - 1)
+        if deepest > L.MAX_DEPTH:
+            self.err(path, f"the regular expression nests {deepest} groups; at most {L.MAX_DEPTH}")
+            return
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                re.compile(pattern)
+            except (re.error, OverflowError) as exc:
+                self.err(path, f"not a valid regular expression: {exc}")
+            except RecursionError:   # pragma: no cover - the nesting is bounded above
+                self.err(path, "not a valid regular expression: nested too deeply")
+        for warning in caught:
+            self.err(path, f"regular expression: {warning.message}", severity="warning")
 
     def build_charts(self) -> list[M.Chart]:
         out = []
@@ -978,6 +1012,19 @@ class _Builder:
             if path:
                 out.append(M.Chart(cid, self.text(cp + ("name",), cid) or cid, path))
         return out
+
+    def check_styles(self) -> None:
+        """The counter size bounds the images the renderers allocate (the
+        schema bounds vassal_px, vassal_dpi and marker_counts)."""
+        sp = ("styles", "counter", "size")
+        size = self.text(sp)
+        m = _COUNTER_SIZE.match(size or "")
+        if m is None:
+            return   # the schema says how to write it
+        value = float(m.group(1)) / (float(m.group(2)) if m.group(2) and float(m.group(2)) else 1.0)
+        limit = L.MAX_COUNTER_SIZE[m.group(3)]
+        if value > limit:
+            self.err(sp, f"a counter of {size} is too large (at most {limit:g}{m.group(3)})")
 
     def build_plugin_paths(self) -> list[FsPath]:
         out = []

@@ -543,3 +543,18 @@ def test_log_regexes_are_compiled_within_bounds(tmp_path, pattern, words, code):
         line, col = line_col_of(text, "'" + pattern[:5])
         assert output[0].startswith(f"{tmp_path / 'scenario.yaml'}:{line}:{col}: log.dice_regex: "), output[0]
         assert words in output[0]
+
+
+def test_did_you_mean_hints_have_a_budget(tmp_path, monkeypatch):
+    # thousands of unknown names among thousands of known ones cost minutes of
+    # difflib; past the budget (made small here) the problems come without hints
+    monkeypatch.setattr(limits, "MAX_HINT_COMPARISONS", 40)
+    text = STARTER.replace("setup:", "setup:\n  - {box: blue_dead, units: ["
+                           + ", ".join(f"blue.inf.{i}x" for i in range(30)) + "]}", 1)
+    code, output = run_check(write(tmp_path, text))
+    assert code == 2
+    unknown = [line for line in output if "unknown unit 'blue.inf." in line]
+    assert len(unknown) == 30
+    hinted = [line for line in unknown if "did you mean" in line]
+    assert hinted and len(hinted) < len(unknown)
+    assert all("did you mean" in line for line in unknown[:len(hinted)])

@@ -20,6 +20,7 @@ __all__ = [
     "MAX_NUMBER_CHARS", "MAX_NUMBER", "MAX_COUNT", "MAX_COUNTERS", "MAX_CSV_ROWS", "MAX_CSV_FIELD",
     "MAX_GRID_LINES", "MAX_HEXES", "MAX_MAP_PIXELS", "MAX_TRACK_SPACES", "MAX_CHITS", "MAX_STEPS",
     "MAX_TURN", "MAX_LEADING_ZEROS", "MAX_AXIS_START", "MAX_ALPHA_START", "MAX_SEPARATOR", "MAX_COUNTER_SIZE",
+    "MAX_HINT_COMPARISONS",
     "scalar_problem", "text_problem", "number_text_problem",
 ]
 
@@ -51,6 +52,7 @@ MAX_LEADING_ZEROS = 10              # grid numbering leading zeros
 MAX_AXIS_START = 1_000_000          # |start| of a numeric grid axis
 MAX_ALPHA_START = 1_000             # index of the first letter label of an alphabetic axis (A = 0)
 MAX_SEPARATOR = 8                   # characters of the grid numbering separator
+MAX_HINT_COMPARISONS = 200_000      # names compared for "did you mean" hints, per scenario
 MAX_COUNTER_SIZE = {"in": 4.0, "mm": 101.6, "px": 1000.0}   # styles.counter.size
 
 # characters no scenario text may hold: C0 controls other than tab, line

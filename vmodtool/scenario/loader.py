@@ -15,7 +15,7 @@ import difflib
 import os
 import re
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import partial
 from itertools import pairwise
 from pathlib import Path as FsPath
@@ -102,6 +102,8 @@ class _Builder:
         self.folder = path.parent
         self.problems: list[Problem] = []
         self.data: dict[str, Any] = doc.data
+        self.hint_budget = L.MAX_HINT_COMPARISONS
+        self._known_sets: dict[int, tuple[object, frozenset[str]]] = {}
 
     # -- helpers ------------------------------------------------------------
     def err(self, path: Path, message: str, severity: str = "error") -> None:
@@ -165,11 +167,35 @@ class _Builder:
             return None
         return value
 
+    def close_match(self, value: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
+        """The known name closest to ``value`` ("did you mean …?"), while the
+        scenario's budget of comparisons lasts: a file with thousands of
+        unknown names among thousands of known ones gets no more hints, rather
+        than minutes of difflib."""
+        candidates = known if isinstance(known, Sequence) else list(known)
+        if len(candidates) > self.hint_budget:
+            self.hint_budget = 0
+            return None
+        self.hint_budget -= len(candidates)
+        close = difflib.get_close_matches(value, candidates, n=1, cutoff=cutoff)
+        return close[0] if close else None
+
+    def known_set(self, known: Iterable[str]) -> Collection[str]:
+        """``known`` for membership tests in O(1) (a list is turned into a set
+        once per builder, not at every reference)."""
+        if isinstance(known, (Mapping, set, frozenset)):
+            return known
+        entry = self._known_sets.get(id(known))
+        if entry is None or entry[0] is not known:
+            entry = (known, frozenset(known))   # keeps ``known`` alive, so its id stays its own
+            self._known_sets[id(known)] = entry
+        return entry[1]
+
     def _hex_hint(self, value: str, hexes: Mapping[str, Any]) -> str:
-        close = difflib.get_close_matches(value, list(hexes), n=1, cutoff=0.75)
-        sample = list(hexes)
-        span = f" (the map runs from {sample[0]} to {sample[-1]})" if sample else ""
-        return f"; did you mean {close[0]!r}?" if close else span
+        close = self.close_match(value, list(hexes) if len(hexes) <= self.hint_budget else (), cutoff=0.75)
+        last = next(reversed(hexes)) if isinstance(hexes, dict) else list(hexes)[-1] if hexes else None
+        span = f" (the map runs from {next(iter(hexes))} to {last})" if hexes else ""
+        return f"; did you mean {close!r}?" if close else span
 
     def ref(self, path: Path, known: Iterable[str], what: str, *, allow: Sequence[str] = ()
             ) -> str | None:
@@ -178,11 +204,11 @@ class _Builder:
             return None
         if not isinstance(value, str):
             return None
-        known = list(known)
-        if value not in known and value not in allow:
-            close = difflib.get_close_matches(value, known, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else (
-                f"; defined: {', '.join(known[:12])}" if known else f"; no {what}s are defined")
+        if value not in self.known_set(known) and value not in allow:
+            names = list(known)
+            close = self.close_match(value, names)
+            hint = f"; did you mean {close!r}?" if close else (
+                f"; defined: {', '.join(names[:12])}" if names else f"; no {what}s are defined")
             self.err(path, f"unknown {what} {value!r}{hint}")
             return None
         return value
@@ -742,11 +768,10 @@ class _Builder:
             return None
         if not isinstance(value, str):
             return None
-        known = list(known)
-        if value not in known:
-            close = difflib.get_close_matches(value, known, n=1)
+        if value not in self.known_set(known):
+            close = self.close_match(value, known)
             self._counter_problem(cp, position, key, f"unknown {what} {value!r}"
-                                  + (f"; did you mean {close[0]!r}?" if close else ""))
+                                  + (f"; did you mean {close!r}?" if close else ""))
             return None
         return value
 
@@ -809,9 +834,9 @@ class _Builder:
                 continue
             counter = by_id.get(hq)
             if counter is None:
-                close = difflib.get_close_matches(hq, list(by_id), n=1)
+                close = self.close_match(hq, list(by_id) if len(by_id) <= self.hint_budget else ())
                 self.err(fp + ("hq",), f"unknown counter {hq!r} as HQ"
-                         + (f"; did you mean {close[0]!r}?" if close else ""))
+                         + (f"; did you mean {close!r}?" if close else ""))
                 continue
             fid = self.text(fp + ("id",))
             if counter.formation and fid and counter.formation != fid:
@@ -868,8 +893,8 @@ class _Builder:
             if uid is None:
                 return None
             if uid not in counters:
-                close = difflib.get_close_matches(uid, list(counters), n=1)
-                self.err(path, f"unknown unit {uid!r}" + (f"; did you mean {close[0]!r}?" if close else
+                close = self.close_match(uid, list(counters) if len(counters) <= self.hint_budget else ())
+                self.err(path, f"unknown unit {uid!r}" + (f"; did you mean {close!r}?" if close else
                          " (counter ids with a count get .1, .2, … appended)"))
                 return None
             if uid in placed:

@@ -10,6 +10,14 @@ YAML read as the octal number 196 can be reported as such.  Duplicate keys
 are errors (PyYAML silently keeps the last), and alias expansion is bounded
 (no "billion laughs").
 
+Every document is held to :mod:`vmodtool.scenario.limits` before a parser
+can recurse or allocate past them: the file size is read no further than
+the limit, YAML nesting and node counts are bounded in a pre-scan of the
+event stream (or in the composer), a TOML text's bracket depth and integer
+lengths are scanned before :mod:`tomllib` sees it, and every scalar is
+checked (numbers by their written length before conversion).  A document
+out of bounds has ``data`` None and a located problem.
+
 TOML has no positions in :mod:`tomllib`; a small scan of the text maps table
 headers and ``key =`` lines to line numbers, which is exact for the usual
 layouts and falls back to the nearest parent key otherwise.

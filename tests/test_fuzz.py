@@ -205,4 +205,3 @@ def test_mutated_metadata(path, ops):
             kind.parse(data, file=path.name).to_bytes()
         except VmodError:
             pass
-

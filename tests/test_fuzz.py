@@ -94,6 +94,65 @@ FUZZ = settings(max_examples=int(os.environ.get("VMODTOOL_FUZZ_EXAMPLES", "150")
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+# -- scenario files (YAML, TOML, CSV): only VmodError may come out of loading --
+
+import tempfile  # noqa: E402
+
+import hypothesis  # noqa: E402
+
+from tests.scenario.test_hostile import HOSTILE_CHARS, HOSTILE_NUMBERS, REPRODUCERS, exercise, mutate  # noqa: E402
+from tests.scenario.test_hostile import scenario_texts as _scenario_texts  # noqa: E402
+
+SCENARIOS = _scenario_texts()
+SCENARIO_FUZZ = settings(FUZZ, max_examples=int(os.environ.get("VMODTOOL_FUZZ_EXAMPLES", "60")))
+
+_scenario_op = st.one_of(
+    st.tuples(st.sampled_from(["flip", "insert", "delete", "truncate"]),
+              st.floats(0, 1, exclude_max=True), st.integers(0, 255)),
+    st.tuples(st.just("number"), st.floats(0, 1, exclude_max=True), st.integers(0, len(HOSTILE_NUMBERS) - 1)),
+    st.tuples(st.just("nest"), st.floats(0, 1, exclude_max=True), st.sampled_from([1, 2, 63, 65, 100, 2000])),
+    st.tuples(st.just("char"), st.floats(0, 1, exclude_max=True), st.integers(0, len(HOSTILE_CHARS) - 1)),
+    st.tuples(st.just("repeat"), st.floats(0, 1, exclude_max=True), st.integers(1, 200)),
+)
+_scenario_ops = st.lists(_scenario_op, min_size=1, max_size=4)
+
+
+def _check_mutated_scenario(name, ops):
+    kind, data = SCENARIOS[name]
+    with tempfile.TemporaryDirectory() as folder:
+        exercise(kind, mutate(kind, data, ops), Path(folder))   # raises only VmodError (caught inside)
+
+
+def _seeds(kinds):
+    def apply(test):
+        for name, _kind, ops in REPRODUCERS:
+            if SCENARIOS[name][0] in kinds:
+                test = hypothesis.example(name, ops)(test)
+        return test
+    return apply
+
+
+@SCENARIO_FUZZ
+@_seeds({"yaml"})
+@given(st.sampled_from([n for n, (k, _) in SCENARIOS.items() if k == "yaml"]), _scenario_ops)
+def test_mutated_yaml_scenarios(name, ops):
+    _check_mutated_scenario(name, ops)
+
+
+@SCENARIO_FUZZ
+@_seeds({"toml"})
+@given(st.sampled_from([n for n, (k, _) in SCENARIOS.items() if k == "toml"]), _scenario_ops)
+def test_mutated_toml_scenarios(name, ops):
+    _check_mutated_scenario(name, ops)
+
+
+@SCENARIO_FUZZ
+@_seeds({"csv"})
+@given(st.sampled_from([n for n, (k, _) in SCENARIOS.items() if k == "csv"]), _scenario_ops)
+def test_mutated_counter_csv(name, ops):
+    _check_mutated_scenario(name, ops)
+
+
 @FUZZ
 @given(st.sampled_from(SAVES), _mutation)
 def test_mutated_save_files(path, ops):

@@ -14,18 +14,28 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import warnings
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import partial
 from itertools import pairwise
 from pathlib import Path as FsPath
 from typing import Any
 
 from vmodtool.errors import PathLike, VmodError
+from vmodtool.scenario import limits as L
 from vmodtool.scenario import model as M
-from vmodtool.scenario.mapgrid import SQRT3_2, AxisNumbering, GridSpec, MapGrid, alpha_index, build_map_grid
+from vmodtool.scenario.mapgrid import (
+    SQRT3_2,
+    AxisNumbering,
+    GridSpec,
+    MapGrid,
+    alpha_index,
+    board_size,
+    build_map_grid,
+)
 from vmodtool.scenario.problems import Path, Problem, ScenarioProblems
 from vmodtool.scenario.rule_refs import RuleReferences
-from vmodtool.scenario.schema_check import scenario_schema, schema_problems
+from vmodtool.scenario.schema_check import scenario_schema, schema_problems, too_long
 from vmodtool.scenario.source import Document, load_csv, load_document
 from vmodtool.vassal.grid_numbering import format_index
 
@@ -37,6 +47,8 @@ RULE_KINDS = ("stacking", "stack_order", "cohabitation", "escorted_move", "oblig
               "transition_window", "placement", "phase_sweep", "per_turn_limit", "replacement",
               "setup_conformity", "plugin")
 END_TURN_CHIT = "end_turn"
+GRID_NOT_BUILT = "the grid cannot be built; fix the grid keys above"
+_COUNTER_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)(?:/([0-9]+))?\s*(in|mm|px)\s*$")
 _PLUGIN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
@@ -65,7 +77,11 @@ def check_scenario(path: PathLike) -> tuple[M.Scenario | None, list[Problem]]:
     builder = _Builder(doc, fs_path)
     scenario = builder.build()
     seen = {(p.path, p.message) for p in problems}
+    grid_path = ("map", "grid")
+    grid_detail = any(p.path[:2] == grid_path and len(p.path) > 2 for p in problems + builder.problems)
     for p in builder.problems:
+        if p.message == GRID_NOT_BUILT and grid_detail:
+            continue   # a grid key's own problem says why
         if (p.path, p.message) not in seen:
             problems.append(p)
             seen.add((p.path, p.message))
@@ -86,6 +102,8 @@ class _Builder:
         self.folder = path.parent
         self.problems: list[Problem] = []
         self.data: dict[str, Any] = doc.data
+        self.hint_budget = L.MAX_HINT_COMPARISONS
+        self._known_sets: dict[int, tuple[object, frozenset[str]]] = {}
 
     # -- helpers ------------------------------------------------------------
     def err(self, path: Path, message: str, severity: str = "error") -> None:
@@ -107,6 +125,19 @@ class _Builder:
         if kind in (int, float, (int, float)) and isinstance(node, bool):
             return default
         return node
+
+    def within(self, path: Path, value: int | float, maximum: int | float, minimum: int | float | None = None
+               ) -> bool:
+        """Whether ``value`` lies in the field's bounds (:mod:`.limits`); if not,
+        report it in the words of the JSON Schema, which states the same bound
+        (so the two reports of one value are one)."""
+        if value > maximum:
+            self.err(path, f"the number {value} is out of range (maximum {maximum})")
+            return False
+        if minimum is not None and value < minimum:
+            self.err(path, f"the number {value} is out of range (minimum {minimum})")
+            return False
+        return True
 
     def pos(self, path: Path) -> M.Position:
         line, _ = self.doc.where(path)
@@ -136,11 +167,35 @@ class _Builder:
             return None
         return value
 
+    def close_match(self, value: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
+        """The known name closest to ``value`` ("did you mean …?"), while the
+        scenario's budget of comparisons lasts: a file with thousands of
+        unknown names among thousands of known ones gets no more hints, rather
+        than minutes of difflib."""
+        candidates = known if isinstance(known, Sequence) else list(known)
+        if len(candidates) > self.hint_budget:
+            self.hint_budget = 0
+            return None
+        self.hint_budget -= len(candidates)
+        close = difflib.get_close_matches(value, candidates, n=1, cutoff=cutoff)
+        return close[0] if close else None
+
+    def known_set(self, known: Iterable[str]) -> Collection[str]:
+        """``known`` for membership tests in O(1) (a list is turned into a set
+        once per builder, not at every reference)."""
+        if isinstance(known, (Mapping, set, frozenset)):
+            return known
+        entry = self._known_sets.get(id(known))
+        if entry is None or entry[0] is not known:
+            entry = (known, frozenset(known))   # keeps ``known`` alive, so its id stays its own
+            self._known_sets[id(known)] = entry
+        return entry[1]
+
     def _hex_hint(self, value: str, hexes: Mapping[str, Any]) -> str:
-        close = difflib.get_close_matches(value, list(hexes), n=1, cutoff=0.75)
-        sample = list(hexes)
-        span = f" (the map runs from {sample[0]} to {sample[-1]})" if sample else ""
-        return f"; did you mean {close[0]!r}?" if close else span
+        close = self.close_match(value, list(hexes) if len(hexes) <= self.hint_budget else (), cutoff=0.75)
+        last = next(reversed(hexes)) if isinstance(hexes, dict) else list(hexes)[-1] if hexes else None
+        span = f" (the map runs from {next(iter(hexes))} to {last})" if hexes else ""
+        return f"; did you mean {close!r}?" if close else span
 
     def ref(self, path: Path, known: Iterable[str], what: str, *, allow: Sequence[str] = ()
             ) -> str | None:
@@ -149,11 +204,11 @@ class _Builder:
             return None
         if not isinstance(value, str):
             return None
-        known = list(known)
-        if value not in known and value not in allow:
-            close = difflib.get_close_matches(value, known, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else (
-                f"; defined: {', '.join(known[:12])}" if known else f"; no {what}s are defined")
+        if value not in self.known_set(known) and value not in allow:
+            names = list(known)
+            close = self.close_match(value, names)
+            hint = f"; did you mean {close!r}?" if close else (
+                f"; defined: {', '.join(names[:12])}" if names else f"; no {what}s are defined")
             self.err(path, f"unknown {what} {value!r}{hint}")
             return None
         return value
@@ -197,6 +252,7 @@ class _Builder:
         charts = self.build_charts()
         rules = self.build_rules()
         plugin_paths = self.build_plugin_paths()
+        self.check_styles()
         if any(p.severity == "error" for p in self.problems):
             pass
         return M.Scenario(
@@ -247,7 +303,15 @@ class _Builder:
                          f"start {start_value!r} is not a whole number")
         if kind == "alpha" and isinstance(start_value, int) and start_value < 0:
             self.err(path + ("start",), "an alphabetic axis starts at a letter (A = 0) or 0 or more")
+        if kind == "alpha" and start > L.MAX_ALPHA_START:
+            self.err(path + ("start",), f"an alphabetic axis starts at most at index {L.MAX_ALPHA_START} "
+                                        f"(A = 0, a label of {L.MAX_ALPHA_START // 26 + 1} letters), found {start}")
+            start = default_start
+        elif kind != "alpha" and not self.within(path + ("start",), start, L.MAX_AXIS_START, -L.MAX_AXIS_START):
+            start = default_start
         leading = self.get(path + ("leading_zeros",), int, 1 if kind == "numeric" else 0)
+        if not self.within(path + ("leading_zeros",), leading, L.MAX_LEADING_ZEROS):
+            leading = 1 if kind == "numeric" else 0
         return AxisNumbering(kind, start, max(0, leading),
                              bool(self.get(path + ("descending",), bool, False)))
 
@@ -265,10 +329,27 @@ class _Builder:
             return None
         if not columns or not rows or columns < 1 or rows < 1:
             return None  # the schema says what is missing
+        if not (self.within(p + ("columns",), columns, L.MAX_GRID_LINES)
+                and self.within(p + ("rows",), rows, L.MAX_GRID_LINES)):
+            return None
+        if columns * rows > L.MAX_HEXES:
+            self.err(p, f"a grid of {columns} columns × {rows} rows has {columns * rows:,} hexes; "
+                        f"a map has at most {L.MAX_HEXES:,}")
+            return None
         for key, value in (("hex_height", hex_height), ("hex_width", hex_width)):
             if value is not None and value <= 0:
                 self.err(p + (key,), f"{key} must be more than 0 pixels")
                 return None
+            if value is not None and not self.within(p + (key,), value, L.MAX_MAP_PIXELS):
+                return None
+        margin = self.get(p + ("margin",), int, 24)
+        if not self.within(p + ("margin",), margin, L.MAX_MAP_PIXELS, 0):
+            return None
+        sep_path = p + ("numbering", "separator")
+        separator = self.text(sep_path, "") or ""
+        if len(separator) > L.MAX_SEPARATOR:
+            self.err(sep_path, too_long(f"a text of {len(separator)} characters", L.MAX_SEPARATOR))
+            return None
         if hex_height is None:
             # regular hexes: row spacing = column spacing / (√3/2) on flat-top maps,
             # × √3/2 on pointy-top ones
@@ -278,16 +359,17 @@ class _Builder:
         parity = self.text(p + (parity_key,), "even") or "even"
         origin = self.get(p + ("origin",), list)
         origin_t = None
-        if origin is not None and len(origin) == 2 and all(isinstance(v, int) for v in origin):
+        if (origin is not None and len(origin) == 2
+                and all(isinstance(v, int) and abs(v) <= L.MAX_MAP_PIXELS for v in origin)):
             origin_t = (origin[0], origin[1])
         n = p + ("numbering",)
         first = self.text(n + ("first",), "column") or "column"
         return GridSpec(orientation=orientation, hex_height=float(hex_height),
                         hex_width=float(hex_width) if hex_width is not None else None,
                         columns=columns, rows=rows, offset_parity=parity,
-                        margin=self.get(p + ("margin",), int, 24), origin=origin_t,
+                        margin=margin, origin=origin_t,
                         snap=self.text(p + ("snap",), "centres") or "centres",
-                        first=first, separator=self.text(n + ("separator",), "") or "",
+                        first=first, separator=separator,
                         column=self._axis(n + ("column",)), row=self._axis(n + ("row",)),
                         stagger=bool(self.get(n + ("stagger",), bool, False)),
                         location_format=self.text(n + ("location_format",), "$gridLocation$")
@@ -298,9 +380,14 @@ class _Builder:
         spec = self.build_grid_spec()
         if spec is None:
             if isinstance(self.get(p), dict) and isinstance(self.get(p + ("grid",)), dict):
-                self.err(p + ("grid",), "the grid cannot be built; fix the grid keys above")
+                self.err(p + ("grid",), GRID_NOT_BUILT)
             return None
         try:
+            width, height = board_size(spec)
+            if max(width, height) > L.MAX_MAP_PIXELS:
+                self.err(p + ("grid",), f"the board would be {width:,}×{height:,} pixels; a board is at most "
+                                        f"{L.MAX_MAP_PIXELS:,} pixels wide and high (fewer or smaller hexes)")
+                return None
             grid = build_map_grid(spec)
         # a grid VASSAL itself would refuse (FormatError), or sizes that are not
         # finite numbers (.inf / .nan in YAML)
@@ -409,9 +496,12 @@ class _Builder:
         size = grid.size
         given = self.get(p + ("size",), list)
         if given and len(given) == 2 and all(isinstance(v, int) and v > 0 for v in given):
-            size = (given[0], given[1])
+            if all(self.within(p + ("size", i), v, L.MAX_MAP_PIXELS) for i, v in enumerate(given)):
+                size = (given[0], given[1])
         buffer = self.get(p + ("edge_buffer",), list, [0, 0])
-        edge_buffer = (buffer[0], buffer[1]) if len(buffer) == 2 and all(isinstance(v, int) for v in buffer) else (0, 0)
+        edge_buffer = ((buffer[0], buffer[1]) if len(buffer) == 2 and all(
+            isinstance(v, int) and self.within(p + ("edge_buffer", i), v, L.MAX_MAP_PIXELS)
+            for i, v in enumerate(buffer)) else (0, 0))
         return M.HexMap(id=self.text(p + ("id",), "main") or "main",
                         name=self.text(p + ("name",), "Main Map") or "Main Map",
                         grid_spec=spec, grid=grid, terrain_types=ttypes, terrain=terrain,
@@ -501,6 +591,8 @@ class _Builder:
                 continue
             spaces = self.get(tp + ("spaces",))
             if isinstance(spaces, int) and not isinstance(spaces, bool):
+                if not self.within(tp + ("spaces",), spaces, L.MAX_TRACK_SPACES):
+                    spaces = 0
                 names = tuple(str(i) for i in range(1, spaces + 1))
             elif isinstance(spaces, list):
                 names = tuple(str(s) for s in spaces)
@@ -572,6 +664,8 @@ class _Builder:
                 steps = max(1, len(step_values)) if step_values else 1
             elif steps < 1:
                 self.err(tp + ("steps",), "a unit has at least 1 step")
+            elif not self.within(tp + ("steps",), steps, L.MAX_STEPS):
+                steps = 1
             out[str(tid)] = M.UnitType(str(tid), self.text(tp + ("name",), str(tid)) or str(tid),
                                        tuple(faces), tags, self.text(tp + ("movement_class",)),
                                        nato, layout, steps, serves)
@@ -607,8 +701,11 @@ class _Builder:
             if not fid:
                 continue
             side = self.ref(fp + ("side",), self.sides, "side") or ""
+            chits = self.get(fp + ("chits",), int, 0)
+            if not self.within(fp + ("chits",), chits, L.MAX_CHITS, 0):
+                chits = 0
             out.append(M.Formation(fid, side, self.text(fp + ("name",), fid) or fid,
-                                   self.text(fp + ("hq",)), self.get(fp + ("chits",), int, 0),
+                                   self.text(fp + ("hq",)), chits,
                                    self.text(fp + ("command",), "normal") or "normal"))
         self.unique(((fp + ("id",), self.text(fp + ("id",)) or "") for fp, _ in self.list_of(("formations",))
                      if self.text(fp + ("id",))), "formation id")
@@ -638,6 +735,8 @@ class _Builder:
                     entry["labels"] = [s.strip() for s in entry["labels"].split("|")]
                 if "count" in entry:
                     try:
+                        if L.number_text_problem(entry["count"]) is not None:
+                            raise ValueError(entry["count"])
                         entry["count"] = int(entry["count"])
                     except ValueError:
                         self.problems.append(Problem(f"count {entry['count']!r} is not a whole number",
@@ -669,11 +768,10 @@ class _Builder:
             return None
         if not isinstance(value, str):
             return None
-        known = list(known)
-        if value not in known:
-            close = difflib.get_close_matches(value, known, n=1)
+        if value not in self.known_set(known):
+            close = self.close_match(value, known)
             self._counter_problem(cp, position, key, f"unknown {what} {value!r}"
-                                  + (f"; did you mean {close[0]!r}?" if close else ""))
+                                  + (f"; did you mean {close!r}?" if close else ""))
             return None
         return value
 
@@ -701,6 +799,14 @@ class _Builder:
             count = entry.get("count", 1)
             if not isinstance(count, int) or isinstance(count, bool) or count < 1:
                 count = 1
+            elif count > L.MAX_COUNT:
+                bad("count", f"the number {count} is out of range (maximum {L.MAX_COUNT})")
+                count = 1
+            if len(seen) + count > L.MAX_COUNTERS:
+                bad("count" if "count" in entry else "id",
+                    f"the counter mix grows past {L.MAX_COUNTERS:,} counters here; a scenario has at most "
+                    f"{L.MAX_COUNTERS:,}")
+                break
             labels = entry.get("labels")
             label = entry.get("label") if isinstance(entry.get("label"), str) else None
             if isinstance(labels, list):
@@ -728,9 +834,9 @@ class _Builder:
                 continue
             counter = by_id.get(hq)
             if counter is None:
-                close = difflib.get_close_matches(hq, list(by_id), n=1)
+                close = self.close_match(hq, list(by_id) if len(by_id) <= self.hint_budget else ())
                 self.err(fp + ("hq",), f"unknown counter {hq!r} as HQ"
-                         + (f"; did you mean {close[0]!r}?" if close else ""))
+                         + (f"; did you mean {close!r}?" if close else ""))
                 continue
             fid = self.text(fp + ("id",))
             if counter.formation and fid and counter.formation != fid:
@@ -750,10 +856,13 @@ class _Builder:
             activation = None
             if isinstance(self.get(pp + ("activation",)), dict):
                 ap = pp + ("activation",)
+                end_chits = self.get(ap + ("end_turn_chits",), int, 0)
+                if not self.within(ap + ("end_turn_chits",), end_chits, L.MAX_CHITS, 0):
+                    end_chits = 0
                 activation = M.Activation(self.text(ap + ("kind",), "none") or "none",
                                           self.ref(ap + ("cup",), box_ids, "box"),
                                           self.ref(ap + ("drawn",), box_ids, "box"),
-                                          self.get(ap + ("end_turn_chits",), int, 0),
+                                          end_chits,
                                           tuple(s for s in self.get(ap + ("steps",), list, []) if isinstance(s, str)))
             phases.append(M.Phase(pid, self.text(pp + ("name",), pid) or pid, activation))
         self.unique(((pp + ("phase",), self.text(pp + ("phase",)) or "") for pp, _ in self.list_of(p + ("structure",))
@@ -761,7 +870,11 @@ class _Builder:
         for sp, _ in self.list_of(p + ("player_turns",)):
             self.ref(sp, self.sides, "side")
         first = self.get(p + ("first",), int, 1)
+        if not self.within(p + ("first",), first, L.MAX_TURN, -L.MAX_TURN):
+            first = 1
         last = self.get(p + ("last",), int, first)
+        if not self.within(p + ("last",), last, L.MAX_TURN, -L.MAX_TURN):
+            last = first
         if last < first:
             self.err(p + ("last",), f"the last turn ({last}) comes before the first ({first})")
         return M.TurnStructure(first, last, tuple(phases),
@@ -780,8 +893,8 @@ class _Builder:
             if uid is None:
                 return None
             if uid not in counters:
-                close = difflib.get_close_matches(uid, list(counters), n=1)
-                self.err(path, f"unknown unit {uid!r}" + (f"; did you mean {close[0]!r}?" if close else
+                close = self.close_match(uid, list(counters) if len(counters) <= self.hint_budget else ())
+                self.err(path, f"unknown unit {uid!r}" + (f"; did you mean {close!r}?" if close else
                          " (counter ids with a count get .1, .2, … appended)"))
                 return None
             if uid in placed:
@@ -876,11 +989,42 @@ class _Builder:
         for path in (p + ("dice_regex",), p + ("typed_chat_regex",), p + ("turn_tracker", "report_regex")):
             pattern = self.text(path)
             if pattern:
-                try:
-                    re.compile(pattern)
-                except re.error as exc:
-                    self.err(path, f"not a valid regular expression: {exc}")
+                self.check_regex(path, pattern)
         return log
+
+    def check_regex(self, path: Path, pattern: str) -> None:
+        """Compile a regex of the scenario: Python's regex parser recurses per
+        group (so the nesting is bounded first) and refuses repetition counts
+        past 2³²−1 with OverflowError; its warnings become the scenario's."""
+        depth = deepest = 0
+        escaped = in_class = False
+        for char in pattern:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif in_class:
+                in_class = char != "]"
+            elif char == "[":
+                in_class = True
+            elif char == "(":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif char == ")":
+                depth = max(0, depth - 1)
+        if deepest > L.MAX_DEPTH:
+            self.err(path, f"the regular expression nests {deepest} groups; at most {L.MAX_DEPTH}")
+            return
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                re.compile(pattern)
+            except (re.error, OverflowError) as exc:
+                self.err(path, f"not a valid regular expression: {exc}")
+            except RecursionError:   # pragma: no cover - the nesting is bounded above
+                self.err(path, "not a valid regular expression: nested too deeply")
+        for warning in caught:
+            self.err(path, f"regular expression: {warning.message}", severity="warning")
 
     def build_charts(self) -> list[M.Chart]:
         out = []
@@ -893,6 +1037,19 @@ class _Builder:
             if path:
                 out.append(M.Chart(cid, self.text(cp + ("name",), cid) or cid, path))
         return out
+
+    def check_styles(self) -> None:
+        """The counter size bounds the images the renderers allocate (the
+        schema bounds vassal_px, vassal_dpi and marker_counts)."""
+        sp = ("styles", "counter", "size")
+        size = self.text(sp)
+        m = _COUNTER_SIZE.match(size or "")
+        if m is None:
+            return   # the schema says how to write it
+        value = float(m.group(1)) / (float(m.group(2)) if m.group(2) and float(m.group(2)) else 1.0)
+        limit = L.MAX_COUNTER_SIZE[m.group(3)]
+        if value > limit:
+            self.err(sp, f"a counter of {size} is too large (at most {limit:g}{m.group(3)})")
 
     def build_plugin_paths(self) -> list[FsPath]:
         out = []

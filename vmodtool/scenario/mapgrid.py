@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from vmodtool.vassal.grid import HexGrid, LocationError
 
-__all__ = ["AxisNumbering", "GridSpec", "MapGrid", "build_map_grid", "alpha_index"]
+__all__ = ["AxisNumbering", "GridSpec", "MapGrid", "build_map_grid", "board_size", "alpha_index"]
 
 SQRT3_2 = math.sqrt(3.0) / 2.0
 
@@ -127,9 +127,26 @@ def _axis_attrs(prefix: str, axis: AxisNumbering, offset: int) -> dict[str, str]
             f"{prefix}Off": str(offset)}
 
 
-def build_map_grid(spec: GridSpec) -> MapGrid:
-    """Derive the VASSAL grid of ``spec`` and label every hex (§5.7: describe
-    the printed map, solve for the attributes, then verify every label)."""
+@dataclass(frozen=True)
+class _Layout:
+    """Where the hexes of a spec lie: VASSAL spacing (dx along u, dy along v),
+    the raw index of the first printed line, the first centre and the board size."""
+
+    sideways: bool
+    dx: float
+    dy: float
+    h_axis: AxisNumbering
+    v_axis: AxisNumbering
+    h_count: int
+    v_count: int
+    first_shifted: bool
+    raw_first: int
+    x0: int
+    y0: int
+    size: tuple[int, int]
+
+
+def _layout(spec: GridSpec) -> _Layout:
     sideways = spec.sideways
     if sideways:
         # pointy-top: VASSAL spacing along map x is dy, along map y is dx
@@ -163,6 +180,22 @@ def build_map_grid(spec: GridSpec) -> MapGrid:
     extent_v = y0 + (v_count - 1) * dy + dy / 2.0 + (dy / 2.0 if any_shifted else 0.0) + spec.margin
     size_u, size_v = int(math.ceil(extent_u)), int(math.ceil(extent_v))
     size = (size_v, size_u) if sideways else (size_u, size_v)
+    return _Layout(sideways, dx, dy, h_axis, v_axis, h_count, v_count, first_shifted, raw_first, x0, y0, size)
+
+
+def board_size(spec: GridSpec) -> tuple[int, int]:
+    """The board's pixel size (width, height) for ``spec``, computed without
+    building the grid (so that a caller can bound it first)."""
+    return _layout(spec).size
+
+
+def build_map_grid(spec: GridSpec) -> MapGrid:
+    """Derive the VASSAL grid of ``spec`` and label every hex (§5.7: describe
+    the printed map, solve for the attributes, then verify every label)."""
+    lay = _layout(spec)
+    sideways, dx, dy, size = lay.sideways, lay.dx, lay.dy, lay.size
+    h_axis, v_axis, h_count, v_count = lay.h_axis, lay.v_axis, lay.h_count, lay.v_count
+    raw_first, x0, y0 = lay.raw_first, lay.x0, lay.y0
 
     grid_attrs = {"dx": _fmt(dx), "dy": _fmt(dy), "x0": str(x0), "y0": str(y0),
                   "sideways": "true" if sideways else "false",

@@ -5,8 +5,7 @@ comes later; a rule that names something unknown is caught here)."""
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from vmodtool.scenario import model as M
@@ -41,6 +40,10 @@ class ScenarioParts(Protocol):
 
     def err(self, path: Path, message: str, severity: str = "error") -> None: ...
 
+    def known_set(self, known: Iterable[str]) -> Collection[str]: ...
+
+    def close_match(self, value: str, known: Iterable[str], cutoff: float = 0.6) -> str | None: ...
+
 
 class RuleReferences:
     """Semantic checks of rule parameters: every tag, unit type, side,
@@ -72,9 +75,9 @@ class RuleReferences:
         items = value if isinstance(value, list) else [value]
         for i, item in enumerate(items):
             ipath = path + (i,) if isinstance(value, list) else path
-            if isinstance(item, str) and item not in known and item not in allow:
-                close = difflib.get_close_matches(item, list(known), n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else (
+            if isinstance(item, str) and item not in self.b.known_set(known) and item not in allow:
+                close = self.b.close_match(item, known)
+                hint = f"; did you mean {close!r}?" if close else (
                     f"; known: {', '.join(list(known)[:15])}" if known else f"; the scenario defines no {what}s")
                 self.b.err(ipath, f"unknown {what} {item!r}{hint}", severity=severity)
 

@@ -19,7 +19,7 @@ from vmodtool.scenario.source import Document
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
-__all__ = ["scenario_schema", "schema_problems"]
+__all__ = ["scenario_schema", "schema_problems", "too_long"]
 
 
 @lru_cache(maxsize=1)
@@ -40,6 +40,12 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, list):
         return [_jsonable(v) for v in value]
     return value
+
+
+def too_long(what: str, limit: object) -> str:
+    """The words of a maxLength/maxItems problem (the loader says its bounds
+    in the same words, so that one value is reported once)."""
+    return f"{what} is too long (maximum {limit})"
 
 
 def schema_problems(doc: Document) -> list[Problem]:
@@ -166,6 +172,10 @@ def _explain(doc: Document, error: ValidationError) -> list[Problem]:
         return [doc.problem(path, f"{_describe(error.instance)} is not valid: expected {what}")]
     if v in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         return [doc.problem(path, f"{_describe(error.instance)} is out of range ({v} {error.validator_value})")]
+    if v in ("maxItems", "maxLength") and isinstance(error.instance, (str, list)):
+        # say the size and the bound, not the (long) value itself
+        what = "a text of {} characters" if v == "maxLength" else "a list of {} entries"
+        return [doc.problem(path, too_long(what.format(len(error.instance)), error.validator_value))]
     if v in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
         return [doc.problem(path, f"{_describe(error.instance)}: {error.message}")]
     if v == "not":

@@ -10,6 +10,14 @@ YAML read as the octal number 196 can be reported as such.  Duplicate keys
 are errors (PyYAML silently keeps the last), and alias expansion is bounded
 (no "billion laughs").
 
+Every document is held to :mod:`vmodtool.scenario.limits` before a parser
+can recurse or allocate past them: the file size is read no further than
+the limit, YAML nesting and node counts are bounded in a pre-scan of the
+event stream (or in the composer), a TOML text's bracket depth and integer
+lengths are scanned before :mod:`tomllib` sees it, and every scalar is
+checked (numbers by their written length before conversion).  A document
+out of bounds has ``data`` None and a located problem.
+
 TOML has no positions in :mod:`tomllib`; a small scan of the text maps table
 headers and ``key =`` lines to line numbers, which is exact for the usual
 layouts and falls back to the nearest parent key otherwise.
@@ -28,6 +36,18 @@ from typing import Any
 import yaml
 
 from vmodtool.fileio import sniff
+from vmodtool.scenario.limits import (
+    MAX_CSV_BYTES,
+    MAX_CSV_ROWS,
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    MAX_ITEMS,
+    MAX_NODES,
+    MAX_TEXT,
+    number_text_problem,
+    scalar_problem,
+    text_problem,
+)
 from vmodtool.scenario.problems import Path, Problem
 
 if sys.version_info >= (3, 11):
@@ -38,9 +58,10 @@ else:  # pragma: no cover - Python 3.10
 __all__ = ["Document", "ValueInfo", "load_yaml", "load_toml", "load_document", "load_csv",
            "MAX_NODES", "MAX_DEPTH", "MAX_BYTES"]
 
-MAX_NODES = 250_000     # values produced from one document (alias bombs stop here)
-MAX_DEPTH = 100
-MAX_BYTES = 64 * 1024 * 1024
+MAX_BYTES = MAX_FILE_BYTES
+# compose YAML with libyaml when PyYAML has it (5× faster on big files; the
+# positions and the values are the same); the pure-Python loader otherwise
+USE_LIBYAML = True
 
 
 @dataclass(frozen=True)
@@ -100,31 +121,118 @@ _TAGS = {
 }
 
 
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader whose composer counts what it builds: no more
+    than :data:`MAX_NODES` nodes and :data:`MAX_DEPTH` levels are composed
+    (PyYAML's composer recurses once per level and keeps every node), so
+    neither a deep nor a huge document gets further than the limit."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._composed = 0
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self._composed += 1
+        self._depth += 1
+        try:
+            message = (f"the document is nested deeper than {MAX_DEPTH} levels" if self._depth > MAX_DEPTH
+                       else f"the document has more than {MAX_NODES} values" if self._composed > MAX_NODES
+                       else None)
+            if message is not None:
+                event = self.peek_event()  # type: ignore[no-untyped-call]
+                raise _TooBig(message, event.start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+_REFUSED = object()   # a scalar out of bounds (reported, never converted)
+
+
+def _prescan_events(text: str) -> None:
+    """Walk the YAML event stream with libyaml (fast, and not recursive) and
+    raise :class:`_TooBig` at the first event past :data:`MAX_DEPTH` levels
+    or :data:`MAX_NODES` values, before anything is composed: libyaml's
+    composer recurses without Python's guard."""
+    events = yaml.CSafeLoader(text)
+    depth = count = 0
+    try:
+        while events.check_event():
+            event = events.get_event()
+            if event is None:
+                break
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                count += 1
+                if depth > MAX_DEPTH:
+                    raise _TooBig(f"the document is nested deeper than {MAX_DEPTH} levels", event.start_mark)
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+            elif isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                count += 1
+            if count > MAX_NODES:
+                raise _TooBig(f"the document has more than {MAX_NODES} values", event.start_mark)
+    finally:
+        events.dispose()
+
+
 class _Builder:
-    def __init__(self, loader: yaml.SafeLoader, doc: Document) -> None:
+    def __init__(self, loader: Any, doc: Document) -> None:
         self.loader = loader
         self.doc = doc
         self.count = 0
+        self.limits: list[Problem] = []   # values out of bounds: the document is refused
+
+    def out_of_bounds(self, node: yaml.Node, path: Path, message: str) -> None:
+        mark = node.start_mark
+        self.limits.append(Problem(message, file=self.doc.file, line=mark.line + 1,
+                                   column=mark.column + 1, path=path))
+
+    def scalar(self, node: yaml.ScalarNode, path: Path) -> Any:
+        """The value of a scalar, converted only when its text is within bounds."""
+        tag = _TAGS.get(node.tag, node.tag)
+        if tag in ("int", "float"):
+            refused = number_text_problem(node.value)
+            if refused is not None:
+                self.out_of_bounds(node, path, refused)
+                return _REFUSED
+        elif len(node.value) > MAX_TEXT:
+            self.out_of_bounds(node, path, f"a text of {len(node.value):,} characters; "
+                                           f"texts are at most {MAX_TEXT:,} characters")
+            return _REFUSED
+        value = self.loader.construct_object(node, deep=False)
+        refused = scalar_problem(value)
+        if refused is not None:
+            self.out_of_bounds(node, path, refused)
+            return _REFUSED
+        return value
 
     def build(self, node: yaml.Node, path: Path, depth: int) -> Any:
         self.count += 1
         if self.count > MAX_NODES:
             raise _TooBig(f"the document expands to more than {MAX_NODES} values "
-                          "(aliases repeated too often?)", node)
+                          "(aliases repeated too often?)", node.start_mark)
         if depth > MAX_DEPTH:
             raise _TooBig(f"the document is nested deeper than {MAX_DEPTH} levels "
-                          "(a recursive alias?)", node)
+                          "(a recursive alias?)", node.start_mark)
         mark = node.start_mark
         if isinstance(node, yaml.ScalarNode):
-            value = self.loader.construct_object(node, deep=False)
+            value = self.scalar(node, path)
+            if value is _REFUSED:
+                return None
             tag = _TAGS.get(node.tag, node.tag)
             if tag == "timestamp":   # keep dates as written
                 value = node.value
                 tag = "str"
             self.doc.info[path] = ValueInfo(mark.line + 1, mark.column + 1, node.value,
-                                            node.style is None, tag)
+                                            not node.style, tag)
             return value
         self.doc.info[path] = ValueInfo(mark.line + 1, mark.column + 1)
+        if isinstance(node, (yaml.SequenceNode, yaml.MappingNode)) and len(node.value) > MAX_ITEMS:
+            self.out_of_bounds(node, path, f"{len(node.value):,} entries; a list or mapping has at most "
+                                           f"{MAX_ITEMS:,}")
+            return None
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
         if isinstance(node, yaml.MappingNode):
@@ -137,14 +245,16 @@ class _Builder:
                         file=self.doc.file, line=key_node.start_mark.line + 1,
                         column=key_node.start_mark.column + 1, path=path))
                     continue
-                key = self.loader.construct_object(key_node, deep=False)
+                key = self.scalar(key_node, path)
+                if key is _REFUSED:
+                    continue   # reported; the document is refused
                 if isinstance(key, bool) or key is None or not isinstance(key, (str, int, float)):
                     # a key is never a boolean or null in a scenario: YAML 1.1 reads
                     # `on:`, `yes:`, `no:`, `null:` as such; keep the text as written
                     key = key_node.value
                 kmark = key_node.start_mark
                 kinfo = ValueInfo(kmark.line + 1, kmark.column + 1, key_node.value,
-                                  key_node.style is None, _TAGS.get(key_node.tag, key_node.tag))
+                                  not key_node.style, _TAGS.get(key_node.tag, key_node.tag))
                 if key in out:
                     first = self.doc.key_info.get(path + (key,))
                     self.doc.problems.append(Problem(
@@ -156,18 +266,36 @@ class _Builder:
                 self.doc.key_info[path + (key,)] = kinfo
                 out[key] = self.build(value_node, path + (key,), depth + 1)
             return out
-        raise _TooBig(f"unsupported YAML node {type(node).__name__}", node)
+        raise _TooBig(f"unsupported YAML node {type(node).__name__}", node.start_mark)
 
 
 class _TooBig(Exception):
-    def __init__(self, message: str, node: yaml.Node) -> None:
+    def __init__(self, message: str, mark: Any) -> None:
         super().__init__(message)
-        self.node = node
+        self.mark = mark
 
 
-def _yaml_error(file: str, exc: yaml.YAMLError) -> Problem:
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset of ``text``."""
+    offset = max(0, min(offset, len(text)))
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _yaml_error(file: str, text: str, exc: yaml.YAMLError, byte_offsets: bool = False) -> Problem:
+    if isinstance(exc, yaml.reader.ReaderError):
+        # raised by the reader before any mark exists: locate its offset
+        # (libyaml's is a byte offset of the UTF-8 text)
+        offset = exc.position
+        if byte_offsets:
+            offset = len(text.encode("utf-8", "surrogatepass")[:offset].decode("utf-8", "ignore"))
+        line, column = _line_column(text, offset)
+        char = exc.character
+        what = f"U+{char:04X}" if isinstance(char, int) else repr(char)
+        return Problem(f"not valid YAML: the character {what} is not allowed in a YAML file",
+                       file=file, line=line, column=column)
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     context = getattr(exc, "context", None)
     message = f"not valid YAML: {problem}" + (f" ({context})" if context else "")
     if mark is not None:
@@ -176,25 +304,38 @@ def _yaml_error(file: str, exc: yaml.YAMLError) -> Problem:
 
 
 def load_yaml(text: str, file: str) -> Document:
-    """Parse YAML text (safely) into a :class:`Document`."""
+    """Parse YAML text (safely) into a :class:`Document`; a document out of
+    bounds (:mod:`.limits`) has ``data`` None and says where."""
     doc = Document(file=file, data=None)
-    loader = yaml.SafeLoader(text)
+    loader: Any = None
+    fast = bool(yaml.__with_libyaml__) and USE_LIBYAML
     try:
+        if fast:
+            # libyaml: the event pre-scan bounds what its composer then builds
+            _prescan_events(text)
+            loader = yaml.CSafeLoader(text)
+        else:
+            loader = _Loader(text)    # the reader checks the characters here already
         node = loader.get_single_node()
         if node is None:
             doc.data = None
             return doc
-        doc.data = _Builder(loader, doc).build(node, (), 0)
+        builder = _Builder(loader, doc)
+        data = builder.build(node, (), 0)
+        if builder.limits:
+            doc.problems.extend(builder.limits)
+        else:
+            doc.data = data
     except yaml.YAMLError as exc:
-        doc.problems.append(_yaml_error(file, exc))
+        doc.problems.append(_yaml_error(file, text, exc, byte_offsets=fast))
     except _TooBig as exc:
-        mark = exc.node.start_mark
-        doc.problems.append(Problem(str(exc), file=file, line=mark.line + 1,
-                                    column=mark.column + 1))
-    except RecursionError:
-        doc.problems.append(Problem("the document is nested too deeply", file=file))
+        doc.problems.append(Problem(str(exc), file=file, line=exc.mark.line + 1,
+                                    column=exc.mark.column + 1))
+    except RecursionError:   # pragma: no cover - the composer and builder stop at MAX_DEPTH first
+        doc.problems.append(Problem(f"the document is nested deeper than {MAX_DEPTH} levels", file=file))
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return doc
 
 
@@ -210,18 +351,102 @@ def _toml_keys(text: str) -> list[str]:
     return [a or b or c for a, b, c in parts]
 
 
+# strings and comments (skipped whole, so that their brackets do not count),
+# brackets, the separators of values, and written integers
+_TOML_TOKEN = re.compile(
+    r'"""(?:[^\\]|\\.)*?"""{0,2}|' r"'''.*?'''{0,2}|"
+    r'"(?:[^"\\\n]|\\.)*"|' r"'[^'\n]*'|"
+    r"#[^\n]*|[\[{]|[\]}]|[=,]|"
+    r"(?<![\w.+-])[+-]?(?:0[xob][0-9A-Fa-f_]+|\d[\d_]*)", re.S)
+
+
+def _toml_prescan(text: str, file: str) -> Problem | None:
+    """What puts a TOML text out of bounds before :mod:`tomllib` reads it:
+    nesting deeper than :data:`MAX_DEPTH` (tomllib recurses once per level),
+    more than :data:`MAX_NODES` values, or an integer too long to convert
+    (Python refuses decimal texts of more than 4,300 digits; hex ones it
+    converts to numbers of any size).  Stops at the first such token."""
+    depth = 0
+    values = 0
+    for m in _TOML_TOKEN.finditer(text):
+        token = m.group()
+        head = token[0]
+        message = None
+        if head in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                message = f"the document is nested deeper than {MAX_DEPTH} levels"
+        elif head in "]}":
+            depth = max(0, depth - 1)
+        elif head in "=,":
+            values += 1
+            if values > MAX_NODES:
+                message = f"the document has more than {MAX_NODES} values"
+        elif head not in "\"'#":
+            message = number_text_problem(token)
+        if message is not None:
+            line, column = _line_column(text, m.start())
+            return Problem(message, file=file, line=line, column=column)
+    return None
+
+
+def _check_tree(doc: Document) -> list[Problem]:
+    """Bounds of parsed data (TOML: tomllib converts every value itself):
+    depth, values, entries per list or mapping, texts and keys, numbers."""
+    out: list[Problem] = []
+    count = 0
+    stack: list[tuple[Any, Path]] = [(doc.data, ())]
+    while stack and len(out) < 20:
+        value, path = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            out.append(doc.problem(path, f"the document has more than {MAX_NODES} values"))
+            break
+        if len(path) > MAX_DEPTH:
+            out.append(doc.problem(path, f"the document is nested deeper than {MAX_DEPTH} levels"))
+            continue
+        if isinstance(value, (dict, list)):
+            if len(value) > MAX_ITEMS:
+                out.append(doc.problem(path, f"{len(value):,} entries; a list or mapping has at most "
+                                             f"{MAX_ITEMS:,}"))
+                continue
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    refused = scalar_problem(key)
+                    if refused is not None:
+                        out.append(doc.problem(path, f"key: {refused}"))
+                        continue
+                    stack.append((item, path + (key,)))
+            else:
+                stack.extend((item, path + (i,)) for i, item in enumerate(value))
+            continue
+        refused = scalar_problem(value)
+        if refused is not None:
+            out.append(doc.problem(path, refused))
+    return out
+
+
 def load_toml(text: str, file: str) -> Document:
     """Parse TOML text into a :class:`Document` (positions approximate, see
-    the module docstring)."""
+    the module docstring); a document out of bounds (:mod:`.limits`) has
+    ``data`` None and says where."""
     doc = Document(file=file, data=None)
+    refused = _toml_prescan(text, file)
+    if refused is not None:
+        doc.problems.append(refused)
+        return doc
     try:
-        doc.data = tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+), column (\d+)", str(exc))
         err_line, err_col = (int(m.group(1)), int(m.group(2))) if m else (None, None)
         doc.problems.append(Problem(f"not valid TOML: {str(exc).split(' (at ')[0]}", file=file,
                                     line=err_line, column=err_col))
         return doc
+    except (ValueError, RecursionError) as exc:  # pragma: no cover - the pre-scan stops these first
+        doc.problems.append(Problem(f"the TOML document is out of bounds: {exc}", file=file))
+        return doc
+    doc.data = data
     table: Path = ()
     arrays: dict[Path, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -240,6 +465,10 @@ def load_toml(text: str, file: str) -> Document:
             path = table + tuple(_toml_keys(key.group(1)))
             doc.info.setdefault(path, ValueInfo(number, line.index("=") + 2))
             doc.key_info.setdefault(path, ValueInfo(number, 1))
+    limits = _check_tree(doc)
+    if limits:
+        doc.problems.extend(limits)
+        doc.data = None
     return doc
 
 
@@ -249,13 +478,14 @@ def load_document(path: FsPath) -> Document:
     """Read a YAML or TOML scenario file (chosen by its extension)."""
     file = str(path)
     try:
-        raw = path.read_bytes()
+        raw = _read_bounded(path, MAX_FILE_BYTES)
     except OSError as exc:
         return Document(file=file, data=None,
                         problems=[Problem(f"cannot read the file: {exc.strerror}", file=file)])
-    if len(raw) > MAX_BYTES:
+    if raw is None:
         return Document(file=file, data=None, problems=[Problem(
-            f"the file is larger than {MAX_BYTES // (1024 * 1024)} MB", file=file)])
+            f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB, the limit of a scenario file",
+            file=file)])
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -272,12 +502,26 @@ def load_document(path: FsPath) -> Document:
     return load_yaml(text, file)
 
 
+def _read_bounded(path: FsPath, limit: int) -> bytes | None:
+    """The bytes of ``path``, or None when it has more than ``limit`` (read
+    no further than that)."""
+    with path.open("rb") as stream:
+        raw = stream.read(limit + 1)
+    return None if len(raw) > limit else raw
+
+
 def load_csv(path: FsPath) -> tuple[list[dict[str, str]], list[int], list[Problem]]:
     """Rows of a CSV file as dicts (header → value), the line number of each
-    row, and problems (unreadable file, bad encoding)."""
+    row, and problems (unreadable file, bad encoding, out of bounds: more
+    than :data:`MAX_CSV_ROWS` rows, a field longer than
+    :data:`MAX_CSV_FIELD` characters or with a control character)."""
     file = str(path)
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        raw = _read_bounded(path, MAX_CSV_BYTES)
+        if raw is None:
+            return [], [], [Problem(f"the counter mix CSV is larger than {MAX_CSV_BYTES // (1024 * 1024)} MB, "
+                                    "the limit of a CSV file", file=file)]
+        text = raw.decode("utf-8-sig")
     except OSError as exc:
         return [], [], [Problem(f"cannot read the counter mix CSV: {exc.strerror}", file=file)]
     except UnicodeDecodeError as exc:
@@ -287,6 +531,16 @@ def load_csv(path: FsPath) -> tuple[list[dict[str, str]], list[int], list[Proble
     lines: list[int] = []
     try:
         for row in reader:
+            if len(rows) >= MAX_CSV_ROWS:
+                return rows, lines, [Problem(f"more than {MAX_CSV_ROWS:,} rows; a counter mix CSV has at most "
+                                             f"{MAX_CSV_ROWS:,}", file=file, line=reader.line_num)]
+            for key, value in row.items():
+                for part in (key, *(value if isinstance(value, list) else [value])):
+                    refused = text_problem(part) if isinstance(part, str) else None
+                    if refused is not None:
+                        column = key if isinstance(key, str) and text_problem(key) is None else "?"
+                        return rows, lines, [Problem(refused, file=file, line=reader.line_num,
+                                                     path=("counters", column))]
             if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
                 continue
             rows.append(row)

@@ -4,12 +4,16 @@ out is vmodtool's own VmodError."""
 
 import functools
 import os
+import tempfile
 from pathlib import Path
 
+import hypothesis
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import SHARED
+from tests.scenario.test_hostile import HOSTILE_CHARS, HOSTILE_NUMBERS, REPRODUCERS, exercise, mutate
+from tests.scenario.test_hostile import scenario_texts as _scenario_texts
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.buildfile import BuildFile
@@ -96,12 +100,8 @@ FUZZ = settings(max_examples=int(os.environ.get("VMODTOOL_FUZZ_EXAMPLES", "150")
 
 # -- scenario files (YAML, TOML, CSV): only VmodError may come out of loading --
 
-import tempfile  # noqa: E402
 
-import hypothesis  # noqa: E402
 
-from tests.scenario.test_hostile import HOSTILE_CHARS, HOSTILE_NUMBERS, REPRODUCERS, exercise, mutate  # noqa: E402
-from tests.scenario.test_hostile import scenario_texts as _scenario_texts  # noqa: E402
 
 SCENARIOS = _scenario_texts()
 SCENARIO_FUZZ = settings(FUZZ, max_examples=int(os.environ.get("VMODTOOL_FUZZ_EXAMPLES", "60")))

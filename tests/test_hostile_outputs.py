@@ -314,12 +314,13 @@ def test_every_vmod_error_is_one_line():
 
 def test_scenario_problems_stay_one_per_line(tmp_path):
     bad = tmp_path / "scenario.yaml"
-    bad.write_text('schema: 1\n"bo\\x07gus\\nx\\u202e": 1\n', encoding="utf-8")
+    # two keys with control characters: each is one problem on one line (the key is refused, not echoed raw)
+    bad.write_text('schema: 1\n"bo\\x07gus\\nx\\u202e": 1\n"se\\x1bcond": 2\n', encoding="utf-8")
     code, _, err = invoke(["board", bad, "-o", tmp_path / "board.png"])
     assert code == 2 and not RAW_CONTROL.search(err)
     lines = err.splitlines()
     assert len(lines) >= 3 and all(line.startswith(f"{bad}:") for line in lines[:-1])
-    assert any("bo\\x07gus\\nx\\u202e" in line for line in lines)
+    assert [line.split(":")[1:3] for line in lines[:-1]] == [["2", "1"], ["3", "1"]]   # each located by line:col
     assert lines[-1] == f"vmodtool: error: {bad}: {len(lines) - 1} errors in the scenario (listed above)"
 
 

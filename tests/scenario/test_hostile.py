@@ -26,6 +26,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from tests.scenario.helpers import toml_value
 from vmodtool.cli import cli
 from vmodtool.errors import VmodError
 from vmodtool.scenario import ScenarioProblems, check_scenario, limits, load_scenario, source
@@ -40,22 +41,6 @@ COUNT_LINE = 'count: 2, labels: ["A", "B"]'
 MB = 1024 * 1024
 
 # -- shared with the fuzz tests ------------------------------------------------
-
-
-def toml_value(value: Any) -> str:
-    """A TOML inline value (strings as JSON strings, which are TOML basic strings)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(str(k), ensure_ascii=False)} = {toml_value(v)}"
-                               for k, v in value.items() if v is not None) + "}"
-    raise TypeError(type(value))
 
 
 def to_toml(yaml_text: str) -> str:

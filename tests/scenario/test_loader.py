@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.scenario.helpers import toml_value
 from vmodtool.cli import cli
 from vmodtool.scenario import ScenarioProblems, check_scenario, load_scenario, source
 from vmodtool.scenario.model import SetupStack
@@ -171,19 +172,6 @@ def test_csv_counter_mix(tmp_path):
                                                 "red.inf.1", "red.inf.2", "red.tank"]
 
 
-def _toml_value(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(str(k), ensure_ascii=False)} = {_toml_value(v)}"
-                               for k, v in value.items()) + "}"
-    raise TypeError(value)
 
 
 def _canonical(scenario):
@@ -203,7 +191,7 @@ def _canonical(scenario):
 def test_yaml_and_toml_load_to_equal_models(tmp_path):
     import yaml
     data = yaml.safe_load(BASE)
-    toml_text = "".join(f"{json.dumps(k)} = {_toml_value(v)}\n" for k, v in data.items())
+    toml_text = "".join(f"{json.dumps(k)} = {toml_value(v)}\n" for k, v in data.items())
     yaml_model = load_scenario(write(tmp_path, BASE))
     toml_model = load_scenario(write(tmp_path, toml_text, "scenario.toml"))
     assert _canonical(yaml_model) == _canonical(toml_model)

@@ -34,9 +34,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
     """Build VASSAL modules, render counters and boards, audit VASSAL logs.
 
     Outputs (-o/--output) are written atomically and replace an existing
-    file; an output that is one of the inputs is refused.  Bad input exits
-    with code 2, findings (audit, lint) with code 1.  Run 'vmodtool COMMAND
-    -h' for the options and examples of a command.
+    regular file; an output that is one of the inputs is refused.  Bad input
+    exits with code 2, findings (audit, lint) with code 1, an audit that
+    could not check every rule with code 3.  Run 'vmodtool COMMAND -h' for
+    the options and examples of a command.
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug

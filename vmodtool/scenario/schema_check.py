@@ -87,6 +87,18 @@ def _original_path(doc: Document, path: Sequence[Any]) -> Path:
     return tuple(out)
 
 
+def _rule_kind(doc: Document, path: Path) -> str | None:
+    """The kind of the rule whose ``params`` mapping ``path`` is
+    (``rules[i].params``), else None."""
+    if len(path) != 3 or path[0] != "rules" or path[2] != "params" or not isinstance(path[1], int):
+        return None
+    rules = doc.data.get("rules") if isinstance(doc.data, dict) else None
+    if not isinstance(rules, list) or path[1] >= len(rules) or not isinstance(rules[path[1]], dict):
+        return None
+    kind = rules[path[1]].get("kind")
+    return kind if isinstance(kind, str) else None
+
+
 def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
@@ -131,6 +143,7 @@ def _explain(doc: Document, error: ValidationError) -> list[Problem]:
             return out
         return [doc.problem(path, f"{_describe(error.instance)} is not valid here"
                             + (f": {schema.get('description')}" if schema.get("description") else ""))]
+    kind = _rule_kind(doc, path)
     if v == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
         instance = error.instance if isinstance(error.instance, Mapping) else {}  # always an object here
@@ -139,15 +152,26 @@ def _explain(doc: Document, error: ValidationError) -> list[Problem]:
         out = []
         for key in extras:
             hint = difflib.get_close_matches(key, allowed, n=1)
-            msg = f"unknown key {key!r}"
-            msg += f"; did you mean {hint[0]!r}?" if hint else (
-                f"; expected one of: {', '.join(allowed)}" if allowed else "")
+            if kind is not None:
+                # a rule's params: name the kind and list what it reads
+                msg = f"unknown parameter of a{'n' if kind[:1] in 'aeiou' else ''} {kind} rule"
+                msg += f"; did you mean {hint[0]!r}?" if hint else ""
+                msg += f" (parameters: {', '.join(allowed)})"
+            else:
+                msg = f"unknown key {key!r}"
+                msg += f"; did you mean {hint[0]!r}?" if hint else (
+                    f"; expected one of: {', '.join(allowed)}" if allowed else "")
             kpath = _original_path(doc, list(error.absolute_path) + [key])
-            out.append(doc.problem(kpath, msg))
+            at = doc.key_info.get(kpath)   # the key itself, not its (maybe nested) value
+            out.append(doc.problem(kpath, msg) if at is None else
+                       Problem(msg, file=doc.file, line=at.line, column=at.column, path=kpath))
         return out
     if v == "required":
         missing = re.findall(r"'([^']+)' is a required property", error.message)
         key = missing[0] if missing else error.message
+        if kind is not None:
+            return [doc.problem(path, f"missing required parameter {key!r} of a"
+                                f"{'n' if kind[:1] in 'aeiou' else ''} {kind} rule")]
         return [doc.problem(path, f"missing required key {key!r}")]
     if v == "type":
         expected = error.validator_value

@@ -234,3 +234,77 @@ def test_format_doc_lists_every_parameter() -> None:
         missing += [f"{kind}.{key}" for key in DEFS[f"params_{kind}"]["properties"]
                     if f"`{key}`" not in section.group(1)]
     assert not missing, missing
+
+
+# -- styles are checked at load, as the counter renderer reads them ---------------
+
+STYLES = """styles:
+  counter:
+    size: 16mm
+    vassal_dpi: 150
+    font: regular
+    label_font: condensed
+    border: "#123"
+    reduced_mark: "#a01010"
+    reduced_lighten: 0.5
+    pips: false
+    chits: true
+    reduced_states: [reduced, разбит]
+"""
+
+
+def styled(lines: str) -> str:
+    return BASE + STYLES + lines
+
+
+def test_full_counter_style_loads_and_renders(tmp_path: Path) -> None:
+    from vmodtool.render.counters import counter_style
+
+    path = tmp_path / "scenario.yaml"
+    path.write_text(styled(""), encoding="utf-8")
+    scenario, problems = check_scenario(path)
+    assert scenario is not None and problems == []
+    style = counter_style(scenario)
+    assert style.border == (0x11, 0x22, 0x33) and style.font == "regular" and style.vassal_px == 94
+    assert style.reduced_states == ("reduced", "разбит") and not style.show_pips
+
+
+def test_schema_styles_match_the_renderer() -> None:
+    from vmodtool.render import counters, fonts
+
+    counter = SCHEMA["properties"]["styles"]["properties"]["counter"]
+    assert set(counter["properties"]) == counters._STYLE_KEYS
+    assert counter["additionalProperties"] is False
+    for key in ("font", "label_font"):
+        assert counter["properties"][key]["enum"] == list(fonts.FONT_STYLES)
+
+
+@pytest.mark.parametrize("edit, needle, key, expected", [
+    ("    bordr: \"#000000\"\n", "bordr", "styles.counter.bordr", "unknown key 'bordr'; did you mean 'border'?"),
+    ("    reduced_mark: red\n", "reduced_mark: red", "styles.counter.reduced_mark", "is not valid: expected Colour"),
+    ("    border: \"#12345g\"\n", "#12345g", "styles.counter.border", "is not valid: expected Outline colour"),
+    ("    font: Arial\n", "font: Arial", "styles.counter.font", "'Arial' is not allowed; expected one of: regular"),
+    ("    pips: \"нет\"\n", "pips: \"нет\"", "styles.counter.pips", "expected true or false"),
+    ("    reduced_lighten: 2\n", "reduced_lighten: 2", "styles.counter.reduced_lighten", "out of range"),
+    ("    formations: {blu: {stripe: \"#00f\"}}\n", "formations", "styles.counter.formations.blu",
+     "unknown formation 'blu'; no formations are defined"),
+    ("    formations: {blu: {strip: \"#00f\"}}\n", "formations", "styles.counter.formations.blu.strip",
+     "did you mean 'stripe'?"),
+    ("  countr: {}\n", "countr", "styles.countr", "unknown key 'countr'; did you mean 'counter'?"),
+])
+def test_style_mistakes_are_located(tmp_path: Path, edit: str, needle: str, key: str, expected: str) -> None:
+    # an edit of a key STYLES already gives replaces it (a duplicate key is its own error)
+    name = edit.split(":")[0] + ":"
+    base = "".join(line + "\n" for line in STYLES.splitlines() if not line.startswith(name))
+    text = BASE + base + edit
+    code, lines = check(tmp_path, text)
+    assert code == 2
+    assert expected in located(lines, text, needle, key)
+
+
+def test_too_small_vassal_images_are_found_at_load(tmp_path: Path) -> None:
+    text = BASE + "styles:\n  counter: {size: 4mm, vassal_dpi: 100}\n"
+    code, lines = check(tmp_path, text)
+    assert code == 2
+    assert "gives VASSAL images of 16 px; at least 24 px" in located(
+        lines, text, "size: 4mm", "styles.counter.size")

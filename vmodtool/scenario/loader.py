@@ -1039,9 +1039,15 @@ class _Builder:
         return out
 
     def check_styles(self) -> None:
-        """The counter size bounds the images the renderers allocate (the
-        schema bounds vassal_px, vassal_dpi and marker_counts)."""
-        sp = ("styles", "counter", "size")
+        """What the counter renderer would refuse, found at load time: the
+        counter size bounds the images the renderers allocate and gives
+        VASSAL images of at least 24 px; formation styles and marker counts
+        name formations and marker kinds that exist (the schema checks the
+        keys, types, fonts and colours)."""
+        cp = ("styles", "counter")
+        self._style_keys(cp + ("formations",), [f.id for f in self.formations], "formation")
+        self._style_keys(cp + ("marker_counts",), list(self.markers), "marker kind")
+        sp = cp + ("size",)
         size = self.text(sp)
         m = _COUNTER_SIZE.match(size or "")
         if m is None:
@@ -1050,6 +1056,25 @@ class _Builder:
         limit = L.MAX_COUNTER_SIZE[m.group(3)]
         if value > limit:
             self.err(sp, f"a counter of {size} is too large (at most {limit:g}{m.group(3)})")
+            return
+        dpi = self.get(cp + ("vassal_dpi",), (int, float), 120)
+        if self.get(cp + ("vassal_px",)) is not None or not dpi > 0:
+            return   # an explicit edge length (the schema bounds it)
+        inches = value / dpi if m.group(3) == "px" else (value if m.group(3) == "in" else value / 25.4)
+        px = round(value) if m.group(3) == "px" else round(inches * dpi)
+        if px < 24:
+            self.err(sp, f"a counter of {size} at {dpi:g} dpi gives VASSAL images of {px} px; at least 24 px "
+                         "are needed (raise vassal_dpi or give vassal_px)")
+
+    def _style_keys(self, path: Path, known: Sequence[str], what: str) -> None:
+        """Each key of the mapping at ``path`` names a known ``what`` (a
+        style for a formation that does not exist would be ignored)."""
+        for key in self.get(path, dict, {}):
+            if isinstance(key, str) and key not in self.known_set(known):
+                close = self.close_match(key, known)
+                hint = f"; did you mean {close!r}?" if close else (
+                    f"; defined: {', '.join(known[:12])}" if known else f"; no {what}s are defined")
+                self.err(path + (key,), f"unknown {what} {key!r}{hint}")
 
     def build_plugin_paths(self) -> list[FsPath]:
         out = []

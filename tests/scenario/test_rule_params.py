@@ -277,6 +277,10 @@ def test_schema_styles_match_the_renderer() -> None:
     assert counter["additionalProperties"] is False
     for key in ("font", "label_font"):
         assert counter["properties"][key]["enum"] == list(fonts.FONT_STYLES)
+    row = re.search(r"^\| `styles` \|(.*)$", (REPO / "docs" / "scenario-format.md").read_text("utf-8"),
+                    re.MULTILINE)
+    assert row is not None
+    assert [key for key in [*counters._STYLE_KEYS, *fonts.FONT_STYLES] if f"`{key}`" not in row.group(1)] == []
 
 
 @pytest.mark.parametrize("edit, needle, key, expected", [

@@ -196,9 +196,12 @@ class Engine:
     def mark_unseen(self) -> None:
         """Every rule (not a plug-in) for which :meth:`note_units` found no
         unit goes to :attr:`not_checked`: it judged nothing, and the report
-        must not count it as passing."""
+        must not count it as passing.  A rule that found something (even
+        in a step undone later) saw a unit, whatever its selector says at
+        the start and the end (one that reads a unit's face or markers)."""
+        found = {v.rule_id for v in self.violations}
         for spec, _ in self.rules:
-            if spec.kind != "plugin" and spec.id not in self.saw_unit:
+            if spec.kind != "plugin" and spec.id not in self.saw_unit and spec.id not in found:
                 self.not_checked.setdefault(spec.id, NO_UNIT_MATCHED)
 
     def checkpoint(self) -> _Frame:

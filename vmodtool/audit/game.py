@@ -488,7 +488,13 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
     ``plugins.paths``.  By default neither: every ``kind: plugin`` rule is
     reported in :attr:`AuditReport.not_checked` (the report is not
     :attr:`~AuditReport.complete`) and nothing is imported.  A plug-in that
-    cannot be made a rule is a :class:`~vmodtool.audit.plugins.PluginError`."""
+    cannot be made a rule is a :class:`~vmodtool.audit.plugins.PluginError`.
+
+    No false clean: a log saved with another module than ``module`` (or,
+    without ``module``, the scenario's; by ``moduledata`` name, or for a log
+    without one by its maps) or a game in which no piece is a unit of the
+    scenario is a :class:`~vmodtool.errors.VmodError`; a rule whose
+    ``subject`` matched no unit of the game is in ``not_checked``."""
     # the rules first: a plug-in that is not a rule stops the audit before any log is read
     engine = Engine(scenario, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)

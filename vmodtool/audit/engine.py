@@ -21,10 +21,11 @@ from pathlib import Path
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.context import Context, PluginContext
 from vmodtool.audit.plugins import PluginRule, make_plugin_rule, plugin_module, subscribes_problem
+from vmodtool.audit.selectors import matches
 from vmodtool.audit.state import AuditState
 from vmodtool.scenario.model import RuleSpec, Scenario
 
-__all__ = ["Engine", "RuleFailure", "PLUGIN_CONSENT"]
+__all__ = ["Engine", "RuleFailure", "PLUGIN_CONSENT", "NO_UNIT_MATCHED"]
 
 #: events at which the engine keeps a copy of the game for the rules
 #: (``GameView.snapshot``)
@@ -33,6 +34,10 @@ _SNAPSHOT_POINTS = frozenset({"turn_start", "phase_start", "activation_start"})
 #: why a plug-in rule was not run (not imported) without the user's consent
 PLUGIN_CONSENT = ("plug-ins are code, run only with --trust-scenario-plugins (the scenario's "
                   "plugins.paths) or --plugins DIR")
+
+#: why a rule whose ``subject`` selector matched no unit of the game is not
+#: checked: it judged nothing, which is not the same as finding nothing wrong
+NO_UNIT_MATCHED = "no unit of the game matched its units selector"
 
 #: a rule of the audit: a built-in kind or a user's plug-in
 AuditRule = BaseRule[AuditState] | PluginRule
@@ -80,6 +85,9 @@ class Engine:
         #: what a rule said it could not decide)
         self.not_checked: dict[str, str] = {}
         self._plugin_contexts: list[PluginContext] = []
+        #: ids of the rules with a ``subject`` selector that some unit of the
+        #: game matched (see :meth:`note_units`)
+        self.saw_unit: set[str] = set()
         self._by_kind: dict[str, list[Handler]] = {}   # see _handlers
         folders = [Path(f) for f in plugin_folders]
         if trust_scenario_plugins:
@@ -169,6 +177,32 @@ class Engine:
                     self.not_checked.setdefault(spec.id, violation.message)
                     continue
                 self.violations.append(violation)
+
+    # -- rules that saw no unit ---------------------------------------------------
+    def note_units(self, state: AuditState, unit_ids: Iterable[str]) -> None:
+        """Record which rules with a ``subject`` selector (the units a
+        built-in kind judges) match one of ``unit_ids`` (the units of the
+        game: pieces identified as scenario units) in ``state``.  Called at
+        the start and at the end of the game, never per event: a rule is
+        asked nothing it would not be asked anyway."""
+        units = [state.unit(uid) for uid in unit_ids]
+        for spec, _ in self.rules:
+            if spec.kind == "plugin" or spec.id in self.saw_unit:
+                continue
+            subject = spec.params.get("subject")
+            if subject is None or any(matches(subject, u, state, u) for u in units):
+                self.saw_unit.add(spec.id)
+
+    def mark_unseen(self) -> None:
+        """Every rule (not a plug-in) for which :meth:`note_units` found no
+        unit goes to :attr:`not_checked`: it judged nothing, and the report
+        must not count it as passing.  A rule that found something (even
+        in a step undone later) saw a unit, whatever its selector says at
+        the start and the end (one that reads a unit's face or markers)."""
+        found = {v.rule_id for v in self.violations}
+        for spec, _ in self.rules:
+            if spec.kind != "plugin" and spec.id not in self.saw_unit and spec.id not in found:
+                self.not_checked.setdefault(spec.id, NO_UNIT_MATCHED)
 
     def checkpoint(self) -> _Frame:
         """The rules' memory now (taken before a step that a later undo in

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from vmodtool.audit.api import Event
 from vmodtool.audit.engine import Engine
@@ -30,10 +30,13 @@ from vmodtool.audit.state import AuditState
 from vmodtool.audit.timeline import Clock, ClockChange
 from vmodtool.build.module import OFF_MAP_NAME
 from vmodtool.build.offmap import layout_off_map
+from vmodtool.errors import VmodError
 from vmodtool.replay import ChangeEvent, ChatEvent, DiceEvent, MoveEvent, Replay
 from vmodtool.replay.events import AddEvent, PieceRef, Place, RemoveEvent, TurnEvent
 from vmodtool.replay.game import Step, relaxed_gc, stack_key
 from vmodtool.scenario.model import Scenario
+from vmodtool.vassal.metadata import ModuleMetadata
+from vmodtool.vassal.savefile import SavedGame
 from vmodtool.vassal.turntracker import TurnTrackerDef, turn_trackers
 
 if TYPE_CHECKING:
@@ -93,6 +96,10 @@ class AuditGame:
         self.unit_piece: dict[str, str] = {}      # scenario unit id -> (the last) VASSAL piece id
         self.piece_marker: dict[str, str] = {}    # VASSAL piece id -> marker kind
         self.unknown_pieces: set[str] = set()
+        self.unknown_ids: set[str] = set()        # VASSAL piece ids of those pieces
+        #: the maps the log's pieces and boards are on, collected only when
+        #: set (not None): for a log without moduledata (see audit_logs)
+        self.log_maps: set[str] | None = None
         self.drawn_boxes = {p.activation.drawn: p.id for p in (scenario.turns.phases if scenario.turns else ())
                             if p.activation is not None and p.activation.drawn}
         self.steps = 0
@@ -159,6 +166,7 @@ class AuditGame:
             self.piece_marker[pid] = kind
             return None, kind
         self.unknown_pieces.add(ref.name)
+        self.unknown_ids.add(pid)
         return None, None
 
     # -- initial state ------------------------------------------------------------------------
@@ -166,9 +174,14 @@ class AuditGame:
         """The first log's saved state (before step 1), read from the
         replay engine right after it restored that file."""
         order: dict[str, tuple[str, int]] = {}
+        maps = self.log_maps
+        if maps is not None:
+            maps.update(engine.state.boards)
         for p in engine.state.game_pieces():
             ref = engine.ref(p)
             uid, kind = self.identify(ref)
+            if maps is not None and (where_map := engine.place_of(p).map) is not None:
+                maps.add(where_map)
             if uid is None and kind is None:
                 continue
             where = engine.place_of(p)
@@ -440,6 +453,13 @@ class AuditGame:
         steps = list(self.replay.steps(on_restore=initial))
         undone = {s.number for s in steps if s.undone_by}
         undo_steps = {s.number for s in steps if s.undo}
+        if self.log_maps is not None:
+            for step in steps:
+                for ev in step.events:
+                    if type(ev) is MoveEvent or type(ev) is AddEvent:
+                        if ev.target is not None and ev.target.map is not None:
+                            self.log_maps.add(ev.target.map)
+        self.engine.note_units(self.state, self.unit_piece)
         self.engine.dispatch(self.state, Event("setup_end", 0, turn=self.state.turn))
         for step in steps:
             self.steps += 1
@@ -454,6 +474,7 @@ class AuditGame:
                 self.run_step(step, live=True)
         self.engine.dispatch(self.state, Event("game_end", self.steps, turn=self.state.turn,
                                                phase=self.state.phase))
+        self.engine.note_units(self.state, self.unit_piece)
 
 
 def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str | Path | None = None,
@@ -467,17 +488,56 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
     ``plugins.paths``.  By default neither: every ``kind: plugin`` rule is
     reported in :attr:`AuditReport.not_checked` (the report is not
     :attr:`~AuditReport.complete`) and nothing is imported.  A plug-in that
-    cannot be made a rule is a :class:`~vmodtool.audit.plugins.PluginError`."""
+    cannot be made a rule is a :class:`~vmodtool.audit.plugins.PluginError`.
+
+    No false clean: a log saved with another module than ``module`` (or,
+    without ``module``, the scenario's; by ``moduledata`` name, or for a log
+    without one by its maps) or a game in which no piece is a unit of the
+    scenario is a :class:`~vmodtool.errors.VmodError`; a rule whose
+    ``subject`` matched no unit of the game is in ``not_checked``."""
     # the rules first: a plug-in that is not a rule stops the audit before any log is read
     engine = Engine(scenario, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)
     if module is None:
         module, sizes = scenario_positions_module(scenario)
         board_sizes = {**sizes, **(board_sizes or {})}
+        given = _ModuleName(scenario.game.title, scenario.game.version or "1.0",
+                            str(scenario.path or "the scenario"), ())
+    else:
+        from vmodtool.vassal.module import Module
+        if not isinstance(module, Module):
+            module = Module.open(module)
+        given = _module_name(module)
     replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
+    warnings: list[str] = []
+    unnamed = False           # a log without moduledata: its maps are checked instead
+    for log, saved in zip(logs, replay.games, strict=True):
+        found = _log_module(saved)
+        if found is None:
+            unnamed = True
+        else:
+            warnings += _check_module(str(log), found, given)
     game = AuditGame(scenario, replay, engine)
+    if unnamed:
+        game.log_maps = set()
     game.run()
-    warnings = [w.message if hasattr(w, "message") else str(w) for w in replay.warnings]
+    if game.log_maps:
+        known = set(replay.positions.map_names())
+        if not game.log_maps & known:
+            raise VmodError(
+                f"{logs[0]} uses map(s) {_names(game.log_maps)}, none of which is in the module "
+                f"given: {given.name!r} ({given.source}) has {_names(known) or 'no map'}; audit the log with "
+                "the module it was played with")
+    if not game.piece_unit and engine.rules:
+        # (with no rule to run the audit claims nothing: the replay's own findings stand)
+        pieces = len(game.unknown_ids) + len(game.piece_marker)
+        raise VmodError(
+            f"no piece of {_names(str(p) for p in logs)} is a unit of the scenario "
+            f"{scenario.path or scenario.game.title}: {pieces} piece(s), none with a UnitId property "
+            "naming one of its counters (what a module made by 'vmodtool build' writes); "
+            "nothing could be checked")
+    engine.mark_unseen()
+    warnings += [w.message if hasattr(w, "message") else str(w) for w in replay.warnings]
     if game.unknown_pieces:
         sample = ", ".join(sorted(game.unknown_pieces)[:8])
         warnings.append(f"{len(game.unknown_pieces)} piece(s) are not units or markers of the "
@@ -490,3 +550,63 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         chain_differences=[d.text() for d in replay.chain_differences],
         phase_names={p.id: p.name for p in (scenario.turns.phases if scenario.turns else ())},
         side_names={s.id: s.name for s in scenario.game.sides})
+
+
+class _ModuleName(NamedTuple):
+    """A module as a log or the user names it: name, version, where the
+    name comes from (a file), and the name's translations."""
+
+    name: str
+    version: str
+    source: str
+    translations: tuple[str, ...]
+
+
+def _names(names: Iterable[str]) -> str:
+    listed = sorted(set(names))
+    shown = ", ".join(repr(n) for n in listed[:6])
+    return shown + (f" and {len(listed) - 6} more" if len(listed) > 6 else "")
+
+
+def _module_name(module: Module) -> _ModuleName:
+    """What a module is called: its ``moduledata`` name (VASSAL matches
+    saves by it), else the buildFile root's."""
+    source = module.file or "the module"
+    if module.moduledata:
+        try:
+            meta = ModuleMetadata.parse(module.moduledata, file=module.file)
+        except VmodError:
+            meta = None
+        if meta is not None and meta.name:
+            return _ModuleName(meta.name, meta.version, source, tuple(meta.name_translations.values()))
+    return _ModuleName(module.name, module.buildfile.version, source, ())
+
+
+def _log_module(saved: SavedGame) -> _ModuleName | None:
+    """The module a log was saved with (its ``moduledata``), or None when
+    the log has none (VASSAL 2.x) or it cannot be read."""
+    raw = saved.metadata_xml("moduledata")
+    if not raw:
+        return None
+    try:
+        meta = ModuleMetadata.parse(raw, file=saved.file)
+    except VmodError:
+        return None
+    if not meta.name:
+        return None
+    return _ModuleName(meta.name, meta.version, str(saved.file), tuple(meta.name_translations.values()))
+
+
+def _check_module(log: str, found: _ModuleName, given: _ModuleName) -> list[str]:
+    """A :class:`VmodError` when a log was saved with another module than
+    the one given (by name: the game's positions and pieces would be read
+    with the wrong module); a warning when only the version differs
+    (players update a module in the middle of a game)."""
+    names = {found.name.strip(), *(t.strip() for t in found.translations)}
+    if not names & {given.name.strip(), *(t.strip() for t in given.translations)}:
+        raise VmodError(f"{log} was saved with module {found.name!r} {found.version}, but the module given "
+                        f"is {given.name!r} ({given.source}); audit it with the module and scenario of that game")
+    if found.version != given.version:
+        return [f"{log} was saved with version {found.version} of module {found.name!r}, the module given "
+                f"is version {given.version} ({given.source}): pieces or maps may differ"]
+    return []

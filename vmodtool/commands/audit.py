@@ -22,7 +22,8 @@ from vmodtool.commands import (
 __all__ = ["audit", "EXIT_NOT_CHECKED"]
 
 #: no errors, but some rule was not checked (a plug-in not run, a rule that
-#: could not decide, a plug-in that failed): not the all-clear of exit 0
+#: could not decide or saw no unit, a plug-in that failed): not the
+#: all-clear of exit 0
 EXIT_NOT_CHECKED = 3
 
 
@@ -58,8 +59,11 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
     none is imported without --plugins DIR or --trust-scenario-plugins, and
     each is then listed as NOT CHECKED.  Exit code 1 when there are errors
     (violations withdrawn by an undo do not count), 3 when there are none
-    but some rule was not checked, 0 only when every rule was checked and
-    none found an error.
+    but some rule was not checked (also a rule whose subject matched no
+    unit of the game), 0 only when every rule was checked and none found an
+    error.  Exit code 2 when the log was saved with another module than the
+    one given (-m, else the scenario's) or no piece of it is a unit of the
+    scenario: the audit could not have judged the game.
 
     \b
     Examples:

@@ -25,7 +25,8 @@ Typical use::
     geometry.location_name(300, 200)    # name, or OFFBOARD
 
 Errors: malformed numeric attributes raise :class:`~vmodtool.errors.FormatError`
-(VASSAL aborts loading on them); names VASSAL cannot locate raise
+(VASSAL's Builder reports "failed to load class" and leaves the component
+out, or aborts loading for an empty numbering character); names VASSAL cannot locate raise
 :class:`LocationError` (VASSAL's ``BadCoords``).
 """
 

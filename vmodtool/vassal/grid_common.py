@@ -91,7 +91,7 @@ _JAVA_HEX_DOUBLE_RE = re.compile(
 def _bad(component: str, key: str, value: str, what: str) -> FormatError:
     return FormatError(
         f"{component} attribute {key}={value!r} is not {what}; "
-        "VASSAL aborts loading the module on it (docs/vassal-format.md §2.1)")
+        "VASSAL fails to build that component on it and leaves it out (docs/vassal-format.md §2.1)")
 
 
 def parse_int_attribute(component: str, key: str, value: str) -> int:

@@ -19,10 +19,11 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import partial
 from itertools import pairwise
 from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vmodtool.errors import PathLike, VmodError
 from vmodtool.scenario import limits as L
+from vmodtool.scenario import load_binding as LB
 from vmodtool.scenario import model as M
 from vmodtool.scenario.mapgrid import (
     SQRT3_2,
@@ -39,6 +40,10 @@ from vmodtool.scenario.schema_check import scenario_schema, schema_problems, too
 from vmodtool.scenario.source import Document, load_csv, load_document
 from vmodtool.vassal.grid_numbering import format_index
 
+if TYPE_CHECKING:
+    from vmodtool.scenario.module_map import ModuleMap
+    from vmodtool.vassal.module import Module
+
 __all__ = ["load_scenario", "check_scenario", "scenario_schema", "RULE_KINDS", "SCHEMAS"]
 
 SCHEMAS = ("vmodtool/1", "wgscen/1")
@@ -52,16 +57,23 @@ _COUNTER_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)(?:/([0-9]+))?\s*(in|mm|px
 _PLUGIN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
-def load_scenario(path: PathLike) -> M.Scenario:
+def load_scenario(path: PathLike, *, module: Module | PathLike | None = None,
+                  board_sizes: Mapping[str, tuple[int, int]] | None = None) -> M.Scenario:
     """Load and validate a scenario; raises :class:`ScenarioProblems` listing
-    every error (warnings alone do not stop loading)."""
-    scenario, problems = check_scenario(path)
+    every error (warnings alone do not stop loading).  ``module`` (a
+    :class:`~vmodtool.vassal.module.Module` or its path) wins over the
+    scenario's ``module.file``; ``board_sizes`` over its
+    ``module.board_sizes``: both matter only to a scenario whose map is taken
+    from the module."""
+    scenario, problems = check_scenario(path, module=module, board_sizes=board_sizes)
     if scenario is None or any(p.severity == "error" for p in problems):
         raise ScenarioProblems(problems, file=os.fspath(path))
     return scenario
 
 
-def check_scenario(path: PathLike) -> tuple[M.Scenario | None, list[Problem]]:
+def check_scenario(path: PathLike, *, module: Module | PathLike | None = None,
+                   board_sizes: Mapping[str, tuple[int, int]] | None = None
+                   ) -> tuple[M.Scenario | None, list[Problem]]:
     """Validate a scenario file: the model (None when it cannot be built)
     and every problem found, in file order."""
     fs_path = FsPath(path)
@@ -74,7 +86,7 @@ def check_scenario(path: PathLike) -> tuple[M.Scenario | None, list[Problem]]:
         return None, doc.problems
     problems: list[Problem] = list(doc.problems)
     problems += schema_problems(doc)
-    builder = _Builder(doc, fs_path)
+    builder = _Builder(doc, fs_path, module=module, board_sizes=board_sizes)
     scenario = builder.build()
     seen = {(p.path, p.message) for p in problems}
     grid_path = ("map", "grid")
@@ -96,7 +108,11 @@ _MISSING = object()
 
 
 class _Builder:
-    def __init__(self, doc: Document, path: FsPath) -> None:
+    def __init__(self, doc: Document, path: FsPath, *, module: Module | PathLike | None = None,
+                 board_sizes: Mapping[str, tuple[int, int]] | None = None) -> None:
+        self.module_arg = module
+        self.board_sizes_arg = board_sizes
+        self.module: Module | None = None
         self.doc = doc
         self.path = path
         self.folder = path.parent
@@ -232,18 +248,24 @@ class _Builder:
         if schema is not None and schema not in SCHEMAS:
             pass  # the JSON Schema reports the bad value
         game = self.build_game()
+        module_source = LB.build_module_source(self)
+        if self.get(("map", "from_module")) is not None or any(
+                isinstance(self.get(bp + ("module",)), dict) for bp, _ in self.list_of(("boxes",))):
+            self.module = LB.open_module(self, module_source, self.module_arg)
         hex_map = self.build_map()
         if hex_map is None:
             return None
         self.map = hex_map
         self.sides = [s.id for s in game.sides]
-        self.boxes = self.build_boxes()
+        self.boxes = LB.check_box_places(self, self.module, self.build_boxes())
         self.tracks = self.build_tracks()
         self.layouts = self.build_layouts()
         self.unit_types = self.build_unit_types()
         self.markers = self.build_markers()
         self.formations = self.build_formations()
         self.counters = self.build_counters()
+        binding = LB.build_binding(self, self.unit_types, self.sides, [f.id for f in self.formations],
+                                   self.markers, self.counters)
         self.check_formation_hqs()
         self.turns = self.build_turns()
         self.setup = self.build_setup()
@@ -263,7 +285,7 @@ class _Builder:
             resources=self.get(("resources",), dict, {}), turns=self.turns, log=log,
             charts=tuple(charts), styles=self.get(("styles",), dict, {}),
             vassal=self.get(("vassal",), dict, {}), rules=tuple(rules),
-            plugin_paths=tuple(plugin_paths))
+            plugin_paths=tuple(plugin_paths), module=module_source, binding=binding)
 
     # -- game -----------------------------------------------------------------
     def build_game(self) -> M.Game:
@@ -377,11 +399,37 @@ class _Builder:
 
     def build_map(self) -> M.HexMap | None:
         p = ("map",)
-        spec = self.build_grid_spec()
-        if spec is None:
-            if isinstance(self.get(p), dict) and isinstance(self.get(p + ("grid",)), dict):
-                self.err(p + ("grid",), GRID_NOT_BUILT)
-            return None
+        module_map = None
+        spec: GridSpec | None = None
+        if self.get(p + ("from_module",)) is not None:
+            for key in ("grid", "size", "board"):
+                if self.get(p + (key,)) is not None:
+                    self.err(p + (key,), f"map.{key} cannot be given with map.from_module: the map, its board "
+                                         "and its grid are the module's")
+            if self.get(p + ("terrain", "rows")) is not None:
+                self.err(p + ("terrain", "rows"), "terrain rows need a grid of this file; with map.from_module "
+                                                  "give terrain per hex label (terrain.hexes)")
+            if self.module is None:
+                return None
+            module_map = LB.build_module_map(self, self.module, LB.build_module_source(self), self.board_sizes_arg)
+            if module_map is None:
+                return None
+            grid = module_map.grid
+        elif self.get(p + ("grid",)) is None:
+            return None           # the schema reports it missing
+        else:
+            spec = self.build_grid_spec()
+            if spec is None:
+                if isinstance(self.get(p + ("grid",)), dict):
+                    self.err(p + ("grid",), GRID_NOT_BUILT)
+                return None
+            built = self._grid_of(p, spec)
+            if built is None:
+                return None
+            grid = built
+        return self._map_content(p, spec, grid, grid.hexes, module_map)
+
+    def _grid_of(self, p: Path, spec: GridSpec) -> MapGrid | None:
         try:
             width, height = board_size(spec)
             if max(width, height) > L.MAX_MAP_PIXELS:
@@ -396,7 +444,10 @@ class _Builder:
             return None
         for message in grid.problems[:5]:
             self.err(p + ("grid", "numbering"), message)
-        hexes = grid.hexes
+        return grid
+
+    def _map_content(self, p: Path, spec: GridSpec | None, grid: MapGrid, hexes: Mapping[str, Any],
+                     module_map: ModuleMap | None) -> M.HexMap:
         # terrain types
         ttypes: dict[str, M.TerrainType] = {}
         codes: dict[str, str] = {}
@@ -424,7 +475,8 @@ class _Builder:
         if default is None:
             default = next(iter(ttypes), "clear")
         terrain = {h: default for h in hexes}
-        self.build_terrain_rows(tp, spec, grid, ttypes, codes, terrain)
+        if spec is not None:
+            self.build_terrain_rows(tp, spec, grid, ttypes, codes, terrain)
         for hex_key, tname in self.get(tp + ("hexes",), dict, {}).items():
             kp = tp + ("hexes", hex_key)
             label = str(hex_key)
@@ -502,12 +554,20 @@ class _Builder:
         edge_buffer = ((buffer[0], buffer[1]) if len(buffer) == 2 and all(
             isinstance(v, int) and self.within(p + ("edge_buffer", i), v, L.MAX_MAP_PIXELS)
             for i, v in enumerate(buffer)) else (0, 0))
-        return M.HexMap(id=self.text(p + ("id",), "main") or "main",
-                        name=self.text(p + ("name",), "Main Map") or "Main Map",
+        if module_map is not None:
+            name = module_map.map_name
+            if self.text(p + ("name",)) not in (None, name):
+                self.err(p + ("name",), f"the map's name is the module's map window, {name!r}")
+        else:
+            name = self.text(p + ("name",), "Main Map") or "Main Map"
+        return M.HexMap(id=self.text(p + ("id",), "main") or "main", name=name,
                         grid_spec=spec, grid=grid, terrain_types=ttypes, terrain=terrain,
                         hexside_types=htypes, hexsides=tuple(hexsides), labels=tuple(labels),
                         objectives=tuple(objectives), edges=self.get(p + ("edges",), dict, {}),
-                        edge_buffer=edge_buffer, board_image=board_image, size=size)
+                        edge_buffer=edge_buffer, board_image=board_image, size=size,
+                        module_map=module_map.map_name if module_map else None,
+                        module_board=module_map.board_name if module_map else None,
+                        zones=tuple(module_map.zones) if module_map else ())
 
     def build_terrain_rows(self, tp: Path, spec: GridSpec, grid: MapGrid, ttypes: Mapping[str, M.TerrainType],
                            codes: Mapping[str, str], terrain: dict[str, str]) -> None:

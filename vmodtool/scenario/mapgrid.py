@@ -81,7 +81,7 @@ class MapGrid:
     ``size`` the board's pixel size; ``hexes`` label → (raw column, raw row)
     in reading order; ``centres`` label → board pixel centre."""
 
-    spec: GridSpec
+    spec: GridSpec | None                 # None: a module's own grid (``module_map``)
     grid_attributes: dict[str, str]
     numbering_attributes: dict[str, str]
     size: tuple[int, int]

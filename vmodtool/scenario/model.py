@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vmodtool.scenario.binding import Binding, ModuleSource
 from vmodtool.scenario.mapgrid import GridSpec, MapGrid
 
 __all__ = [
@@ -113,11 +114,14 @@ class Objective:
 
 @dataclass(frozen=True)
 class HexMap:
-    """The map: grid, terrain per hex, hexside features, labels."""
+    """The map: grid, terrain per hex, hexside features, labels.  A map
+    taken from a module (``map.from_module``) has no ``grid_spec``: its grid
+    is the module's, ``module_map``/``module_board`` name where it is, and
+    ``zones`` are the other location names its board gives."""
 
     id: str
     name: str
-    grid_spec: GridSpec
+    grid_spec: GridSpec | None
     grid: MapGrid
     terrain_types: Mapping[str, TerrainType]
     terrain: Mapping[str, str]                  # hex id -> terrain type id
@@ -129,6 +133,9 @@ class HexMap:
     edge_buffer: tuple[int, int] = (0, 0)
     board_image: Path | None = None
     size: tuple[int, int] = (0, 0)
+    module_map: str | None = None
+    module_board: str | None = None
+    zones: tuple[str, ...] = ()
 
     @property
     def hex_ids(self) -> list[str]:
@@ -154,12 +161,16 @@ class HexMap:
 
 @dataclass(frozen=True)
 class Box:
-    """An off-map holding area (dead pile, cup, air boxes …)."""
+    """An off-map holding area (dead pile, cup, air boxes …); in a module
+    not built by vmodtool, a whole map window (``module_map``) or one zone
+    of it (``module_zone``)."""
 
     id: str
     name: str
     role: str
     side: str | None = None
+    module_map: str | None = None
+    module_zone: str | None = None
 
 
 @dataclass(frozen=True)
@@ -348,6 +359,11 @@ class Scenario:
     vassal: Mapping[str, Any] = field(default_factory=dict)
     rules: tuple[RuleSpec, ...] = ()
     plugin_paths: tuple[Path, ...] = ()
+    #: the module the game is played with (the ``module`` section)
+    module: ModuleSource | None = None
+    #: which pieces are which units and markers (the ``binding`` section,
+    #: else the binding of the module ``vmodtool build`` makes)
+    binding: Binding = Binding(implied=True)
 
     # -- look-ups -------------------------------------------------------------
     @property

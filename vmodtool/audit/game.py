@@ -384,7 +384,7 @@ class AuditGame:
                 message = ev.message or ""
                 if not message:
                     continue
-                change = self.clock.time(message) if message[0] == "*" else None
+                change = self.clock.time(message) if message[0] == "*" or self.clock.any_line else None
                 if change is not None:
                     self._time(change, n, player, side, live)
                     continue
@@ -559,6 +559,11 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
     # the rules first: a plug-in that is not a rule stops the audit before any log is read
     engine = Engine(scenario, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)
+    source = scenario.module
+    if source is not None and source.board_sizes:
+        board_sizes = {**source.board_sizes, **(board_sizes or {})}
+    if module is None and source is not None and source.file:
+        module = scenario.folder / source.file
     if module is None:
         module, sizes = scenario_positions_module(scenario)
         board_sizes = {**sizes, **(board_sizes or {})}
@@ -569,6 +574,8 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         if not isinstance(module, Module):
             module = Module.open(module)
         given = _module_name(module)
+        if source is not None and source.name:
+            given = _ModuleName(source.name, given.version, f"module.name of {scenario.path}", given.translations)
     replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
     warnings: list[str] = []
     unnamed = False           # a log without moduledata: its maps are checked instead

@@ -44,8 +44,7 @@ def check_scenario_command(ctx: click.Context, file: str, output: str | None, fm
     \b
     Examples:
       vmodtool check-scenario examples/modern-tactical/scenario.yaml
-      vmodtool check-scenario --format json scenario.yaml -o problems.json
-      vmodtool check-scenario tld.yaml -m TheLongestDay.vmod
+      vmodtool check-scenario --format json tld.yaml -m TheLongestDay.vmod -o problems.json
     """
     from vmodtool.scenario import check_scenario
     from vmodtool.scenario.report import scenario_summary

@@ -185,11 +185,11 @@ def _explain(doc: Document, error: ValidationError) -> list[Problem]:
                         and list(sub.absolute_path) == list(error.absolute_path)]
         if v == "anyOf" and len(alternatives) == len(error.context) >= 2 and all(alternatives):
             # {anyOf: [{required: [a]}, {required: [b]}]}: at least one of them
-            names = ", ".join(repr(a[0]) for a in alternatives)
+            either = ", ".join(repr(a[0]) for a in alternatives)
             owner = _param_owner(doc, path, schema)
             if owner is not None:
-                return [doc.problem(path, f"missing a parameter of {owner[1]}: at least one of {names}")]
-            return [doc.problem(path, f"missing a key: at least one of {names}")]
+                return [doc.problem(path, f"missing a parameter of {owner[1]}: at least one of {either}")]
+            return [doc.problem(path, f"missing a key: at least one of {either}")]
         here = list(error.absolute_path)
 
         def wrong_type(errs: list[ValidationError]) -> bool:

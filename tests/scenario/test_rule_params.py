@@ -123,6 +123,209 @@ def test_plugin_params_are_free(tmp_path: Path) -> None:
     assert code == 0 and len(lines) == 1 and ": ok — " in lines[0], lines
 
 
+# -- nested parameter objects ------------------------------------------------------
+
+def with_rule(rule: str) -> str:
+    """BASE with one more rule entry (``rule``: its YAML lines after ``- ``)."""
+    return BASE + "  - " + rule.strip("\n").replace("\n", "\n    ") + "\n"
+
+
+COMMAND = "id: cmd\nkind: command_range\nparams:\n  range_factor: move\n  out_of_range:\n"
+
+
+@pytest.mark.parametrize("edit, needle, key, expected", [
+    # the reproducers of issue 14: each misspelt inner key switched a check off unseen
+    (COMMAND + "    accept_if: [passed_check]\n    markr: out_of_command\n", "markr", "out_of_range.markr",
+     "unknown parameter of out_of_range in a command_range rule; did you mean 'ooc_marker'? (parameters: "
+     "accept_if, check_annotation, check_target, failed_check, ooc_marker, otherwise)"),
+    ("id: rp\nkind: replacement\nparams: {phase: movement, budget: 2, priority: {frist: {on_map: false}}}",
+     "frist", "priority.frist", "unknown parameter of priority in a replacement rule; did you mean 'first'?"),
+    ("id: rp\nkind: replacement\nparams: {phase: movement, budget: 2, return_from_dead: {stacked: {on_map: true}}}",
+     "stacked", "return_from_dead.stacked",
+     "unknown parameter of return_from_dead in a replacement rule; did you mean 'stacked_with'? "
+     "(parameters: face, stacked_with)"),
+    ("id: tw\nkind: transition_window\nparams:\n  subject: {on_map: true}\n  from: {step: full}\n"
+     "  to: {step: reduced}\n  condition: {snapshot: phase_start, same_hex: {on_map: true}}",
+     "same_hex", "condition.same_hex", "unknown parameter of condition in a transition_window rule; "
+     "did you mean 'same_hex_as'? (parameters: same_hex_as, snapshot)"),
+    ("id: ob\nkind: obligation\nparams:\n  trigger: {event: eliminated, subjcet: {on_map: true}}\n"
+     "  require: [{eliminate: {on_map: true}}]", "subjcet", "trigger.subjcet",
+     "unknown parameter of trigger in an obligation rule; did you mean 'subject'? "
+     "(parameters: event, hex_contains, subject)"),
+    ("id: ob\nkind: obligation\nparams:\n  trigger: {event: eliminated}\n"
+     "  require: [{eliminate: {on_map: false}}, {eliminat: {on_map: true}}]", "eliminat: {on_map: true}",
+     "require[1].eliminat",
+     "unknown parameter of a require item in an obligation rule; did you mean 'eliminate'? "
+     "(parameters: eliminate, marker_in_hex)"),
+    ("id: ma\nkind: movement_allowance\nparams:\n  allowance: 4\n  costs: {foot: {clear: 1}}\n"
+     "  road: {types: [river], cots: 1}", "cots", "road.cots",
+     "unknown parameter of road in a movement_allowance rule; did you mean 'cost'? (parameters: cost, types)"),
+    ("id: ma\nkind: movement_allowance\nparams:\n  allowance: 4\n  costs: {foot: {clear: 1}}\n"
+     "  enemy_zoc: {enter: stop, exerted: {on_map: true}}", "exerted", "enemy_zoc.exerted",
+     "unknown parameter of enemy_zoc in a movement_allowance rule; did you mean 'exerted_by'? "
+     "(parameters: enter, exerted_by)"),
+    # deeper: an object inside a nested object
+    (COMMAND + "    check_target: {hq_factr: move}\n", "hq_factr", "out_of_range.check_target.hq_factr",
+     "unknown parameter of out_of_range.check_target in a command_range rule; did you mean 'hq_factor'? "
+     "(parameters: hq_factor)"),
+    ("id: sf\nkind: status_forbids\nparams: {status: {on_map: true}, forbids: move, during: {own_sid: true}}",
+     "own_sid", "during.own_sid", "unknown parameter of during in a status_forbids rule; did you mean 'own_side'?"),
+    ("id: sw\nkind: phase_sweep\nparams: {at: {phase_ned: movement}, none_on_map: {on_map: true}}",
+     "phase_ned", "at.phase_ned", "unknown parameter of at in a phase_sweep rule; did you mean 'phase_end'?"),
+])
+def test_misspelt_nested_parameters_are_located(tmp_path: Path, edit: str, needle: str, key: str,
+                                                expected: str) -> None:
+    text = with_rule(edit)
+    code, lines = check(tmp_path, text)
+    assert code == 2
+    assert expected in located(lines, text, needle, "rules[2].params." + key)
+
+
+@pytest.mark.parametrize("edit, needle, key, expected", [
+    ("id: ma\nkind: movement_allowance\nparams:\n  allowance: 4\n  costs: {foot: {clear: 1}}\n"
+     "  road: {types: [river]}", "road:", "road", "missing required parameter 'cost' of road in a "
+     "movement_allowance rule"),
+    ("id: ma\nkind: movement_allowance\nparams:\n  allowance: 4\n  costs: {foot: {clear: 1}}\n"
+     "  enemy_zoc: {exerted_by: {on_map: true}}", "enemy_zoc", "enemy_zoc",
+     "missing required parameter 'enter' of enemy_zoc in a movement_allowance rule"),
+    ("id: rp\nkind: replacement\nparams: {phase: movement, budget: 2, priority: {then: [{on_map: true}]}}",
+     "priority", "priority", "missing required parameter 'first' of priority in a replacement rule"),
+    ("id: sw\nkind: phase_sweep\nparams: {at: {}, none_on_map: {on_map: true}}", "at: {}", "at",
+     "an empty mapping is not valid for at in a phase_sweep rule; give at least one of: phase_end, "
+     "phase_start, turn_end"),
+    ("id: sw\nkind: phase_sweep\nparams: {at: {turn_end: true}, all_in_box: {select: {on_map: false}}}",
+     "all_in_box", "all_in_box", "missing a parameter of all_in_box in a phase_sweep rule: at least one of "
+     "'box_role', 'box'"),
+    ("id: ob\nkind: obligation\nparams: {trigger: {event: eliminated}, require: [{}]}", "require", "require[0]",
+     "an empty mapping is not valid for a require item in an obligation rule"),
+    # a value of the right type is explained by its own alternative
+    (COMMAND + "    check_target: {hq_factr: move}\n", "check_target", "out_of_range.check_target",
+     "missing required parameter 'hq_factor' of out_of_range.check_target in a command_range rule"),
+    # choices
+    ("id: ob\nkind: obligation\nparams: {trigger: {event: eliminatd}, require: [{eliminate: {on_map: true}}]}",
+     "eliminatd", "trigger.event", "expected one of: last_unit_eliminated_in_hex, eliminated, unit_eliminated "
+     "(did you mean 'eliminated'?)"),
+    (COMMAND + "    accept_if: [passed_chek]\n", "passed_chek", "out_of_range.accept_if[0]",
+     "expected one of: passed_check, ooc_marker (did you mean 'passed_check'?)"),
+    ("id: ma\nkind: movement_allowance\nparams:\n  allowance: 4\n  costs: {foot: {clear: 1}}\n"
+     "  enemy_zoc: {enter: stopp}", "stopp", "enemy_zoc.enter", "expected one of: stop"),
+])
+def test_nested_missing_and_wrong_values_are_located(tmp_path: Path, edit: str, needle: str, key: str,
+                                                     expected: str) -> None:
+    text = with_rule(edit)
+    code, lines = check(tmp_path, text)
+    assert code == 2
+    assert expected in located(lines, text, needle, "rules[2].params." + key)
+
+
+def test_at_least_one_of_names_both_at_the_top_level(tmp_path: Path) -> None:
+    text = with_rule("id: so\nkind: stack_order\nparams: {ignore: {on_map: false}}")
+    code, lines = check(tmp_path, text)
+    assert code == 2
+    assert "missing a parameter of a stack_order rule: at least one of 'top', 'bottom'" in located(
+        lines, text, "params: {ignore", "rules[2].params")
+
+
+def test_selectors_inside_params_keep_their_own_words(tmp_path: Path) -> None:
+    # a selector is not a parameter object: its keys are the selector's
+    text = with_rule("id: ma\nkind: movement_allowance\nparams:\n  allowance: 4\n  costs: {foot: {clear: 1}}\n"
+                     "  enemy_zoc: {enter: stop, exerted_by: {tagz: [tank]}}")
+    code, lines = check(tmp_path, text)
+    assert code == 2
+    assert "unknown key 'tagz'; did you mean 'tags'?" in located(
+        lines, text, "tagz", "rules[2].params.enemy_zoc.exerted_by.tagz")
+
+
+EVERY_NESTED_KEY = """
+  - id: cmd
+    kind: command_range
+    params:
+      range_factor: move
+      out_of_range: {accept_if: [passed_check, ooc_marker], otherwise: warning, failed_check: error,
+                     check_target: {hq_factor: move}, check_annotation: [check, morale], ooc_marker: [ooc]}
+  - id: ma
+    kind: movement_allowance
+    params:
+      allowance: {factor: move}
+      costs: {foot: {clear: 1}}
+      road: {types: [river], cost: {foot: 0.5}}
+      enemy_zoc: {enter: stop, exerted_by: {on_map: true}}
+  - id: sw
+    kind: phase_sweep
+    params:
+      at: {phase_end: [movement], phase_start: movement, turn_end: true}
+      all_in_box: {select: {on_map: false}, box_role: eliminated, box: [blue_dead, red_dead]}
+  - id: ob
+    kind: obligation
+    params:
+      trigger: {event: last_unit_eliminated_in_hex, hex_contains: {on_map: true}, subject: {on_map: true}}
+      require: [{eliminate: {on_map: true}}, {marker_in_hex: wreck}]
+  - id: tw
+    kind: transition_window
+    params:
+      subject: {on_map: true}
+      from: {step: full}
+      to: {step: reduced}
+      condition: {snapshot: turn_start, same_hex_as: {on_map: true}}
+  - id: rp
+    kind: replacement
+    params:
+      phase: movement
+      budget: 2
+      priority: {first: {on_map: false}, then: [{on_map: true}], dead_pile_counts_only_if_returnable: true}
+      return_from_dead: {face: [full], stacked_with: {on_map: true}}
+      # rulebook references, not phase or selector names
+      refs: {phase: "r 1", eligible: "r 2", per_unit: "r 3", steps: "r 4", priority: "r 5", return: "r 6",
+             budget: "r 7"}
+  - id: sf
+    kind: status_forbids
+    params:
+      status: {on_map: true}
+      forbids: move
+      during: {phase: movement, phases: [combat], own_side: true, activation: own}
+"""
+
+
+def _keys_used(node: Any, path: Key = ()) -> Iterator[tuple[Key, str]]:
+    if isinstance(node, list):
+        for item in node:
+            yield from _keys_used(item, path)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield path, str(key)
+            yield from _keys_used(value, path + (str(key),))
+
+
+def test_every_nested_key_loads(tmp_path: Path) -> None:
+    import yaml
+
+    declared = {(kind, path, key) for kind in BUILT_IN for path, node in nested_objects(kind)
+                if node.get("additionalProperties") is False for key in node.get("properties", {})}
+    used = {(entry["kind"], path, key) for entry in yaml.safe_load(EVERY_NESTED_KEY)
+            for path, key in _keys_used(entry["params"])}
+    # stacking's per_type_max (modern-tactical) and the allowance {factor} (the starter) are used elsewhere
+    assert declared - used <= {("stacking", ("per_type_max",), "max"), ("stacking", ("per_type_max",), "select"),
+                               ("movement_allowance", ("allowance",), "factor")}
+    path = tmp_path / "scenario.yaml"
+    markers = ("markers:\n  wreck: {name: Wreck, representation: counter, scope: hex}\n"
+               "  ooc: {name: Out of command, representation: counter, scope: hex}\n")
+    path.write_text(BASE + EVERY_NESTED_KEY.lstrip("\n") + markers, encoding="utf-8")
+    scenario, problems = check_scenario(path)
+    assert problems == [] and scenario is not None
+    assert len(scenario.rules) == 2 + 7
+
+
+def test_board_style_takes_no_options(tmp_path: Path) -> None:
+    text = BASE + "styles:\n  board: {hex_colour: \"#ffffff\"}\n"
+    code, lines = check(tmp_path, text)
+    assert code == 2
+    assert "unknown key 'hex_colour'; board has no options" in located(
+        lines, text, "hex_colour", "styles.board.hex_colour")
+    path = tmp_path / "scenario.yaml"
+    path.write_text(BASE + "styles:\n  board: {}\n", encoding="utf-8")
+    assert check_scenario(path)[1] == []
+
+
 @pytest.mark.parametrize("example", sorted((REPO / "examples").glob("*/scenario.yaml")),
                          ids=lambda p: p.parent.name)
 def test_bundled_examples_have_no_problems(example: Path) -> None:

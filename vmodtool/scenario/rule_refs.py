@@ -144,6 +144,8 @@ class RuleReferences:
                 self.names(kp, value, self.factors, "factor")
             elif key == "face" and isinstance(value, (str, list)):
                 self.names(kp, value, self.faces, "face", allow=("reduced_if_two_step", "any"))
+            elif key == "refs":
+                continue    # rulebook references of a replacement rule's sub-checks (texts, not names)
             elif key in ("track", "budget_track"):
                 self.names(kp, value, self.tracks, "track")
             elif key == "formation" and isinstance(value, str):

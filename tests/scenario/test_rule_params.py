@@ -634,6 +634,12 @@ def test_format_doc_lists_every_parameter() -> None:
             continue
         missing += [f"{kind}.{key}" for key in DEFS[f"params_{kind}"]["properties"]
                     if f"`{key}`" not in section.group(1)]
+        # and the keys of its nested objects, after the object's name
+        for path, node in nested_objects(kind):
+            if node.get("additionalProperties") is not False:
+                continue
+            after = section.group(1).split(f"`{path[-1]}`", 1)[-1]
+            missing += [f"{kind}.{'.'.join(path)}.{key}" for key in node["properties"] if f"`{key}`" not in after]
     assert not missing, missing
 
 

@@ -92,8 +92,9 @@ def _expected(logs: list[Path], points: set[int]) -> dict[int, dict[tuple[str, s
     for step in replay.steps():
         if step.number in points:
             now = _overstacked(replay, units)
-            reported[step.number] = {k: v for k, v in now.items() if open_.get(k) != v}
-            open_ = now
+            # (a stack is the same finding while it holds the same units)
+            reported[step.number] = {k: v for k, v in now.items() if open_.get(k) != tuple(sorted(v))}
+            open_ = {k: tuple(sorted(v)) for k, v in now.items()}
     return reported
 
 
@@ -103,8 +104,7 @@ def _found(report: dict) -> dict[int, dict[tuple[str, str], tuple[str, ...]]]:
         if v["rule_id"] == "stack.end_of_movement" and not v["withdrawn_by_undo"]:
             names = tuple(u.split(" #")[0] for u in v["units"])       # "90 #2" is the second piece named 90
             # the side of the stack (the event's side is who was playing)
-            side = {"Allies": "allied", "Germans": "german"}[re.search(r" units of (\w+) in ", v["message"])[1]]
-            out[v["step"]][(v["hexes"][0], side)] = names
+            out[v["step"]][(v["hexes"][0], v["evidence"]["side_counted"])] = names
     return dict(out)
 
 
@@ -131,14 +131,15 @@ def test_stacking_on_the_first_log_equals_an_independent_count() -> None:
     assert code == 1, out
     report = json.loads(out)
     found = _found(report)
-    # the players announce the end of the Follow-Up Movement phase at step 1089
-    assert set(found) == {1089}
-    expected = _expected([log], {1089})
-    assert found[1089] == expected[1089]
-    assert len(found[1089]) == 16
+    # the log ends in the Follow-Up Movement phase ("Now for the Follow-Up
+    # movement phase.", step 658): the end of the game is its end
+    assert set(found) == {1091}
+    expected = _expected([log], {1091})
+    assert found[1091] == expected[1091]
+    assert len(found[1091]) == 16
     # hexes are the module's labels, units its piece names
-    assert ("4224", "allied") in found[1089]
-    assert found[1089][("4224", "allied")][:3] == ("1/357/90", "3/357/90", "1/359/90")
+    assert ("4224", "allied") in found[1091]
+    assert found[1091][("4224", "allied")][:3] == ("1/357/90", "3/357/90", "1/359/90")
     assert report["not_checked"] == {}
 
 
@@ -148,7 +149,7 @@ def test_the_units_of_a_hex_are_the_modules_pieces(name: str) -> None:
     scenario = load_scenario(EXAMPLE, module=_module())
     report = audit_logs([log], scenario, module=_module())
     v = next(v for v in report.violations if v.rule_id == "stack.end_of_movement" and v.hexes == ("4223",))
-    assert "10 units of Allies in 4223" in v.message
+    assert "10 units of Allied in 4223" in v.message
     assert "2/12/4" in v.units and "345/90" in v.units
 
 
@@ -159,13 +160,38 @@ def test_stacking_on_the_whole_chain_equals_an_independent_count() -> None:
     scenario = load_scenario(EXAMPLE, module=_module())
     report = audit_logs(logs, scenario, module=_module()).as_json()
     found = _found(report)
-    assert set(found) == {1089, 10148}              # the phase's end, and the end of the game
+    # the ends of the movement phases, as the players typed them: "Ready for
+    # your movement phase..." (1372, ends the Follow-Up Movement), "Defensive
+    # fire phase" (3566), "reset phase" (7369), "Reset Phase" (9299), and one
+    # more at 10132 (the end of 1931's movement phase was undone)
+    assert set(found) == {1372, 3566, 7369, 9299, 10132}
     expected = _expected(logs, set(found))
     for step in sorted(found):
         # the same hexes and units (the order within a stack after a log's
         # restore is the saved game's, which the audit does not re-read)
         assert {k: sorted(v) for k, v in found[step].items()} == \
             {k: sorted(v) for k, v in expected[step].items()}, step
-    assert sum(len(f) for f in found.values()) == 30
+    assert sum(len(f) for f in found.values()) == 43
     # identity is the VASSAL id: the binding bound each piece once
     assert report["steps"] == 10148
+
+
+def test_movement_findings_follow_the_modules_grid() -> None:
+    log = shared_path("corpus", "tld", "game", "0606-1.log")
+    module = Module.open(_module())
+    scenario = load_scenario(EXAMPLE, module=module)
+    report = audit_logs([log], scenario, module=module)
+    moves = [v for v in report.violations if v.rule_id == "move.allowance" and not v.withdrawn_by_undo]
+    assert moves
+    # the module's own hex grid, read here from its buildFile (every hex costs 1: clear terrain)
+    from vmodtool.vassal.grid import HexGrid, board_from_element
+    board = next(b for b in module.buildfile.boards() if b.name == MAP)
+    grid = board_from_element(board.element, 5340, 5024).grid
+    hexes = getattr(grid, "background", grid)
+    assert isinstance(hexes, HexGrid)
+    for v in moves:
+        path = v.evidence["path"]
+        assert all(b in hexes.neighbours(a) for a, b in zip(path, path[1:], strict=False)), v.message
+        # (at least the straight distance: hexes of a zone, such as a display, are not the map's)
+        assert v.evidence["cost"] == len(path) - 1 >= hexes.distance(path[0], path[-1])
+        assert v.evidence["spent"] > v.evidence["allowance"]

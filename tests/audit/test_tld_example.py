@@ -195,3 +195,29 @@ def test_movement_findings_follow_the_modules_grid() -> None:
         # (at least the straight distance: hexes of a zone, such as a display, are not the map's)
         assert v.evidence["cost"] == len(path) - 1 >= hexes.distance(path[0], path[-1])
         assert v.evidence["spent"] > v.evidence["allowance"]
+
+
+def test_faces_come_from_the_unnamed_flip_layer() -> None:
+    """The module's units flip with an unnamed layer whose command is "Flip":
+    a unit shows its reduced face exactly when that layer is on in the log."""
+    from vmodtool.audit.engine import Engine
+    from vmodtool.audit.game import AuditGame
+    log = shared_path("corpus", "tld", "game", "0606-1.log")
+    module = Module.open(_module())
+    scenario = load_scenario(EXAMPLE, module=module)
+    game = AuditGame(scenario, Replay.open([log], module=module, board_sizes={MAP: (5340, 5024)}), module)
+    bound = game.prepare()
+    game.run(Engine(bound, rules=[]))
+    reduced = {game.unit_piece[u] for u, s in game.state.units_state.items() if s.face == 1 and s.present}
+    # independently: the pieces whose layer (type "emb2;Flip;…") has a positive level at the end
+    replay = Replay.open([log], module=module, board_sizes={MAP: (5340, 5024)})
+    for _ in replay.steps():
+        pass
+    engine = replay.engine
+    assert engine is not None
+    flipped = set()
+    for p in engine.state.game_pieces():
+        for trait in engine.ref(p).definition().traits:
+            if trait.type.startswith("emb2;Flip;") and int(trait.state.split(";")[0] or "-1") > 0:
+                flipped.add(p.id)
+    assert reduced and reduced == flipped & set(game.piece_unit)

@@ -67,7 +67,7 @@ _MARKER_WORDS = re.compile(
     r"fatigue[ds]?|spent|moved|fired|used|activat(?:ed|ion)|pinned|broken|suppress(?:ed)?|"
     r"demorali[sz]ed|entrench(?:ed|ment)?|hits?|damage[ds]?|vps?|victory)\b", re.I)
 #: names of cards and decks
-_CARD_WORDS = re.compile(r"\b(cards?|decks?|hands?)\b", re.I)
+_CARD_WORDS = re.compile(r"\b(cards?|decks?|hands?|events?)\b", re.I)
 #: names of pieces that are neither units nor markers (map furniture, tools)
 _HELPER_WORDS = re.compile(
     r"\b(spaces?|labels?|masks?|shadows?|debug|buttons?|locations?|mats?|boxes|tracks?|charts?|"
@@ -173,7 +173,8 @@ class _Ids:
 
 
 def _listing(names: Sequence[str], limit: int = _LISTED) -> str:
-    shown = ", ".join(yaml_text(n) for n in names[:limit])
+    """Names for a comment: quoted, long ones cut, at most ``limit``."""
+    shown = ", ".join(yaml_text(n if len(n) <= 60 else n[:57] + "...") for n in names[:limit])
     return shown + (f" … ({len(names)} in all)" if len(names) > limit else "")
 
 
@@ -368,8 +369,14 @@ def _folder_name(element: etree._Element) -> str:
     return (element.get("entryName") or "").strip()
 
 
+def _words(name: str) -> str:
+    """A name with its CamelCase, ``_`` and ``-`` parts apart (``ShadowSmall``
+    → ``Shadow Small``), for the word patterns."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|[_-]+", " ", name)
+
+
 def _classify(piece: _Piece) -> str:
-    names = [*piece.direct, *(f for f in piece.folders[1:] if f), piece.label]
+    names = [_words(n) for n in (*piece.direct, *(f for f in piece.folders[1:] if f), piece.label)]
     if piece.slot.kind == "CardSlot" or piece.where == "deck" or any(_CARD_WORDS.search(n) for n in names):
         return "card"
     if any(_MARKER_WORDS.search(n) for n in names):
@@ -422,18 +429,22 @@ class ImportedScenario:
 #: a prototype names a group of pieces of one kind when at least this share
 #: of the pieces using it are of that kind
 _DOMINANCE = 0.9
+#: a prototype only one piece uses names that piece, not a group
+_MIN_GROUP = 2
 
 
 def _rank_prototypes(pieces: Sequence[_Piece], others: Iterable[_Piece], order: Mapping[str, int]
                      ) -> dict[str, int]:
     """The prototypes that name groups of ``pieces``, best first, with how
-    many of them use each: prototypes some of them use directly (a helper
-    that other prototypes mix in names no group) and that pieces of other
-    kinds hardly use."""
+    many of them use each: one some of them use directly that pieces of
+    other kinds hardly use, or one they use through other prototypes that no
+    other kind uses at all (a helper mixed into units and markers alike
+    names no group)."""
     direct = {name for p in pieces for name in p.direct}
-    counts: Counter[str] = Counter(name for p in pieces for name in p.prototypes if name in direct)
+    counts: Counter[str] = Counter(name for p in pieces for name in p.prototypes)
     foreign: Counter[str] = Counter(name for p in others for name in p.prototypes if name in counts)
-    kept = {name: n for name, n in counts.items() if n >= _DOMINANCE * (n + foreign[name])}
+    kept = {name: n for name, n in counts.items()
+            if n >= _MIN_GROUP and (n >= _DOMINANCE * (n + foreign[name]) if name in direct else not foreign[name])}
     return dict(sorted(kept.items(), key=lambda kv: (-kv[1], order.get(kv[0], len(order)), kv[0])))
 
 
@@ -1061,7 +1072,7 @@ class _Writer:
                      '  #  - {match: {prototype: "Unit"}, type: unit}')
         if self.p.unbound_units:
             self.add(f"  # {len(self.p.unbound_units)} unit-like pieces have no prototype of their own and no palette "
-                     f"folder: {_listing([p.label for p in self.p.unbound_units])}",
+                     f"folder: {_listing(list(dict.fromkeys(p.label for p in self.p.unbound_units if p.label.strip())))}",
                      "  # bind them one by one in overrides: - {piece: NAME, type: TYPE, side: SIDE}")
         # markers
         if self.p.markers:
@@ -1071,7 +1082,7 @@ class _Writer:
         # faces
         if self.layer is not None:
             self.add(f"  faces: {{layer: {yaml_text(self.layer)}}}   # the layer that flips the unit pieces: "
-                     "face 1 off, face 2 on")
+                     "its level is the unit's face")
         else:
             self.add("  # faces: {layer: NAME}   # no unit piece has a layer that flips it")
         self.status_comment()

@@ -1071,8 +1071,9 @@ class _Writer:
             self.add("  units: []   # PLACEHOLDER: no piece looks like a unit; e.g.",
                      '  #  - {match: {prototype: "Unit"}, type: unit}')
         if self.p.unbound_units:
+            labels = list(dict.fromkeys(p.label for p in self.p.unbound_units if p.label.strip()))
             self.add(f"  # {len(self.p.unbound_units)} unit-like pieces have no prototype of their own and no palette "
-                     f"folder: {_listing(list(dict.fromkeys(p.label for p in self.p.unbound_units if p.label.strip())))}",
+                     f"folder: {_listing(labels)}",
                      "  # bind them one by one in overrides: - {piece: NAME, type: TYPE, side: SIDE}")
         # markers
         if self.p.markers:

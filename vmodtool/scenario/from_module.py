@@ -80,18 +80,18 @@ _NOT_A_SIDE = re.compile(r"^(others?|misc(?:ellaneous)?|common|neutral|general|g
 _SIDE_PROPERTIES = ("side", "faction", "player", "owner", "nationality", "nation", "country", "army",
                     "team", "power", "allegiance", "belligerent", "camp", "force")
 #: words a side's folder name may end with that are not part of the side's name
-_SIDE_SUFFIX = re.compile(r"\s+(units?|forces?|pieces?|counters?|army|armies|troops)$", re.I)
+_SIDE_SUFFIX = re.compile(r"\s+(units?|pieces?|counters?)$", re.I)
 #: names of layers that flip a counter, best first
 _FLIP_WORDS = re.compile(r"\b(flip|face|side|step|reduced?|back|front|strength)\b", re.I)
 
 #: box roles by the name of a map window, first match wins
 _BOX_ROLES = (
-    (re.compile(r"permanent|eliminat|\belim\b|removed", re.I), "eliminated"),
-    (re.compile(r"dead|remnant|graveyard|killed|destroyed|lost", re.I), "dead"),
+    (re.compile(r"permanent|eliminat|\belim\b|removed|выбыв|снят", re.I), "eliminated"),
+    (re.compile(r"dead|remnant|graveyard|killed|destroyed|lost|потер|убит|уничтож", re.I), "dead"),
     (re.compile(r"casualt", re.I), "casualty"),
     (re.compile(r"\bcup\b|\bpool\b(?!.*force)", re.I), "cup"),
     (re.compile(r"\bdrawn\b", re.I), "drawn"),
-    (re.compile(r"reinforc|entry|arriv", re.I), "reinforcements"),
+    (re.compile(r"reinforc|entry|arriv|подкрепл|резерв", re.I), "reinforcements"),
     (re.compile(r"force pool|counter mix|\bmix\b", re.I), "counter_mix"),
 )
 

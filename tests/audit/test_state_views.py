@@ -217,7 +217,8 @@ def test_the_audit_follows_markers_along_tracks():
     seen = []
     engine = Engine(scenario, rules=[])
     game = AuditGame(scenario, Replay.open([EXAMPLES / "combat-commander" / "logs" / "game-1.vlog"],
-                                           module=module, board_sizes=sizes), engine)
+                                           module=module, board_sizes=sizes))
+    game.prepare()
     run_step = game.run_step
 
     def watch(step, live):
@@ -225,7 +226,7 @@ def test_the_audit_follows_markers_along_tracks():
         seen.append((game.state.track_position("fr_casualties", "surrender"),
                      game.state.track_position("it_casualties", "surrender")))
     game.run_step = watch
-    game.run()
+    game.run(engine)
     assert seen[0] == (6, None) and seen[1] == (6, 7)
     assert seen[-1] == (7, 7)
     assert set(seen) == {(6, None), (6, 7), (7, 7)}

@@ -20,10 +20,12 @@ each step recorded (``Step.stacks``), not from a live engine.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from vmodtool.audit.api import Event
+from vmodtool.audit.binding import PieceBinder
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.state import AuditState
@@ -71,20 +73,42 @@ def scenario_positions_module(scenario: Scenario) -> tuple[Module, dict[str, tup
 
 
 class AuditGame:
-    """Feeds one replay (a log or a chain) to an :class:`Engine`."""
+    """Feeds one replay (a log or a chain) to an :class:`Engine`: first
+    :meth:`prepare` (the whole replay, every piece bound), then :meth:`run`."""
 
-    def __init__(self, scenario: Scenario, replay: Replay, engine: Engine) -> None:
-        self.scenario = scenario
+    def __init__(self, scenario: Scenario, replay: Replay, module: Module | None = None) -> None:
         self.replay = replay
-        self.engine = engine
+        self.binder = PieceBinder(scenario, module)
+        self.piece_unit: dict[str, str] = {}      # VASSAL piece id -> scenario unit id
+        self.unit_piece: dict[str, str] = {}      # scenario unit id -> (the last) VASSAL piece id
+        self.piece_marker: dict[str, str] = {}    # VASSAL piece id -> marker kind
+        self.unknown_pieces: set[str] = set()
+        self.unknown_ids: set[str] = set()        # VASSAL piece ids of those pieces
+        self.ignored_ids: set[str] = set()        # pieces the binding ignores on purpose
+        #: the maps the log's pieces and boards are on, collected only when
+        #: set (not None): for a log without moduledata (see audit_logs)
+        self.log_maps: set[str] | None = None
+        self.steps = 0
+        self.rank: dict[str, tuple[str, int]] = {}   # VASSAL piece id -> (stack key, index)
+        self._activation_by: tuple[str | None, str | None] = (None, None)
+        self.chit_formation: dict[str | None, str | None] = {}   # VASSAL piece id -> Formation
+        self._steps: list[Step] = []
+        self._initial: _Initial | None = None
+        self._use(scenario)
+        self.engine: Engine                        # set by run()
+
+    def _use(self, scenario: Scenario) -> None:
+        """Take the scenario (the one given, or with the game's bound units)."""
+        self.scenario = scenario
         self.clock = Clock(scenario)
         self.state = AuditState(scenario)
-        self.counters = {c.id for c in scenario.counters}
         self.faces = {c.id: [f.name for f in scenario.unit_type_of(c).faces]
                       for c in scenario.counters}
         self.layer_kinds = [k.id for k in scenario.markers.values() if k.representation == "layer"]
-        self.box_by_zone = {b.name: b.id for b in scenario.boxes}
-        self.box_by_zone.update({b.id: b.id for b in scenario.boxes})
+        self.box_by_zone = {b.name: b.id for b in scenario.boxes if b.module_map is None}
+        self.box_by_zone.update({b.id: b.id for b in scenario.boxes if b.module_map is None})
+        #: boxes that are module windows or zones: (map, zone or None) -> box id
+        self.box_by_place = {(b.module_map, b.module_zone): b.id for b in scenario.boxes if b.module_map}
         self.track_space: dict[str, int] = {}     # zone of a track space -> 1, 2, … along it
         for track in scenario.tracks:
             for i, space in enumerate(track.spaces, 1):
@@ -92,20 +116,8 @@ class AuditGame:
                 self.track_space[f"{track.name} {space}"] = i
         self.side_ids = {s.name: s.id for s in scenario.game.sides}
         self.side_ids.update({s.id: s.id for s in scenario.game.sides})
-        self.piece_unit: dict[str, str] = {}      # VASSAL piece id -> scenario unit id
-        self.unit_piece: dict[str, str] = {}      # scenario unit id -> (the last) VASSAL piece id
-        self.piece_marker: dict[str, str] = {}    # VASSAL piece id -> marker kind
-        self.unknown_pieces: set[str] = set()
-        self.unknown_ids: set[str] = set()        # VASSAL piece ids of those pieces
-        #: the maps the log's pieces and boards are on, collected only when
-        #: set (not None): for a log without moduledata (see audit_logs)
-        self.log_maps: set[str] | None = None
         self.drawn_boxes = {p.activation.drawn: p.id for p in (scenario.turns.phases if scenario.turns else ())
                             if p.activation is not None and p.activation.drawn}
-        self.steps = 0
-        self.rank: dict[str, tuple[str, int]] = {}   # VASSAL piece id -> (stack key, index)
-        self._activation_by: tuple[str | None, str | None] = (None, None)
-        self.chit_formation: dict[str | None, str | None] = {}   # VASSAL piece id -> Formation
         self.trackers = self._trackers()
         self.map_name = scenario.map.name
         self.hexes = scenario.map.grid.hexes          # label -> raw cell: membership only
@@ -134,9 +146,15 @@ class AuditGame:
             return None, None
         if place.map == self.map_name:
             loc = place.location
-            return (loc if loc in self.hexes else None), None
+            if loc in self.hexes:
+                return loc, None
+            box = self.box_by_place.get((place.map, loc)) if self.box_by_place else None
+            return None, box
         if place.location in self.box_by_zone:
             return None, self.box_by_zone[place.location]
+        if self.box_by_place:
+            box = self.box_by_place.get((place.map, place.location)) or self.box_by_place.get((place.map, None))
+            return None, box
         return None, None
 
     def _space(self, place: Place | None) -> int | None:
@@ -148,7 +166,7 @@ class AuditGame:
 
     def identify(self, ref: PieceRef) -> tuple[str | None, str | None]:
         """(unit id, marker kind) of a piece reference (a piece the replay
-        registered: it has an id)."""
+        registered: it has an id), bound the first time it is seen."""
         pid = ref.id
         if pid is None:
             return None, None
@@ -156,40 +174,51 @@ class AuditGame:
             return self.piece_unit[pid], None
         if pid in self.piece_marker:
             return None, self.piece_marker[pid]
-        uid = ref.get_property("UnitId")
-        if uid is not None and uid in self.counters:
-            self.piece_unit[pid] = uid
-            self.unit_piece[uid] = pid
-            return uid, None
-        kind = ref.get_property("MarkerKind")
-        if kind:
-            self.piece_marker[pid] = kind
-            return None, kind
-        self.unknown_pieces.add(ref.name)
-        self.unknown_ids.add(pid)
+        if pid in self.unknown_ids or pid in self.ignored_ids:
+            return None, None
+        bound = self.binder.bind(ref)
+        if bound.unit is not None:
+            self.piece_unit[pid] = bound.unit
+            self.unit_piece[bound.unit] = pid
+            return bound.unit, None
+        if bound.marker is not None:
+            self.piece_marker[pid] = bound.marker
+            return None, bound.marker
+        if bound.ignored:
+            self.ignored_ids.add(pid)
+        else:
+            self.unknown_pieces.add(ref.name)
+            self.unknown_ids.add(pid)
         return None, None
 
     # -- initial state ------------------------------------------------------------------------
-    def load_initial(self, engine: ReplayEngine) -> None:
-        """The first log's saved state (before step 1), read from the
-        replay engine right after it restored that file."""
+    def capture_initial(self, engine: ReplayEngine) -> None:
+        """The first log's saved state (before step 1), read from the replay
+        engine right after it restored that file (applied by
+        :meth:`load_initial` once every piece is bound)."""
+        pieces = []
+        for p in engine.state.game_pieces():
+            parent = p.parent
+            rank = (stack_key(parent), parent.members.index(p)) if parent is not None else (f"@{p.id}", 0)
+            pieces.append((engine.ref(p), engine.place_of(p), rank))
+        self._initial = _Initial(pieces, set(engine.state.boards), dict(engine.state.turns))
+
+    def load_initial(self) -> None:
+        initial = self._initial
+        if initial is None:
+            return
         order: dict[str, tuple[str, int]] = {}
         maps = self.log_maps
         if maps is not None:
-            maps.update(engine.state.boards)
-        for p in engine.state.game_pieces():
-            ref = engine.ref(p)
+            maps.update(initial.boards)
+        for ref, where, rank in initial.pieces:
             uid, kind = self.identify(ref)
-            if maps is not None and (where_map := engine.place_of(p).map) is not None:
-                maps.add(where_map)
+            if maps is not None and where.map is not None:
+                maps.add(where.map)
             if uid is None and kind is None:
                 continue
-            where = engine.place_of(p)
             hex_id, box = self.place(where)
-            parent = p.parent
-            rank = (stack_key(parent), parent.members.index(p)) if parent is not None \
-                else (f"@{p.id}", 0)
-            self.rank[p.id or ""] = rank
+            self.rank[ref.id or ""] = rank
             if uid is not None:
                 self.state.place_unit(uid, hex_id, box)
                 self._set_face_and_layers(uid, ref)
@@ -201,7 +230,7 @@ class AuditGame:
             keys.sort(key=lambda k: order.get(k, ("", 0)))
         # the time the saved game stands at (the log starts inside it: no
         # turn or phase start is announced for it)
-        for tracker_id, tracker_state in sorted(engine.state.turns.items()):
+        for tracker_id, tracker_state in sorted(initial.turns.items()):
             change = self._tracker_time(tracker_id, tracker_state)
             if change is not None:
                 st = self.state
@@ -211,14 +240,10 @@ class AuditGame:
 
     def _set_face_and_layers(self, uid: str, ref: PieceRef) -> None:
         """Face and status layers of a unit from its piece (a replay
-        :class:`~vmodtool.replay.events.PieceRef`)."""
+        :class:`~vmodtool.replay.events.PieceRef`), as the binding reads them."""
         s = self.state.units_state[uid]
-        face = s.face
-        level = ref.get_property(f"{FACE}_Level")
-        if level and level.lstrip("-").isdigit():
-            face = max(0, min(abs(int(level)) - 1, len(self.faces[uid]) - 1))
-        layers = frozenset(k for k in self.layer_kinds if ref.get_property(f"{k}_Active") == "true")
-        self.state.set_face_and_layers(uid, face, layers)
+        face = self.binder.face(ref, len(self.faces[uid]), s.face)
+        self.state.set_face_and_layers(uid, face, self.binder.layers(ref))
 
     def _sync_order(self, step: Step, hexes: Iterable[str]) -> None:
         """Stack order (bottom → top) of hexes after ``step``, from the
@@ -359,7 +384,7 @@ class AuditGame:
                 message = ev.message or ""
                 if not message:
                     continue
-                change = self.clock.time(message) if message[0] == "*" else None
+                change = self.clock.time(message) if message[0] == "*" or self.clock.any_line else None
                 if change is not None:
                     self._time(change, n, player, side, live)
                     continue
@@ -439,18 +464,45 @@ class AuditGame:
                              player=player, side=side, turn=st.turn, phase=st.phase), live)
 
     # -- the whole game --------------------------------------------------------------------------
-    def run(self) -> None:
+    def prepare(self) -> Scenario:
+        """Replay the whole game and bind every piece in the order it
+        appears; the scenario with the game's units (the one given when the
+        binding made no new unit)."""
         with relaxed_gc():
-            self._run()
+            return self._prepare()
 
-    def _run(self) -> None:
+    def _prepare(self) -> Scenario:
         # the whole replay first: a step's undo may come any number of steps
         # later, and the rules' memory must be saved before a step that will
         # be undone; the steps carry all the audit reads (events, stacks)
         def initial(k: int, engine: ReplayEngine) -> None:
             if k == 0:
-                self.load_initial(engine)
-        steps = list(self.replay.steps(on_restore=initial))
+                self.capture_initial(engine)
+        self._steps = steps = list(self.replay.steps(on_restore=initial))
+        if self._initial is not None:
+            for ref, _, _ in self._initial.pieces:
+                self.identify(ref)
+        for step in steps:
+            for ev in step.events:
+                if type(ev) is MoveEvent or type(ev) is AddEvent or type(ev) is RemoveEvent:
+                    self.identify(ev.piece)
+                elif type(ev) is ChangeEvent:
+                    self.identify(ev.after)
+        new = self.binder.new_counters
+        if new:
+            self._use(replace(self.scenario, counters=self.scenario.counters + tuple(new)))
+        return self.scenario
+
+    def run(self, engine: Engine) -> None:
+        """Judge the prepared game with ``engine`` (its rules made for the
+        scenario :meth:`prepare` returned)."""
+        self.engine = engine
+        with relaxed_gc():
+            self._run(engine)
+
+    def _run(self, engine: Engine) -> None:
+        steps = self._steps
+        self.load_initial()
         undone = {s.number for s in steps if s.undone_by}
         undo_steps = {s.number for s in steps if s.undo}
         if self.log_maps is not None:
@@ -459,22 +511,31 @@ class AuditGame:
                     if type(ev) is MoveEvent or type(ev) is AddEvent:
                         if ev.target is not None and ev.target.map is not None:
                             self.log_maps.add(ev.target.map)
-        self.engine.note_units(self.state, self.unit_piece)
-        self.engine.dispatch(self.state, Event("setup_end", 0, turn=self.state.turn))
+        engine.note_units(self.state, self.unit_piece)
+        engine.dispatch(self.state, Event("setup_end", 0, turn=self.state.turn))
         for step in steps:
             self.steps += 1
             if step.number in undo_steps:
                 self.run_step(step, live=False)           # keep the state in step, check nothing
                 continue
             if step.number in undone:
-                frame = self.engine.checkpoint()
+                frame = engine.checkpoint()
                 self.run_step(step, live=True)
-                self.engine.rollback(frame)
+                engine.rollback(frame)
             else:
                 self.run_step(step, live=True)
-        self.engine.dispatch(self.state, Event("game_end", self.steps, turn=self.state.turn,
-                                               phase=self.state.phase))
-        self.engine.note_units(self.state, self.unit_piece)
+        engine.dispatch(self.state, Event("game_end", self.steps, turn=self.state.turn,
+                                          phase=self.state.phase))
+        engine.note_units(self.state, self.unit_piece)
+
+
+class _Initial(NamedTuple):
+    """A restored save before step 1: its pieces (with where they are and
+    their place in their stack), its boards and turn trackers' states."""
+
+    pieces: list[tuple[PieceRef, Place, tuple[str, int]]]
+    boards: set[str]
+    turns: dict[str, str]
 
 
 def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str | Path | None = None,
@@ -498,6 +559,11 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
     # the rules first: a plug-in that is not a rule stops the audit before any log is read
     engine = Engine(scenario, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)
+    source = scenario.module
+    if source is not None and source.board_sizes:
+        board_sizes = {**source.board_sizes, **(board_sizes or {})}
+    if module is None and source is not None and source.file:
+        module = scenario.folder / source.file
     if module is None:
         module, sizes = scenario_positions_module(scenario)
         board_sizes = {**sizes, **(board_sizes or {})}
@@ -508,6 +574,8 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         if not isinstance(module, Module):
             module = Module.open(module)
         given = _module_name(module)
+        if source is not None and source.name:
+            given = _ModuleName(source.name, given.version, f"module.name of {scenario.path}", given.translations)
     replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
     warnings: list[str] = []
     unnamed = False           # a log without moduledata: its maps are checked instead
@@ -517,10 +585,15 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
             unnamed = True
         else:
             warnings += _check_module(str(log), found, given)
-    game = AuditGame(scenario, replay, engine)
+    game = AuditGame(scenario, replay, module)
     if unnamed:
         game.log_maps = set()
-    game.run()
+    bound = game.prepare()
+    if bound is not scenario:
+        # the rules are made again for the game's units (the binding made them)
+        engine = Engine(bound, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
+                        only=only)
+    game.run(engine)
     if game.log_maps:
         known = set(replay.positions.map_names())
         if not game.log_maps & known:
@@ -530,14 +603,19 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
                 "the module it was played with")
     if not game.piece_unit and engine.rules:
         # (with no rule to run the audit claims nothing: the replay's own findings stand)
-        pieces = len(game.unknown_ids) + len(game.piece_marker)
+        pieces = len(game.unknown_ids) + len(game.piece_marker) + len(game.ignored_ids)
+        how = ("none with a UnitId property naming one of its counters (what a module made by 'vmodtool build' "
+               "writes; a game played with another module needs a binding, which 'vmodtool import' proposes)"
+               if scenario.binding.implied else "none matched by the scenario's binding.units")
         raise VmodError(
             f"no piece of {_names(str(p) for p in logs)} is a unit of the scenario "
-            f"{scenario.path or scenario.game.title}: {pieces} piece(s), none with a UnitId property "
-            "naming one of its counters (what a module made by 'vmodtool build' writes); "
-            "nothing could be checked")
+            f"{scenario.path or scenario.game.title}: {pieces} piece(s), {how}; nothing could be checked")
     engine.mark_unseen()
     warnings += [w.message if hasattr(w, "message") else str(w) for w in replay.warnings]
+    if game.binder.problems:
+        sample = ", ".join(sorted(game.binder.problems)[:8])
+        warnings.append(f"{len(game.binder.problems)} piece(s) matched a binding.units entry but no side "
+                        f"(give the entry a side or add a binding.sides entry) and are not units: {sample}")
     if game.unknown_pieces:
         sample = ", ".join(sorted(game.unknown_pieces)[:8])
         warnings.append(f"{len(game.unknown_pieces)} piece(s) are not units or markers of the "

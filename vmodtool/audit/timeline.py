@@ -58,6 +58,10 @@ class Clock:
         log = scenario.log if isinstance(scenario.log, dict) else {}
         tracker = log.get("turn_tracker") or {}
         self.report = re.compile(tracker.get("report_regex") or DEFAULT_REPORT_REGEX)
+        #: whether any chat line may report the time (a scenario's own
+        #: pattern: players type "Beginning the Air Drop Phase."), not only
+        #: a ``*`` report line of a turn tracker
+        self.any_line = bool(tracker.get("report_regex"))
         self.tracker_name = tracker.get("component")
         self.levels = {**DEFAULT_LEVELS, **(tracker.get("levels") or {})}
         self.dice = re.compile(log.get("dice_regex") or DEFAULT_DICE_REGEX)

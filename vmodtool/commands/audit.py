@@ -33,8 +33,8 @@ EXIT_NOT_CHECKED = 3
 @click.option("--scenario", "scenario_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=str),
               help="The scenario file whose rules: section is checked.")
-@module_option("The module the game was played with (default: the module "
-               "'vmodtool build' makes from the scenario).")
+@module_option("The module the game was played with (default: the scenario's module.file, else the "
+               "module 'vmodtool build' makes from the scenario).")
 @report_output_option()
 @format_option("text", "json", help="One line per violation, or one JSON report.")
 @board_size_options
@@ -74,8 +74,8 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
     from vmodtool.scenario import load_scenario
 
     check_report_output(output, *logs, scenario_path, module, board_sizes_file)
-    scenario = load_scenario(scenario_path)
     sizes = board_sizes(board_sizes_file, board_size)
+    scenario = load_scenario(scenario_path, module=module, board_sizes=sizes or None)
     report = audit_logs([Path(p) for p in logs], scenario, module=module,
                         board_sizes=sizes or None, plugin_folders=[Path(d) for d in plugin_dirs],
                         trust_scenario_plugins=trust_scenario_plugins, only=list(rules) or None)

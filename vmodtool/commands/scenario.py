@@ -10,9 +10,12 @@ import click
 from vmodtool.commands import (
     EXIT_BAD_INPUT,
     Command,
+    board_size_options,
+    board_sizes,
     check_output,
     check_report_output,
     format_option,
+    module_option,
     output_option,
     report_output_option,
     write_report,
@@ -25,24 +28,30 @@ __all__ = ["check_scenario_command", "init", "schema"]
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=str))
 @report_output_option()
 @format_option("text", "json", help="One line per problem, or a JSON report.")
+@module_option("The module the game is played with, for a scenario whose map is taken from the module "
+               "(map.from_module; default: the scenario's module.file).")
+@board_size_options
 @click.pass_context
-def check_scenario_command(ctx: click.Context, file: str, output: str | None, fmt: str) -> None:
+def check_scenario_command(ctx: click.Context, file: str, output: str | None, fmt: str, module: str | None,
+                           board_sizes_file: str | None, board_size: tuple[str, ...]) -> None:
     """Validate a scenario file and list every problem.
 
     Each problem has its file, line, column and key path.  Exit code 0 when
     the scenario is valid (warnings are listed but allowed), 2 when it has
-    errors.
+    errors.  A scenario whose map is taken from a module (map.from_module)
+    reads that module: its module.file, or -m MODULE.
 
     \b
     Examples:
       vmodtool check-scenario examples/modern-tactical/scenario.yaml
-      vmodtool check-scenario --format json scenario.yaml -o problems.json
+      vmodtool check-scenario --format json tld.yaml -m TheLongestDay.vmod -o problems.json
     """
     from vmodtool.scenario import check_scenario
     from vmodtool.scenario.report import scenario_summary
 
-    check_report_output(output, file)
-    scenario, problems = check_scenario(file)
+    check_report_output(output, file, module, board_sizes_file)
+    scenario, problems = check_scenario(file, module=module,
+                                        board_sizes=board_sizes(board_sizes_file, board_size) or None)
     errors = [p for p in problems if p.severity == "error"]
 
     def text() -> Iterator[str]:

@@ -85,6 +85,16 @@ class PieceRef:
             self._def = PieceDef.from_traits(traits, self.id)
         return self._def
 
+    @property
+    def type_text(self) -> str:
+        """The piece's type (its trait chain's types, as the log wrote them)."""
+        return self._type
+
+    def definition(self) -> PieceDef:
+        """The piece as it was then (raises :class:`~vmodtool.errors.FormatError`
+        for a chain that cannot be decoded)."""
+        return self._definition()
+
     def get_property(self, key: str) -> str | None:
         """One property, as ``getProperty`` on the piece would answer it
         (cheaper than :meth:`properties` when a reader needs a few)."""

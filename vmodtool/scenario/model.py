@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -370,11 +371,12 @@ class Scenario:
     def folder(self) -> Path:
         return self.path.parent if self.path else Path(".")
 
+    @cached_property
+    def _counter_index(self) -> dict[str, Counter]:
+        return {c.id: c for c in self.counters}
+
     def counter(self, counter_id: str) -> Counter:
-        for counter in self.counters:
-            if counter.id == counter_id:
-                return counter
-        raise KeyError(counter_id)
+        return self._counter_index[counter_id]
 
     def unit_type_of(self, counter: Counter) -> UnitType:
         return self.unit_types[counter.type]

@@ -1,0 +1,354 @@
+"""Binding the pieces of a game to the scenario: which piece is which unit
+(of which type, side and formation), which is a marker, and what face and
+status a unit shows (``docs/scenario-format.md``, "Games played with any
+module").
+
+A piece is bound once, the first time the audit sees it, and keeps its
+binding by its VASSAL id.  What a selector reads of a piece: its name, the
+prototypes it uses (through the module's prototype definitions), its
+properties (its own traits first, then its prototypes'), its images, and
+the palette slot it came from — the module's slot whose piece definition is
+the piece's (else the slot of that name and image, else of that name).
+
+The binding of a module that ``vmodtool build`` made
+(:func:`~vmodtool.scenario.binding.built_module_binding`) goes through the
+same code: units by ``UnitId``, markers by ``MarkerKind``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from vmodtool.errors import VmodError
+from vmodtool.scenario.binding import Binding, PieceSelector, StatusBinding, any_match
+from vmodtool.scenario.model import Counter, Scenario
+from vmodtool.vassal.pieces import PieceDef
+
+if TYPE_CHECKING:
+    from vmodtool.replay.events import PieceRef
+    from vmodtool.vassal.buildfile import BuildFile, PieceSlotEntry
+    from vmodtool.vassal.module import Module
+
+__all__ = ["PieceBinder", "SlotIndex", "BoundPiece"]
+
+_WIDGETS = frozenset({"PieceWindow", "TabWidget", "ListWidget", "PanelWidget", "BoxWidget", "HandWidget"})
+
+
+@dataclass(frozen=True)
+class _Slot:
+    palette: str
+    names: tuple[str, ...]         # gpid and name: what ``slot`` selectors match
+    prototypes: tuple[str, ...]    # the prototypes its definition names (a log may hold them expanded)
+
+
+class SlotIndex:
+    """The module's piece slots by piece definition, (name, image) and name."""
+
+    def __init__(self, buildfile: BuildFile) -> None:
+        self.by_type: dict[str, _Slot] = {}
+        self.by_name_image: dict[tuple[str, str], _Slot] = {}
+        self.by_name: dict[str, _Slot] = {}
+        for entry in buildfile.piece_slots():
+            try:
+                piece = PieceDef.parse(entry.definition)
+                name, image = piece.name, _basic_image(piece)
+            except VmodError:
+                continue
+            slot = _Slot(_palette_path(entry), tuple(n for n in (entry.gpid, entry.entry_name) if n),
+                         tuple(_prototype_names(piece)))
+            self.by_type.setdefault(piece.type, slot)
+            self.by_name_image.setdefault((name, image), slot)
+            self.by_name.setdefault(name, slot)
+
+    def find(self, type_text: str, name: str, image: str) -> _Slot | None:
+        return (self.by_type.get(type_text) or self.by_name_image.get((name, image))
+                or self.by_name.get(name))
+
+
+def _palette_path(entry: PieceSlotEntry) -> str:
+    """``Window/Tab/List/Panel``: the names of the palette widgets holding a
+    slot, outermost first (unnamed widgets are skipped)."""
+    parts = []
+    for ancestor in entry.element.iterancestors():
+        tag = ancestor.tag if isinstance(ancestor.tag, str) else ""
+        if tag.rsplit(".", 1)[-1] in _WIDGETS:
+            name = ancestor.get("entryName") or ancestor.get("name") or ""
+            if name:
+                parts.append(name)
+    return "/".join(reversed(parts))
+
+
+def _prototype_names(piece: PieceDef) -> list[str]:
+    return [str(getattr(v, "prototype_name", "")) for v in piece.find("prototype;")]
+
+
+def _basic_image(piece: PieceDef) -> str:
+    try:
+        return str(getattr(piece.basic.view(), "image", "") or "")
+    except (VmodError, AttributeError):
+        return ""
+
+
+def _images(piece: PieceDef) -> list[str]:
+    out = [_basic_image(piece)]
+    for view in piece.find("emb2;") + piece.find("emb;"):
+        out.extend(str(i) for i in (getattr(view, "image_names", None) or ()) if i)
+    return [i for i in out if i]
+
+
+@dataclass(frozen=True)
+class BoundPiece:
+    """What a piece of the game is to the audit."""
+
+    unit: str | None = None        # scenario unit (counter) id
+    marker: str | None = None      # marker kind
+    ignored: bool = False          # matched ``ignore``: neither, on purpose
+
+
+_NOTHING = BoundPiece()
+_IGNORED = BoundPiece(ignored=True)
+
+
+class _Facts:
+    """What selectors read of one piece, computed as they ask."""
+
+    __slots__ = ("binder", "ref", "_expanded", "_prototypes", "_slot", "_images")
+
+    def __init__(self, binder: PieceBinder, ref: PieceRef) -> None:
+        self.binder = binder
+        self.ref = ref
+        self._expanded: PieceDef | None | bool = False
+        self._prototypes: set[str] | None = None
+        self._slot: _Slot | None | bool = False
+        self._images: list[str] | None = None
+
+    def definition(self) -> PieceDef | None:
+        try:
+            return self.ref.definition()
+        except VmodError:
+            return None
+
+    def expanded(self) -> PieceDef | None:
+        if self._expanded is False:
+            piece = self.definition()
+            protos = self.binder.prototypes
+            if piece is not None and protos and piece.find("prototype;"):
+                from vmodtool.vassal.gamewriter import expand_prototypes
+                try:
+                    piece = expand_prototypes(piece, protos)
+                except VmodError:
+                    pass
+            self._expanded = piece
+        return self._expanded if isinstance(self._expanded, PieceDef) else None
+
+    def prototypes(self) -> set[str]:
+        if self._prototypes is None:
+            found: set[str] = set()
+            piece = self.definition()
+            todo = _prototype_names(piece) if piece else []
+            # VASSAL 2.x logs hold pieces with their prototypes expanded: the
+            # slot the piece came from still names them
+            slot = self.slot()
+            if slot is not None:
+                todo.extend(slot.prototypes)
+            while todo:
+                name = todo.pop()
+                if name in found:
+                    continue
+                found.add(name)
+                todo.extend(self.binder.prototype_uses.get(name, ()))
+            self._prototypes = found
+        return self._prototypes
+
+    def prop(self, key: str) -> str | None:
+        value = self.ref.get_property(key)
+        if value is None and self.binder.prototypes:
+            expanded = self.expanded()
+            if expanded is not None and expanded is not self.definition():
+                try:
+                    value = expanded.get_property(key)
+                except VmodError:
+                    value = None
+        return value
+
+    def images(self) -> list[str]:
+        if self._images is None:
+            piece = self.expanded() or self.definition()
+            self._images = _images(piece) if piece is not None else []
+        return self._images
+
+    def slot(self) -> _Slot | None:
+        if self._slot is False:
+            index = self.binder.slots
+            piece = self.definition()
+            self._slot = None if index is None or piece is None else \
+                index.find(piece.type, piece.name, _basic_image(piece))
+        return self._slot if isinstance(self._slot, _Slot) else None
+
+    def matches(self, sel: PieceSelector) -> bool:
+        if sel.name and not any_match(sel.name, (self.ref.name,)):
+            return False
+        for key, patterns in sel.properties:
+            if not any_match(patterns, (v for v in (self.prop(key),) if v is not None)):
+                return False
+        if sel.prototype and not any_match(sel.prototype, self.prototypes()):
+            return False
+        if sel.image and not any_match(sel.image, self.images()):
+            return False
+        if sel.palette or sel.slot:
+            slot = self.slot()
+            if slot is None:
+                return False
+            if sel.palette and not any_match(sel.palette, (slot.palette,)):
+                return False
+            if sel.slot and not any_match(sel.slot, slot.names):
+                return False
+        return True
+
+
+class PieceBinder:
+    """Binds the pieces of one game to a scenario's units and markers.
+
+    :attr:`counters` holds every unit of the game: the scenario's own
+    counters and one per piece a ``type`` binding made a unit (its id and
+    label the piece name, ``NAME #2`` … for later pieces of the same name).
+    :attr:`problems` says which pieces could not be bound (a unit with no
+    side)."""
+
+    def __init__(self, scenario: Scenario, module: Module | None = None) -> None:
+        self.scenario = scenario
+        self.binding: Binding = scenario.binding
+        self.counters: dict[str, Counter] = {c.id: c for c in scenario.counters}
+        self.new_counters: list[Counter] = []
+        self.problems: list[str] = []
+        self._no_side: set[str] = set()
+        buildfile = module.buildfile if module is not None else None
+        self.prototypes: dict[str, str] = buildfile.prototypes() if buildfile is not None else {}
+        self.prototype_uses: dict[str, list[str]] = {}
+        for name, text in self.prototypes.items():
+            try:
+                proto = PieceDef.parse(text)
+            except VmodError:
+                continue
+            self.prototype_uses[name] = _prototype_names(proto)
+        wants_slot = any(s.needs_slot or s.prototype for s in self.binding.selectors())
+        self.slots = SlotIndex(buildfile) if wants_slot and buildfile is not None else None
+        self._names: dict[str, int] = {}
+        self._layer_cache: dict[str, bool] = {}
+
+    def bind(self, ref: PieceRef) -> BoundPiece:
+        """The binding of a piece the audit has not seen before."""
+        b = self.binding
+        facts = _Facts(self, ref)
+        name = ref.name
+        override = b.overrides.get(name)
+        if override is not None and override.type is not None:
+            return self._unit(facts, override.type, override.side, override.formation)
+        for entry in b.units:
+            if not facts.matches(entry.match):
+                continue
+            if entry.counter_from is not None:
+                value = facts.prop(entry.counter_from)
+                if value and value in self.counters:
+                    return BoundPiece(unit=value)
+                continue
+            if entry.type is not None:
+                side = override.side if override is not None and override.side else entry.side
+                formation = override.formation if override is not None and override.formation else entry.formation
+                return self._unit(facts, entry.type, side, formation)
+        for marker in b.markers:
+            if not facts.matches(marker.match):
+                continue
+            if marker.kind_from is not None:
+                value = facts.prop(marker.kind_from)
+                if value:
+                    return BoundPiece(marker=value)
+                continue
+            return BoundPiece(marker=marker.kind)
+        for sel in b.ignore:
+            if facts.matches(sel):
+                return _IGNORED
+        return _NOTHING
+
+    def _unit(self, facts: _Facts, unit_type: str, side: str | None, formation: str | None) -> BoundPiece:
+        if side is None:
+            for entry in self.binding.sides:
+                if facts.matches(entry.match):
+                    side = entry.side
+                    break
+        name = facts.ref.name or f"piece {facts.ref.id}"
+        if side is None:
+            if name not in self._no_side:
+                self._no_side.add(name)
+                self.problems.append(name)
+            return _NOTHING
+        n = self._names.get(name, 0) + 1
+        self._names[name] = n
+        uid = name if n == 1 else f"{name} #{n}"
+        while uid in self.counters:           # a scenario counter of that id, or "A #2" given as a name
+            n += 1
+            uid = f"{name} #{n}"
+        counter = Counter(uid, unit_type, side, formation, label=name, entry="binding")
+        self.counters[uid] = counter
+        self.new_counters.append(counter)
+        return BoundPiece(unit=uid)
+
+    # -- what a unit shows -------------------------------------------------------------
+    def _always_on(self, ref: PieceRef, layer: str) -> bool:
+        """Whether the unit's layer ``layer`` is always on (it shows a face at
+        every level) rather than switchable (off shows the piece below)."""
+        key = ref.type_text
+        found = self._layer_cache.get(key)
+        if found is None:
+            found = True
+            try:
+                for view in ref.definition().find("emb2;") + ref.definition().find("emb;"):
+                    if getattr(view, "layer_name", None) == layer:
+                        found = bool(getattr(view, "always_active", True))
+                        break
+            except VmodError:
+                pass
+            if len(self._layer_cache) > 100000:
+                self._layer_cache.clear()
+            self._layer_cache[key] = found
+        return found
+
+    def face(self, ref: PieceRef, faces: int, current: int) -> int:
+        """The face (index) a unit shows; ``current`` when the binding reads
+        no face."""
+        faces_of = self.binding.faces
+        if faces_of is None:
+            return current
+        layer = faces_of.layer
+        level = ref.get_property(f"{layer}_Level")
+        if not level or not level.lstrip("-").isdigit():
+            return current
+        value = abs(int(level))
+        if self._always_on(ref, layer):
+            index = value - 1
+        else:
+            index = value if ref.get_property(f"{layer}_Active") == "true" else 0
+        return max(0, min(index, faces - 1))
+
+    def layers(self, ref: PieceRef) -> frozenset[str]:
+        """The status layers (marker kinds) a unit shows."""
+        status = self.binding.status
+        if not status:
+            return frozenset()
+        return frozenset(s.marker for s in status if _shows(ref, s))
+
+
+def _shows(ref: PieceRef, s: StatusBinding) -> bool:
+    if s.layer is not None:
+        if ref.get_property(f"{s.layer}_Active") != "true":
+            return False
+        return not s.level or any_match(s.level, _present(ref.get_property(f"{s.layer}_Name")))
+    if s.property is not None:
+        return any_match(s.value, _present(ref.get_property(s.property)))
+    return False
+
+
+def _present(value: str | None) -> Iterable[str]:
+    return () if value is None else (value,)

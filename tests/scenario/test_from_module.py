@@ -217,3 +217,23 @@ def test_unicode_and_yaml_characters_in_every_name_survive(tmp_path):
     scenario = load_scenario(out)
     assert scenario.map.module_map == "Карта: главная"
     assert scenario.game.sides[1].name == 'Blue "B" & co'
+
+
+@pytest.mark.parametrize("parts", [("tld", "buildFile"), ("kassala", "buildFile.xml"),
+                                   ("vivelemperor", "buildFile.xml")])
+def test_side_patterns_match_the_palette_paths_the_audit_reads(parts):
+    """Each side's palette pattern matches the slots of its folder, as the
+    audit names them (unnamed widgets left out), and no other side's."""
+    from vmodtool.audit.binding import _palette_path
+    from vmodtool.scenario.binding import Pattern
+
+    with Module.open(shared_path("corpus", *parts)) as module:
+        data = yaml.safe_load(scenario_from_module(module, module_file="m").text)
+        paths = [_palette_path(slot) for slot in module.buildfile.piece_slots()]
+    names = {s["id"]: s["name"] for s in data["game"]["sides"]}
+    for entry in data["binding"]["sides"]:
+        value = entry["match"]["palette"]
+        patterns = [Pattern.parse(v) for v in (value if isinstance(value, list) else [value])]
+        matched = [p for p in paths if any(pat.matches(p) for pat in patterns)]
+        assert matched, entry
+        assert all(any(names[entry["side"]] in part for part in p.split("/")) for p in matched)

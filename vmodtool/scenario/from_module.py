@@ -193,18 +193,26 @@ def _glob_literal(text: str) -> str:
     return text
 
 
-def _folder_patterns(name: str, direct: bool, nested: bool) -> list[str]:
+def _folder_patterns(name: str, direct: bool, nested: bool, top: bool = False) -> list[str]:
     """Palette patterns for the pieces of folder ``name`` (``direct``: some
-    sit in it, ``nested``: some in folders below it)."""
-    if "*" in name or "?" in name:
+    sit in it, ``nested``: some in folders below it; ``top``: no named
+    widget holds it, so the path starts with it).  A palette path is the
+    names of the widgets holding a slot, unnamed ones left out."""
+    if "*" in name or "?" in name or name.startswith("re:"):
         escaped = re.escape(name)
         return [f"re:(?:.*/)?{escaped}" + ("(?:/.*)?" if nested else "")]
+    lead = "" if top else "*/"
     out = []
     if direct:
-        out.append(f"*/{name}")
+        out.append(f"{lead}{name}")
     if nested:
-        out.append(f"*/{name}/*")
+        out.append(f"{lead}{name}/*")
     return out
+
+
+def _palette_path(piece: _Piece) -> str:
+    """The palette path of a piece's slot, as the audit reads it."""
+    return "/".join(f for f in piece.folders if f)
 
 
 # ----------------------------------------------------------------------------
@@ -516,8 +524,9 @@ class _Proposal:
                     continue
                 direct = any(p.chain[-1] is folder for p in inside)
                 nested = any(p.chain[-1] is not folder for p in inside)
+                top = not any(_folder_name(e) for e in inside[0].chain[:inside[0].chain.index(folder)])
                 shown = _SIDE_SUFFIX.sub("", name) or name
-                sides.append(_Side(ids.make(shown, "side"), shown, _folder_patterns(name, direct, nested),
+                sides.append(_Side(ids.make(shown, "side"), shown, _folder_patterns(name, direct, nested, top),
                                    pieces=len(units)))
             count = sum(s.pieces for s in sides)
             if len(sides) >= 2 and count > best_count:
@@ -564,8 +573,7 @@ class _Proposal:
     @staticmethod
     def _in_folder(piece: _Piece, pattern: str) -> bool:
         from vmodtool.scenario.binding import Pattern
-        path = "/".join(piece.folders)
-        return Pattern.parse(pattern).matches(path) if piece.where == "palette" else False
+        return Pattern.parse(pattern).matches(_palette_path(piece)) if piece.where == "palette" else False
 
     # -- unit types ---------------------------------------------------------------
     def _unit_types(self) -> tuple[list[_Group], list[_Piece]]:
@@ -588,7 +596,8 @@ class _Proposal:
         for folder, members in by_folder.items():
             nested = any(p.folders[-1] != folder for p in members)
             direct = any(p.folders[-1] == folder for p in members)
-            patterns = _folder_patterns(folder, direct, nested)
+            top = all(_palette_path(p).split("/")[0] == folder for p in members)
+            patterns = _folder_patterns(folder, direct, nested, top)
             groups.append(_Group(ids.make(folder, "unit"), folder, f"{{palette: {_pattern_list(patterns)}}}",
                                  members, f"palette folder {yaml_text(folder)}"))
         if self.sides_from != "placeholder":
@@ -634,7 +643,8 @@ class _Proposal:
                 if folder:
                     by_folder.setdefault(folder, []).append(piece)
             for folder, members in by_folder.items():
-                patterns = _folder_patterns(folder, True, any(p.folders[-1] != folder for p in members))
+                top = all(_palette_path(p).split("/")[0] == folder for p in members)
+                patterns = _folder_patterns(folder, True, any(p.folders[-1] != folder for p in members), top)
                 out.append(_Group(ids.make(folder, "marker"), folder, f"{{palette: {_pattern_list(patterns)}}}",
                                   members, f"palette folder {yaml_text(folder)}"))
         for group in self.sideless:

@@ -69,7 +69,8 @@ def import_module(module: str, output: str | None, board_sizes_file: str | None,
     sizes = board_sizes(board_sizes_file, board_size)
     with Module.open(module) as opened:
         result = scenario_from_module(opened, module_file=_module_reference(module, output),
-                                      board_sizes=sizes)
+                                      board_sizes=sizes,
+                                      scenario_file=output if output not in (None, STDOUT) else None)
     write_report([result.text], output)
     for note in result.notes:
         warn(note)

@@ -36,12 +36,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lxml import etree
 
 from vmodtool.errors import VmodError
+from vmodtool.scenario.binding import UNIT_ID, Pattern
 from vmodtool.scenario.module_map import ModuleMapError, module_map_grid
 from vmodtool.vassal.buildfile import BoardEntry, MapEntry, PieceSlotEntry
 from vmodtool.vassal.grid import HexGrid, ZonedGrid, board_from_element
@@ -81,6 +82,8 @@ _SIDE_PROPERTIES = ("side", "faction", "player", "owner", "nationality", "nation
                     "team", "power", "allegiance", "belligerent", "camp", "force")
 #: words a side's folder name may end with that are not part of the side's name
 _SIDE_SUFFIX = re.compile(r"\s+(units?|pieces?|counters?)$", re.I)
+#: prototype names too general to name a marker kind
+_GENERIC_MARKER = re.compile(r"(?i)(simple |complex |basic |generic |common )?(markers?|counters?|pieces?)")
 #: names of layers that flip a counter, best first
 _FLIP_WORDS = re.compile(r"\b(flip|face|side|step|reduced?|back|front|strength)\b", re.I)
 
@@ -441,27 +444,27 @@ _DOMINANCE = 0.9
 _MIN_GROUP = 2
 
 
-def _rank_prototypes(pieces: Sequence[_Piece], others: Iterable[_Piece], order: Mapping[str, int]
-                     ) -> dict[str, int]:
+def _rank_prototypes(pieces: Sequence[_Piece], others: Iterable[_Piece], order: Mapping[str, int],
+                     skip: Callable[[str], bool] | None = None) -> dict[str, int]:
     """The prototypes that name groups of ``pieces``, best first, with how
     many of them use each: one some of them use directly that pieces of
     other kinds hardly use, or one they use through other prototypes that no
     other kind uses at all (a helper mixed into units and markers alike
     names no group)."""
     direct = {name for p in pieces for name in p.direct}
-    counts: Counter[str] = Counter(name for p in pieces for name in p.prototypes)
+    counts: Counter[str] = Counter(name for p in pieces for name in p.prototypes if skip is None or not skip(name))
     foreign: Counter[str] = Counter(name for p in others for name in p.prototypes if name in counts)
     kept = {name: n for name, n in counts.items()
             if n >= _MIN_GROUP and (n >= _DOMINANCE * (n + foreign[name]) if name in direct else not foreign[name])}
     return dict(sorted(kept.items(), key=lambda kv: (-kv[1], order.get(kv[0], len(order)), kv[0])))
 
 
-def _group_by_prototype(pieces: Sequence[_Piece], others: Sequence[_Piece], order: Mapping[str, int]
-                        ) -> tuple[dict[str, list[_Piece]], list[_Piece]]:
+def _group_by_prototype(pieces: Sequence[_Piece], others: Sequence[_Piece], order: Mapping[str, int],
+                        skip: Callable[[str], bool] | None = None) -> tuple[dict[str, list[_Piece]], list[_Piece]]:
     """Each piece under the best-ranked prototype only its kind uses
     (listed in rank order: the first ``prototype`` selector a piece matches
     is its group's), and the pieces with none."""
-    ranked = _rank_prototypes(pieces, others, order)
+    ranked = _rank_prototypes(pieces, others, order, skip)
     rank = {name: i for i, name in enumerate(ranked)}
     groups: dict[str, list[_Piece]] = {name: [] for name in ranked}
     rest: list[_Piece] = []
@@ -572,7 +575,6 @@ class _Proposal:
 
     @staticmethod
     def _in_folder(piece: _Piece, pattern: str) -> bool:
-        from vmodtool.scenario.binding import Pattern
         return Pattern.parse(pattern).matches(_palette_path(piece)) if piece.where == "palette" else False
 
     # -- unit types ---------------------------------------------------------------
@@ -615,11 +617,26 @@ class _Proposal:
 
     # -- markers -------------------------------------------------------------------
     def _markers(self) -> list[_Group]:
+        """Marker kinds: one per prototype that only marker pieces share
+        (``Activation Marker``; a generic ``Marker`` prototype names no
+        kind), then one per remaining marker piece's name (by palette folder
+        when there are too many), then the groups on no side."""
         markers = [p for p in self.pieces if p.kind == "marker"]
         grouped = {id(p) for g in self.sideless for p in g.pieces}
         loose = [p for p in markers if id(p) not in grouped]
+        others = [p for p in self.pieces if p.kind != "marker"]
         ids = _Ids()
         out: list[_Group] = []
+        # a prototype every marker piece uses is their base, not a kind
+        base: set[str] = {name for name in {n for p in loose for n in p.prototypes}
+                          if len(loose) > 1 and all(name in p.prototypes for p in loose)}
+
+        def skip(name: str) -> bool:
+            return name in base or _GENERIC_MARKER.fullmatch(_words(name).strip()) is not None
+        by_proto, loose = _group_by_prototype(loose, others, self.order, skip=skip)
+        for name, members in by_proto.items():
+            out.append(_Group(ids.make(name, "marker"), name, f"{{prototype: {yaml_text(name)}}}", members,
+                              f"prototype {yaml_text(name)}"))
         names = list(dict.fromkeys(p.label for p in loose))
         if len(names) <= _MAX_MARKER_KINDS:
             for name in names:
@@ -632,13 +649,8 @@ class _Proposal:
                 if selector:
                     out.append(_Group(ids.make(name, "marker"), name, selector, members, "its name"))
         else:
-            others = [p for p in self.pieces if p.kind != "marker"]
-            by_proto, rest = _group_by_prototype(loose, others, self.order)
-            for name, members in by_proto.items():
-                out.append(_Group(ids.make(name, "marker"), name, f"{{prototype: {yaml_text(name)}}}", members,
-                                  f"prototype {yaml_text(name)}"))
             by_folder: dict[str, list[_Piece]] = {}
-            for piece in rest:
+            for piece in loose:
                 folder = _deepest_folder(piece)
                 if folder:
                     by_folder.setdefault(folder, []).append(piece)
@@ -829,18 +841,20 @@ def _module_name(module: Module) -> tuple[str, str]:
 
 def scenario_from_module(module: Module, *, module_file: str,
                          board_sizes: Mapping[str, tuple[int, int]] | None = None,
-                         command: str = "vmodtool import") -> ImportedScenario:
+                         command: str = "vmodtool import", scenario_file: str | None = None) -> ImportedScenario:
     """A commented scenario skeleton binding ``module``'s pieces.
 
     ``module_file`` is written as ``module.file`` (the module's path
     relative to the scenario's folder); ``board_sizes`` are the pixel sizes
-    of boards whose images the module lacks."""
+    of boards whose images the module lacks; ``scenario_file`` (the
+    output's name) is quoted in the header's check-scenario line."""
     proposal = _Proposal(module, module_file, dict(board_sizes or {}))
-    return _Writer(proposal, command).result()
+    return _Writer(proposal, command, scenario_file).result()
 
 
 class _Writer:
-    def __init__(self, proposal: _Proposal, command: str) -> None:
+    def __init__(self, proposal: _Proposal, command: str, scenario_file: str | None) -> None:
+        self.scenario_file = scenario_file
         self.p = proposal
         self.module = proposal.module
         self.command = command
@@ -882,11 +896,14 @@ class _Writer:
                  f"# A scenario skeleton written by `{self.command}` from the module {yaml_text(name)}.",
                  "# Everything below is a PROPOSAL read from the module: check each part, add",
                  "# terrain and rules, then run",
-                 "#     vmodtool check-scenario THIS_FILE",
+                 f"#     vmodtool check-scenario {_shell_word(self.scenario_file or 'THIS_FILE')}",
                  f"# The module has {len(self.p.pieces)} piece slots: {counts['unit']} units, "
                  f"{counts['marker']} markers, {counts['card']} cards, {counts['helper']} other pieces "
                  "(map furniture, tools)"
                  + (f", {len(self.p.reader.unreadable)} unreadable" if self.p.reader.unreadable else "") + ".")
+        if any(UNIT_ID in p.properties for p in self.p.pieces):
+            self.add(f"# Its pieces carry {UNIT_ID} properties: vmodtool built it, and the scenario it was built",
+                     "# from binds them without a binding section.  This skeleton binds them like any module's.")
         if self.p.reader.unreadable:
             self.add(f"# Unreadable slots (left out): {_listing(self.p.reader.unreadable)}")
         if self.p.reader.missing_prototypes:
@@ -1102,17 +1119,24 @@ class _Writer:
         self.add("")
 
     def status_comment(self) -> None:
+        """The unit pieces' other layers, as a commented status binding to
+        take or leave (a layer may be a status or mere decoration)."""
         layers: Counter[str] = Counter()
         for group in self.p.unit_types:
             for piece in group.pieces:
                 for layer in piece.layers:
                     if layer.name and layer.name != self.layer:
                         layers[layer.name] += 1
-        if layers:
-            names = [n for n, _ in sorted(layers.items(), key=lambda kv: (-kv[1], kv[0]))]
-            self.add(f"  # other layers of the unit pieces (status?): {_listing(names, 8)}",
-                     "  # status:   # with a marker kind of representation: layer, e.g.",
-                     "  #   - {marker: disrupted, layer: Disrupted}")
+        if not layers:
+            return
+        names = [n for n, _ in sorted(layers.items(), key=lambda kv: (-kv[1], kv[0]))]
+        self.add(f"  # the unit pieces' other layers: {_listing(names, 8)}",
+                 "  # a layer that shows a status becomes a marker kind with representation: layer",
+                 "  # (add it to markers) and a status entry, e.g.:",
+                 "  # status:")
+        for name in names[:3]:
+            self.add(f"  #   - {{marker: {_key(_slug(name, 'status'))}, layer: {yaml_text(name)}}}"
+                     f"   # on {_pieces(layers[name])}")
 
     def ignore_entries(self) -> None:
         ignored = self.p.ignored
@@ -1167,6 +1191,14 @@ class _Writer:
                  "#    kind: stacking",
                  "#    params: {limit: 3, count: units, per_side: true}",
                  "#    check_at: phase_end")
+
+
+def _shell_word(text: str) -> str:
+    """A file name for a comment's command line: as is when plain, else
+    single-quoted; never a line break or control character."""
+    from vmodtool.textsafe import escape_controls
+    shown = escape_controls(text)
+    return shown if re.fullmatch(r"[\w./-]+", shown) else "'" + shown.replace("'", "'\\''") + "'"
 
 
 def _pieces(n: int) -> str:

@@ -16,6 +16,21 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("VMODTOOL_SHARED", REPO.parent / "shared"))
 
 
+EXAMPLES = REPO / "examples"
+
+
+def game_examples() -> list[Path]:
+    """The bundled example games: scenarios with their own map, which
+    ``vmodtool build`` makes modules of (and whose logs are made with them)."""
+    return sorted(p for p in EXAMPLES.glob("*/scenario.yaml") if "from_module:" not in p.read_text("utf-8"))
+
+
+def module_examples() -> list[Path]:
+    """The examples that bind a published module (``map.from_module``): they
+    load only with that module (from ../shared)."""
+    return sorted(p for p in EXAMPLES.glob("*/scenario.yaml") if "from_module:" in p.read_text("utf-8"))
+
+
 def shared_path(*parts: str) -> Path:
     """Path below ../shared, skipping the calling test when it is absent."""
     path = SHARED.joinpath(*parts)

@@ -44,6 +44,10 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
     if out.suffix.lower() not in (".vmod", ".zip"):
         raise VmodError("the module file name should end in .vmod", file=out)
     scenario = load_scenario(scenario_path)          # raises with every problem; writes nothing
+    if scenario.map.module_map is not None:
+        raise VmodError(f"the scenario's map is map {scenario.map.module_map!r} of the module it binds "
+                        "(map.from_module): it describes a game played with that module, which 'vmodtool build' "
+                        "does not make; give the scenario its own map.grid to build a module", file=scenario_path)
     for extra in [p for p in (scenario.map.board_image,) if p is not None] + [c.image for c in scenario.charts]:
         refuse_overwrite(out, extra)
     images = render_module_images(scenario, jobs=jobs,

@@ -78,7 +78,10 @@ class _Gpids:
 
 def assemble_module(scenario: Scenario, images: ModuleImages,
                     progress: Progress | None = None) -> ModuleBuild:
-    """Build every component and return the archive entries."""
+    """Build every component and return the archive entries (of a scenario
+    with its own map grid: a map taken from a module is refused)."""
+    if scenario.map.grid.spec is None:
+        raise ValueError("a module is built from a scenario with its own map grid, not one taken from a module")
     game = scenario.game
     vassal_version = str(scenario.vassal.get("vassal_version", DEFAULT_VASSAL_VERSION))
     version = game.version or "1.0"

@@ -2,12 +2,13 @@
 units and markers, VASSAL events become audit events, chat reports become
 game time (``docs/seed-rules.md`` §4.2–§4.5).
 
-Identity: a unit is a piece whose ``UnitId`` property names a counter of
-the scenario (generated modules write it, §3.13); a marker counter is a
-piece with ``MarkerKind``.  Place: on the scenario's map a piece is in the
-hex VASSAL names; on the off-map window, in the box (or track space) whose
-zone VASSAL names.  Face: the ``Face`` layer's level; status layers: each
-layer-type marker kind's ``<kind>_Active``.  Other pieces are ignored (and
+Identity: which piece is which unit, marker, side is the scenario's
+binding (:mod:`vmodtool.audit.binding`; a module built by vmodtool is bound
+by the ``UnitId``/``MarkerKind`` properties it writes, the binding that
+scenario implies, §3.13), decided once per VASSAL piece id.  Place: on the
+scenario's map a piece is in the hex VASSAL names; on the off-map window or
+a module window bound to a box, in that box (or track space).  Face and
+status layers: the layers the binding names.  Other pieces are ignored (and
 counted once).
 
 The log is replayed once, whole, before anything is judged: a step's undo
@@ -36,6 +37,7 @@ from vmodtool.replay.events import AddEvent, PieceRef, Place, RemoveEvent, TurnE
 from vmodtool.replay.game import Step, relaxed_gc, stack_key
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.properties import ModuleProperties
+from vmodtool.scenario.binding import FORMATION
 from vmodtool.scenario.geometry import scenario_global_properties, scenario_maps, scenario_turn_trackers
 from vmodtool.scenario.model import Scenario
 from vmodtool.vassal.metadata import ModuleMetadata
@@ -47,9 +49,6 @@ if TYPE_CHECKING:
     from vmodtool.vassal.module import Module
 
 __all__ = ["AuditGame", "audit_logs", "scenario_positions", "ScenarioPositions"]
-
-FACE = "Face"
-
 
 def _never(kind: str) -> bool:
     return False
@@ -440,7 +439,7 @@ class AuditGame:
         pid = piece.id
         if pid in self.chit_formation:
             return self.chit_formation[pid]
-        found = self.chit_formation[pid] = piece.get_property("Formation")
+        found = self.chit_formation[pid] = piece.get_property(FORMATION)
         return found
 
     def _changed(self, ev: ChangeEvent, n: int, sub: int, player: str | None, side: str | None,

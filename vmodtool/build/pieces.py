@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from vmodtool.scenario import binding as B
 from vmodtool.scenario.model import Counter, MarkerKind, Scenario, UnitType
 from vmodtool.vassal import traits as T
 from vmodtool.vassal.keys import CTRL, CTRL_SHIFT, NamedKeyStroke, key
@@ -33,7 +34,9 @@ __all__ = ["PieceFactory", "COMMON_PROTOTYPE", "FLIP", "MARK_MOVED", "DELETE", "
 
 COMMON_PROTOTYPE = "vmodtool unit"
 MARKER_PROTOTYPE = "vmodtool marker"
-FACE_LAYER = "Face"
+# what the audit reads of a built module's pieces: one definition, the
+# binding a built module implies (vmodtool.scenario.binding)
+FACE_LAYER = B.FACE_LAYER
 FLIP = key("F", CTRL, name="Flip")
 MARK_MOVED = key("M", CTRL)
 DELETE = key("D", CTRL)
@@ -98,12 +101,12 @@ class PieceFactory:
                (MARKER_PROTOTYPE, "What every marker counter has", self._marker_prototype())]
         for type_id, unit_type in self.scenario.unit_types.items():
             marker = T.Marker.build(properties={
-                "UnitType": type_id, "Tags": ",".join(sorted(unit_type.tags)),
+                B.UNIT_TYPE: type_id, "Tags": ",".join(sorted(unit_type.tags)),
                 "MovementClass": unit_type.movement_class or "", "Steps": str(unit_type.steps)})
             out.append((type_prototype_name(type_id), unit_type.name,
                         PieceDef.from_traits([marker, T.BasicPiece.build()]).encode()))
         for side in self.scenario.game.sides:
-            marker = T.Marker.build(properties={"Side": side.id, "SideName": _safe(side.name)})
+            marker = T.Marker.build(properties={B.SIDE: side.id, "SideName": _safe(side.name)})
             out.append((side_prototype_name(side.id), side.name,
                         PieceDef.from_traits([marker, T.BasicPiece.build()]).encode()))
         return out
@@ -151,7 +154,7 @@ class PieceFactory:
         unit_type = self.scenario.unit_type_of(counter)
         faces = unit_type.faces
         properties: dict[str, str] = {
-            "UnitId": counter.id, "Formation": counter.formation or "",
+            B.UNIT_ID: counter.id, B.FORMATION: counter.formation or "",
             "Label": _safe(counter.label or ""), "Faces": ",".join(f.name for f in faces)}
         for f in faces:
             for factor, value in f.factors.items():
@@ -195,7 +198,7 @@ class PieceFactory:
         """PieceSlot text of a marker counter."""
         return PieceDef.from_traits([
             T.UsePrototype.build(prototype_name=MARKER_PROTOTYPE),
-            T.Marker.build(properties={"MarkerKind": kind.id, "MarkerScope": kind.scope}),
+            T.Marker.build(properties={B.MARKER_KIND: kind.id, "MarkerScope": kind.scope}),
             T.BasicPiece.build(image=self.marker_images[kind.id], piece_name=_safe(kind.name),
                                state=f"null;0;0;{gpid};0"),
         ]).encode()
@@ -205,7 +208,7 @@ class PieceFactory:
         """An activation chit (a formation's chit or an End Turn chit)."""
         return PieceDef.from_traits([
             T.UsePrototype.build(prototype_name=MARKER_PROTOTYPE),
-            T.Marker.build(properties={"MarkerKind": "formation_chit" if formation_id else "end_turn_chit",
-                                       "Formation": formation_id or ""}),
+            T.Marker.build(properties={B.MARKER_KIND: "formation_chit" if formation_id else "end_turn_chit",
+                                       B.FORMATION: formation_id or ""}),
             T.BasicPiece.build(image=image, piece_name=_safe(name), state=f"null;0;0;{gpid};0"),
         ]).encode()

@@ -7,8 +7,9 @@ A piece is bound once, the first time the audit sees it, and keeps its
 binding by its VASSAL id.  What a selector reads of a piece: its name, the
 prototypes it uses (through the module's prototype definitions), its
 properties (its own traits first, then its prototypes'), its images, and
-the palette slot it came from — the module's slot whose piece definition is
-the piece's (else the slot of that name and image, else of that name).
+the palette slot it came from — the module's slot whose BasicPiece has the
+piece's name and image (else its name: a module updated between games may
+rename images).
 
 The binding of a module that ``vmodtool build`` made
 (:func:`~vmodtool.scenario.binding.built_module_binding`) goes through the
@@ -22,9 +23,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vmodtool.errors import VmodError
+from vmodtool.replay.state import type_tokens
 from vmodtool.scenario.binding import Binding, PieceSelector, StatusBinding, any_match
 from vmodtool.scenario.model import Counter, Scenario
 from vmodtool.vassal.pieces import PieceDef
+from vmodtool.vassal.sequence import decode_sequence
 
 if TYPE_CHECKING:
     from vmodtool.replay.events import PieceRef
@@ -44,27 +47,25 @@ class _Slot:
 
 
 class SlotIndex:
-    """The module's piece slots by piece definition, (name, image) and name."""
+    """The module's piece slots by their piece's basic name and image, and by
+    basic name (the name of the BasicPiece, which layers' level names do not
+    change: a flipped piece is still found)."""
 
     def __init__(self, buildfile: BuildFile) -> None:
-        self.by_type: dict[str, _Slot] = {}
         self.by_name_image: dict[tuple[str, str], _Slot] = {}
         self.by_name: dict[str, _Slot] = {}
         for entry in buildfile.piece_slots():
-            try:
-                piece = PieceDef.parse(entry.definition)
-                name, image = piece.name, _basic_image(piece)
-            except VmodError:
+            types = _slot_types(entry.definition)
+            if not types:
                 continue
+            name, image = _basic_of(types[-1])
             slot = _Slot(_palette_path(entry), tuple(n for n in (entry.gpid, entry.entry_name) if n),
-                         tuple(_prototype_names(piece)))
-            self.by_type.setdefault(piece.type, slot)
+                         tuple(_prototype_names_of(types)))
             self.by_name_image.setdefault((name, image), slot)
             self.by_name.setdefault(name, slot)
 
-    def find(self, type_text: str, name: str, image: str) -> _Slot | None:
-        return (self.by_type.get(type_text) or self.by_name_image.get((name, image))
-                or self.by_name.get(name))
+    def find(self, name: str, image: str) -> _Slot | None:
+        return self.by_name_image.get((name, image)) or self.by_name.get(name)
 
 
 def _palette_path(entry: PieceSlotEntry) -> str:
@@ -80,15 +81,40 @@ def _palette_path(entry: PieceSlotEntry) -> str:
     return "/".join(reversed(parts))
 
 
+def _slot_types(definition: str) -> tuple[str, ...]:
+    """The trait types of a slot's piece definition (``+/id/type/state``),
+    outermost first: all an index needs (no states, no trait objects)."""
+    if not definition.startswith("+/"):
+        return ()
+    parts = decode_sequence(definition[2:], "/")
+    return type_tokens(parts[1]) if len(parts) > 1 else ()
+
+
+def _prototype_names_of(types: Iterable[str]) -> list[str]:
+    """The prototypes trait types name (``prototype;NAME[;…]``)."""
+    return [decode_sequence(t[len("prototype;"):], ";")[0] for t in types if t.startswith("prototype;")]
+
+
 def _prototype_names(piece: PieceDef) -> list[str]:
-    return [str(getattr(v, "prototype_name", "")) for v in piece.find("prototype;")]
+    return _prototype_names_of(t.type for t in piece.traits)
+
+
+def _basic_of(basic_type: str) -> tuple[str, str]:
+    """(name, image) of a BasicPiece type (``piece;clone;delete;image;name``)."""
+    fields = decode_sequence(basic_type, ";")
+    return (fields[4] if len(fields) > 4 else "", fields[3] if len(fields) > 3 else "")
+
+
+def _basic(piece: PieceDef) -> tuple[str, str]:
+    """(name, image) of a piece's BasicPiece."""
+    try:
+        return _basic_of(piece.basic.type)
+    except VmodError:
+        return "", ""
 
 
 def _basic_image(piece: PieceDef) -> str:
-    try:
-        return str(getattr(piece.basic.view(), "image", "") or "")
-    except (VmodError, AttributeError):
-        return ""
+    return _basic(piece)[1]
 
 
 def _images(piece: PieceDef) -> list[str]:
@@ -129,6 +155,10 @@ class _Facts:
             return self.ref.definition()
         except VmodError:
             return None
+
+    def basic_name(self) -> str:
+        piece = self.definition()
+        return _basic(piece)[0] if piece is not None else ""
 
     def expanded(self) -> PieceDef | None:
         if self._expanded is False:
@@ -183,8 +213,7 @@ class _Facts:
         if self._slot is False:
             index = self.binder.slots
             piece = self.definition()
-            self._slot = None if index is None or piece is None else \
-                index.find(piece.type, piece.name, _basic_image(piece))
+            self._slot = None if index is None or piece is None else index.find(*_basic(piece))
         return self._slot if isinstance(self._slot, _Slot) else None
 
     def matches(self, sel: PieceSelector) -> bool:
@@ -242,8 +271,7 @@ class PieceBinder:
         """The binding of a piece the audit has not seen before."""
         b = self.binding
         facts = _Facts(self, ref)
-        name = ref.name
-        override = b.overrides.get(name)
+        override = b.overrides.get(facts.basic_name()) if b.overrides else None
         if override is not None and override.type is not None:
             return self._unit(facts, override.type, override.side, override.formation)
         for entry in b.units:
@@ -278,7 +306,8 @@ class PieceBinder:
                 if facts.matches(entry.match):
                     side = entry.side
                     break
-        name = facts.ref.name or f"piece {facts.ref.id}"
+        # the BasicPiece's name: what the piece is called whatever its layers show
+        name = facts.basic_name() or f"piece {facts.ref.id}"
         if side is None:
             if name not in self._no_side:
                 self._no_side.add(name)

@@ -185,7 +185,7 @@ class Engine:
         game: pieces identified as scenario units) in ``state``.  Called at
         the start and at the end of the game, never per event: a rule is
         asked nothing it would not be asked anyway."""
-        units = [state.unit(uid) for uid in unit_ids]
+        units = [state.unit(uid) for uid in unit_ids if uid in state.units_state]   # (those on the board yet)
         for spec, _ in self.rules:
             if spec.kind == "plugin" or spec.id in self.saw_unit:
                 continue

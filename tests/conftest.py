@@ -8,12 +8,21 @@ tests skip cleanly then.  ``VMODTOOL_SHARED`` may point elsewhere.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("VMODTOOL_SHARED", REPO.parent / "shared"))
+
+
+def built_examples() -> list[Path]:
+    """The example scenarios (``examples/*/scenario.yaml``) that vmodtool
+    builds a module from: not those of a game played with a published module
+    (``map.from_module``), which need that module (tests/audit/test_*_example.py)."""
+    return sorted(p for p in (REPO / "examples").glob("*/scenario.yaml")
+                  if not re.search(r"(?m)^\s+from_module:", p.read_text(encoding="utf-8")))
 
 
 def shared_path(*parts: str) -> Path:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import built_examples
 from vmodtool.build.builder import build_module_file
 from vmodtool.vassal.commands import AddPiece, ChangePiece, LogEntry, leaf_commands
 from vmodtool.vassal.gamewriter import expand_prototypes
@@ -39,7 +40,7 @@ def module_files(tmp_path_factory) -> dict[str, Path]:
     committed demo module."""
     out = tmp_path_factory.mktemp("example-modules")
     files = {"formats": EXAMPLES / "formats" / "demo.vmod"}
-    for scenario in sorted(EXAMPLES.glob("*/scenario.yaml")):
+    for scenario in built_examples():
         system = scenario.parent.name
         files[system] = out / f"{system}.vmod"
         build_module_file(scenario, files[system], jobs=1)

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import built_examples
 from vmodtool.scenario import check_scenario, load_scenario
 from vmodtool.scenario.model import SetupBox, SetupStack
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SCENARIOS = sorted(EXAMPLES.glob("*/scenario.yaml"))
+SCENARIOS = built_examples()
 
 
 def test_three_examples_exist():

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tests.conftest import built_examples
 from vmodtool.audit.kinds import KINDS, rule_class
 from vmodtool.cli import cli
 from vmodtool.scenario.loader import RULE_KINDS, check_scenario
@@ -123,7 +124,7 @@ def test_plugin_params_are_free(tmp_path: Path) -> None:
     assert code == 0 and len(lines) == 1 and ": ok — " in lines[0], lines
 
 
-@pytest.mark.parametrize("example", sorted((REPO / "examples").glob("*/scenario.yaml")),
+@pytest.mark.parametrize("example", built_examples(),
                          ids=lambda p: p.parent.name)
 def test_bundled_examples_have_no_problems(example: Path) -> None:
     scenario, problems = check_scenario(example)

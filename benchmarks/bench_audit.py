@@ -36,12 +36,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vmodtool.audit.game import audit_logs, scenario_positions_module  # noqa: E402
+from vmodtool.audit.game import audit_logs, scenario_positions  # noqa: E402
 from vmodtool.audit.kinds.movement import MoveCosts  # noqa: E402
-from vmodtool.build.module import OFF_MAP_NAME  # noqa: E402
+from vmodtool.build.images import module_image_names  # noqa: E402
+from vmodtool.build.module import OFF_MAP_NAME, assemble_module  # noqa: E402
 from vmodtool.replay import Replay  # noqa: E402
 from vmodtool.scenario import load_scenario  # noqa: E402
+from vmodtool.scenario.offmap import layout_off_map  # noqa: E402
 from vmodtool.vassal.gamewriter import GameWriter, Player  # noqa: E402
+from vmodtool.vassal.module import Module  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 SYSTEMS = ("modern-tactical", "ww1-operational", "combat-commander")
@@ -62,7 +65,9 @@ def synthetic_log(steps: int, path: Path) -> int:
     """Write a legal Quneitra Gap log of about ``steps`` steps; returns its
     step count."""
     scenario = load_scenario(EXAMPLES / "modern-tactical" / "scenario.yaml")
-    module, sizes = scenario_positions_module(scenario)
+    build = assemble_module(scenario, module_image_names(scenario))     # the buildFile, no images
+    module = Module(buildfile=build.buildfile, buildfile_entry="buildFile.xml", container="buildfile")
+    sizes = {scenario.map.name: scenario.map.size, OFF_MAP_NAME: layout_off_map(scenario).size}
     players = [Player("idf", "Avi", "Israel Defense Forces"), Player("syr", "Sami", "Syrian Arab Army")]
     w = GameWriter(module, players=players, board_sizes=sizes)
     unit = {p.piece.get_property("UnitId"): pid for pid, p in w.pieces.items()
@@ -212,11 +217,11 @@ def main() -> int:
             t_none = elapsed if t_none is None or elapsed < t_none else t_none
         # baseline, same run: replaying the long log alone (what `vmodtool
         # replay` does: read, decode, one pass) with nothing judged
-        module, sizes = scenario_positions_module(scenario)
         t_replay = None
         for _ in range(2):
             start = time.perf_counter()
-            replay = Replay.open([big], module=module, board_sizes=sizes)
+            positions, properties = scenario_positions(scenario)     # fresh: no warm cache
+            replay = Replay.open([big], positions=positions, properties=properties)
             for _step in replay.steps():
                 pass
             elapsed = time.perf_counter() - start

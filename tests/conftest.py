@@ -8,7 +8,6 @@ tests skip cleanly then.  ``VMODTOOL_SHARED`` may point elsewhere.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -17,12 +16,19 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("VMODTOOL_SHARED", REPO.parent / "shared"))
 
 
-def built_examples() -> list[Path]:
-    """The example scenarios (``examples/*/scenario.yaml``) that vmodtool
-    builds a module from: not those of a game played with a published module
-    (``map.from_module``), which need that module (tests/audit/test_*_example.py)."""
-    return sorted(p for p in (REPO / "examples").glob("*/scenario.yaml")
-                  if not re.search(r"(?m)^\s+from_module:", p.read_text(encoding="utf-8")))
+EXAMPLES = REPO / "examples"
+
+
+def game_examples() -> list[Path]:
+    """The bundled example games: scenarios with their own map, which
+    ``vmodtool build`` makes modules of (and whose logs are made with them)."""
+    return sorted(p for p in EXAMPLES.glob("*/scenario.yaml") if "from_module:" not in p.read_text("utf-8"))
+
+
+def module_examples() -> list[Path]:
+    """The examples that bind a published module (``map.from_module``): they
+    load only with that module (from ../shared)."""
+    return sorted(p for p in EXAMPLES.glob("*/scenario.yaml") if "from_module:" in p.read_text("utf-8"))
 
 
 def shared_path(*parts: str) -> Path:

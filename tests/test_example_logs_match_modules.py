@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import built_examples
+from tests.conftest import game_examples
 from vmodtool.build.builder import build_module_file
 from vmodtool.vassal.commands import AddPiece, ChangePiece, LogEntry, leaf_commands
 from vmodtool.vassal.gamewriter import expand_prototypes
@@ -40,7 +40,7 @@ def module_files(tmp_path_factory) -> dict[str, Path]:
     committed demo module."""
     out = tmp_path_factory.mktemp("example-modules")
     files = {"formats": EXAMPLES / "formats" / "demo.vmod"}
-    for scenario in built_examples():
+    for scenario in game_examples():
         system = scenario.parent.name
         files[system] = out / f"{system}.vmod"
         build_module_file(scenario, files[system], jobs=1)
@@ -154,13 +154,14 @@ def test_every_piece_is_a_slot_of_the_module_and_its_images_exist(log, module_fi
 
 
 @pytest.mark.parametrize("system", ["modern-tactical", "ww1-operational", "combat-commander"])
-def test_the_audits_module_names_pieces_as_the_built_module(system, module_files):
-    """One naming scheme: the module the audit reads positions from (when no
-    module is given) has the built module's piece definitions exactly."""
-    from vmodtool.audit.game import scenario_positions_module
+def test_the_imageless_module_names_pieces_as_the_built_module(system, module_files):
+    """One naming scheme: the module built without images that tests and
+    benchmarks write logs with (``tests.audit.helpers.built_module``) has the
+    built module's piece definitions exactly."""
+    from tests.audit.helpers import built_module
     from vmodtool.scenario import load_scenario
 
-    positions, _sizes = scenario_positions_module(load_scenario(EXAMPLES / system / "scenario.yaml"))
+    positions, _sizes = built_module(load_scenario(EXAMPLES / system / "scenario.yaml"))
     with Module.open(module_files[system]) as built:
         assert [(s.gpid, s.definition) for s in positions.buildfile.piece_slots()] == \
             [(s.gpid, s.definition) for s in built.buildfile.piece_slots()]

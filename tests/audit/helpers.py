@@ -114,3 +114,21 @@ def enter(state: AuditState, uid: str, hex_id: str, face: str | None = None, ste
         state.units_state[uid].face = _face_index(state.scenario, uid, face)
     return Event("enter", step, unit=uid, from_box=from_box, to_hex=hex_id, player="p",
                  side=state.unit(uid).side)
+
+
+def built_module(scenario: Scenario):
+    """The module ``vmodtool build`` makes of a scenario, without images
+    (its buildFile: maps, grids, piece slots, trackers), and its board
+    sizes: (Module, {board name: (width, height)})."""
+    from vmodtool.build.images import module_image_names
+    from vmodtool.build.module import assemble_module
+    from vmodtool.scenario.offmap import OFF_MAP_NAME, layout_off_map
+    from vmodtool.vassal.module import Module
+
+    build = assemble_module(scenario, module_image_names(scenario))
+    sizes = {scenario.map.name: scenario.map.size}
+    if scenario.boxes or scenario.tracks:
+        sizes[OFF_MAP_NAME] = layout_off_map(scenario).size
+    module = Module(buildfile=build.buildfile, buildfile_entry="buildFile.xml",
+                    container="buildfile", file=str(scenario.path or "scenario"))
+    return module, sizes

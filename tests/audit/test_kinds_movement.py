@@ -311,12 +311,13 @@ def test_repeated_moves_reuse_cached_searches(quneitra, counting_heap):
             pops_after_first_round = counting_heap.pops
     assert g.violations == []
     assert pops_after_first_round and counting_heap.pops == pops_after_first_round
-    assert len(r.tables._cache) == len(hexes) + 1         # distinct searches run
+    assert len(r.tables._paths) == len(hexes) + 1         # distinct searches run
 
 
 def test_one_search_settles_each_hex_once(quneitra, counting_heap):
     # uncached searches on a fresh cost table: Dijkstra with a heap, each hex
-    # settled once and each edge relaxed at most once, never a walk over paths
+    # settled once and each edge relaxed at most once, never a walk over paths;
+    # the search stops when the destination is settled
     r = ground(quneitra)
     hexes = len(quneitra.map.hex_ids)
     for src in ["0101", "0505", "1208", "0610", "1201"]:
@@ -325,11 +326,11 @@ def test_one_search_settles_each_hex_once(quneitra, counting_heap):
         counting_heap.pops = counting_heap.pushes = 0
         assert costs.cheapest("tracked", src, "0710") is not None
         assert counting_heap.pushes <= edges
-        assert counting_heap.pops == counting_heap.pushes + 1          # the heap is emptied once
+        assert counting_heap.pops <= counting_heap.pushes + 1          # the heap is emptied at most once
         assert counting_heap.pops < 2 * hexes
-        # any other destination from the same hex is answered from that search
+        # another destination from the same hex: a second bounded search
         assert costs.cheapest("tracked", src, "0101" if src != "0101" else "1208") is not None
-        assert counting_heap.pops == counting_heap.pushes + 1
+        assert counting_heap.pops <= counting_heap.pushes + 2 and counting_heap.pops < 4 * hexes
 
 
 # ======================================================================================

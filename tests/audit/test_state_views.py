@@ -171,15 +171,15 @@ def test_distance_from_raw_indices_equals_the_grid_s(modern, cc):
 def test_single_properties_equal_the_full_set():
     """What the audit reads one by one (``get_property``) is what the full
     property set says, for every piece of every example game's saved state."""
-    from vmodtool.audit.game import scenario_positions_module
+    from vmodtool.audit.game import scenario_positions
     from vmodtool.replay import Replay
     from vmodtool.scenario import load_scenario
     compared = 0
     for system in ("modern-tactical", "ww1-operational", "combat-commander"):
         scenario = load_scenario(EXAMPLES / system / "scenario.yaml")
-        module, sizes = scenario_positions_module(scenario)
-        replay = Replay.open([EXAMPLES / system / "logs" / "game-1.vlog"], module=module,
-                             board_sizes=sizes)
+        positions, properties = scenario_positions(scenario)
+        replay = Replay.open([EXAMPLES / system / "logs" / "game-1.vlog"], positions=positions,
+                             properties=properties)
         engine = replay._restore(0)
         keys = ["UnitId", "MarkerKind", "Formation", "Face_Level"] + [
             f"{k}_Active" for k in scenario.markers]
@@ -209,15 +209,15 @@ def test_the_audit_follows_markers_along_tracks():
     """In the Combat Commander game the French Surrender marker starts on
     the 6th space of its Casualty Track and Élan moves it to the 7th."""
     from vmodtool.audit.engine import Engine
-    from vmodtool.audit.game import AuditGame, scenario_positions_module
+    from vmodtool.audit.game import AuditGame, scenario_positions
     from vmodtool.replay import Replay
     from vmodtool.scenario import load_scenario
     scenario = load_scenario(EXAMPLES / "combat-commander" / "scenario.yaml")
-    module, sizes = scenario_positions_module(scenario)
+    positions, properties = scenario_positions(scenario)
     seen = []
     engine = Engine(scenario, rules=[])
     game = AuditGame(scenario, Replay.open([EXAMPLES / "combat-commander" / "logs" / "game-1.vlog"],
-                                           module=module, board_sizes=sizes))
+                                           positions=positions, properties=properties))
     game.prepare()
     run_step = game.run_step
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from vmodtool.audit.game import audit_logs, scenario_positions_module
+from tests.audit.helpers import built_module
+from vmodtool.audit.game import audit_logs
 from vmodtool.audit.timeline import Clock, ClockChange
 from vmodtool.vassal.gamewriter import GameWriter, Player
 from vmodtool.vassal.sequence import encode_sequence
@@ -33,7 +34,7 @@ def test_tracker_levels_give_the_clock(modern, ww1):
 
 
 def test_an_audit_reads_time_from_turn_commands(modern, tmp_path):
-    module, sizes = scenario_positions_module(modern)
+    module, sizes = built_module(modern)
     w = GameWriter(module, players=[Player("p1", "Avi", "Israel Defense Forces"),
                                     Player("p2", "Sami", "Syrian Arab Army")], board_sizes=sizes)
     cav = next(pid for pid, p in w.pieces.items() if p.piece.get_property("UnitId") == "syr.cav.1")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import built_examples
+from tests.conftest import game_examples
 from vmodtool.build.lint import lint_module
 from vmodtool.cli import cli
 from vmodtool.replay import Replay
@@ -19,7 +19,7 @@ from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SCENARIOS = built_examples()
+SCENARIOS = game_examples()
 
 
 @pytest.fixture(scope="module", params=SCENARIOS, ids=[p.parent.name for p in SCENARIOS])

@@ -8,7 +8,7 @@ import pytest
 from lxml import etree
 from PIL import Image
 
-from tests.conftest import built_examples, shared_path
+from tests.conftest import game_examples, shared_path
 from vmodtool.build.components import DEFAULTS, P
 from vmodtool.build.module import ModuleImages, assemble_module
 from vmodtool.scenario import load_scenario
@@ -19,7 +19,7 @@ from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SCENARIOS = built_examples()
+SCENARIOS = game_examples()
 
 
 def _png(colour, size=(60, 60)) -> bytes:

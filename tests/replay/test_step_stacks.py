@@ -47,8 +47,8 @@ def _assert_followed(ranks: dict[str, tuple[str, int]], stack, where: str) -> No
     assert followed == live, f"{where}: stack {stack.id} is {live}, the records give {followed}"
 
 
-def _check(path: Path, module=None, sizes=None) -> int:
-    replay = Replay.open([path], module=module, board_sizes=sizes)
+def _check(path: Path, positions=None) -> int:
+    replay = Replay.open([path], positions=positions)
     ranks = _initial_ranks(replay)
     checked = 0
     for step in replay.steps():
@@ -62,12 +62,11 @@ def _check(path: Path, module=None, sizes=None) -> int:
 
 @pytest.mark.parametrize("log", EXAMPLE_LOGS, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_example_log_stack_order_follows_from_the_records(log):
-    from vmodtool.audit.game import scenario_positions_module
+    from vmodtool.audit.game import scenario_positions
     from vmodtool.scenario import load_scenario
 
     scenario = load_scenario(log.parent.parent / "scenario.yaml")
-    module, sizes = scenario_positions_module(scenario)
-    assert _check(log, module, sizes) > 0
+    assert _check(log, scenario_positions(scenario).positions) > 0
 
 
 @pytest.mark.parametrize("log", CORPUS_LOGS, ids=rel_id)

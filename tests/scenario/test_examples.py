@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import built_examples
+from tests.conftest import game_examples
 from vmodtool.scenario import check_scenario, load_scenario
 from vmodtool.scenario.model import SetupBox, SetupStack
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SCENARIOS = built_examples()
+SCENARIOS = game_examples()
 
 
 def test_three_examples_exist():

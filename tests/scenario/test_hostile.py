@@ -26,6 +26,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from tests.conftest import game_examples
 from tests.scenario.helpers import toml_value
 from vmodtool.cli import cli
 from vmodtool.errors import VmodError
@@ -59,7 +60,7 @@ def scenario_texts() -> dict[str, tuple[str, bytes]]:
     """name → (kind, content) of real scenarios: the starter and the bundled
     examples as YAML, the starter and one example as TOML, the CSV mix."""
     out: dict[str, tuple[str, bytes]] = {"starter.yaml": ("yaml", STARTER.encode())}
-    for path in sorted(EXAMPLES.glob("*/scenario.yaml")):
+    for path in game_examples():
         out[f"{path.parent.name}.yaml"] = ("yaml", path.read_bytes())
     out["starter.toml"] = ("toml", to_toml(STARTER).encode())
     out["modern-tactical.toml"] = ("toml", to_toml((EXAMPLES / "modern-tactical" / "scenario.yaml")

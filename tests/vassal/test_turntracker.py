@@ -95,11 +95,11 @@ def test_a_level_definition_alone():
 
 
 def test_our_generated_modules_trackers():
-    from vmodtool.audit.game import scenario_positions_module
+    from tests.audit.helpers import built_module
     from vmodtool.scenario import load_scenario
     root = Path(__file__).resolve().parents[2]
     scenario = load_scenario(root / "examples" / "ww1-operational" / "scenario.yaml")
-    module, _ = scenario_positions_module(scenario)
+    module, _ = built_module(scenario)
     (tracker,) = turn_trackers(module.buildfile).values()
     state = _tracker(0, _counter(2, 0, _list(1, 0, _list(2))))
     assert tracker.active_levels(state) == [("Turn", "2"), ("Side", "Allies"),

@@ -36,13 +36,13 @@ if TYPE_CHECKING:
         UnitView,
         Violation,
     )
-    from vmodtool.audit.game import audit_logs, scenario_positions_module
+    from vmodtool.audit.game import audit_logs, scenario_positions
     from vmodtool.audit.kinds import rule_class
     from vmodtool.audit.plugins import PluginError
     from vmodtool.audit.report import REPORT_SCHEMA_VERSION, AuditReport
 
 __all__ = [
-    "audit_logs", "scenario_positions_module",
+    "audit_logs", "scenario_positions",
     "AuditReport", "REPORT_SCHEMA_VERSION",
     "Event", "Violation", "Annotation", "BaseRule", "Rule", "RuleContext", "GameView", "UnitView", "MarkerView",
     "SEVERITIES", "EVENT_KINDS",
@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_exports(globals(), {
-    "vmodtool.audit.game": ("audit_logs", "scenario_positions_module"),
+    "vmodtool.audit.game": ("audit_logs", "scenario_positions"),
     "vmodtool.audit.report": ("AuditReport", "REPORT_SCHEMA_VERSION"),
     "vmodtool.audit.api": (
         "Event", "Violation", "Annotation", "BaseRule", "Rule", "RuleContext", "GameView", "UnitView", "MarkerView",

@@ -236,7 +236,7 @@ class PieceBinder:
         wants_slot = any(s.needs_slot or s.prototype for s in self.binding.selectors())
         self.slots = SlotIndex(buildfile) if wants_slot and buildfile is not None else None
         self._names: dict[str, int] = {}
-        self._layer_cache: dict[str, bool] = {}
+        self._layer_cache: dict[tuple[str, str], tuple[str, bool] | None] = {}
 
     def bind(self, ref: PieceRef) -> BoundPiece:
         """The binding of a piece the audit has not seen before."""
@@ -296,40 +296,52 @@ class PieceBinder:
         return BoundPiece(unit=uid)
 
     # -- what a unit shows -------------------------------------------------------------
-    def _always_on(self, ref: PieceRef, layer: str) -> bool:
-        """Whether the unit's layer ``layer`` is always on (it shows a face at
-        every level) rather than switchable (off shows the piece below)."""
-        key = ref.type_text
-        found = self._layer_cache.get(key)
-        if found is None:
-            found = True
-            try:
-                for view in ref.definition().find("emb2;") + ref.definition().find("emb;"):
-                    if getattr(view, "layer_name", None) == layer:
-                        found = bool(getattr(view, "always_active", True))
-                        break
-            except VmodError:
-                pass
-            if len(self._layer_cache) > 100000:
-                self._layer_cache.clear()
-            self._layer_cache[key] = found
+    def _layer(self, ref: PieceRef, layer: str) -> tuple[str, bool] | None:
+        """(property prefix, always on) of the unit's layer called ``layer``:
+        the Embellishment of that layer name, else an unnamed one whose
+        command is ``layer`` (VASSAL 2.x modules leave layers unnamed: their
+        properties are then ``_Level``, ``_Active``, and players know the
+        layer by its command, "Flip").  None when the unit has no such layer."""
+        key = (ref.type_text, layer)
+        if key in self._layer_cache:
+            return self._layer_cache[key]
+        found: tuple[str, bool] | None = None
+        try:
+            views = ref.definition().find("emb2;") + ref.definition().find("emb;")
+        except VmodError:
+            views = []
+        for view in views:
+            if getattr(view, "layer_name", None) == layer:
+                found = (layer, bool(getattr(view, "always_active", True)))
+                break
+        else:
+            for view in views:
+                if not getattr(view, "layer_name", "") and getattr(view, "activate_command", None) == layer:
+                    found = ("", bool(getattr(view, "always_active", True)))
+                    break
+        if len(self._layer_cache) > 100000:
+            self._layer_cache.clear()
+        self._layer_cache[key] = found
         return found
 
     def face(self, ref: PieceRef, faces: int, current: int) -> int:
         """The face (index) a unit shows; ``current`` when the binding reads
-        no face."""
+        no face (or the unit lacks the layer)."""
         faces_of = self.binding.faces
         if faces_of is None:
             return current
-        layer = faces_of.layer
-        level = ref.get_property(f"{layer}_Level")
+        layer = self._layer(ref, faces_of.layer)
+        if layer is None:
+            return current
+        prefix, always_on = layer
+        level = ref.get_property(f"{prefix}_Level")
         if not level or not level.lstrip("-").isdigit():
             return current
         value = abs(int(level))
-        if self._always_on(ref, layer):
+        if always_on:
             index = value - 1
         else:
-            index = value if ref.get_property(f"{layer}_Active") == "true" else 0
+            index = value if ref.get_property(f"{prefix}_Active") == "true" else 0
         return max(0, min(index, faces - 1))
 
     def layers(self, ref: PieceRef) -> frozenset[str]:
@@ -337,17 +349,24 @@ class PieceBinder:
         status = self.binding.status
         if not status:
             return frozenset()
-        return frozenset(s.marker for s in status if _shows(ref, s))
+        return frozenset(s.marker for s in status if self._shows(ref, s))
 
-
-def _shows(ref: PieceRef, s: StatusBinding) -> bool:
-    if s.layer is not None:
-        if ref.get_property(f"{s.layer}_Active") != "true":
-            return False
-        return not s.level or any_match(s.level, _present(ref.get_property(f"{s.layer}_Name")))
-    if s.property is not None:
-        return any_match(s.value, _present(ref.get_property(s.property)))
-    return False
+    def _shows(self, ref: PieceRef, s: StatusBinding) -> bool:
+        if s.layer is not None:
+            prefix = s.layer
+            active = ref.get_property(f"{prefix}_Active")
+            if active is None:            # no layer of that name: an unnamed one with that command?
+                found = self._layer(ref, s.layer)
+                if found is None:
+                    return False
+                prefix = found[0]
+                active = ref.get_property(f"{prefix}_Active")
+            if active != "true":
+                return False
+            return not s.level or any_match(s.level, _present(ref.get_property(f"{prefix}_Name")))
+        if s.property is not None:
+            return any_match(s.value, _present(ref.get_property(s.property)))
+        return False
 
 
 def _present(value: str | None) -> Iterable[str]:

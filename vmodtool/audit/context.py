@@ -46,6 +46,10 @@ class Context:
     def check_at(self) -> str:
         return self.spec.check_at
 
+    @property
+    def check_in(self) -> tuple[str, ...]:
+        return self.spec.check_in
+
     def violation(self, event: Event, state: MomentView, message: str, *, severity: str | None = None,
                   units: Sequence[str] = (), hexes: Sequence[str | None] = (),
                   confidence: str | None = None, **evidence: Any) -> Violation:

@@ -30,12 +30,13 @@ from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.state import AuditState
 from vmodtool.audit.timeline import Clock, ClockChange
-from vmodtool.build.module import OFF_MAP_NAME
-from vmodtool.build.offmap import layout_off_map
 from vmodtool.errors import VmodError
 from vmodtool.replay import ChangeEvent, ChatEvent, DiceEvent, MoveEvent, Replay
 from vmodtool.replay.events import AddEvent, PieceRef, Place, RemoveEvent, TurnEvent
 from vmodtool.replay.game import Step, relaxed_gc, stack_key
+from vmodtool.replay.positions import Positions
+from vmodtool.replay.properties import ModuleProperties
+from vmodtool.scenario.geometry import scenario_global_properties, scenario_maps, scenario_turn_trackers
 from vmodtool.scenario.model import Scenario
 from vmodtool.vassal.metadata import ModuleMetadata
 from vmodtool.vassal.savefile import SavedGame
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from vmodtool.replay.engine import Engine as ReplayEngine
     from vmodtool.vassal.module import Module
 
-__all__ = ["AuditGame", "audit_logs", "scenario_positions_module"]
+__all__ = ["AuditGame", "audit_logs", "scenario_positions", "ScenarioPositions"]
 
 FACE = "Face"
 
@@ -54,22 +55,25 @@ def _never(kind: str) -> bool:
     return False
 
 
-def scenario_positions_module(scenario: Scenario) -> tuple[Module, dict[str, tuple[int, int]]]:
-    """The module of a scenario as ``vmodtool build`` makes it, for its
-    maps and grids only (no images): what positions are read with when the
-    user does not give a module.  Returns (module, board sizes)."""
-    from vmodtool.build.images import module_image_names
-    from vmodtool.build.module import assemble_module
-    from vmodtool.vassal.module import Module
+class ScenarioPositions(NamedTuple):
+    """What a replay reads from the module ``vmodtool build`` makes of a
+    scenario: its maps (``positions``) and global properties."""
 
-    build = assemble_module(scenario, module_image_names(scenario))
-    width, height = scenario.map.size
-    sizes = {scenario.map.name: (width, height)}
-    if scenario.boxes or scenario.tracks:
-        sizes[OFF_MAP_NAME] = layout_off_map(scenario).size
-    module = Module(buildfile=build.buildfile, buildfile_entry="buildFile.xml",
-                    container="buildfile", file=str(scenario.path or "scenario"))
-    return module, sizes
+    positions: Positions
+    properties: ModuleProperties
+
+
+def scenario_positions(scenario: Scenario,
+                       board_sizes: dict[str, tuple[int, int]] | None = None) -> ScenarioPositions:
+    """The maps, grids, zones and global properties of the module of a
+    scenario as ``vmodtool build`` makes it, computed from the scenario
+    (:mod:`vmodtool.scenario.geometry`; nothing is built): what positions
+    are read with when the user does not give a module.  ``board_sizes``
+    overrides a board's size, as it does a module's images."""
+    maps = scenario_maps(scenario, board_sizes)
+    positions = Positions.from_maps([(m.name, m.geometry) for m in maps],
+                                    {m.name: m.stacking for m in maps})
+    return ScenarioPositions(positions, ModuleProperties(scenario_global_properties(scenario)))
 
 
 class AuditGame:
@@ -124,12 +128,17 @@ class AuditGame:
 
     def _trackers(self) -> dict[str, TurnTrackerDef]:
         """The module's turn trackers by command id (only the one named
-        ``log.turn_tracker.component`` when the module has it)."""
-        module = getattr(self.replay.positions, "module", None)
-        buildfile = getattr(module, "buildfile", None)
-        if buildfile is None:
+        ``log.turn_tracker.component`` when the module has it); with the
+        scenario's maps standing for the module (:func:`scenario_positions`),
+        the tracker ``vmodtool build`` writes."""
+        positions = self.replay.positions
+        buildfile = getattr(getattr(positions, "module", None), "buildfile", None)
+        if buildfile is not None:
+            found = turn_trackers(buildfile)
+        elif getattr(positions, "has_module", False):
+            found = scenario_turn_trackers(self.scenario)
+        else:
             return {}
-        found = turn_trackers(buildfile)
         named = {k: t for k, t in found.items() if t.name == self.clock.tracker_name}
         return named or found
 
@@ -564,9 +573,9 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         board_sizes = {**source.board_sizes, **(board_sizes or {})}
     if module is None and source is not None and source.file:
         module = scenario.folder / source.file
+    stand_in: ScenarioPositions | None = None
     if module is None:
-        module, sizes = scenario_positions_module(scenario)
-        board_sizes = {**sizes, **(board_sizes or {})}
+        stand_in = scenario_positions(scenario, board_sizes)
         given = _ModuleName(scenario.game.title, scenario.game.version or "1.0",
                             str(scenario.path or "the scenario"), ())
     else:
@@ -576,7 +585,10 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         given = _module_name(module)
         if source is not None and source.name:
             given = _ModuleName(source.name, given.version, f"module.name of {scenario.path}", given.translations)
-    replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
+    if stand_in is not None:
+        replay = Replay.open(list(logs), positions=stand_in.positions, properties=stand_in.properties)
+    else:
+        replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
     warnings: list[str] = []
     unnamed = False           # a log without moduledata: its maps are checked instead
     for log, saved in zip(logs, replay.games, strict=True):

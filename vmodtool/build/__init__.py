@@ -7,8 +7,8 @@ images and the .vmod archive; plus lint for any module::
 
 :func:`assemble_module` is the pure step in between (scenario + rendered
 images → buildFile and archive entries).  Names are imported on first use
-(PEP 562): the audit imports :mod:`vmodtool.build.module` without the
-renderer.
+(PEP 562): importing the package loads none of its modules until one of
+their names is used.
 """
 
 from __future__ import annotations

@@ -158,9 +158,10 @@ def _name_extras(images: ModuleImages, scenario: Scenario, px: int) -> None:
 
 def module_image_names(scenario: Scenario) -> ModuleImages:
     """The image names of the module :func:`render_module_images` makes,
-    without drawing anything (``draw=False``): for a module read for its
-    maps and grids (the audit without a module), under the same names as
-    the built module's, so that both name each piece's images alike."""
+    without drawing anything (``draw=False``): for a module wanted for its
+    buildFile only (tests and benchmarks write logs with it), under the
+    same names as the built module's, so that both name each piece's images
+    alike."""
     style = counter_style(scenario)
     px = resolution_px(style, "vassal")
     images = ModuleImages(counter_size=(px, px), board_size=(scenario.map.size[0], scenario.map.size[1]),

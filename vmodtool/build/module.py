@@ -19,6 +19,7 @@ from vmodtool.build import components as C
 from vmodtool.build.offmap import OffMapLayout, draw_off_map, layout_off_map
 from vmodtool.build.pieces import PieceFactory, unit_name
 from vmodtool.scenario.model import Counter, Scenario, SetupBox, SetupStack, TurnStructure
+from vmodtool.scenario.offmap import OFF_MAP_NAME
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.buildfile import BuildFile
 from vmodtool.vassal.metadata import ModuleMetadata
@@ -28,7 +29,6 @@ __all__ = ["ModuleImages", "ModuleBuild", "assemble_module", "DEFAULT_VASSAL_VER
            "OFF_MAP_NAME", "TURN_FORMAT", "TURN_REPORT", "DICE_REPORT"]
 
 DEFAULT_VASSAL_VERSION = "3.7.0"   # opens in every 3.7.x without a "newer version" warning (§1.4)
-OFF_MAP_NAME = "Off-map"
 TURN_REPORT = "TT|$newTurn$"
 DICE_REPORT = "** $name$ = $result$ *** by $PlayerName$"
 TURN_FORMAT = {1: "$level1$", 2: "$level1$|$level2$", 3: "$level1$|$level2$|$level3$"}

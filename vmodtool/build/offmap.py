@@ -1,85 +1,33 @@
-"""The off-map window: the scenario's boxes (dead piles, cups, air boxes …)
-and tracks (turn record, casualty, replacement points) laid out on one board,
-each a VASSAL ``Zone`` named after it, so that a piece's location reads
-"German dead pile" or "Turn Record 3" in the log (``docs/vassal-format.md``
-§5.1: a point inside a zone takes the zone's ``locationFormat``)."""
+"""The off-map window's board image: the scenario's boxes (dead piles, cups,
+air boxes …) and tracks (turn record, casualty, replacement points) drawn
+where :func:`vmodtool.scenario.offmap.layout_off_map` puts them (the layout,
+pure, lives in the scenario layer so that the audit reads the same zones
+without the renderer; its names are re-exported here)."""
 
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
 from vmodtool.render.fonts import load_font
 from vmodtool.scenario.model import Scenario
+from vmodtool.scenario.offmap import (
+    BOX_H,
+    BOX_W,
+    GAP,
+    MARGIN,
+    OFF_MAP_NAME,
+    PER_ROW,
+    SPACE,
+    TITLE,
+    OffMapLayout,
+    OffMapZone,
+    layout_off_map,
+)
 
-__all__ = ["OffMapZone", "OffMapLayout", "layout_off_map", "draw_off_map"]
-
-BOX_W, BOX_H = 300, 190
-SPACE = 84
-GAP = 24
-MARGIN = 24
-TITLE = 34
-PER_ROW = 4
-
-
-@dataclass(frozen=True)
-class OffMapZone:
-    """One zone: ``name`` is the location VASSAL reports, ``kind`` ``box``
-    or ``track``, ``ref`` the box or track id (with the space for tracks)."""
-
-    name: str
-    kind: str
-    ref: str
-    rect: tuple[int, int, int, int]       # x, y, width, height
-    title: str = ""
-
-    @property
-    def path(self) -> str:
-        """The Zone ``path`` attribute (polygon corners)."""
-        x, y, w, h = self.rect
-        return f"{x},{y};{x + w},{y};{x + w},{y + h};{x},{y + h}"
-
-    @property
-    def centre(self) -> tuple[int, int]:
-        x, y, w, h = self.rect
-        return x + w // 2, y + h // 2
-
-
-@dataclass(frozen=True)
-class OffMapLayout:
-    zones: tuple[OffMapZone, ...]
-    size: tuple[int, int]
-
-
-def layout_off_map(scenario: Scenario) -> OffMapLayout:
-    """Place every box and track space; boxes in rows, then one row of
-    squares per track (wrapping long tracks)."""
-    zones: list[OffMapZone] = []
-    y = MARGIN
-    width = MARGIN * 2 + PER_ROW * BOX_W + (PER_ROW - 1) * GAP
-    for i, box in enumerate(scenario.boxes):
-        col = i % PER_ROW
-        if col == 0 and i:
-            y += TITLE + BOX_H + GAP
-        x = MARGIN + col * (BOX_W + GAP)
-        zones.append(OffMapZone(box.name, "box", box.id, (x, y + TITLE, BOX_W, BOX_H), box.name))
-    if scenario.boxes:
-        y += TITLE + BOX_H + GAP
-    per_row = max(1, (width - 2 * MARGIN + GAP) // (SPACE + 6))
-    for track in scenario.tracks:
-        y0 = y
-        for j, space in enumerate(track.spaces):
-            col, row = j % per_row, j // per_row
-            x = MARGIN + col * (SPACE + 6)
-            yy = y0 + TITLE + row * (SPACE + 6)
-            zones.append(OffMapZone(f"{track.name} {space}", "track", f"{track.id}:{space}",
-                                    (x, yy, SPACE, SPACE), space))
-        rows = max(1, (len(track.spaces) + per_row - 1) // per_row)
-        y = y0 + TITLE + rows * (SPACE + 6) + GAP
-    height = max(y + MARGIN - GAP, 2 * MARGIN + TITLE)
-    return OffMapLayout(tuple(zones), (width, height))
+__all__ = ["OffMapZone", "OffMapLayout", "layout_off_map", "draw_off_map", "OFF_MAP_NAME",
+           "BOX_W", "BOX_H", "SPACE", "GAP", "MARGIN", "TITLE", "PER_ROW"]
 
 
 def _hex(colour: str, default: tuple[int, int, int]) -> tuple[int, int, int]:

@@ -143,13 +143,17 @@ class Replay:
     """A log or a chain of logs (or saves) replayed step by step."""
 
     def __init__(self, games: Sequence[SavedGame], positions: Positions | None = None,
-                 files: Sequence[str] | None = None) -> None:
+                 files: Sequence[str] | None = None, *,
+                 properties: ModuleProperties | None = None) -> None:
         self.games = list(games)
         self.files = list(files) if files is not None else [g.file for g in self.games]
         self.positions = positions or Positions()
         module = self.positions.module
-        #: the module's global properties (None without a module)
-        self.properties = ModuleProperties.of(module.buildfile) if module is not None else None
+        if properties is None and module is not None:
+            properties = ModuleProperties.of(module.buildfile)
+        #: the module's global properties (None without a module or
+        #: properties given)
+        self.properties = properties
         self.chain_differences: list[ChainDifference] = []
         self.warnings: list[ReplayWarning] = []
         self.engine: Engine | None = None
@@ -160,17 +164,26 @@ class Replay:
     # ------------------------------------------------------------- opening
     @classmethod
     def open(cls, paths: PathLike | Sequence[PathLike], *, module: Module | PathLike | None = None,
-             board_sizes: dict[str, tuple[int, int]] | None = None) -> Replay:
+             board_sizes: dict[str, tuple[int, int]] | None = None,
+             positions: Positions | None = None,
+             properties: ModuleProperties | None = None) -> Replay:
         """Read the logs (``VmodError`` when one cannot be read at all) and
         the module (a path to a ``.vmod``, folder or buildFile, or an open
-        :class:`~vmodtool.vassal.module.Module`)."""
+        :class:`~vmodtool.vassal.module.Module`).  Without a module,
+        ``positions`` (e.g. :meth:`Positions.from_maps`) and ``properties``
+        (the module's global properties) stand for what the replay reads
+        from one."""
+        if module is not None and positions is not None:
+            raise TypeError("Replay.open: give a module or positions, not both")
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         games = [SavedGame.read(p) for p in paths]
         if module is not None and not isinstance(module, Module):
             module = Module.open(module)
-        positions = Positions(module, board_sizes) if module is not None else Positions()
-        return cls(games, positions, [os.fspath(p) for p in paths])
+        if module is not None:
+            positions = Positions(module, board_sizes)
+        return cls(games, positions or Positions(), [os.fspath(p) for p in paths],
+                   properties=properties)
 
     @property
     def missing_board_sizes(self) -> list[str]:

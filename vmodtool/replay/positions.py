@@ -5,19 +5,30 @@ A :class:`Positions` knows each map of the module (its boards, edge margins
 and whether it stacks), the board pixel sizes (from the images, or given by
 the user) and the boards each map shows (the game's ``SetBoards``).  Without a
 module it knows nothing: every location is ``None`` and positions stay pixels.
+:meth:`Positions.from_maps` makes one from map geometries instead of a
+module (the maps of the module ``vmodtool build`` makes of a scenario,
+:mod:`vmodtool.scenario.geometry`): it answers as the module would.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from vmodtool.errors import VmodError
 from vmodtool.vassal.buildfile import BoardEntry
-from vmodtool.vassal.grid import OFFBOARD, BoardPlacement, HexGrid, MapGeometry, ZonedGrid, board_from_element
+from vmodtool.vassal.grid import (
+    OFFBOARD,
+    Board,
+    BoardPlacement,
+    HexGrid,
+    MapGeometry,
+    ZonedGrid,
+    board_from_element,
+)
 
 if TYPE_CHECKING:
     from vmodtool.vassal.module import Module
@@ -59,10 +70,12 @@ def load_board_sizes(path: PathLike) -> dict[str, tuple[int, int]]:
 class _MapInfo:
     __slots__ = ("name", "boards", "edge", "stacking", "geometry", "board_names", "error")
 
-    def __init__(self, name: str, boards: dict[str, BoardEntry], edge: tuple[int, int],
+    def __init__(self, name: str, boards: Mapping[str, BoardEntry | Board], edge: tuple[int, int],
                  stacking: bool) -> None:
         self.name = name
-        self.boards = boards            # board name -> BoardEntry (first of that name)
+        #: board name -> BoardEntry (first of that name), or a sized Board
+        #: (from map geometries)
+        self.boards = boards
         self.edge = edge
         self.stacking = stacking
         self.geometry: MapGeometry | None = None
@@ -83,6 +96,7 @@ class Positions:
         self.reported: set[Hashable] = set()
         self._maps: dict[str, _MapInfo] = {}
         self._cache: dict[tuple[str, int, int], tuple[str | None, tuple[int, int] | None]] = {}
+        self._has_maps = module is not None
         if module is None:
             return
         self.sizes, self.missing_sizes = module.board_sizes(board_sizes or {})
@@ -100,10 +114,35 @@ class Positions:
                 boards.setdefault(board.name, board)
             self._maps[entry.name] = _MapInfo(entry.name, boards, edge, stacking)
 
+    @classmethod
+    def from_maps(cls, maps: Iterable[tuple[str, MapGeometry]],
+                  stacking: Mapping[str, bool] | None = None) -> Positions:
+        """Positions read from map geometries instead of a module's
+        buildFile: (map name, geometry) in the module's map order (the first
+        of a name counts, as with a module), ``stacking`` map name → whether
+        its pieces stack (default yes).  Each geometry is what its map shows
+        until a ``SetBoards`` chooses among its boards (by name, reversed,
+        slot); every board has its size, so none is missing."""
+        positions = cls()
+        positions._has_maps = True
+        for name, geometry in maps:
+            if name in positions._maps:
+                continue
+            boards: dict[str, BoardEntry | Board] = {}
+            for placement in geometry.placements:
+                boards.setdefault(placement.board.name, placement.board)
+            info = _MapInfo(name, boards, (geometry.edge_width, geometry.edge_height),
+                            (stacking or {}).get(name, True))
+            info.geometry = geometry
+            positions._maps[name] = info
+        return positions
+
     # -- what the module has ---------------------------------------------
     @property
     def has_module(self) -> bool:
-        return self.module is not None
+        """Whether the module's maps are known (from a module or from map
+        geometries): a map outside them is then reported."""
+        return self._has_maps
 
     def map_names(self) -> list[str]:
         return list(self._maps)
@@ -145,11 +184,15 @@ class Positions:
             if entry is None:
                 info.error = f"board {board_name!r} is not a board of map {info.name!r}"
                 return info.error
-            size = self.sizes.get(board_name)
-            if size is None:
-                lacking.append(board_name)
-                continue
-            board = board_from_element(entry.element, size[0], size[1])
+            if isinstance(entry, Board):
+                board = Board(entry.name, entry.width, entry.height, entry.grid,
+                              reversible=entry.reversible)
+            else:
+                size = self.sizes.get(board_name)
+                if size is None:
+                    lacking.append(board_name)
+                    continue
+                board = board_from_element(entry.element, size[0], size[1])
             board.reversed = bool(reverse)
             placements.append(BoardPlacement(board, col, row))
         if lacking:

@@ -1184,7 +1184,22 @@ class _Builder:
                                   self.text(rp + ("severity",), "error") or "error",
                                   bool(self.get(rp + ("enabled",), bool, True)), plugin,
                                   tuple(a for a in self.get(rp + ("needs_annotations",), list, [])
-                                        if isinstance(a, str)), self.pos(rp)))
+                                        if isinstance(a, str)), self.pos(rp),
+                                  self._check_in(rp)))
         return out
+
+    def _check_in(self, rp: Path) -> tuple[str, ...]:
+        """``check_in``: phases of the turn structure, for a rule judged at a
+        settle point."""
+        phases = [p.id for p in self.turns.phases] if self.turns else []
+        out = []
+        for ip, _ in self.list_of(rp + ("check_in",)):
+            found = self.ref(ip, phases, "phase")
+            if found:
+                out.append(found)
+        if out and (self.text(rp + ("check_at",), "event") or "event") == "event":
+            self.err(rp + ("check_in",), "check_in limits a settle point to phases; give check_at "
+                                         "(step_end, activation_end, phase_end or turn_end)")
+        return tuple(out)
 
 

@@ -333,6 +333,8 @@ class RuleSpec:
     plugin: str | None = None
     needs_annotations: tuple[str, ...] = ()
     position: Position = Position()
+    #: the phases in which a settle-point check (``check_at``) runs; empty: all
+    check_in: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

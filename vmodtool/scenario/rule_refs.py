@@ -140,10 +140,12 @@ class RuleReferences:
             elif key in ("from", "to") and isinstance(value, dict):
                 for skey in value:
                     self.names(kp + (skey,), skey, self.state_keys, "state key")
-            elif key in ("factor", "range_factor", "allowance_factor") and isinstance(value, str):
+            elif key in ("factor", "range_factor", "allowance_factor", "hq_factor") and isinstance(value, str):
                 self.names(kp, value, self.factors, "factor")
-            elif key == "face" and isinstance(value, str):
+            elif key == "face" and isinstance(value, (str, list)):
                 self.names(kp, value, self.faces, "face", allow=("reduced_if_two_step", "any"))
+            elif key == "refs":
+                continue    # rulebook references of a replacement rule's sub-checks (texts, not names)
             elif key in ("track", "budget_track"):
                 self.names(kp, value, self.tracks, "track")
             elif key == "formation" and isinstance(value, str):

@@ -88,15 +88,63 @@ def _original_path(doc: Document, path: Sequence[Any]) -> Path:
 
 
 def _rule_kind(doc: Document, path: Path) -> str | None:
-    """The kind of the rule whose ``params`` mapping ``path`` is
-    (``rules[i].params``), else None."""
-    if len(path) != 3 or path[0] != "rules" or path[2] != "params" or not isinstance(path[1], int):
+    """The kind of the rule whose ``params`` mapping ``path`` is in
+    (``rules[i].params…``), else None."""
+    if len(path) < 3 or path[0] != "rules" or path[2] != "params" or not isinstance(path[1], int):
         return None
     rules = doc.data.get("rules") if isinstance(doc.data, dict) else None
     if not isinstance(rules, list) or path[1] >= len(rules) or not isinstance(rules[path[1]], dict):
         return None
     kind = rules[path[1]].get("kind")
     return kind if isinstance(kind, str) else None
+
+
+def _descend(node: Mapping[str, Any], part: object) -> Mapping[str, Any] | None:
+    """The subschema of ``node`` for the key or list index ``part``, looking
+    into ``anyOf``/``oneOf`` branches; None past a ``$ref`` (a shared
+    definition such as a selector is not a parameter object)."""
+    if "$ref" in node:
+        return None
+    if isinstance(part, int):
+        sub = node.get("items")
+    else:
+        sub = node.get("properties", {}).get(part)
+    if isinstance(sub, Mapping):
+        return sub
+    for branch in [*node.get("anyOf", ()), *node.get("oneOf", ())]:
+        if isinstance(branch, Mapping):
+            found = _descend(branch, part)
+            if found is not None:
+                return found
+    return None
+
+
+def _is_or_branch(node: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:
+    return node == schema or any(b == schema for b in [*node.get("anyOf", ()), *node.get("oneOf", ())])
+
+
+def _param_owner(doc: Document, path: Path, schema: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(kind, owner) when the mapping at ``path``, checked by ``schema``, is
+    a rule's params or an object nested in them: owner "a stacking rule",
+    "out_of_range in a command_range rule", "a require item in an
+    obligation rule". None otherwise (a selector inside params, a plug-in's
+    free params, anything outside rules)."""
+    kind = _rule_kind(doc, path)
+    root = scenario_schema()
+    if kind is None or root is None:
+        return None
+    rule = f"a{'n' if kind[:1] in 'aeiou' else ''} {kind} rule"
+    inner = path[3:]
+    if not inner:
+        return kind, rule
+    node: Mapping[str, Any] | None = root.get("$defs", {}).get(f"params_{kind}")
+    for part in inner:
+        node = _descend(node, part) if node is not None else None
+    if node is None or not _is_or_branch(node, schema):
+        return None
+    name = ".".join(str(p) for p in inner if not isinstance(p, int))
+    owner = f"a {name} item" if isinstance(inner[-1], int) else name
+    return kind, f"{owner} in {rule}"
 
 
 def _describe(value: Any) -> str:
@@ -132,8 +180,26 @@ def _explain(doc: Document, error: ValidationError) -> list[Problem]:
         for sub in error.context:
             branches.setdefault(sub.relative_schema_path[0] if sub.relative_schema_path else 0,
                                 []).append(sub)
+        alternatives = [re.findall(r"'([^']+)' is a required property", sub.message)
+                        for sub in error.context if sub.validator == "required"
+                        and list(sub.absolute_path) == list(error.absolute_path)]
+        if v == "anyOf" and len(alternatives) == len(error.context) >= 2 and all(alternatives):
+            # {anyOf: [{required: [a]}, {required: [b]}]}: at least one of them
+            either = ", ".join(repr(a[0]) for a in alternatives)
+            owner = _param_owner(doc, path, schema)
+            if owner is not None:
+                return [doc.problem(path, f"missing a parameter of {owner[1]}: at least one of {either}")]
+            return [doc.problem(path, f"missing a key: at least one of {either}")]
+        here = list(error.absolute_path)
+
+        def wrong_type(errs: list[ValidationError]) -> bool:
+            """The branch wants another type of value altogether."""
+            return any(e.validator in ("type", "const", "enum") and list(e.absolute_path) == here for e in errs)
+
+        # a branch of the value's own type explains best ({hq_factr: …} against
+        # "a number or {hq_factor: name}" is about the mapping, not "expected a number")
         best = min(branches.values(),
-                   key=lambda errs: (len(errs), -max(len(e.absolute_path) for e in errs)))
+                   key=lambda errs: (wrong_type(errs), len(errs), -max(len(e.absolute_path) for e in errs)))
         if len(best) == 1 and best[0].validator in ("oneOf", "anyOf") and not best[0].context:
             best = []
         if best:
@@ -143,20 +209,22 @@ def _explain(doc: Document, error: ValidationError) -> list[Problem]:
             return out
         return [doc.problem(path, f"{_describe(error.instance)} is not valid here"
                             + (f": {schema.get('description')}" if schema.get("description") else ""))]
-    kind = _rule_kind(doc, path)
     if v == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
         instance = error.instance if isinstance(error.instance, Mapping) else {}  # always an object here
         extras = [k for k in instance if k not in schema.get("properties", {})
                   and not any(re.search(p, k) for p in schema.get("patternProperties", {}))]
+        owner = _param_owner(doc, path, schema)
         out = []
         for key in extras:
             hint = difflib.get_close_matches(key, allowed, n=1)
-            if kind is not None:
-                # a rule's params: name the kind and list what it reads
-                msg = f"unknown parameter of a{'n' if kind[:1] in 'aeiou' else ''} {kind} rule"
+            if owner is not None:
+                # a rule's params (or an object in them): name the kind and list what it reads
+                msg = f"unknown parameter of {owner[1]}"
                 msg += f"; did you mean {hint[0]!r}?" if hint else ""
                 msg += f" (parameters: {', '.join(allowed)})"
+            elif not allowed and not schema.get("patternProperties"):
+                msg = f"unknown key {key!r}; {path[-1] if path else 'this mapping'} has no options"
             else:
                 msg = f"unknown key {key!r}"
                 msg += f"; did you mean {hint[0]!r}?" if hint else (
@@ -169,10 +237,16 @@ def _explain(doc: Document, error: ValidationError) -> list[Problem]:
     if v == "required":
         missing = re.findall(r"'([^']+)' is a required property", error.message)
         key = missing[0] if missing else error.message
-        if kind is not None:
-            return [doc.problem(path, f"missing required parameter {key!r} of a"
-                                f"{'n' if kind[:1] in 'aeiou' else ''} {kind} rule")]
+        owner = _param_owner(doc, path, schema)
+        if owner is not None:
+            return [doc.problem(path, f"missing required parameter {key!r} of {owner[1]}")]
         return [doc.problem(path, f"missing required key {key!r}")]
+    if v == "minProperties" and not error.instance and isinstance(error.instance, Mapping):
+        owner = _param_owner(doc, path, schema)
+        keys = ", ".join(sorted(schema.get("properties", {})))
+        if owner is not None and keys:
+            return [doc.problem(path, f"an empty mapping is not valid for {owner[1]}; give at least one "
+                                f"of: {keys}")]
     if v == "type":
         expected = error.validator_value
         names = expected if isinstance(expected, list) else [expected]

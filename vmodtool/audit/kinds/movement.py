@@ -249,7 +249,35 @@ class MoveCosts:
 
     def _cheapest(self, cls: str, src: str, dst: str, blocked: frozenset[str],
                   stop: frozenset[str]) -> Path | None:
-        dist, prev = self.dijkstra(cls, src, blocked, stop)
+        # Dijkstra from src that stops when dst is settled: dst's cost and the
+        # predecessors along its path are final then, so the path is the one
+        # the full search (:meth:`dijkstra`) finds, ties included, at the cost
+        # of the hexes nearer than dst only (a big map is not searched whole
+        # for every move)
+        edges = self.edges(cls)
+        dist: dict[str, float] = {src: 0.0}
+        prev: dict[str, str] = {}
+        heap = [(0.0, src)]
+        done: set[str] = set()
+        while heap:
+            d, a = heapq.heappop(heap)
+            if a in done:
+                continue
+            if a == dst:
+                break
+            done.add(a)
+            if a != src and a in stop:
+                continue
+            for b, cost in edges.get(a, ()):
+                if b in blocked:
+                    continue
+                nd = d + cost
+                if nd < dist.get(b, float("inf")) - EPSILON:
+                    dist[b] = nd
+                    prev[b] = a
+                    heapq.heappush(heap, (nd, b))
+        else:
+            return None
         if dst not in dist:
             return None
         path = [dst]

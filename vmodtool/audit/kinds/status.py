@@ -328,6 +328,8 @@ class SettleRule(BaseRule[AuditState]):
         # a finding already reported at the last settle point is not repeated
         self.subscribes = frozenset({point, "game_end"}) if point else _CHANGE_EVENTS | {"game_end"}
         self.open: dict[Hashable, object] = {}
+        #: the phases the settle point counts in (``check_in``; empty: all)
+        self.check_in = frozenset(getattr(ctx, "check_in", ()) or ())
 
     # a copy keeps what is open, what each hex showed (``_found``: values
     # are (signature, builder) pairs, shared) and how far it read the log
@@ -374,6 +376,8 @@ class SettleRule(BaseRule[AuditState]):
     def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         if event.kind not in self.subscribes:
             return []
+        if self.check_in and state.phase not in self.check_in:
+            return []                     # not a settle point of this rule: what changed is judged later
         changed_since = getattr(state, "changed_since", None)
         if changed_since is None:       # a foreign GameView: judge every hex
             found = self.findings(state)

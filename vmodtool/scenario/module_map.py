@@ -9,6 +9,19 @@ hex grid: a hex is a scenario hex when the board names it by that hex
 grid's own label.  A hex inside a zone that names it otherwise (a zone
 called "Beach" over five hexes) is a location but not a hex; such names are
 kept in :attr:`ModuleMap.zones`.
+
+Which hex grid is the map's: the board's own ``HexGrid``; else the
+background ``HexGrid`` of its ``ZonedGrid``; else the own ``HexGrid`` (with
+numbering) of a zone — Ragnarok's board has no background grid, its hexes
+are the grid of a zone "map".  A zone's grid uses board coordinates (its
+zone polygon's bounding box is only its container size for descending
+numbering, ``docs/vassal-format.md`` §5.1), so its centres are board points
+as they are.  With several zones with hex grids, the zone whose grid names
+the most hexes (the first in document order on a tie) gives the map grid,
+from which neighbours and distances come; a hex of another zone's grid is a
+map hex too when the map grid gives its centre the same label and raw hex
+(a module that repeats one grid in several zones), else its name is one of
+the :attr:`ModuleMap.zones`.  The first hex of a label wins.
 """
 
 from __future__ import annotations
@@ -19,6 +32,7 @@ from vmodtool.errors import VmodError
 from vmodtool.scenario.mapgrid import MapGrid
 from vmodtool.vassal.buildfile import BoardEntry, MapEntry
 from vmodtool.vassal.grid import Board, HexGrid, ZonedGrid, board_from_element
+from vmodtool.vassal.grid_common import Point
 
 __all__ = ["ModuleMap", "ModuleMapError", "module_map_grid", "find_map"]
 
@@ -48,13 +62,33 @@ def find_map(maps: list[MapEntry], name: str) -> MapEntry:
     raise ModuleMapError(f"the module has no map {name!r} (its maps: {listed})")
 
 
-def _hex_grid_of(board: Board) -> HexGrid | None:
+def _hex_grids(board: Board) -> list[HexGrid]:
+    """The board's candidate map grids, in document order (see the module
+    docstring): its HexGrid, a ZonedGrid's background HexGrid, else the
+    zones' own HexGrids."""
     grid = board.grid
     if isinstance(grid, HexGrid):
-        return grid
-    if isinstance(grid, ZonedGrid) and isinstance(grid.background, HexGrid):
-        return grid.background
-    return None
+        return [grid]
+    if not isinstance(grid, ZonedGrid):
+        return []
+    if isinstance(grid.background, HexGrid):
+        return [grid.background]
+    return [zone.own_grid for zone in grid.zones
+            if not zone.use_parent_grid and isinstance(zone.own_grid, HexGrid)]
+
+
+def _named_hexes(board: Board, grid: HexGrid, zones: set[str]) -> dict[str, Point]:
+    """label → centre of every hex of ``grid`` that the board names by its
+    label (the first centre of a label wins); other names met go to ``zones``."""
+    found: dict[str, Point] = {}
+    for label, (x, y) in grid.hex_centres(board.width, board.height):
+        shown = board.location_name(x, y)
+        if shown != label:
+            if shown:
+                zones.add(shown)
+            continue
+        found.setdefault(label, (x, y))
+    return found
 
 
 def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tuple[int, int]]) -> ModuleMap:
@@ -80,25 +114,30 @@ def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tu
         board = board_from_element(chosen.element, size[0], size[1])
     except VmodError as exc:
         raise ModuleMapError(f"board {chosen.name!r} of map {entry.name!r}: {exc.message}") from None
-    hex_grid = _hex_grid_of(board)
-    if hex_grid is None:
+    candidates = _hex_grids(board)
+    if not candidates:
         kind = chosen.grid_kind or "no grid"
         raise ModuleMapError(f"board {chosen.name!r} of map {entry.name!r} has {kind}, not a hex grid "
                              "(a scenario map is a hex map; name a map with a hex grid)")
-    if hex_grid.numbering is None:
+    if all(g.numbering is None for g in candidates):
         raise ModuleMapError(f"the hex grid of board {chosen.name!r} has no numbering: its hexes have no labels")
-    result = MapGrid(None, dict(hex_grid.attribute_strings()), {}, size, hex_grid)
     zones: set[str] = set()
-    for label, (x, y) in hex_grid.hex_centres(size[0], size[1]):
-        shown = board.location_name(x, y)
-        if shown != label:
-            if shown:
-                zones.add(shown)
-            continue
-        if label in result.hexes:
-            continue
-        result.hexes[label] = hex_grid.raw_column_row(x, y)
-        result.centres[label] = (x, y)
+    named = [_named_hexes(board, g, zones) for g in candidates]
+    best = max(range(len(candidates)), key=lambda i: (len(named[i]), -i))
+    hex_grid = candidates[best]
+    result = MapGrid(None, dict(hex_grid.attribute_strings()), {}, size, hex_grid)
+    for index in [best] + [i for i in range(len(candidates)) if i != best]:
+        for label, (x, y) in named[index].items():
+            if label in result.hexes:
+                continue
+            cell = hex_grid.raw_column_row(x, y)
+            if index != best and (hex_grid.location_name(x, y) != label
+                                  or candidates[index].raw_column_row(x, y) != cell):
+                zones.add(label)  # another grid's hex: a location, not a hex of the map grid
+                continue
+            result.hexes[label] = cell
+            result.centres[label] = (x, y)
+    zones.difference_update(result.hexes)
     if not result.hexes:
         raise ModuleMapError(f"the hex grid of board {chosen.name!r} names no hex on a {size[0]}×{size[1]} board")
     return ModuleMap(entry.name, chosen.name, size, result, sorted(zones))

@@ -23,7 +23,8 @@ from vmodtool.commands import CONTEXT_SETTINGS, Group
 EXIT_BUG = 70
 
 #: command families, in the order ``vmodtool --help`` lists them
-COMMAND_MODULES = ("formats", "scenario", "import_module", "build", "counters", "board", "lint", "replay", "audit")
+COMMAND_MODULES = ("formats", "scenario", "import_module", "build", "counters", "board", "lint", "replay", "audit",
+                   "check_game")
 
 
 @click.group(cls=Group, context_settings=CONTEXT_SETTINGS)

@@ -1,0 +1,117 @@
+"""PBEM integrity of a played game, for any module and with no rules to
+write (``vmodtool check-game``): continuity between the logs of a game,
+undos and re-rolls, dice statistics per player, moves out of turn and of
+hidden pieces (``docs/check-game.md``).
+
+:func:`record_game` replays the logs once; :func:`check_game` runs every
+check over that record and returns a :class:`GameCheck` (text and JSON).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vmodtool.audit.integrity.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
+
+if TYPE_CHECKING:
+    from vmodtool.vassal.module import Module
+
+__all__ = ["GameCheck", "record_game", "check_game", "CHECKS", "Finding", "Section", "GameRecord",
+           "SUSPICIOUS", "NOTE", "SCHEMA"]
+
+#: the JSON report's schema name
+SCHEMA = "vmodtool-check-game/1"
+#: the checks, in report order: module ``vmodtool.audit.integrity.<name>``,
+#: function ``section(record) -> Section``
+CHECKS = ("chain", "undo", "dice", "actions")
+
+
+def record_game(logs: Sequence[Path], *, module: Module | str | Path | None = None,
+                board_sizes: dict[str, tuple[int, int]] | None = None) -> GameRecord:
+    """Replay the logs of one game, in the order given."""
+    from vmodtool.replay import Replay
+    from vmodtool.vassal.module import Module as ModuleType
+    if module is not None and not isinstance(module, ModuleType):
+        module = ModuleType.open(module)
+    replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
+    steps = list(replay.steps())
+    return GameRecord(list(logs), replay, steps, module)
+
+
+@dataclass
+class GameCheck:
+    """Every section of one game's check."""
+
+    record: GameRecord
+    sections: list[Section]
+
+    @property
+    def suspicious(self) -> list[Finding]:
+        return [f for s in self.sections for f in s.suspicious]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every check could look at the game."""
+        return all(s.checked for s in self.sections)
+
+    def players(self) -> list[str]:
+        seen: dict[str, str | None] = {}
+        for step in self.record.steps:
+            if step.player and step.player not in seen:
+                seen[step.player] = step.side
+        return [f"{p} ({s})" if s else p for p, s in seen.items()]
+
+    def lines(self) -> Iterable[str]:
+        """The text report: the summary first (one screen), then every
+        finding."""
+        r = self.record
+        suspicious = self.suspicious
+        yield (f"{len(r.logs)} log(s), {len(r.steps)} steps; players: {', '.join(self.players()) or 'none named'}; "
+               f"{len(suspicious)} suspicious finding(s)"
+               + ("" if self.complete else "; some checks could NOT look at the game"))
+        for section in self.sections:
+            mark = "" if section.checked else " — NOT CHECKED"
+            yield ""
+            yield f"{section.title}{mark}"
+            for line in section.summary:
+                yield f"  {line}"
+        details = [f for s in self.sections for f in s.findings]
+        if details:
+            yield ""
+            yield "Details"
+            for finding in details:
+                yield "  " + _finding_line(finding)
+
+    def as_json(self) -> dict[str, Any]:
+        r = self.record
+        return {"schema": SCHEMA, "logs": [str(p) for p in r.logs], "steps": len(r.steps),
+                "players": self.players(), "suspicious": len(self.suspicious), "complete": self.complete,
+                "sections": [s.record() for s in self.sections]}
+
+
+def _finding_line(f: Finding) -> str:
+    where = []
+    if f.log:
+        where.append(Path(f.log).name)
+    if f.file_step is not None:
+        where.append(f"step {f.file_step}")
+    if f.step is not None and f.step != f.file_step:
+        where.append(f"(#{f.step})")
+    who = f", {f.player}" if f.player else ""
+    head = "SUSPICIOUS" if f.severity == SUSPICIOUS else "note"
+    return f"{head} {' '.join(where)}{who}: {f.message}" if where or who else f"{head}: {f.message}"
+
+
+def check_game(record: GameRecord, checks: Sequence[str] = CHECKS) -> GameCheck:
+    """Run the checks (names of :data:`CHECKS`) over a replayed game."""
+    sections = []
+    for name in checks:
+        if name not in CHECKS:
+            raise ValueError(f"unknown check {name!r} (the checks: {', '.join(CHECKS)})")
+        module = importlib.import_module(f"vmodtool.audit.integrity.{name}")
+        sections.append(module.section(record))
+    return GameCheck(record, sections)

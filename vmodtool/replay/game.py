@@ -307,10 +307,16 @@ class Replay:
             if target is not None and _is_inverse(step._moves, target._moves):
                 step.undo, step.undo_kind = True, "inverse"
                 _mark_undone(target, step)
-            elif target is not None and not step._moves and step.chat_lines and \
-                    all(line.startswith("* UNDO: ") for line in step.chat_lines):
+            elif not step._moves and step.chat_lines and \
+                    all(line.startswith(_UNDO_LINE) for line in step.chat_lines):
+                # before the brackets, the undo of a chat or dice line was the
+                # line again behind "* UNDO: ": it undid the latest step that
+                # said it (the previous step may be one whose undo is not
+                # recognised, e.g. an add undone by a remove)
                 step.undo, step.undo_kind = True, "inverse"
-                _mark_undone(target, step)
+                target = _said(history, engine.file, [line[len(_UNDO_LINE):] for line in step.chat_lines])
+                if target is not None:
+                    _mark_undone(target, step)
         return step
 
     def _compare(self, previous: Engine, engine: Engine, k: int) -> list[ChainDifference]:
@@ -441,6 +447,27 @@ def _last_undoable(history: list[Step], file: str | None) -> Step | None:
             continue
         return s
     return None
+
+
+#: how VASSAL before the UNDO brackets logged the undo of a chat line
+_UNDO_LINE = "* UNDO: "
+
+
+def _said(history: list[Step], file: str | None, lines: list[str]) -> Step | None:
+    """The latest step of ``file`` not undone yet that logged these chat
+    lines (exactly, else among others)."""
+    within = None
+    for s in reversed(history):
+        if s.file != file:
+            break
+        if s.undo or s.undone_by is not None:
+            continue
+        said = s.chat_lines
+        if said == lines:
+            return s
+        if within is None and said and all(line in said for line in lines):
+            within = s
+    return within
 
 
 def _mark_undone(target: Step, step: Step) -> None:

@@ -12,6 +12,7 @@ from tests.conftest import rel_id, shared_files
 from vmodtool.cli import cli, main
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.obfuscation import encode_saved_game
+from vmodtool.vassal.sequence import encode_sequence
 
 ESC = "\x1b"
 LOG_TEXT = ESC.join([
@@ -53,6 +54,32 @@ def test_inspect_json(log_file):
     assert report["kind"] == "log" and report["steps"] == 2
     assert report["pieces_at_start"]["pieces"] == 1
     assert "top-secret-pw" not in result.output
+
+
+def test_inspect_counts_undo_steps_as_the_replay_does(tmp_path):
+    # a bracketed undo (VASSAL 3.2+) and the two ways older versions logged
+    # one: the exact reversal of the previous step, and a chat line again
+    # behind "* UNDO: "
+    steps = [
+        "LOG\tM/11/Main Map/200/100/null/Main Map/100/100/null/top-secret-pw",
+        "LOG\tM/11/Main Map/100/100/null/Main Map/200/100/null/top-secret-pw",
+        "LOG\tCHAT&lt;Алиса&gt; - Привет",
+        "LOG\tCHAT* UNDO: &lt;Алиса&gt; - Привет",
+        "LOG\tM/11/Main Map/300/100/null/Main Map/100/100/null/top-secret-pw",
+        encode_sequence(["LOG\tUNDO\ttrue",
+                         "LOG\tM/11/Main Map/100/100/null/Main Map/300/100/null/top-secret-pw",
+                         "LOG\tUNDO\tfalse"], ESC),
+    ]
+    text = LOG_TEXT[:LOG_TEXT.index("end_save")] + "end_save" + ESC + encode_sequence(steps, ESC)
+    path = tmp_path / "undo.vlog"
+    path.write_bytes(build_zip({"savedGame": encode_saved_game(text, key=7)}))
+    from vmodtool.inspection import inspect_file
+    from vmodtool.replay import Replay
+    report = inspect_file(path)
+    assert report["steps"] == 6
+    assert report["undo_steps"] == sum(1 for s in Replay.open(path).steps() if s.undo) == 3
+    result = CliRunner().invoke(cli, ["inspect", str(path)])
+    assert "steps: 6 (3 undo)" in result.output
 
 
 def test_dump_text_and_jsonl(log_file):

@@ -24,7 +24,7 @@ from vmodtool.fileio import sniff
 from vmodtool.textsafe import escape_controls
 from vmodtool.vassal.archive import Archive, is_zip_data, read_head
 from vmodtool.vassal.buildfile import BoardEntry, BuildFile
-from vmodtool.vassal.commands import AddPiece, Command, CommandGroup, LogEntry, Node, Undo, leaves, walk
+from vmodtool.vassal.commands import AddPiece, Command, CommandGroup, LogEntry, leaves, walk
 from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef
@@ -150,7 +150,7 @@ def _inspect_save(path: PathLike) -> Report:
             kinds[cmd.kind] += 1
     pieces, stacks, per_map, bad = _start_pieces(game)
     steps = game.log_steps()
-    undo_steps = sum(1 for _, node in steps if _has_undo(node))
+    undo_steps = _undo_steps(game) if steps else 0
     report: Report = {
         "file": file,
         "kind": "log" if steps else "save",
@@ -174,11 +174,14 @@ def _inspect_save(path: PathLike) -> Report:
     return report
 
 
-def _has_undo(node: Node) -> bool:
-    for _, cmd in leaves(node):
-        if isinstance(cmd, LogEntry) and isinstance(cmd.logged, Undo):
-            return True
-    return False
+def _undo_steps(game: SavedGame) -> int:
+    """The undo steps as the replay marks them: VASSAL's UNDO brackets and
+    the undos older versions logged as plain steps (exact reversals, ``* UNDO:``
+    chat lines), which no single command shows.  The log is replayed without
+    a module (positions stay pixels), which costs about what reading it did."""
+    from vmodtool.replay.game import Replay
+
+    return sum(1 for step in Replay([game]).steps() if step.undo)
 
 
 def _start_pieces(game: SavedGame) -> tuple[int, int, dict[str, int], int]:

@@ -86,11 +86,19 @@ def _short(text: str, limit: int = _CHAT) -> str:
 
 
 def _named(lines: list[str], roster: Roster) -> str | None:
-    for line in lines:
-        for name in _NAME.findall(chat_display(line)):
+    """The roster name a line gives as ``<Name>`` (typed chat, VASSAL's
+    default dice report), else the one it holds as a word (``… by Name``)."""
+    texts = [chat_display(line) for line in lines]
+    for text in texts:
+        for name in _NAME.findall(text):
             found, _ = roster.by_name(name)
             if found is not None:
                 return found
+    names = sorted({name for name, _ in roster.players.values() if name}, key=len, reverse=True)
+    for text in texts:
+        for name in names:
+            if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text):
+                return name
     return None
 
 

@@ -403,8 +403,8 @@ def section(record: GameRecord) -> Section:
                 hide = concealment(ref, roster)
             if hide is not None:
                 other = hide.differs_from(step.player, step.side)
-                hidden_moves.append(f"{hide.label()} moved {move_text(event.source, event.target)}"
-                                    + (" (moved by someone else)" if other else ""))
+                hidden_moves.append(f"{hide.label()}: {move_text(event.source, event.target)}"
+                                    + (" (another player's)" if other else ""))
                 hidden_suspicious |= bool(other)
             if not isinstance(phasing, PhasingSides):
                 continue

@@ -180,8 +180,8 @@ class _Undone:
 
 def _what(target: Step, roster: Roster, buttons: frozenset[str]) -> _Undone:
     rolls: list[Roll] = []
-    parts: list[str] = []
-    reports: list[str] = []
+    events: list[Event] = []
+    reports: list[Event] = []
     dice = any(isinstance(e, DiceEvent) for e in target.events)
     for event in target.events:
         if isinstance(event, DiceEvent):
@@ -190,16 +190,18 @@ def _what(target: Step, roster: Roster, buttons: frozenset[str]) -> _Undone:
             if not dice and event.name == f"{button}_result":
                 rolls.append(Roll(button, event.new))
         elif isinstance(event, ChatEvent) and event.message.startswith("*"):
-            reports.append(_event_text(event, roster))      # the module's report of what the step did
+            reports.append(event)           # the module's report of what the step did
         else:
-            parts.append(_event_text(event, roster))
-    parts = [r.text() for r in rolls] + (parts or reports)
-    if not parts:
+            events.append(event)
+    rest = events or reports
+    count = len(rolls) + len(rest)
+    if not count:
         return _Undone(target, "a step that changed nothing")
-    did = "; ".join(parts[:_EVENTS])
-    if len(parts) > _EVENTS:
-        did += f"; and {len(parts) - _EVENTS} more"
-    return _Undone(target, did, rolls, only_roll=len(parts) == 1 and len(rolls) == 1)
+    # pieces are named only for what is shown (naming decodes the piece)
+    parts = [r.text() for r in rolls][:_EVENTS]
+    parts += [_event_text(e, roster) for e in rest[:_EVENTS - len(parts)]]
+    did = "; ".join(parts) + (f"; and {count - len(parts)} more" if count > len(parts) else "")
+    return _Undone(target, did, rolls, only_roll=count == 1 and len(rolls) == 1)
 
 
 def _not_in_log(step: Step) -> _Undone:

@@ -204,6 +204,8 @@ def test_tld_undo_counts_per_player_match_a_count_of_the_replays_steps(tld_recor
     assert {p: c["undo_steps"] for p, c in section.data["by_player"].items()} == dict(per_player)
     assert {p: c["undone_rolls"] for p, c in section.data["by_player"].items() if c["undone_rolls"]} == dict(rolls)
     assert rolls == {"Joel": 1, "Nate": 11}
+    per_log = Counter(Path(s.file or "").name for s in steps if s.undo)
+    assert section.data["by_log"] == dict(per_log) and len(per_log) == 17
     # one SUSPICIOUS finding per series of undo presses that took a roll back
     assert [(Path(f.log).name, f.file_step) for f in section.suspicious] == \
         [("0606-2.log", 122), ("0606-2.log", 556), ("0607-5.log", 269)]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.integrity.actions import concealment, move_text
@@ -332,6 +333,10 @@ def section(record: GameRecord) -> Section:
         if rolls_total:
             summary.append(f"{rolls_total} dice roll(s) undone: SUSPICIOUS (a roll taken back can be rolled "
                            "again; the dice check lists rolls repeated after an undo)")
+    by_log: Counter[str] = Counter()
+    for run in runs:
+        by_log[Path(run.file).name if run.file else ""] += len(run.steps)
     data = {"undo_steps": total, "runs": len(runs), "undone_rolls": rolls_total, "by_how": dict(sorted(how.items())),
-            "by_player": {p: dict(sorted(c.items())) for p, c in sorted(per_player.items())}}
+            "by_player": {p: dict(sorted(c.items())) for p, c in sorted(per_player.items())},
+            "by_log": dict(by_log)}
     return Section("undo", "Undos", summary, findings, data)

@@ -79,6 +79,23 @@ def test_an_off_turn_move_is_one_note(tmp_path, ww1_module):
     assert not section.suspicious
 
 
+def test_moves_in_turn_only_are_a_checked_all_clear(tmp_path, ww1_module):
+    w = writer(ww1_module)
+    w.snapshot()
+    w.report(f"TT|1|{GER}|Movement Phase")
+    w.move(unit(w, "ger.storm.1"), "1001", player=FRITZ)
+    section = check(tmp_path, w, ww1_module)
+    assert section.checked and not section.findings
+    assert "no off-turn move" in section.summary
+    # the same log before the tracker says whose turn it is: never an all-clear
+    w = writer(ww1_module)
+    w.snapshot()
+    w.move(unit(w, "ger.storm.1"), "1001", player=FRITZ)
+    section = check(tmp_path, w, ww1_module)
+    assert not section.checked and not section.findings
+    assert section.data["off_turn"]["reason"].endswith("never shows whose turn it is (Allies, German Empire)")
+
+
 def test_moving_a_piece_of_the_phasing_side_out_of_turn_is_suspicious(tmp_path, ww1_module):
     w = writer(ww1_module)
     w.snapshot()

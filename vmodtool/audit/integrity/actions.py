@@ -360,8 +360,8 @@ def _sides(record: GameRecord) -> frozenset[str]:
 def section(record: GameRecord) -> Section:
     roster = record.replay.roster
     sides = _sides(record)
-    phasing = PhasingSides.of(record, sides)
-    judge = isinstance(phasing, PhasingSides)
+    found = PhasingSides.of(record, sides)
+    tracker = found if isinstance(found, PhasingSides) else None
     files = {f: k for k, f in enumerate(record.replay.files)}
     owners: dict[str, str] = {}          # piece id -> the side that moved it in its own turn
     off = _Counts()
@@ -373,25 +373,27 @@ def section(record: GameRecord) -> Section:
     findings: list[Finding] = []
     current_file: str | None = None
     for step in record.steps:
-        if isinstance(phasing, PhasingSides) and step.file != current_file:
-            current_file = step.file
-            k = files.get(step.file or "")
-            if k is not None:
-                phasing.restore(_restore_states(record, k))
-        if isinstance(phasing, PhasingSides) and step.undo and step.undoes in chat_set:
-            phasing.current = chat_set.pop(step.undoes or 0)
+        if tracker is not None:
+            if step.file != current_file:
+                current_file = step.file
+                k = files.get(step.file or "")
+                if k is not None:
+                    tracker.restore(_restore_states(record, k))
+            if step.undo and step.undoes in chat_set:
+                tracker.current = chat_set.pop(step.undoes or 0)
         off_moves: list[str] = []
+        off_side: str | None = None
         off_suspicious = False
         hidden_moves: list[str] = []
         hidden_suspicious = False
         for event in step.events:
-            if isinstance(phasing, PhasingSides):
+            if tracker is not None:
                 if isinstance(event, TurnEvent):
-                    phasing.turn(event.tracker, event.new)
+                    tracker.turn(event.tracker, event.new)
                     continue
                 if isinstance(event, (ChatEvent, DiceEvent)) and event.message:
-                    before = phasing.current
-                    if phasing.report(event.message):
+                    before = tracker.current
+                    if tracker.report(event.message):
                         chat_set[step.number] = before
                     continue
             if not isinstance(event, MoveEvent) or step.undo or not _displaced(event):
@@ -406,13 +408,12 @@ def section(record: GameRecord) -> Section:
                 hidden_moves.append(f"{hide.label()}: {move_text(event.source, event.target)}"
                                     + (" (another player's)" if other else ""))
                 hidden_suspicious |= bool(other)
-            if not isinstance(phasing, PhasingSides):
+            if tracker is None:
                 continue
-            side = phasing.current
-            if side is None or step.side is None or step.side not in phasing.sides:
+            side = tracker.current
+            if side is None or step.side is None or step.side not in tracker.sides:
                 not_judged += 1
                 continue
-            ever_known = True
             if step.side == side:
                 if ref.id:
                     owners.setdefault(ref.id, side)
@@ -421,16 +422,18 @@ def section(record: GameRecord) -> Section:
             label = hide.label() if hide is not None else ref.label()
             mine = f" (a {side} piece: {side} moved it in its own turn)" if theirs else ""
             off_moves.append(f"{label} {move_text(event.source, event.target)}{mine}")
+            off_side = side
             off_suspicious |= theirs
+        ever_known |= tracker is not None and tracker.current is not None
         undone = f" (undone at step {_file_step(record, step.undone_by)})" if step.undone_by else ""
-        if off_moves and isinstance(phasing, PhasingSides):
+        if off_moves:
             severity = SUSPICIOUS if off_suspicious and not undone else NOTE
             off.add(step.player, len(off_moves), severity == SUSPICIOUS)
             findings.append(Finding(
                 "off_turn_move", severity,
-                f"{_who(step)} moved {_listed(off_moves)} during the turn of {phasing.current}{undone}",
+                f"{_who(step)} moved {_listed(off_moves)} during the turn of {off_side}{undone}",
                 step.file, step.number, step.file_step, step.player,
-                {"phasing": phasing.current, "side": step.side, "moves": len(off_moves),
+                {"phasing": off_side, "side": step.side, "moves": len(off_moves),
                  "undone_by": step.undone_by}))
         if hidden_moves:
             severity = SUSPICIOUS if hidden_suspicious and not undone else NOTE
@@ -439,21 +442,19 @@ def section(record: GameRecord) -> Section:
                 "hidden_move", severity, f"{_who(step)} moved {_listed(hidden_moves)}{undone}",
                 step.file, step.number, step.file_step, step.player,
                 {"moves": len(hidden_moves), "side": step.side, "undone_by": step.undone_by}))
-    checked = judge and ever_known
     summary = []
-    if isinstance(phasing, PhasingSides):
-        if ever_known:
-            summary.append(f"phasing side from the {phasing.describe()}")
-            summary.append(_count_line("off-turn move(s)", "no off-turn move", off,
-                                       "a piece of the phasing side moved by the other side"))
-            if not_judged:
-                summary.append(f"{not_judged} move(s) not judged: the phasing side or the mover's side unknown")
-            reason = None
-        else:
-            reason = (f"the {phasing.describe()} never shows whose turn it is "
-                      f"({', '.join(sorted(sides))})")
+    reason: str | None
+    if tracker is None:
+        reason = str(found)
+    elif not ever_known:
+        reason = f"the {tracker.describe()} never shows whose turn it is ({', '.join(sorted(tracker.sides))})"
     else:
-        reason = phasing
+        reason = None
+        summary.append(f"phasing side from the {tracker.describe()}")
+        summary.append(_count_line("off-turn move(s)", "no off-turn move", off,
+                                   "a piece of the phasing side moved by the other side"))
+        if not_judged:
+            summary.append(f"{not_judged} move(s) not judged: the phasing side or the mover's side unknown")
     if reason is not None:
         summary.append(f"off-turn moves NOT CHECKED: {reason}")
     if hidden.moves:
@@ -463,11 +464,11 @@ def section(record: GameRecord) -> Section:
         summary.append(f"no hidden or masked piece moved ({concealable} move(s) of pieces that can be)")
     else:
         summary.append("no moved piece can be hidden or masked (no Invisible or Mask trait)")
-    data = {"off_turn": {"checked": checked, "reason": reason,
-                         "phasing_from": phasing.describe() if isinstance(phasing, PhasingSides) else None,
+    data = {"off_turn": {"checked": reason is None, "reason": reason,
+                         "phasing_from": tracker.describe() if tracker is not None else None,
                          "not_judged": not_judged, **off.record()},
             "hidden": {"concealable_moves": concealable, **hidden.record()}}
-    return Section("actions", "Actions: off-turn and hidden moves", summary, findings, data, checked)
+    return Section("actions", "Actions: off-turn and hidden moves", summary, findings, data, reason is None)
 
 
 def _count_line(noun: str, none: str, counts: _Counts, suspicious: str) -> str:

@@ -40,7 +40,7 @@ EXIT_NOT_CHECKED = 3
 def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | None, output: str | None,
                        fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
                        checks: tuple[str, ...]) -> None:
-    """Check a play-by-email game's integrity, with no rules to write.
+    """Check a PBEM game's integrity: logs, undos, dice.
 
     LOGS are the logs of one game (any module, any VASSAL version), in the
     order they were played.  Reports who saved each log and what changed

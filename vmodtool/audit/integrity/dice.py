@@ -10,7 +10,8 @@ Rolls are read from
 * VASSAL's default dice report (``*** 2d6 = 3,5 *** <Name>``, every version
   from 2.x, also without a module) and reports of the same shape
   (``*** (IFT DR) 6,6 *** <Name> …``);
-* the ``<button>_result`` property change a DiceButton logs with its report;
+* the ``<button>_result`` property change a DiceButton logs with its report
+  (``<button>_summary`` for a button that reports only its total);
 * a ``SpecialDiceButton``'s ``SHOW_RESULTS`` command (face indexes).
 
 A press logs a report *and* a property change in one step: they are paired
@@ -64,6 +65,7 @@ _VARIABLE = re.compile(r"\$([^$\s]+)\$")
 _GENERIC = re.compile(r"^\*{2,3} (?P<label>.+?)(?: =)? (?P<values>-?\d+(?:,-?\d+)*) \*\*\*"
                       r"(?:\s*(?:&lt;|<)(?P<player>[^<>]*?)(?:&gt;|>))?")
 _NDS = re.compile(r"^(\d*)[dD](\d+)$")
+_SUMMARY = re.compile(r"(-?\d+) x(\d+)")
 _INT_LIST = re.compile(r"^\s*-?\d+(?:\s*,\s*-?\d+)*\s*$")
 
 
@@ -380,6 +382,14 @@ class _Reader:
                     props.append(_Seen(button, None, None, "property"))
                 elif known is None and not self.has_module and _INT_LIST.match(ev.new):
                     props.append(_Seen(button, tuple(int(v) for v in ev.new.split(",")), None, "property"))
+            elif isinstance(ev, PropertyEvent) and ev.name.endswith("_summary"):
+                # a button that reports its total only: the dice are in the
+                # summary (3.7.16+, ``5 x1, 6 x1``), in ascending order
+                known = self.buttons.get(ev.name[:-len("_summary")])
+                pairs = _SUMMARY.findall(ev.new)
+                if known is not None and known.report_total and pairs:
+                    values = tuple(int(v) for v, n in pairs for _ in range(int(n)))
+                    props.append(_Seen(known.name, values, None, "property"))
         seen_rolls: list[_Seen] = []
         for prop in props:
             match = next((r for r in reports if r.button == prop.button), None)

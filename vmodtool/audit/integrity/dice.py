@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.integrity.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
 from vmodtool.audit.integrity.stats import ChiSquare, Runs, chi_square_fair, in_words, runs_test
+from vmodtool.errors import VmodError
 from vmodtool.replay.events import AddEvent, ChangeEvent, ChatEvent, DiceEvent, MoveEvent, PropertyEvent, RemoveEvent
 
 if TYPE_CHECKING:
@@ -388,8 +389,8 @@ class _Reader:
                 known = self.buttons.get(ev.name[:-len("_summary")])
                 pairs = _SUMMARY.findall(ev.new)
                 if known is not None and known.report_total and pairs:
-                    values = tuple(int(v) for v, n in pairs for _ in range(int(n)))
-                    props.append(_Seen(known.name, values, None, "property"))
+                    summed = tuple(int(v) for v, n in pairs for _ in range(int(n)))
+                    props.append(_Seen(known.name, summed, None, "property"))
         seen_rolls: list[_Seen] = []
         for prop in props:
             match = next((r for r in reports if r.button == prop.button), None)
@@ -563,7 +564,7 @@ def _restarts(record: GameRecord, rolls: Sequence[Roll]) -> list[Finding]:
     for k, file in enumerate(files):
         try:
             key = _restore_key(record, k)
-        except Exception:  # noqa: BLE001 - a restore that cannot be read is the chain check's to report
+        except VmodError:           # a restore that cannot be read is the chain check's to report
             continue
         earlier = first_with_key.get(key)
         if earlier is None:

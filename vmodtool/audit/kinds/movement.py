@@ -209,6 +209,19 @@ class MoveCosts:
         hit = self._cache.get(key)
         if hit is not None:
             return hit
+        dist, prev = self._search(cls, src, blocked, stop)
+        if len(self._cache) >= self.CACHE_SIZE:
+            self._cache.clear()
+        self._cache[key] = (dist, prev)
+        return dist, prev
+
+    def _search(self, cls: str, src: str, blocked: frozenset[str], stop: frozenset[str],
+                target: str | None = None) -> tuple[dict[str, float], dict[str, str]]:
+        """Dijkstra from ``src`` (costs and predecessors), over the whole map
+        or until ``target`` is settled: its cost and the predecessors along
+        its path are final then, so its path is the one the whole search
+        finds, ties included, at the cost of the hexes nearer than it only (a
+        big map is not searched whole for every move)."""
         edges = self.edges(cls)
         dist: dict[str, float] = {src: 0.0}
         prev: dict[str, str] = {}
@@ -218,6 +231,8 @@ class MoveCosts:
             d, a = heapq.heappop(heap)
             if a in done:
                 continue
+            if a == target:
+                break
             done.add(a)
             if a != src and a in stop:
                 continue
@@ -229,9 +244,6 @@ class MoveCosts:
                     dist[b] = nd
                     prev[b] = a
                     heapq.heappush(heap, (nd, b))
-        if len(self._cache) >= self.CACHE_SIZE:
-            self._cache.clear()
-        self._cache[key] = (dist, prev)
         return dist, prev
 
     def cheapest(self, cls: str, src: str, dst: str, blocked: frozenset[str] = frozenset(),
@@ -249,35 +261,7 @@ class MoveCosts:
 
     def _cheapest(self, cls: str, src: str, dst: str, blocked: frozenset[str],
                   stop: frozenset[str]) -> Path | None:
-        # Dijkstra from src that stops when dst is settled: dst's cost and the
-        # predecessors along its path are final then, so the path is the one
-        # the full search (:meth:`dijkstra`) finds, ties included, at the cost
-        # of the hexes nearer than dst only (a big map is not searched whole
-        # for every move)
-        edges = self.edges(cls)
-        dist: dict[str, float] = {src: 0.0}
-        prev: dict[str, str] = {}
-        heap = [(0.0, src)]
-        done: set[str] = set()
-        while heap:
-            d, a = heapq.heappop(heap)
-            if a in done:
-                continue
-            if a == dst:
-                break
-            done.add(a)
-            if a != src and a in stop:
-                continue
-            for b, cost in edges.get(a, ()):
-                if b in blocked:
-                    continue
-                nd = d + cost
-                if nd < dist.get(b, float("inf")) - EPSILON:
-                    dist[b] = nd
-                    prev[b] = a
-                    heapq.heappush(heap, (nd, b))
-        else:
-            return None
+        dist, prev = self._search(cls, src, blocked, stop, target=dst)
         if dst not in dist:
             return None
         path = [dst]

@@ -306,3 +306,26 @@ def test_csv_and_chart_options(tmp_path: Path) -> None:
 def test_csv_text_has_one_row_per_roll() -> None:
     rolls = read_rolls(record_game([DEMO_LOG], module=DEMO_MODULE))
     assert len(csv_text(rolls).splitlines()) == 1 + len(rolls)
+
+
+# ------------------------------------------------------------------ module report formats
+
+def test_a_buttons_own_report_format_is_read() -> None:
+    from vmodtool.audit.integrity.dice import ButtonDef
+    button = ButtonDef("Withdraw11", 3, 6, " $playerName$ ($playerSide$): Rolled a $result$ for Initiative, Withdraw")
+    pattern = button.pattern()
+    assert pattern is not None
+    m = pattern.fullmatch("*  Фёдор (Rome): Rolled a 3,1,6 for Initiative, Withdraw"[2:])
+    assert m is not None and (m.group("player"), m.group("result")) == ("Фёдор", "3,1,6")
+    assert pattern.fullmatch("Фёдор (Rome): Rolled a 3 for Pursue") is None
+
+
+def test_special_dice_faces_are_read_by_their_text() -> None:
+    from vmodtool.audit.integrity.dice import ButtonDef, _Reader
+    faces = tuple(str(i) for i in range(1, 7))
+    button = ButtonDef("Grey Die", 1, 6, "$name$ = <img src=\"d6-$result1$-grey.png\"> (Rolled by $PlayerName$)",
+                       faces=(faces,))
+    pattern = button.pattern()
+    assert pattern is not None
+    m = pattern.fullmatch("Grey Die = <img src=\"d6-4-grey.png\"> (Rolled by Анна)")
+    assert m is not None and _Reader._special_values(button, m.groupdict()) == (4,)

@@ -345,7 +345,8 @@ class _Reader:
         if found.get("result"):
             texts = [t.strip() for t in (found["result"] or "").split(",")]
         else:
-            texts = [v.strip() for k, v in sorted(found.items()) if k.startswith("result") and v is not None]
+            texts = [v.strip() for _, v in sorted((int(k[6:]), v) for k, v in found.items()
+                                                  if k.startswith("result") and k != "result" and v is not None)]
         out = []
         for i, t in enumerate(texts):
             die = faces[i] if i < len(faces) else ()

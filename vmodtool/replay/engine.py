@@ -71,6 +71,10 @@ from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 __all__ = ["Engine", "ReplayWarning", "Roster"]
 
 _CHAT_NAME = re.compile(r"^(?:&lt;|<)(.+?)(?:&gt;|>) - ")
+#: a dice report in DiceButton's default format (``** $name$ = $result$ ***
+#: <$playerName$>``, VASSAL 2.x to 3.7) with the chat's ``*`` prefix: the
+#: button, the comma list of dice and the roller's name
+_DICE_REPORT = re.compile(r"^\*{2,3} (.+?) = (\d+(?:,\d+)*) \*\*\* (?:&lt;|<)([^<>]+?)(?:&gt;|>)\s*$")
 
 
 @dataclass
@@ -517,7 +521,9 @@ class Engine:
             if isinstance(last, DiceEvent) and not last.message:
                 last.message = message
             else:
-                self.events.append(DiceEvent(message=message))
+                m = _DICE_REPORT.match(message)
+                self.events.append(DiceEvent(message=message, button=m.group(1) if m else None,
+                                             results=[int(v) for v in m.group(2).split(",")] if m else None))
         else:
             self.events.append(ChatEvent(message=message))
 
@@ -602,12 +608,14 @@ class Engine:
 
     def chat_player(self, events: list[Event]) -> tuple[str | None, str | None]:
         """A step's player when it has no move: the name in a user chat line
-        ``<Name> - text`` if it is a roster name."""
+        ``<Name> - text`` or in a dice report in the default format
+        (``*** 2d6 = 3,5 *** <Name>``) if it is a roster name."""
         for ev in events:
-            if isinstance(ev, ChatEvent):
-                m = _CHAT_NAME.match(ev.message)
+            if isinstance(ev, (ChatEvent, DiceEvent)):
+                dice = isinstance(ev, DiceEvent)
+                m = (_DICE_REPORT if dice else _CHAT_NAME).match(ev.message)
                 if m:
-                    name, side = self.roster.by_name(m.group(1))
+                    name, side = self.roster.by_name(m.group(3 if dice else 1))
                     if name is not None:
                         return name, side
         return None, None

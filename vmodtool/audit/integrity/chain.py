@@ -1,0 +1,284 @@
+"""Between the logs of a game (the ``chain`` section of ``vmodtool
+check-game``, ``docs/check-game.md``): who saved each log, what changed
+between the end of one log and the saved state the next starts from
+(module updates collapsed to one note, every other difference in the
+module's names), the order of the logs and the order that fits best, and
+logs that seem missing.
+
+The replay's own chain differences (:attr:`Replay.chain_differences`) are
+the differences; the order is judged on piece positions captured once per
+log start and end while replaying (:class:`Capture`), never by replaying
+again.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from itertools import permutations
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vmodtool.audit.integrity.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
+from vmodtool.replay.events import ChangeEvent
+
+if TYPE_CHECKING:
+    from vmodtool.replay.chain import ChainDifference
+    from vmodtool.replay.engine import Engine
+
+__all__ = ["section", "Capture", "signature", "best_order"]
+
+Sig = dict[str, tuple[str | None, int, int]]
+
+#: at least this many definitions changed in one transition is a module
+#: update (fewer are reported piece by piece)
+MODULE_UPDATE = 10
+#: a transition moving at least this many pieces (and at least half as many
+#: as a typical log moves) while no given log fits between: a log seems missing
+GAP_MIN = 10
+
+
+def signature(engine: Engine) -> Sig:
+    """Piece id -> (map, x, y) of every piece of an engine's state."""
+    out: Sig = {}
+    for p in engine.state.game_pieces():
+        m = p.current_map
+        out[p.id or ""] = (m.name if m is not None else None, p.x, p.y)
+    return out
+
+
+class Capture:
+    """``Replay.steps(on_restore=capture.on_restore)``: each log's saved
+    state, and the end state of the log before it (its engine is at its end
+    when the next log is restored); :meth:`finish` takes the last one."""
+
+    def __init__(self) -> None:
+        self.starts: list[Sig] = []
+        self.ends: list[Sig] = []
+        self.ghosts: list[Sig] = []
+        self._previous: Engine | None = None
+
+    def on_restore(self, k: int, engine: Engine) -> None:
+        if self._previous is not None:
+            self._end(self._previous)
+        self.starts.append(signature(engine))
+        self._previous = engine
+
+    def _end(self, engine: Engine) -> None:
+        self.ends.append(signature(engine))
+        self.ghosts.append(dict(engine.ghosts))
+
+    def finish(self, engine: Engine | None) -> None:
+        if engine is not None and len(self.ends) < len(self.starts):
+            self._end(engine)
+        self._previous = None
+
+
+def _cost(end: Sig, start: Sig) -> int:
+    """Pieces whose place differs (or that only one of the states has)."""
+    return sum(1 for pid, where in end.items() if start.get(pid) != where) + \
+        sum(1 for pid in start if pid not in end)
+
+
+def best_order(cost: Sequence[Sequence[int]]) -> tuple[list[int], int]:
+    """The order of the logs (indices) whose transitions cost least in
+    total, ``cost[i][j]`` being the end of log i against the start of log
+    j: exact for up to 8 logs, else the best greedy chain from every first
+    log."""
+    n = len(cost)
+    if n <= 1:
+        return list(range(n)), 0
+
+    def total(order: Sequence[int]) -> int:
+        return sum(cost[a][b] for a, b in zip(order, order[1:], strict=False))
+
+    if n <= 8:
+        best = min(permutations(range(n)), key=lambda o: (total(o), o))
+        return list(best), total(best)
+    candidates = []
+    for first in range(n):
+        order = [first]
+        left = set(range(n)) - {first}
+        while left:
+            nxt = min(left, key=lambda j: (cost[order[-1]][j], j))
+            order.append(nxt)
+            left.remove(nxt)
+        candidates.append(order)
+    given = list(range(n))
+    candidates.append(given)
+    best_list = min(candidates, key=lambda o: (total(o), o != given))
+    return best_list, total(best_list)
+
+
+def _name(path: str | Path | None) -> str:
+    return Path(path).name if path else "-"
+
+
+def _readable(d: ChainDifference) -> str:
+    """One difference in the module's names."""
+    name = d.piece.label() if d.piece is not None else ""
+    if d.kind == "moved" and d.before is not None and d.after is not None:
+        return f"{name} moved {d.before.label()} → {d.after.label()}"
+    if d.kind == "added":
+        return f"{name} added at {d.after.label() if d.after else 'nowhere'}"
+    if d.kind == "removed":
+        return f"{name} removed from {d.before.label() if d.before else 'nowhere'}"
+    if d.kind == "restacked":
+        return f"{name} restacked at {d.after.label() if d.after else 'nowhere'} ({d.detail})"
+    if d.kind == "changed" and d.before_piece is not None and d.piece is not None:
+        change = ChangeEvent(before=d.before_piece, after=d.piece, place=d.after)
+        parts = []
+        for key, (a, b) in change.changes().items():
+            if key in ("PieceName", "BasicName") or key.endswith(("_Image", "_Active")):
+                continue
+            if key.endswith("_Name"):
+                parts.append(f"{key[:-5]} flipped to {b or '-'} (was {a or '-'})")
+            else:
+                parts.append(f"{key} {a if a is not None else '-'} → {b if b is not None else '-'}")
+        was = d.before_piece.label()
+        head = f"{was} became {name}" if was != name else name
+        return f"{head} at {d.after.label() if d.after else 'nowhere'}: " + \
+            (", ".join(parts) if parts else d.detail)
+    if d.kind in ("property", "turn"):
+        return f"{'global property' if d.kind == 'property' else 'turn'} {d.detail}"
+    return d.text()
+
+
+def _is_definition(d: ChainDifference) -> bool:
+    return d.kind == "changed" and d.detail.startswith(("trait definition differs", "trait chain differs"))
+
+
+def section(record: GameRecord) -> Section:
+    replay = record.replay
+    files = [str(f) for f in replay.files]
+    names = [_name(f) for f in files]
+    out = Section("chain", "Between the logs")
+    if len(files) < 2:
+        out.summary.append(f"one log ({names[0] if names else '-'}): nothing to compare")
+        out.data = {"transitions": [], "order": names, "suggested_order": names}
+        return out
+
+    # who saved each log: the players of its steps, most steps first
+    players: dict[str, Counter[str]] = {f: Counter() for f in files}
+    moved_in_log: dict[str, set[str]] = {f: set() for f in files}
+    for step in record.steps:
+        f = step.file or ""
+        if step.player and f in players:
+            players[f][step.player] += 1
+        if f in moved_in_log:
+            for ev in step.events:
+                piece = getattr(ev, "piece", None)
+                if piece is not None and piece.id:
+                    moved_in_log[f].add(piece.id)
+
+    def saved_by(f: str) -> list[str]:
+        return [p for p, _ in players[f].most_common()]
+
+    by_pair: dict[tuple[str | None, str | None], list[ChainDifference]] = {}
+    for d in replay.chain_differences:
+        by_pair.setdefault((d.before_file, d.after_file), []).append(d)
+
+    typical = statistics.median(len(s) for s in moved_in_log.values()) if moved_in_log else 0
+    gap_threshold = max(GAP_MIN, typical / 2)
+    transitions = []
+    findings: list[Finding] = []
+    summary: list[str] = []
+    for k in range(1, len(files)):
+        a, b = files[k - 1], files[k]
+        diffs = by_pair.get((a, b), [])
+        ghosts = record.ghosts[k - 1] if k - 1 < len(record.ghosts) else {}
+        definitions = [d for d in diffs if _is_definition(d)]
+        module_update = len(definitions) >= MODULE_UPDATE
+        counts: Counter[str] = Counter()
+        explained = 0
+        real: list[ChainDifference] = []
+        for d in diffs:
+            if module_update and _is_definition(d):
+                continue
+            pid = d.piece.id if d.piece is not None else None
+            if d.kind in ("moved", "restacked") and pid in ghosts and d.after is not None and \
+                    ghosts[pid] == (d.after.map, d.after.x, d.after.y):
+                explained += 1
+                continue
+            counts[d.kind] += 1
+            real.append(d)
+        who_a, who_b = saved_by(a), saved_by(b)
+        moved = counts["moved"] + counts["added"] + counts["removed"]
+        head = f"{names[k - 1]} → {names[k]}"
+        for d in real:
+            suspicious = d.kind in ("moved", "added", "removed", "changed", "property")
+            kind = {"moved": "moved_between_logs", "added": "added_between_logs",
+                    "removed": "removed_between_logs", "changed": "changed_between_logs",
+                    "property": "property_between_logs"}.get(d.kind, f"{d.kind}_between_logs")
+            findings.append(Finding(kind, SUSPICIOUS if suspicious else NOTE,
+                                    f"between {head}: {_readable(d)}"
+                                    + (" (outside the logs)" if d.kind == "moved" else ""),
+                                    log=b, details={"difference": d.record()}))
+        module_summary = None
+        if module_update:
+            moved_defs = sum(1 for d in diffs if d.kind == "moved")
+            module_summary = {"definitions_changed": len(definitions), "positions_changed": moved_defs}
+            findings.append(Finding(
+                "module_updated", NOTE,
+                f"module updated between {names[k - 1]} and {names[k]}: {len(definitions):,} piece "
+                f"definition(s) changed, "
+                + (f"{moved_defs} position(s) changed" if moved_defs else "no position changed"),
+                log=b, details=module_summary))
+        if explained:
+            findings.append(Finding(
+                "unlogged_stack_move", NOTE,
+                f"between {head}: {explained} piece(s) are where the mover's board had them after a "
+                "move of a stack VASSAL created without logging it (VASSAL replaying the log ignores "
+                "such a move): the next log was saved on the mover's machine, nothing was moved",
+                log=b, details={"pieces": explained}))
+        gap = moved >= gap_threshold
+        transitions.append({"from": names[k - 1], "to": names[k], "saved_by": {"from": who_a, "to": who_b},
+                            "counts": dict(counts), "module_update": module_summary,
+                            "unlogged_stack_moves": explained, "gap": gap})
+        line = f"{head} ({', '.join(who_a) or 'nobody'} → {', '.join(who_b) or 'nobody'}): "
+        line += ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no difference"
+        if module_update:
+            line += f"; module updated ({len(definitions):,} definitions)"
+        summary.append(line)
+        if gap:
+            findings.append(Finding(
+                "missing_log", SUSPICIOUS,
+                f"a log seems to be missing between {names[k - 1]} and {names[k]}: {moved} piece(s) moved, "
+                f"added or removed (a log here moves {typical:g} piece(s) in the median) and no given "
+                "log fits between", log=b, details={"pieces": moved}))
+
+    # the order: each log's end against every log's start
+    order_data: dict[str, object] = {"order": names}
+    if len(record.starts) == len(files) and len(record.ends) == len(files):
+        n = len(files)
+        cost = [[_cost(record.ends[i], record.starts[j]) if i != j else 10 ** 9 for j in range(n)]
+                for i in range(n)]
+        given_cost = sum(cost[i][i + 1] for i in range(n - 1))
+        order, best_cost = best_order(cost)
+        suggested = [names[i] for i in order]
+        order_data.update({"suggested_order": suggested, "given_cost": given_cost, "best_cost": best_cost})
+        if order != list(range(n)) and best_cost < given_cost:
+            findings.insert(0, Finding(
+                "logs_out_of_order", SUSPICIOUS,
+                f"logs out of order: the order that fits is {', '.join(suggested)} ({best_cost} piece "
+                f"place(s) differ between the logs in that order, {given_cost} in the order given)",
+                details={"suggested_order": suggested, "given_cost": given_cost, "best_cost": best_cost}))
+            summary.insert(0, f"logs OUT OF ORDER: the order that fits is {', '.join(suggested)}")
+            # a gap in a wrong order is the wrong order, not a missing log
+            findings = [f for f in findings if f.kind != "missing_log"]
+            for t in transitions:
+                t["gap"] = False
+        else:
+            summary.insert(0, f"order checked: {len(files)} logs in the order given fit best")
+    else:
+        order_data["suggested_order"] = None
+        summary.insert(0, "order not checked (the logs' start and end states were not captured)")
+    gaps = [f for f in findings if f.kind == "missing_log"]
+    n_susp = sum(1 for f in findings if f.severity == SUSPICIOUS)
+    summary.append(f"{n_susp} suspicious finding(s); {len(gaps)} missing log(s); "
+                   f"{sum(1 for t in transitions if t['module_update'])} module update(s)")
+    out.summary = summary
+    out.findings = findings
+    out.data = {"transitions": transitions, **order_data}
+    return out

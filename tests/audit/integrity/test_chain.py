@@ -102,3 +102,104 @@ def test_best_order_exact_and_greedy() -> None:
         c[a][b] = 1
     order, total = best_order(c)
     assert order == perm and total == n - 1
+
+
+# -- logs written with GameWriter -------------------------------------------------------------------
+
+def _writer(modern):  # type: ignore[no-untyped-def]
+    from tests.audit.helpers import built_module
+    from vmodtool.vassal.gamewriter import GameWriter, Player
+    module, sizes = built_module(modern)
+    w = GameWriter(module, players=[Player("pw-avi", "Avi", "Israel Defense Forces"),
+                                    Player("pw-sami", "Sami", "Syrian Arab Army")], board_sizes=sizes)
+    units = [pid for pid, p in w.pieces.items()
+             if p.piece.get_property("UnitId") and w.location(pid)[:1] in "01"]
+    return w, module, sizes, units
+
+
+def _down(w, pid: str) -> str:  # type: ignore[no-untyped-def]
+    """The hex below a piece's (same column, next row)."""
+    loc = w.location(pid)
+    return f"{loc[:2]}{int(loc[2:]) % 9 + 1:02d}"
+
+
+def _session(w, units: list[str], who: str, path: Path) -> Path:  # type: ignore[no-untyped-def]
+    """One log: the writer's current state saved, then a move of each unit
+    given, by ``who``."""
+    w.snapshot()
+    for pid in units:
+        w.move(pid, _down(w, pid), player=who)
+    path.write_bytes(w.to_bytes(date_saved="1700000000000"))
+    return path
+
+
+def _record(paths: list[Path], module, sizes) -> GameRecord:  # type: ignore[no-untyped-def]
+    return record_game(paths, module=module, board_sizes=sizes)
+
+
+def test_a_clean_chain_has_nothing_suspicious(modern, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w, module, sizes, units = _writer(modern)
+    logs = [_session(w, units[:2], "Avi", tmp_path / "1.vlog"), _session(w, units[2:4], "Sami", tmp_path / "2.vlog"),
+            _session(w, units[4:5], "Avi", tmp_path / "3.vlog")]
+    s = section(_record(logs, module, sizes))
+    assert s.suspicious == [] and s.findings == []
+    assert [t["saved_by"] for t in s.data["transitions"]] == [{"from": ["Avi"], "to": ["Sami"]},
+                                                              {"from": ["Sami"], "to": ["Avi"]}]
+    assert s.data["suggested_order"] == ["1.vlog", "2.vlog", "3.vlog"]
+
+
+def test_a_piece_moved_between_logs_is_one_finding(modern, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w, module, sizes, units = _writer(modern)
+    first = _session(w, units[:2], "Avi", tmp_path / "1.vlog")
+    moved = units[5]
+    start = w.location(moved)
+    w.move(moved, _down(w, moved), player="Sami")      # not in any log: the next snapshot drops it
+    second = _session(w, units[2:4], "Sami", tmp_path / "2.vlog")
+    s = section(_record([first, second], module, sizes))
+    [f] = s.suspicious
+    assert f.kind == "moved_between_logs" and f.log == str(second)
+    name = w.pieces[moved].piece.name
+    assert f.message.startswith(f"between 1.vlog → 2.vlog: {name} ")
+    assert f.message.endswith(f" moved {start} → {w.location(moved)} (outside the logs)")
+    assert s.data["transitions"][0]["counts"] == {"moved": 1}
+
+
+def test_a_missing_log_is_one_gap_finding(modern, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w, module, sizes, units = _writer(modern)
+    assert len(units) >= 12
+    first = _session(w, units[:1], "Avi", tmp_path / "1.vlog")
+    _session(w, units[:12], "Sami", tmp_path / "2.vlog")        # the log left out
+    third = _session(w, units[1:2], "Avi", tmp_path / "3.vlog")
+    s = section(_record([first, third], module, sizes))
+    gaps = [f for f in s.findings if f.kind == "missing_log"]
+    assert len(gaps) == 1 and gaps[0].severity == "suspicious"
+    assert gaps[0].message.startswith("a log seems to be missing between 1.vlog and 3.vlog: 12 piece(s) moved")
+    assert not any(f.kind == "logs_out_of_order" for f in s.findings)
+
+
+def test_logs_out_of_order_are_detected(modern, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w, module, sizes, units = _writer(modern)
+    logs = [_session(w, units[i:i + 2], who, tmp_path / f"{i}.vlog")
+            for i, who in zip(range(0, 8, 2), ["Avi", "Sami", "Avi", "Sami"], strict=True)]
+    given = [logs[2], logs[0], logs[3], logs[1]]
+    s = section(_record(given, module, sizes))
+    [f] = [f for f in s.findings if f.kind == "logs_out_of_order"]
+    assert f.details["suggested_order"] == ["0.vlog", "2.vlog", "4.vlog", "6.vlog"]
+    assert not any(f.kind == "missing_log" for f in s.findings)
+
+
+def test_a_module_update_between_logs_is_one_note(modern, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from vmodtool.vassal.commands import AddPiece
+    from vmodtool.vassal.pieces import PieceDef
+    w, module, sizes, units = _writer(modern)
+    first = _session(w, units[:2], "Avi", tmp_path / "1.vlog")
+    for pid, p in w.pieces.items():   # the next session's module reports in other words
+        new_type = p.piece.type.replace("$oldPieceName$", "$PieceName$", 1)
+        w.pieces[pid].piece = PieceDef.parse(AddPiece.build(pid, new_type, p.piece.state).text)
+    second = _session(w, units[2:4], "Sami", tmp_path / "2.vlog")
+    s = section(_record([first, second], module, sizes))
+    assert s.suspicious == []
+    [f] = s.findings
+    assert f.kind == "module_updated" and f.severity == "note"
+    assert f.message == (f"module updated between 1.vlog and 2.vlog: {len(w.pieces)} piece definition(s) "
+                         "changed, no position changed")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vmodtool.audit.integrity.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
-from vmodtool.replay.events import ChangeEvent
+from vmodtool.replay.events import ChangeEvent, Place
 
 if TYPE_CHECKING:
     from vmodtool.replay.chain import ChainDifference
@@ -127,7 +127,7 @@ def _readable(d: ChainDifference) -> str:
     if d.kind == "restacked":
         return f"{name} restacked at {d.after.label() if d.after else 'nowhere'} ({d.detail})"
     if d.kind == "changed" and d.before_piece is not None and d.piece is not None:
-        change = ChangeEvent(before=d.before_piece, after=d.piece, place=d.after)
+        change = ChangeEvent(before=d.before_piece, after=d.piece, place=d.after or Place(None))
         parts = []
         for key, (a, b) in change.changes().items():
             if key in ("PieceName", "BasicName") or key.endswith(("_Image", "_Active")):
@@ -203,6 +203,16 @@ def section(record: GameRecord) -> Section:
                 continue
             counts[d.kind] += 1
             real.append(d)
+        # a piece whose stack changed only because others moved in or out of
+        # it is a consequence of those moves, not a finding of its own
+        touched = {(pl.map, pl.x, pl.y) for d in real if d.kind in ("moved", "added", "removed")
+                   for pl in (d.before, d.after) if pl is not None}
+        consequences = [d for d in real if d.kind == "restacked" and any(
+            pl is not None and (pl.map, pl.x, pl.y) in touched for pl in (d.before, d.after))]
+        if consequences:
+            real = [d for d in real if d not in consequences]
+            counts["restacked"] -= len(consequences)
+            counts = +counts
         who_a, who_b = saved_by(a), saved_by(b)
         moved = counts["moved"] + counts["added"] + counts["removed"]
         head = f"{names[k - 1]} → {names[k]}"
@@ -235,7 +245,8 @@ def section(record: GameRecord) -> Section:
         gap = moved >= gap_threshold
         transitions.append({"from": names[k - 1], "to": names[k], "saved_by": {"from": who_a, "to": who_b},
                             "counts": dict(counts), "module_update": module_summary,
-                            "unlogged_stack_moves": explained, "gap": gap})
+                            "unlogged_stack_moves": explained, "restacked_by_moves": len(consequences),
+                            "gap": gap})
         line = f"{head} ({', '.join(who_a) or 'nobody'} → {', '.join(who_b) or 'nobody'}): "
         line += ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no difference"
         if module_update:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import permutations
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,7 +44,8 @@ def signature(engine: Engine) -> Sig:
     out: Sig = {}
     for p in engine.state.game_pieces():
         m = p.current_map
-        out[p.id or ""] = (m.name if m is not None else None, p.x, p.y)
+        x, y = p.position
+        out[p.id or ""] = (m.name if m is not None else None, x, y)
     return out
 
 
@@ -108,7 +109,28 @@ def best_order(cost: Sequence[Sequence[int]]) -> tuple[list[int], int]:
     given = list(range(n))
     candidates.append(given)
     best_list = min(candidates, key=lambda o: (total(o), o != given))
-    return best_list, total(best_list)
+    return _improve(best_list, total), total(_improve(best_list, total))
+
+
+def _improve(order: list[int], total: Callable[[Sequence[int]], int]) -> list[int]:
+    """Move one log at a time to the place where the chain costs least
+    (or-opt), until no single move helps: a greedy chain leaves a log that
+    fits in the middle to its end."""
+    best, best_total = list(order), total(order)
+    improved = True
+    while improved:
+        improved = False
+        for i in range(len(best)):
+            rest = best[:i] + best[i + 1:]
+            for j in range(len(rest) + 1):
+                candidate = rest[:j] + [best[i]] + rest[j:]
+                t = total(candidate)
+                if t < best_total:
+                    best, best_total, improved = candidate, t, True
+                    break
+            if improved:
+                break
+    return best
 
 
 def _name(path: str | Path | None) -> str:
@@ -127,22 +149,29 @@ def _readable(d: ChainDifference) -> str:
     if d.kind == "restacked":
         return f"{name} restacked at {d.after.label() if d.after else 'nowhere'} ({d.detail})"
     if d.kind == "changed" and d.before_piece is not None and d.piece is not None:
-        change = ChangeEvent(before=d.before_piece, after=d.piece, place=d.after or Place(None))
-        parts = []
-        for key, (a, b) in change.changes().items():
-            if key in ("PieceName", "BasicName") or key.endswith(("_Image", "_Active")):
-                continue
-            if key.endswith("_Name"):
-                parts.append(f"{key[:-5]} flipped to {b or '-'} (was {a or '-'})")
-            else:
-                parts.append(f"{key} {a if a is not None else '-'} → {b if b is not None else '-'}")
         was = d.before_piece.label()
         head = f"{was} became {name}" if was != name else name
-        return f"{head} at {d.after.label() if d.after else 'nowhere'}: " + \
-            (", ".join(parts) if parts else d.detail)
+        return f"{head} at {d.after.label() if d.after else 'nowhere'}: {_change(d)}"
     if d.kind in ("property", "turn"):
         return f"{'global property' if d.kind == 'property' else 'turn'} {d.detail}"
     return d.text()
+
+
+def _change(d: ChainDifference) -> str:
+    """A ``changed`` difference as its properties: a layer's level by its
+    name (``NAME_Name``), others ``key old → new``."""
+    if d.before_piece is None or d.piece is None:
+        return d.detail
+    change = ChangeEvent(before=d.before_piece, after=d.piece, place=d.after or Place(None))
+    parts = []
+    for key, (a, b) in change.changes().items():
+        if key in ("PieceName", "BasicName") or key.endswith(("_Image", "_Active")):
+            continue
+        if key.endswith("_Name"):
+            parts.append(f"{key[:-5]} flipped to {b or '-'} (was {a or '-'})")
+        else:
+            parts.append(f"{key} {a if a is not None else '-'} → {b if b is not None else '-'}")
+    return ", ".join(parts) if parts else d.detail
 
 
 def _is_definition(d: ChainDifference) -> bool:
@@ -179,11 +208,39 @@ def section(record: GameRecord) -> Section:
     for d in replay.chain_differences:
         by_pair.setdefault((d.before_file, d.after_file), []).append(d)
 
+    # the order first: each log's end against every log's start.  In a
+    # wrong order every difference is an artefact of the order: the
+    # transitions are counted, not listed, and no gap is a missing log
+    order_data: dict[str, object] = {"order": names}
+    order_finding: Finding | None = None
+    head_line: str
+    if len(record.starts) == len(files) and len(record.ends) == len(files):
+        n = len(files)
+        cost = [[_cost(record.ends[i], record.starts[j]) if i != j else 10 ** 9 for j in range(n)]
+                for i in range(n)]
+        given_cost = sum(cost[i][i + 1] for i in range(n - 1))
+        order, best_cost = best_order(cost)
+        suggested = [names[i] for i in order]
+        order_data.update({"suggested_order": suggested, "given_cost": given_cost, "best_cost": best_cost})
+        if order != list(range(n)) and best_cost < given_cost:
+            order_finding = Finding(
+                "logs_out_of_order", SUSPICIOUS,
+                f"logs out of order: the order that fits is {', '.join(suggested)} ({best_cost} piece "
+                f"place(s) differ between the logs in that order, {given_cost} in the order given)",
+                details={"suggested_order": suggested, "given_cost": given_cost, "best_cost": best_cost})
+            head_line = f"logs OUT OF ORDER: the order that fits is {', '.join(suggested)}"
+        else:
+            head_line = f"order checked: {len(files)} logs in the order given fit best"
+    else:
+        order_data["suggested_order"] = None
+        head_line = "order not checked (the logs' start and end states were not captured)"
+    out_of_order = order_finding is not None
+
     typical = statistics.median(len(s) for s in moved_in_log.values()) if moved_in_log else 0
     gap_threshold = max(GAP_MIN, typical / 2)
     transitions = []
     findings: list[Finding] = []
-    summary: list[str] = []
+    summary: list[str] = [head_line]
     for k in range(1, len(files)):
         a, b = files[k - 1], files[k]
         diffs = by_pair.get((a, b), [])
@@ -216,15 +273,28 @@ def section(record: GameRecord) -> Section:
         who_a, who_b = saved_by(a), saved_by(b)
         moved = counts["moved"] + counts["added"] + counts["removed"]
         head = f"{names[k - 1]} → {names[k]}"
-        for d in real:
+        # a piece moved and changed (VASSAL marks a moved piece) is one finding
+        moved_ids = {d.piece.id for d in real if d.kind == "moved" and d.piece is not None}
+        change_of = {d.piece.id: d for d in real if d.kind == "changed" and d.piece is not None
+                     and d.piece.id in moved_ids}
+        for d in ([] if out_of_order else real):
+            if d.kind == "changed" and d.piece is not None and change_of.get(d.piece.id) is d:
+                continue
             suspicious = d.kind in ("moved", "added", "removed", "changed", "property")
             kind = {"moved": "moved_between_logs", "added": "added_between_logs",
                     "removed": "removed_between_logs", "changed": "changed_between_logs",
                     "property": "property_between_logs"}.get(d.kind, f"{d.kind}_between_logs")
-            findings.append(Finding(kind, SUSPICIOUS if suspicious else NOTE,
-                                    f"between {head}: {_readable(d)}"
-                                    + (" (outside the logs)" if d.kind == "moved" else ""),
-                                    log=b, details={"difference": d.record()}))
+            text = _readable(d)
+            details: dict[str, object] = {"from": names[k - 1], "to": names[k], "difference": d.record()}
+            if d.kind == "moved":
+                text += f" since the end of {names[k - 1]} (outside the logs)"
+                also = change_of.get(d.piece.id if d.piece is not None else None)
+                if also is not None:
+                    text += f"; {_change(also)}"
+                    details["change"] = also.record()
+            else:
+                text += f" (since the end of {names[k - 1]})"
+            findings.append(Finding(kind, SUSPICIOUS if suspicious else NOTE, text, log=b, details=details))
         module_summary = None
         if module_update:
             moved_defs = sum(1 for d in diffs if d.kind == "moved")
@@ -242,7 +312,7 @@ def section(record: GameRecord) -> Section:
                 "move of a stack VASSAL created without logging it (VASSAL replaying the log ignores "
                 "such a move): the next log was saved on the mover's machine, nothing was moved",
                 log=b, details={"pieces": explained}))
-        gap = moved >= gap_threshold
+        gap = moved >= gap_threshold and not out_of_order
         transitions.append({"from": names[k - 1], "to": names[k], "saved_by": {"from": who_a, "to": who_b},
                             "counts": dict(counts), "module_update": module_summary,
                             "unlogged_stack_moves": explained, "restacked_by_moves": len(consequences),
@@ -259,32 +329,8 @@ def section(record: GameRecord) -> Section:
                 f"added or removed (a log here moves {typical:g} piece(s) in the median) and no given "
                 "log fits between", log=b, details={"pieces": moved}))
 
-    # the order: each log's end against every log's start
-    order_data: dict[str, object] = {"order": names}
-    if len(record.starts) == len(files) and len(record.ends) == len(files):
-        n = len(files)
-        cost = [[_cost(record.ends[i], record.starts[j]) if i != j else 10 ** 9 for j in range(n)]
-                for i in range(n)]
-        given_cost = sum(cost[i][i + 1] for i in range(n - 1))
-        order, best_cost = best_order(cost)
-        suggested = [names[i] for i in order]
-        order_data.update({"suggested_order": suggested, "given_cost": given_cost, "best_cost": best_cost})
-        if order != list(range(n)) and best_cost < given_cost:
-            findings.insert(0, Finding(
-                "logs_out_of_order", SUSPICIOUS,
-                f"logs out of order: the order that fits is {', '.join(suggested)} ({best_cost} piece "
-                f"place(s) differ between the logs in that order, {given_cost} in the order given)",
-                details={"suggested_order": suggested, "given_cost": given_cost, "best_cost": best_cost}))
-            summary.insert(0, f"logs OUT OF ORDER: the order that fits is {', '.join(suggested)}")
-            # a gap in a wrong order is the wrong order, not a missing log
-            findings = [f for f in findings if f.kind != "missing_log"]
-            for t in transitions:
-                t["gap"] = False
-        else:
-            summary.insert(0, f"order checked: {len(files)} logs in the order given fit best")
-    else:
-        order_data["suggested_order"] = None
-        summary.insert(0, "order not checked (the logs' start and end states were not captured)")
+    if order_finding is not None:
+        findings.insert(0, order_finding)
     gaps = [f for f in findings if f.kind == "missing_log"]
     n_susp = sum(1 for f in findings if f.severity == SUSPICIOUS)
     summary.append(f"{n_susp} suspicious finding(s); {len(gaps)} missing log(s); "

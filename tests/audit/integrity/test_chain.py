@@ -204,3 +204,20 @@ def test_a_module_update_between_logs_is_one_note(modern, tmp_path: Path) -> Non
     assert f.kind == "module_updated" and f.severity == "note"
     assert f.message == (f"module updated between 1.vlog and 2.vlog: {len(w.pieces)} piece definition(s) "
                          "changed, no position changed")
+
+
+def test_a_layer_changed_between_logs_reads_by_its_level_name(modern, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w, module, sizes, units = _writer(modern)
+    pid = units[3]
+    first = _session(w, units[:1], "Avi", tmp_path / "1.vlog")
+    w.set_layer(pid, "Face", 2)          # flipped to its reduced face
+    w.set_layer(pid, "disrupted", 1)     # a marker layer switched on
+    second = _session(w, units[1:2], "Sami", tmp_path / "2.vlog")
+    w.set_layer(pid, "disrupted", -1)    # and off again
+    third = _session(w, units[1:2], "Avi", tmp_path / "3.vlog")
+    s = section(_record([first, second, third], module, sizes))
+    assert [(f.kind, f.log) for f in s.findings] == [("changed_between_logs", str(second)),
+                                                    ("changed_between_logs", str(third))]
+    assert s.findings[0].message.endswith(
+        ": Face flipped to (reduced), disrupted added at level 1 (since the end of 1.vlog)")
+    assert s.findings[1].message.endswith(": disrupted removed (since the end of 2.vlog)")

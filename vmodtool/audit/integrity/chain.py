@@ -162,16 +162,31 @@ def _change(d: ChainDifference) -> str:
     name (``NAME_Name``), others ``key old → new``."""
     if d.before_piece is None or d.piece is None:
         return d.detail
-    change = ChangeEvent(before=d.before_piece, after=d.piece, place=d.after or Place(None))
+    change = ChangeEvent(before=d.before_piece, after=d.piece, place=d.after or Place(None)).changes()
+    layers = {key.rsplit("_", 1)[0] for key in change if key.endswith(_LAYER_KEYS)}
     parts = []
-    for key, (a, b) in change.changes().items():
-        if key in ("PieceName", "BasicName") or key.endswith(("_Image", "_Active")):
+    for key, (a, b) in change.items():
+        base, _, suffix = key.rpartition("_")
+        if key in ("PieceName", "BasicName") or (base in layers and f"_{suffix}" in _LAYER_KEYS):
             continue
-        if key.endswith("_Name"):
-            parts.append(f"{key[:-5]} flipped to {b or '-'} (was {a or '-'})")
-        else:
-            parts.append(f"{key} {a if a is not None else '-'} → {b if b is not None else '-'}")
+        parts.append(f"{key} {a if a is not None else '-'} → {b if b is not None else '-'}")
+    for layer in sorted(layers):
+        name, active = change.get(f"{layer}_Name"), change.get(f"{layer}_Active")
+        level = change.get(f"{layer}_Level")
+        layer = layer or "an unnamed layer"
+        if active is not None and active[1] == "false":
+            parts.append(f"{layer} removed")
+        elif name is not None and name[1]:
+            parts.append(f"{layer} flipped to {name[1]}" + (f" (was {name[0]})" if name[0] else ""))
+        elif active is not None and active[1] == "true":
+            parts.append(f"{layer} added" + (f" at level {level[1]}" if level is not None else ""))
+        elif level is not None:
+            parts.append(f"{layer} level {level[0]} → {level[1]}")
     return ", ".join(parts) if parts else d.detail
+
+
+#: the properties an Embellishment (layer) exposes
+_LAYER_KEYS = ("_Level", "_Name", "_Active", "_Image")
 
 
 def _is_definition(d: ChainDifference) -> bool:

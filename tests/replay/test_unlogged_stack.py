@@ -56,4 +56,14 @@ def test_a_command_naming_a_removed_piece_says_when_it_was_removed() -> None:
     steps = r.run()
     assert "removed at step 1" in steps[1].warnings[0].message
     assert "removed at step 1" in steps[2].warnings[0].message
-    assert r.engine is not None and r.engine.ghosts == {}
+    assert r.engine is not None and r.engine.ghosts == {"p1": ("Main Map", 100, 100)}   # s1 still held it
+
+
+def test_pieces_left_in_a_removed_stack_are_ghosts_where_it_was() -> None:
+    # VASSAL 3.7 takes a removed stack's pieces off the map with it (as the
+    # replay does); the VASSAL that wrote an old log may have kept them
+    g = game(_start(), [log(RemovePiece.build("s1").text)])
+    r = Replay([g])
+    r.run()
+    assert where(r, "p1")[0] is None
+    assert r.engine is not None and r.engine.ghosts == {"p1": ("Main Map", 100, 100), "p3": ("Main Map", 100, 100)}

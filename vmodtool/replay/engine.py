@@ -140,9 +140,11 @@ class Engine:
         self.undo_brackets = 0
         self.unknown_commands = 0
         self.in_restore = True
-        #: pieces whose place on the mover's board differs from the replay's,
-        #: by an unlogged stack's move (:meth:`unlogged_stack_move`): piece id
-        #: -> (map, x, y) there
+        #: pieces whose place on the board of the VASSAL that wrote the log
+        #: may differ from the replay's: moved by an unlogged stack's move
+        #: (:meth:`unlogged_stack_move`) or left where a removed stack that
+        #: still held them was; piece id -> (map, x, y) there, until a logged
+        #: command moves or removes the piece
         self.ghosts: dict[str, tuple[str | None, int, int]] = {}
         #: unlogged stacks' ids -> their members
         self.ghost_stacks: dict[str, list[str]] = {}
@@ -265,6 +267,12 @@ class Engine:
         if isinstance(target, Piece) and not self.in_restore:
             self.events.append(RemoveEvent(piece=self.ref(target), source=self.place_of(target)))
         m = target.current_map
+        if isinstance(target, Stack) and target.members and m is not None and not self.in_restore:
+            # VASSAL 3.7 takes the pieces still in a removed stack off the map
+            # with it (an old-style undo of the stack's AddPiece); the VASSAL
+            # that wrote the log may have kept them where the stack was
+            for member in target.members:
+                self.ghosts[member.id or ""] = (m.name, target.x, target.y)
         if m is not None:
             m.remove(target)
             if isinstance(target, Stack):

@@ -59,11 +59,27 @@ def test_no_artefact_among_the_differences(tld: GameRecord) -> None:
     for w in tld.replay.warnings:
         if "unknown piece" in w.message:
             assert "removed at step" in w.message, w.message
-    # every remaining move between logs is a real difference of places
+    # no remaining move between logs is one the log made: the log's last
+    # MovePiece of the piece does not take it to where the next log has it
+    logged: dict[str, dict[str | None, tuple[str | None, int, int]]] = {}
+    for game in tld.replay.games:
+        last = logged.setdefault(game.file, {})
+        for _, node in game.log_steps():
+            for c in leaf_commands(node):
+                m = getattr(c, "logged", None)
+                if isinstance(m, MovePiece) and m._field(8) is not None:
+                    last[m.piece_id] = (m.new_map, *m.new_position)
+    by_name = {Path(f).name: f for f in tld.replay.files}
+    checked = 0
     for f in s.findings:
         if f.kind == "moved_between_logs":
             d = f.details["difference"]
             assert d["before"] != d["after"]
+            before_log = by_name[f.details["from"]]
+            after = d["after"]
+            assert logged[before_log].get(d["piece"]["id"]) != (after["map"], after["x"], after["y"]), f.message
+            checked += 1
+    assert checked == 116
 
 
 def test_shuffled_logs_detected_with_the_right_order(tld: GameRecord) -> None:

@@ -323,9 +323,10 @@ def section(record: GameRecord) -> Section:
         if explained:
             findings.append(Finding(
                 "unlogged_stack_move", NOTE,
-                f"between {head}: {explained} piece(s) are where the mover's board had them after a "
-                "move of a stack VASSAL created without logging it (VASSAL replaying the log ignores "
-                "such a move): the next log was saved on the mover's machine, nothing was moved",
+                f"{explained} piece(s) are where the board of the VASSAL that wrote {names[k - 1]} had "
+                "them, not where VASSAL replaying it puts them (a move of a stack VASSAL created "
+                "without logging it, or a removed stack that still held them): nothing was moved "
+                "between the logs",
                 log=b, details={"pieces": explained}))
         gap = moved >= gap_threshold and not out_of_order
         transitions.append({"from": names[k - 1], "to": names[k], "saved_by": {"from": who_a, "to": who_b},

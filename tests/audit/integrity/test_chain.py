@@ -237,3 +237,39 @@ def test_a_layer_changed_between_logs_reads_by_its_level_name(modern, tmp_path: 
     assert s.findings[0].message.endswith(
         ": Face flipped to (reduced), disrupted added at level 1 (since the end of 1.vlog)")
     assert s.findings[1].message.endswith(": disrupted removed (since the end of 2.vlog)")
+
+
+@pytest.mark.parametrize("system", ["modern-tactical", "ww1-operational", "combat-commander"])
+def test_the_bundled_example_games_have_nothing_between_logs(system: str) -> None:
+    from tests.audit.helpers import EXAMPLES, built_module, example
+    module, sizes = built_module(example(system))
+    log = EXAMPLES / system / "logs" / "game-1.vlog"
+    s = section(record_game([log], module=module, board_sizes=sizes))
+    assert s.checked and s.findings == []
+    assert s.summary == ["one log (game-1.vlog): nothing to compare"]
+
+
+def test_an_example_game_continued_in_a_second_log_is_clean(tmp_path: Path) -> None:
+    """The bundled Quneitra Gap game (examples/make_logs.py), then a second
+    log that starts from where it ended: nothing between the logs."""
+    from tests.audit.test_example_logs import make_logs
+    game = make_logs.SYSTEMS["modern-tactical"][0]
+    table = game(None)
+    w = table.w
+    try:
+        first = tmp_path / "game-1.vlog"
+        first.write_bytes(w.to_bytes(key=make_logs.KEY, date_saved=make_logs.DATE_SAVED))
+        w.snapshot()
+        unit = next(pid for pid, p in w.pieces.items()
+                    if p.piece.get_property("UnitId") and p.map == table.map)
+        w.move(unit, _down(w, unit), player="Sami")
+        second = tmp_path / "game-2.vlog"
+        second.write_bytes(w.to_bytes(key=make_logs.KEY, date_saved=make_logs.DATE_SAVED))
+        record = record_game([first, second], module=table.module)
+    finally:
+        table.module.close()
+    s = section(record)
+    assert s.findings == []
+    assert s.summary[0] == "order checked: 2 logs in the order given fit best"
+    [t] = s.data["transitions"]
+    assert t["counts"] == {} and t["saved_by"]["to"] == ["Sami"]

@@ -333,7 +333,7 @@ def section(record: GameRecord) -> Section:
                             "counts": dict(counts), "module_update": module_summary,
                             "unlogged_stack_moves": explained, "restacked_by_moves": len(consequences),
                             "gap": gap})
-        line = f"{head} ({', '.join(who_a) or 'nobody'} → {', '.join(who_b) or 'nobody'}): "
+        line = f"{head} ({', '.join(who_a) or 'no player named'} → {', '.join(who_b) or 'no player named'}): "
         line += ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no difference"
         if module_update:
             line += f"; module updated ({len(definitions):,} definitions)"

@@ -38,7 +38,7 @@ def test_a_move_of_an_unlogged_stack_is_ignored_and_explained() -> None:
     assert where(r, "p1")[:2] == where(r, "p3")[:2] == ("Main Map", (100, 100))
     [w] = steps[4].warnings
     assert "created on the mover's machine without logging it" in w.message
-    assert "1/A/1-36 Inf" in w.message and "Main Map 400,400" in w.message
+    assert "1/A/1-36 Inf" in w.message and "went to (400,400)" in w.message
     assert r.engine is not None and r.engine.ghosts == {"p1": ("Main Map", 400, 400), "p3": ("Main Map", 400, 400)}
 
 

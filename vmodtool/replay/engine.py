@@ -399,9 +399,14 @@ class Engine:
         for pid in members:
             self.ghosts[pid] = (new_map, nx, ny)
         names = ", ".join(p.name for p in (self.state.get(i) for i in members) if isinstance(p, Piece))
+        if new_map is not None:
+            loc, cell = self.positions.locate(new_map, nx, ny)
+            target = Place(new_map, nx, ny, loc, cell).label()
+        else:
+            target = "nowhere"
         self.warn(f"MovePiece of stack {piece_id}, which VASSAL created on the mover's machine without "
                   f"logging it ({names} at {where}): VASSAL replaying the log ignores the move, "
-                  f"as the replay does; on the mover's board the pieces went to {new_map} {nx},{ny}")
+                  f"as the replay does; on the mover's board the pieces went to {target}")
 
     def _gone(self, piece_id: str | None) -> str:
         """Why an id is unknown when an earlier command removed it."""

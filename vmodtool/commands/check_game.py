@@ -12,6 +12,7 @@ from vmodtool.commands import (
     Command,
     board_size_options,
     board_sizes,
+    check_output,
     check_report_output,
     format_option,
     module_option,
@@ -36,11 +37,15 @@ EXIT_NOT_CHECKED = 3
 @click.option("--check", "checks", multiple=True, metavar="NAME",
               type=click.Choice(["chain", "undo", "dice", "actions"]),
               help="Run only these checks (repeatable): chain, undo, dice, actions.")
+@click.option("--dice-csv", "dice_csv", metavar="FILE.csv", type=click.Path(dir_okay=False, path_type=str),
+              help="Also write every roll to FILE.csv (log, step, player, button, dice, sides, values).")
+@click.option("--dice-chart", "dice_chart", metavar="FILE.png", type=click.Path(dir_okay=False, path_type=str),
+              help="Also draw the dice histograms per player and die type into FILE.png.")
 @click.pass_context
 def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | None, output: str | None,
                        fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
-                       checks: tuple[str, ...]) -> None:
-    """Check a play-by-email game's integrity, with no rules to write.
+                       checks: tuple[str, ...], dice_csv: str | None, dice_chart: str | None) -> None:
+    """Check a PBEM game's integrity: logs, undos, dice.
 
     LOGS are the logs of one game (any module, any VASSAL version), in the
     order they were played.  Reports who saved each log and what changed
@@ -58,9 +63,16 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
     from vmodtool.audit.integrity import CHECKS, check_game, record_game
 
     check_report_output(output, *logs, module, board_sizes_file)
+    inputs = (*logs, module, board_sizes_file, output if output != "-" else None)
+    if dice_csv:
+        check_output(dice_csv, *inputs, suffixes=(".csv",), what="a CSV table")
+    if dice_chart:
+        check_output(dice_chart, *inputs, dice_csv, suffixes=(".png",), what="a PNG image")
     record = record_game([Path(p) for p in logs], module=module,
                          board_sizes=board_sizes(board_sizes_file, board_size) or None)
     result = check_game(record, list(checks) or list(CHECKS))
+    if dice_csv or dice_chart:
+        _dice_exports(record, dice_csv, dice_chart)
     if fmt == "json":
         write_report([json.dumps(result.as_json(), ensure_ascii=False, indent=2)], output)
     else:
@@ -69,6 +81,19 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
         ctx.exit(EXIT_FINDINGS)
     if not result.complete:
         ctx.exit(EXIT_NOT_CHECKED)
+
+
+def _dice_exports(record: object, csv_file: str | None, chart_file: str | None) -> None:
+    from vmodtool.audit.integrity import GameRecord, dice
+    from vmodtool.fileio import atomic_write
+
+    assert isinstance(record, GameRecord)
+    rolls = dice.read_rolls(record)
+    if csv_file:
+        atomic_write(csv_file, dice.csv_text(rolls).encode("utf-8"))
+    if chart_file:
+        from vmodtool.render.dice_chart import dice_chart_png
+        atomic_write(chart_file, dice_chart_png(dice.dice_groups(rolls)))
 
 
 COMMANDS = [check_game_command]

@@ -32,6 +32,8 @@ class ChainDifference:
     before: Place | None = None
     after: Place | None = None
     detail: str = ""
+    #: for ``changed``: the piece as it was at the end of ``before_file``
+    before_piece: PieceRef | None = None
 
     def text(self) -> str:
         head = f"{self.kind}"
@@ -88,8 +90,8 @@ def compare_states(before: GameState, after: GameState,
     b_pieces: dict[str | None, Piece] = {p.id: p for p in after.game_pieces()}
 
     def diff(kind: str, piece: PieceRef | None = None, pb: Place | None = None,
-             pa: Place | None = None, detail: str = "") -> None:
-        out.append(ChainDifference(before_file, after_file, kind, piece, pb, pa, detail))
+             pa: Place | None = None, detail: str = "", was: PieceRef | None = None) -> None:
+        out.append(ChainDifference(before_file, after_file, kind, piece, pb, pa, detail, was))
 
     for pid, a in a_pieces.items():
         b = b_pieces.get(pid)
@@ -104,7 +106,7 @@ def compare_states(before: GameState, after: GameState,
                  f"stack {len(a.parent.members) if a.parent else 0} → "
                  f"{len(b.parent.members) if b.parent else 0} pieces")
         if a.type != b.type:
-            diff("changed", ref(b), None, place_after(b), _type_difference(a.type, b.type))
+            diff("changed", ref(b), None, place_after(b), _type_difference(a.type, b.type), ref(a))
             continue
         ka, kb = a.levels_key(), b.levels_key()
         same_levels = ka == kb or (type(ka) is not type(kb) and list(a.levels) == list(b.levels))
@@ -112,7 +114,7 @@ def compare_states(before: GameState, after: GameState,
             changed = [i for i, (x, y) in enumerate(zip(a.levels, b.levels, strict=False)) if x != y]
             what = (f"trait state(s) {', '.join(str(i + 1) for i in changed)}" if changed
                     else "BasicPiece gpid/properties")
-            diff("changed", ref(b), None, place_after(b), what)
+            diff("changed", ref(b), None, place_after(b), what, ref(a))
     for pid, b in b_pieces.items():
         if pid not in a_pieces:
             diff("added", ref(b), None, place_after(b))

@@ -71,6 +71,10 @@ from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 __all__ = ["Engine", "ReplayWarning", "Roster"]
 
 _CHAT_NAME = re.compile(r"^(?:&lt;|<)(.+?)(?:&gt;|>) - ")
+#: a dice report in DiceButton's default format (``** $name$ = $result$ ***
+#: <$playerName$>``, VASSAL 2.x to 3.7) with the chat's ``*`` prefix: the
+#: button, the comma list of dice and the roller's name
+_DICE_REPORT = re.compile(r"^\*{2,3} (.+?) = (\d+(?:,\d+)*) \*\*\* (?:&lt;|<)([^<>]+?)(?:&gt;|>)\s*$")
 
 
 @dataclass
@@ -140,6 +144,16 @@ class Engine:
         self.undo_brackets = 0
         self.unknown_commands = 0
         self.in_restore = True
+        #: pieces whose place on the board of the VASSAL that wrote the log
+        #: may differ from the replay's: moved by an unlogged stack's move
+        #: (:meth:`unlogged_stack_move`) or left where a removed stack that
+        #: still held them was; piece id -> (map, x, y) there, until a logged
+        #: command moves or removes the piece
+        self.ghosts: dict[str, tuple[str | None, int, int]] = {}
+        #: unlogged stacks' ids -> their members
+        self.ghost_stacks: dict[str, list[str]] = {}
+        #: ids removed so far -> the step that removed them
+        self.removed_at: dict[str, int | None] = {}
         for name in positions.map_names():
             self.state.maps[name] = MapState(name, stacking=positions.stacking(name))
 
@@ -248,11 +262,21 @@ class Engine:
     def on_remove(self, cmd: RemovePiece) -> None:
         target = self.state.get(cmd.piece_id)
         if target is None:
-            self.warn(f"RemovePiece of unknown piece {cmd.piece_id}")
+            self.warn(f"RemovePiece of unknown piece {cmd.piece_id}{self._gone(cmd.piece_id)}")
             return
+        if target.id is not None:
+            self.removed_at[target.id] = self.step_number
+        if self.ghosts and target.id is not None:
+            self.ghosts.pop(target.id, None)
         if isinstance(target, Piece) and not self.in_restore:
             self.events.append(RemoveEvent(piece=self.ref(target), source=self.place_of(target)))
         m = target.current_map
+        if isinstance(target, Stack) and target.members and m is not None and not self.in_restore:
+            # VASSAL 3.7 takes the pieces still in a removed stack off the map
+            # with it (an old-style undo of the stack's AddPiece); the VASSAL
+            # that wrote the log may have kept them where the stack was
+            for member in target.members:
+                self.ghosts[member.id or ""] = (m.name, target.x, target.y)
         if m is not None:
             m.remove(target)
             if isinstance(target, Stack):
@@ -298,8 +322,11 @@ class Engine:
             return
         piece = self.state.get(cmd.piece_id)
         if piece is None:
-            self.warn(f"MovePiece of unknown piece {cmd.piece_id}")
+            self.unlogged_stack_move(cmd)
             return
+        if self.ghosts:
+            for p in (piece.members if isinstance(piece, Stack) else [piece]):
+                self.ghosts.pop(p.id or "", None)
         player = cmd.player_id
         if player:
             self.player_ids.append(player)
@@ -340,6 +367,58 @@ class Engine:
             for p, before in zip(movers, befores, strict=True):
                 self.events.append(MoveEvent(piece=self.ref(p), source=before,
                                              target=self.place_of(p), stack_id=stack_id))
+
+    def unlogged_stack_move(self, cmd: MovePiece) -> None:
+        """A MovePiece naming an id no command created.  VASSAL gives a
+        stack it makes while executing a move (a piece dropped where no
+        stack is, as an old-style undo does) a fresh id on the mover's
+        machine and logs no ``+/`` for it; a later move of that whole stack
+        names the id.  VASSAL replaying the log does not know the id and
+        ignores the move, as the replay does; on the mover's board the
+        stack moved.  When the move's origin holds exactly one stack (one the
+        replay created itself, ``replay-N``, or one the saved state names by
+        another id), its members are that stack:
+        :attr:`ghosts` keeps where they are on the mover's board (until a
+        logged command moves them), so that a next log saved on the mover's
+        machine is not read as pieces moved between the logs."""
+        piece_id = cmd.piece_id or ""
+        members = self.ghost_stacks.get(piece_id)
+        where = "the mover's board"
+        if members is None:
+            old_map_id = cmd.old_map
+            m = self.state.maps.get(old_map_id) if old_map_id is not None else None
+            x, y = cmd.old_position
+            found = [o for o in (m.at(x, y) if m is not None else [])
+                     if isinstance(o, Stack) and o.members]
+            if piece_id in self.removed_at or len(found) != 1:
+                gone = self._gone(piece_id) or f" (no stack at its origin {cmd.old_map} {x},{y})"
+                self.warn(f"MovePiece of unknown piece {cmd.piece_id}{gone}: ignored, as VASSAL "
+                          "ignores it")
+                return
+            members = [p.id or "" for p in found[0].members]
+            self.ghost_stacks[piece_id] = members
+            where = f"{self.place_of(found[0]).label()}"
+        new_map = cmd.new_map
+        nx, ny = cmd.new_position
+        for pid in members:
+            self.ghosts[pid] = (new_map, nx, ny)
+        names = ", ".join(p.name for p in (self.state.get(i) for i in members) if isinstance(p, Piece))
+        if new_map is not None:
+            loc, cell = self.positions.locate(new_map, nx, ny)
+            target = Place(new_map, nx, ny, loc, cell).label()
+        else:
+            target = "nowhere"
+        self.warn(f"MovePiece of stack {piece_id}, which VASSAL created on the mover's machine without "
+                  f"logging it ({names} at {where}): VASSAL replaying the log ignores the move, "
+                  f"as the replay does; on the mover's board the pieces went to {target}")
+
+    def _gone(self, piece_id: str | None) -> str:
+        """Why an id is unknown when an earlier command removed it."""
+        if piece_id is None or piece_id not in self.removed_at:
+            return ""
+        step = self.removed_at[piece_id]
+        return (f" (removed at step {step}; VASSAL ignores a command naming a removed piece)"
+                if step is not None else " (removed in the saved state)")
 
     # ------------------------------------------------------- VASSAL internals
     def piece_set_state(self, p: Piece, state: str) -> None:
@@ -517,7 +596,9 @@ class Engine:
             if isinstance(last, DiceEvent) and not last.message:
                 last.message = message
             else:
-                self.events.append(DiceEvent(message=message))
+                m = _DICE_REPORT.match(message)
+                self.events.append(DiceEvent(message=message, button=m.group(1) if m else None,
+                                             results=[int(v) for v in m.group(2).split(",")] if m else None))
         else:
             self.events.append(ChatEvent(message=message))
 
@@ -602,12 +683,14 @@ class Engine:
 
     def chat_player(self, events: list[Event]) -> tuple[str | None, str | None]:
         """A step's player when it has no move: the name in a user chat line
-        ``<Name> - text`` if it is a roster name."""
+        ``<Name> - text`` or in a dice report in the default format
+        (``*** 2d6 = 3,5 *** <Name>``) if it is a roster name."""
         for ev in events:
-            if isinstance(ev, ChatEvent):
-                m = _CHAT_NAME.match(ev.message)
+            if isinstance(ev, (ChatEvent, DiceEvent)):
+                dice = isinstance(ev, DiceEvent)
+                m = (_DICE_REPORT if dice else _CHAT_NAME).match(ev.message)
                 if m:
-                    name, side = self.roster.by_name(m.group(1))
+                    name, side = self.roster.by_name(m.group(3 if dice else 1))
                     if name is not None:
                         return name, side
         return None, None

@@ -37,9 +37,12 @@ def record_game(logs: Sequence[Path], *, module: Module | str | Path | None = No
     from vmodtool.vassal.module import Module as ModuleType
     if module is not None and not isinstance(module, ModuleType):
         module = ModuleType.open(module)
+    from vmodtool.audit.integrity.chain import Capture
     replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
-    steps = list(replay.steps())
-    return GameRecord(list(logs), replay, steps, module)
+    capture = Capture()
+    steps = list(replay.steps(on_restore=capture.on_restore))
+    capture.finish(replay.engine)
+    return GameRecord(list(logs), replay, steps, module, capture.starts, capture.ends, capture.ghosts)
 
 
 @dataclass

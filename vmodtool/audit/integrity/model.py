@@ -86,6 +86,13 @@ class GameRecord:
     replay: Replay
     steps: list[Step]
     module: Module | None = None
+    #: per log, captured while replaying (for the ``chain`` check): the
+    #: saved state it starts from and the state it ends in, as piece id ->
+    #: (map, x, y), and where the mover's board had pieces that an unlogged
+    #: stack's move left elsewhere (``Engine.ghosts``) at its end
+    starts: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
+    ends: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
+    ghosts: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
 
     def file_of(self, step: Step) -> str:
         return step.file or ""

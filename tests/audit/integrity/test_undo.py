@@ -88,9 +88,9 @@ def test_an_undone_roll_is_one_suspicious_finding(tmp_path, ww1_module):
     assert roll.details["rolls"] == ["a 2d6 roll: 8"] and roll.details["how"] == ["bracket"]
     assert section.findings[1].message.startswith("Fritz undid step 6 (")
     assert "1101 → 1001" in section.findings[1].message
-    assert section.data["by_player"] == {FRITZ: {"undo_steps": 2, "undone_rolls": 1}}
+    assert section.data["by_player"] == {FRITZ: {"undo_steps": 2, "undone_rolls": 1, "undone_rolls_logged_again": 0}}
     assert section.data["undone_rolls"] == 1 and section.data["by_how"] == {"bracket": 2}
-    assert any("1 dice roll(s) undone: SUSPICIOUS" in line for line in section.summary)
+    assert any(line.startswith("1 dice roll(s) undone: 1 SUSPICIOUS") for line in section.summary)
 
 
 def test_an_old_style_undo_line_undoes_the_roll_it_names(tmp_path, ww1_module):
@@ -126,7 +126,22 @@ def test_undos_in_a_row_are_one_finding_listing_each_roll(tmp_path, ww1_module):
     f = section.findings[0]
     assert (f.kind, f.severity, f.player, f.details["undo_steps"]) == ("undone_roll", SUSPICIOUS, TOMMY, [4, 5, 6])
     assert f.message == "Tommy undid 3 steps in a row: steps 1–3 (3 d6 rolls: 1; 2; 3)"
-    assert section.data["by_player"] == {TOMMY: {"undo_steps": 3, "undone_rolls": 3}}
+    assert section.data["by_player"] == {TOMMY: {"undo_steps": 3, "undone_rolls": 3, "undone_rolls_logged_again": 0}}
+
+
+def test_a_roll_undone_and_logged_again_unchanged_is_a_note(tmp_path, ww1_module):
+    # VASSAL logs again what a player steps through again after undoing:
+    # the same roll with the same values is no re-roll (the dice check
+    # counts it once)
+    w = writer(ww1_module)
+    w.dice("2d6", [1, 2], player=FRITZ)             # step 1
+    undo_last_roll(w)                               # step 2
+    w.dice("2d6", [1, 2], player=FRITZ)             # step 3: the same roll, logged again
+    section = undo_check.section(record_game([game(tmp_path, w)], module=ww1_module[0],
+                                             board_sizes=ww1_module[1]))
+    assert [(f.kind, f.severity) for f in section.findings] == [("undone_roll", NOTE)]
+    assert section.findings[0].message == "Fritz undid step 1 (a 2d6 roll: 3, logged again unchanged at step 3)"
+    assert section.data["undone_rolls"] == section.data["undone_rolls_logged_again"] == 1
 
 
 def test_the_json_report_names_players_never_their_passwords(tmp_path, ww1_module):
@@ -206,10 +221,15 @@ def test_tld_undo_counts_per_player_match_a_count_of_the_replays_steps(tld_recor
     assert rolls == {"Joel": 1, "Nate": 11}
     per_log = Counter(Path(s.file or "").name for s in steps if s.undo)
     assert section.data["by_log"] == dict(per_log) and len(per_log) == 17
-    # one SUSPICIOUS finding per series of undo presses that took a roll back
-    assert [(Path(f.log).name, f.file_step) for f in section.suspicious] == \
-        [("0606-2.log", 122), ("0606-2.log", 556), ("0607-5.log", 269)]
-    assert section.suspicious[0].message.endswith("step 115 (a d6 roll: 3)")
+    # three series of undo presses took rolls back; in two the same rolls
+    # were logged again unchanged right after (stepped through again), one
+    # took Nate's weather roll back for good
+    rolled = [(Path(f.log).name, f.file_step, f.severity) for f in section.findings if f.kind == "undone_roll"]
+    assert rolled == [("0606-2.log", 122, NOTE), ("0606-2.log", 556, NOTE), ("0607-5.log", 269, SUSPICIOUS)]
+    assert section.findings[[f.kind for f in section.findings].index("undone_roll")].message.endswith(
+        "step 115 (a d6 roll: 3, logged again unchanged at step 126)")
+    assert section.suspicious[0].message.endswith("step 268 (a d6 roll: 3)")
+    assert section.data["undone_rolls_logged_again"] == 11
 
 
 @pytest.mark.parametrize("log", TLD_LOGS, ids=[p.name for p in TLD_LOGS])
@@ -224,4 +244,4 @@ def test_inspect_counts_the_undo_steps_the_replay_finds(log):
 def test_check_game_runs_undo_and_actions_together(tld_record):
     result = check_game(tld_record, ["undo", "actions"])
     assert [s.name for s in result.sections] == ["undo", "actions"]
-    assert len(result.suspicious) == 3 and not result.complete    # TLD's module has no turn tracker
+    assert len(result.suspicious) == 1 and not result.complete    # TLD's module has no turn tracker

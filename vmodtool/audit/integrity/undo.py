@@ -10,8 +10,11 @@ names (a hidden or masked piece only as such, :func:`actions.piece_label`).
 
 Undo steps one player made in a row (pressing Undo several times) are one
 finding.  A finding whose undone steps include a dice roll is SUSPICIOUS:
-a roll taken back can be rolled again (the dice check reports the repeated
-roll with both values); every other undo is a note.
+a roll taken back can be rolled again, or its result dropped (the dice
+check reports the roll rolled again with both values) — unless every such
+roll was logged again with the same values after the undo, as the dice
+check links them (VASSAL logs again what a player steps through again):
+then, like every other undo, it is a note.
 """
 
 from __future__ import annotations
@@ -171,12 +174,21 @@ class _Undone:
     rolls: list[Roll] = field(default_factory=list)
     #: the step did nothing but this one roll
     only_roll: bool = False
+    #: the step in the log where each of its rolls was logged again with the
+    #: same values after the undo (VASSAL re-logs what a player steps through
+    #: again): nothing was rolled again
+    relogged: int | None = None
+
+    @property
+    def reroll_risk(self) -> bool:
+        """A roll taken back that was not logged again unchanged."""
+        return bool(self.rolls) and self.relogged is None
 
     def record(self) -> dict[str, Any]:
         s = self.step
         return {"step": s.number if s else None, "file_step": s.file_step if s else None,
                 "player": s.player if s else None, "did": self.did,
-                "rolls": [r.text() for r in self.rolls]}
+                "rolls": [r.text() for r in self.rolls], "logged_again_at": self.relogged}
 
 
 def _what(target: Step, roster: Roster, buttons: frozenset[str]) -> _Undone:
@@ -239,7 +251,8 @@ def _message(run: _Run) -> str:
     who = run.who or "An unnamed player"
 
     def item(u: _Undone) -> str:
-        return f"step {u.step.file_step} ({u.did})" if u.step is not None else u.did
+        again = f", logged again unchanged at step {u.relogged}" if u.relogged is not None else ""
+        return f"step {u.step.file_step} ({u.did}{again})" if u.step is not None else u.did
 
     if len(run.undone) == 1:
         return f"{who} undid {item(run.undone[0])}"
@@ -253,8 +266,11 @@ def _message(run: _Run) -> str:
             label = group[0].rolls[0].label
             first, last = group[0].step, group[-1].step
             assert first is not None and last is not None
+            again = ""
+            if all(g.relogged is not None for g in group):
+                again = f", each logged again unchanged from step {min(g.relogged or 0 for g in group)}"
             shown.append(f"steps {first.file_step}–{last.file_step} ({len(group)} {label + ' ' if label else ''}"
-                         f"rolls: {'; '.join(g.rolls[0].values for g in group)})")
+                         f"rolls: {'; '.join(g.rolls[0].values for g in group)}{again})")
         elif group[0].rolls or len(shown) < _SHOWN:
             shown.append(item(group[0]))
         else:
@@ -275,15 +291,33 @@ def _roll_group(undone: list[_Undone], i: int) -> list[_Undone]:
         last = group[-1]
         nxt = undone[i + len(group)] if i + len(group) < len(undone) else None
         if nxt is None or not (last.only_roll and nxt.only_roll) or last.step is None or nxt.step is None \
-                or nxt.step.number != last.step.number + 1 or nxt.rolls[0].label != last.rolls[0].label:
+                or nxt.step.number != last.step.number + 1 or nxt.rolls[0].label != last.rolls[0].label \
+                or (nxt.relogged is None) != (last.relogged is None):
             return group
         group.append(nxt)
+
+
+def _logged_again(record: GameRecord) -> dict[int, int]:
+    """Undone steps whose every roll was logged again unchanged after the
+    undo (as the dice check links them, :func:`dice.read_rolls`): chain step
+    -> the step in the log of the first repeat."""
+    from vmodtool.audit.integrity.dice import read_rolls
+
+    rolled: Counter[int] = Counter()
+    again: dict[int, list[int]] = {}
+    for r in read_rolls(record):
+        if r.repeat_of is not None:
+            again.setdefault(r.repeat_of, []).append(r.file_step)
+        else:
+            rolled[r.step] += 1
+    return {step: min(at) for step, at in again.items() if len(at) >= rolled[step]}
 
 
 def section(record: GameRecord) -> Section:
     roster = record.replay.roster
     steps = record.steps
     buttons = _dice_buttons(record.module)
+    relogged = _logged_again(record)
     runs: list[_Run] = []
     how: Counter[str] = Counter()
     for step in steps:
@@ -297,22 +331,28 @@ def section(record: GameRecord) -> Section:
             last = _Run(who, step.file)
             runs.append(last)
         last.steps.append(step)
-        last.undone.append(_what(target, roster, buttons) if target is not None else _not_in_log(step))
+        undone = _what(target, roster, buttons) if target is not None else _not_in_log(step)
+        if target is not None and undone.rolls:
+            undone.relogged = relogged.get(target.number)
+        last.undone.append(undone)
     findings = []
     per_player: dict[str, Counter[str]] = {}
     for run in runs:
         rolls = run.rolls
+        risky = any(u.reroll_risk for u in run.undone)
         counts = per_player.setdefault(run.who or "unnamed", Counter())
         counts["undo_steps"] += len(run.steps)
         counts["undone_rolls"] += len(rolls)
+        counts["undone_rolls_logged_again"] += sum(len(u.rolls) for u in run.undone if u.relogged is not None)
         first = run.steps[0]
         findings.append(Finding(
-            "undone_roll" if rolls else "undo", SUSPICIOUS if rolls else NOTE, _message(run),
+            "undone_roll" if rolls else "undo", SUSPICIOUS if risky else NOTE, _message(run),
             first.file, first.number, first.file_step, run.who,
             {"undo_steps": [s.file_step for s in run.steps], "how": sorted({_how(s) for s in run.steps}),
              "undone": [u.record() for u in run.undone], "rolls": [r.text() for r in rolls]}))
     total = sum(how.values())
     rolls_total = sum(c["undone_rolls"] for c in per_player.values())
+    rolls_again = sum(c["undone_rolls_logged_again"] for c in per_player.values())
     summary: list[str] = []
     if not total:
         summary.append("no undo in the logs")
@@ -331,12 +371,19 @@ def section(record: GameRecord) -> Section:
                          "an undo; a piece moved straight back reads the same)")
         summary.append("; ".join(kinds))
         if rolls_total:
-            summary.append(f"{rolls_total} dice roll(s) undone: SUSPICIOUS (a roll taken back can be rolled "
-                           "again; the dice check lists rolls repeated after an undo)")
+            line = f"{rolls_total} dice roll(s) undone"
+            if rolls_total > rolls_again:
+                line += (f": {rolls_total - rolls_again} SUSPICIOUS (taken back, then rolled again or not at all; "
+                         "the dice check shows any new values)")
+            if rolls_again:
+                line += (f"{';' if rolls_total > rolls_again else ':'} {rolls_again} logged again unchanged after "
+                         "the undo (the steps stepped through again: nothing rolled again)")
+            summary.append(line)
     by_log: Counter[str] = Counter()
     for run in runs:
         by_log[Path(run.file).name if run.file else ""] += len(run.steps)
-    data = {"undo_steps": total, "runs": len(runs), "undone_rolls": rolls_total, "by_how": dict(sorted(how.items())),
+    data = {"undo_steps": total, "runs": len(runs), "undone_rolls": rolls_total,
+            "undone_rolls_logged_again": rolls_again, "by_how": dict(sorted(how.items())),
             "by_player": {p: dict(sorted(c.items())) for p, c in sorted(per_player.items())},
             "by_log": dict(by_log)}
     return Section("undo", "Undos", summary, findings, data)

@@ -45,6 +45,7 @@ from vmodtool.vassal.savefile import SavedGame
 from vmodtool.vassal.turntracker import TurnTrackerDef, turn_trackers
 
 if TYPE_CHECKING:
+    from vmodtool.audit.integrity.chain import Capture
     from vmodtool.replay.engine import Engine as ReplayEngine
     from vmodtool.vassal.module import Module
 
@@ -97,6 +98,9 @@ class AuditGame:
         self.chit_formation: dict[str | None, str | None] = {}   # VASSAL piece id -> Formation
         self._steps: list[Step] = []
         self._initial: _Initial | None = None
+        #: what the integrity check's chain section captures of each log's
+        #: start and end while the game is replayed (set before prepare)
+        self.capture: Capture | None = None
         self._use(scenario)
         self.engine: Engine                        # set by run()
 
@@ -483,10 +487,16 @@ class AuditGame:
         # the whole replay first: a step's undo may come any number of steps
         # later, and the rules' memory must be saved before a step that will
         # be undone; the steps carry all the audit reads (events, stacks)
+        capture = self.capture
+
         def initial(k: int, engine: ReplayEngine) -> None:
             if k == 0:
                 self.capture_initial(engine)
+            if capture is not None:
+                capture.on_restore(k, engine)
         self._steps = steps = list(self.replay.steps(on_restore=initial))
+        if capture is not None:
+            capture.finish(self.replay.engine)
         if self._initial is not None:
             for ref, _, _ in self._initial.pieces:
                 self.identify(ref)
@@ -500,6 +510,11 @@ class AuditGame:
         if new:
             self._use(replace(self.scenario, counters=self.scenario.counters + tuple(new)))
         return self.scenario
+
+    @property
+    def replayed_steps(self) -> list[Step]:
+        """Every step of the game, as :meth:`prepare` replayed them."""
+        return self._steps
 
     def run(self, engine: Engine) -> None:
         """Judge the prepared game with ``engine`` (its rules made for the
@@ -549,7 +564,7 @@ class _Initial(NamedTuple):
 def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str | Path | None = None,
                board_sizes: dict[str, tuple[int, int]] | None = None,
                plugin_folders: Sequence[Path] = (), trust_scenario_plugins: bool = False,
-               only: Sequence[str] | None = None) -> AuditReport:
+               only: Sequence[str] | None = None, integrity: bool = False) -> AuditReport:
     """Audit one log or a chain of logs against a scenario's rules.
 
     Plug-in rules are code: they are imported only from ``plugin_folders``
@@ -563,7 +578,11 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
     without ``module``, the scenario's; by ``moduledata`` name, or for a log
     without one by its maps) or a game in which no piece is a unit of the
     scenario is a :class:`~vmodtool.errors.VmodError`; a rule whose
-    ``subject`` matched no unit of the game is in ``not_checked``."""
+    ``subject`` matched no unit of the game is in ``not_checked``.
+
+    With ``integrity``, the game's PBEM integrity is checked too (the checks
+    of ``vmodtool check-game``, over the same replay: no second pass) and
+    reported in :attr:`AuditReport.integrity`."""
     # the rules first: a plug-in that is not a rule stops the audit before any log is read
     engine = Engine(scenario, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)
@@ -597,6 +616,9 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         else:
             warnings += _check_module(str(log), found, given)
     game = AuditGame(scenario, replay, module)
+    if integrity:
+        from vmodtool.audit.integrity.chain import Capture
+        game.capture = Capture()
     if unnamed:
         game.log_maps = set()
     bound = game.prepare()
@@ -631,7 +653,16 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         sample = ", ".join(sorted(game.unknown_pieces)[:8])
         warnings.append(f"{len(game.unknown_pieces)} piece(s) are not units or markers of the "
                         f"scenario and were ignored by the rules: {sample}")
+    checked = None
+    if integrity:
+        from vmodtool.audit.integrity import check_game
+        from vmodtool.audit.integrity.model import GameRecord
+        cap = game.capture
+        assert cap is not None
+        checked = check_game(GameRecord(list(logs), replay, game.replayed_steps, module, cap.starts, cap.ends,
+                                        cap.ghosts))
     return AuditReport(
+        integrity=checked,
         logs=[str(p) for p in logs], scenario=str(scenario.path), violations=engine.sorted_violations(),
         steps=game.steps, rules_checked=[spec.id for spec, _ in engine.rules],
         not_checked=engine.not_checked,

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.api import Violation
+
+if TYPE_CHECKING:
+    from vmodtool.audit.integrity import GameCheck
 
 __all__ = ["AuditReport", "REPORT_SCHEMA_VERSION"]
 
@@ -32,6 +35,13 @@ class AuditReport:
     chain_differences: Sequence[str] = ()
     phase_names: Mapping[str, str] = field(default_factory=dict)
     side_names: Mapping[str, str] = field(default_factory=dict)
+    #: the game's PBEM integrity (``vmodtool check-game``'s checks), when asked
+    integrity: GameCheck | None = None
+
+    @property
+    def suspicious(self) -> int:
+        """Suspicious integrity findings (0 when integrity was not checked)."""
+        return len(self.integrity.suspicious) if self.integrity is not None else 0
 
     @property
     def errors(self) -> list[Violation]:
@@ -88,8 +98,16 @@ class AuditReport:
             yield f"rule {failure['rule_id']} failed at step {failure['step']}: {failure['error']}"
         for warning in self.replay_warnings:
             yield f"replay: {warning}"
-        for diff in self.chain_differences:
-            yield f"continuity: {diff}"
+        if self.integrity is not None:
+            # (the integrity check reads the differences between logs: its
+            # chain section says them, in the module's names)
+            yield ""
+            yield "PBEM integrity (vmodtool check-game):"
+            for line in self.integrity.lines():
+                yield f"  {line}" if line else ""
+        else:
+            for diff in self.chain_differences:
+                yield f"continuity: {diff}"
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -106,4 +124,5 @@ class AuditReport:
             "rule_failures": [dict(f) for f in self.rule_failures],
             "replay_warnings": list(self.replay_warnings),
             "chain_differences": list(self.chain_differences),
+            **({"integrity": self.integrity.as_json()} if self.integrity is not None else {}),
         }

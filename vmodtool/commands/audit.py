@@ -47,18 +47,24 @@ EXIT_NOT_CHECKED = 3
                    "they are code with your user's rights — use only for scenarios you trust.")
 @click.option("--rule", "rules", multiple=True, metavar="ID",
               help="Check only these rule ids (repeatable).")
+@click.option("--integrity/--no-integrity", default=True, show_default=True,
+              help="Also check the game's PBEM integrity (the checks of 'vmodtool check-game').")
 @click.pass_context
 def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module: str | None,
           output: str | None, fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
-          plugin_dirs: tuple[str, ...], trust_scenario_plugins: bool, rules: tuple[str, ...]) -> None:
+          plugin_dirs: tuple[str, ...], trust_scenario_plugins: bool, rules: tuple[str, ...],
+          integrity: bool) -> None:
     """Check played logs against a scenario's rules.
 
     LOGS are the logs of one game (a chain of .vlog files, in order).
     Lists every violation in step order with the rule, step, turn, phase,
     player, units and hexes.  Plug-in rules (kind: plugin) are Python code:
     none is imported without --plugins DIR or --trust-scenario-plugins, and
-    each is then listed as NOT CHECKED.  Exit code 1 when there are errors
-    (violations withdrawn by an undo do not count), 3 when there are none
+    each is then listed as NOT CHECKED.  The game's PBEM integrity (what
+    'vmodtool check-game' checks: logs, undos, dice, off-turn moves) is
+    reported after the rules (--no-integrity leaves it out).  Exit code 1
+    when there are errors (violations withdrawn by an undo do not count) or
+    suspicious integrity findings, 3 when there are none
     but some rule was not checked (also a rule whose subject matched no
     unit of the game), 0 only when every rule was checked and none found an
     error.  Exit code 2 when the log was saved with another module than the
@@ -78,12 +84,13 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
     scenario = load_scenario(scenario_path, module=module, board_sizes=sizes or None)
     report = audit_logs([Path(p) for p in logs], scenario, module=module,
                         board_sizes=sizes or None, plugin_folders=[Path(d) for d in plugin_dirs],
-                        trust_scenario_plugins=trust_scenario_plugins, only=list(rules) or None)
+                        trust_scenario_plugins=trust_scenario_plugins, only=list(rules) or None,
+                        integrity=integrity)
     if fmt == "json":
         write_report([json.dumps(report.as_json(), ensure_ascii=False, indent=2)], output)
     else:
         write_report(report.lines(), output, one_line_items=True)
-    if report.errors:
+    if report.errors or report.suspicious:
         ctx.exit(EXIT_FINDINGS)
     if not report.complete:
         ctx.exit(EXIT_NOT_CHECKED)

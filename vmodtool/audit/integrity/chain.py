@@ -78,8 +78,19 @@ class Capture:
 
 def _cost(end: Sig, start: Sig) -> int:
     """Pieces whose place differs (or that only one of the states has)."""
-    return sum(1 for pid, where in end.items() if start.get(pid) != where) + \
-        sum(1 for pid in start if pid not in end)
+    return _cost_of(_places(end), _places(start))
+
+
+def _places(sig: Sig) -> tuple[frozenset[int], frozenset[int]]:
+    """A state as sets of the hashes of its (piece, place) pairs and of its
+    pieces, made once per log: the cost of every pair of logs is then a
+    difference of integer sets (a hash collision can only miscount a cost,
+    which orders the logs, never a finding)."""
+    return frozenset(hash(item) for item in sig.items()), frozenset(hash(pid) for pid in sig)
+
+
+def _cost_of(end: tuple[frozenset[int], frozenset[int]], start: tuple[frozenset[int], frozenset[int]]) -> int:
+    return len(end[0] - start[0]) + len(start[1] - end[1])
 
 
 def best_order(cost: Sequence[Sequence[int]]) -> tuple[list[int], int]:
@@ -231,8 +242,9 @@ def section(record: GameRecord) -> Section:
     head_line: str
     if len(record.starts) == len(files) and len(record.ends) == len(files):
         n = len(files)
-        cost = [[_cost(record.ends[i], record.starts[j]) if i != j else 10 ** 9 for j in range(n)]
-                for i in range(n)]
+        ends = [_places(sig) for sig in record.ends]
+        starts = [_places(sig) for sig in record.starts]
+        cost = [[_cost_of(ends[i], starts[j]) if i != j else 10 ** 9 for j in range(n)] for i in range(n)]
         given_cost = sum(cost[i][i + 1] for i in range(n - 1))
         order, best_cost = best_order(cost)
         suggested = [names[i] for i in order]

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -33,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.fresh import interleaved  # noqa: E402
 from vmodtool.audit.game import AuditGame, audit_logs  # noqa: E402
 from vmodtool.replay import Replay  # noqa: E402
 from vmodtool.scenario import load_scenario  # noqa: E402
@@ -74,14 +74,7 @@ def main() -> int:
         print(f"needs the TLD corpus under {SHARED}/corpus/tld")
         return 2
     names = {"replay": "replay", "binding": "replay + binding", "audit": "whole audit"}
-    timings: dict[str, list[float]] = {k: [] for k in names}
-    counts: dict[str, int] = {}
-    for _ in range(args.runs):
-        for what in names:
-            out = subprocess.run([sys.executable, __file__, "--one", what], capture_output=True, text=True,
-                                 check=True).stdout.split()
-            timings[what].append(float(out[0]))
-            counts[what] = int(out[1])
+    timings, counts = interleaved(__file__, ["replay", "binding", "audit"], args.runs)
     base = min(timings["replay"])
     steps = counts["replay"]
     print(f"The Longest Day chain: 19 logs, {steps:,} steps, {counts['binding']:,} pieces bound as units "

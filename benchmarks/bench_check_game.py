@@ -18,7 +18,6 @@ import argparse
 import gc
 import importlib
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.fresh import interleaved  # noqa: E402
 from vmodtool.audit.integrity import CHECKS, check_game, record_game  # noqa: E402
 from vmodtool.replay import Replay  # noqa: E402
 from vmodtool.vassal.module import Module  # noqa: E402
@@ -63,14 +63,7 @@ def main() -> int:
     if not (SHARED / "corpus" / "tld" / "buildFile").exists():
         print(f"needs the TLD corpus under {SHARED}/corpus/tld")
         return 2
-    timings: dict[str, list[float]] = {"replay": [], "check": []}
-    counts: dict[str, int] = {}
-    for _ in range(args.runs):
-        for what in timings:
-            out = subprocess.run([sys.executable, __file__, "--one", what], capture_output=True, text=True,
-                                 check=True).stdout.split()
-            timings[what].append(float(out[0]))
-            counts[what] = int(out[1])
+    timings, counts = interleaved(__file__, ["replay", "check"], args.runs)
     base = min(timings["replay"])
     check = min(timings["check"])
     print(f"The Longest Day chain: 19 logs, {counts['replay']:,} steps (best of {args.runs}, interleaved, "

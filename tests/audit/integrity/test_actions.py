@@ -221,16 +221,6 @@ def test_an_unmasked_piece_moves_as_any_other(tmp_path, masked_module):
 
 
 # -- the clean example games and TLD ----------------------------------------------------
-@pytest.fixture(scope="module")
-def built_examples(tmp_path_factory):
-    from vmodtool.build.builder import build_module_file
-    folder = tmp_path_factory.mktemp("modules")
-    out = {}
-    for log in sorted(EXAMPLES.glob("*/logs/game-1.vlog")):
-        system = log.parent.parent.name
-        out[system] = folder / f"{system}.vmod"
-        build_module_file(log.parent.parent / "scenario.yaml", out[system], jobs=1)
-    return out
 
 
 def test_the_clean_example_games_have_nothing_suspicious(built_examples):

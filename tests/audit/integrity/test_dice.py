@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats as sps
 
-from tests.conftest import game_examples, shared_files, shared_path
+from tests.conftest import shared_files, shared_path
 from vmodtool.audit.integrity import check_game, record_game
 from vmodtool.audit.integrity.dice import MIN_PER_FACE, P_SUSPICIOUS, csv_text, dice_groups, read_rolls
 from vmodtool.audit.integrity.model import SUSPICIOUS
@@ -162,15 +162,6 @@ def test_demo_log_counts_one_roll_for_its_report_and_property() -> None:
         [(reports[0][2], results[0][0], tuple(int(v) for v in results[0][1].split(",")), 6)]
 
 
-@pytest.fixture(scope="module")
-def example_modules(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from vmodtool.build.builder import build_module_file
-    out = tmp_path_factory.mktemp("dice-modules")
-    files = {}
-    for scenario in game_examples():
-        files[scenario.parent.name] = out / f"{scenario.parent.name}.vmod"
-        build_module_file(scenario, files[scenario.parent.name], jobs=1)
-    return files
 
 
 _RAW_SUMMARY = re.compile(r"MutableProperty\t(\S+)_summary\t[^\t]*\t((?:\d+ x\d+(?:, )?)+)\t")

@@ -162,16 +162,6 @@ def test_the_json_report_names_players_never_their_passwords(tmp_path, ww1_modul
 
 
 # -- the clean example games ----------------------------------------------------------
-@pytest.fixture(scope="module")
-def built_examples(tmp_path_factory):
-    from vmodtool.build.builder import build_module_file
-    folder = tmp_path_factory.mktemp("modules")
-    out = {}
-    for log in sorted(EXAMPLES.glob("*/logs/game-1.vlog")):
-        system = log.parent.parent.name
-        out[system] = folder / f"{system}.vmod"
-        build_module_file(log.parent.parent / "scenario.yaml", out[system], jobs=1)
-    return out
 
 
 def test_the_clean_example_games_have_no_suspicious_undo(built_examples):

@@ -27,3 +27,13 @@ def built_examples(example_modules: dict[str, Path]) -> dict[str, Path]:
     """The same, for the examples that ship a whole game (logs/game-1.vlog)."""
     return {name: path for name, path in example_modules.items()
             if (Path(__file__).resolve().parents[3] / "examples" / name / "logs" / "game-1.vlog").is_file()}
+
+
+@pytest.fixture(scope="session")
+def tld_chain():  # type: ignore[no-untyped-def]
+    """The Longest Day's 19 logs replayed once for every check-game test
+    (the checks only read a record)."""
+    from tests.conftest import shared_path
+    from vmodtool.audit.integrity import record_game
+    logs = sorted(shared_path("corpus", "tld", "game").glob("*.log"))
+    return record_game(logs, module=shared_path("corpus", "tld", "buildFile"), board_sizes={"Normandy": (5340, 5024)})

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.audit.helpers import built_module, example
-from tests.conftest import EXAMPLES, shared_path
+from tests.conftest import EXAMPLES
 from vmodtool.audit.integrity import NOTE, SUSPICIOUS, check_game, record_game
 from vmodtool.audit.integrity import actions as actions_check
 from vmodtool.vassal.commands import ChangePiece
@@ -237,10 +237,8 @@ def test_the_clean_example_games_have_nothing_suspicious(built_examples):
     assert checked == {"combat-commander": True, "modern-tactical": False, "ww1-operational": True}
 
 
-def test_tld_off_turn_moves_are_not_checked_without_a_tracker():
-    logs = sorted(shared_path("corpus", "tld", "game").glob("*.log"))
-    record = record_game(logs, module=shared_path("corpus", "tld", "buildFile"),
-                         board_sizes={"Normandy": (5340, 5024)})
+def test_tld_off_turn_moves_are_not_checked_without_a_tracker(tld_chain):
+    record = tld_chain
     result = check_game(record, ["actions"])
     (section,) = result.sections
     assert not section.checked and not result.complete

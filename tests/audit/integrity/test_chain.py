@@ -23,8 +23,8 @@ def _tld_logs() -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def tld() -> GameRecord:
-    return record_game(_tld_logs(), module=shared_path("corpus", "tld", "buildFile"), board_sizes=SIZES)
+def tld(tld_chain: GameRecord) -> GameRecord:
+    return tld_chain
 
 
 def test_every_transition_attributed_and_module_updates_collapsed(tld: GameRecord) -> None:

@@ -16,10 +16,10 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats as sps
 
-from tests.conftest import shared_files, shared_path
+from tests.conftest import shared_files
 from vmodtool.audit.integrity import check_game, record_game
 from vmodtool.audit.integrity.dice import MIN_PER_FACE, P_SUSPICIOUS, csv_text, dice_groups, read_rolls
-from vmodtool.audit.integrity.model import SUSPICIOUS
+from vmodtool.audit.integrity.model import SUSPICIOUS, GameRecord
 from vmodtool.audit.integrity.stats import chi2_sf, chi_square_fair, gamma_q, in_words, normal_sf, runs_test
 from vmodtool.cli import cli
 from vmodtool.replay import Replay
@@ -131,9 +131,8 @@ def _raw_count(paths: list[Path]) -> Counter[str]:
 
 
 @pytest.mark.skipif(not TLD_LOGS, reason="shared data not available")
-def test_tld_chain_counts_equal_the_raw_chat() -> None:
-    module = shared_path("corpus/tld/buildFile")
-    record = record_game(TLD_LOGS, module=module)
+def test_tld_chain_counts_equal_the_raw_chat(tld_chain: GameRecord) -> None:
+    record = tld_chain
     rolls = read_rolls(record)
     mine = Counter()
     for r in rolls:

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.audit.helpers import built_module, example
-from tests.conftest import EXAMPLES, shared_files, shared_path
+from tests.conftest import EXAMPLES, shared_files
 from vmodtool.audit.integrity import NOTE, SUSPICIOUS, check_game, record_game
 from vmodtool.audit.integrity import undo as undo_check
 from vmodtool.cli import cli
@@ -182,10 +182,8 @@ _NAME = re.compile(r"<([^<>]+)>")
 
 
 @pytest.fixture(scope="module")
-def tld_record():
-    logs = sorted(shared_path("corpus", "tld", "game").glob("*.log"))
-    return record_game(logs, module=shared_path("corpus", "tld", "buildFile"),
-                       board_sizes={"Normandy": (5340, 5024)})
+def tld_record(tld_chain):
+    return tld_chain
 
 
 def test_tld_undo_counts_per_player_match_a_count_of_the_replays_steps(tld_record):

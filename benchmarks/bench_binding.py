@@ -22,7 +22,6 @@ Needs ``../shared`` (or ``VMODTOOL_SHARED``).  Run from the repository root:
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
@@ -32,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.fresh import interleaved  # noqa: E402
+from benchmarks.fresh import run  # noqa: E402
 from vmodtool.audit.game import AuditGame, audit_logs  # noqa: E402
 from vmodtool.replay import Replay  # noqa: E402
 from vmodtool.scenario import load_scenario  # noqa: E402
@@ -62,23 +61,18 @@ def measure(what: str) -> tuple[float, int]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--one", choices=["replay", "binding", "audit"], help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    if args.one:
-        seconds, count = measure(args.one)
-        print(f"{seconds} {count}")
-        return 0
     if not (SHARED / "corpus" / "tld" / "buildFile").exists():
         print(f"needs the TLD corpus under {SHARED}/corpus/tld")
         return 2
-    names = {"replay": "replay", "binding": "replay + binding", "audit": "whole audit"}
-    timings, counts = interleaved(__file__, ["replay", "binding", "audit"], args.runs)
+    done = run(__file__, ["replay", "binding", "audit"], measure)
+    if done is None:
+        return 0
+    timings, counts, runs = done
     base = min(timings["replay"])
     steps = counts["replay"]
     print(f"The Longest Day chain: 19 logs, {steps:,} steps, {counts['binding']:,} pieces bound as units "
-          f"(best of {args.runs}, interleaved, a fresh process each)")
+          f"(best of {runs}, interleaved, a fresh process each)")
+    names = {"replay": "replay", "binding": "replay + binding", "audit": "whole audit"}
     for what, name in names.items():
         t = min(timings[what])
         print(f"  {name:18s} {t:7.3f} s  {t / base:5.2f}× the replay  ({t / steps * 1e6:6.1f} µs/step)")

@@ -14,7 +14,6 @@ repository root: ``python benchmarks/bench_check_game.py``.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import os
@@ -25,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.fresh import interleaved  # noqa: E402
+from benchmarks.fresh import run  # noqa: E402
 from vmodtool.audit.integrity import CHECKS, check_game, record_game  # noqa: E402
 from vmodtool.replay import Replay  # noqa: E402
 from vmodtool.vassal.module import Module  # noqa: E402
@@ -52,21 +51,16 @@ def measure(what: str) -> tuple[float, int]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--one", choices=["replay", "check"], help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    if args.one:
-        seconds, count = measure(args.one)
-        print(f"{seconds} {count}")
-        return 0
     if not (SHARED / "corpus" / "tld" / "buildFile").exists():
         print(f"needs the TLD corpus under {SHARED}/corpus/tld")
         return 2
-    timings, counts = interleaved(__file__, ["replay", "check"], args.runs)
+    done = run(__file__, ["replay", "check"], measure)
+    if done is None:
+        return 0
+    timings, counts, runs = done
     base = min(timings["replay"])
     check = min(timings["check"])
-    print(f"The Longest Day chain: 19 logs, {counts['replay']:,} steps (best of {args.runs}, interleaved, "
+    print(f"The Longest Day chain: 19 logs, {counts['replay']:,} steps (best of {runs}, interleaved, "
           "a fresh process each)")
     print(f"  replay alone  {base:7.3f} s")
     print(f"  check-game    {check:7.3f} s  {check / base:5.2f}× the replay  ({counts['check']} suspicious)")

@@ -113,12 +113,8 @@ def _basic(piece: PieceDef) -> tuple[str, str]:
         return "", ""
 
 
-def _basic_image(piece: PieceDef) -> str:
-    return _basic(piece)[1]
-
-
 def _images(piece: PieceDef) -> list[str]:
-    out = [_basic_image(piece)]
+    out = [_basic(piece)[1]]
     for view in piece.find("emb2;") + piece.find("emb;"):
         out.extend(str(i) for i in (getattr(view, "image_names", None) or ()) if i)
     return [i for i in out if i]

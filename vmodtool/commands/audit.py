@@ -78,11 +78,14 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
     """
     from vmodtool.audit.game import audit_logs
     from vmodtool.scenario import load_scenario
+    from vmodtool.vassal.module import Module
 
     check_report_output(output, *logs, scenario_path, module, board_sizes_file)
     sizes = board_sizes(board_sizes_file, board_size)
-    scenario = load_scenario(scenario_path, module=module, board_sizes=sizes or None)
-    report = audit_logs([Path(p) for p in logs], scenario, module=module,
+    # read once, for the scenario's map (map.from_module) and for the audit
+    opened = Module.open(module) if module is not None else None
+    scenario = load_scenario(scenario_path, module=opened, board_sizes=sizes or None)
+    report = audit_logs([Path(p) for p in logs], scenario, module=opened,
                         board_sizes=sizes or None, plugin_folders=[Path(d) for d in plugin_dirs],
                         trust_scenario_plugins=trust_scenario_plugins, only=list(rules) or None,
                         integrity=integrity)

@@ -100,9 +100,6 @@ class PieceSelector:
         """Whether matching needs the palette slot a piece came from."""
         return bool(self.palette or self.slot)
 
-    def property_keys(self) -> tuple[str, ...]:
-        return tuple(k for k, _ in self.properties)
-
 
 @dataclass(frozen=True)
 class SideBinding:

@@ -41,6 +41,7 @@ from vmodtool.scenario.source import Document, load_csv, load_document
 from vmodtool.vassal.grid_numbering import format_index
 
 if TYPE_CHECKING:
+    from vmodtool.scenario.binding import ModuleSource
     from vmodtool.scenario.module_map import ModuleMap
     from vmodtool.vassal.module import Module
 
@@ -113,6 +114,7 @@ class _Builder:
         self.module_arg = module
         self.board_sizes_arg = board_sizes
         self.module: Module | None = None
+        self.module_source: ModuleSource | None = None
         self.doc = doc
         self.path = path
         self.folder = path.parent
@@ -248,7 +250,7 @@ class _Builder:
         if schema is not None and schema not in SCHEMAS:
             pass  # the JSON Schema reports the bad value
         game = self.build_game()
-        module_source = LB.build_module_source(self)
+        module_source = self.module_source = LB.build_module_source(self)
         if self.get(("map", "from_module")) is not None or any(
                 isinstance(self.get(bp + ("module",)), dict) for bp, _ in self.list_of(("boxes",))):
             self.module = LB.open_module(self, module_source, self.module_arg)
@@ -411,7 +413,7 @@ class _Builder:
                                                   "give terrain per hex label (terrain.hexes)")
             if self.module is None:
                 return None
-            module_map = LB.build_module_map(self, self.module, LB.build_module_source(self), self.board_sizes_arg)
+            module_map = LB.build_module_map(self, self.module, self.module_source, self.board_sizes_arg)
             if module_map is None:
                 return None
             grid = module_map.grid

@@ -94,5 +94,3 @@ class GameRecord:
     ends: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
     ghosts: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
 
-    def file_of(self, step: Step) -> str:
-        return step.file or ""

@@ -27,9 +27,18 @@ SEVERITIES = ("error", "warning", "info")
 #: what can happen; ``move`` is map → map, ``enter`` box/palette → map,
 #: ``leave`` map → box, ``transfer`` box → box, ``remove`` gone from the game,
 #: ``add`` new on the map; ``flip`` a face change; ``layer`` a status layer on/off;
-#: ``reorder`` a stack's order changed in place
+#: ``reorder`` a stack's order changed in place; the card kinds (``card`` is the
+#: scenario card id, ``deck`` the scenario deck id, ``to_box`` ``hand:<side>``
+#: for a hand): ``card_draw`` a card left a deck, ``card_play`` a card left a
+#: hand face up, ``card_discard`` a card went from a hand into a deck unplayed,
+#: ``card_event`` a card's scenario event fired (drawn or played, by its
+#: ``trigger``; ``text`` the event's name, ``annotation`` an ``event``
+#: annotation with ``name``/``side`` as a chat ``#event`` line gives),
+#: ``deck_shuffle`` a deck shuffled or reshuffled, ``deck_order`` a deck
+#: reordered or searched by hand
 EVENT_KINDS = frozenset({
     "move", "enter", "leave", "transfer", "add", "remove", "flip", "layer", "reorder",
+    "card_draw", "card_play", "card_discard", "card_event", "deck_shuffle", "deck_order",
     "marker_add", "marker_remove", "marker_move",
     "chat", "dice", "annotation",
     "step_start", "step_end", "activation_start", "activation_end", "phase_start", "phase_end",
@@ -76,6 +85,8 @@ class Event(NamedTuple):
     turn: int | None = None
     undone: bool = False
     marker: str | None = None         # marker kind for marker_* and layer events
+    card: str | None = None           # scenario card id (card_* events)
+    deck: str | None = None           # scenario deck id (card_* and deck_* events)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Place", "PieceRef", "Event", "MoveEvent", "AddEvent", "RemoveEvent",
            "ChangeEvent", "ChatEvent", "DiceEvent", "PropertyEvent", "TurnEvent",
-           "PlayerEvent", "BoardsEvent", "UnknownEvent", "chat_display"]
+           "PlayerEvent", "BoardsEvent", "UnknownEvent", "chat_display",
+           "DeckRef", "CardDrawEvent", "CardReturnEvent", "CardPlayEvent", "DeckShuffleEvent",
+           "DeckOrderEvent", "DeckFaceEvent", "MaskEvent", "HideEvent"]
 
 
 def chat_display(message: str) -> str:
@@ -386,3 +388,212 @@ class UnknownEvent(Event):
 
     def _fields(self) -> dict[str, object]:
         return {"prefix": self.prefix, "command": self.command}
+
+
+# --------------------------------------------------------------------------
+# decks, hands and hidden pieces (docs/vassal-format.md §4.12)
+
+class DeckRef(NamedTuple):
+    """A deck at the moment of an event: its VASSAL id, its name (the
+    ``DrawPile`` name, also in the deck's type) and how many cards it holds
+    after the event (``size``)."""
+
+    id: str | None
+    name: str
+    size: int
+
+    def label(self) -> str:
+        return self.name or f"deck {self.id}"
+
+    def record(self) -> dict[str, object]:
+        return {"id": self.id, "name": self.name, "size": self.size}
+
+
+@dataclass
+class CardDrawEvent(MoveEvent):
+    """A card left a deck (drawn by hand, or dealt): to a player's hand
+    (``hand`` is the PlayerHand window's name, ``hand_count`` its size
+    after the draw) or to a map.  ``visible`` is whether the auditing viewer
+    may see which card it is; ``player`` the drawer's display name."""
+
+    kind = "draw"
+    deck: DeckRef = None  # type: ignore[assignment]
+    hand: str | None = None
+    hand_count: int | None = None
+    player: str | None = None
+    visible: bool = False
+
+    def text(self) -> str:
+        who = f"{self.player} drew" if self.player else "drew"
+        where = (f"to {self.hand} ({self.hand_count} in hand)" if self.hand is not None
+                 else f"to {self.target.label()}")
+        what = self.piece.label() if self.visible else "1 card"
+        return f"{who} {what} from {self.deck.label()} {where} ({self.deck.size} left)"
+
+    def _fields(self) -> dict[str, object]:
+        rec = super()._fields()
+        if not self.visible:
+            rec["piece"] = {"id": self.piece.id, "name": None, "unit_id": None}
+        rec.update({"deck": self.deck.record(), "hand": self.hand, "hand_count": self.hand_count,
+                    "player": self.player, "visible": self.visible})
+        return rec
+
+
+@dataclass
+class CardReturnEvent(MoveEvent):
+    """A card went into a deck (discarded, returned, or a reshuffle's card
+    sent back): ``from_hand`` names the hand it came from, if any."""
+
+    kind = "to_deck"
+    deck: DeckRef = None  # type: ignore[assignment]
+    from_hand: str | None = None
+    player: str | None = None
+    visible: bool = False
+
+    def text(self) -> str:
+        who = f"{self.player} put" if self.player else "put"
+        what = self.piece.label() if self.visible else "1 card"
+        src = f" from {self.from_hand}" if self.from_hand else ""
+        return f"{who} {what}{src} into {self.deck.label()} ({self.deck.size} in it)"
+
+    def _fields(self) -> dict[str, object]:
+        rec = super()._fields()
+        if not self.visible:
+            rec["piece"] = {"id": self.piece.id, "name": None, "unit_id": None}
+        rec.update({"deck": self.deck.record(), "from_hand": self.from_hand,
+                    "player": self.player, "visible": self.visible})
+        return rec
+
+
+@dataclass
+class CardPlayEvent(MoveEvent):
+    """A card left a hand face up for everyone to see: laid on a map or on a
+    face-up deck (``deck``).  Its identity is public from here on."""
+
+    kind = "play"
+    from_hand: str = ""
+    deck: DeckRef | None = None
+    player: str | None = None
+    hand_count: int | None = None
+
+    def text(self) -> str:
+        who = f"{self.player} played" if self.player else "played"
+        where = f" onto {self.deck.label()}" if self.deck is not None else f" at {self.target.label()}"
+        return f"{who} {self.piece.label()}{where}"
+
+    def _fields(self) -> dict[str, object]:
+        rec = super()._fields()
+        rec.update({"from_hand": self.from_hand, "deck": self.deck.record() if self.deck else None,
+                    "player": self.player, "hand_count": self.hand_count})
+        return rec
+
+
+@dataclass
+class DeckShuffleEvent(Event):
+    """A deck was shuffled (its order changed by VASSAL's shuffle, reported
+    in the chat) — or reshuffled: ``from_deck`` names the deck whose cards
+    were sent into it first."""
+
+    kind = "shuffle"
+    deck: DeckRef = None  # type: ignore[assignment]
+    from_deck: str | None = None
+    player: str | None = None
+
+    def text(self) -> str:
+        who = f"{self.player} " if self.player else ""
+        if self.from_deck:
+            return f"{who}reshuffled {self.from_deck} into {self.deck.label()} ({self.deck.size} cards)"
+        return f"{who}shuffled {self.deck.label()} ({self.deck.size} cards)"
+
+    def _fields(self) -> dict[str, object]:
+        return {"deck": self.deck.record(), "from_deck": self.from_deck, "player": self.player}
+
+
+@dataclass
+class DeckOrderEvent(Event):
+    """A deck's order changed with no shuffle: by hand (cards taken out and
+    put back at another place, a ``D/`` of the deck without a shuffle
+    report) or by VASSAL's reverse/sort commands (``how``).  ``searched``
+    is true when a card was drawn from other than the top of a deck that
+    does not draw at random."""
+
+    kind = "deck_order"
+    deck: DeckRef = None  # type: ignore[assignment]
+    how: str = "by hand"
+    searched: bool = False
+    player: str | None = None
+
+    def text(self) -> str:
+        what = "searched" if self.searched else f"reordered {self.how}"
+        who = f"{self.player} " if self.player else ""
+        return f"{who}{what}: {self.deck.label()} ({self.deck.size} cards)"
+
+    def _fields(self) -> dict[str, object]:
+        return {"deck": self.deck.record(), "how": self.how, "searched": self.searched,
+                "player": self.player}
+
+
+@dataclass
+class DeckFaceEvent(Event):
+    """A deck was turned face up or face down (``Deck.setContentsFaceDown``)."""
+
+    kind = "deck_face"
+    deck: DeckRef = None  # type: ignore[assignment]
+    face_down: bool = True
+
+    def text(self) -> str:
+        return f"{self.deck.label()} turned face {'down' if self.face_down else 'up'}"
+
+    def _fields(self) -> dict[str, object]:
+        return {"deck": self.deck.record(), "face_down": self.face_down}
+
+
+@dataclass
+class MaskEvent(Event):
+    """A piece was masked or unmasked (``obs;``, Obscurable): ``by`` is the
+    masking player's display name (their side in ``side``), never the id."""
+
+    kind = "mask"
+    piece: PieceRef = None  # type: ignore[assignment]
+    masked: bool = True
+    by: str | None = None
+    side: str | None = None
+    place: Place = None  # type: ignore[assignment]
+    visible: bool = False
+
+    def text(self) -> str:
+        what = self.piece.label() if self.visible or not self.masked else "a piece"
+        verb = "masked" if self.masked else "unmasked (revealed)"
+        by = f" by {self.by}" if self.by else ""
+        return f"{what} {verb}{by} at {self.place.label()}"
+
+    def _fields(self) -> dict[str, object]:
+        piece = self.piece.record() if self.visible or not self.masked else \
+            {"id": self.piece.id, "name": None, "unit_id": None}
+        return {"piece": piece, "masked": self.masked, "by": self.by, "side": self.side,
+                "at": self.place.record(), "visible": self.visible}
+
+
+@dataclass
+class HideEvent(Event):
+    """A piece was made invisible or visible again (``hide;``, Hideable)."""
+
+    kind = "hide"
+    piece: PieceRef = None  # type: ignore[assignment]
+    hidden: bool = True
+    by: str | None = None
+    side: str | None = None
+    place: Place = None  # type: ignore[assignment]
+    visible: bool = False
+
+    def text(self) -> str:
+        what = self.piece.label() if self.visible or not self.hidden else "a piece"
+        verb = "hidden" if self.hidden else "shown again"
+        by = f" by {self.by}" if self.by else ""
+        return f"{what} {verb}{by} at {self.place.label()}"
+
+    def _fields(self) -> dict[str, object]:
+        piece = self.piece.record() if self.visible or not self.hidden else \
+            {"id": self.piece.id, "name": None, "unit_id": None}
+        return {"piece": piece, "hidden": self.hidden, "by": self.by, "side": self.side,
+                "at": self.place.record(), "visible": self.visible}

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 __all__ = [
     "Pattern", "PatternError", "PieceSelector", "SideBinding", "UnitBinding", "PieceOverride",
     "MarkerBinding", "FaceBinding", "StatusBinding", "Binding", "ModuleSource", "built_module_binding",
-    "UNIT_ID", "UNIT_TYPE", "SIDE", "FORMATION", "MARKER_KIND", "FACE_LAYER",
+    "UNIT_ID", "UNIT_TYPE", "SIDE", "FORMATION", "MARKER_KIND", "FACE_LAYER", "CARD_ID", "CARD_DECK",
 ]
 
 # -- what a module built by vmodtool writes on its pieces (the build/audit contract) --
@@ -39,6 +39,10 @@ FORMATION = "Formation"
 MARKER_KIND = "MarkerKind"
 #: the layer (Embellishment) whose level is a unit's face
 FACE_LAYER = "Face"
+#: the scenario id of a card (a Marker trait; copies ``id#2`` …)
+CARD_ID = "CardId"
+#: the scenario id of the deck a card belongs to (where it is discarded to)
+CARD_DECK = "CardDeck"
 
 
 class PatternError(ValueError):

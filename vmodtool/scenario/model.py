@@ -14,10 +14,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vmodtool.scenario.binding import Binding, ModuleSource
 from vmodtool.scenario.mapgrid import GridSpec, MapGrid
+
+if TYPE_CHECKING:
+    from vmodtool.scenario.cards import DeckSpec, HandSpec
 
 __all__ = [
     "Side", "Game", "TerrainType", "HexsideType", "Hexside", "MapLabel", "Objective", "HexMap",
@@ -367,6 +370,10 @@ class Scenario:
     #: which pieces are which units and markers (the ``binding`` section,
     #: else the binding of the module ``vmodtool build`` makes)
     binding: Binding = Binding(implied=True)
+    #: card decks (the ``decks`` section; ``scenario/cards.py``)
+    decks: tuple[DeckSpec, ...] = ()
+    #: one hand per side that holds cards (the ``hands`` section)
+    hands: tuple[HandSpec, ...] = ()
 
     # -- look-ups -------------------------------------------------------------
     @property

@@ -20,7 +20,7 @@ from typing import Any
 from vmodtool.scenario.model import Position
 
 __all__ = ["CardSpec", "DeckSpec", "HandSpec", "CARD_SIZES", "DECK_ROLES", "SHUFFLE_OPTIONS",
-           "CARD_TRIGGERS"]
+           "CARD_TRIGGERS", "CARD_TEMPLATES", "MAX_CARD_VALUES"]
 
 #: print sizes of a card, millimetres (width, height)
 CARD_SIZES: Mapping[str, tuple[float, float]] = {
@@ -39,6 +39,14 @@ SHUFFLE_OPTIONS = ("always", "never", "menu")
 
 #: when a card's event fires: when it is drawn, or when it is played
 CARD_TRIGGERS = ("draw", "play")
+
+#: face layouts: ``standard`` (name band, picture area, text), ``text`` (no
+#: picture area: the text takes the card's body)
+CARD_TEMPLATES = ("standard", "text")
+
+#: corner values a card shows at most (top-left, top-right, bottom-left,
+#: bottom-right, in the order given)
+MAX_CARD_VALUES = 4
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,13 @@ class DeckSpec:
     module_deck: str | None = None      # the DrawPile's name in a module not built by us
     cards: tuple[CardSpec, ...] = ()
     position: Position = Position()
+    colour: str | None = None           # the band on its cards (#rrggbb; None: the owner's fill)
+
+    def copies(self) -> tuple[tuple[str, CardSpec], ...]:
+        """Every physical card of the deck in order: (copy id, card), the
+        copies of a card numbered ``id``, ``id#2`` …"""
+        return tuple((card.id if n == 1 else f"{card.id}#{n}", card)
+                     for card in self.cards for n in range(1, card.count + 1))
 
     @property
     def vassal_name(self) -> str:

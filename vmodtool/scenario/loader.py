@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from vmodtool.errors import PathLike, VmodError
 from vmodtool.scenario import limits as L
 from vmodtool.scenario import load_binding as LB
+from vmodtool.scenario import load_cards as LC
 from vmodtool.scenario import model as M
 from vmodtool.scenario.mapgrid import (
     SQRT3_2,
@@ -34,6 +35,7 @@ from vmodtool.scenario.mapgrid import (
     board_size,
     build_map_grid,
 )
+from vmodtool.scenario.offmap import OFF_MAP_NAME
 from vmodtool.scenario.problems import Path, Problem, ScenarioProblems
 from vmodtool.scenario.rule_refs import RuleReferences
 from vmodtool.scenario.schema_check import scenario_schema, schema_problems, too_long
@@ -277,6 +279,9 @@ class _Builder:
         rules = self.build_rules()
         plugin_paths = self.build_plugin_paths()
         self.check_styles()
+        decks = LC.build_decks(self, self.sides, [b.id for b in self.boxes] + list(hex_map.zones))
+        hands = LC.build_hands(self, self.sides, {s.id: s.name for s in game.sides},
+                               taken=(hex_map.name, OFF_MAP_NAME))
         if any(p.severity == "error" for p in self.problems):
             pass
         return M.Scenario(
@@ -287,7 +292,8 @@ class _Builder:
             resources=self.get(("resources",), dict, {}), turns=self.turns, log=log,
             charts=tuple(charts), styles=self.get(("styles",), dict, {}),
             vassal=self.get(("vassal",), dict, {}), rules=tuple(rules),
-            plugin_paths=tuple(plugin_paths), module=module_source, binding=binding)
+            plugin_paths=tuple(plugin_paths), module=module_source, binding=binding,
+            decks=tuple(decks), hands=tuple(hands))
 
     # -- game -----------------------------------------------------------------
     def build_game(self) -> M.Game:

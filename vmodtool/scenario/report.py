@@ -10,7 +10,8 @@ __all__ = ["scenario_summary"]
 
 
 def scenario_summary(scenario: Scenario) -> dict[str, Any]:
-    """Counts of what the scenario defines, and one line of text."""
+    """Counts of what the scenario defines (decks, cards and hands
+    included), and one line of text."""
     counts = {
         "sides": len(scenario.game.sides),
         "hexes": len(scenario.map.hex_ids),
@@ -21,9 +22,14 @@ def scenario_summary(scenario: Scenario) -> dict[str, Any]:
         "turns": (scenario.turns.last - scenario.turns.first + 1) if scenario.turns else 0,
         "phases": len(scenario.turns.phases) if scenario.turns else 0,
         "rules": len(scenario.rules),
+        "decks": len(scenario.decks),
+        "cards": sum(len(d.copies()) for d in scenario.decks),
+        "hands": len(scenario.hands),
     }
     w, h = scenario.map.size
     text = (f"{scenario.game.title}: {counts['sides']} sides, {counts['counters']} counters of "
             f"{counts['unit_types']} types, {counts['hexes']} hexes ({w}x{h} px), "
             f"{counts['turns']} turns, {counts['rules']} rules")
+    if scenario.decks or scenario.hands:
+        text += f", {counts['decks']} decks of {counts['cards']} cards, {counts['hands']} hands"
     return {"title": scenario.game.title, "id": scenario.game.id, **counts, "text": text}

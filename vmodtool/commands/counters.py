@@ -41,13 +41,16 @@ def counters_command(scenario: str, output: str, dpi: tuple[int, ...], no_print:
     Writes DIR/vassal/<id>__<face>.png at the VASSAL size,
     DIR/300dpi/<id>__<face>.png for print, and DIR/counters.json (the
     manifest).  Counters whose content is unchanged since the last run are
-    not drawn again.
+    not drawn again.  A scenario with decks also gets its card faces:
+    DIR/cards/vassal/card.<id>.png and card-back.<deck>.png, and the same
+    at each print resolution (DIR/cards/300dpi/…).
 
     \b
     Examples:
       vmodtool counters examples/modern-tactical/scenario.yaml -o counters
       vmodtool counters scenario.yaml -o counters --dpi 300 --dpi 600 -j 4
     """
+    from vmodtool.render.cards import render_card_files
     from vmodtool.render.counters import render_all
     from vmodtool.scenario import load_scenario
 
@@ -57,10 +60,13 @@ def counters_command(scenario: str, output: str, dpi: tuple[int, ...], no_print:
     resolutions = ("vassal",) if no_print else _dpi_list(dpi)
     manifest = render_all(sc, output, resolutions=resolutions, jobs=jobs or None,
                           cache=not no_cache, progress=lambda done, total: bars.update("counters", done, total))
+    cards = render_card_files(sc, output, resolutions) if sc.decks else None
     if not quiet:
         faces = len(manifest.entries)
         click.echo(f"{output}: {faces} images ({manifest.rendered} drawn, {manifest.cached} unchanged) "
                    f"at {', '.join(str(r) for r in resolutions)}")
+        if cards is not None:
+            click.echo(f"{cards.folder}: {len(cards.files)} card images of {len(sc.decks)} decks")
 
 
 def _offset(value: str | None) -> tuple[float, float]:

@@ -113,6 +113,25 @@ DEFAULTS: dict[str, dict[str, str]] = {
         "circleColor": "255,0,0", "circleScale": "true", "circleSize": "100",
         "flareKey": "keyAlt", "flareName": "Map Flare", "flarePulses": "6",
         "flarePulsesPerSec": "3", "reportFormat": ""},
+    # a deck; VASSAL 3.7.26's fresh DrawPile (DrawPile.getAttributeNames, in
+    # alphabetical order), with name, description and owningBoard "" (null
+    # in a fresh one: VASSAL writes no null attribute)
+    "module.map.DrawPile": {
+        "allowMultiple": "true", "allowSelect": "true", "canSave": "false", "color": "0,0,0",
+        "countExpressions": "", "deckOwners": "", "deckRestrictAccess": "false", "description": "",
+        "draw": "false", "drawFaceUp": "false", "drawMultipleMessage": "Draw multiple cards",
+        "drawSpecificMessage": "Draw specific cards", "emptyHotkey": "", "expressionCounting": "false",
+        "faceDown": "Always", "faceDownFormat": "", "faceDownHotkey": "", "faceDownMessage": "Face down",
+        "faceFlipHotkey": "", "faceUpHotkey": "", "faceUpMessage": "Face up", "faceUpReportFormat": "",
+        "height": "40", "hotkeyOnEmpty": "false", "loadHotkey": "", "loadMessage": "Load Deck",
+        "loadReportFormat": "Deck Loaded", "maxStack": "10", "name": "", "owningBoard": "",
+        "reshufflable": "false", "reshuffleCommand": "", "reshuffleHotkey": "", "reshuffleMessage": "",
+        "reshuffleTarget": "", "restrictExpression": "", "restrictOption": "false",
+        "reverseCommand": "Reverse", "reverseFormat": "", "reverseHotkey": "", "reversible": "true",
+        "saveHotkey": "", "saveMessage": "Save Deck", "saveReportFormat": "Deck Saved",
+        "selectDisplayProperty": "$BasicName$", "selectSortProperty": "", "shuffle": "Always",
+        "shuffleCommand": "Shuffle", "shuffleFormat": "", "shuffleHotkey": "", "width": "40", "x": "100",
+        "y": "100"},
     "module.PieceWindow": {
         "defaultWidth": "0", "hidden": "false", "hotkey": "67,195", "name": "Counters",
         "scale": "1.0", "text": "Counters", "tooltip": "Show/hide the counter palette"},
@@ -120,6 +139,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
     "widget.ListWidget": {"divider": "-1", "entryName": "", "height": "0", "scale": "1.0",
                           "width": "0"},
     "widget.PieceSlot": {"entryName": "", "gpid": "", "height": "64", "width": "64"},
+    "widget.CardSlot": {"entryName": "", "gpid": "", "height": "64", "width": "64"},
     "module.PrototypesContainer": {},
     "module.PrototypeDefinition": {"description": "", "name": ""},
     "module.DiceButton": {
@@ -161,6 +181,12 @@ DEFAULTS: dict[str, dict[str, str]] = {
                                       "title": "Vassal Quick Start", "vassalDoc": "vassal"},
     "module.KeyNamer": {},
 }
+
+# a side's hand: a Map's attributes (above) and PrivateMap's ``side`` and
+# ``visible``, with ``description`` and ``tooltip`` (null in a fresh Map);
+# no ``useBoards``: null when the hand has a board of its own, as here
+DEFAULTS["module.PlayerHand"] = {**DEFAULTS["module.Map"], "description": "", "side": "", "tooltip": "",
+                                 "visible": "false"}
 
 #: the <option> children VASSAL gives GlobalOptions (preference defaults)
 GLOBAL_OPTION_CHILDREN = (

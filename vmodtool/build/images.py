@@ -14,8 +14,10 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from vmodtool.build.decks import HAND_MARGIN, hand_board_size
 from vmodtool.build.module import ModuleImages
 from vmodtool.render.board import module_board_image
+from vmodtool.render.cards import back_filename, card_filename, check_card_texts, render_card_back, render_card_front
 from vmodtool.render.counters import (
     CounterSpec,
     CounterStyle,
@@ -25,8 +27,10 @@ from vmodtool.render.counters import (
     render_all,
     render_spec,
     resolution_px,
+    safe_name,
 )
 from vmodtool.render.fonts import load_font
+from vmodtool.scenario.cards import VASSAL_CARD_DPI, card_pixels
 from vmodtool.scenario.model import Scenario
 
 __all__ = ["render_module_images", "module_image_names"]
@@ -156,6 +160,45 @@ def _name_extras(images: ModuleImages, scenario: Scenario, px: int) -> None:
             images.layer[kind.id] = name
 
 
+def _hand_board(scenario: Scenario, side: str, size: tuple[int, int]) -> bytes:
+    """A hand's board: a felt-coloured table with a frame per card place."""
+    sides = {s.id: s for s in scenario.game.sides}
+    img = Image.new("RGB", size, (46, 92, 64))
+    draw = ImageDraw.Draw(img)
+    hand = next(h for h in scenario.hands if h.side == side)
+    sizes = [card_pixels(d.size) for d in scenario.decks] or [card_pixels("poker")]
+    w, h = max(s[0] for s in sizes), max(s[1] for s in sizes)
+    for i in range(hand.size or 5):
+        x = HAND_MARGIN + i * (w + HAND_MARGIN)
+        draw.rounded_rectangle((x, HAND_MARGIN, x + w, HAND_MARGIN + h), radius=10, outline=(200, 220, 200),
+                               width=2)
+    label = load_font("bold", 16)
+    draw.text((6, 2), f"{hand.vassal_name} ({sides[side].name})", font=label, fill=(230, 240, 230))
+    return _png(img)
+
+
+def _name_cards(images: ModuleImages, scenario: Scenario) -> None:
+    """Card fronts, deck backs and hand boards (drawn when ``images.draw``)."""
+    if scenario.decks:
+        check_card_texts(scenario)
+    for deck in scenario.decks:
+        if not deck.cards:
+            continue      # a deck that starts empty (a discard pile) shows the backs of its visitors
+        images.card_back[deck.id] = back_filename(deck.id)
+        if images.draw:
+            images.files[back_filename(deck.id)] = _png(render_card_back(scenario, deck, VASSAL_CARD_DPI))
+        for card in deck.cards:
+            images.card[card.id] = card_filename(card.id)
+            if images.draw:
+                images.files[card_filename(card.id)] = _png(render_card_front(scenario, deck, card,
+                                                                              VASSAL_CARD_DPI))
+    for hand in scenario.hands:
+        name = f"hand-{safe_name(hand.side)}.png"
+        images.hand_board[hand.side] = name
+        if images.draw:
+            images.files[name] = _hand_board(scenario, hand.side, hand_board_size(scenario, hand))
+
+
 def module_image_names(scenario: Scenario) -> ModuleImages:
     """The image names of the module :func:`render_module_images` makes,
     without drawing anything (``draw=False``): for a module wanted for its
@@ -170,6 +213,7 @@ def module_image_names(scenario: Scenario) -> ModuleImages:
         for face, _ in spec.faces:
             _name_counter(images, spec.id, face, face_filename(spec.id, face))
     _name_extras(images, scenario, px)
+    _name_cards(images, scenario)
     return images
 
 
@@ -197,4 +241,5 @@ def render_module_images(scenario: Scenario, *, jobs: int | None = None,
         images.files[name] = data
         _name_counter(images, counter_id, face, name)
     _name_extras(images, scenario, px)
+    _name_cards(images, scenario)
     return images

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from vmodtool.build import components as C
+from vmodtool.build.decks import add_decks, add_hands
 from vmodtool.build.offmap import OffMapLayout, draw_off_map, layout_off_map
 from vmodtool.build.pieces import PieceFactory, unit_name
 from vmodtool.scenario.model import Counter, Scenario, SetupBox, SetupStack, TurnStructure
@@ -45,6 +46,9 @@ class ModuleImages:
     marker: dict[str, str] = field(default_factory=dict)             # marker kind
     layer: dict[str, str] = field(default_factory=dict)              # layer marker kind overlay
     chit: dict[str, str] = field(default_factory=dict)               # formation id / "end_turn"
+    card: dict[str, str] = field(default_factory=dict)               # card id (copies share it)
+    card_back: dict[str, str] = field(default_factory=dict)          # deck id
+    hand_board: dict[str, str] = field(default_factory=dict)         # side id of a hand
     board: str = "board.png"
     board_size: tuple[int, int] = (0, 0)
     counter_size: tuple[int, int] = (64, 64)
@@ -127,7 +131,10 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     C.add(main, "module.map.Flare")
 
     layout: OffMapLayout | None = None
-    if scenario.boxes or scenario.tracks:
+    off: etree._Element | None = None
+    off_flare: etree._Element | None = None
+    zone_of_box: dict[str, str] = {}
+    if scenario.boxes or scenario.tracks or scenario.decks:
         layout = layout_off_map(scenario)
         if images.draw:
             images.files["off-map.png"] = draw_off_map(scenario, layout)
@@ -152,9 +159,16 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
                 setup_locations[uid] = (OFF_MAP_NAME, zone_of_box[entry.box])
             for chit in entry.chits:
                 _chit_slot(stack, scenario, factory, images, gpids, chit)
-        C.add(off, "module.map.Flare")
+        off_flare = C.add(off, "module.map.Flare")
 
     _palette(root, scenario, factory, images, gpids)
+    # the decks' cards take gpids after every other piece, so that adding
+    # decks to a scenario leaves the gpids of its units and markers alone
+    if off is not None and layout is not None and scenario.decks:
+        add_decks(off, scenario, layout, zone_of_box, images.card, images.card_back, gpids.take,
+                  before=off_flare)
+    if scenario.hands:
+        add_hands(root, scenario, images.hand_board, before=root.find(C.P + "module.PieceWindow"))
     protos = C.add(root, "module.PrototypesContainer")
     for name, description, definition in factory.prototypes():
         C.add(protos, "module.PrototypeDefinition", {"name": name, "description": description},

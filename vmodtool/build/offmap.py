@@ -1,5 +1,6 @@
 """The off-map window's board image: the scenario's boxes (dead piles, cups,
-air boxes …) and tracks (turn record, casualty, replacement points) drawn
+air boxes …), tracks (turn record, casualty, replacement points) and the
+places of its decks drawn
 where :func:`vmodtool.scenario.offmap.layout_off_map` puts them (the layout,
 pure, lives in the scenario layer so that the audit reads the same zones
 without the renderer; its names are re-exported here)."""
@@ -53,6 +54,10 @@ def draw_off_map(scenario: Scenario, layout: OffMapLayout) -> bytes:
             box = scenario.box(zone.ref)
             fill = _hex(sides[box.side].fill, (220, 220, 220)) if box.side in sides else (226, 222, 208)
             draw.rounded_rectangle((x, y, x + zw, y + zh), radius=10, fill=fill, outline=(60, 60, 60),
+                                   width=3)
+            draw.text((x + 4, y - TITLE + 6), zone.title, font=title_font, fill=(30, 30, 30))
+        elif zone.kind == "deck":
+            draw.rounded_rectangle((x, y, x + zw, y + zh), radius=12, fill=(46, 92, 64), outline=(40, 40, 40),
                                    width=3)
             draw.text((x + 4, y - TITLE + 6), zone.title, font=title_font, fill=(30, 30, 30))
         else:

@@ -35,15 +35,13 @@ from vmodtool.fileio import atomic_write
 from vmodtool.render import fonts
 from vmodtool.render.counter_pdf import png_bytes
 from vmodtool.render.counters import MIN_TEXT_SCALE, safe_name
-from vmodtool.scenario.cards import CARD_SIZES, CardSpec, DeckSpec
+from vmodtool.scenario.cards import CARD_SIZES, VASSAL_CARD_DPI, CardSpec, DeckSpec, card_pixels
 from vmodtool.scenario.model import Scenario
 
 __all__ = ["CardError", "CardTextError", "VASSAL_CARD_DPI", "card_px", "deck_colour", "render_card_front",
            "render_card_back", "card_filename", "back_filename", "check_card_texts", "render_card_files",
            "CardFiles"]
 
-#: resolution of the card images in a module (a poker card is 250 × 350 px)
-VASSAL_CARD_DPI = 100
 #: the width at which line breaks and sizes are decided
 _REFERENCE_W = 600
 RGB = tuple[int, int, int]
@@ -69,8 +67,7 @@ class CardTextError(CardError):
 
 def card_px(size: str, dpi: int) -> tuple[int, int]:
     """A card's pixel size at ``dpi`` (``size`` a key of CARD_SIZES)."""
-    w_mm, h_mm = CARD_SIZES[size]
-    return round(w_mm / 25.4 * dpi), round(h_mm / 25.4 * dpi)
+    return card_pixels(size, dpi)
 
 
 def _rgb(text: str | None, default: RGB) -> RGB:

@@ -20,13 +20,23 @@ from typing import Any
 from vmodtool.scenario.model import Position
 
 __all__ = ["CardSpec", "DeckSpec", "HandSpec", "CARD_SIZES", "DECK_ROLES", "SHUFFLE_OPTIONS",
-           "CARD_TRIGGERS", "CARD_TEMPLATES", "MAX_CARD_VALUES"]
+           "CARD_TRIGGERS", "CARD_TEMPLATES", "MAX_CARD_VALUES", "VASSAL_CARD_DPI", "card_pixels"]
 
 #: print sizes of a card, millimetres (width, height)
 CARD_SIZES: Mapping[str, tuple[float, float]] = {
     "poker": (63.5, 88.9),
     "mini-euro": (44.0, 68.0),
 }
+
+#: resolution of the card images in a built module (a poker card is 225 × 315 px)
+VASSAL_CARD_DPI = 90
+
+
+def card_pixels(size: str, dpi: int = VASSAL_CARD_DPI) -> tuple[int, int]:
+    """A card's size in pixels at ``dpi`` (``size`` a key of CARD_SIZES)."""
+    w_mm, h_mm = CARD_SIZES[size]
+    return round(w_mm / 25.4 * dpi), round(h_mm / 25.4 * dpi)
+
 
 #: what a deck is for: ``draw`` (players draw from it), ``discard`` (played or
 #: discarded cards go there; a draw deck may reshuffle from it), ``play``

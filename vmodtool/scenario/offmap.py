@@ -5,6 +5,10 @@ after it, so that a piece's location reads "German dead pile" or "Turn
 Record 3" in the log (``docs/vassal-format.md`` §5.1: a point inside a zone
 takes the zone's ``locationFormat``).
 
+Decks (the ``decks`` section) that lie in no box get a place of their own,
+a card-sized zone named after the deck, in a row below the tracks (VASSAL
+names a point in a deck's area after the deck, too).
+
 Pure arithmetic: ``vmodtool build`` draws the board from this layout
 (:func:`vmodtool.build.offmap.draw_off_map`) and writes its zones; the audit
 reads the same zones (:mod:`vmodtool.scenario.geometry`) without building.
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vmodtool.scenario.cards import card_pixels
 from vmodtool.scenario.model import Scenario
 
 __all__ = ["OFF_MAP_NAME", "OffMapZone", "OffMapLayout", "layout_off_map",
@@ -31,8 +36,8 @@ PER_ROW = 4
 
 @dataclass(frozen=True)
 class OffMapZone:
-    """One zone: ``name`` is the location VASSAL reports, ``kind`` ``box``
-    or ``track``, ``ref`` the box or track id (with the space for tracks)."""
+    """One zone: ``name`` is the location VASSAL reports, ``kind`` ``box``,
+    ``track`` or ``deck``, ``ref`` the box, track (with the space) or deck id."""
 
     name: str
     kind: str
@@ -83,5 +88,20 @@ def layout_off_map(scenario: Scenario) -> OffMapLayout:
                                     (x, yy, SPACE, SPACE), space))
         rows = max(1, (len(track.spaces) + per_row - 1) // per_row)
         y = y0 + TITLE + rows * (SPACE + 6) + GAP
+    x, row_h = MARGIN, 0
+    for deck in scenario.decks:
+        if deck.zone is not None:
+            continue                      # it lies in its box
+        w, h = card_pixels(deck.size)
+        w, h = w + 2 * GAP, h + 2 * GAP
+        if x > MARGIN and x + w > width - MARGIN:
+            x, y = MARGIN, y + TITLE + row_h + GAP
+            row_h = 0
+        zones.append(OffMapZone(deck.vassal_name, "deck", deck.id, (x, y + TITLE, w, h), deck.name))
+        width = max(width, x + w + MARGIN)
+        x += w + GAP
+        row_h = max(row_h, h)
+    if row_h:
+        y += TITLE + row_h + GAP
     height = max(y + MARGIN - GAP, 2 * MARGIN + TITLE)
     return OffMapLayout(tuple(zones), (width, height))

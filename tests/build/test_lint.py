@@ -234,6 +234,17 @@ def _cycle(s):
     s.slot2.text = slot_text("2", "b.png", proto="A")
 
 
+def _deck_sends_nowhere(s):
+    _sub(s.map, "module.map.DrawPile", name="Draw", owningBoard="Main", x="100", y="100",
+         reshufflable="true", reshuffleTarget="Nowhere")
+
+
+def _hand_of_unknown_side(s):
+    roster = s.root.find(P + "module.PlayerRoster")
+    _sub(roster, "entry", "Red")
+    _sub(s.root, "module.PlayerHand", mapName="Blue hand", side="Blue")
+
+
 def _help_file(s):
     doc = s.root.find(P + "module.Documentation")
     _sub(doc, "module.documentation.HelpFile", fileName="rules.html", fileType="archive",
@@ -325,6 +336,9 @@ CASES = [
     ("setup-module-name-mismatch", None),  # see test_predefined_setups
     ("setup-unexpanded-prototype", None),
     ("unreadable-setup", _setup_file("start.vsav", b"PK\x03\x04 broken")),
+    ("unknown-reshuffle-target", _deck_sends_nowhere),
+    ("unknown-return-deck", _unit_with("return;Discard;68,130;;Select destination;;2;false;Nowhere")),
+    ("unknown-owner-side", _hand_of_unknown_side),
     ("duplicate-global-property", _dup_global),
     ("duplicate-dice-button", _dup_dice),
 ]

@@ -198,6 +198,16 @@ CODES: dict[str, CodeInfo] = {
         "warning", "a predefined setup holds pieces with prototype; traits (VASSAL writes "
         "expanded pieces)"),
     "unreadable-setup": CodeInfo("error", "a predefined setup file cannot be decoded"),
+    # decks and hands
+    "unknown-reshuffle-target": CodeInfo(
+        "error", "a DrawPile's reshuffleTarget ('send to another deck') names no DrawPile: the "
+        "command moves nothing"),
+    "unknown-return-deck": CodeInfo(
+        "error", "a Return to Deck trait (return;) names a deck that no DrawPile has: VASSAL "
+        "reports 'Deck Not Found' when it is used"),
+    "unknown-owner-side": CodeInfo(
+        "warning", "a PlayerHand/PrivateMap side or a restricted DrawPile's owner is not a "
+        "side of the PlayerRoster: no player can open the hand or draw from the deck"),
     # uniqueness (§6.12)
     "duplicate-global-property": CodeInfo(
         "warning", "two global properties of one container share a name"),
@@ -661,6 +671,7 @@ class _Linter:
         self.check_pieces()
         self.check_gpids()
         self.check_uniqueness()
+        self.check_decks()
         self.check_images_and_files()
         order = {code: i for i, code in enumerate(CODES)}
         self.findings.sort(key=lambda f: (f.file or "", f.line if f.line is not None else 1 << 30,
@@ -1005,6 +1016,61 @@ class _Linter:
                 self.add("duplicate-dice-button", f"dice button {name!r} is also defined at "
                          f"line {self.bf.line_of(dice[name])}", element)
             dice.setdefault(name, element)
+
+    # ------------------------------------------------------------ decks and hands
+    def check_decks(self) -> None:
+        """Deck and hand references: 'send to another deck' targets, Return
+        to Deck traits naming a deck, and the sides hands and decks are
+        restricted to."""
+        bf = self.bf
+        piles = bf.components("module.map.DrawPile")
+        names = {p.get("name", "") for p in piles}
+        for pile in piles:
+            target = pile.get("reshuffleTarget", "")
+            if target and target not in names:
+                self.add("unknown-reshuffle-target", f"deck {pile.get('name', '')!r} sends its cards to "
+                         f"{target!r}, which is no DrawPile of the module", pile)
+        rosters = bf.components("module.PlayerRoster")
+        sides = {entry.text or "" for r in rosters for entry in r if _short(entry.tag) == "entry"}
+        if rosters and sides:
+            restricted = [(e, e.get("side", "")) for e in bf.components("module.PlayerHand")
+                          + bf.components("module.PrivateMap")]
+            restricted += [(p, p.get("deckOwners", "")) for p in piles if p.get("deckRestrictAccess") == "true"]
+            for element, value in restricted:
+                unknown = [v for v in decode_sequence(value, ",") if v and v not in sides]
+                if unknown:
+                    label = element.get("mapName") or element.get("name")
+                    self.add("unknown-owner-side", f"{_short(element.tag)} {label!r}"
+                             f" is restricted to {', '.join(map(repr, unknown))}, not a side of the "
+                             "PlayerRoster", element)
+        for element in bf.piece_slots():
+            self._check_return_traits(element.element, element.definition, names)
+        for element in bf.components("PrototypeDefinition"):
+            if element.get("name", "") in self.used_prototypes:   # an unused one sends nothing anywhere
+                self._check_return_traits(element, bf.text_of(element), names)
+
+    def _check_return_traits(self, element: etree._Element, text: str, names: set[str]) -> None:
+        if "return;" not in text:
+            return
+        reported: set[str] = set()
+        try:
+            piece = PieceDef.parse(text)
+        except VmodError:
+            return          # check_pieces reports it
+        for trait in piece.traits:
+            if trait.prefix != "return;":
+                continue
+            toks = decode_sequence(trait.type[len("return;"):], ";")
+            deck_id = toks[2] if len(toks) > 2 else ""
+            version = int(toks[5]) if len(toks) > 5 and toks[5].isdigit() else 0
+            select = (toks[6] != "false" if len(toks) > 6 else True) if version >= 2 else not deck_id
+            target = (toks[7] if len(toks) > 7 else "") if version >= 2 else deck_id
+            if select or not target or "$" in target or "{" in target:
+                continue        # chosen by the player, or computed in the game
+            if target not in names and not re.fullmatch(r"Deck\d+", target) and target not in reported:
+                reported.add(target)
+                self.add("unknown-return-deck", f"a Return to Deck trait sends the piece to {target!r}, "
+                         "which is no DrawPile of the module", element)
 
     # ------------------------------------------------------------ pieces
     def check_pieces(self) -> None:

@@ -117,16 +117,19 @@ def _blocks(value: str | None) -> tuple[int, int] | None:
 @click.option("--no-cut-marks", is_flag=True, help="No cut marks around the counters.")
 @click.option("--calibration", is_flag=True,
               help="Put a duplex calibration page pair first (measures --offset).")
+@click.option("--no-cards", is_flag=True, help="Leave out the card sheets of the scenario's decks.")
 @jobs_option()
 @quiet_option("No progress bar or summary.")
 def sheets_command(scenario: str, output: str | None, png_dir: str | None, paper: str, dpi: int,
                    gutter: float, bleed: float, blocks: str | None, block_gap: float,
                    margin: float, offset: str | None, flip: str, no_backs: bool,
-                   no_cut_marks: bool, calibration: bool, jobs: int, quiet: bool) -> None:
-    """Lay out print-ready counter sheets (PDF).
+                   no_cut_marks: bool, calibration: bool, no_cards: bool, jobs: int, quiet: bool) -> None:
+    """Lay out print-ready counter (and card) sheets (PDF).
 
     Each sheet is a front page and a mirrored back page, for duplex
-    printing; -o writes the PDF, --png the pages as PNG images.
+    printing; -o writes the PDF, --png the pages as PNG images.  A
+    scenario with decks gets card sheets after the counter sheets (poker
+    or mini-euro cards, by the deck's size; --no-cards leaves them out).
 
     \b
     Examples:
@@ -146,7 +149,7 @@ def sheets_command(scenario: str, output: str | None, png_dir: str | None, paper
     options = SheetOptions(paper=paper, dpi=dpi, margin_mm=margin, gutter_mm=gutter,
                            bleed_mm=bleed, blocks=_blocks(blocks), block_gap_mm=block_gap,
                            cut_marks=not no_cut_marks, offset_mm=_offset(offset), flip=flip,
-                           backs=not no_backs, calibration=calibration)
+                           backs=not no_backs, calibration=calibration, cards=not no_cards)
     bars = ProgressBars(not quiet, 20)
     sc = load_scenario(scenario)
     result = write_sheets(sc, output, options, png_dir=png_dir, jobs=jobs or None,
@@ -154,8 +157,10 @@ def sheets_command(scenario: str, output: str | None, png_dir: str | None, paper
     if not quiet:
         where = ", ".join(str(p) for p in ([result.pdf] if result.pdf else []) +
                           ([png_dir] if png_dir else []))
+        cards = (f", {result.cards} cards on {result.card_sheets} card sheet(s)"
+                 if result.card_sheets else "")
         click.echo(f"{where}: {result.counters} counters on {result.sheets} sheet(s) "
-                   f"({result.per_sheet} per sheet), {result.pages} pages at {dpi} dpi")
+                   f"({result.per_sheet} per sheet){cards}, {result.pages} pages at {dpi} dpi")
 
 
 COMMANDS = [counters_command, sheets_command]

@@ -20,6 +20,9 @@ Geometry (all in pixels at the sheet's dpi, origin top-left of the page):
   page's crosshair — they are ``dx`` and ``dy``.
 * Counters with one face get a plain back in their fill colour.
 
+Card sheets (:mod:`vmodtool.render.card_sheets`) follow the counter sheets
+in the same PDF when the scenario has decks (``SheetOptions.cards``).
+
 Counts: every counter of the mix appears once (``count: n`` is already
 expanded by the loader); marker counters and activation chits as often as
 ``CounterSpec.count``.
@@ -72,6 +75,7 @@ class SheetOptions:
     backs: bool = True
     calibration: bool = False                  # put the calibration pages first
     title: str = ""
+    cards: bool = True                         # the decks' card sheets after the counter sheets
 
     def check(self) -> None:
         if self.paper not in PAPER_MM:
@@ -410,6 +414,8 @@ class SheetResult:
     pages: int
     counters: int
     per_sheet: int
+    cards: int = 0                 # card copies on the card sheets
+    card_sheets: int = 0
 
 
 def write_sheets(scenario: Any, pdf_path: str | os.PathLike[str] | None, options: SheetOptions,
@@ -417,7 +423,8 @@ def write_sheets(scenario: Any, pdf_path: str | os.PathLike[str] | None, options
                  progress: Callable[[int, int], None] | None = None,
                  specs: Sequence[CounterSpec] | None = None) -> SheetResult:
     """Render the print sheets of a scenario into a PDF and/or sheet PNGs
-    (``sheet-01-front.png``, ``sheet-01-back.png`` …, ``calibration-front.png``)."""
+    (``sheet-01-front.png``, ``sheet-01-back.png`` …, ``calibration-front.png``,
+    and the card sheets ``cards-01-front.png``, ``cards-01-back.png`` …)."""
     if pdf_path is None and png_dir is None:
         raise SheetError("give a PDF path, a PNG folder or both")
     inputs = [scenario.path] if scenario.path else []
@@ -437,6 +444,18 @@ def write_sheets(scenario: Any, pdf_path: str | os.PathLike[str] | None, options
         names.append(f"sheet-{i + 1:02d}-front.png")
         if options.backs:
             names.append(f"sheet-{i + 1:02d}-back.png")
+    card_sheets: list[Any] = []
+    if options.cards and scenario.decks:
+        from vmodtool.render.card_sheets import render_card_sheet_pages
+        try:
+            card_sheets, card_pages = render_card_sheet_pages(scenario, options)
+        except SheetError as exc:
+            raise exc.located(file=scenario.path) from None
+        pages = list(pages) + card_pages
+        for i in range(len(card_sheets)):
+            names.append(f"cards-{i + 1:02d}-front.png")
+            if options.backs:
+                names.append(f"cards-{i + 1:02d}-back.png")
     if options.calibration:
         cal = [png_bytes(p, dpi=options.dpi) for p in calibration_pages(options)]
         pages = cal + pages
@@ -455,7 +474,8 @@ def write_sheets(scenario: Any, pdf_path: str | os.PathLike[str] | None, options
                                              page_size_pt=(pw_mm / 25.4 * 72, ph_mm / 25.4 * 72)))
         pdf = Path(pdf_path)
     return SheetResult(pdf, pngs, len(layout.sheets), len(pages),
-                       sum(max(0, s.count) for s in specs), layout.per_sheet)
+                       sum(max(0, s.count) for s in specs), layout.per_sheet,
+                       cards=sum(len(s.placements) for s in card_sheets), card_sheets=len(card_sheets))
 
 
 def _with_title(options: SheetOptions, title: str) -> SheetOptions:

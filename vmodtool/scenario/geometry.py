@@ -71,10 +71,10 @@ def main_board(scenario: Scenario, size: tuple[int, int] | None = None) -> Board
 
 
 def off_map_board(scenario: Scenario, size: tuple[int, int] | None = None) -> Board | None:
-    """The off-map window's board (None when the scenario has neither boxes
-    nor tracks): one zone per box and track space, in the layout's order
+    """The off-map window's board (None when the scenario has no boxes,
+    tracks nor decks): one zone per box, track space and deck place, in the layout's order
     (VASSAL names a point by the first zone holding it)."""
-    if not (scenario.boxes or scenario.tracks):
+    if not (scenario.boxes or scenario.tracks or scenario.decks):
         return None
     layout = layout_off_map(scenario)
     zoned = ZonedGrid([Zone(z.name, z.path, location_format="$name$") for z in layout.zones])

@@ -43,6 +43,17 @@ def test_images(scenario) -> ModuleImages:
     images.chit["end_turn"] = "chit.png"
     images.files["chit.png"] = _png((1, 2, 3))
     images.files["board.png"] = _png((240, 240, 220), scenario.map.size)
+    for deck in scenario.decks:
+        images.card_back[deck.id] = "back.png"
+        for card in deck.cards:
+            images.card[card.id] = "card.png"
+    for hand in scenario.hands:
+        images.hand_board[hand.side] = "hand.png"
+    if scenario.decks:
+        images.files["card.png"] = _png((250, 250, 250), (225, 315))
+        images.files["back.png"] = _png((90, 90, 200), (225, 315))
+    if scenario.hands:
+        images.files["hand.png"] = _png((40, 90, 60), (1000, 355))
     return images
 
 

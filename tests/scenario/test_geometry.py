@@ -62,7 +62,8 @@ def test_every_hex_and_zone_centre_is_named_as_the_built_module_names_it(system,
     with Module.open(built[system]) as module:
         theirs = Positions(module)
         assert ours.has_module and theirs.has_module and ours.module is None
-        assert ours.map_names() == theirs.map_names() == [scenario.map.name, OFF_MAP_NAME]
+        assert ours.map_names() == theirs.map_names() == [scenario.map.name, OFF_MAP_NAME] + [
+            h.vassal_name for h in scenario.hands]
         assert ours.missing_sizes == theirs.missing_sizes == []
         for name in theirs.map_names():
             assert ours.knows_map(name) and ours.stacking(name) == theirs.stacking(name)
@@ -82,7 +83,8 @@ def test_every_hex_and_zone_centre_is_named_as_the_built_module_names_it(system,
         for zone in zones:
             found = ours.locate(OFF_MAP_NAME, *zone.centre)
             assert found == theirs.locate(OFF_MAP_NAME, *zone.centre) == (zone.name, None), (system, zone)
-        assert len(zones) == len(scenario.boxes) + sum(len(t.spaces) for t in scenario.tracks) > 5
+        assert len(zones) == len(scenario.boxes) + sum(len(t.spaces) for t in scenario.tracks) + sum(
+            1 for d in scenario.decks if d.zone is None) > 5
         assert not ours.knows_map("Nowhere") and ours.locate("Nowhere", 1, 1) == (None, None)
 
 
@@ -164,7 +166,8 @@ def test_turn_tracker_and_global_properties_are_the_built_modules(system, built)
         assert scenario_global_properties(scenario) == properties
         assert scenario_positions(scenario).properties.by_container == properties
     assert {"Turn", "Phase"} <= properties["Module"]
-    assert [m.name for m in scenario_maps(scenario)] == [scenario.map.name, OFF_MAP_NAME]
+    assert [m.name for m in scenario_maps(scenario)] == [scenario.map.name, OFF_MAP_NAME] + [
+        h.vassal_name for h in scenario.hands]
 
 
 def test_a_scenario_without_turns_dice_boxes_or_tracks():

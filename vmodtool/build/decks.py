@@ -33,7 +33,7 @@ from lxml import etree
 
 from vmodtool.build import components as C
 from vmodtool.scenario import binding as B
-from vmodtool.scenario.cards import CardSpec, DeckSpec, HandSpec, card_pixels
+from vmodtool.scenario.cards import HAND_MARGIN, CardSpec, DeckSpec, card_pixels, hand_board_size
 from vmodtool.scenario.model import Scenario
 from vmodtool.scenario.offmap import OFF_MAP_NAME, OffMapLayout
 from vmodtool.vassal import traits as T
@@ -48,7 +48,6 @@ FLIP_CARD = key("F", CTRL, name="Flip card")
 DISCARD_CARD = key("D", CTRL, name="Discard")
 #: the deck's ``shuffle`` → VASSAL's ``DrawPile.shuffle``
 SHUFFLE_VALUES = {"always": "Always", "never": "Never", "menu": "Via right-click Menu"}
-HAND_MARGIN = 20
 REPORT_FORMAT = "$oldPieceName$ $menuCommand$ ($location$) *"
 _NAMED_CODE = 57535     # the code VASSAL writes for a named key (re-allocated on load)
 
@@ -149,16 +148,6 @@ def add_decks(off_map: etree._Element, scenario: Scenario, layout: OffMapLayout,
                                        back_images[deck.id], slot_gpid))
 
 
-def hand_board_size(scenario: Scenario, hand: HandSpec) -> tuple[int, int]:
-    """The hand's board: room for ``size`` cards (5 without a limit) of the
-    largest card size of the scenario's decks, in a row."""
-    sizes = [card_pixels(d.size) for d in scenario.decks] or [card_pixels("poker")]
-    w = max(s[0] for s in sizes)
-    h = max(s[1] for s in sizes)
-    n = hand.size or 5
-    return HAND_MARGIN + n * (w + HAND_MARGIN), h + 2 * HAND_MARGIN
-
-
 def add_hands(root: etree._Element, scenario: Scenario, boards: Mapping[str, str],
               before: etree._Element | None = None) -> None:
     """One PlayerHand per hand (``boards``: side id → board image)."""
@@ -177,7 +166,7 @@ def add_hands(root: etree._Element, scenario: Scenario, boards: Mapping[str, str
         board = C.add(picker, "module.map.boardPicker.Board", {"image": boards[hand.side],
                                                                "name": hand.vassal_name})
         # one zone over the whole board: a card in the hand is "in" the hand
-        w, h = hand_board_size(scenario, hand)
+        w, h = hand_board_size(scenario.decks, hand)
         zoned = C.add(board, "module.map.boardPicker.board.ZonedGrid")
         C.add(zoned, "module.map.boardPicker.board.mapgrid.Zone", {
             "name": hand.vassal_name, "path": f"0,0;{w},0;{w},{h};0,{h}", "locationFormat": "$name$"})

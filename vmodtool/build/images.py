@@ -14,7 +14,6 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from vmodtool.build.decks import HAND_MARGIN, hand_board_size
 from vmodtool.build.module import ModuleImages
 from vmodtool.render.board import module_board_image
 from vmodtool.render.cards import back_filename, card_filename, check_card_texts, render_card_back, render_card_front
@@ -30,7 +29,7 @@ from vmodtool.render.counters import (
     safe_name,
 )
 from vmodtool.render.fonts import load_font
-from vmodtool.scenario.cards import VASSAL_CARD_DPI, card_pixels
+from vmodtool.scenario.cards import HAND_MARGIN, VASSAL_CARD_DPI, card_pixels, hand_board_size
 from vmodtool.scenario.model import Scenario
 
 __all__ = ["render_module_images", "module_image_names"]
@@ -196,7 +195,7 @@ def _name_cards(images: ModuleImages, scenario: Scenario) -> None:
         name = f"hand-{safe_name(hand.side)}.png"
         images.hand_board[hand.side] = name
         if images.draw:
-            images.files[name] = _hand_board(scenario, hand.side, hand_board_size(scenario, hand))
+            images.files[name] = _hand_board(scenario, hand.side, hand_board_size(scenario.decks, hand))
 
 
 def module_image_names(scenario: Scenario) -> ModuleImages:

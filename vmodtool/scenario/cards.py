@@ -13,14 +13,15 @@ any module ``vmodtool build`` made; a module made by others names its decks
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from vmodtool.scenario.model import Position
 
 __all__ = ["CardSpec", "DeckSpec", "HandSpec", "CARD_SIZES", "DECK_ROLES", "SHUFFLE_OPTIONS",
-           "CARD_TRIGGERS", "CARD_TEMPLATES", "MAX_CARD_VALUES", "VASSAL_CARD_DPI", "card_pixels"]
+           "CARD_TRIGGERS", "CARD_TEMPLATES", "MAX_CARD_VALUES", "VASSAL_CARD_DPI", "card_pixels",
+           "HAND_MARGIN", "hand_board_size"]
 
 #: print sizes of a card, millimetres (width, height)
 CARD_SIZES: Mapping[str, tuple[float, float]] = {
@@ -36,6 +37,20 @@ def card_pixels(size: str, dpi: int = VASSAL_CARD_DPI) -> tuple[int, int]:
     """A card's size in pixels at ``dpi`` (``size`` a key of CARD_SIZES)."""
     w_mm, h_mm = CARD_SIZES[size]
     return round(w_mm / 25.4 * dpi), round(h_mm / 25.4 * dpi)
+
+
+#: the space around and between the card places of a hand's board, pixels
+HAND_MARGIN = 20
+
+
+def hand_board_size(decks: Sequence[DeckSpec], hand: HandSpec) -> tuple[int, int]:
+    """The board of a hand's window in a built module: a row of ``size``
+    card places (5 without a limit) of the largest card of ``decks``."""
+    sizes = [card_pixels(d.size) for d in decks] or [card_pixels("poker")]
+    w = max(s[0] for s in sizes)
+    h = max(s[1] for s in sizes)
+    n = hand.size or 5
+    return HAND_MARGIN + n * (w + HAND_MARGIN), h + 2 * HAND_MARGIN
 
 
 #: what a deck is for: ``draw`` (players draw from it), ``discard`` (played or

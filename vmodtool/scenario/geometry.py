@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from vmodtool.scenario.cards import hand_board_size
 from vmodtool.scenario.model import Scenario
 from vmodtool.scenario.offmap import OFF_MAP_NAME, layout_off_map
 from vmodtool.vassal.grid import Board, HexGrid, MapGeometry, Zone, ZonedGrid
@@ -85,7 +86,7 @@ def off_map_board(scenario: Scenario, size: tuple[int, int] | None = None) -> Bo
 def scenario_maps(scenario: Scenario, board_sizes: dict[str, tuple[int, int]] | None = None
                   ) -> tuple[ScenarioMap, ...]:
     """The built module's maps in buildFile order (main map, then the
-    off-map window).  ``board_sizes`` (board name → pixels) overrides the
+    off-map window, then the hands' windows).  ``board_sizes`` (board name → pixels) overrides the
     boards' own sizes, as ``--board-size`` overrides a module's images."""
     sizes = board_sizes or {}
     main = main_board(scenario, sizes.get(scenario.map.name))
@@ -93,6 +94,10 @@ def scenario_maps(scenario: Scenario, board_sizes: dict[str, tuple[int, int]] | 
     off = off_map_board(scenario, sizes.get(OFF_MAP_NAME))
     if off is not None:
         maps.append(ScenarioMap(OFF_MAP_NAME, MapGeometry.single(off)))
+    for hand in scenario.hands:        # a PlayerHand window: one zone over its board
+        w, h = sizes.get(hand.vassal_name) or hand_board_size(scenario.decks, hand)
+        zoned = ZonedGrid([Zone(hand.vassal_name, f"0,0;{w},0;{w},{h};0,{h}", location_format="$name$")])
+        maps.append(ScenarioMap(hand.vassal_name, MapGeometry.single(Board(hand.vassal_name, w, h, zoned))))
     return tuple(maps)
 
 

@@ -1043,8 +1043,8 @@ class _Linter:
                     self.add("unknown-owner-side", f"{_short(element.tag)} {label!r}"
                              f" is restricted to {', '.join(map(repr, unknown))}, not a side of the "
                              "PlayerRoster", element)
-        for element in bf.piece_slots():
-            self._check_return_traits(element.element, element.definition, names)
+        for slot in bf.piece_slots():
+            self._check_return_traits(slot.element, slot.definition, names)
         for element in bf.components("PrototypeDefinition"):
             if element.get("name", "") in self.used_prototypes:   # an unused one sends nothing anywhere
                 self._check_return_traits(element, bf.text_of(element), names)

@@ -125,3 +125,38 @@ def test_sheets_include_the_cards(cc, tmp_path):
     assert result.pages == 2 * (result.sheets + result.card_sheets)
     without = write_sheets(cc, tmp_path / "n.pdf", SheetOptions(dpi=150, cards=False))
     assert without.cards == 0 and without.pages == 2 * without.sheets
+
+
+def test_counters_and_sheets_commands_write_the_cards(tmp_path):
+    from click.testing import CliRunner
+
+    from vmodtool.cli import cli
+    out = tmp_path / "faces"
+    result = CliRunner().invoke(cli, ["counters", str(CC), "-o", str(out), "--no-print", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert "card images of 4 decks" in result.output
+    assert (out / "cards" / "vassal" / "card.it.hero.png").is_file()
+    pdf = tmp_path / "s.pdf"
+    result = CliRunner().invoke(cli, ["sheets", str(CC), "-o", str(pdf), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert "28 cards on 4 card sheet(s)" in result.output and pdf.read_bytes().startswith(b"%PDF")
+    result = CliRunner().invoke(cli, ["sheets", str(CC), "-o", str(tmp_path / "n.pdf"), "--no-cards", "-j", "1"])
+    assert result.exit_code == 0 and "card sheet" not in result.output
+
+
+def test_too_long_text_is_exit_2_with_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from vmodtool.cli import cli
+    text = CC.read_text(encoding="utf-8").replace(
+        'text: "Приказ: одно подразделение или огневая группа стреляет."}',
+        'text: "' + "Приказ: одно подразделение или огневая группа стреляет. " * 30 + '"}', 1)
+    (tmp_path / "rules").mkdir()
+    for plugin in (CC.parent / "rules").iterdir():
+        (tmp_path / "rules" / plugin.name).write_bytes(plugin.read_bytes())
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["counters", str(scenario), "-o", str(tmp_path / "o"), "--no-print", "-j", "1"])
+    assert result.exit_code == 2, result.output
+    lines = [ln for ln in result.output.splitlines() if "does not fit" in ln]
+    assert len(lines) == 1 and "'fr.fire'" in lines[0] and "scenario.yaml:" in lines[0]

@@ -4,8 +4,9 @@ boards, all from the scenario model.  Fonts ship with the package
 
 Modules: :mod:`~vmodtool.render.counters` (counter faces, the render cache),
 :mod:`~vmodtool.render.nato` (NATO symbols), :mod:`~vmodtool.render.sheets`
-(print sheets and PDF), :mod:`~vmodtool.render.board` (map boards, grid
-overlays).  Their entry points are re-exported here::
+(print sheets and PDF), :mod:`~vmodtool.render.cards` and
+:mod:`~vmodtool.render.card_sheets` (card faces and card sheets),
+:mod:`~vmodtool.render.board` (map boards, grid overlays).  Their entry points are re-exported here::
 
     from vmodtool.render import render_board
     render_board(scenario).save("board.png")
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
         write_board,
         write_key,
     )
+    from vmodtool.render.cards import render_card_back, render_card_files, render_card_front
     from vmodtool.render.counters import (
         CounterSpec,
         CounterStyle,
@@ -50,7 +52,7 @@ __all__ = [
     "render_symbol", "check_nato", "NATO_SYMBOLS", "NATO_SIZES",
     "SheetOptions", "layout_sheets", "write_sheets",
     "BoardOptions", "board_drawing", "render_board", "write_board", "render_key", "write_key", "overlay_grid",
-    "load_font",
+    "load_font", "render_card_front", "render_card_back", "render_card_files",
 ]
 
 __getattr__, __dir__ = lazy_exports(globals(), {
@@ -64,4 +66,5 @@ __getattr__, __dir__ = lazy_exports(globals(), {
         "BoardOptions", "board_drawing", "render_board", "write_board", "render_key", "write_key", "overlay_grid",
     ),
     "vmodtool.render.fonts": ("load_font",),
+    "vmodtool.render.cards": ("render_card_front", "render_card_back", "render_card_files"),
 })

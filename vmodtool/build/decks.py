@@ -101,20 +101,21 @@ def _reshuffle_key(deck: DeckSpec) -> NamedKeyStroke:
     return NamedKeyStroke(_NAMED_CODE, 0, f"Reshuffle {deck.id}")
 
 
-def _deck_place(deck: DeckSpec, layout: OffMapLayout, zone_of_box: Mapping[str, str]) -> tuple[int, int]:
+def _deck_place(deck: DeckSpec, layout: OffMapLayout) -> tuple[int, int]:
+    """The centre of the deck's box zone, or of its own place."""
     ref, kind = (deck.zone, "box") if deck.zone is not None else (deck.id, "deck")
     zone = next(z for z in layout.zones if z.kind == kind and z.ref == ref)
     return zone.centre
 
 
 def add_decks(off_map: etree._Element, scenario: Scenario, layout: OffMapLayout,
-              zone_of_box: Mapping[str, str], card_images: Mapping[str, str], back_images: Mapping[str, str],
+              card_images: Mapping[str, str], back_images: Mapping[str, str],
               gpid: Gpid, before: etree._Element | None = None) -> None:
     """One DrawPile per deck, children of the off-map window ``off_map``
     (inserted before ``before``, else appended)."""
     feeds = {d.reshuffle_from: d for d in scenario.decks if d.reshuffle_from}
     for deck in scenario.decks:
-        x, y = _deck_place(deck, layout, zone_of_box)
+        x, y = _deck_place(deck, layout)
         w, h = card_pixels(deck.size)
         target = feeds.get(deck.id)
         attrs: dict[str, object] = {

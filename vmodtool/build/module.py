@@ -133,7 +133,6 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     layout: OffMapLayout | None = None
     off: etree._Element | None = None
     off_flare: etree._Element | None = None
-    zone_of_box: dict[str, str] = {}
     if scenario.boxes or scenario.tracks or scenario.decks:
         layout = layout_off_map(scenario)
         if images.draw:
@@ -165,8 +164,7 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     # the decks' cards take gpids after every other piece, so that adding
     # decks to a scenario leaves the gpids of its units and markers alone
     if off is not None and layout is not None and scenario.decks:
-        add_decks(off, scenario, layout, zone_of_box, images.card, images.card_back, gpids.take,
-                  before=off_flare)
+        add_decks(off, scenario, layout, images.card, images.card_back, gpids.take, before=off_flare)
     if scenario.hands:
         add_hands(root, scenario, images.hand_board, before=root.find(C.P + "module.PieceWindow"))
     protos = C.add(root, "module.PrototypesContainer")

@@ -71,10 +71,11 @@ def card_px(size: str, dpi: int) -> tuple[int, int]:
 
 
 def _rgb(text: str | None, default: RGB) -> RGB:
+    if text is None or len(text) != 7 or text[0] != "#":
+        return default
     try:
-        assert text is not None and len(text) == 7 and text[0] == "#"
         return (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
-    except (AssertionError, ValueError):
+    except ValueError:
         return default
 
 

@@ -8,7 +8,8 @@ looks through it or arranges it by hand (the replay's
 elsewhere, or drawn from other than the top of a deck that does not draw at
 random) knows what the others do not.  Such a step is SUSPICIOUS, a
 reorder by one of the deck's menu commands (reverse, sort: the log shows it
-to everyone) a note, and either one undone afterwards a note.  A shuffle is
+to everyone) a note, and a reorder undone afterwards a note (a search stays
+SUSPICIOUS: the undo puts the order back, not what the player saw).  A shuffle is
 never suspicious; an undone shuffle (the deck's new order taken back) is a
 note, and shuffles are counted per deck and player.
 
@@ -125,7 +126,8 @@ def section(record: GameRecord) -> Section:
                 undone = _undone(step, record)
                 by_hand = event.searched or event.how == BY_HAND
                 what = "searched" if event.searched else f"put in order {event.how}"
-                severity = SUSPICIOUS if by_hand and not undone else NOTE
+                # an undo puts the order back, not what a search showed the player
+                severity = SUSPICIOUS if event.searched or (by_hand and not undone) else NOTE
                 kind = "deck_searched" if event.searched else "deck_reordered"
                 why = (" without a shuffle: the player knows cards the others do not" if by_hand
                        else " with the deck's own command (the log shows it to everyone)")
@@ -156,7 +158,7 @@ def section(record: GameRecord) -> Section:
     suspicious = [f for f in out.findings if f.severity == SUSPICIOUS]
     if orders:
         out.summary.append(f"{orders} deck(s) searched or reordered without a shuffle; "
-                           f"{len(suspicious)} SUSPICIOUS (by hand, not undone)")
+                           f"{len(suspicious)} SUSPICIOUS (searched, or by hand and not undone)")
     else:
         out.summary.append("no deck searched or reordered")
     out.data = {"checked": True, "decks": known, "module_decks": in_module,

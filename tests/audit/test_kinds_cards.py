@@ -27,6 +27,7 @@ from tests.audit.cardgame import (
     spec,
 )
 from vmodtool.audit.api import Annotation
+from vmodtool.audit.game import _Initial
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +103,28 @@ def test_a_return_without_a_hand_named_is_a_discard_when_the_audit_had_it_in_han
     kinds = [(k, c) for k, c, *_ in g.seen]
     assert kinds == [("card_draw", "fr_fire#2"), ("card_discard", "fr_fire#2"), ("card_draw", "fr_fire#3")]
     assert g.state.deck_size("fr_discard") == 2
+
+
+def test_cards_moved_as_plain_pieces_and_in_the_saved_game_are_followed(cards):
+    from vmodtool.replay.events import MoveEvent, Place, RemoveEvent
+
+    g = CardGame(cards)
+    g.game._initial = _Initial([(FIRE[0], Place(FR_HAND, 5, 5), ("@a", 0)),
+                                (FIRE[1], Place("Колоды", 1, 1, FR_FATE), ("@b", 0)),
+                                (DUST, Place(IT_HAND, 5, 5), ("@c", 0))], set(), {})
+    seen = []
+    run_step = g.game.run_step
+
+    def watch(step, live):
+        run_step(step, live)
+        seen.append((g.state.hand("fr"), g.state.hand("it"), g.state.card_place("fr_fire#2")))
+    g.game.run_step = watch
+    # Fog of War: a card taken from the Italian hand into the French one by a plain drag
+    g.step("Жан", "Франция", MoveEvent(piece=DUST, source=Place(IT_HAND, 5, 5), target=Place(FR_HAND, 6, 6)))
+    g.step("Жан", "Франция", RemoveEvent(piece=FIRE[0], source=Place(FR_HAND, 5, 5)))
+    g.run()
+    assert seen == [(("fr_fire", "fr_dust"), (), "fr_fate"), (("fr_dust",), (), "fr_fate")]
+    assert g.seen == []                # plain moves are no card events
 
 
 # -- hand_limit -----------------------------------------------------------------------
@@ -184,8 +207,8 @@ def test_card_window_catches_dust_out_of_its_owners_turn(cards):
     found = g.run()
     assert [(v.rule_id, v.step, v.player, v.side, v.phasing_side) for v in found] == [
         ("cards.dust", bad, "Жан", "fr", "it")]
-    assert found[0].message == ("«Пыль (Dust)» played by Жан (Франция) of turn 1 in Италия's turn; it may be "
-                                "played only in its owner's turn (Франция)")
+    assert found[0].message == ("«Пыль (Dust)» played by Жан (Франция) in turn 1: in Италия's turn, but it may "
+                                "be played only in its owner's turn (Франция)")
 
 
 def test_card_window_by_tag_and_phase(cards):
@@ -197,7 +220,7 @@ def test_card_window_by_tag_and_phase(cards):
     bad = g.step("Жан", "Франция", play(DUST, FR_HAND, deck=FR_DISCARD, size=2))
     found = g.run()
     assert [v.step for v in found] == [bad]
-    assert "in the Сброс; it may be played only in the Приказы и действия" in found[0].message
+    assert "in the Сброс, but it may be played only in the Приказы и действия" in found[0].message
 
 
 def test_card_window_does_not_guess_an_unknown_turn(cards):

@@ -160,17 +160,29 @@ class CardFeed:
 
     def initial(self, state: AuditState, ref: PieceRef, where: Place) -> None:
         """A piece of the saved state a log starts from: a card in a hand
-        window is in that side's hand."""
+        window is in that side's hand, one in a deck (VASSAL names a place
+        in a deck by the deck) in that deck."""
+        self.moved(state, ref, where)
+
+    def moved(self, state: AuditState, ref: PieceRef, where: Place | None) -> None:
+        """A card moved, added or (``where`` None) removed by a plain piece
+        command (no deck involved: a card passed from a hand to another, or
+        laid on the map without a play): its place follows, no event."""
         card = self.table.card_of(ref)
         if card is None:
             return
+        if where is None or where.map is None:
+            state.place_card(card, None)
+            return
         side = self.table.hand_side(where.map)
+        deck = self.table.deck_named(where.location)
         if side is not None:
             state.place_card(card, hand_place(side))
+        elif deck is not None:
+            state.place_card(card, deck)
         else:
             hex_id, box = self.place(where)
-            if hex_id is not None or box is not None:
-                state.place_card(card, hex_id or box)
+            state.place_card(card, hex_id or box or where.map)
 
     def events(self, state: AuditState, ev: ReplayEvent, n: int, sub: int, player: str | None,
                side: str | None) -> list[Event]:

@@ -366,6 +366,8 @@ class AuditGame:
                                            phase=st.phase))
                     if tb in self.drawn_boxes and fb not in self.drawn_boxes:
                         self._chit_drawn(ev.piece, kind, n, sub, player, side, live)
+                elif self.card_feed is not None:
+                    self.card_feed.moved(st, ev.piece, ev.target)     # a card moved as a plain piece
             elif type(ev) is AddEvent:
                 uid, kind = self.identify(ev.piece)
                 th, tb = self.place(ev.target)
@@ -384,6 +386,8 @@ class AuditGame:
                     self._emit(Event("marker_add", n, sub, unit=ev.piece.id, marker=kind,
                                      to_hex=th, to_box=tb, player=player, side=side,
                                      turn=st.turn, phase=st.phase), live)
+                elif self.card_feed is not None:
+                    self.card_feed.moved(st, ev.piece, ev.target)
             elif type(ev) is RemoveEvent:
                 uid, kind = self.identify(ev.piece)
                 fh, fb = self.place(ev.source)
@@ -396,6 +400,8 @@ class AuditGame:
                     self._emit(Event("marker_remove", n, sub, unit=ev.piece.id, marker=kind,
                                      from_hex=fh, from_box=fb, player=player, side=side,
                                      turn=st.turn, phase=st.phase), live)
+                elif self.card_feed is not None:
+                    self.card_feed.moved(st, ev.piece, None)
             elif type(ev) is ChangeEvent:
                 self._changed(ev, n, sub, player, side, live)
             elif type(ev) in CARD_EVENT_TYPES:

@@ -181,7 +181,7 @@ class CardWindow(_CardRule):
                 return []
             if state.phase not in self.phases:
                 allowed = ", ".join(phase_name(scenario, x) for x in sorted(self.phases))
-                wrong.append(f"in the {phase_name(scenario, state.phase)}; it may be played only in the {allowed}")
+                wrong.append(f"in the {phase_name(scenario, state.phase)}, but it may be played only in the {allowed}")
         owner = self.table.owner(card) or event.side
         if self.phasing is not None:
             if state.phasing_side is None or (owner is None and self.phasing in ("own", "other")):
@@ -196,13 +196,13 @@ class CardWindow(_CardRule):
             else:
                 ok, need = turn_of == self.phasing, f"only in {self._side(state, self.phasing)}'s turn"
             if not ok:
-                wrong.append(f"in {self._side(state, turn_of)}'s turn; it may be played {need}")
+                wrong.append(f"in {self._side(state, turn_of)}'s turn, but it may be played {need}")
         if not wrong:
             return []
         who = f"{event.player} ({self._side(state, event.side)})" if event.player else self._side(state, event.side)
-        turn = f" of turn {state.turn}" if state.turn is not None else ""
+        turn = f" in turn {state.turn}" if state.turn is not None else ""
         return [self.ctx.violation(
-            event, state, f"«{name}» played by {who}{turn} " + "; and ".join(wrong),
+            event, state, f"«{name}» played by {who}{turn}: " + "; and ".join(wrong),
             card=card, card_name=name, owner=owner, phasing=state.phasing_side, played_in=state.phase)]
 
 

@@ -282,3 +282,22 @@ def test_a_hand_limit_without_any_limit_is_not_checked(cc):
     g.step("Жан", "Франция", draw(DUST, FR_FATE, 39, FR_HAND))
     g.run()
     assert "no hand has a size limit" in g.engine.not_checked["cards.hand"]
+
+
+def test_a_real_log_without_deck_events_leaves_the_card_rules_not_checked(cards):
+    """No false clean: the example game (no deck in its module) audited
+    with the card scenario and its card rules: every other rule runs as
+    before, the card rules are NOT CHECKED and the report is not complete."""
+    from dataclasses import replace
+
+    from tests.audit.helpers import EXAMPLES
+    from vmodtool.audit import audit_logs
+
+    log = EXAMPLES / "combat-commander" / "logs" / "game-1.vlog"
+    rules = (spec("cards.hand", "hand_limit"), spec("cards.dust", "card_window", DUST_RULE),
+             spec("cards.source", "card_source"))
+    plain = audit_logs([log], cards)
+    report = audit_logs([log], replace(cards, rules=cards.rules + rules))
+    assert [v.as_dict() for v in report.violations] == [v.as_dict() for v in plain.violations]
+    assert sorted(set(report.not_checked) - set(plain.not_checked)) == ["cards.dust", "cards.hand", "cards.source"]
+    assert not report.complete

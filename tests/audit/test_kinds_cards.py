@@ -238,8 +238,15 @@ def test_card_source_is_silent_on_a_legal_game(cards):
     g.step("Жан", "Франция", discard(DUST, FR_HAND, FR_DISCARD, 1), shuffle(FR_FATE, 39, from_deck=FR_DISCARD))
     g.step("Марко", "Италия", draw(card("it_fire"), IT_FATE, 29, IT_HAND))
     # a reshuffle the replay reports card by card: from the discard deck into the draw deck
-    g.step("Жан", "Франция", draw(FIRE[0], FR_DISCARD, 0, None, to=("Колоды", "fr_fate")))
+    g.step("Жан", "Франция", draw(FIRE[0], FR_DISCARD, 0, None, to=("Колоды", FR_FATE)))
     assert g.run() == []
+    assert g.seen[-1] == ("card_draw", "fr_fire", "fr_discard", "fr_discard", "fr_fate", None, "fr")
+
+
+def test_card_source_judges_a_draw_onto_the_map(cards):
+    g = CardGame(cards, spec("cards.source", "card_source"))
+    bad = g.step("Марко", "Италия", draw(FIRE[0], FR_FATE, 38, None, to=(cards.map.name, "0304")))
+    assert [(v.step, v.side, v.hexes) for v in g.run()] == [(bad, "it", ("0304",))]
 
 
 def test_card_source_catches_a_draw_from_the_opponents_deck(cards):

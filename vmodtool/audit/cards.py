@@ -248,7 +248,10 @@ class CardFeed:
             drawer = self._hand(ev.hand, side)
             to_box = hand_place(drawer) if drawer is not None else None
         else:
-            to_hex, to_box = self.place(ev.target)
+            # into another deck (VASSAL names a place in a deck by the deck), or onto the map
+            to_box = self.table.deck_named(ev.target.location if ev.target is not None else None)
+            if to_box is None:
+                to_hex, to_box = self.place(ev.target)
         if card is not None:
             state.place_card(card, to_box or to_hex)
         out = [self._event(state, "card_draw", n, sub, who, drawer, card=card, deck=deck, from_box=deck,

@@ -216,7 +216,7 @@ class CardSource(_CardRule):
     shared draw deck, ``owner`` none, unless ``allow_shared: false``), and
     never from a discard or play deck (unless ``allow_discard``);
     ``allow_decks`` lists decks any side may draw from.  Judged at each
-    ``card_draw`` into a hand or onto the map."""
+    ``card_draw`` but those into another deck."""
 
     subscribes = frozenset(CARD_KINDS | {"game_end"})
 
@@ -234,7 +234,7 @@ class CardSource(_CardRule):
         self.seen = True
         if kind != "card_draw" or event.deck is None or event.deck in self.allow_decks:
             return []
-        if event.to_hex is None and not (event.to_box and event.to_box not in self.table.decks):
+        if event.to_box in self.table.decks:
             return []           # into another deck (a reshuffle's card): not a draw by a side
         deck = self.table.decks.get(event.deck)
         drawer = event.side
@@ -259,6 +259,6 @@ class CardSource(_CardRule):
         own = [d.name for d in self.table.decks.values() if d.role == "draw" and d.owner in (drawer, None)]
         hint = f"; {self._side(state, drawer)} draws from {', '.join(own)}" if own else ""
         return [self.ctx.violation(
-            event, state, f"{who} drew {card} from {deck.name} ({why}){hint}",
+            event, state, f"{who} drew {card} from {deck.name} ({why}){hint}", hexes=[event.to_hex],
             card=event.card, card_name=name if event.card else None, deck=deck.id, deck_role=deck.role,
             deck_owner=deck.owner, drawer=drawer)]

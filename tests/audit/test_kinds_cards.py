@@ -308,3 +308,17 @@ def test_a_real_log_without_deck_events_leaves_the_card_rules_not_checked(cards)
     assert [v.as_dict() for v in report.violations] == [v.as_dict() for v in plain.violations]
     assert sorted(set(report.not_checked) - set(plain.not_checked)) == ["cards.dust", "cards.hand", "cards.source"]
     assert not report.complete
+
+
+def test_a_copy_of_the_state_keeps_its_own_hands(cards):
+    from tests.audit.helpers import setup_state
+
+    state = setup_state(cards)
+    state.place_card("fr_dust", "hand:fr")
+    state.deck_sizes["fr_fate"] = 39
+    snap = state.copy()
+    state.place_card("fr_dust", "fr_discard")
+    state.place_card("fr_fire", "hand:fr")
+    state.deck_sizes["fr_fate"] = 38
+    assert (snap.hand("fr"), snap.deck_size("fr_fate"), snap.card_place("fr_dust")) == (("fr_dust",), 39, "hand:fr")
+    assert (state.hand("fr"), state.deck_size("fr_fate")) == (("fr_fire",), 38)

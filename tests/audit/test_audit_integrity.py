@@ -27,7 +27,7 @@ def test_a_clean_game_has_a_clean_integrity_section(tmp_path: Path) -> None:
     report = json.loads(out)
     integrity = report["integrity"]
     assert integrity["schema"] == "vmodtool-check-game/1" and integrity["suspicious"] == 0
-    assert [s["name"] for s in integrity["sections"]] == ["chain", "undo", "dice", "actions"]
+    assert [s["name"] for s in integrity["sections"]] == ["chain", "undo", "dice", "actions", "decks"]
     code, text = _audit(str(LOG), "--scenario", str(scenario))
     assert code == 0 and "PBEM integrity (vmodtool check-game):" in text
     code, out = _audit(str(LOG), "--scenario", str(scenario), "--format", "json", "--no-integrity")

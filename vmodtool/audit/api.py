@@ -205,6 +205,8 @@ class GameView(Protocol):
     def snapshot(self, point: str) -> GameView | None: ...    # "turn_start", "phase_start", "activation_start"
     def track_position(self, track_id: str, marker_kind: str,
                        side: str | None = None) -> int | None: ...  # the marker's space, 1 = first
+    def hand(self, side: str) -> Sequence[str]: ...            # the card ids in a side's hand
+    def deck_size(self, deck: str) -> int | None: ...          # cards in a deck (None: not known yet)
 
 
 class RuleContext(Protocol):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from vmodtool.audit.api import Event
 from vmodtool.audit.binding import PieceBinder
+from vmodtool.audit.cards import CARD_EVENT_TYPES, CardFeed, CardTable
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.state import AuditState
@@ -101,6 +102,8 @@ class AuditGame:
         #: what the integrity check's chain section captures of each log's
         #: start and end while the game is replayed (set before prepare)
         self.capture: Capture | None = None
+        #: the scenario's cards, decks and hands (§4.10; empty without them)
+        self.cards = CardTable(scenario)
         self._use(scenario)
         self.engine: Engine                        # set by run()
 
@@ -128,6 +131,7 @@ class AuditGame:
         self.trackers = self._trackers()
         self.map_name = scenario.map.name
         self.hexes = scenario.map.grid.hexes          # label -> raw cell: membership only
+        self.card_feed = CardFeed(self.cards, self.place) if self.cards else None
 
     def _trackers(self) -> dict[str, TurnTrackerDef]:
         """The module's turn trackers by command id (only the one named
@@ -188,6 +192,9 @@ class AuditGame:
             return None, self.piece_marker[pid]
         if pid in self.unknown_ids or pid in self.ignored_ids:
             return None, None
+        if self.cards and self.cards.card_of(ref) is not None:
+            self.ignored_ids.add(pid)           # a card: followed by the card events, never a unit
+            return None, None
         bound = self.binder.bind(ref)
         if bound.unit is not None:
             self.piece_unit[pid] = bound.unit
@@ -223,11 +230,14 @@ class AuditGame:
         maps = self.log_maps
         if maps is not None:
             maps.update(initial.boards)
+        feed = self.card_feed
         for ref, where, rank in initial.pieces:
             uid, kind = self.identify(ref)
             if maps is not None and where.map is not None:
                 maps.add(where.map)
             if uid is None and kind is None:
+                if feed is not None:
+                    feed.initial(self.state, ref, where)
                 continue
             hex_id, box = self.place(where)
             self.rank[ref.id or ""] = rank
@@ -356,6 +366,8 @@ class AuditGame:
                                            phase=st.phase))
                     if tb in self.drawn_boxes and fb not in self.drawn_boxes:
                         self._chit_drawn(ev.piece, kind, n, sub, player, side, live)
+                elif self.card_feed is not None:
+                    self.card_feed.moved(st, ev.piece, ev.target)     # a card moved as a plain piece
             elif type(ev) is AddEvent:
                 uid, kind = self.identify(ev.piece)
                 th, tb = self.place(ev.target)
@@ -374,6 +386,8 @@ class AuditGame:
                     self._emit(Event("marker_add", n, sub, unit=ev.piece.id, marker=kind,
                                      to_hex=th, to_box=tb, player=player, side=side,
                                      turn=st.turn, phase=st.phase), live)
+                elif self.card_feed is not None:
+                    self.card_feed.moved(st, ev.piece, ev.target)
             elif type(ev) is RemoveEvent:
                 uid, kind = self.identify(ev.piece)
                 fh, fb = self.place(ev.source)
@@ -386,8 +400,16 @@ class AuditGame:
                     self._emit(Event("marker_remove", n, sub, unit=ev.piece.id, marker=kind,
                                      from_hex=fh, from_box=fb, player=player, side=side,
                                      turn=st.turn, phase=st.phase), live)
+                elif self.card_feed is not None:
+                    self.card_feed.moved(st, ev.piece, None)
             elif type(ev) is ChangeEvent:
                 self._changed(ev, n, sub, player, side, live)
+            elif type(ev) in CARD_EVENT_TYPES:
+                feed = self.card_feed
+                if feed is not None:
+                    for card_event in feed.events(st, ev, n, sub, player, side):
+                        if wants(card_event.kind):
+                            dispatch(st, card_event)
             elif type(ev) is TurnEvent:
                 change = self._tracker_time(ev.tracker, ev.new)
                 if change is not None:

@@ -16,7 +16,11 @@ from typing import Any, NamedTuple
 
 from vmodtool.scenario.model import Scenario
 
-__all__ = ["AuditState", "UnitState", "MarkerState", "Unit", "Marker", "Entered"]
+__all__ = ["AuditState", "UnitState", "MarkerState", "Unit", "Marker", "Entered", "HAND_PREFIX"]
+
+#: a hand as a place of the audit (``to_box``/``from_box`` of card events):
+#: ``hand:<side id>``
+HAND_PREFIX = "hand:"
 
 #: when a unit last entered the map: (turn, activation count of the game)
 Entered = tuple[int | None, int]
@@ -144,6 +148,13 @@ class AuditState:
         self._side_moves: dict[str | None, int] = {}
         self._all_moves = 0
         self._token = object()
+        #: cards (``docs/seed-rules.md`` §4.10): side -> the scenario card ids
+        #: in its hand (in the order they came), deck id -> how many cards it
+        #: holds (known from the deck's last event), card id -> where it is
+        #: (a deck id, ``hand:<side>``, a hex or a box; None: nowhere known)
+        self.hands: dict[str, list[str]] = {}
+        self.deck_sizes: dict[str, int] = {}
+        self.card_places: dict[str, str | None] = {}
 
     # -- copies ------------------------------------------------------------------
     def copy(self) -> AuditState:
@@ -163,6 +174,9 @@ class AuditState:
         dup.activations = dict(self.activations)
         dup._marker_version = dict(self._marker_version)
         dup._side_moves = dict(self._side_moves)
+        dup.hands = {side: list(cards) for side, cards in self.hands.items()}
+        dup.deck_sizes = dict(self.deck_sizes)
+        dup.card_places = dict(self.card_places)
         dup._token = object()
         dup._snapshots = {}          # a copy never carries older snapshots (no chain kept alive)
         return dup
@@ -228,6 +242,36 @@ class AuditState:
         found = [m.space for m in self.markers_state.values()
                  if m.kind == marker_kind and m.box == track_id and m.space is not None]
         return found[0] if len(found) == 1 else None
+
+    # -- cards -------------------------------------------------------------------
+    def hand(self, side: str) -> tuple[str, ...]:
+        """The scenario card ids in a side's hand, in the order they came
+        (empty for a side without a hand or cards)."""
+        return tuple(self.hands.get(side, ()))
+
+    def deck_size(self, deck: str) -> int | None:
+        """How many cards a deck (scenario deck id) holds, as its last
+        event in the log said; None before any."""
+        return self.deck_sizes.get(deck)
+
+    def card_place(self, card: str) -> str | None:
+        """Where a card is: a deck id, ``hand:<side>``, a hex or a box
+        (None: not known yet)."""
+        return self.card_places.get(card)
+
+    def place_card(self, card: str, where: str | None) -> None:
+        """Move a card (the engine's): out of the hand it was in, into
+        ``where`` (``hand:<side>`` puts it in that side's hand)."""
+        old = self.card_places.get(card)
+        if old is not None and old.startswith(HAND_PREFIX):
+            held = self.hands.get(old[len(HAND_PREFIX):])
+            if held is not None and card in held:
+                held.remove(card)
+        self.card_places[card] = where
+        if where is not None and where.startswith(HAND_PREFIX):
+            held = self.hands.setdefault(where[len(HAND_PREFIX):], [])
+            if card not in held:
+                held.append(card)
 
     def units_in_box(self, box_id: str) -> list[Unit]:
         return [self.unit(uid) for uid, s in self.units_state.items() if s.present and s.box == box_id]

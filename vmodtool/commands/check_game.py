@@ -35,8 +35,8 @@ EXIT_NOT_CHECKED = 3
 @format_option("text", "json", help="Summary then details, or one JSON report.")
 @board_size_options
 @click.option("--check", "checks", multiple=True, metavar="NAME",
-              type=click.Choice(["chain", "undo", "dice", "actions"]),
-              help="Run only these checks (repeatable): chain, undo, dice, actions.")
+              type=click.Choice(["chain", "undo", "dice", "actions", "decks"]),
+              help="Run only these checks (repeatable): chain, undo, dice, actions, decks.")
 @click.option("--dice-csv", "dice_csv", metavar="FILE.csv", type=click.Path(dir_okay=False, path_type=str),
               help="Also write every roll to FILE.csv (log, step, player, button, dice, sides, values).")
 @click.option("--dice-chart", "dice_chart", metavar="FILE.png", type=click.Path(dir_okay=False, path_type=str),
@@ -50,10 +50,10 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
     LOGS are the logs of one game (any module, any VASSAL version), in the
     order they were played.  Reports who saved each log and what changed
     between logs (module updates in one line), logs out of order or
-    missing, undos and re-rolls, dice statistics per player, and moves out
-    of turn or of hidden pieces.  Exit code 1 when something is
-    suspicious, 3 when nothing is but some check could not look at the
-    game, 0 otherwise.
+    missing, undos and re-rolls, dice statistics per player, moves out
+    of turn or of hidden pieces, and decks searched or reordered by hand.
+    Exit code 1 when something is suspicious, 3 when nothing is but some
+    check could not look at the game, 0 otherwise.
 
     \b
     Examples:

@@ -53,7 +53,7 @@ SCHEMAS = ("vmodtool/1", "wgscen/1")
 RULE_KINDS = ("stacking", "stack_order", "cohabitation", "escorted_move", "obligation",
               "movement_allowance", "command_range", "status_forbids", "state_never",
               "transition_window", "placement", "phase_sweep", "per_turn_limit", "replacement",
-              "setup_conformity", "plugin")
+              "setup_conformity", "hand_limit", "card_window", "card_source", "plugin")
 END_TURN_CHIT = "end_turn"
 GRID_NOT_BUILT = "the grid cannot be built; fix the grid keys above"
 _COUNTER_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)(?:/([0-9]+))?\s*(in|mm|px)\s*$")

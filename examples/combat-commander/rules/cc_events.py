@@ -1,9 +1,14 @@
 """Event-window checks for the Pont-Saint-Louis example scenario.
 
-Combat Commander events fire from Fate cards, which a VASSAL log does not
-explain, so these rules start when a player annotates the event in chat:
-``#event Deploy`` (or ``#event Élan``, optionally followed by a side id,
-e.g. ``#event Élan fr``). The *window* is the annotated step plus the next
+Combat Commander events fire from Fate cards. When the scenario has the
+cards (its ``decks``), the audit sends a ``card_event`` when a card whose
+entry names the event is drawn or played (docs/seed-rules.md §4.10); without
+them a VASSAL log does not explain the event, so these rules also start when
+a player annotates it in chat: ``#event Deploy`` (or ``#event Élan``,
+optionally followed by a side id, e.g. ``#event Élan fr``). Both carry the same
+``event`` annotation, so one window logic serves both; a chat line naming an
+event a card already opened in the same window does not open it again. The
+*window* is the step of the card or the annotation plus the next
 ``window_steps - 1`` logged steps; the consequences are checked when it closes.
 
 The module is self-contained: it imports nothing from vmodtool, because the
@@ -20,8 +25,9 @@ passes duck-typed objects:
            ``markers`` and ``on_map``. ``ElanEvent`` also needs
            ``state.track_position(track_id, marker_kind, side)`` -> the marker's
            space counted along the track (1 = first), or None.
-``event``  ``kind``, ``step`` and, for annotations, ``annotation.kind`` and
-           ``annotation.args`` (``{"name": "Deploy", "side": "fr"}``).
+``event``  ``kind``, ``step`` and, for annotations and card events,
+           ``annotation.kind`` and ``annotation.args``
+           (``{"name": "Deploy", "side": "fr"}``; a card event adds ``card``).
 
 When the engine cannot supply what a rule needs, the rule reports an ``info``
 record ("not checked") rather than guessing. Deterministic, no I/O.
@@ -32,11 +38,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+#: the event kinds that carry an ``event`` annotation: a typed chat line, a card
+EVENT_SOURCES = frozenset({"annotation", "card_event"})
+
 
 def _event_name(event: Any) -> tuple[str, str | None] | None:
-    """(event name, side or None) of an '#event ...' annotation, else None."""
+    """(event name, side or None) of an '#event ...' annotation or of a
+    card's event, else None."""
     note = getattr(event, "annotation", None)
-    if event.kind != "annotation" or note is None or note.kind != "event":
+    if event.kind not in EVENT_SOURCES or note is None or note.kind != "event":
         return None
     args = note.args or {}
     name = args.get("name")
@@ -60,9 +70,10 @@ def _all_units(state: Any, ctx: Any) -> Iterable[Any]:
 
 
 class _EventWindow:
-    """Opens on '#event <name>', closes ``window_steps`` steps later."""
+    """Opens on '#event <name>' or a card firing the event, closes
+    ``window_steps`` steps later."""
 
-    subscribes = frozenset({"annotation", "step_end"})
+    subscribes = frozenset({"annotation", "card_event", "step_end"})
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
@@ -71,13 +82,17 @@ class _EventWindow:
         self.names |= {str(a).casefold() for a in p.get("aliases", [])}
         self.window_steps = int(p.get("window_steps", 1))
         self.opened: int | None = None
+        self.by_card = False
         self.side: str | None = None
         self.before: dict[str, Any] = {}
 
     def check(self, state: Any, event: Any) -> list[Any]:
         found = _event_name(event)
         if found is not None and found[0].casefold() in self.names:
+            if self.opened is not None and self.by_card and event.kind == "annotation":
+                return []       # the player announcing the event the card already fired
             self.opened = event.step
+            self.by_card = event.kind == "card_event"
             self.side = found[1] or state.phasing_side
             self.before = self.snapshot(state)
             return []
@@ -86,7 +101,7 @@ class _EventWindow:
             try:
                 return list(self.judge(state, event))
             finally:
-                self.opened, self.side, self.before = None, None, {}
+                self.opened, self.side, self.before, self.by_card = None, None, {}, False
         return []
 
     def snapshot(self, state: Any) -> dict[str, Any]:

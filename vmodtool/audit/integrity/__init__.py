@@ -1,7 +1,7 @@
 """PBEM integrity of a played game, for any module and with no rules to
 write (``vmodtool check-game``): continuity between the logs of a game,
 undos and re-rolls, dice statistics per player, moves out of turn and of
-hidden pieces (``docs/check-game.md``).
+hidden pieces, decks searched or reordered (``docs/check-game.md``).
 
 :func:`record_game` replays the logs once; :func:`check_game` runs every
 check over that record and returns a :class:`GameCheck` (text and JSON).
@@ -27,7 +27,7 @@ __all__ = ["GameCheck", "record_game", "check_game", "CHECKS", "Finding", "Secti
 SCHEMA = "vmodtool-check-game/1"
 #: the checks, in report order: module ``vmodtool.audit.integrity.<name>``,
 #: function ``section(record) -> Section``
-CHECKS = ("chain", "undo", "dice", "actions")
+CHECKS = ("chain", "undo", "dice", "actions", "decks")
 
 
 def record_game(logs: Sequence[Path], *, module: Module | str | Path | None = None,

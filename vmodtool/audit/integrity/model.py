@@ -3,7 +3,7 @@
 :class:`Finding` s (``docs/check-game.md``).
 
 The checks need no scenario and work on any module's logs: chain
-continuity between logs, undos, dice, off-turn and hidden actions.  Each is
+continuity between logs, undos, dice, off-turn and hidden actions, decks.  Each is
 a function ``GameRecord -> Section`` in its own module of this package;
 :func:`vmodtool.audit.integrity.check_game` runs them all.
 """

@@ -92,19 +92,20 @@ def test_a_menu_reorder_and_undone_ones_are_notes_but_an_undone_search_is_not() 
     assert sec.data["shuffles"] == {}          # an undone shuffle is not counted
 
 
-def test_a_game_without_decks_is_not_checked() -> None:
+def test_a_game_without_decks_says_so_and_is_checked() -> None:
+    """No deck in the module, the saved state or the logs is a complete
+    answer (every deck enters by an AddPiece): the section says the game has
+    none, and a deckless game's check-game is not 'not checked' (exit 0)."""
     result = check_game(record_game([DEMO_LOG], module=DEMO_MODULE))
     assert [s.name for s in result.sections] == list(CHECKS)
     sec = result.sections[-1]
-    assert sec.name == "decks" and not sec.checked and not result.complete
-    assert sec.summary == ["decks NOT CHECKED: the game has no deck (no DrawPile in the module, no deck in the logs)"]
-    assert "Decks: searched, reordered and shuffled — NOT CHECKED" in list(result.lines())
+    assert sec.name == "decks" and sec.checked and sec.findings == []
+    assert sec.summary == ["the game has no deck (none in the saved state or the logs, no DrawPile in the module)"]
     out = CliRunner().invoke(cli, ["check-game", str(DEMO_LOG), "--check", "decks", "--format", "json"])
-    assert out.exit_code == 3, out.output
+    assert out.exit_code == 0, out.output
     section = json.loads(out.output)["sections"][0]
-    assert section["name"] == "decks" and section["checked"] is False
-    assert section["summary"] == ["decks NOT CHECKED: the game has no deck (no DrawPile in the module, none given "
-                                  "(-m), no deck in the logs)"]
+    assert section["name"] == "decks" and section["checked"] is True
+    assert section["summary"] == ["the game has no deck (none in the saved state or the logs)"]
 
 
 def test_a_module_with_decks_is_checked() -> None:

@@ -138,11 +138,14 @@ def section(record: GameRecord) -> Section:
                      "undone_by": step.undone_by}))
     saved = _saved_decks(record)
     if not seen and not in_module and not saved:
-        out.checked = False
-        out.summary.append("decks NOT CHECKED: the game has no deck (no DrawPile in the module"
-                           + ("" if record.module is not None else ", none given (-m)")
-                           + ", no deck in the logs)")
-        out.data = {"checked": False, "decks": [], "module_decks": [], "shuffles": {}, "orders": 0}
+        # Every deck enters a game by an AddPiece (in the saved state a log
+        # starts from, or in a step): with none there and none in the module,
+        # the game has no deck, which is a complete answer, not a check that
+        # could not look.
+        out.summary.append("the game has no deck (none in the saved state or the logs"
+                           + (", no DrawPile in the module)" if record.module is not None else ")"))
+        out.data = {"checked": True, "decks": [], "module_decks": [], "shuffles": {}, "orders": 0,
+                    "draws": 0, "suspicious": 0}
         return out
     known = sorted(set(in_module) | set(seen))
     where = (f"{len(in_module)} deck(s) in the module" if in_module

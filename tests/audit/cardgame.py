@@ -31,6 +31,7 @@ from vmodtool.scenario.cards import CardSpec, DeckSpec, HandSpec
 from vmodtool.scenario.model import RuleSpec, Scenario
 
 FR_FATE, IT_FATE, FR_DISCARD, POOL = "Судьба Франции", "Fato italiano", "Сброс Франции", "Общая колода"
+FR_PLAY = "Сыгранные (Франция)"
 FR_HAND, IT_HAND = "Рука Франции", "Mano italiana"
 DECKS_MAP = "Колоды"
 
@@ -38,7 +39,8 @@ DECKS_MAP = "Колоды"
 def card_scenario(cc: Scenario) -> Scenario:
     """The Combat Commander example with cards: a Fate deck per side (the
     Italian one named otherwise in the module), a French discard deck, a
-    shared pool, and a hand of 3 per side."""
+    French play deck (where played cards are laid), a shared pool, and a
+    hand of 3 per side."""
     fr_fate = DeckSpec("fr_fate", FR_FATE, owner="fr", reshuffle_from="fr_discard", cards=(
         CardSpec("fr_dust", "Пыль (Dust)", "fr_fate", event="Dust", trigger="play",
                  tags=frozenset({"weather"})),
@@ -49,9 +51,10 @@ def card_scenario(cc: Scenario) -> Scenario:
         CardSpec("it_fire", "Fuoco", "it_fate", count=4),
         CardSpec("it_dust", "Polvere (Dust)", "it_fate", event="Dust")))
     fr_discard = DeckSpec("fr_discard", FR_DISCARD, role="discard", owner="fr")
+    fr_play = DeckSpec("fr_play", FR_PLAY, role="play", owner="fr", face_down=False)
     pool = DeckSpec("pool", POOL, cards=(CardSpec("pool_luck", "Случай", "pool", count=2),))
     hands = (HandSpec("fr", FR_HAND, size=3), HandSpec("it", "Рука Италии", size=3, module_map=IT_HAND))
-    return replace(cc, decks=(fr_fate, it_fate, fr_discard, pool), hands=hands)
+    return replace(cc, decks=(fr_fate, it_fate, fr_discard, fr_play, pool), hands=hands)
 
 
 def card(cid: str, name: str = "", *, pid: str | None = None, built: bool = True) -> PieceRef:

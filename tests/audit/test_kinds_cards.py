@@ -12,6 +12,7 @@ from tests.audit.cardgame import (
     FR_DISCARD,
     FR_FATE,
     FR_HAND,
+    FR_PLAY,
     IT_FATE,
     IT_HAND,
     POOL,
@@ -77,7 +78,7 @@ def test_card_event_carries_the_event_annotation(cards):
     events = []
     g.step(None, None, clock(1, "fr", "orders"))
     g.step("Жан", "Франция", draw(ELAN, FR_FATE, 39, FR_HAND))        # Élan fires when drawn
-    g.step("Жан", "Франция", play(ELAN, FR_HAND, deck=FR_DISCARD, size=1))   # … not when played
+    g.step("Жан", "Франция", play(ELAN, FR_HAND, deck=FR_PLAY, size=1))   # … not when played
     dispatch = g.engine.dispatch
 
     def keep(state, event):
@@ -91,6 +92,19 @@ def test_card_event_carries_the_event_annotation(cards):
     assert (ev.step, ev.text, ev.card, ev.deck, ev.player, ev.side) == (2, "Élan", "fr_elan", "fr_fate", "Жан", "fr")
     assert ev.annotation == Annotation("event", {"name": "Élan", "side": "fr", "card": "fr_elan",
                                                  "trigger": "draw"}, 2, "Жан")
+
+
+def test_a_card_laid_face_up_on_a_discard_pile_is_discarded_not_played(cards):
+    """The replay sees a public play; the scenario's deck role says the pile
+    is a discard pile: ``card_discard``, and a play-triggered event does not
+    fire."""
+    g = CardGame(cards)
+    g.step("Жан", "Франция", draw(DUST, FR_FATE, 39, FR_HAND))
+    g.step("Жан", "Франция", play(DUST, FR_HAND, deck=FR_DISCARD, size=1))
+    g.run()
+    assert [(k, c) for k, c, *_ in g.seen] == [("card_draw", "fr_dust"), ("card_discard", "fr_dust")]
+    assert g.state.deck_size("fr_discard") == 1 and g.state.card_place("fr_dust") == "fr_discard"
+    assert g.state.hand("fr") == ()
 
 
 def test_a_return_without_a_hand_named_is_a_discard_when_the_audit_had_it_in_hand(cards):
@@ -136,7 +150,7 @@ def _draws(g, *refs, start=39):
 def test_hand_limit_is_silent_on_a_legal_game(cards):
     g = CardGame(cards, spec("cards.hand", "hand_limit"))
     g.step("Жан", "Франция", *_draws(g, DUST, FIRE[0], FIRE[1]))          # 3 = the hand's size
-    g.step("Жан", "Франция", play(DUST, FR_HAND, deck=FR_DISCARD, size=1), *_draws(g, FIRE[2], start=36))
+    g.step("Жан", "Франция", play(DUST, FR_HAND, deck=FR_PLAY, size=1), *_draws(g, FIRE[2], start=36))
     assert g.run() == []
     assert g.engine.not_checked == {}
 
@@ -192,9 +206,9 @@ def test_card_window_is_silent_on_a_legal_game(cards):
     g = CardGame(cards, spec("cards.dust", "card_window", DUST_RULE))
     g.step(None, None, clock(1, "fr", "orders"))
     g.step("Жан", "Франция", draw(DUST, FR_FATE, 39, FR_HAND), draw(FIRE[0], FR_FATE, 38, FR_HAND))
-    g.step("Жан", "Франция", play(DUST, FR_HAND, deck=FR_DISCARD, size=1))      # in its owner's turn
+    g.step("Жан", "Франция", play(DUST, FR_HAND, deck=FR_PLAY, size=1))      # in its owner's turn
     g.step(None, None, clock(1, "it", "orders"))
-    g.step("Жан", "Франция", play(FIRE[0], FR_HAND, deck=FR_DISCARD, size=2))   # not a Dust card
+    g.step("Жан", "Франция", play(FIRE[0], FR_HAND, deck=FR_PLAY, size=2))   # not a Dust card
     assert g.run() == []
 
 
@@ -203,7 +217,7 @@ def test_card_window_catches_dust_out_of_its_owners_turn(cards):
     g.step(None, None, clock(1, "fr", "orders"))
     g.step("Жан", "Франция", draw(DUST, FR_FATE, 39, FR_HAND))
     g.step(None, None, clock(1, "it", "orders"))
-    bad = g.step("Жан", "Франция", play(DUST, FR_HAND, deck=FR_DISCARD, size=1))
+    bad = g.step("Жан", "Франция", play(DUST, FR_HAND, deck=FR_PLAY, size=1))
     found = g.run()
     assert [(v.rule_id, v.step, v.player, v.side, v.phasing_side) for v in found] == [
         ("cards.dust", bad, "Жан", "fr", "it")]
@@ -216,8 +230,8 @@ def test_card_window_by_tag_and_phase(cards):
     g = CardGame(cards, rule)
     g.step(None, None, clock(1, "fr", "discard"))
     g.step("Жан", "Франция", draw(DUST, FR_FATE, 39, FR_HAND), draw(FIRE[0], FR_FATE, 38, FR_HAND))
-    g.step("Жан", "Франция", play(FIRE[0], FR_HAND, deck=FR_DISCARD, size=1))   # no tag: any phase
-    bad = g.step("Жан", "Франция", play(DUST, FR_HAND, deck=FR_DISCARD, size=2))
+    g.step("Жан", "Франция", play(FIRE[0], FR_HAND, deck=FR_PLAY, size=1))   # no tag: any phase
+    bad = g.step("Жан", "Франция", play(DUST, FR_HAND, deck=FR_PLAY, size=2))
     found = g.run()
     assert [v.step for v in found] == [bad]
     assert "in the Сброс, but it may be played only in the Приказы и действия" in found[0].message
@@ -225,7 +239,7 @@ def test_card_window_by_tag_and_phase(cards):
 
 def test_card_window_does_not_guess_an_unknown_turn(cards):
     g = CardGame(cards, spec("cards.dust", "card_window", DUST_RULE))
-    g.step("Жан", "Франция", draw(DUST, FR_FATE, 39, FR_HAND), play(DUST, FR_HAND, deck=FR_DISCARD, size=1))
+    g.step("Жан", "Франция", draw(DUST, FR_FATE, 39, FR_HAND), play(DUST, FR_HAND, deck=FR_PLAY, size=1))
     found = g.run()
     assert [(v.severity, v.evidence.get("not_judged")) for v in found] == [("info", 1)]
 

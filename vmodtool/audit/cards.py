@@ -266,6 +266,18 @@ class CardFeed:
             return []
         who = ev.player or player
         by = self._hand(ev.from_hand, side)
+        spec = self.table.decks.get(deck) if deck is not None else None
+        if spec is not None and spec.role == "discard":
+            # laid face up on a discard pile: everyone sees it, but it is
+            # discarded, not played (a card is played onto the map or a
+            # deck whose role is ``play``; docs/seed-rules.md §4.10)
+            if ev.deck is not None:
+                state.deck_sizes[spec.id] = ev.deck.size
+            state.place_card(card, spec.id)
+            if by is None:
+                return []
+            return [self._event(state, "card_discard", n, sub, who, by, card=card, deck=spec.id,
+                                from_box=hand_place(by), to_box=spec.id)]
         to_hex = to_box = None
         if deck is not None and ev.deck is not None:
             state.deck_sizes[deck] = ev.deck.size

@@ -251,6 +251,7 @@ class Replay:
         engine.events = []
         engine.player_ids = []
         engine.undo_brackets = 0
+        engine.reordered = []
         nwarn = len(engine.warnings)
         count = 0
         moves: list[tuple[str, ...]] = []
@@ -289,6 +290,9 @@ class Replay:
                     moves.append(("other", "remove"))
             elif not isinstance(inner, (Undo, Chat, NullCommand)):
                 moves.append(("other", inner.kind))
+        if engine.reordered:
+            engine.finish_step([e.message for e in engine.events
+                                if isinstance(e, (ChatEvent, DiceEvent)) and e.message])
         step = Step(number, engine.file, file_step, index, commands=count,
                     events=_fold(engine.events), warnings=engine.warnings[nwarn:],
                     stacks=_stacks_after(engine, referenced, everything=file_step == 1))

@@ -528,6 +528,16 @@ class Engine:
             return not parent.face_down
         return viewer.sees_hand(self.hand_of(p.current_map))
 
+    def seen_ref(self, p: Piece, ref: PieceRef | None = None) -> PieceRef:
+        """The piece's ref named as one who sees through its mask or hide
+        sees it (``Obscurable``/``Hideable`` answer others with the mask's
+        name): the BasicPiece's own name when a mask or hide is on."""
+        ref = ref if ref is not None else self.ref(p)
+        if self.masked_by(p) is not None or self.hidden_by(p) is not None:
+            basic = decode_sequence(type_tokens(p.type)[-1], ";")
+            ref._name = basic[4] if len(basic) > 4 else ""
+        return ref
+
     def card_origin(self, p: Piece) -> _CardOrigin:
         parent = p.parent
         deck = parent if isinstance(parent, Deck) else None
@@ -550,8 +560,10 @@ class Engine:
         ref = self.ref(p)
         who = self._mover_name(player)
         hand = self.hand_of(p.current_map)
-        if old_deck is not None and old_deck is not new_deck:
+        if old_deck is not None and old_deck is not new_deck and new_deck is None:
             visible = self.visible(p)
+            if visible:
+                ref = self.seen_ref(p, ref)
             self.events.append(CardDrawEvent(
                 piece=ref, source=before, target=target, stack_id=stack_id,
                 deck=self.deck_ref(old_deck), hand=hand.name if hand is not None else None,
@@ -563,6 +575,8 @@ class Engine:
                                                   searched=True, player=who))
             return
         if new_deck is not None and old_deck is not new_deck:
+            if origin.visible:
+                ref = self.seen_ref(p, ref)
             if origin.hand is not None and not new_deck.face_down:
                 self.events.append(CardPlayEvent(
                     piece=ref, source=before, target=target, stack_id=stack_id,
@@ -604,8 +618,9 @@ class Engine:
                 by = new_by if new_by is not None else old_by
                 name, side = self.roster.who(by) if by != "nobody" else ("the deck", None)
                 masked = new_by is not None
-                found.append(MaskEvent(piece=after, masked=masked, by=name, side=side, place=place,
-                                       visible=not masked or self.viewer.sees_masked(side, by)))
+                seen = not masked or self.viewer.sees_masked(side, by)
+                found.append(MaskEvent(piece=self.seen_ref(p) if seen else after, masked=masked, by=name,
+                                       side=side, place=place, visible=seen))
             elif tok.startswith("hide;"):
                 old_h, new_h = hidden_by(a), hidden_by(b)
                 if (old_h is None) == (new_h is None):
@@ -613,8 +628,9 @@ class Engine:
                 by = new_h if new_h is not None else old_h
                 name, side = self.roster.who(by)
                 hidden = new_h is not None
-                found.append(HideEvent(piece=after, hidden=hidden, by=name, side=side, place=place,
-                                       visible=not hidden or self.viewer.sees_masked(side, by)))
+                seen = not hidden or self.viewer.sees_masked(side, by)
+                found.append(HideEvent(piece=self.seen_ref(p) if seen else after, hidden=hidden, by=name,
+                                       side=side, place=place, visible=seen))
             else:
                 other = True
         if isinstance(p.parent, Deck):

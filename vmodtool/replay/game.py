@@ -439,6 +439,8 @@ def snapshot(engine: Engine, step: int = 0) -> BoardState:
             if isinstance(parent, Deck) and p in parent.members:
                 snap.deck = parent.name
             snap.hidden = not engine.visible(p)
+            if not snap.hidden and ("obs;" in p.type or "hide;" in p.type):
+                snap.name = engine.seen_ref(p).name
         pieces.append(snap)
     props = {(f"{c}:{n}" if c else n): v for (c, n), v in engine.state.global_properties.items()}
     decks = []

@@ -35,13 +35,15 @@ def _card(name: str, gpid: int) -> str:
             f'\tpiece;;;c{gpid}.png;{name}/null\tnull;0;0;{gpid};0</{B}widget.CardSlot>')
 
 
-def _buildfile(shuffle_format: str = "$deckName$ shuffled") -> str:
+def _buildfile_text(shuffle_format: str = "$deckName$ shuffled") -> str:
     cards = "".join(_card(n, i + 1) for i, n in enumerate(CARDS))
     return f'''<?xml version="1.0" encoding="UTF-8"?>
 <{B}GameModule name="Deck test" version="1.0" VassalVersion="3.7.26">
   <{B}module.PlayerRoster><entry>Soviets</entry><entry>Germans</entry></{B}module.PlayerRoster>
   <{B}module.Map mapName="Table">
-    <{B}module.map.BoardPicker><{B}module.map.boardPicker.Board name="Felt" image="felt.png" width="800" height="600"/></{B}module.map.BoardPicker>
+    <{B}module.map.BoardPicker>
+      <{B}module.map.boardPicker.Board name="Felt" image="felt.png" width="800" height="600"/>
+    </{B}module.map.BoardPicker>
     <{B}module.map.StackMetrics/>
     <{B}module.map.DrawPile name="Fate" x="100" y="100" faceDown="Always" shuffle="Never" drawFaceUp="false"
         shuffleFormat="{shuffle_format}" reshufflable="false">{cards}</{B}module.map.DrawPile>
@@ -51,11 +53,13 @@ def _buildfile(shuffle_format: str = "$deckName$ shuffled") -> str:
   </{B}module.Map>
   <{B}module.PlayerHand mapName="Soviets Hand" side="Soviets"/>
   <{B}module.PlayerHand mapName="Germans Hand" side="Germans"/>
-  <{B}module.PieceWindow name="Pieces"><{B}widget.PieceSlot entryName="Scout" gpid="20">+/null/hide;72,130;Hide;255,255,255\tpiece;;;scout.png;Scout/null\tnull;0;0;20;0</{B}widget.PieceSlot></{B}module.PieceWindow>
+  <{B}module.PieceWindow name="Pieces"><{B}widget.PieceSlot entryName="Scout" gpid="20">{SCOUT}</{B}widget.PieceSlot>
+  </{B}module.PieceWindow>
 </{B}GameModule>
 '''
 
 
+SCOUT = "+/null/hide;72,130;Hide;255,255,255\tpiece;;;scout.png;Scout/null\tnull;0;0;20;0"
 PLAYERS = [Player("pw-sami", "Sami", "Soviets"), Player("pw-hans", "Hans", "Germans")]
 
 
@@ -63,7 +67,7 @@ PLAYERS = [Player("pw-sami", "Sami", "Soviets"), Player("pw-hans", "Hans", "Germ
 def module(tmp_path):
     folder = tmp_path / "mod"
     folder.mkdir()
-    (folder / "buildFile.xml").write_text(_buildfile(), encoding="utf-8")
+    (folder / "buildFile.xml").write_text(_buildfile_text(), encoding="utf-8")
     with Module.open(folder) as m:
         yield m
 
@@ -74,7 +78,10 @@ def _writer(module: Module) -> GameWriter:
     return w
 
 
-def _replay(tmp_path, w: GameWriter, module: Module, viewer: Viewer = Viewer()):
+OBSERVER = Viewer()
+
+
+def _replay(tmp_path, w: GameWriter, module: Module, viewer: Viewer = OBSERVER):
     path = tmp_path / "game.vlog"
     path.write_bytes(w.to_bytes(date_saved="1"))
     replay = Replay.open(path, module=module, board_sizes={"Felt": (800, 600)}, viewer=viewer)

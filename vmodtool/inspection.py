@@ -200,9 +200,11 @@ def _start_pieces(game: SavedGame) -> tuple[int, int, dict[str, int], int]:
         for _, cmd in leaves(node):
             if not isinstance(cmd, AddPiece):
                 continue
-            if cmd.is_stack or cmd.type.startswith(DECK_ID):
+            if cmd.is_stack:
                 stacks += 1
                 continue
+            if cmd.type.startswith(DECK_ID):
+                continue            # a deck: listed with its cards under "decks"
             pieces += 1
             try:
                 state = PieceDef.parse(cmd.text).basic_state()

@@ -263,3 +263,42 @@ def _save(tmp_path, w):
     path = tmp_path / "start.vsav"
     path.write_bytes(w.to_bytes(date_saved="1"))
     return path
+
+
+def test_a_whole_card_game_ends_where_vassal_puts_its_pieces(module, tmp_path):
+    """Every deck operation in one log; the final places are those VASSAL
+    3.7.26 itself reported stepping through this same log (the local
+    vassal-check harness, ``--positions``): Rain in the Germans' hand at
+    (40,40), three cards in Fate at (100,100), Frost on the table."""
+    w = _writer(module)
+    a = w.draw("Fate", "Soviets Hand", 50, 50, player="Sami")
+    for x in (500, 520):
+        c = w.draw("Fate", "Table", x, 400, player="Hans")
+        w.to_deck(c, "Fate Discard", player="Hans")
+    w.shuffle("Fate", seed=2)
+    w.reshuffle("Fate Discard", seed=5, player="Hans")
+    w.set_face("Fate", False)
+    w.draw("Fate", "Germans Hand", 40, 40, card=w.decks["Fate"].members[0], player="Hans")
+    w.mask(a, False, player="Sami")
+    w._move_to(a, "Table", 300, 300, "Sami", chat=False)
+    replay, steps = _replay(tmp_path, w, module, Viewer("referee"))
+    board = replay.snapshot(len(steps))
+    places = sorted((p.map, p.x, p.y, p.name, p.deck) for p in board.pieces if p.map is not None)
+    assert places == [("Germans Hand", 40, 40, "Rain", None),
+                      ("Table", 100, 100, "Mud", "Fate"), ("Table", 100, 100, "Snow", "Fate"),
+                      ("Table", 100, 100, "Пыль (Dust)", "Fate"), ("Table", 300, 300, "Frost", None)]
+    assert [m.id for m in next(replay.engine.state.decks()).members] == w.decks["Fate"].members
+    assert not replay.warnings
+
+
+def test_a_draw_that_changes_no_mask_logs_no_change(module, tmp_path):
+    """ChangeTracker logs nothing when the state did not change: a card
+    drawn from a face-up deck stays unmasked, so only its move is logged."""
+    w = _writer(module)
+    w.set_face("Fate", False)
+    before = len(w.steps)
+    w.draw("Fate", "Table", 400, 300, player="Sami")
+    assert "D/" not in w.steps[before]
+    _, steps = _replay(tmp_path, w, module)
+    (draw,) = _events(steps, CardDrawEvent)
+    assert draw.visible and draw.piece.name == "Frost"

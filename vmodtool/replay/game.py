@@ -450,7 +450,8 @@ def snapshot(engine: Engine, step: int = 0) -> BoardState:
         see = not d.face_down or engine.viewer.referee
         decks.append(DeckSnapshot(d.id or "", d.name, d.map.name if d.map is not None else None, d.x, d.y,
                                   len(d.members), d.face_down,
-                                  [m.name for m in d.members] if see else None))
+                                  [engine.seen_ref(m).name if engine.viewer.referee else m.name
+                                   for m in d.members] if see else None))
     hands = [HandSnapshot(h.name, h.kind, list(h.sides), engine.count_on(engine.state.maps.get(h.name)),
                           engine.viewer.sees_hand(h))
              for h in engine.hands.values()]

@@ -350,6 +350,11 @@ class GameWriter:
 
     def _new_piece(self, definition: str, map_name: str | None, x: int, y: int, gpid: str) -> str:
         piece = expand_prototypes(PieceDef.parse(definition), self.prototypes)
+        if any(t.prefix == "obs;" for t in piece.traits):
+            # a piece's state is what its traits' getState write: a mask's is
+            # Obscurable.myGetState's (``null;`` unmasked), whatever the slot says
+            piece = PieceDef.from_traits([t.with_state(ObscuredState.parse(t.state).encode())
+                                          if t.prefix == "obs;" else t for t in piece.traits], id=piece.id)
         pid = self.new_id()
         self.pieces[pid] = PlacedPiece(pid, piece, map_name, x, y, gpid)
         return pid

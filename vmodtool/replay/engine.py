@@ -579,8 +579,9 @@ class Engine:
                 ref = self.seen_ref(p, ref)
             if origin.hand is not None and not new_deck.face_down:
                 self.events.append(CardPlayEvent(
-                    piece=ref, source=before, target=target, stack_id=stack_id,
-                    from_hand=origin.hand.name, deck=self.deck_ref(new_deck), player=who))
+                    piece=self.seen_ref(p, ref), source=before, target=target, stack_id=stack_id,
+                    from_hand=origin.hand.name, deck=self.deck_ref(new_deck), player=who,
+                    hand_count=self.count_on(self.state.maps.get(origin.hand.name))))
             else:
                 self.events.append(CardReturnEvent(
                     piece=ref, source=before, target=target, stack_id=stack_id,

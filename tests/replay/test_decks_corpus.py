@@ -4,13 +4,15 @@ route: the card ids counted straight from the ``deck;`` AddPieces' text."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from tests.conftest import shared_path
 from vmodtool.inspection import format_inspection, inspect_file
-from vmodtool.replay import Replay
+from vmodtool.replay import Replay, Viewer
+from vmodtool.replay.events import HideEvent, MaskEvent
 from vmodtool.replay.report import board_lines
 from vmodtool.vassal.commands import leaf_commands
 from vmodtool.vassal.savefile import SavedGame
@@ -76,3 +78,27 @@ def test_deck_and_hand_counts_at_step_zero(name, module, ndecks, ncards, down, h
     assert {h["name"]: h["pieces"] for h in report["hands"]} == hands
     lines = list(format_inspection(report))
     assert sum(1 for line in lines if line.startswith("  deck ")) == ndecks
+
+
+def test_a_concealed_vasl_piece_is_hidden_from_an_observer_only():
+    path = shared_path("corpus", "vasl", "analyze-vsav_hip-concealed.vsav")
+    observer = Replay.open(path).state_at(0)
+    referee = Replay.open(path, viewer=Viewer("referee")).state_at(0)
+    hidden = [p for p in observer.pieces if p.hidden]
+    assert len(hidden) == 1 and hidden[0].record()["name"] is None and hidden[0].record()["state"] is None
+    assert not any(p.hidden for p in referee.pieces)
+    assert "(hidden piece)" in "\n".join(board_lines(observer))
+
+
+def test_the_tours_masks_and_hides_name_no_password():
+    path = shared_path("corpus", "vassal-tour", "tour.log")
+    replay = Replay.open(path)
+    events = [e for s in replay.run() for e in s.events if isinstance(e, (MaskEvent, HideEvent))]
+    assert [(type(e).__name__, getattr(e, "masked", getattr(e, "hidden", None))) for e in events] == \
+        [("MaskEvent", True), ("MaskEvent", False), ("HideEvent", True), ("HideEvent", False)]
+    ids = set(replay.roster.redactor._labels)           # the player ids the log carries
+    assert ids
+    for e in events:
+        text = e.text() + json.dumps(e.record(), ensure_ascii=False)
+        assert e.by is not None and e.by.startswith("player-")
+        assert not any(i and i in text for i in ids)

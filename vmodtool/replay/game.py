@@ -434,7 +434,7 @@ def snapshot(engine: Engine, step: int = 0) -> BoardState:
     watching = bool(engine.hands) or engine.state.has_decks
     for p in engine.state.game_pieces():
         snap = piece_snapshot(engine, p)
-        if watching:
+        if watching or "obs;" in p.type or "hide;" in p.type:
             parent = p.parent
             if isinstance(parent, Deck) and p in parent.members:
                 snap.deck = parent.name

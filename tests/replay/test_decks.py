@@ -176,12 +176,29 @@ def test_reshuffle_sends_the_discards_back_then_shuffles(module, tmp_path):
         w.to_deck(c, "Fate Discard", player="Hans")
     w.reshuffle("Fate Discard", seed=1, player="Hans")
     replay, steps = _replay(tmp_path, w, module)
-    last = steps[-1]
-    shuffles = [e for e in last.events if isinstance(e, DeckShuffleEvent)]
+    send, shuffle_step = steps[-2], steps[-1]      # sendToDeck, then the shuffle of a Never-shuffle deck
+    assert [e.text() for e in send.events if e.kind == "chat"] == ["chat: * Fate Discard goes back"]
+    assert len([e for e in send.events if isinstance(e, CardReturnEvent)]) == 2
+    shuffles = [e for e in shuffle_step.events if isinstance(e, DeckShuffleEvent)]
     assert [(e.deck.name, e.from_deck, e.deck.size) for e in shuffles] == [("Fate", "Fate Discard", 5)]
-    assert len([e for e in last.events if isinstance(e, CardReturnEvent)]) == 2
     decks = {d.name: d.count for d in replay.snapshot(len(steps)).decks}
     assert decks == {"Fate": 5, "Fate Discard": 0}
+
+
+def test_reshuffle_into_a_deck_that_always_shuffles_logs_no_shuffle(tmp_path):
+    folder = tmp_path / "always"
+    folder.mkdir()
+    (folder / "buildFile.xml").write_text(_buildfile_text().replace('shuffle="Never" drawFaceUp', 'shuffle="Always" '
+                                                                    'drawFaceUp'), encoding="utf-8")
+    with Module.open(folder) as module:
+        w = _writer(module)
+        c = w.draw("Fate", "Table", 500, 400, card=w.decks["Fate"].members[-1], player="Hans")
+        w.to_deck(c, "Fate Discard", player="Hans")
+        w.reshuffle("Fate Discard", player="Hans")
+        assert "D/" not in w.steps[-1]          # Deck.sendToDeck moves the cards, nothing more
+        _, steps = _replay(tmp_path, w, module)
+    shuffles = [e for e in steps[-1].events if isinstance(e, DeckShuffleEvent)]
+    assert [(e.deck.name, e.from_deck) for e in shuffles] == [("Fate", "Fate Discard")]
 
 
 def test_face_up_and_down(module, tmp_path):

@@ -163,6 +163,11 @@ class Engine:
         #: decks whose order a ``D/`` changed in this step, with the event
         #: (a shuffle report later in the step makes it a shuffle)
         self.reordered: list[tuple[Deck, DeckOrderEvent]] = []
+        #: cards went from a deck into another in this step (a reshuffle?)
+        self.deck_to_deck = False
+        #: target deck id -> (the deck sent into it, the step): a shuffle of
+        #: the target in the next step completes the reshuffle
+        self.sent_into: dict[str, tuple[str, int | None]] = {}
         self.roster = roster
         self.properties = properties
         self.state = GameState()
@@ -583,6 +588,8 @@ class Engine:
                     from_hand=origin.hand.name, deck=self.deck_ref(new_deck), player=who,
                     hand_count=self.count_on(self.state.maps.get(origin.hand.name))))
             else:
+                if old_deck is not None:
+                    self.deck_to_deck = True
                 self.events.append(CardReturnEvent(
                     piece=ref, source=before, target=target, stack_id=stack_id,
                     deck=self.deck_ref(new_deck),
@@ -693,26 +700,42 @@ class Engine:
     def finish_step(self, chat_lines: list[str]) -> None:
         """At the end of a step: a deck reordered in it was shuffled when
         the step reports the deck's shuffle (its ``shuffleMsgFormat``) —
-        a reshuffle when cards came in from another deck first."""
-        if not self.reordered:
-            return
+        a reshuffle when cards came in from another deck first.  A deck
+        emptied into its reshuffle target (``Deck.sendToDeck``) whose target
+        draws at random (shuffleOption Always: no ``D/`` needed) is a
+        reshuffle too."""
+        sent: dict[str, tuple[str, DeckRef]] = {}      # target deck id -> (source name, target)
+        for e in self.events:
+            if isinstance(e, CardReturnEvent) and e.source.map is not None and e.deck.id is not None:
+                source = self._deck_at(e.source)
+                if source is not None and source.deck_type.reshuffle_target == e.deck.name:
+                    sent[e.deck.id] = (source.name, e.deck)
         for d, ev in self.reordered:
             if not _reports_shuffle(d, chat_lines):
                 continue
-            sources = [e.source for e in self.events
-                       if isinstance(e, CardReturnEvent) and e.deck.id == d.id]
-            from_deck = None
-            for e in self.events:
-                if isinstance(e, CardReturnEvent) and e.deck.id == d.id and e.source.map is not None:
-                    from_deck = next((o.name for o in self.state.decks()
-                                      if o.map is not None and o.map.name == e.source.map
-                                      and (o.x, o.y) == (e.source.x, e.source.y)), None)
-                    if from_deck:
-                        break
-            shuffle = DeckShuffleEvent(deck=ev.deck, from_deck=from_deck if sources else None,
-                                       player=ev.player)
+            origin = sent.pop(d.id or "", None)
+            from_deck = origin[0] if origin else None
+            earlier = self.sent_into.pop(d.id or "", None)
+            if from_deck is None and earlier is not None and self.step_number is not None and \
+                    earlier[1] == self.step_number - 1:
+                from_deck = earlier[0]
+            shuffle = DeckShuffleEvent(deck=ev.deck, from_deck=from_deck, player=ev.player)
             self.events[self.events.index(ev)] = shuffle
+        for deck_id, (source_name, _) in sent.items():
+            self.sent_into[deck_id] = (source_name, self.step_number)
+            target = self.state.get(deck_id)
+            source = next((o for o in self.state.decks() if o.name == source_name), None)
+            if isinstance(target, Deck) and target.deck_type.shuffle_option == ALWAYS and \
+                    source is not None and not source.members:
+                self.events.append(DeckShuffleEvent(deck=self.deck_ref(target), from_deck=source_name,
+                                                    player=self._mover_name(None)))
         self.reordered = []
+
+    def _deck_at(self, place: Place) -> Deck | None:
+        for o in self.state.decks():
+            if o.map is not None and o.map.name == place.map and (o.x, o.y) == (place.x, place.y):
+                return o
+        return None
 
     # ------------------------------------------------------- VASSAL internals
     def piece_set_state(self, p: Piece, state: str) -> None:

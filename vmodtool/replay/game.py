@@ -317,6 +317,7 @@ class Replay:
         engine.player_ids = []
         engine.undo_brackets = 0
         engine.reordered = []
+        engine.deck_to_deck = False
         nwarn = len(engine.warnings)
         count = 0
         moves: list[tuple[str, ...]] = []
@@ -355,7 +356,7 @@ class Replay:
                     moves.append(("other", "remove"))
             elif not isinstance(inner, (Undo, Chat, NullCommand)):
                 moves.append(("other", inner.kind))
-        if engine.reordered:
+        if engine.reordered or engine.deck_to_deck:
             engine.finish_step([e.message for e in engine.events
                                 if isinstance(e, (ChatEvent, DiceEvent)) and e.message])
         step = Step(number, engine.file, file_step, index, commands=count,

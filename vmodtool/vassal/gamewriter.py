@@ -810,11 +810,16 @@ class GameWriter:
             commands.append(report)
         return commands
 
-    def reshuffle(self, deck_name: str, *, seed: int = 0, player: str | None = None) -> None:
-        """``Deck.sendToDeck`` of ``deck_name`` into its reshuffle target:
-        the ``reshuffleMsgFormat`` report, each card from the top down
-        dropped on the target (``DrawPile.addToContents`` →
-        ``placeOrMerge``), then the target's shuffle, in one step."""
+    def reshuffle(self, deck_name: str, *, seed: int = 0, player: str | None = None,
+                  shuffle_target: bool = True) -> None:
+        """The deck's reshuffle command, ``Deck.sendToDeck``, in one step:
+        the ``reshuffleMsgFormat`` report (if any), then each card from the
+        top down dropped on the reshuffle target (``DrawPile.addToContents``
+        → ``Map.placeOrMerge``: its ``M/`` with the target's top card as
+        new-under).  ``sendToDeck`` does not shuffle: a target whose
+        shuffleOption is Always draws at random anyway; for another target
+        ``shuffle_target`` makes the player shuffle it next (its own step,
+        :meth:`shuffle`)."""
         d = self.deck(deck_name)
         target = self.deck(d.pile.type.reshuffle_target)
         who = self._player(player)
@@ -825,10 +830,14 @@ class GameWriter:
         for pid in list(reversed(d.members)):
             old_map, ox, oy, old_under = self._take(pid)
             under, _ = self._land(pid, target.map, target.x, target.y)
+            p = self.pieces[pid]
+            p.map, p.x, p.y = None, target.x, target.y
             commands.append(MovePiece.build(pid, target.map, target.x, target.y, under, old_map, ox, oy,
                                             old_under, who.password).text)
-        commands.extend(self._shuffle_commands(target, seed))
-        self._log(*commands)
+        if commands:
+            self._log(*commands)
+        if shuffle_target and target.pile.type.shuffle_option != "Always":
+            self.shuffle(target.name, seed=seed)
 
     def reorder(self, deck_name: str, order: Sequence[str]) -> None:
         """Put a deck's cards in another order by hand (cards taken out and

@@ -201,6 +201,31 @@ def test_reshuffle_into_a_deck_that_always_shuffles_logs_no_shuffle(tmp_path):
     assert [(e.deck.name, e.from_deck) for e in shuffles] == [("Fate", "Fate Discard")]
 
 
+def test_a_face_up_deck_in_a_hand_is_the_hands_own(tmp_path):
+    """A DrawPile on a private map (Nevsky's plan decks): a card put on it
+    from the hand is not played for all to see; only the hand's side sees
+    which card it is."""
+    folder = tmp_path / "plans"
+    folder.mkdir()
+    plans = f'<{B}module.map.DrawPile name="Plans" x="200" y="200" faceDown="Never" shuffle="Never"/>'
+    text = _buildfile_text().replace(f'<{B}module.PlayerHand mapName="Soviets Hand" side="Soviets"/>',
+                                     f'<{B}module.PlayerHand mapName="Soviets Hand" side="Soviets">{plans}'
+                                     f'</{B}module.PlayerHand>')
+    (folder / "buildFile.xml").write_text(text, encoding="utf-8")
+    with Module.open(folder) as module:
+        w = _writer(module)
+        w.set_face("Fate", False)
+        card = w.draw("Fate", "Soviets Hand", 50, 50, player="Sami")
+        w.to_deck(card, "Plans", player="Sami")
+        for viewer, visible in ((Viewer(), False), (Viewer.of_side("Soviets"), True)):
+            replay, steps = _replay(tmp_path, w, module, viewer)
+            assert not _events(steps, CardPlayEvent)
+            (ret,) = _events(steps, CardReturnEvent)
+            assert (ret.deck.name, ret.from_hand, ret.visible) == ("Plans", "Soviets Hand", visible)
+            plans_deck = next(d for d in replay.snapshot(len(steps)).decks if d.name == "Plans")
+            assert (plans_deck.cards == ["Frost"]) is visible and plans_deck.count == 1
+
+
 def test_face_up_and_down(module, tmp_path):
     w = _writer(module)
     w.set_face("Fate", False)

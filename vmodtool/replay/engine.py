@@ -529,8 +529,8 @@ class Engine:
             if by is not None and not viewer.sees_masked(self.roster.who(by)[1], by):
                 return False
         parent = p.parent
-        if isinstance(parent, Deck):
-            return not parent.face_down
+        if isinstance(parent, Deck) and parent.face_down:
+            return False
         return viewer.sees_hand(self.hand_of(p.current_map))
 
     def seen_ref(self, p: Piece, ref: PieceRef | None = None) -> PieceRef:
@@ -580,9 +580,9 @@ class Engine:
                                                   searched=True, player=who))
             return
         if new_deck is not None and old_deck is not new_deck:
-            if origin.visible:
+            if origin.visible or self.visible(p):
                 ref = self.seen_ref(p, ref)
-            if origin.hand is not None and not new_deck.face_down:
+            if origin.hand is not None and not new_deck.face_down and self.hand_of(new_deck.map) is None:
                 self.events.append(CardPlayEvent(
                     piece=self.seen_ref(p, ref), source=before, target=target, stack_id=stack_id,
                     from_hand=origin.hand.name, deck=self.deck_ref(new_deck), player=who,
@@ -594,7 +594,7 @@ class Engine:
                     piece=ref, source=before, target=target, stack_id=stack_id,
                     deck=self.deck_ref(new_deck),
                     from_hand=origin.hand.name if origin.hand is not None else None,
-                    player=who, visible=origin.visible or not new_deck.face_down))
+                    player=who, visible=origin.visible or self.visible(p)))
             return
         if origin.hand is not None and hand is None and self.masked_by(p) is None:
             self.events.append(CardPlayEvent(

@@ -448,7 +448,7 @@ def snapshot(engine: Engine, step: int = 0) -> BoardState:
     for d in engine.state.decks():
         if d.map is None and not d.members:
             continue
-        see = not d.face_down or engine.viewer.referee
+        see = engine.viewer.referee or (not d.face_down and engine.viewer.sees_hand(engine.hand_of(d.map)))
         decks.append(DeckSnapshot(d.id or "", d.name, d.map.name if d.map is not None else None, d.x, d.y,
                                   len(d.members), d.face_down,
                                   [engine.seen_ref(m).name if engine.viewer.referee else m.name

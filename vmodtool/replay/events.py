@@ -434,6 +434,7 @@ class CardDrawEvent(MoveEvent):
         rec = super()._fields()
         if not self.visible:
             rec["piece"] = {"id": self.piece.id, "name": None, "unit_id": None}
+            rec.pop("changes", None)        # property values would tell the card
         rec.update({"deck": self.deck.record(), "hand": self.hand, "hand_count": self.hand_count,
                     "player": self.player, "visible": self.visible})
         return rec
@@ -460,6 +461,7 @@ class CardReturnEvent(MoveEvent):
         rec = super()._fields()
         if not self.visible:
             rec["piece"] = {"id": self.piece.id, "name": None, "unit_id": None}
+            rec.pop("changes", None)
         rec.update({"deck": self.deck.record(), "from_hand": self.from_hand,
                     "player": self.player, "visible": self.visible})
         return rec

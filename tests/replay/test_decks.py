@@ -248,6 +248,17 @@ def test_mask_and_unmask_per_viewer(module, tmp_path):
         assert ("Frost" in json.dumps(masks[1].record(), ensure_ascii=False)) is visible
 
 
+def test_unmasking_in_a_hand_tells_only_the_hands_side(module, tmp_path):
+    w = _writer(module)
+    card = w.draw("Fate", "Soviets Hand", 50, 50, player="Sami")
+    w.mask(card, False, player="Sami")
+    for viewer, visible in ((Viewer(), False), (Viewer.of_side("Soviets"), True)):
+        _, steps = _replay(tmp_path, w, module, viewer)
+        (unmask,) = _events(steps, MaskEvent)
+        assert not unmask.masked and unmask.visible is visible
+        assert ("Frost" in unmask.text() + json.dumps(unmask.record(), ensure_ascii=False)) is visible
+
+
 def test_hide_and_show(module, tmp_path):
     w = _writer(module)
     slot = next(s for s in w.slots if s.entry_name == "Scout")

@@ -70,8 +70,9 @@ def test_deck_and_hand_counts_at_step_zero(name, module, ndecks, ncards, down, h
     assert _raw_card_ids(path) == (ndecks, ncards)
     # a face-down deck's cards are never named to an observer
     text = "\n".join(board_lines(board))
-    for d in board.decks:
-        assert (d.cards is None) == d.face_down
+    private = {h.name for h in board.hands}
+    for d in board.decks:           # named to an observer: face up and not in a hand
+        assert (d.cards is None) == (d.face_down or d.map in private)
     assert sum(1 for line in text.splitlines() if line.startswith("  deck ")) == ndecks
     report = inspect_file(path, module=mod)
     assert sum(d["cards"] for d in report["decks"]) == ncards

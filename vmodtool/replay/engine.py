@@ -611,6 +611,7 @@ class Engine:
         gets no event of its own."""
         types = type_tokens(p.type)
         olds, news = before.states, after.states
+        in_view = self.viewer.sees_hand(self.hand_of(p.current_map))
         other = False
         found: list[Event] = []
         for i in range(max(len(olds), len(news))):
@@ -626,7 +627,7 @@ class Engine:
                 by = new_by if new_by is not None else old_by
                 name, side = self.roster.who(by) if by != "nobody" else ("the deck", None)
                 masked = new_by is not None
-                seen = not masked or self.viewer.sees_masked(side, by)
+                seen = in_view and (not masked or self.viewer.sees_masked(side, by))
                 found.append(MaskEvent(piece=self.seen_ref(p) if seen else after, masked=masked, by=name,
                                        side=side, place=place, visible=seen))
             elif tok.startswith("hide;"):
@@ -636,7 +637,7 @@ class Engine:
                 by = new_h if new_h is not None else old_h
                 name, side = self.roster.who(by)
                 hidden = new_h is not None
-                seen = not hidden or self.viewer.sees_masked(side, by)
+                seen = in_view and (not hidden or self.viewer.sees_masked(side, by))
                 found.append(HideEvent(piece=self.seen_ref(p) if seen else after, hidden=hidden, by=name,
                                        side=side, place=place, visible=seen))
             else:

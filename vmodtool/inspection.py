@@ -25,6 +25,8 @@ from vmodtool.textsafe import escape_controls
 from vmodtool.vassal.archive import Archive, is_zip_data, read_head
 from vmodtool.vassal.buildfile import BoardEntry, BuildFile
 from vmodtool.vassal.commands import AddPiece, Command, CommandGroup, LogEntry, leaves, walk
+from vmodtool.vassal.decks import DECK_ID, DeckState, DeckType, HandDef
+from vmodtool.vassal.decks import hands as module_hands
 from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef
@@ -90,16 +92,20 @@ def detect_kind(path: PathLike) -> str:
 # --------------------------------------------------------------------------
 # inspect
 
-def inspect_file(path: PathLike, *, board_sizes: dict[str, tuple[int, int]] | None = None
-                 ) -> Report:
-    """A JSON-ready summary of any VASSAL file."""
+def inspect_file(path: PathLike, *, board_sizes: dict[str, tuple[int, int]] | None = None,
+                 module: PathLike | None = None) -> Report:
+    """A JSON-ready summary of any VASSAL file; for a save or log,
+    ``module`` (its module, buildFile or folder) names its hands."""
     kind = detect_kind(path)
     if kind == "save":
-        return _inspect_save(path)
+        if module is None:
+            return _inspect_save(path, None)
+        with Module.open(module) as opened:
+            return _inspect_save(path, opened)
     if kind == "metadata":
         return _inspect_metadata(path)
-    with Module.open(path) as module:
-        return _inspect_module(module, board_sizes or {})
+    with Module.open(path) as opened_module:
+        return _inspect_module(opened_module, board_sizes or {})
 
 
 def _metadata_class(name: str) -> type[ModuleMetadata] | type[SaveMetadata] | type[ExtensionMetadata]:
@@ -133,7 +139,7 @@ def _inspect_metadata(path: PathLike) -> Report:
     return {"file": os.fspath(path), "kind": "metadata", "metadata": fields}
 
 
-def _inspect_save(path: PathLike) -> Report:
+def _inspect_save(path: PathLike, module: Module | None) -> Report:
     game = SavedGame.read(path)
     file = os.fspath(path)
     tree = game.commands
@@ -149,6 +155,7 @@ def _inspect_save(path: PathLike) -> Report:
         else:
             kinds[cmd.kind] += 1
     pieces, stacks, per_map, bad = _start_pieces(game)
+    decks, hands = _start_decks(game, module_hands(module.buildfile) if module is not None else [])
     steps = game.log_steps()
     undo_steps = _undo_steps(game) if steps else 0
     report: Report = {
@@ -168,6 +175,8 @@ def _inspect_save(path: PathLike) -> Report:
                      "by_kind": dict(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))},
         "pieces_at_start": {"pieces": pieces, "stacks": stacks, "by_map": per_map,
                             "undecodable": bad},
+        "decks": decks,
+        "hands": hands if module is not None else None,
         "steps": len(steps),
         "undo_steps": undo_steps,
     }
@@ -194,6 +203,8 @@ def _start_pieces(game: SavedGame) -> tuple[int, int, dict[str, int], int]:
             if cmd.is_stack:
                 stacks += 1
                 continue
+            if cmd.type.startswith(DECK_ID):
+                continue            # a deck: listed with its cards under "decks"
             pieces += 1
             try:
                 state = PieceDef.parse(cmd.text).basic_state()
@@ -201,6 +212,33 @@ def _start_pieces(game: SavedGame) -> tuple[int, int, dict[str, int], int]:
             except FormatError:
                 bad += 1
     return pieces, stacks, dict(sorted(per_map.items())), bad
+
+
+def _start_decks(game: SavedGame, hand_defs: Sequence[HandDef]) -> tuple[list[Report], list[Report]]:
+    """The decks of the saved state (each ``deck;`` AddPiece: name, map,
+    card count, face) and, for the module's private maps, the pieces on
+    them outside decks.  Read from the commands themselves, not replayed."""
+    decks: list[Report] = []
+    in_deck: set[str] = set()
+    piece_maps: dict[str, str | None] = {}
+    for node in game.restore_part():
+        for _, cmd in leaves(node):
+            if not isinstance(cmd, AddPiece) or cmd.is_stack:
+                continue
+            if cmd.type.startswith(DECK_ID):
+                dtype, dstate = DeckType.parse(cmd.type), DeckState.parse(cmd.state)
+                in_deck.update(dstate.cards)
+                decks.append({"name": dtype.name, "map": dstate.map, "cards": len(dstate.cards),
+                              "face_down": dstate.face_down})
+                continue
+            try:
+                piece_maps[cmd.piece_id or ""] = PieceDef.parse(cmd.text).basic_state().map
+            except FormatError:
+                continue
+    counts: Counter[str] = Counter(m for pid, m in piece_maps.items() if m and pid not in in_deck)
+    hands = [{"name": h.name, "kind": h.kind, "sides": list(h.sides), "pieces": counts.get(h.name, 0)}
+             for h in hand_defs]
+    return decks, hands
 
 
 def _grid_summary(board: BoardEntry) -> Report | None:
@@ -358,6 +396,12 @@ def _format_save(r: Report) -> Iterator[str]:
         yield f"    {name}: {count}"
     if p["undecodable"]:
         yield f"    ({p['undecodable']} piece definitions could not be decoded)"
+    for d in r.get("decks") or []:
+        yield (f"  deck {d['name']} on {d['map'] or '(not on a map)'}: {d['cards']} card"
+               f"{'s' if d['cards'] != 1 else ''}, face {'down' if d['face_down'] else 'up'}")
+    for h in r.get("hands") or []:
+        sides = f" ({', '.join(h['sides'])})" if h["sides"] else ""
+        yield f"  hand {h['name']}{sides}: {h['pieces']} piece{'s' if h['pieces'] != 1 else ''}"
     if r["kind"] == "log":
         yield f"  steps: {r['steps']} ({r['undo_steps']} undo)"
 

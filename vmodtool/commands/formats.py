@@ -12,6 +12,7 @@ from vmodtool.commands import (
     board_sizes,
     check_report_output,
     format_option,
+    module_option,
     report_output_option,
     write_report,
 )
@@ -24,8 +25,9 @@ __all__ = ["inspect", "dump"]
 @report_output_option()
 @format_option("text", "json", help="Readable text, or one JSON object.")
 @board_size_options
+@module_option("For a save or log: its module (.vmod, folder or buildFile), to count the hands.")
 def inspect(file: str, output: str | None, fmt: str, board_sizes_file: str | None,
-            board_size: tuple[str, ...]) -> None:
+            board_size: tuple[str, ...], module: str | None) -> None:
     """Summarise a module, save, log or buildFile.
 
     FILE is a module, extension, save, log, buildFile or metadata file.
@@ -39,8 +41,8 @@ def inspect(file: str, output: str | None, fmt: str, board_sizes_file: str | Non
     """
     from vmodtool.inspection import format_inspection, inspect_file
 
-    check_report_output(output, file, board_sizes_file)
-    report = inspect_file(file, board_sizes=board_sizes(board_sizes_file, board_size))
+    check_report_output(output, file, board_sizes_file, module)
+    report = inspect_file(file, board_sizes=board_sizes(board_sizes_file, board_size), module=module)
     if fmt == "json":
         write_report([json.dumps(report, ensure_ascii=False, indent=2)], output)
     else:

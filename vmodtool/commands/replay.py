@@ -37,9 +37,13 @@ __all__ = ["replay_command"]
 @click.option("--step", "step", type=click.IntRange(min=0), default=None, metavar="N",
               help="Print the board state after step N (0: the saved state) instead.")
 @click.option("--no-chat", is_flag=True, help="Leave chat lines out of the move list.")
+@click.option("--viewer", "viewer_side", metavar="SIDE", default=None,
+              help="Watch as this side: its hands and what its players masked or hid are named "
+                   "(default: an observer, who sees only what is public).")
+@click.option("--referee", is_flag=True, help="Watch as a referee: every card and hidden piece is named.")
 def replay_command(logs: tuple[str, ...], module: str | None, output: str | None, fmt: str,
                    board_sizes_file: str | None, board_size: tuple[str, ...], step: int | None,
-                   no_chat: bool) -> None:
+                   no_chat: bool, viewer_side: str | None, referee: bool) -> None:
     """Replay VASSAL logs as moves between hexes.
 
     Step by step: who moved which unit from which hex to which hex, face
@@ -55,9 +59,14 @@ def replay_command(logs: tuple[str, ...], module: str | None, output: str | None
     """
     from vmodtool.replay import Replay
     from vmodtool.replay.report import board_lines, board_records
+    from vmodtool.replay.viewer import Viewer
 
+    if referee and viewer_side is not None:
+        raise click.UsageError("give --viewer SIDE or --referee, not both")
+    viewer = Viewer("referee") if referee else Viewer.of_side(viewer_side) if viewer_side else Viewer()
     check_report_output(output, *logs, module, board_sizes_file)
-    replay = Replay.open(list(logs), module=module, board_sizes=board_sizes(board_sizes_file, board_size))
+    replay = Replay.open(list(logs), module=module, board_sizes=board_sizes(board_sizes_file, board_size),
+                         viewer=viewer)
     if step is not None:
         board = replay.state_at(step)
         write_report(board_records(board) if fmt == "jsonl" else board_lines(board), output,

@@ -3,7 +3,8 @@ hex to which hex, and the whole board at every step.
 
 Public API: :class:`Replay` (open logs, iterate :class:`Step`s, ``state_at``,
 ``chain_differences``), the event types of :mod:`vmodtool.replay.events`,
-:class:`ReplayWarning`, :class:`Positions` and :func:`load_board_sizes`.
+:class:`ReplayWarning`, :class:`Positions`, :func:`load_board_sizes` and
+:class:`Viewer` (who watches: which cards are named).
 """
 
 from vmodtool.replay.chain import ChainDifference
@@ -26,10 +27,11 @@ from vmodtool.replay.events import (
 )
 from vmodtool.replay.game import BoardState, PieceSnapshot, Replay, Step
 from vmodtool.replay.positions import Positions, load_board_sizes
+from vmodtool.replay.viewer import Viewer
 
 __all__ = [
     "Replay", "Step", "BoardState", "PieceSnapshot", "ChainDifference", "ReplayWarning",
     "Positions", "load_board_sizes", "Event", "MoveEvent", "AddEvent", "RemoveEvent",
     "ChangeEvent", "ChatEvent", "DiceEvent", "PropertyEvent", "TurnEvent", "PlayerEvent",
-    "BoardsEvent", "UnknownEvent", "PieceRef", "Place",
+    "BoardsEvent", "UnknownEvent", "PieceRef", "Place", "Viewer",
 ]

@@ -10,18 +10,28 @@ number; the replay always goes on.
 
 from __future__ import annotations
 
+import html
 import re
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from vmodtool.replay.events import (
     AddEvent,
     BoardsEvent,
+    CardDrawEvent,
+    CardPlayEvent,
+    CardReturnEvent,
     ChangeEvent,
     ChatEvent,
+    DeckFaceEvent,
+    DeckOrderEvent,
+    DeckRef,
+    DeckShuffleEvent,
     DiceEvent,
     Event,
+    HideEvent,
+    MaskEvent,
     MoveEvent,
     PieceRef,
     Place,
@@ -35,6 +45,7 @@ from vmodtool.replay.positions import Positions
 from vmodtool.replay.properties import ModuleProperties
 from vmodtool.replay.state import (
     UNIQUE_ID,
+    Deck,
     GameObject,
     GameState,
     MapState,
@@ -44,6 +55,7 @@ from vmodtool.replay.state import (
     split_nested,
     type_tokens,
 )
+from vmodtool.replay.viewer import OBSERVER, Viewer
 from vmodtool.vassal.commands import (
     AddPiece,
     BeginSave,
@@ -65,6 +77,7 @@ from vmodtool.vassal.commands import (
     UnknownCommand,
     VersionCheck,
 )
+from vmodtool.vassal.decks import ALWAYS, DeckState, HandDef, ObscuredState, hidden_by
 from vmodtool.vassal.pieces import java_int
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
@@ -92,6 +105,16 @@ class ReplayWarning:
 
     def record(self) -> dict[str, object]:
         return {"file": self.file, "step": self.step, "message": self.message}
+
+
+class _CardOrigin(NamedTuple):
+    """Where a moving piece was: its deck and index there (top = last),
+    the hand (private map) it was on, whether the viewer could see it."""
+
+    deck: Deck | None
+    position: int
+    hand: HandDef | None
+    visible: bool
 
 
 @dataclass
@@ -128,11 +151,23 @@ class Engine:
     """One game state and the rules VASSAL applies to it."""
 
     def __init__(self, positions: Positions, roster: Roster, *, file: str | None = None,
-                 properties: ModuleProperties | None = None) -> None:
+                 properties: ModuleProperties | None = None, viewer: Viewer = OBSERVER,
+                 hands: Mapping[str, HandDef] | None = None) -> None:
         """``properties``: the global properties of the module (when one is
         given), so that a command naming another one is dropped and reported
-        as VASSAL drops it."""
+        as VASSAL drops it.  ``viewer``: who watches (which cards events
+        name); ``hands``: the module's private maps by name."""
         self.positions = positions
+        self.viewer = viewer
+        self.hands: Mapping[str, HandDef] = hands or {}
+        #: decks whose order a ``D/`` changed in this step, with the event
+        #: (a shuffle report later in the step makes it a shuffle)
+        self.reordered: list[tuple[Deck, DeckOrderEvent]] = []
+        #: cards went from a deck into another in this step (a reshuffle?)
+        self.deck_to_deck = False
+        #: target deck id -> (the deck sent into it, the step): a shuffle of
+        #: the target in the next step completes the reshuffle
+        self.sent_into: dict[str, tuple[str, int | None]] = {}
         self.roster = roster
         self.properties = properties
         self.state = GameState()
@@ -239,9 +274,14 @@ class Engine:
             self.state.register(stack)
             self.stack_set_state(stack, state)
             return
+        if type_text.startswith("deck;"):
+            deck = Deck(piece_id, type_text)
+            self.state.register(deck)
+            self.deck_set_state(deck, state)
+            return
         types = type_tokens(type_text)
         basic = types[-1] if types else ""
-        if not (basic.startswith("piece;") or basic.startswith("deck;")):
+        if not basic.startswith("piece;"):
             self.warn(f"AddPiece of a piece whose innermost trait is not a basic piece "
                       f"({basic[:20]!r}): {self._short(cmd)}")
             return
@@ -297,6 +337,9 @@ class Engine:
             self.warn(f"ChangePiece without a new state (truncated?): {self._short(cmd)}")
             return
         new, old = cmd.new_state, cmd.old_state
+        if isinstance(target, Deck):
+            self.on_deck_change(target, new, old)
+            return
         if isinstance(target, Stack):
             if old is not None and old != target.state_string():
                 new = _merge_stack_state(target, new, old)
@@ -314,6 +357,9 @@ class Engine:
                 new_place = self.place_of(target)
                 if place is not None and new_place != place:
                     self.events.append(MoveEvent(piece=after, source=place, target=new_place))
+                if ("obs;" in target.type or "hide;" in target.type) and \
+                        not self.mask_events(target, before, after, new_place):
+                    return
                 self.events.append(ChangeEvent(before=before, after=after, place=new_place))
 
     def on_move(self, cmd: MovePiece) -> None:
@@ -332,6 +378,11 @@ class Engine:
             self.player_ids.append(player)
         movers = piece.members[:] if isinstance(piece, Stack) else [piece]
         befores = [self.place_of(p) for p in movers] if not self.in_restore else None
+        # where each mover came from when a deck or a hand is involved: (its
+        # deck, its index there, the hand it was on, whether the viewer saw it)
+        cards: list[_CardOrigin] | None = None
+        if befores is not None and (self.hands or self.state.has_decks):
+            cards = [self.card_origin(p) for p in movers]
         new_map_id = cmd.new_map
         new_map = self.map_for(new_map_id) if new_map_id is not None else None
         if new_map is not None:
@@ -364,9 +415,12 @@ class Engine:
                     ox, oy = cmd.old_position
                     loc, cell = self.positions.locate(old_map_id, ox, oy)
                     befores[i] = Place(old_map_id, ox, oy, loc, cell)
-            for p, before in zip(movers, befores, strict=True):
-                self.events.append(MoveEvent(piece=self.ref(p), source=before,
-                                             target=self.place_of(p), stack_id=stack_id))
+            for k, (p, before) in enumerate(zip(movers, befores, strict=True)):
+                if cards is not None:
+                    self.card_event(p, before, cards[k], stack_id, player)
+                else:
+                    self.events.append(MoveEvent(piece=self.ref(p), source=before,
+                                                 target=self.place_of(p), stack_id=stack_id))
 
     def unlogged_stack_move(self, cmd: MovePiece) -> None:
         """A MovePiece naming an id no command created.  VASSAL gives a
@@ -419,6 +473,270 @@ class Engine:
         step = self.removed_at[piece_id]
         return (f" (removed at step {step}; VASSAL ignores a command naming a removed piece)"
                 if step is not None else " (removed in the saved state)")
+
+
+    # ------------------------------------------------ decks, hands, masks
+    def hand_of(self, m: MapState | None) -> HandDef | None:
+        return self.hands.get(m.name) if m is not None else None
+
+    @staticmethod
+    def deck_ref(d: Deck) -> DeckRef:
+        return DeckRef(d.id, d.name, len(d.members))
+
+    @staticmethod
+    def count_on(m: MapState | None) -> int:
+        """The pieces on a map outside its decks (a hand's card count)."""
+        if m is None:
+            return 0
+        n = 0
+        for obj in m.pieces:
+            if isinstance(obj, Deck):
+                continue
+            n += len(obj.members) if isinstance(obj, Stack) else 1
+        return n
+
+    def _mover_name(self, player: str | None) -> str | None:
+        if player:
+            return self.roster.who(player)[0]
+        return self.roster.who(self.player_ids[-1])[0] if self.player_ids else None
+
+    @staticmethod
+    def _level_of(p: Piece, prefix: str) -> str | None:
+        """The state of the piece's outermost trait with this type prefix."""
+        if prefix not in p.type:
+            return None
+        for i, tok in enumerate(type_tokens(p.type)[:-1]):
+            if tok.startswith(prefix):
+                levels = p.levels
+                return levels[i] if i < len(levels) else ""
+        return None
+
+    def masked_by(self, p: Piece) -> str | None:
+        """The player id that masks the piece (``obs;``), or None."""
+        state = self._level_of(p, "obs;")
+        return ObscuredState.parse(state).by if state is not None else None
+
+    def hidden_by(self, p: Piece) -> str | None:
+        state = self._level_of(p, "hide;")
+        return hidden_by(state) if state is not None else None
+
+    def visible(self, p: Piece) -> bool:
+        """Whether the viewer could see which piece this is where it is now."""
+        viewer = self.viewer
+        if viewer.referee:
+            return True
+        for by in (self.masked_by(p), self.hidden_by(p)):
+            if by is not None and not viewer.sees_masked(self.roster.who(by)[1], by):
+                return False
+        parent = p.parent
+        if isinstance(parent, Deck) and parent.face_down:
+            return False
+        return viewer.sees_hand(self.hand_of(p.current_map))
+
+    def seen_ref(self, p: Piece, ref: PieceRef | None = None) -> PieceRef:
+        """The piece's ref named as one who sees through its mask or hide
+        sees it (``Obscurable``/``Hideable`` answer others with the mask's
+        name): the BasicPiece's own name when a mask or hide is on."""
+        ref = ref if ref is not None else self.ref(p)
+        if self.masked_by(p) is not None or self.hidden_by(p) is not None:
+            basic = decode_sequence(type_tokens(p.type)[-1], ";")
+            ref._name = basic[4] if len(basic) > 4 else ""
+        return ref
+
+    def card_origin(self, p: Piece) -> _CardOrigin:
+        parent = p.parent
+        deck = parent if isinstance(parent, Deck) else None
+        index = -1
+        if deck is not None:
+            for i, member in enumerate(deck.members):
+                if member is p:
+                    index = i
+                    break
+        return _CardOrigin(deck, index, self.hand_of(p.current_map), self.visible(p))
+
+    def card_event(self, p: Piece, before: Place, origin: _CardOrigin, stack_id: str | None,
+                   player: str | None) -> None:
+        """The event of a piece moving from/to a deck or a hand (else a plain
+        move)."""
+        parent = p.parent
+        new_deck = parent if isinstance(parent, Deck) else None
+        old_deck = origin.deck
+        target = self.place_of(p)
+        ref = self.ref(p)
+        who = self._mover_name(player)
+        hand = self.hand_of(p.current_map)
+        if old_deck is not None and old_deck is not new_deck and new_deck is None:
+            visible = self.visible(p)
+            if visible:
+                ref = self.seen_ref(p, ref)
+            self.events.append(CardDrawEvent(
+                piece=ref, source=before, target=target, stack_id=stack_id,
+                deck=self.deck_ref(old_deck), hand=hand.name if hand is not None else None,
+                hand_count=self.count_on(p.current_map) if hand is not None else None,
+                player=who, visible=visible))
+            if origin.position != len(old_deck.members) and old_deck.deck_type.shuffle_option != ALWAYS:
+                # not the top card (the deck had len+1 cards, its top at len)
+                self.events.append(DeckOrderEvent(deck=self.deck_ref(old_deck), how="searched",
+                                                  searched=True, player=who))
+            return
+        if new_deck is not None and old_deck is not new_deck:
+            if origin.visible or self.visible(p):
+                ref = self.seen_ref(p, ref)
+            if origin.hand is not None and not new_deck.face_down and self.hand_of(new_deck.map) is None:
+                self.events.append(CardPlayEvent(
+                    piece=self.seen_ref(p, ref), source=before, target=target, stack_id=stack_id,
+                    from_hand=origin.hand.name, deck=self.deck_ref(new_deck), player=who,
+                    hand_count=self.count_on(self.state.maps.get(origin.hand.name))))
+            else:
+                if old_deck is not None:
+                    self.deck_to_deck = True
+                self.events.append(CardReturnEvent(
+                    piece=ref, source=before, target=target, stack_id=stack_id,
+                    deck=self.deck_ref(new_deck),
+                    from_hand=origin.hand.name if origin.hand is not None else None,
+                    player=who, visible=origin.visible or self.visible(p)))
+            return
+        if origin.hand is not None and hand is None and self.masked_by(p) is None:
+            self.events.append(CardPlayEvent(
+                piece=ref, source=before, target=target, stack_id=stack_id,
+                from_hand=origin.hand.name, player=who,
+                hand_count=self.count_on(self.state.maps.get(origin.hand.name))))
+            return
+        self.events.append(MoveEvent(piece=ref, source=before, target=target, stack_id=stack_id))
+
+    def mask_events(self, p: Piece, before: PieceRef, after: PieceRef, place: Place) -> bool:
+        """MaskEvent/HideEvent for a change of an ``obs;``/``hide;`` state.
+        False when the change was only that (no ChangeEvent then); a card
+        still in its deck (``Deck.pieceRemoved`` masking a card being drawn)
+        gets no event of its own."""
+        types = type_tokens(p.type)
+        olds, news = before.states, after.states
+        in_view = self.viewer.sees_hand(self.hand_of(p.current_map))
+        other = False
+        found: list[Event] = []
+        for i in range(max(len(olds), len(news))):
+            a = olds[i] if i < len(olds) else ""
+            b = news[i] if i < len(news) else ""
+            if a == b:
+                continue
+            tok = types[i] if i < len(types) else ""
+            if tok.startswith("obs;"):
+                old_by, new_by = ObscuredState.parse(a).by, ObscuredState.parse(b).by
+                if (old_by is None) == (new_by is None):
+                    continue
+                by = new_by if new_by is not None else old_by
+                name, side = self.roster.who(by) if by != "nobody" else ("the deck", None)
+                masked = new_by is not None
+                seen = in_view and (not masked or self.viewer.sees_masked(side, by))
+                found.append(MaskEvent(piece=self.seen_ref(p) if seen else after, masked=masked, by=name,
+                                       side=side, place=place, visible=seen))
+            elif tok.startswith("hide;"):
+                old_h, new_h = hidden_by(a), hidden_by(b)
+                if (old_h is None) == (new_h is None):
+                    continue
+                by = new_h if new_h is not None else old_h
+                name, side = self.roster.who(by)
+                hidden = new_h is not None
+                seen = in_view and (not hidden or self.viewer.sees_masked(side, by))
+                found.append(HideEvent(piece=self.seen_ref(p) if seen else after, hidden=hidden, by=name,
+                                       side=side, place=place, visible=seen))
+            else:
+                other = True
+        if isinstance(p.parent, Deck):
+            return other
+        self.events.extend(found)
+        return other or not found
+
+    def on_deck_change(self, d: Deck, new: str, old: str | None) -> None:
+        """``ChangePiece`` of a deck: ``Stack.mergeState`` (Deck does not
+        override it) when the deck changed since ``old``, then
+        ``Deck.setState``; a face change or a new order is an event."""
+        before_ids = [m.id for m in d.members]
+        before_face = d.face_down
+        if old is not None and old != d.state_string():
+            new = _merge_stack_state(d, new, old)
+        self.deck_set_state(d, new)
+        if self.in_restore:
+            return
+        if d.face_down != before_face:
+            self.events.append(DeckFaceEvent(deck=self.deck_ref(d), face_down=d.face_down))
+        after_ids = [m.id for m in d.members]
+        if after_ids != before_ids:
+            how = "by hand" if sorted(map(str, after_ids)) == sorted(map(str, before_ids)) else "contents set"
+            ev = DeckOrderEvent(deck=self.deck_ref(d), how=how, player=self._mover_name(None))
+            self.events.append(ev)
+            if how == "by hand":
+                self.reordered.append((d, ev))
+
+    def deck_set_state(self, d: Deck, state: str) -> None:
+        """``Deck.setState``: position, map, face-down flag, then
+        ``setContents`` (``removeAll`` and each listed card inserted in
+        order; a card no longer listed keeps its parent pointer, as
+        ``Stack.removeAll`` leaves it)."""
+        ds = DeckState.parse(state)
+        d.x, d.y = ds.x, ds.y
+        new_map = self.map_for(ds.map) if ds.map is not None else None
+        if new_map is not d.map:
+            if new_map is not None:
+                new_map.add(d)
+            else:
+                if d.map is not None:
+                    d.map.remove(d)
+                d.set_map(None)
+        elif d.map is not None:
+            d.map.relocate(d)
+        d.face_down = ds.face_down
+        d.members.clear()
+        pieces = self.state.pieces
+        for card_id in ds.cards:
+            child = pieces.get(card_id)
+            if child is None:
+                self.warn(f"deck {d.id} ({d.name}) lists unknown piece {card_id}")
+                continue
+            if isinstance(child, Stack):
+                self.warn(f"deck {d.id} ({d.name}) lists stack {card_id} as a card (ignored)")
+                continue
+            d.insert_child(child, len(d.members))
+
+    def finish_step(self, chat_lines: list[str]) -> None:
+        """At the end of a step: a deck reordered in it was shuffled when
+        the step reports the deck's shuffle (its ``shuffleMsgFormat``) —
+        a reshuffle when cards came in from another deck first.  A deck
+        emptied into its reshuffle target (``Deck.sendToDeck``) whose target
+        draws at random (shuffleOption Always: no ``D/`` needed) is a
+        reshuffle too."""
+        sent: dict[str, tuple[str, DeckRef]] = {}      # target deck id -> (source name, target)
+        for e in self.events:
+            if isinstance(e, CardReturnEvent) and e.source.map is not None and e.deck.id is not None:
+                source = self._deck_at(e.source)
+                if source is not None and source.deck_type.reshuffle_target == e.deck.name:
+                    sent[e.deck.id] = (source.name, e.deck)
+        for d, ev in self.reordered:
+            if not _reports_shuffle(d, chat_lines):
+                continue
+            origin = sent.pop(d.id or "", None)
+            from_deck = origin[0] if origin else None
+            earlier = self.sent_into.pop(d.id or "", None)
+            if from_deck is None and earlier is not None and self.step_number is not None and \
+                    earlier[1] == self.step_number - 1:
+                from_deck = earlier[0]
+            shuffle = DeckShuffleEvent(deck=ev.deck, from_deck=from_deck, player=ev.player)
+            self.events[self.events.index(ev)] = shuffle
+        for deck_id, (source_name, _) in sent.items():
+            self.sent_into[deck_id] = (source_name, self.step_number)
+            target = self.state.get(deck_id)
+            source = next((o for o in self.state.decks() if o.name == source_name), None)
+            if isinstance(target, Deck) and target.deck_type.shuffle_option == ALWAYS and \
+                    source is not None and not source.members:
+                self.events.append(DeckShuffleEvent(deck=self.deck_ref(target), from_deck=source_name,
+                                                    player=self._mover_name(None)))
+        self.reordered = []
+
+    def _deck_at(self, place: Place) -> Deck | None:
+        for o in self.state.decks():
+            if o.map is not None and o.map.name == place.map and (o.x, o.y) == (place.x, place.y):
+                return o
+        return None
 
     # ------------------------------------------------------- VASSAL internals
     def piece_set_state(self, p: Piece, state: str) -> None:
@@ -525,9 +843,26 @@ class Engine:
         """``MovePiece.createMergeFinder`` applied to the map's top-level
         pieces in drawing order: merge into the first stack (or stackable
         piece) exactly at the point.  True when one was found."""
+        x, y = pt
+        if self.state.has_decks:
+            # MovePiece.createMergeFinder: a deck exactly at the point takes
+            # the piece whatever the stacking rules (even when empty)
+            for obj in m.at(x, y):
+                if isinstance(obj, Deck):
+                    self.merge(m, obj, p)
+                    return True
+                if not (m.stacking and not (isinstance(p, Piece) and p.no_stack)):
+                    continue
+                if isinstance(obj, Stack):
+                    if obj.members:
+                        self.merge(m, obj, p)
+                        return True
+                elif not obj.no_stack:
+                    self.merge(m, obj, p)
+                    return True
+            return False
         if not m.stacking or (isinstance(p, Piece) and p.no_stack):
             return False
-        x, y = pt
         for obj in m.at(x, y):
             if isinstance(obj, Stack):
                 if obj.members:
@@ -775,3 +1110,29 @@ _HANDLERS: dict[type[Command], _Handler] = {
 #: handlers by base class, for subclasses without their own entry (notes,
 #: null commands, end_save and the set-up marker do nothing)
 _HANDLERS_BY_BASE: list[tuple[type[Command], _Handler]] = [(UnknownCommand, Engine.on_unknown)]
+
+
+def _reports_shuffle(d: Deck, lines: list[str]) -> bool:
+    """Whether a chat line is the deck's shuffle report: ``Deck.shuffle``
+    logs ``* `` + its ``shuffleMsgFormat`` ($deckName$ and $commandName$
+    filled in; other properties matched loosely); an empty format logs no
+    report, and then a line naming the deck and a shuffle counts."""
+    fmt = d.deck_type.shuffle_format
+    name = d.name
+    if fmt:
+        parts = re.split(r"\$([^$]*)\$", fmt)
+        pattern = ""
+        for i, part in enumerate(parts):
+            if i % 2 == 0:
+                pattern += re.escape(part)
+            elif part == "deckName":
+                pattern += re.escape(name)
+            elif part == "commandName":
+                pattern += re.escape(d.deck_type.shuffle_command)
+            else:
+                pattern += ".*?"
+        rx = re.compile(r"^\*\s?" + pattern + r"\s*$")
+        if any(rx.match(html.unescape(line)) for line in lines):
+            return True
+    lowered = name.lower()
+    return any("shuffl" in line.lower() and lowered in line.lower() for line in lines)

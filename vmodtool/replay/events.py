@@ -434,6 +434,7 @@ class CardDrawEvent(MoveEvent):
         rec = super()._fields()
         if not self.visible:
             rec["piece"] = {"id": self.piece.id, "name": None, "unit_id": None}
+            rec.pop("changes", None)        # property values would tell the card
         rec.update({"deck": self.deck.record(), "hand": self.hand, "hand_count": self.hand_count,
                     "player": self.player, "visible": self.visible})
         return rec
@@ -460,6 +461,7 @@ class CardReturnEvent(MoveEvent):
         rec = super()._fields()
         if not self.visible:
             rec["piece"] = {"id": self.piece.id, "name": None, "unit_id": None}
+            rec.pop("changes", None)
         rec.update({"deck": self.deck.record(), "from_hand": self.from_hand,
                     "player": self.player, "visible": self.visible})
         return rec
@@ -551,7 +553,9 @@ class DeckFaceEvent(Event):
 @dataclass
 class MaskEvent(Event):
     """A piece was masked or unmasked (``obs;``, Obscurable): ``by`` is the
-    masking player's display name (their side in ``side``), never the id."""
+    masking player's display name (their side in ``side``), never the id;
+    ``visible`` whether the viewer sees which piece it is (an unmasked
+    piece on a public map: yes; in a hand not theirs: no)."""
 
     kind = "mask"
     piece: PieceRef = None  # type: ignore[assignment]
@@ -562,13 +566,13 @@ class MaskEvent(Event):
     visible: bool = False
 
     def text(self) -> str:
-        what = self.piece.label() if self.visible or not self.masked else "a piece"
+        what = self.piece.label() if self.visible else "a piece"
         verb = "masked" if self.masked else "unmasked (revealed)"
         by = f" by {self.by}" if self.by else ""
         return f"{what} {verb}{by} at {self.place.label()}"
 
     def _fields(self) -> dict[str, object]:
-        piece = self.piece.record() if self.visible or not self.masked else \
+        piece = self.piece.record() if self.visible else \
             {"id": self.piece.id, "name": None, "unit_id": None}
         return {"piece": piece, "masked": self.masked, "by": self.by, "side": self.side,
                 "at": self.place.record(), "visible": self.visible}
@@ -587,13 +591,13 @@ class HideEvent(Event):
     visible: bool = False
 
     def text(self) -> str:
-        what = self.piece.label() if self.visible or not self.hidden else "a piece"
+        what = self.piece.label() if self.visible else "a piece"
         verb = "hidden" if self.hidden else "shown again"
         by = f" by {self.by}" if self.by else ""
         return f"{what} {verb}{by} at {self.place.label()}"
 
     def _fields(self) -> dict[str, object]:
-        piece = self.piece.record() if self.visible or not self.hidden else \
+        piece = self.piece.record() if self.visible else \
             {"id": self.piece.id, "name": None, "unit_id": None}
         return {"piece": piece, "hidden": self.hidden, "by": self.by, "side": self.side,
                 "at": self.place.record(), "visible": self.visible}

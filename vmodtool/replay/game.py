@@ -31,7 +31,8 @@ from vmodtool.replay.engine import Engine, ReplayWarning, Roster
 from vmodtool.replay.events import AddEvent, ChangeEvent, ChatEvent, DiceEvent, Event, MoveEvent
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.properties import ModuleProperties
-from vmodtool.replay.state import Piece, Stack
+from vmodtool.replay.state import Deck, Piece, Stack
+from vmodtool.replay.viewer import OBSERVER, Viewer
 from vmodtool.vassal.commands import (
     AddPiece,
     ChangePiece,
@@ -44,10 +45,13 @@ from vmodtool.vassal.commands import (
     Undo,
     leaf_commands,
 )
+from vmodtool.vassal.decks import HandDef
+from vmodtool.vassal.decks import hands as module_hands
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.savefile import SavedGame
 
-__all__ = ["Replay", "Step", "PieceSnapshot", "BoardState", "relaxed_gc"]
+__all__ = ["Replay", "Step", "PieceSnapshot", "BoardState", "DeckSnapshot", "HandSnapshot",
+           "relaxed_gc"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -115,14 +119,62 @@ class PieceSnapshot:
     grid_cell: tuple[int, int] | None
     state: str
     unit_id: str | None = None
+    #: the deck holding the piece (its name), if any
+    deck: str | None = None
+    #: the viewer may not see which piece it is (in a face-down deck, in a
+    #: hand not theirs, masked or hidden by another side): reports print no
+    #: name or state for it
+    hidden: bool = False
 
     def record(self) -> dict[str, object]:
+        if self.hidden:
+            return {"id": self.id, "name": None, "unit_id": None, "map": self.map,
+                    "x": self.x, "y": self.y, "location": self.location, "stack_id": self.stack_id,
+                    "stack_index": self.stack_index, "stack_size": self.stack_size,
+                    "grid_cell": list(self.grid_cell) if self.grid_cell else None,
+                    "state": None, "deck": self.deck, "hidden": True}
         return {"id": self.id, "name": self.name, "unit_id": self.unit_id, "map": self.map,
                 "x": self.x, "y": self.y, "location": self.location,
                 "stack_id": self.stack_id, "stack_index": self.stack_index,
                 "stack_size": self.stack_size,
                 "grid_cell": list(self.grid_cell) if self.grid_cell else None,
-                "state": self.state}
+                "state": self.state, "deck": self.deck, "hidden": False}
+
+
+@dataclass
+class DeckSnapshot:
+    """A deck at one moment: id, name, map and position, card count, face;
+    ``cards`` the names bottom → top when the viewer may see them (a
+    face-up deck, or a referee), else None."""
+
+    id: str
+    name: str
+    map: str | None
+    x: int
+    y: int
+    count: int
+    face_down: bool
+    cards: list[str] | None = None
+
+    def record(self) -> dict[str, object]:
+        return {"id": self.id, "name": self.name, "map": self.map, "x": self.x, "y": self.y,
+                "count": self.count, "face_down": self.face_down, "cards": self.cards}
+
+
+@dataclass
+class HandSnapshot:
+    """A private map (PlayerHand/PrivateMap) at one moment: its pieces'
+    count (outside decks), its sides, whether the viewer may look in."""
+
+    name: str
+    kind: str
+    sides: list[str]
+    count: int
+    visible: bool
+
+    def record(self) -> dict[str, object]:
+        return {"name": self.name, "kind": self.kind, "sides": self.sides, "count": self.count,
+                "visible": self.visible}
 
 
 @dataclass
@@ -134,6 +186,8 @@ class BoardState:
     pieces: list[PieceSnapshot]
     global_properties: dict[str, str]
     turns: dict[str, str]
+    decks: list[DeckSnapshot] = field(default_factory=list)
+    hands: list[HandSnapshot] = field(default_factory=list)
 
     def by_id(self) -> dict[str, PieceSnapshot]:
         return {p.id: p for p in self.pieces}
@@ -144,7 +198,11 @@ class Replay:
 
     def __init__(self, games: Sequence[SavedGame], positions: Positions | None = None,
                  files: Sequence[str] | None = None, *,
-                 properties: ModuleProperties | None = None) -> None:
+                 properties: ModuleProperties | None = None, viewer: Viewer = OBSERVER,
+                 hands: Sequence[HandDef] | None = None) -> None:
+        """``viewer``: who watches (which cards and hidden pieces the events
+        and board states name); ``hands``: the private maps (PlayerHand,
+        PrivateMap), by default the module's."""
         self.games = list(games)
         self.files = list(files) if files is not None else [g.file for g in self.games]
         self.positions = positions or Positions()
@@ -154,6 +212,11 @@ class Replay:
         #: the module's global properties (None without a module or
         #: properties given)
         self.properties = properties
+        self.viewer = viewer
+        if hands is None:
+            hands = module_hands(module.buildfile) if module is not None else []
+        #: the private maps by name
+        self.hands: dict[str, HandDef] = {h.name: h for h in hands}
         self.chain_differences: list[ChainDifference] = []
         self.warnings: list[ReplayWarning] = []
         self.engine: Engine | None = None
@@ -166,7 +229,8 @@ class Replay:
     def open(cls, paths: PathLike | Sequence[PathLike], *, module: Module | PathLike | None = None,
              board_sizes: dict[str, tuple[int, int]] | None = None,
              positions: Positions | None = None,
-             properties: ModuleProperties | None = None) -> Replay:
+             properties: ModuleProperties | None = None,
+             viewer: Viewer = OBSERVER) -> Replay:
         """Read the logs (``VmodError`` when one cannot be read at all) and
         the module (a path to a ``.vmod``, folder or buildFile, or an open
         :class:`~vmodtool.vassal.module.Module`).  Without a module,
@@ -183,7 +247,7 @@ class Replay:
         if module is not None:
             positions = Positions(module, board_sizes)
         return cls(games, positions or Positions(), [os.fspath(p) for p in paths],
-                   properties=properties)
+                   properties=properties, viewer=viewer)
 
     @property
     def missing_board_sizes(self) -> list[str]:
@@ -193,7 +257,8 @@ class Replay:
     # ------------------------------------------------------------ replaying
     def _restore(self, k: int) -> Engine:
         game = self.games[k]
-        engine = Engine(self.positions, self.roster, file=self.files[k], properties=self.properties)
+        engine = Engine(self.positions, self.roster, file=self.files[k], properties=self.properties,
+                        viewer=self.viewer, hands=self.hands)
         engine.in_restore = True
         for node in game.restore_part():
             for cmd in leaf_commands(node):
@@ -251,6 +316,8 @@ class Replay:
         engine.events = []
         engine.player_ids = []
         engine.undo_brackets = 0
+        engine.reordered = []
+        engine.deck_to_deck = False
         nwarn = len(engine.warnings)
         count = 0
         moves: list[tuple[str, ...]] = []
@@ -289,6 +356,9 @@ class Replay:
                     moves.append(("other", "remove"))
             elif not isinstance(inner, (Undo, Chat, NullCommand)):
                 moves.append(("other", inner.kind))
+        if engine.reordered or engine.deck_to_deck:
+            engine.finish_step([e.message for e in engine.events
+                                if isinstance(e, (ChatEvent, DiceEvent)) and e.message])
         step = Step(number, engine.file, file_step, index, commands=count,
                     events=_fold(engine.events), warnings=engine.warnings[nwarn:],
                     stacks=_stacks_after(engine, referenced, everything=file_step == 1))
@@ -362,10 +432,31 @@ def relaxed_gc() -> Iterator[None]:
 
 def snapshot(engine: Engine, step: int = 0) -> BoardState:
     pieces = []
+    watching = bool(engine.hands) or engine.state.has_decks
     for p in engine.state.game_pieces():
-        pieces.append(piece_snapshot(engine, p))
+        snap = piece_snapshot(engine, p)
+        if watching or "obs;" in p.type or "hide;" in p.type:
+            parent = p.parent
+            if isinstance(parent, Deck) and p in parent.members:
+                snap.deck = parent.name
+            snap.hidden = not engine.visible(p)
+            if not snap.hidden and ("obs;" in p.type or "hide;" in p.type):
+                snap.name = engine.seen_ref(p).name
+        pieces.append(snap)
     props = {(f"{c}:{n}" if c else n): v for (c, n), v in engine.state.global_properties.items()}
-    return BoardState(step, pieces, props, dict(engine.state.turns))
+    decks = []
+    for d in engine.state.decks():
+        if d.map is None and not d.members:
+            continue
+        see = engine.viewer.referee or (not d.face_down and engine.viewer.sees_hand(engine.hand_of(d.map)))
+        decks.append(DeckSnapshot(d.id or "", d.name, d.map.name if d.map is not None else None, d.x, d.y,
+                                  len(d.members), d.face_down,
+                                  [engine.seen_ref(m).name if engine.viewer.referee else m.name
+                                   for m in d.members] if see else None))
+    hands = [HandSnapshot(h.name, h.kind, list(h.sides), engine.count_on(engine.state.maps.get(h.name)),
+                          engine.viewer.sees_hand(h))
+             for h in engine.hands.values()]
+    return BoardState(step, pieces, props, dict(engine.state.turns), decks, hands)
 
 
 def piece_snapshot(engine: Engine, p: Piece) -> PieceSnapshot:

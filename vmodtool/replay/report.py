@@ -57,8 +57,18 @@ def step_records(step: Step) -> Iterator[str]:
 def board_lines(board: BoardState) -> Iterator[str]:
     """The board at a step: one line per piece, grouped by map and place."""
     yield f"board after step {board.step}: {len(board.pieces)} pieces"
+    for d in board.decks:
+        where = f"{_e(d.map)} ({d.x},{d.y})" if d.map is not None else "not on a map"
+        cards = f": {', '.join(_e(c) for c in d.cards)}" if d.cards else ""
+        yield (f"  deck {_e(d.name)} on {where}: {d.count} card{'s' if d.count != 1 else ''}, "
+               f"face {'down' if d.face_down else 'up'}{cards}")
+    for h in board.hands:
+        sides = f" ({', '.join(map(_e, h.sides))})" if h.sides else ""
+        yield f"  hand {_e(h.name)}{sides}: {h.count} piece{'s' if h.count != 1 else ''}"
     by_map: dict[str | None, list[PieceSnapshot]] = {}
     for p in board.pieces:
+        if p.deck is not None:
+            continue        # counted on its deck's line
         by_map.setdefault(p.map, []).append(p)
     for map_name in sorted(by_map, key=lambda m: (m is None, m or "")):
         pieces = by_map[map_name]
@@ -71,6 +81,9 @@ def board_lines(board: BoardState) -> Iterator[str]:
                 f"{p.location + ' ' if p.location else ''}({p.x},{p.y})")
             stack = (f" [{p.stack_index + 1}/{p.stack_size}]"
                      if p.stack_size and p.stack_index is not None and p.stack_size > 1 else "")
+            if p.hidden:
+                yield f"    {_e(where)}{stack}: (hidden piece)"
+                continue
             unit = f" [{p.unit_id}]" if p.unit_id and p.unit_id != p.name else ""
             yield f"    {_e(where)}{stack}: {_e(p.name or p.id)}{_e(unit)}"
     for key, value in sorted(board.global_properties.items()):
@@ -80,6 +93,10 @@ def board_lines(board: BoardState) -> Iterator[str]:
 
 
 def board_records(board: BoardState) -> Iterator[str]:
+    for d in board.decks:
+        yield json.dumps({"type": "deck", "step": board.step, **d.record()}, ensure_ascii=False)
+    for h in board.hands:
+        yield json.dumps({"type": "hand", "step": board.step, **h.record()}, ensure_ascii=False)
     for p in board.pieces:
         rec = {"type": "piece", "step": board.step}
         rec.update(p.record())

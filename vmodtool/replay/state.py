@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from vmodtool.errors import FormatError
+from vmodtool.vassal.decks import DeckState, DeckType
 from vmodtool.vassal.pieces import PieceDef, Trait, java_int
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
-__all__ = ["Piece", "Stack", "GameObject", "MapState", "GameState", "split_nested", "type_tokens"]
+__all__ = ["Piece", "Stack", "Deck", "GameObject", "MapState", "GameState", "split_nested", "type_tokens"]
 
 UNIQUE_ID = "UniqueID"
 
@@ -349,6 +350,33 @@ class Stack:
         return f"Stack({self.id!r}, {len(self.members)} pieces)"
 
 
+class Deck(Stack):
+    """A VASSAL Deck (``counters/Deck.java``, a Stack): its cards are its
+    members bottom → top (the top card last, the one a plain draw takes from
+    a deck that does not shuffle); ``type`` is the raw ``deck;`` type,
+    ``deck_type`` its fields; ``face_down`` the state's flag."""
+
+    __slots__ = ("type", "deck_type", "face_down")
+
+    def __init__(self, deck_id: str | None, type_text: str) -> None:
+        super().__init__(deck_id)
+        self.type = type_text
+        self.deck_type = DeckType.parse(type_text)
+        self.face_down = self.deck_type.initially_face_down
+
+    @property
+    def name(self) -> str:
+        return self.deck_type.name
+
+    def state_string(self) -> str:
+        """``Deck.getState``."""
+        return DeckState(self.map.name if self.map is not None else None, self.x, self.y,
+                         self.face_down, tuple(m.id or "null" for m in self.members)).encode()
+
+    def __repr__(self) -> str:
+        return f"Deck({self.id!r}, {self.name!r}, {len(self.members)} cards)"
+
+
 #: what a map holds at top level and the game registers by id
 GameObject = Piece | Stack
 
@@ -407,7 +435,8 @@ class MapState:
         # map) take no part in a drop: drop them from the index, or a point
         # visited often would collect them all.  A stack that gets members
         # again is re-indexed by relocate()/add().
-        empties = [o for o in bucket if isinstance(o, Stack) and not o.members]
+        empties = [o for o in bucket if isinstance(o, Stack) and not o.members
+                   and not isinstance(o, Deck)]
         for o in empties:
             self._unindex(o)
         bucket = self._at.get((x, y))
@@ -457,6 +486,9 @@ class GameState:
         self.global_properties: dict[tuple[str | None, str], str] = {}
         self.turns: dict[str, str] = {}
         self.boards: dict[str, list[tuple[str, bool, int, int]]] = {}
+        #: whether any Deck was registered (the replay looks for card
+        #: events only then, or when the module has hands)
+        self.has_decks = False
         self._new_ids = 0
 
     def new_id(self) -> str:
@@ -469,11 +501,19 @@ class GameState:
         """Register by id (a fresh one when it has none); returns the id."""
         if obj.id is None:
             obj.id = self.new_id()
+        if isinstance(obj, Deck):
+            self.has_decks = True
         self.pieces[obj.id] = obj
         return obj.id
 
     def get(self, piece_id: str | None) -> GameObject | None:
         return self.pieces.get(piece_id) if piece_id is not None else None
+
+    def decks(self) -> Iterator[Deck]:
+        """Registered decks, in registration order."""
+        for obj in self.pieces.values():
+            if isinstance(obj, Deck):
+                yield obj
 
     def game_pieces(self) -> Iterator[Piece]:
         """Registered non-stack pieces, in registration order."""

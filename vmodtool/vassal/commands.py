@@ -34,7 +34,7 @@ __all__ = [
     "NullCommand", "BeginSave", "EndSave", "AddPiece", "RemovePiece", "ChangePiece", "MovePiece",
     "Chat", "LogEntry", "Undo", "PlayerAdd", "PlayerRemove", "SetBoards", "GlobalPropertySet",
     "MutableProperty", "TurnState", "SetupStackMarker", "NoteCommand", "UnknownCommand", "VersionCheck",
-    "SpecialDiceResults",
+    "SpecialDiceResults", "LoadDeck", "DeckReposition",
     "Redactor", "walk", "leaves", "leaf_commands", "tree_to_json", "REDACTED",
 ]
 
@@ -718,6 +718,30 @@ class VersionCheck(UnknownCommand):
         return {"subject": self.subject, "version": self.version}
 
 
+class LoadDeck(UnknownCommand):
+    """``DECK<TAB>``: ``Deck.LoadDeckCommand``, the head of a *saved deck
+    file* (``Deck.saveDeck``: this prefix, then an ``AddPiece`` per card).
+    Only the deck being loaded decodes it, while it reads such a file
+    (``Deck.loadDeck``); what that deck then sends and logs is the cards'
+    ``AddPiece`` commands and the deck's own ``ChangePiece``.  In a save or
+    a log nothing decodes it: VASSAL drops it, and so does the replay
+    (§4.12)."""
+    kind = "LoadDeck"
+    __slots__ = ()
+
+
+class DeckReposition(UnknownCommand):
+    """``DECKREPOS<TAB>…``: ``GameRefresher.COMMAND_PREFIX``.  In VASSAL
+    3.7.26 ``GameRefresher`` registers as a command encoder but its
+    ``encode`` and ``decode`` return null: no such command is written, and
+    one found in a file (from an older refresher) is decoded by nobody and
+    dropped, as the replay drops it (§4.12).  What repositions decks in
+    3.7.26 is the refresher's ordinary ``AddPiece``/``ChangePiece``
+    commands."""
+    kind = "DeckReposition"
+    __slots__ = ()
+
+
 _PREFIXES: list[tuple[str, type[Command]]] = [
     ("LOG\t", LogEntry),
     ("CHAT", Chat),
@@ -737,6 +761,8 @@ _PREFIXES: list[tuple[str, type[Command]]] = [
     ("TURN", TurnState),
     ("CHECK\t", VersionCheck),
     ("SHOW_RESULTS\t", SpecialDiceResults),
+    ("DECKREPOS\t", DeckReposition),
+    ("DECK\t", LoadDeck),
 ]
 _TWO = {"+/": AddPiece, "D/": ChangePiece, "M/": MovePiece}
 

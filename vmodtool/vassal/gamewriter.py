@@ -21,6 +21,7 @@ VASSAL makes from the module (``ModuleMetaData(GameModule)``).
 
 from __future__ import annotations
 
+import random
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -31,6 +32,7 @@ from vmodtool.errors import VmodError
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.buildfile import PieceSlotEntry
 from vmodtool.vassal.commands import AddPiece, ChangePiece, MovePiece, RemovePiece
+from vmodtool.vassal.decks import DeckState, DrawPileDef, ObscuredState, draw_piles
 from vmodtool.vassal.grid import BoardPlacement, MapGeometry, board_from_element
 from vmodtool.vassal.metadata import MODULE_ENTRY, SAVE_ENTRY, ModuleMetadata, SaveMetadata, now_millis
 from vmodtool.vassal.module import Module
@@ -186,6 +188,25 @@ class _Stack:
     members: list[str] = field(default_factory=list)
 
 
+@dataclass
+class _Deck:
+    """A DrawPile's Deck in the game: cards bottom → top."""
+    id: str
+    pile: DrawPileDef
+    map: str
+    x: int
+    y: int
+    face_down: bool
+    members: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.pile.name
+
+    def state(self) -> str:
+        return DeckState(self.map, self.x, self.y, self.face_down, tuple(self.members)).encode()
+
+
 class GameWriter:
     """A game of a module, written as VASSAL writes it.
 
@@ -227,6 +248,8 @@ class GameWriter:
         self._undo: list[_Undoable] = []
         self._setup_boards: list[str] = []
         self.turn_states: dict[str, str] = {}        # tracker id -> state (saved with the game)
+        #: the decks of the module's DrawPiles, by name
+        self.decks: dict[str, _Deck] = {}
         for m in module.buildfile.maps():
             if not m.boards:
                 continue
@@ -241,6 +264,11 @@ class GameWriter:
             for stack_el in m.element:
                 if stack_el.tag == P + "module.map.SetupStack":
                     self._place_setup_stack(m.name, stack_el)
+        self.hand_maps = {m.name for m in module.buildfile.maps()
+                          if m.class_name.endswith(("PrivateMap", "PlayerHand"))}
+        self.map_names = {m.name for m in module.buildfile.maps()}
+        for pile in draw_piles(module.buildfile):
+            self._make_deck(pile)
 
     def _add_dice_button(self, spec: DiceButtonSpec) -> None:
         self.dice_buttons.setdefault(spec.name, spec)
@@ -322,6 +350,11 @@ class GameWriter:
 
     def _new_piece(self, definition: str, map_name: str | None, x: int, y: int, gpid: str) -> str:
         piece = expand_prototypes(PieceDef.parse(definition), self.prototypes)
+        if any(t.prefix == "obs;" for t in piece.traits):
+            # a piece's state is what its traits' getState write: a mask's is
+            # Obscurable.myGetState's (``null;`` unmasked), whatever the slot says
+            piece = PieceDef.from_traits([t.with_state(ObscuredState.parse(t.state).encode())
+                                          if t.prefix == "obs;" else t for t in piece.traits], id=piece.id)
         pid = self.new_id()
         self.pieces[pid] = PlacedPiece(pid, piece, map_name, x, y, gpid)
         return pid
@@ -345,6 +378,7 @@ class GameWriter:
         """The ``begin_save … end_save`` part (§4.4) for the current state."""
         pieces = [""] + [self._add_command(pid) for pid in self.pieces]
         pieces += [self._stack_command(s) for s in self.stacks.values() if s.members]
+        pieces += [AddPiece.build(d.id, d.pile.type.encode(), d.state()).text for d in self.decks.values()]
         top = ["begin_save", "", encode_sequence(pieces, ESC) or ""]
         for p in self.players:
             top.append(encode_sequence(["PLAYER", p.password, p.name, p.side], "\t") or "")
@@ -610,6 +644,248 @@ class GameWriter:
         if move.map is None:
             raise VmodError("cannot undo the move of a piece that came from off all maps")
         self._move_to(move.piece_id, move.map, move.x, move.y, player, chat=False, undoable=False)
+
+
+    # -- decks, hands and masks (docs/vassal-format.md §4.12) ----------------------------
+    def _make_deck(self, pile: DrawPileDef) -> None:
+        """``DrawPile.initializeContents``/``makeDeck``: the pile's own slots
+        are its cards (bottom first), the Deck takes the pile's type and
+        position, face down unless the pile says Never/MenuDefaultUp."""
+        cards: list[str] = []
+        for el in self.module.buildfile.components("map.DrawPile"):
+            if el.get("name", "") != pile.name:
+                continue
+            for slot in el.iter(P + "widget.PieceSlot", P + "widget.CardSlot"):
+                text = self.module.buildfile.text_of(slot)
+                cards.append(self._new_piece(text, None, pile.x, pile.y, slot.get("gpid", "")))
+            break
+        deck = _Deck(self.new_id(), pile, pile.map, pile.x, pile.y, pile.face_down, cards)
+        self.decks[pile.name] = deck
+
+    def deck(self, name: str) -> _Deck:
+        if name not in self.decks:
+            raise VmodError(f"the module has no DrawPile named {name!r}", file=self.module.file)
+        return self.decks[name]
+
+    def _deck_of(self, piece_id: str) -> _Deck | None:
+        for d in self.decks.values():
+            if piece_id in d.members:
+                return d
+        return None
+
+    def _trait_state(self, piece_id: str, prefix: str, state: str) -> str | None:
+        """Set the state of the piece's outermost ``prefix`` trait; returns
+        the ``D/`` command (None when nothing changed, as a ChangeTracker
+        logs nothing then)."""
+        p = self.pieces[piece_id]
+        traits = list(p.piece.traits)
+        for i, trait in enumerate(traits):
+            if trait.prefix == prefix:
+                if trait.state == state:
+                    return None
+                old_state = p.piece.state
+                traits[i] = trait.with_state(state)
+                p.piece = PieceDef.from_traits(traits, id=p.piece.id)
+                return ChangePiece.build(piece_id, p.piece.state, old_state).text
+        return None
+
+    def _has_trait(self, piece_id: str, prefix: str) -> bool:
+        return any(t.prefix == prefix for t in self.pieces[piece_id].piece.traits)
+
+    def _report(self, deck: _Deck, fmt: str, command_name: str) -> str | None:
+        """``Deck.reportCommand``: ``* `` + the format with $deckName$ and
+        $commandName$ filled in; no chat for an empty result."""
+        text = fmt.replace("$deckName$", deck.name).replace("$commandName$", command_name)
+        text = _FORMAT_VARIABLE.sub("", text)
+        return f"CHAT* {text}" if text else None
+
+    def _land(self, piece_id: str, map_name: str, x: int, y: int) -> tuple[str | None, list[str]]:
+        """Where a dragged piece lands (PieceMover): the top of the stack or
+        deck at the point (its id as the MovePiece's new-under), else a new
+        stack of its own (the ``+/`` VASSAL logs after the move)."""
+        for d in self.decks.values():
+            if d.map == map_name and (d.x, d.y) == (x, y):
+                under = d.members[-1] if d.members else None
+                d.members.append(piece_id)
+                return under, []
+        target = next((st for st in self.stacks.values()
+                       if st.map == map_name and (st.x, st.y) == (x, y)), None)
+        if target is not None:
+            under = target.members[-1]
+            target.members.append(piece_id)
+            return under, []
+        stack = _Stack(self.new_id(), map_name, x, y, [piece_id])
+        self.stacks[stack.id] = stack
+        return None, [self._stack_command(stack)]
+
+    def _take(self, piece_id: str) -> tuple[str | None, int, int, str | None]:
+        """Take the piece out of its deck or stack: (old map, x, y, the piece
+        below it there)."""
+        p = self.pieces[piece_id]
+        d = self._deck_of(piece_id)
+        if d is not None:
+            i = d.members.index(piece_id)
+            d.members.remove(piece_id)
+            return d.map, d.x, d.y, d.members[i - 1] if i > 0 else None
+        old_stack = self.stack_of(piece_id)
+        old_under = None
+        if old_stack is not None:
+            i = old_stack.members.index(piece_id)
+            old_under = old_stack.members[i - 1] if i > 0 else None
+            old_stack.members.remove(piece_id)
+            if not old_stack.members:
+                del self.stacks[old_stack.id]
+        return p.map, p.x, p.y, old_under
+
+    def draw(self, deck_name: str, map_name: str, x: int, y: int, *, card: str | None = None,
+             player: str | None = None) -> str:
+        """Drag a card out of a deck onto a map (a player's hand window or
+        any map) at (x, y): the top card, or ``card`` (a search, "Draw
+        specific cards").  As PieceMover logs it (``movedPiece`` →
+        ``Deck.pieceRemoved``): the card's ``OBSCURED_TO_OTHERS`` set to
+        ``faceDown && !drawFaceUp`` (its ``obs;`` state becomes the drawer's
+        id with the default options, or ``null``: a ``D/`` when that
+        changes), then its ``M/`` and the ``+/`` of the stack it starts.
+        Returns the card's id."""
+        d = self.deck(deck_name)
+        if not d.members:
+            raise VmodError(f"deck {deck_name!r} is empty")
+        if map_name not in self.map_names:
+            raise VmodError(f"no map {map_name!r}")
+        pid = card if card is not None else d.members[-1]
+        if pid not in d.members:
+            raise VmodError(f"piece {pid} is not in deck {deck_name!r}")
+        who = self._player(player)
+        commands: list[str] = []
+        if self._has_trait(pid, "obs;"):
+            masked = d.face_down and not d.pile.type.draw_face_up
+            state = ObscuredState.masked_by(who.password) if masked else ObscuredState(None)
+            change = self._trait_state(pid, "obs;", state.encode())
+            if change is not None:
+                commands.append(change)
+        old_map, ox, oy, old_under = self._take(pid)
+        under, extra = self._land(pid, map_name, x, y)
+        commands.append(MovePiece.build(pid, map_name, x, y, under, old_map, ox, oy, old_under,
+                                        who.password).text)
+        commands.extend(extra)
+        p = self.pieces[pid]
+        p.map, p.x, p.y = map_name, x, y
+        self._log(*commands)
+        return pid
+
+    def to_deck(self, piece_id: str, deck_name: str, *, player: str | None = None) -> None:
+        """Drop a piece onto a deck (discard, return a card): its ``M/`` to
+        the deck's point, the deck's top card as new-under
+        (``StackMetrics.merge``; none for an empty deck)."""
+        d = self.deck(deck_name)
+        who = self._player(player)
+        old_map, ox, oy, old_under = self._take(piece_id)
+        under, _ = self._land(piece_id, d.map, d.x, d.y)
+        p = self.pieces[piece_id]
+        p.map, p.x, p.y = None, d.x, d.y
+        self._log(MovePiece.build(piece_id, d.map, d.x, d.y, under, old_map, ox, oy, old_under,
+                                  who.password).text)
+
+    def _deck_change(self, d: _Deck, mutate: Any) -> str:
+        old = d.state()
+        mutate()
+        return ChangePiece.build(d.id, d.state(), old).text
+
+    def shuffle(self, deck_name: str, *, seed: int = 0) -> None:
+        """``Deck.shuffle``: a new order (here from ``random.Random(seed)``;
+        VASSAL uses its own RNG) set by ``setContents`` — the deck's ``D/`` —
+        and the report of its ``shuffleMsgFormat`` (none when empty)."""
+        d = self.deck(deck_name)
+        self._log(*self._shuffle_commands(d, seed))
+
+    def _shuffle_commands(self, d: _Deck, seed: int) -> list[str]:
+        order = list(d.members)
+        random.Random(seed).shuffle(order)
+
+        def apply() -> None:
+            d.members[:] = order
+        commands = [self._deck_change(d, apply)]
+        report = self._report(d, d.pile.type.shuffle_format, d.pile.type.shuffle_command)
+        if report:
+            commands.append(report)
+        return commands
+
+    def reshuffle(self, deck_name: str, *, seed: int = 0, player: str | None = None,
+                  shuffle_target: bool = True) -> None:
+        """The deck's reshuffle command, ``Deck.sendToDeck``, in one step:
+        the ``reshuffleMsgFormat`` report (if any), then each card from the
+        top down dropped on the reshuffle target (``DrawPile.addToContents``
+        → ``Map.placeOrMerge``: its ``M/`` with the target's top card as
+        new-under).  ``sendToDeck`` does not shuffle: a target whose
+        shuffleOption is Always draws at random anyway; for another target
+        ``shuffle_target`` makes the player shuffle it next (its own step,
+        :meth:`shuffle`)."""
+        d = self.deck(deck_name)
+        target = self.deck(d.pile.type.reshuffle_target)
+        who = self._player(player)
+        commands: list[str] = []
+        report = self._report(d, d.pile.type.reshuffle_format, d.pile.type.reshuffle_command)
+        if report:
+            commands.append(report)
+        for pid in list(reversed(d.members)):
+            old_map, ox, oy, old_under = self._take(pid)
+            under, _ = self._land(pid, target.map, target.x, target.y)
+            p = self.pieces[pid]
+            p.map, p.x, p.y = None, target.x, target.y
+            commands.append(MovePiece.build(pid, target.map, target.x, target.y, under, old_map, ox, oy,
+                                            old_under, who.password).text)
+        if commands:
+            self._log(*commands)
+        if shuffle_target and target.pile.type.shuffle_option != "Always":
+            self.shuffle(target.name, seed=seed)
+
+    def reorder(self, deck_name: str, order: Sequence[str]) -> None:
+        """Put a deck's cards in another order by hand (cards taken out and
+        put back): the deck's ``D/`` alone, no report."""
+        d = self.deck(deck_name)
+        if sorted(order) != sorted(d.members):
+            raise VmodError(f"the new order of deck {deck_name!r} must hold exactly its cards")
+
+        def apply() -> None:
+            d.members[:] = list(order)
+        self._log(self._deck_change(d, apply))
+
+    def set_face(self, deck_name: str, face_down: bool) -> None:
+        """``Deck.setContentsFaceDown``: the deck's ``D/`` and the face
+        report (``faceDownMsgFormat`` / ``faceUpMsgFormat``)."""
+        d = self.deck(deck_name)
+        if d.face_down == face_down:
+            return
+
+        def apply() -> None:
+            d.face_down = face_down
+        commands = [self._deck_change(d, apply)]
+        t = d.pile.type
+        report = self._report(d, t.face_down_format if face_down else t.face_up_format,
+                              t.get("faceDownMessage") if face_down else t.get("faceUpMessage"))
+        if report:
+            commands.append(report)
+        self._log(*commands)
+
+    def mask(self, piece_id: str, masked: bool = True, *, player: str | None = None) -> None:
+        """The ``obs;`` trait's mask key (``Obscurable.myKeyEvent``): masked
+        by the current player (their id, the default options ``|0``) or
+        unmasked (``null``) — the piece's ``D/``."""
+        who = self._player(player)
+        state = ObscuredState.masked_by(who.password) if masked else ObscuredState(None)
+        change = self._trait_state(piece_id, "obs;", state.encode())
+        if change is None:
+            raise VmodError(f"piece {piece_id} has no mask to change")
+        self._log(change)
+
+    def hide(self, piece_id: str, hidden: bool = True, *, player: str | None = None) -> None:
+        """The ``hide;`` trait's key (``Hideable.myKeyEvent``): hidden by the
+        current player (their id) or shown (``null``) — the piece's ``D/``."""
+        who = self._player(player)
+        change = self._trait_state(piece_id, "hide;", who.password if hidden else "null")
+        if change is None:
+            raise VmodError(f"piece {piece_id} has no invisibility to change")
+        self._log(change)
 
     # -- output ----------------------------------------------------------------------------
     def text(self, restore: str | None = None) -> str:

@@ -220,7 +220,7 @@ def main() -> int:
         t_replay = None
         for _ in range(2):
             start = time.perf_counter()
-            positions, properties = scenario_positions(scenario)     # fresh: no warm cache
+            positions, properties, _hands = scenario_positions(scenario)     # fresh: no warm cache
             replay = Replay.open([big], positions=positions, properties=properties)
             for _step in replay.steps():
                 pass

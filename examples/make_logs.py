@@ -44,6 +44,7 @@ from vmodtool.build.builder import build_module_file  # noqa: E402
 from vmodtool.build.module import OFF_MAP_NAME  # noqa: E402
 from vmodtool.fileio import atomic_write  # noqa: E402
 from vmodtool.scenario import load_scenario  # noqa: E402
+from vmodtool.scenario.cards import HAND_MARGIN, card_pixels  # noqa: E402
 from vmodtool.vassal.gamewriter import GameWriter, Player  # noqa: E402
 from vmodtool.vassal.module import Module  # noqa: E402
 
@@ -139,6 +140,57 @@ class Table:
                 self.w.move(pid, self.box[drawn_box], map_name=OFF_MAP_NAME, player=who)
                 return pid
         raise ValueError(f"no {formation} chit left in the cup")
+
+    # -- cards (decks and hands as VASSAL logs them: docs/vassal-format.md §4.12) --------
+    def card(self, card_id: str) -> str:
+        """The piece id of a card copy (``CardId``, e.g. ``it.dust#2``)."""
+        if not hasattr(self, "_cards"):
+            self._cards = {p.piece.get_property("CardId"): pid for pid, p in self.w.pieces.items()
+                           if p.piece.get_property("CardId")}
+            self._in_hand: dict[str, list[str]] = {}
+        return self._cards[card_id]
+
+    def _deck_name(self, deck_id: str) -> str:
+        return next(d.vassal_name for d in self.scenario.decks if d.id == deck_id)
+
+    def _hand(self, side: str) -> tuple[str, int]:
+        hand = next(h for h in self.scenario.hands if h.side == side)
+        return hand.vassal_name, hand.size or 5
+
+    def draw_card(self, card_id: str, side: str, who: str, *, deck: str | None = None) -> None:
+        """Drag the card ``card_id`` out of a Fate deck (its own side's, or
+        ``deck``) into ``side``'s hand, at the hand's next free card place.
+        The Fate decks shuffle always, so VASSAL draws a random card: the
+        script names which one the dice of fate gave."""
+        pid = self.card(card_id)
+        deck_id = deck or f"{side}_fate"
+        window, size = self._hand(side)
+        held = self._in_hand.setdefault(side, [])
+        slot = len(held) % size
+        w, h = card_pixels("poker")
+        x, y = HAND_MARGIN + slot * (w + HAND_MARGIN) + w // 2, HAND_MARGIN + h // 2
+        self.w.draw(self._deck_name(deck_id), window, x, y, card=pid, player=who)
+        held.append(card_id)
+
+    def _from_hand(self, card_id: str) -> None:
+        for held in self._in_hand.values():
+            if card_id in held:
+                held.remove(card_id)
+
+    def play_card(self, card_id: str, side: str, who: str) -> None:
+        """Reveal a card from the hand (its mask off) and lay it face up on
+        the side's play deck: an event card's event fires."""
+        pid = self.card(card_id)
+        self.w.mask(pid, False, player=who)
+        self.w.to_deck(pid, self._deck_name(f"{side}_play"), player=who)
+        self._from_hand(card_id)
+
+    def discard_card(self, card_id: str, side: str, who: str) -> None:
+        """Discard a card unplayed: face up onto the side's discard pile."""
+        pid = self.card(card_id)
+        self.w.mask(pid, False, player=who)
+        self.w.to_deck(pid, self._deck_name(f"{side}_discard"), player=who)
+        self._from_hand(card_id)
 
     def say(self, text: str, who: str) -> None:
         self.w.chat(text, player=who)
@@ -650,56 +702,84 @@ CC_SEEDS = {
     "over-long-move": "Italian turn 3: Отделение 4 moves 0703 -> 0302, 5 MP with 4",
     "enemy-hex": "French turn 3: Лейтенант Дюран walks into 0603, held by Отделение 4",
     "elan-two-spaces": "French turn 3: Élan moves the French Surrender marker two spaces up, 6 -> 8",
+    "hand-over-limit": "Italian turn 1: Марио draws a fifth card into his hand of 4 (and discards it at once)",
+    "card-out-of-window": "Italian turn 3: Жан plays «Пыль (Dust)» in the Italian Orders phase",
+    "card-wrong-deck": "Italian turn 2: Марио draws one of his cards from the French Fate deck",
 }
 
 
 def cc_game(seed: str | None = None) -> Table:
+    """Every event fires from a card played out of the hand (no ``#event``
+    annotation): the Fate decks, hands, plays, discards and draws are logged
+    as VASSAL logs them."""
     t = Table("combat-commander", CC_PLAYERS, seed)
     hero_fix = False
     IT, FR = "Италия", "Франция"
     ORD, DIS, DRAW = "Приказы и действия", "Сброс", "Добор карт"
 
-    def end_of_turn(turn, side, who, note):
+    def end_of_turn(turn, side, who, note, discards=(), draws=(), draw_note="Добираю до полной руки."):
         t.phase(turn, DIS, side)
         t.say(note, who)
+        own = "it" if side == IT else "fr"
+        for card in discards:
+            t.discard_card(card, own, who)
         t.phase(turn, DRAW, side)
-        t.say("Добираю до полной руки.", who)
+        t.say(draw_note, who)
+        for card in draws:
+            t.draw_card(card, own, who)
 
-    def from_mix(uid, box, where, who):
-        t.mv(uid, where, who)
+    def play(card, side, who):
+        t.play_card(card, side, who)
 
     # ---- set-up: the Surrender markers on the Casualty Tracks (E54 moves them) -----
     fr_surrender = t.marker_off_map("surrender", "Дорожка потерь (Франция) 6", JEAN)
     t.marker_off_map("surrender", "Дорожка потерь (Италия) 7", MARIO)
+    # ---- the first hands (4 Italian, 5 French cards) ---------------------------------
+    t.say("Раздаю карты судьбы.", MARIO)
+    for card in ("it.dust", "it.deploy", "it.fire", "it.move"):
+        t.draw_card(card, "it", MARIO)
+    for card in ("fr.fire", "fr.entrench", "fr.move", "fr.rally", "fr.recover"):
+        t.draw_card(card, "fr", JEAN)
 
     # ---- turn 1: Italy ------------------------------------------------------------
     t.phase(1, ORD, IT)
     t.say("Начинаем! Приказ «Движение»: 2-е и 3-е отделения идут к мосту.", MARIO)
+    play("it.move", "it", MARIO)
     t.say("Удачи, Марио.", JEAN)
     t.mv("it.sq_line.2", "0803", MARIO)
     t.mv("it.sq_line.3", "0703", MARIO)
     t.say("Приказ «Огонь»: пулемёт Фиат бьёт по 0404.", MARIO)
+    play("it.fire", "it", MARIO)
     t.roll("2d6", [5, 6], MARIO)
     t.say("Отделение Г подавлено.", MARIO)
     t.layer("fr.sq_line.2", "suppressed", True, JEAN)
     t.say("Событие «Пыль»: дым в случайный гекс.", MARIO)
+    play("it.dust", "it", MARIO)
     t.marker("smoke", "0606" if seed == "smoke-in-water" else "0705", MARIO)
     t.say("Событие «Развёртывание»: Новобранцы 7 разворачиваются в две команды.", MARIO)
-    t.say("#event Deploy", MARIO)
+    play("it.deploy", "it", MARIO)
     t.to_box("it.sq_green.2", "it_mix", MARIO)
     t.mv("it.tm_green.1", "0906", MARIO)
     t.mv("it.tm_green.2", "0906", MARIO)
-    end_of_turn(1, IT, MARIO, "Сбрасываю одну карту.")
+    end_of_turn(1, IT, MARIO, "Сбрасывать нечего: рука пуста.",
+                draws=("it.promotion", "it.rally", "it.hero", "it.fire#2"))
+    if seed == "hand-over-limit":
+        t.draw_card("it.deploy#2", "it", MARIO)
+        t.say("Ой, у меня пять карт — сбрасываю лишнюю.", MARIO)
+        t.discard_card("it.deploy#2", "it", MARIO)
 
     # ---- turn 1: France -------------------------------------------------------------
     t.phase(1, ORD, FR)
     t.say("Приказ «Огонь» по 0803.", JEAN)
+    play("fr.fire", "fr", JEAN)
     t.roll("2d6", [6, 6], JEAN)
     t.say("Отделение 3 сломлено!", JEAN)
     t.layer("it.sq_line.2", "broken", True, MARIO)
     t.say("Событие «Окапывание»: окопы в 0404.", JEAN)
+    play("fr.entrench", "fr", JEAN)
     t.marker("foxholes", "0607" if seed == "foxholes-in-water" else "0404", JEAN)
     t.say("Приказ «Движение»: лейтенант Дюран переходит в 0403.", JEAN)
+    play("fr.move", "fr", JEAN)
     t.mv("fr.ldr.1", "0403", JEAN)
     t.say("Отделение Д тоже движется.", JEAN)
     t.mv("fr.sq_line.3", "0305", JEAN)
@@ -708,20 +788,25 @@ def cc_game(seed: str | None = None) -> Table:
     t.say("Огонь пулемёта Гочкис по 0703.", JEAN)
     t.roll("2d6", [1, 2], JEAN)
     t.say("Мимо.", JEAN)
-    end_of_turn(1, FR, JEAN, "Сброс: две карты.")
+    end_of_turn(1, FR, JEAN, "Сброс: две карты.", discards=("fr.rally", "fr.recover"),
+                draws=("fr.deploy", "fr.elan", "fr.entrench#2", "fr.fire#2", "fr.move#2"))
 
     # ---- turn 2: Italy --------------------------------------------------------------
     t.phase(2, ORD, IT)
     t.say("Событие «Полевое повышение»: рядовой в 0803.", MARIO)
+    play("it.promotion", "it", MARIO)
     t.mv("it.private", "0704" if seed == "private-without-broken" else "0803", MARIO)
     t.say("Приказ «Сплочение» в 0803.", MARIO)
+    play("it.rally", "it", MARIO)
     t.roll("2d6", [2, 3], MARIO)
     t.layer("it.sq_line.2", "broken", False, MARIO)
-    t.say("Приказ «Движение»: капитан Росси с отделением 2 и пулемётом к 0704.", MARIO)
+    t.say("Капитан Росси с отделением 2 и пулемётом продвигаются к 0704.", MARIO)
     t.stack(["it.sq_line.1", "it.lmg.1", "it.ldr.1"], "0704", MARIO)
     t.say("Событие «Герой» в 0704.", MARIO)
+    play("it.hero", "it", MARIO)
     t.mv("it.hero", "0604" if seed == "hero-alone" else "0704", MARIO)
-    t.say("Миномёт Бриксия стреляет по 0304.", MARIO)
+    t.say("Приказ «Огонь»: миномёт Бриксия стреляет по 0304.", MARIO)
+    play("it.fire#2", "it", MARIO)
     t.roll("2d6", [2, 2], MARIO)
     t.say("Промах. Теперь пулемёт Фиат по 0304.", MARIO)
     t.roll("2d6", [6, 5], MARIO)
@@ -729,11 +814,21 @@ def cc_game(seed: str | None = None) -> Table:
     t.w.move(t.unit["fr.sq_line.1"], "Дорожка потерь (Франция) 1", map_name=OFF_MAP_NAME, player=JEAN)
     t.say("Вспыхнул пожар в 0503.", MARIO)
     t.marker("blaze", "0503", MARIO)
-    end_of_turn(2, IT, MARIO, "Сбрасываю.")
+    t.phase(2, DIS, IT)
+    t.say("Сбрасывать нечего.", MARIO)
+    t.phase(2, DRAW, IT)
+    t.say("Добираю до полной руки.", MARIO)
+    for card in ("it.dust#2", "it.advance", "it.move#2"):
+        t.draw_card(card, "it", MARIO)
+    if seed == "card-wrong-deck":
+        t.draw_card("fr.promotion", "it", MARIO, deck="fr_fate")
+    else:
+        t.draw_card("it.entrench", "it", MARIO)
 
     # ---- turn 2: France -------------------------------------------------------------
     t.phase(2, ORD, FR)
     t.say("Огонь по 0704: целюсь в героя.", JEAN)
+    play("fr.fire#2", "fr", JEAN)
     t.roll("2d6", [6, 4], JEAN)
     t.say("Герой убит.", JEAN)
     if seed == "hero-on-casualty-track":
@@ -742,7 +837,8 @@ def cc_game(seed: str | None = None) -> Table:
     else:
         t.say("Герой возвращается в набор фишек (E58.1b).", MARIO)
         t.to_box("it.hero", "it_mix", MARIO)
-    t.say("#event Deploy", JEAN)
+    t.say("Событие «Развёртывание»: элитное отделение разворачивается.", JEAN)
+    play("fr.deploy", "fr", JEAN)
     t.to_box("fr.sq_elite.2", "fr_mix", JEAN)
     if seed == "deploy-wrong-quality":
         t.mv("fr.tm_line.1", "0202", JEAN)
@@ -752,8 +848,9 @@ def cc_game(seed: str | None = None) -> Table:
         t.mv("fr.tm_elite.2", "0202", JEAN)
     t.say("Команды готовы.", JEAN)
     t.say("Приказ «Движение»: сержант Мартен с отделением Д в Гараван.", JEAN)
+    play("fr.move#2", "fr", JEAN)
     t.stack(["fr.sq_line.3", "fr.ldr.2"], "0305", JEAN)
-    end_of_turn(2, FR, JEAN, "Сброс одной карты.")
+    end_of_turn(2, FR, JEAN, "Карты оставляю.", draws=("fr.dust", "fr.hero", "fr.fog"))
     if hero_fix:
         t.say("Ой, герой должен был вернуться в набор фишек, исправляю.", MARIO)
         t.to_box("it.hero", "it_mix", MARIO)
@@ -761,33 +858,42 @@ def cc_game(seed: str | None = None) -> Table:
     # ---- turn 3: Italy --------------------------------------------------------------
     t.phase(3, ORD, IT)
     t.say("Приказ «Движение».", MARIO)
+    play("it.move#2", "it", MARIO)
     t.mv("it.sq_line.3", "0302" if seed == "over-long-move" else "0603", MARIO)
     t.mv("it.sq_line.4", "0904", MARIO)
     t.mv("it.sq_green.1", "0805", MARIO)
     t.say("Событие «Пыль».", MARIO)
+    play("it.dust#2", "it", MARIO)
     t.marker("smoke", "0503" if seed == "smoke-with-blaze" else "0504", MARIO)
+    if seed == "card-out-of-window":
+        t.say("А я сыграю «Пыль»!", JEAN)
+        play("fr.dust", "fr", JEAN)
+        t.say("Жан, сейчас не твой ход.", MARIO)
     t.say("Огонь по 0404 под прикрытием дыма.", MARIO)
     t.roll("2d6", [4, 3], MARIO)
     t.say("Без результата.", MARIO)
     t.layer("fr.sq_line.2", "suppressed", False, JEAN)
-    end_of_turn(3, IT, MARIO, "Сброс.")
+    end_of_turn(3, IT, MARIO, "Сброс.", discards=("it.advance",), draws=("it.elan", "it.advance#2"),
+                draw_note="Беру две карты.")
 
     # ---- turn 3: France -------------------------------------------------------------
     t.phase(3, ORD, FR)
-    t.say("Приказ «Движение»: сержант Мартен и отделение Д назад в 0205.", JEAN)
+    t.say("Сержант Мартен и отделение Д назад в 0205.", JEAN)
     t.stack(["fr.sq_line.3", "fr.ldr.2"], "0205", JEAN)
     if seed == "enemy-hex":
         t.say("Дюран идёт в штыковую!", JEAN)
         t.mv("fr.ldr.1", "0603", JEAN)
-    t.say("Окапываемся.", JEAN)
+    t.say("Событие «Окапывание»: окапываемся.", JEAN)
+    play("fr.entrench#2", "fr", JEAN)
     t.marker("foxholes", "0404" if seed == "foxholes-on-fortification" else "0303", JEAN)
     t.roll("2d6", [3, 1], JEAN)
     t.say("Огонь мимо.", JEAN)
     t.say("Событие «Порыв»: маркер сдачи на одно деление выше.", JEAN)
-    t.say("#event Élan fr", JEAN)
+    play("fr.elan", "fr", JEAN)
     t.move_off_map(fr_surrender, "Дорожка потерь (Франция) " + ("8" if seed == "elan-two-spaces"
                                                                 else "7"), JEAN)
-    end_of_turn(3, FR, JEAN, "Конец третьего хода. Хорошая партия!")
+    end_of_turn(3, FR, JEAN, "Конец третьего хода. Хорошая партия!", draws=("fr.elan#2",),
+                draw_note="Беру одну карту.")
     t.say("Спасибо, до следующей недели.", MARIO)
     return t
 

@@ -23,6 +23,7 @@ import pytest
 from tests.conftest import game_examples
 from vmodtool.build.builder import build_module_file
 from vmodtool.vassal.commands import AddPiece, ChangePiece, LogEntry, leaf_commands
+from vmodtool.vassal.decks import draw_piles
 from vmodtool.vassal.gamewriter import expand_prototypes
 from vmodtool.vassal.metadata import ModuleMetadata, SaveMetadata
 from vmodtool.vassal.module import Module
@@ -63,6 +64,8 @@ class ModuleView:
             for slot in module.buildfile.piece_slots():
                 piece = expand_prototypes(PieceDef.parse(slot.definition), prototypes)
                 self.slot_types.setdefault(piece.type, set()).add(slot.gpid)
+            #: the Deck type each DrawPile gives its deck (DrawPile.getDeckType)
+            self.deck_types = {pile.type.encode() for pile in draw_piles(module.buildfile)}
 
 
 _VIEWS: dict[Path, ModuleView] = {}
@@ -133,6 +136,10 @@ def test_every_piece_is_a_slot_of_the_module_and_its_images_exist(log, module_fi
     pieces: dict[str, list[Trait]] = {}
     added = 0
     for cmd in every_leaf(game):
+        if isinstance(cmd, AddPiece) and not cmd.is_stack and (cmd.type or "").startswith("deck;"):
+            # a deck is no palette piece: its DrawPile makes it, with the pile's type
+            assert cmd.type in module.deck_types, f"{cmd.piece_id}: deck of no DrawPile of the module"
+            continue
         if isinstance(cmd, AddPiece) and not cmd.is_stack:
             piece = PieceDef.parse(cmd.text)
             gpids = module.slot_types.get(piece.type)

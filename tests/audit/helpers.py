@@ -122,13 +122,16 @@ def built_module(scenario: Scenario):
     sizes: (Module, {board name: (width, height)})."""
     from vmodtool.build.images import module_image_names
     from vmodtool.build.module import assemble_module
+    from vmodtool.scenario.cards import hand_board_size
     from vmodtool.scenario.offmap import OFF_MAP_NAME, layout_off_map
     from vmodtool.vassal.module import Module
 
     build = assemble_module(scenario, module_image_names(scenario))
     sizes = {scenario.map.name: scenario.map.size}
-    if scenario.boxes or scenario.tracks:
+    if scenario.boxes or scenario.tracks or scenario.decks:
         sizes[OFF_MAP_NAME] = layout_off_map(scenario).size
+    for hand in scenario.hands:                 # a PlayerHand's own board
+        sizes[hand.vassal_name] = hand_board_size(scenario.decks, hand)
     module = Module(buildfile=build.buildfile, buildfile_entry="buildFile.xml",
                     container="buildfile", file=str(scenario.path or "scenario"))
     return module, sizes

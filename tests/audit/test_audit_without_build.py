@@ -108,7 +108,7 @@ def test_a_log_of_turn_commands_dice_and_properties_replays_as_with_the_built_mo
 
     built = tmp_path / "modern-tactical.vmod"
     build_module_file(folder / "scenario.yaml", built, jobs=1)
-    positions, properties = scenario_positions(scenario)
+    positions, properties, _hands = scenario_positions(scenario)
     ours = Replay.open([path], positions=positions, properties=properties)
     theirs = Replay.open([path], module=built)
     ours_steps, theirs_steps = ours.run(), theirs.run()

@@ -151,39 +151,48 @@ EXPECTED = {
     ('combat-commander', 'game-1.vlog'): [
     ],
     ('combat-commander', 'illegal-smoke-in-water.vlog'): [
-        ('smoke.not_water_or_blaze', 13, (), ('0606',)),
+        ('smoke.not_water_or_blaze', 29, (), ('0606',)),
     ],
     ('combat-commander', 'illegal-smoke-with-blaze.vlog'): [
-        ('smoke.not_water_or_blaze', 88, (), ('0503',)),
+        ('smoke.not_water_or_blaze', 149, (), ('0503',)),
     ],
     ('combat-commander', 'illegal-foxholes-in-water.vlog'): [
-        ('foxholes.entrench', 29, (), ('0607',)),
-        ('foxholes.entrench', 29, (), ('0607',)),
+        ('foxholes.entrench', 54, (), ('0607',)),
+        ('foxholes.entrench', 54, (), ('0607',)),
     ],
     ('combat-commander', 'illegal-foxholes-on-fortification.vlog'): [
-        ('foxholes.entrench', 101, (), ('0404',)),
+        ('foxholes.entrench', 168, (), ('0404',)),
     ],
     ('combat-commander', 'illegal-private-without-broken.vlog'): [
-        ('private.field_promotion', 45, ('it.private',), ('0704',)),
+        ('private.field_promotion', 83, ('it.private',), ('0704',)),
     ],
     ('combat-commander', 'illegal-hero-alone.vlog'): [
-        ('hero.placement', 52, ('it.hero',), ('0604',)),
+        ('hero.placement', 94, ('it.hero',), ('0604',)),
     ],
     ('combat-commander', 'illegal-hero-on-casualty-track.vlog'): [
-        ('hero.back_to_counter_mix', 77, ('it.hero',), ()),
+        ('hero.back_to_counter_mix', 131, ('it.hero',), ()),
     ],
     ('combat-commander', 'illegal-deploy-wrong-quality.vlog'): [
-        ('event.deploy', 74, ('fr.tm_line.1',), ('0202',)),
-        ('event.deploy', 74, ('fr.tm_line.2',), ('0202',)),
+        ('event.deploy', 126, ('fr.tm_line.1',), ('0202',)),
+        ('event.deploy', 126, ('fr.tm_line.2',), ('0202',)),
     ],
     ('combat-commander', 'illegal-over-long-move.vlog'): [
-        ('move.allowance', 84, ('it.sq_line.3',), ('0703', '0302')),
+        ('move.allowance', 143, ('it.sq_line.3',), ('0703', '0302')),
     ],
     ('combat-commander', 'illegal-enemy-hex.vlog'): [
-        ('move.allowance', 101, ('fr.ldr.1',), ('0403', '0603')),
+        ('move.allowance', 166, ('fr.ldr.1',), ('0403', '0603')),
     ],
     ('combat-commander', 'illegal-elan-two-spaces.vlog'): [
-        ('event.elan', 106, (), ()),
+        ('event.elan', 174, (), ()),
+    ],
+    ('combat-commander', 'illegal-hand-over-limit.vlog'): [
+        ('cards.hand-size', 44, (), ()),
+    ],
+    ('combat-commander', 'illegal-card-out-of-window.vlog'): [
+        ('cards.event-window', 152, (), ()),
+    ],
+    ('combat-commander', 'illegal-card-wrong-deck.vlog'): [
+        ('cards.own-deck', 112, (), ()),
     ],
 }
 

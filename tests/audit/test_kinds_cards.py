@@ -305,20 +305,30 @@ def test_a_hand_limit_without_any_limit_is_not_checked(cc):
     assert "no hand has a size limit" in g.engine.not_checked["cards.hand"]
 
 
-def test_a_real_log_without_deck_events_leaves_the_card_rules_not_checked(cards):
-    """No false clean: the example game (no deck in its module) audited
-    with the card scenario and its card rules: every other rule runs as
-    before, the card rules are NOT CHECKED and the report is not complete."""
+def test_a_real_log_without_deck_events_leaves_the_card_rules_not_checked(cards, cc, tmp_path):
+    """No false clean: a real log of the example's module in which nobody
+    touches a card, audited with the card scenario and its card rules: every
+    other rule runs as before, the card rules are NOT CHECKED and the report
+    is not complete."""
     from dataclasses import replace
 
-    from tests.audit.helpers import EXAMPLES
+    from tests.audit.helpers import built_module
     from vmodtool.audit import audit_logs
+    from vmodtool.vassal.gamewriter import GameWriter, Player
 
-    log = EXAMPLES / "combat-commander" / "logs" / "game-1.vlog"
+    module, sizes = built_module(cc)
+    w = GameWriter(module, players=[Player("it-1", "Марио", "Италия"), Player("fr-1", "Жан", "Франция")],
+                   board_sizes=sizes)
+    w.snapshot()                          # the saved state the log starts from
+    w.move(w.find(UnitId="it.sq_line.2"), "0803", map_name=cc.map.name, player="Марио")
+    w.move(w.find(UnitId="fr.ldr.1"), "0403", map_name=cc.map.name, player="Жан")
+    log = tmp_path / "no-cards.vlog"
+    log.write_bytes(w.to_bytes())
     rules = (spec("cards.hand", "hand_limit"), spec("cards.dust", "card_window", DUST_RULE),
              spec("cards.source", "card_source"))
     plain = audit_logs([log], cards)
     report = audit_logs([log], replace(cards, rules=cards.rules + rules))
+    assert report.steps == 2
     assert [v.as_dict() for v in report.violations] == [v.as_dict() for v in plain.violations]
     assert sorted(set(report.not_checked) - set(plain.not_checked)) == ["cards.dust", "cards.hand", "cards.source"]
     assert not report.complete

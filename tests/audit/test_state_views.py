@@ -177,7 +177,7 @@ def test_single_properties_equal_the_full_set():
     compared = 0
     for system in ("modern-tactical", "ww1-operational", "combat-commander"):
         scenario = load_scenario(EXAMPLES / system / "scenario.yaml")
-        positions, properties = scenario_positions(scenario)
+        positions, properties, _hands = scenario_positions(scenario)
         replay = Replay.open([EXAMPLES / system / "logs" / "game-1.vlog"], positions=positions,
                              properties=properties)
         engine = replay._restore(0)
@@ -213,7 +213,7 @@ def test_the_audit_follows_markers_along_tracks():
     from vmodtool.replay import Replay
     from vmodtool.scenario import load_scenario
     scenario = load_scenario(EXAMPLES / "combat-commander" / "scenario.yaml")
-    positions, properties = scenario_positions(scenario)
+    positions, properties, _hands = scenario_positions(scenario)
     seen = []
     engine = Engine(scenario, rules=[])
     game = AuditGame(scenario, Replay.open([EXAMPLES / "combat-commander" / "logs" / "game-1.vlog"],

@@ -89,7 +89,7 @@ def test_card_files(cc, tmp_path):
 def test_card_sheets_mirror_the_backs(cc):
     options = SheetOptions(dpi=150)
     sheets = layout_card_sheets(cc, options)
-    assert sum(len(s.placements) for s in sheets) == sum(len(d.copies()) for d in cc.decks) == 28
+    assert sum(len(s.placements) for s in sheets) == sum(len(d.copies()) for d in cc.decks) == 30
     pw, _ = options.page_px
     w, h = card_px("poker", 150)
     for sheet in sheets:
@@ -120,7 +120,7 @@ def test_card_sheet_pages_front_then_back(cc):
 
 def test_sheets_include_the_cards(cc, tmp_path):
     result = write_sheets(cc, tmp_path / "s.pdf", SheetOptions(dpi=150), png_dir=tmp_path / "png")
-    assert result.cards == 28 and result.card_sheets == 4
+    assert result.cards == 30 and result.card_sheets == 4
     assert (tmp_path / "png" / "cards-01-back.png").is_file()
     assert result.pages == 2 * (result.sheets + result.card_sheets)
     without = write_sheets(cc, tmp_path / "n.pdf", SheetOptions(dpi=150, cards=False))
@@ -134,12 +134,12 @@ def test_counters_and_sheets_commands_write_the_cards(tmp_path):
     out = tmp_path / "faces"
     result = CliRunner().invoke(cli, ["counters", str(CC), "-o", str(out), "--no-print", "-j", "1"])
     assert result.exit_code == 0, result.output
-    assert "card images of 4 decks" in result.output
+    assert "card images of 6 decks" in result.output
     assert (out / "cards" / "vassal" / "card.it.hero.png").is_file()
     pdf = tmp_path / "s.pdf"
     result = CliRunner().invoke(cli, ["sheets", str(CC), "-o", str(pdf), "-j", "1"])
     assert result.exit_code == 0, result.output
-    assert "28 cards on 4 card sheet(s)" in result.output and pdf.read_bytes().startswith(b"%PDF")
+    assert "30 cards on 4 card sheet(s)" in result.output and pdf.read_bytes().startswith(b"%PDF")
     result = CliRunner().invoke(cli, ["sheets", str(CC), "-o", str(tmp_path / "n.pdf"), "--no-cards", "-j", "1"])
     assert result.exit_code == 0 and "card sheet" not in result.output
 

@@ -115,9 +115,10 @@ def test_the_example_has_fate_decks_and_hands():
     sc = load_scenario(Path(__file__).parents[2] / "examples" / "combat-commander" / "scenario.yaml")
     by_id = {d.id: d for d in sc.decks}
     for side in ("fr", "it"):
-        fate, discard = by_id[f"{side}_fate"], by_id[f"{side}_discard"]
+        fate, discard, play = by_id[f"{side}_fate"], by_id[f"{side}_discard"], by_id[f"{side}_play"]
         assert fate.reshuffle_from == discard.id and discard.role == "discard"
+        assert play.role == "play" and not play.face_down and not play.cards
         assert 12 <= len(fate.copies()) <= 16
         events = {c.event for c in fate.cards if c.event}
-        assert {"Deploy", "Dust", "Elan", "Entrench", "FieldPromotion", "Hero"} <= events
+        assert {"Deploy", "Dust", "Élan", "Entrench", "FieldPromotion", "Hero"} <= events
     assert {h.side: h.size for h in sc.hands} == {"fr": 5, "it": 4}

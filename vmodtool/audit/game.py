@@ -39,8 +39,14 @@ from vmodtool.replay.game import Step, relaxed_gc, stack_key
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.properties import ModuleProperties
 from vmodtool.scenario.binding import FORMATION
-from vmodtool.scenario.geometry import scenario_global_properties, scenario_maps, scenario_turn_trackers
+from vmodtool.scenario.geometry import (
+    scenario_global_properties,
+    scenario_hands,
+    scenario_maps,
+    scenario_turn_trackers,
+)
 from vmodtool.scenario.model import Scenario
+from vmodtool.vassal.decks import HandDef
 from vmodtool.vassal.metadata import ModuleMetadata
 from vmodtool.vassal.savefile import SavedGame
 from vmodtool.vassal.turntracker import TurnTrackerDef, turn_trackers
@@ -62,6 +68,8 @@ class ScenarioPositions(NamedTuple):
 
     positions: Positions
     properties: ModuleProperties
+    #: the private windows (PlayerHands) the built module has
+    hands: tuple[HandDef, ...] = ()
 
 
 def scenario_positions(scenario: Scenario,
@@ -74,7 +82,8 @@ def scenario_positions(scenario: Scenario,
     maps = scenario_maps(scenario, board_sizes)
     positions = Positions.from_maps([(m.name, m.geometry) for m in maps],
                                     {m.name: m.stacking for m in maps})
-    return ScenarioPositions(positions, ModuleProperties(scenario_global_properties(scenario)))
+    return ScenarioPositions(positions, ModuleProperties(scenario_global_properties(scenario)),
+                             tuple(scenario_hands(scenario)))
 
 
 class AuditGame:
@@ -626,7 +635,8 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         if source is not None and source.name:
             given = _ModuleName(source.name, given.version, f"module.name of {scenario.path}", given.translations)
     if stand_in is not None:
-        replay = Replay.open(list(logs), positions=stand_in.positions, properties=stand_in.properties)
+        replay = Replay.open(list(logs), positions=stand_in.positions, properties=stand_in.properties,
+                             hands=stand_in.hands)
     else:
         replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
     warnings: list[str] = []

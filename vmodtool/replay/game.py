@@ -230,13 +230,14 @@ class Replay:
              board_sizes: dict[str, tuple[int, int]] | None = None,
              positions: Positions | None = None,
              properties: ModuleProperties | None = None,
-             viewer: Viewer = OBSERVER) -> Replay:
+             viewer: Viewer = OBSERVER,
+             hands: Sequence[HandDef] | None = None) -> Replay:
         """Read the logs (``VmodError`` when one cannot be read at all) and
         the module (a path to a ``.vmod``, folder or buildFile, or an open
         :class:`~vmodtool.vassal.module.Module`).  Without a module,
         ``positions`` (e.g. :meth:`Positions.from_maps`) and ``properties``
-        (the module's global properties) stand for what the replay reads
-        from one."""
+        (the module's global properties) and ``hands`` (its private
+        windows) stand for what the replay reads from one."""
         if module is not None and positions is not None:
             raise TypeError("Replay.open: give a module or positions, not both")
         if isinstance(paths, (str, os.PathLike)):
@@ -247,7 +248,7 @@ class Replay:
         if module is not None:
             positions = Positions(module, board_sizes)
         return cls(games, positions or Positions(), [os.fspath(p) for p in paths],
-                   properties=properties, viewer=viewer)
+                   properties=properties, viewer=viewer, hands=hands)
 
     @property
     def missing_board_sizes(self) -> list[str]:

@@ -31,12 +31,13 @@ from typing import Any
 from vmodtool.scenario.cards import hand_board_size
 from vmodtool.scenario.model import Scenario
 from vmodtool.scenario.offmap import OFF_MAP_NAME, layout_off_map
+from vmodtool.vassal.decks import HandDef
 from vmodtool.vassal.grid import Board, HexGrid, MapGeometry, Zone, ZonedGrid
 from vmodtool.vassal.pieces import java_int
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 from vmodtool.vassal.turntracker import TurnLevelDef, TurnTrackerDef
 
-__all__ = ["ScenarioMap", "scenario_maps", "main_board", "off_map_board", "scenario_turn_trackers",
+__all__ = ["ScenarioMap", "scenario_maps", "scenario_hands", "main_board", "off_map_board", "scenario_turn_trackers",
            "scenario_global_properties", "OFF_MAP_NAME", "MODULE_CONTAINER", "TRACKER_ID"]
 
 #: the properties container of the module itself (``GameModule``)
@@ -132,6 +133,15 @@ def scenario_turn_trackers(scenario: Scenario) -> dict[str, TurnTrackerDef]:
     top = TurnLevelDef("counter", "Turn", "Turn", 1 if start is None else start, (), child)
     name = str(_tracker_log(scenario).get("component", "Turn"))
     return {TRACKER_ID: TurnTrackerDef(TRACKER_ID, name, (top,))}
+
+
+def scenario_hands(scenario: Scenario) -> list[HandDef]:
+    """The built module's private windows: one ``PlayerHand`` per hand,
+    which only its side (by the side's name, as the roster names sides) may
+    open (``build/decks.py`` writes them so)."""
+    names = {s.id: s.name for s in scenario.game.sides}
+    return [HandDef(hand.vassal_name, "PlayerHand", (names.get(hand.side, hand.side),))
+            for hand in scenario.hands]
 
 
 def scenario_global_properties(scenario: Scenario) -> dict[str, set[str]]:

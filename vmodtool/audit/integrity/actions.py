@@ -37,7 +37,18 @@ from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.integrity.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
 from vmodtool.errors import FormatError
-from vmodtool.replay.events import ChatEvent, DiceEvent, MoveEvent, PieceRef, Place, TurnEvent, chat_display
+from vmodtool.replay.events import (
+    CardDrawEvent,
+    CardPlayEvent,
+    CardReturnEvent,
+    ChatEvent,
+    DiceEvent,
+    MoveEvent,
+    PieceRef,
+    Place,
+    TurnEvent,
+    chat_display,
+)
 from vmodtool.vassal.commands import LogEntry, TurnState, leaf_commands
 from vmodtool.vassal.turntracker import TurnLevelDef, TurnTrackerDef, turn_trackers
 
@@ -136,6 +147,10 @@ def move_text(source: Place, target: Place) -> str:
     if source.map != target.map and target.map is not None and source.map is not None:
         return f"{source.map}: {source.label()} → {target.map}: {target.label()}"
     return f"{source.label()} → {target.label()}"
+
+
+#: the replay's card moves (a card into or out of a deck or a hand)
+_CARD_MOVES = (CardDrawEvent, CardReturnEvent, CardPlayEvent)
 
 
 def _displaced(move: MoveEvent) -> bool:
@@ -403,8 +418,10 @@ def section(record: GameRecord) -> Section:
             if "hide;" in ref.type_text or "obs;" in ref.type_text:
                 concealable += 1
                 hide = concealment(ref, roster)
-            if hide is not None:
-                other = hide.differs_from(step.player, step.side)
+            other = hide is not None and hide.differs_from(step.player, step.side)
+            # a player's own masked card drawn, returned or played is how a
+            # deck works (the decks section judges decks); another player's is not
+            if hide is not None and (other or not isinstance(event, _CARD_MOVES)):
                 hidden_moves.append(f"{hide.label()}: {move_text(event.source, event.target)}"
                                     + (" (another player's)" if other else ""))
                 hidden_suspicious |= bool(other)

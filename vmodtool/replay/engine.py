@@ -844,26 +844,18 @@ class Engine:
         pieces in drawing order: merge into the first stack (or stackable
         piece) exactly at the point.  True when one was found."""
         x, y = pt
-        if self.state.has_decks:
-            # MovePiece.createMergeFinder: a deck exactly at the point takes
-            # the piece whatever the stacking rules (even when empty)
-            for obj in m.at(x, y):
-                if isinstance(obj, Deck):
-                    self.merge(m, obj, p)
-                    return True
-                if not (m.stacking and not (isinstance(p, Piece) and p.no_stack)):
-                    continue
-                if isinstance(obj, Stack):
-                    if obj.members:
-                        self.merge(m, obj, p)
-                        return True
-                elif not obj.no_stack:
-                    self.merge(m, obj, p)
-                    return True
-            return False
-        if not m.stacking or (isinstance(p, Piece) and p.no_stack):
+        decks = self.state.has_decks
+        stacks = m.stacking and not (isinstance(p, Piece) and p.no_stack)
+        if not (decks or stacks):
             return False
         for obj in m.at(x, y):
+            if decks and isinstance(obj, Deck):
+                # MovePiece.createMergeFinder: a deck exactly at the point takes
+                # the piece whatever the stacking rules (even when empty)
+                self.merge(m, obj, p)
+                return True
+            if not stacks:
+                continue
             if isinstance(obj, Stack):
                 if obj.members:
                     self.merge(m, obj, p)

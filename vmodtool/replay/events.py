@@ -551,53 +551,53 @@ class DeckFaceEvent(Event):
 
 
 @dataclass
-class MaskEvent(Event):
-    """A piece was masked or unmasked (``obs;``, Obscurable): ``by`` is the
-    masking player's display name (their side in ``side``), never the id;
-    ``visible`` whether the viewer sees which piece it is (an unmasked
-    piece on a public map: yes; in a hand not theirs: no)."""
+class _ConcealEvent(Event):
+    """A piece concealed or revealed: ``by`` is the player's display name
+    (their side in ``side``), never the id; ``visible`` whether the viewer
+    sees which piece it is."""
 
-    kind = "mask"
     piece: PieceRef = None  # type: ignore[assignment]
-    masked: bool = True
     by: str | None = None
     side: str | None = None
     place: Place = None  # type: ignore[assignment]
     visible: bool = False
 
-    def text(self) -> str:
+    def _text(self, verb: str) -> str:
         what = self.piece.label() if self.visible else "a piece"
-        verb = "masked" if self.masked else "unmasked (revealed)"
         by = f" by {self.by}" if self.by else ""
         return f"{what} {verb}{by} at {self.place.label()}"
 
-    def _fields(self) -> dict[str, object]:
+    def _record(self) -> dict[str, object]:
         piece = self.piece.record() if self.visible else \
             {"id": self.piece.id, "name": None, "unit_id": None}
-        return {"piece": piece, "masked": self.masked, "by": self.by, "side": self.side,
-                "at": self.place.record(), "visible": self.visible}
+        return {"piece": piece, "by": self.by, "side": self.side, "at": self.place.record(),
+                "visible": self.visible}
 
 
 @dataclass
-class HideEvent(Event):
+class MaskEvent(_ConcealEvent):
+    """A piece was masked or unmasked (``obs;``, Obscurable); ``visible``:
+    an unmasked piece on a public map, yes; in a hand not the viewer's, no."""
+
+    kind = "mask"
+    masked: bool = True
+
+    def text(self) -> str:
+        return self._text("masked" if self.masked else "unmasked (revealed)")
+
+    def _fields(self) -> dict[str, object]:
+        return {"masked": self.masked, **self._record()}
+
+
+@dataclass
+class HideEvent(_ConcealEvent):
     """A piece was made invisible or visible again (``hide;``, Hideable)."""
 
     kind = "hide"
-    piece: PieceRef = None  # type: ignore[assignment]
     hidden: bool = True
-    by: str | None = None
-    side: str | None = None
-    place: Place = None  # type: ignore[assignment]
-    visible: bool = False
 
     def text(self) -> str:
-        what = self.piece.label() if self.visible else "a piece"
-        verb = "hidden" if self.hidden else "shown again"
-        by = f" by {self.by}" if self.by else ""
-        return f"{what} {verb}{by} at {self.place.label()}"
+        return self._text("hidden" if self.hidden else "shown again")
 
     def _fields(self) -> dict[str, object]:
-        piece = self.piece.record() if self.visible else \
-            {"id": self.piece.id, "name": None, "unit_id": None}
-        return {"piece": piece, "hidden": self.hidden, "by": self.by, "side": self.side,
-                "at": self.place.record(), "visible": self.visible}
+        return {"hidden": self.hidden, **self._record()}

@@ -154,8 +154,9 @@ def _inspect_save(path: PathLike, module: Module | None) -> Report:
             kinds["Log:" + (inner.kind if inner is not None else "null")] += 1
         else:
             kinds[cmd.kind] += 1
-    pieces, stacks, per_map, bad = _start_pieces(game)
-    decks, hands = _start_decks(game, module_hands(module.buildfile) if module is not None else [])
+    start = _start_maps(game)
+    pieces, stacks, per_map, bad = _start_pieces(game, start)
+    decks, hands = _start_decks(game, start, module_hands(module.buildfile) if module is not None else [])
     steps = game.log_steps()
     undo_steps = _undo_steps(game) if steps else 0
     report: Report = {
@@ -193,7 +194,23 @@ def _undo_steps(game: SavedGame) -> int:
     return sum(1 for step in Replay([game]).steps() if step.undo)
 
 
-def _start_pieces(game: SavedGame) -> tuple[int, int, dict[str, int], int]:
+def _start_maps(game: SavedGame) -> dict[int, str | None | FormatError]:
+    """The BasicPiece map of every piece of the saved state (by the id of its
+    AddPiece command), or the error its definition has; each definition is
+    parsed once for the piece counts and the decks."""
+    maps: dict[int, str | None | FormatError] = {}
+    for node in game.restore_part():
+        for _, cmd in leaves(node):
+            if isinstance(cmd, AddPiece) and not cmd.is_stack and not cmd.type.startswith(DECK_ID):
+                try:
+                    maps[id(cmd)] = PieceDef.parse(cmd.text, fields=cmd.fields).basic_state().map
+                except FormatError as error:
+                    maps[id(cmd)] = error
+    return maps
+
+
+def _start_pieces(game: SavedGame, maps: dict[int, str | None | FormatError]
+                  ) -> tuple[int, int, dict[str, int], int]:
     pieces = stacks = bad = 0
     per_map: Counter[str] = Counter()
     for node in game.restore_part():
@@ -206,15 +223,16 @@ def _start_pieces(game: SavedGame) -> tuple[int, int, dict[str, int], int]:
             if cmd.type.startswith(DECK_ID):
                 continue            # a deck: listed with its cards under "decks"
             pieces += 1
-            try:
-                state = PieceDef.parse(cmd.text).basic_state()
-                per_map[state.map or "(not on a map)"] += 1
-            except FormatError:
+            found = maps[id(cmd)]
+            if isinstance(found, FormatError):
                 bad += 1
+            else:
+                per_map[found or "(not on a map)"] += 1
     return pieces, stacks, dict(sorted(per_map.items())), bad
 
 
-def _start_decks(game: SavedGame, hand_defs: Sequence[HandDef]) -> tuple[list[Report], list[Report]]:
+def _start_decks(game: SavedGame, maps: dict[int, str | None | FormatError],
+                 hand_defs: Sequence[HandDef]) -> tuple[list[Report], list[Report]]:
     """The decks of the saved state (each ``deck;`` AddPiece: name, map,
     card count, face) and, for the module's private maps, the pieces on
     them outside decks.  Read from the commands themselves, not replayed."""
@@ -231,10 +249,9 @@ def _start_decks(game: SavedGame, hand_defs: Sequence[HandDef]) -> tuple[list[Re
                 decks.append({"name": dtype.name, "map": dstate.map, "cards": len(dstate.cards),
                               "face_down": dstate.face_down})
                 continue
-            try:
-                piece_maps[cmd.piece_id or ""] = PieceDef.parse(cmd.text).basic_state().map
-            except FormatError:
-                continue
+            found = maps[id(cmd)]
+            if not isinstance(found, FormatError):
+                piece_maps[cmd.piece_id or ""] = found
     counts: Counter[str] = Counter(m for pid, m in piece_maps.items() if m and pid not in in_deck)
     hands = [{"name": h.name, "kind": h.kind, "sides": list(h.sides), "pieces": counts.get(h.name, 0)}
              for h in hand_defs]

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vmodtool.errors import FormatError, PathLike
-from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence, encode_sequence
+from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence, encode_sequence, unquote_token
 
 if TYPE_CHECKING:  # traits imports this module
     from vmodtool.vassal.traits import TraitView
@@ -67,6 +67,130 @@ def java_int(token: str | None) -> int | None:
     if not -(2 ** 31) <= value < 2 ** 31:
         return None
     return value
+
+
+# --------------------------------------------------------------------------
+# TAB-nested chains (``t0 TAB esc(t1 TAB esc(t2 …))``, §3.2)
+#
+# VASSAL splits such a chain one level at a time: the first TAB token is this
+# trait, the second the inner rest, which is decoded again.  Done literally
+# that re-splits (and copies) the whole remaining string at every level:
+# quadratic in the depth, and PoG pieces have 60–160 levels.  The readers
+# below do the same in one pass over the original text.  Escaping adds one
+# backslash in front of every TAB per level and touches nothing else, so a
+# TAB preceded by a run of exactly ``r`` backslashes in the original text is
+# a separator at level ``r`` and an escaped TAB at every level above it; the
+# outer quotes VASSAL strips from a token (§3.1.1) are never TABs or
+# backslashes, so they only move the ends of the current level.  Text in
+# which some TAB would end a level early (a third token at some level, which
+# VASSAL drops) is detected by counting and read by the literal algorithm.
+
+
+def _unescape_tabs(text: str, times: int) -> str:
+    """``text`` with ``times`` escaping backslashes removed in front of each
+    TAB (every TAB in it has at least that many)."""
+    if times and "\t" in text:
+        # one replacement per TAB: the leftmost match of ``times`` backslashes
+        # + TAB is the one that ends at the TAB
+        text = text.replace("\\" * times + "\t", "\t")
+    return text
+
+
+_RUNS: list[str] = [""]
+
+
+def _runs(n: int) -> list[str]:
+    """Runs of 0 … n backslashes."""
+    while len(_RUNS) <= n:
+        _RUNS.append("\\" * len(_RUNS))
+    return _RUNS
+
+
+def _chain_linear(text: str, levels: int) -> tuple[list[str], str | None] | None:
+    """At most ``levels`` levels of a chain: (the first token of each level,
+    the rest after the last one or None when a level had no inner part);
+    None when the text is not a plain nesting (the caller decodes it
+    literally)."""
+    if "'" not in text:
+        # the usual nesting: every TAB separates two levels, the one after
+        # level ``i`` with exactly ``i`` backslashes (one split, no search)
+        parts = text.split("\t")
+        n = len(parts)
+        if n - 1 <= levels and not parts[0].endswith("\\"):
+            runs = _runs(n)
+            for i in range(1, n - 1):
+                part = parts[i]
+                if not part.endswith(runs[i]) or part.endswith(runs[i + 1]):
+                    break
+                parts[i] = part[:-i]
+            else:
+                if n - 1 == levels:         # the rest is the last part
+                    return parts[:-1], parts[-1]
+                return parts, None
+    find, count = text.find, text.count
+    tokens: list[str] = []
+    start, end, k = 0, len(text), 0
+    sep = "\t"                     # k backslashes + TAB: the separator of level k
+    while k < levels:
+        p = find(sep, start, end)
+        while p > 0 and text[p - 1] == "\\":      # a longer run: a TAB escaped at this level
+            p = find(sep, p + 1, end)
+        deeper = "\\" + sep
+        stop = end if p < 0 else p
+        tabs = count("\t", start, stop)
+        if tabs and tabs != count(deeper, start, stop):
+            return None             # a TAB with fewer backslashes ended an outer level
+        token = text[start:stop]
+        if tabs:
+            token = _unescape_tabs(token, k + 1)
+        tokens.append(unquote_token(token))
+        if p < 0:
+            return tokens, None
+        start = p + k + 1
+        k += 1
+        sep = deeper
+        if end - start >= 2 and text[start] == "'" and text[end - 1] == "'":
+            start += 1
+            end -= 1
+    tabs = count("\t", start, end)
+    if tabs and k and tabs != count(sep, start, end):
+        return None
+    return tokens, _unescape_tabs(text[start:end], k)
+
+
+def _chain_literal(text: str, levels: int) -> tuple[list[str], str | None]:
+    """:func:`_chain_linear` the way VASSAL does it, level by level."""
+    tokens: list[str] = []
+    rest: str | None = text
+    while len(tokens) < levels:
+        assert rest is not None
+        toks = decode_sequence(rest, "\t")
+        tokens.append(toks[0])
+        rest = toks[1] if len(toks) > 1 else None
+        if rest is None:
+            break
+    return tokens, rest
+
+
+def split_chain_levels(text: str, levels: int) -> tuple[list[str], str | None]:
+    """The first ``levels`` levels of a TAB-nested chain as
+    ``Decorator.setState`` reads them: the first token of each level
+    (outermost first) and the still-nested rest after them, or ``None`` for
+    the rest when the chain has fewer levels (the tokens then end with the
+    last level's whole text)."""
+    found = _chain_linear(text, levels)
+    return found if found is not None else _chain_literal(text, levels)
+
+
+#: type chains already split (pieces of one kind share one type string)
+_TYPE_CACHE: dict[str, list[str]] = {}
+_TYPE_CACHE_SIZE = 20000
+
+
+def split_chain(text: str) -> list[str]:
+    """Every level of a TAB-nested chain (a piece's type string): the
+    per-trait tokens, outermost first."""
+    return split_chain_levels(text, len(text) + 1)[0]
 
 
 class Trait:
@@ -162,44 +286,41 @@ class PieceDef:
 
     # ------------------------------------------------------------------ parse
     @classmethod
-    def parse(cls, text: str, *, file: PathLike | None = None, place: str | None = None) -> PieceDef:
+    def parse(cls, text: str, *, file: PathLike | None = None, place: str | None = None,
+              fields: Sequence[str] | None = None) -> PieceDef:
         """Split ``+/id/type/state`` into the trait chain, exactly as
         ``BasicCommandEncoder.decode`` + ``Decorator.setState`` do.
 
         Raises :class:`FormatError` (with ``place`` such as ``"trait 3
         (emb2;)"``) for text without ``+/``, a missing type or state, a chain
-        without a basic piece, or a state with fewer levels than traits."""
+        without a basic piece, or a state with fewer levels than traits.
+        ``fields`` are the ``/`` fields of ``text`` when the caller has them
+        split already (:attr:`vmodtool.vassal.commands.AddPiece.fields`)."""
         if not isinstance(text, str) or not text.startswith("+/"):
             raise FormatError("a piece definition starts with '+/' (AddPiece)",
                               file=file, place=place)
-        parts = decode_sequence(text[2:], "/")
+        parts = decode_sequence(text[2:], "/") if fields is None else fields
         if len(parts) < 3:
             what = "type" if len(parts) < 2 else "state"
             raise FormatError(f"piece definition has no {what} after '+/id/'",
                               file=file, place=place)
         id_token, type_text, state_text = parts[0], parts[1], parts[2]
-        types: list[str] = []
-        rest: str | None = type_text
-        while rest is not None:
-            toks = decode_sequence(rest, "\t")
-            types.append(toks[0])
-            rest = toks[1] if len(toks) > 1 else None
-        traits: list[Trait] = []
-        srest: str | None = state_text
+        types = _TYPE_CACHE.get(type_text)
+        if types is None:
+            if len(_TYPE_CACHE) >= _TYPE_CACHE_SIZE:
+                _TYPE_CACHE.clear()
+            types = _TYPE_CACHE[type_text] = split_chain(type_text)
         last = len(types) - 1
-        for i, ttype in enumerate(types):
-            if srest is None:
-                where = f"trait {i + 1} ({type_prefix(ttype)})"
-                raise FormatError(
-                    f"no state for this trait: the state has {i} level(s) for "
-                    f"{len(types)} trait(s)", file=file,
-                    place=f"{place}, {where}" if place else where)
-            if i == last:
-                traits.append(Trait(ttype, srest, innermost=True))
-                break
-            stoks = decode_sequence(srest, "\t")
-            traits.append(Trait(ttype, stoks[0]))
-            srest = stoks[1] if len(stoks) > 1 else None
+        levels, rest = split_chain_levels(state_text, last)
+        if rest is None:
+            i = len(levels)
+            where = f"trait {i + 1} ({type_prefix(types[i])})"
+            raise FormatError(
+                f"no state for this trait: the state has {i} level(s) for "
+                f"{len(types)} trait(s)", file=file,
+                place=f"{place}, {where}" if place else where)
+        traits = [Trait(types[i], state) for i, state in enumerate(levels)]
+        traits.append(Trait(types[last], rest, innermost=True))
         basic = traits[-1]
         if basic.prefix not in BASIC_PREFIXES:
             where = f"trait {len(traits)} ({basic.prefix})"

@@ -1,0 +1,69 @@
+"""The one-pass readers of nested TAB chains and escaped sequences give what
+VASSAL's level-by-level decoding gives (kept as the reference:
+``_chain_literal``, ``_decode_merging``), on generated text of every shape:
+plain nestings, quoted and backslash-ended tokens, TABs inside tokens, and
+text no encoder would write (a third token at some level, stray quotes)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from vmodtool.errors import FormatError
+from vmodtool.vassal.pieces import PieceDef, _chain_linear, _chain_literal, _nest, split_chain, split_chain_levels
+from vmodtool.vassal.sequence import _HIDE, _decode_merging, decode_sequence
+
+
+def _texts(seed: int, count: int) -> list[str]:
+    rnd = random.Random(seed)
+    out = []
+    for n in range(count):
+        if n % 3 == 0:      # what an encoder writes, tokens of any content
+            out.append(_nest([''.join(rnd.choice("ab\t\\'") for _ in range(rnd.randint(0, 5)))
+                              for _ in range(rnd.randint(1, 7))]))
+        else:               # anything
+            out.append(''.join(rnd.choice("a\t\\'" if n % 3 == 1 else "a\t\\")
+                               for _ in range(rnd.randint(0, 16))))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_chain_reader_agrees_with_level_by_level_decoding(seed: int) -> None:
+    linear = 0
+    for text in _texts(seed, 6000):
+        for levels in (0, 1, 2, 3, 5, len(text) + 1):
+            expected = _chain_literal(text, levels)
+            assert split_chain_levels(text, levels) == expected, (text, levels)
+            if _chain_linear(text, levels) is not None:
+                linear += 1
+        assert split_chain(text) == _chain_literal(text, len(text) + 1)[0]
+    assert linear > 20000          # the one-pass reader took most of them
+
+
+def test_deep_chain_round_trips() -> None:
+    tokens = [f"emb2;Level {i};\\t'{i}'" if i % 7 == 3 else f"mark;L{i}" for i in range(150)] + ["piece;;;x.png;Name"]
+    text = _nest(tokens)
+    assert split_chain(text) == tokens
+    assert split_chain_levels(text, 150) == (tokens[:150], tokens[150])
+    assert split_chain_levels(text, 3) == (tokens[:3], _nest(tokens[3:]))
+
+
+def test_piece_parse_reports_the_missing_state_level() -> None:
+    text = "+/7/" + _nest(["mark;a", "mark;b", "piece;;;x.png;N"]).replace("/", "\\/") + "/" + "s1\ts2"
+    with pytest.raises(FormatError, match=r"state has 2 level\(s\) for 3 trait\(s\)"):
+        PieceDef.parse(text)
+    ok = PieceDef.parse("+/7/" + _nest(["mark;a", "piece;;;x.png;N"]) + "/" + _nest(["s1", "null;0;0"]))
+    assert [t.state for t in ok.traits] == ["s1", "null;0;0"]
+
+
+@pytest.mark.parametrize("delim", [";", "/", "\t", ",", "\\"])
+def test_sequence_decoding_agrees_with_merging(delim: str) -> None:
+    rnd = random.Random(7)
+    for _ in range(20000):
+        text = ''.join(rnd.choice("a;/\t,\\'") for _ in range(rnd.randint(0, 14)))
+        if delim != "\\":
+            assert decode_sequence(text, delim) == _decode_merging(text, delim), (text, delim)
+    if delim != "\\":
+        every = "".join(_HIDE) + "a\\" + delim + "b" + delim + "c"
+        assert decode_sequence(every, delim) == [every[: every.index("a") + 1] + delim + "b", "c"]

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from vmodtool.cli import cli, main
+from vmodtool.cli import all_commands, cli, main
 from vmodtool.commands import Command, write_report
 from vmodtool.errors import VmodError
 from vmodtool.fileio import sniff
@@ -25,7 +25,8 @@ EXAMPLES = REPO / "examples"
 DEMO_LOG = EXAMPLES / "formats" / "demo.vlog"
 DEMO_MODULE = EXAMPLES / "formats" / "demo.vmod"
 SCENARIO = EXAMPLES / "modern-tactical" / "scenario.yaml"
-COMMANDS = sorted(cli.commands.items())
+COMMANDS = sorted(all_commands().items())
+COMMANDS_BY_NAME = dict(COMMANDS)
 ESC = "\x1b"
 
 
@@ -91,7 +92,7 @@ def _parse_example(command: click.Command, name: str, args: list[str]) -> None:
 
 def test_a_wrong_example_would_fail():
     """The parse in the test above is a real check."""
-    build, sheets = cli.commands["build"], cli.commands["sheets"]
+    build, sheets = COMMANDS_BY_NAME["build"], COMMANDS_BY_NAME["sheets"]
     with pytest.raises(click.NoSuchOption):
         _parse_example(build, "build", ["s.yaml", "--out", "x.vmod"])
     with pytest.raises(click.BadParameter):

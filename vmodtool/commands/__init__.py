@@ -189,9 +189,11 @@ def board_sizes(file: str | None, values: Sequence[str]) -> dict[str, tuple[int,
     """What :func:`board_size_options` gave: the file's sizes, then each
     ``NAME=WxH`` over them."""
     from vmodtool.inspection import parse_board_sizes
-    from vmodtool.replay import load_board_sizes
 
-    sizes = load_board_sizes(file) if file else {}
+    sizes: dict[str, tuple[int, int]] = {}
+    if file:                        # the replay layer only when a file is given
+        from vmodtool.replay import load_board_sizes
+        sizes = load_board_sizes(file)
     sizes.update(parse_board_sizes(values))
     return sizes
 

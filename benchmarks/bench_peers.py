@@ -1,0 +1,341 @@
+"""vmodtool against its peers, side by side, every figure a ratio measured in
+this run (issue 18).
+
+Run from the repository root: ``python benchmarks/bench_peers.py [--runs 3]``
+(needs ``../shared`` or ``$VMODTOOL_SHARED``; ``--no-peers`` skips them).
+
+* **inspect**: ``inspect`` of the largest corpus save (PoG, 13 MB of command
+  text) against reading and splitting it (``SavedGame.read`` + the command
+  tree), each in a fresh process; pywargame reading the same save
+  (``SaveIO.readSave``) and, as the analogue of the piece parsing inside
+  ``inspect``, reading it and splitting every AddPiece into its traits
+  (``WithTraits.decodeAdd2``).
+* **start-up**: ``vmodtool --help`` and ``vmodtool inspect`` of the demo log
+  against a bare interpreter (``python -c pass``), median of ``--startups``
+  starts, bytecode cached (as an installed tool has it: the cache lives under
+  the bench cache folder, not in the repository).
+* **memory**: tracemalloc peak of reading the largest save and splitting
+  its command tree (``SavedGame.read`` + ``commands``), as a multiple of its
+  plaintext.
+* **replay**: the TLD chain (19 logs) read, decoded and replayed per logged
+  command, against python-chess reading and validating PGN games per ply
+  (games generated deterministically with python-chess itself: random legal
+  moves from a fixed seed); and the audit of the example games with all
+  their rules against replaying the same logs alone.
+
+Peers are installed in their own virtual environments under
+``~/.cache/vmodtool-bench/`` (``$VMODTOOL_BENCH_CACHE``) with pip: python-chess
+(``chess``) with this interpreter, pywargame (``pywargame``, Python ≥ 3.12)
+with the first Python 3.12+ found.  A peer that cannot be installed or run is
+reported as "not run" with the reason, never with a number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from fresh import interleaved  # noqa: E402
+
+SHARED = Path(os.environ.get("VMODTOOL_SHARED", ROOT.parent / "shared"))
+CACHE = Path(os.environ.get("VMODTOOL_BENCH_CACHE", Path.home() / ".cache" / "vmodtool-bench"))
+PYCACHE = CACHE / "pycache"
+TLD = SHARED / "corpus" / "tld"
+DEMO_LOG = ROOT / "examples" / "formats" / "demo.vlog"
+SYSTEMS = ("modern-tactical", "ww1-operational", "combat-commander")
+CHESS_GAMES = 400
+
+
+def largest_save() -> Path:
+    saves = sorted(SHARED.glob("corpus/*/*.vsav"), key=lambda p: p.stat().st_size)
+    return saves[-1]
+
+
+# --------------------------------------------------------------------------
+# our measurements, each run as ``--one NAME`` in a fresh process
+
+def measure(name: str) -> tuple[float, int]:
+    """(seconds, count) of one measurement in this process."""
+    if name in ("read", "inspect"):
+        path = largest_save()
+        start = time.perf_counter()
+        if name == "read":
+            from vmodtool.vassal.savefile import SavedGame
+            game = SavedGame.read(path)
+            count = len(game.top_level())
+        else:
+            from vmodtool.inspection import format_inspection, inspect_file
+            count = len(list(format_inspection(inspect_file(path))))
+        return time.perf_counter() - start, count
+    if name in ("replay", "replay-only"):
+        from vmodtool.replay import Replay, load_board_sizes
+        from vmodtool.vassal.commands import leaves
+        files = sorted((TLD / "game").glob("*.log"))
+        sizes = load_board_sizes(TLD / "board-sizes.json")
+        start = time.perf_counter()
+        replay = Replay.open(files, module=TLD / "buildFile", board_sizes=sizes)
+        for game in replay.games:
+            _ = game.commands
+        read = time.perf_counter()
+        replay.run()
+        end = time.perf_counter()
+        logged = sum(1 for g in replay.games for _, node in g.log_steps() for _ in leaves(node))
+        return (end - start if name == "replay" else end - read), logged
+    raise SystemExit(f"unknown measurement {name}")
+
+
+# --------------------------------------------------------------------------
+# peers in their own virtual environments
+
+def _python_312() -> str | None:
+    if sys.version_info >= (3, 12):
+        return sys.executable
+    for name in ("python3.14", "python3.13", "python3.12"):
+        found = shutil.which(name)
+        if found:
+            return found
+    found_paths = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python")))
+    return found_paths[-1] if found_paths else None
+
+
+def peer_python(folder: str, package: str, interpreter: str | None) -> tuple[str | None, str]:
+    """(the venv's python, "") or (None, why it cannot run)."""
+    venv = CACHE / folder
+    python = venv / "bin" / "python"
+    if python.exists():
+        return str(python), ""
+    if interpreter is None:
+        return None, f"no interpreter for {package} found"
+    try:
+        subprocess.run([interpreter, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=300)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", package], check=True, capture_output=True,
+                       timeout=900)
+    except (OSError, subprocess.SubprocessError) as exc:
+        shutil.rmtree(venv, ignore_errors=True)
+        return None, f"pip install {package} failed ({type(exc).__name__})"
+    return str(python), ""
+
+
+CHESS_SCRIPT = r"""
+import io, random, sys, time
+import chess, chess.pgn
+rnd = random.Random(18)
+games = []
+for _ in range(int(sys.argv[1])):
+    board, game = chess.Board(), chess.pgn.Game()
+    node = game
+    for _ in range(rnd.randint(40, 160)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        move = rnd.choice(moves)
+        node = node.add_variation(move)
+        board.push(move)
+    games.append(str(game))
+text = "\n\n".join(games) + "\n"
+start = time.perf_counter()
+stream, plies = io.StringIO(text), 0
+while (game := chess.pgn.read_game(stream)) is not None:   # SAN parsed and checked legal on its board
+    if game.errors:
+        raise SystemExit(f"PGN errors: {game.errors[:1]}")
+    plies += sum(1 for _ in game.mainline_moves())
+print(time.perf_counter() - start, plies)
+"""
+
+PYWARGAME_SCRIPT = r"""
+import sys, time, warnings
+from pywargame.vassal import SaveIO
+from pywargame.vassal.withtraits import WithTraits
+start = time.perf_counter()
+lines = SaveIO.readSave(sys.argv[1])[1]
+read = time.perf_counter() - start
+traits = 0
+for line in lines:
+    if line.startswith("+/"):
+        traits += len(WithTraits.decodeAdd2(line, False)[1])
+print(read, time.perf_counter() - start, len(lines), traits)
+"""
+
+
+def run_peer(python: str, script: str, *args: str) -> list[float] | str:
+    try:
+        done = subprocess.run([python, "-c", script, *args], capture_output=True, text=True, timeout=900,
+                              cwd=CACHE)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"failed ({type(exc).__name__})"
+    if done.returncode != 0:
+        return f"failed: {(done.stderr.strip().splitlines() or ['?'])[-1][:120]}"
+    return [float(x) for x in done.stdout.strip().splitlines()[-1].split()]
+
+
+# --------------------------------------------------------------------------
+# start-up and memory
+
+def startups(runs: int) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(PYCACHE), PYTHONPATH=str(ROOT))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    commands = {"bare interpreter": [sys.executable, "-c", "pass"],
+                "vmodtool --help": [sys.executable, "-m", "vmodtool", "--help"],
+                "vmodtool inspect demo.vlog": [sys.executable, "-m", "vmodtool", "inspect", str(DEMO_LOG)]}
+    for cmd in commands.values():                     # write the bytecode cache
+        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, cmd in commands.items():
+            start = time.perf_counter()
+            subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def memory() -> tuple[float, int]:
+    import tracemalloc
+
+    from vmodtool.vassal.savefile import SavedGame
+    gc.collect()
+    tracemalloc.start()
+    game = SavedGame.read(largest_save())
+    _ = game.commands
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / game.decoded.plaintext_bytes, game.decoded.plaintext_bytes
+
+
+def audit_against_replay() -> list[tuple[str, float, float]]:
+    """(system, audit s, replay s) of each example game, best of 3."""
+    from vmodtool.audit.game import audit_logs, scenario_positions
+    from vmodtool.replay import Replay
+    from vmodtool.scenario import load_scenario
+    out = []
+    for system in SYSTEMS:
+        scenario = load_scenario(ROOT / "examples" / system / "scenario.yaml")
+        log = ROOT / "examples" / system / "logs" / "game-1.vlog"
+        t_audit = t_replay = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            audit_logs([log], scenario)
+            t_audit = min(t_audit, time.perf_counter() - start)
+            start = time.perf_counter()
+            positions, properties, _hands = scenario_positions(scenario)
+            for _step in Replay.open([log], positions=positions, properties=properties).steps():
+                pass
+            t_replay = min(t_replay, time.perf_counter() - start)
+        out.append((system, t_audit, t_replay))
+    return out
+
+
+# --------------------------------------------------------------------------
+
+def best(values: list[float]) -> float:
+    return min(values)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3, help="rounds of the fresh-process measurements")
+    ap.add_argument("--startups", type=int, default=21, help="starts per start-up measurement")
+    ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        seconds, count = measure(args.one)
+        print(f"{seconds} {count}")
+        return
+    if not (SHARED / "corpus").exists():
+        print("../shared is not available")
+        return
+    load = os.getloadavg()
+    print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({os.cpu_count()} cores); "
+          f"best of {args.runs} fresh-process runs, interleaved")
+    save = largest_save()
+
+    chess_py, chess_why = (None, "--no-peers") if args.no_peers else \
+        peer_python("chess", "chess", sys.executable)
+    pwg_py, pwg_why = (None, "--no-peers") if args.no_peers else \
+        peer_python("pywargame", "pywargame", _python_312())
+
+    ours: dict[str, list[float]] = {n: [] for n in ("read", "inspect", "replay", "replay-only")}
+    counts: dict[str, int] = {}
+    chess_runs: list[tuple[float, float]] = []
+    pwg_runs: list[list[float]] = []
+    for _ in range(args.runs):
+        timings, counted = interleaved(__file__, list(ours), 1)     # each in a fresh process
+        for name, seconds in timings.items():
+            ours[name] += seconds
+        counts.update(counted)
+        if chess_py:
+            got = run_peer(chess_py, CHESS_SCRIPT, str(CHESS_GAMES))
+            if isinstance(got, str):
+                chess_py, chess_why = None, got
+            else:
+                chess_runs.append((got[0], got[1]))
+        if pwg_py:
+            got = run_peer(pwg_py, PYWARGAME_SCRIPT, str(save))
+            if isinstance(got, str):
+                pwg_py, pwg_why = None, got
+            else:
+                pwg_runs.append(got)
+
+    t_read, t_inspect = best(ours["read"]), best(ours["inspect"])
+    print(f"\ninspect of {save.relative_to(SHARED)}:")
+    print(f"  read + split (baseline): {t_read:.3f} s; inspect {t_inspect:.3f} s = "
+          f"{t_inspect / t_read:.2f}x the baseline (target <= 1.5x)")
+    if pwg_runs:
+        p_read = min(r[0] for r in pwg_runs)
+        p_all = min(r[1] for r in pwg_runs)
+        print(f"  pywargame readSave {p_read:.2f} s = {p_read / t_read:.1f}x our read + split; "
+              f"readSave + decodeAdd2 of every AddPiece {p_all:.2f} s = {p_all / t_inspect:.1f}x our inspect")
+    else:
+        print(f"  pywargame: not run ({pwg_why})")
+
+    print(f"\nstart-up (median of {args.startups}, bytecode cached):")
+    starts = startups(args.startups)
+    bare = starts["bare interpreter"]
+    for name, seconds in starts.items():
+        print(f"  {name:28s} {seconds * 1000:6.1f} ms = {seconds / bare:.2f}x a bare interpreter")
+
+    ratio, plain = memory()
+    print(f"\nmemory: SavedGame.read + command tree of the largest save: peak {ratio:.2f}x its "
+          f"{plain / 1e6:.1f} MB of plaintext (target < 3x)")
+
+    logged = counts["replay"]
+    t_replay, t_only = best(ours["replay"]), best(ours["replay-only"])
+    per_cmd, per_cmd_only = t_replay / logged, t_only / logged
+    print(f"\nreplay: TLD chain, {logged:,} logged commands: read + replay {per_cmd * 1e6:.1f} µs per logged "
+          f"command (replay alone {per_cmd_only * 1e6:.1f} µs)")
+    if chess_runs:
+        c_time = min(t for t, _ in chess_runs)
+        plies = int(chess_runs[0][1])
+        per_ply = c_time / plies
+        print(f"  python-chess: {plies:,} plies of {CHESS_GAMES} PGN games read and validated in {c_time:.2f} s "
+              f"= {per_ply * 1e6:.1f} µs per ply")
+        print(f"  ratio per logged command / per ply: read + replay {per_cmd / per_ply:.2f}x, "
+              f"replay alone {per_cmd_only / per_ply:.2f}x (target <= 1.0x)")
+    else:
+        print(f"  python-chess: not run ({chess_why})")
+
+    print("\naudit with all example rules against replaying the same log alone (best of 3):")
+    for system, t_audit, t_alone in audit_against_replay():
+        print(f"  {system:18s} audit {t_audit * 1000:6.1f} ms, replay {t_alone * 1000:6.1f} ms = "
+              f"{t_audit / t_alone:.2f}x (target <= 1.5x)")
+    load = os.getloadavg()
+    print(f"\nload average at end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(json.dumps({"ratios": {"inspect/read": round(t_inspect / t_read, 2),
+                                 "help/bare": round(starts['vmodtool --help'] / bare, 2),
+                                 "memory/plaintext": round(ratio, 2)}}))
+
+
+if __name__ == "__main__":
+    main()

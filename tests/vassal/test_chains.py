@@ -1,6 +1,6 @@
-"""The one-pass readers of nested TAB chains and escaped sequences give what
-VASSAL's level-by-level decoding gives (kept as the reference:
-``_chain_literal``, ``_decode_merging``), on generated text of every shape:
+"""The one-pass reader of nested TAB chains gives what VASSAL's
+level-by-level decoding gives (kept as the reference: ``_chain_literal``),
+on generated text of every shape:
 plain nestings, quoted and backslash-ended tokens, TABs inside tokens, and
 text no encoder would write (a third token at some level, stray quotes)."""
 
@@ -12,7 +12,6 @@ import pytest
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.pieces import PieceDef, _chain_linear, _chain_literal, _nest, split_chain, split_chain_levels
-from vmodtool.vassal.sequence import _HIDE, _decode_merging, decode_sequence
 
 
 def _texts(seed: int, count: int) -> list[str]:
@@ -55,15 +54,3 @@ def test_piece_parse_reports_the_missing_state_level() -> None:
         PieceDef.parse(text)
     ok = PieceDef.parse("+/7/" + _nest(["mark;a", "piece;;;x.png;N"]) + "/" + _nest(["s1", "null;0;0"]))
     assert [t.state for t in ok.traits] == ["s1", "null;0;0"]
-
-
-@pytest.mark.parametrize("delim", [";", "/", "\t", ",", "\\"])
-def test_sequence_decoding_agrees_with_merging(delim: str) -> None:
-    rnd = random.Random(7)
-    for _ in range(20000):
-        text = ''.join(rnd.choice("a;/\t,\\'") for _ in range(rnd.randint(0, 14)))
-        if delim != "\\":
-            assert decode_sequence(text, delim) == _decode_merging(text, delim), (text, delim)
-    if delim != "\\":
-        every = "".join(_HIDE) + "a\\" + delim + "b" + delim + "c"
-        assert decode_sequence(every, delim) == [every[: every.index("a") + 1] + delim + "b", "c"]

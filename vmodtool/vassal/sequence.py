@@ -177,42 +177,25 @@ def decode_sequence(text: str | None, delim: str) -> list[str]:
     """
     if text is None:
         return []
-    escaped = "\\" + delim
-    if escaped not in text or delim == "\\":
-        parts = text.split(delim)
-        if len(parts) == 1:
-            return [unquote_token(text)]
+    parts = text.split(delim)
+    if len(parts) == 1:
+        return [unquote_token(text)]
+    if "\\" + delim not in text:
         if "'" not in text:
             return parts            # nothing quoted (the common case)
         return [unquote_token(p) for p in parts]
-    # Every delimiter with a backslash in front is escaped and loses that one
-    # backslash: the leftmost match of backslash + delimiter is the one that
-    # ends at the delimiter.  Hiding them behind a character the text does
-    # not have lets str.split do the splitting (merging the pieces back in
-    # Python cost a list operation per escaped delimiter).
-    hidden = next((c for c in _HIDE if c not in text), None)
-    if hidden is None:              # a text with all eight of them
-        return _decode_merging(text, delim)
-    parts = text.replace(escaped, hidden).split(delim)
-    return [unquote_token(p.replace(hidden, delim) if hidden in p else p) for p in parts]
-
-
-#: characters to hide escaped delimiters behind (VASSAL text practically never has them)
-_HIDE = ("\x00", "\x01", "\ue000", "\ue001", "\uffff", "\x02", "\x03", "\ufffe")
-
-
-def _decode_merging(text: str, delim: str) -> list[str]:
-    """:func:`decode_sequence` by merging the pieces around escaped
-    delimiters, as VASSAL's Decoder reads them."""
+    # Merge the pieces around escaped delimiters.  Pieces are released as
+    # they are consumed so that splitting a huge token needs about one extra
+    # copy of it, not two.
     out: list[str] = []
-    parts = text.split(delim)
     parts.reverse()
     seg: list[str] = [parts.pop()]
     while parts:
         part = parts.pop()
         last = seg[-1]
         if last and last[-1] == "\\":
-            seg[-1] = last[:-1]     # escaped delimiter: drop the backslash, keep the delimiter
+            # escaped delimiter: drop the backslash, keep the delimiter
+            seg[-1] = last[:-1]
             seg.append(part)
         else:
             out.append(unquote_token(seg[0] if len(seg) == 1 else delim.join(seg)))

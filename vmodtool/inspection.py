@@ -17,20 +17,22 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.fileio import sniff
 from vmodtool.textsafe import escape_controls
 from vmodtool.vassal.archive import Archive, is_zip_data, read_head
-from vmodtool.vassal.buildfile import BoardEntry, BuildFile
 from vmodtool.vassal.commands import AddPiece, Command, CommandGroup, LogEntry, leaves, walk
 from vmodtool.vassal.decks import DECK_ID, DeckState, DeckType, HandDef
 from vmodtool.vassal.decks import hands as module_hands
 from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata
-from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef
 from vmodtool.vassal.savefile import SavedGame
+
+if TYPE_CHECKING:   # a save is inspected without the module layer unless a module is given
+    from vmodtool.vassal.buildfile import BoardEntry, BuildFile
+    from vmodtool.vassal.module import Module
 
 __all__ = ["detect_kind", "inspect_file", "format_inspection", "dump_records",
            "format_dump_record", "parse_board_sizes"]
@@ -97,13 +99,16 @@ def inspect_file(path: PathLike, *, board_sizes: dict[str, tuple[int, int]] | No
     """A JSON-ready summary of any VASSAL file; for a save or log,
     ``module`` (its module, buildFile or folder) names its hands."""
     kind = detect_kind(path)
-    if kind == "save":
-        if module is None:
-            return _inspect_save(path, None)
-        with Module.open(module) as opened:
-            return _inspect_save(path, opened)
     if kind == "metadata":
         return _inspect_metadata(path)
+    if kind == "save" and module is None:
+        return _inspect_save(path, None)
+    from vmodtool.vassal.module import Module
+
+    if kind == "save":
+        assert module is not None
+        with Module.open(module) as opened:
+            return _inspect_save(path, opened)
     with Module.open(path) as opened_module:
         return _inspect_module(opened_module, board_sizes or {})
 
@@ -203,7 +208,7 @@ def _start_maps(game: SavedGame) -> dict[int, str | None | FormatError]:
         for _, cmd in leaves(node):
             if isinstance(cmd, AddPiece) and not cmd.is_stack and not cmd.type.startswith(DECK_ID):
                 try:
-                    maps[id(cmd)] = PieceDef.parse(cmd.text, fields=cmd.fields).basic_state().map
+                    maps[id(cmd)] = PieceDef.basic_state_of(cmd.text, fields=cmd.fields).map
                 except FormatError as error:
                     maps[id(cmd)] = error
     return maps
@@ -476,6 +481,8 @@ def dump_records(path: PathLike) -> Iterator[Report]:
         report = _inspect_metadata(path)
         yield {"path": "metadata", **report["metadata"]}
     else:
+        from vmodtool.vassal.module import Module
+
         with Module.open(path) as module:
             yield from _dump_module(module)
 

@@ -54,3 +54,22 @@ def test_piece_parse_reports_the_missing_state_level() -> None:
         PieceDef.parse(text)
     ok = PieceDef.parse("+/7/" + _nest(["mark;a", "piece;;;x.png;N"]) + "/" + _nest(["s1", "null;0;0"]))
     assert [t.state for t in ok.traits] == ["s1", "null;0;0"]
+
+
+@pytest.mark.parametrize("text", [
+    "+/7/" + _nest(["mark;a", "piece;;;x.png;N"]) + "/" + _nest(["s1", "Main Map;10;20;g1;0"]),
+    "+/7/" + _nest(["mark;a", "piece;;;x.png;N"]) + "/s1",                  # a level short
+    "+/7/" + _nest(["mark;a", "stack"]) + "/" + _nest(["s1", "Map;1;2"]),  # not a BasicPiece
+    "+/7/" + _nest(["mark;a", "emb2;x"]) + "/" + _nest(["s1", "s2"]),     # no basic piece at all
+    "+/7/piece;;;x.png;N",                                                  # no state
+])
+def test_basic_state_of_is_parse_then_basic_state(text: str) -> None:
+    try:
+        expected = PieceDef.parse(text).basic_state()
+    except FormatError as error:
+        with pytest.raises(FormatError) as raised:
+            PieceDef.basic_state_of(text)
+        assert str(raised.value) == str(error)
+    else:
+        assert PieceDef.basic_state_of(text) == expected
+        assert expected.map == "Main Map"

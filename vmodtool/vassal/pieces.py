@@ -193,6 +193,43 @@ def split_chain(text: str) -> list[str]:
     return split_chain_levels(text, len(text) + 1)[0]
 
 
+def _split_definition(text: str, file: PathLike | None, place: str | None, fields: Sequence[str] | None
+                      ) -> tuple[str, list[str], list[str], str]:
+    """The id token, the per-trait type tokens, the decorators' state tokens
+    and the basic piece's state of ``+/id/type/state`` (see
+    :meth:`PieceDef.parse`, which raises what this raises)."""
+    if not isinstance(text, str) or not text.startswith("+/"):
+        raise FormatError("a piece definition starts with '+/' (AddPiece)",
+                          file=file, place=place)
+    parts = decode_sequence(text[2:], "/") if fields is None else fields
+    if len(parts) < 3:
+        what = "type" if len(parts) < 2 else "state"
+        raise FormatError(f"piece definition has no {what} after '+/id/'",
+                          file=file, place=place)
+    id_token, type_text, state_text = parts[0], parts[1], parts[2]
+    types = _TYPE_CACHE.get(type_text)
+    if types is None:
+        if len(_TYPE_CACHE) >= _TYPE_CACHE_SIZE:
+            _TYPE_CACHE.clear()
+        types = _TYPE_CACHE[type_text] = split_chain(type_text)
+    last = len(types) - 1
+    levels, rest = split_chain_levels(state_text, last)
+    if rest is None:
+        i = len(levels)
+        where = f"trait {i + 1} ({type_prefix(types[i])})"
+        raise FormatError(
+            f"no state for this trait: the state has {i} level(s) for "
+            f"{len(types)} trait(s)", file=file,
+            place=f"{place}, {where}" if place else where)
+    prefix = type_prefix(types[last])
+    if prefix not in BASIC_PREFIXES:
+        where = f"trait {len(types)} ({prefix})"
+        raise FormatError(
+            "the innermost trait is not a basic piece (piece;, stack or deck;)",
+            file=file, place=f"{place}, {where}" if place else where)
+    return id_token, types, levels, rest
+
+
 class Trait:
     """One trait of a piece (or its innermost basic piece), as raw text.
 
@@ -296,38 +333,21 @@ class PieceDef:
         without a basic piece, or a state with fewer levels than traits.
         ``fields`` are the ``/`` fields of ``text`` when the caller has them
         split already (:attr:`vmodtool.vassal.commands.AddPiece.fields`)."""
-        if not isinstance(text, str) or not text.startswith("+/"):
-            raise FormatError("a piece definition starts with '+/' (AddPiece)",
-                              file=file, place=place)
-        parts = decode_sequence(text[2:], "/") if fields is None else fields
-        if len(parts) < 3:
-            what = "type" if len(parts) < 2 else "state"
-            raise FormatError(f"piece definition has no {what} after '+/id/'",
-                              file=file, place=place)
-        id_token, type_text, state_text = parts[0], parts[1], parts[2]
-        types = _TYPE_CACHE.get(type_text)
-        if types is None:
-            if len(_TYPE_CACHE) >= _TYPE_CACHE_SIZE:
-                _TYPE_CACHE.clear()
-            types = _TYPE_CACHE[type_text] = split_chain(type_text)
-        last = len(types) - 1
-        levels, rest = split_chain_levels(state_text, last)
-        if rest is None:
-            i = len(levels)
-            where = f"trait {i + 1} ({type_prefix(types[i])})"
-            raise FormatError(
-                f"no state for this trait: the state has {i} level(s) for "
-                f"{len(types)} trait(s)", file=file,
-                place=f"{place}, {where}" if place else where)
+        id_token, types, levels, rest = _split_definition(text, file, place, fields)
         traits = [Trait(types[i], state) for i, state in enumerate(levels)]
-        traits.append(Trait(types[last], rest, innermost=True))
-        basic = traits[-1]
-        if basic.prefix not in BASIC_PREFIXES:
-            where = f"trait {len(traits)} ({basic.prefix})"
-            raise FormatError(
-                "the innermost trait is not a basic piece (piece;, stack or deck;)",
-                file=file, place=f"{place}, {where}" if place else where)
+        traits.append(Trait(types[-1], rest, innermost=True))
         return cls(traits, None if id_token == "null" else id_token, raw=text)
+
+    @staticmethod
+    def basic_state_of(text: str, *, fields: Sequence[str] | None = None) -> BasicPieceState:
+        """``PieceDef.parse(text).basic_state()`` without building the trait
+        chain (the same checks, the same errors): where a piece is, for
+        whoever needs nothing else of it."""
+        _, types, levels, rest = _split_definition(text, None, None, fields)
+        prefix = type_prefix(types[-1])
+        if prefix != "piece;":
+            raise FormatError("the basic type is not a BasicPiece", place=f"trait {len(types)} ({prefix})")
+        return parse_basic_state(rest, place=f"trait {len(types)} (piece;)")
 
     @classmethod
     def from_traits(cls, traits: Sequence[Trait], id: str | None = None) -> PieceDef:

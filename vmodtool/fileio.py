@@ -8,7 +8,6 @@ import codecs
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple, Union
@@ -79,6 +78,8 @@ def atomic_write(path: PathLike, data: bytes | bytearray | memoryview | Iterable
         raise VmodError(f"the output folder {folder} does not exist", file=target)
     check_output_target(target)
     with _machine_errors(target):
+        import tempfile  # only when writing: reading commands start without it
+
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as out:

@@ -11,7 +11,15 @@ import random
 import pytest
 
 from vmodtool.errors import FormatError
-from vmodtool.vassal.pieces import PieceDef, _chain_linear, _chain_literal, _nest, split_chain, split_chain_levels
+from vmodtool.vassal.pieces import (
+    PieceDef,
+    _chain_linear,
+    _chain_literal,
+    _chain_split,
+    _nest,
+    split_chain,
+    split_chain_levels,
+)
 
 
 def _texts(seed: int, count: int) -> list[str]:
@@ -34,6 +42,9 @@ def test_chain_reader_agrees_with_level_by_level_decoding(seed: int) -> None:
         for levels in (0, 1, 2, 3, 5, len(text) + 1):
             expected = _chain_literal(text, levels)
             assert split_chain_levels(text, levels) == expected, (text, levels)
+            if "'" not in text:         # the split reader, where it applies
+                split = _chain_split(text, levels)
+                assert split is None or split == expected, (text, levels)
             if _chain_linear(text, levels) is not None:
                 linear += 1
         assert split_chain(text) == _chain_literal(text, len(text) + 1)[0]

@@ -106,27 +106,56 @@ def _runs(n: int) -> list[str]:
     return _RUNS
 
 
+def _chain_split(text: str, levels: int) -> tuple[list[str], str | None] | None:
+    """:func:`_chain_linear` for text without quotes, from one split at the
+    TABs: a TAB after a run of exactly ``k`` backslashes ends level ``k``,
+    one after a longer run is a TAB inside the token of that level (it loses
+    ``k + 1`` backslashes); None for a shorter run."""
+    parts = text.split("\t")
+    last = len(parts) - 1
+    runs = _runs(last + 2)
+    tokens: list[str] = []
+    pending: list[str] = []         # the pieces of this level's token before its inner TABs
+    level = i = 0
+    while i < last and level < levels:
+        part = parts[i]
+        i += 1
+        if part.endswith(runs[level + 1]):
+            pending.append(part[:len(part) - level - 1])
+            continue
+        if level and not part.endswith(runs[level]):
+            return None
+        if level:
+            part = part[:-level]
+        if pending:
+            pending.append(part)
+            part = "\t".join(pending)
+            pending = []
+        tokens.append(part)
+        level += 1
+    if level < levels:              # no inner part after this level: the rest is its token
+        pending.append(parts[last])
+        tokens.append("\t".join(pending))
+        return tokens, None
+    rest = parts[i:]
+    if level:
+        for j in range(len(rest) - 1):
+            part = rest[j]
+            if not part.endswith(runs[level]):
+                return None
+            rest[j] = part[:-level]
+    return tokens, "\t".join(rest)
+
+
 def _chain_linear(text: str, levels: int) -> tuple[list[str], str | None] | None:
     """At most ``levels`` levels of a chain: (the first token of each level,
     the rest after the last one or None when a level had no inner part);
     None when the text is not a plain nesting (the caller decodes it
     literally)."""
     if "'" not in text:
-        # the usual nesting: every TAB separates two levels, the one after
-        # level ``i`` with exactly ``i`` backslashes (one split, no search)
-        parts = text.split("\t")
-        n = len(parts)
-        if n - 1 <= levels and not parts[0].endswith("\\"):
-            runs = _runs(n)
-            for i in range(1, n - 1):
-                part = parts[i]
-                if not part.endswith(runs[i]) or part.endswith(runs[i + 1]):
-                    break
-                parts[i] = part[:-i]
-            else:
-                if n - 1 == levels:         # the rest is the last part
-                    return parts[:-1], parts[-1]
-                return parts, None
+        found = _chain_split(text, levels)
+        if found is not None:
+            return found
     find, count = text.find, text.count
     tokens: list[str] = []
     start, end, k = 0, len(text), 0

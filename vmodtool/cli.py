@@ -24,7 +24,7 @@ EXIT_BUG = 70
 
 #: command families, in the order ``vmodtool --help`` lists them
 COMMAND_MODULES = ("formats", "scenario", "import_module", "build", "counters", "board", "lint", "replay", "audit",
-                   "check_game")
+                   "report", "check_game")
 
 
 @click.group(cls=Group, context_settings=CONTEXT_SETTINGS)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.report.scene import Counter, Scene, SceneBuilder
@@ -188,7 +189,7 @@ def _step_info(step: Step, frames: Frames) -> StepInfo:
                 arrow = [m, e.source.x, e.source.y, e.target.x, e.target.y]
                 if arrow not in arrows:
                     arrows.append(arrow)
-    return StepInfo(step.number, step.file, step.player,
+    return StepInfo(step.number, Path(step.file).name if step.file else None, step.player,
                     [line.split(": ", 1)[1] if ": " in line else line
                      for line in step_lines(step, show_chat=True, show_warnings=False)],
                     step.undo, step.undone_by, arrows, any(e.kind == "dice" for e in step.events))
@@ -218,6 +219,9 @@ def record_frames(replay: Replay, builder: SceneBuilder | None = None, *,
         frames.changes.append(differ.changes(builder.scene(engine, step.number, touched)))
         frames.steps.append(_step_info(step, frames))
         steps.append(step)
+    for info, step in zip(frames.steps, steps, strict=True):
+        # an undo marks the step it undoes only when it is replayed itself
+        info.undone_by = step.undone_by
     return frames, steps
 
 

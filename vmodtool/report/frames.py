@@ -130,10 +130,14 @@ class _Differ:
         f.set_maps(scene)
         out: list[list[int]] = []
         seen: set[str] = set()
+        repeats: dict[str, int] = {}
         drawn = self.drawn
         for c in scene.counters():
-            # a piece id can repeat (a broken save): the others get their own
-            ident = c.id if c.id not in seen else f"{c.id}#{len(seen)}"
+            ident = c.id
+            if ident in seen:
+                # a piece id can repeat (a broken save): each repeat its own, in order
+                repeats[c.id] = repeats.get(c.id, 0) + 1
+                ident = f"{c.id}#{repeats[c.id]}"
             seen.add(ident)
             last = drawn.get(ident)
             if last is not None and last[0] is c:

@@ -281,9 +281,17 @@ class SceneBuilder:
                 if old is not None:
                     self._drawn.pop(old, None)
                 obj = engine.state.get(pid)
-                if obj is not None:
-                    self._drawn.pop(obj.parent if isinstance(obj, Piece) and obj.parent is not None else obj,
-                                    None)
+                if obj is None:
+                    continue
+                top = obj.parent if isinstance(obj, Piece) and obj.parent is not None else obj
+                self._drawn.pop(top, None)
+                # a command may move pieces into this stack that no event names
+                # (an AddPiece of a stack re-parents its members): their old
+                # stacks are drawn again too
+                for member in getattr(top, "members", ()):
+                    was = self._container.get(member.id) if member.id else None
+                    if was is not None and was is not top:
+                        self._drawn.pop(was, None)
         names = self.positions.map_names()
         for n in engine.state.maps:
             if n not in names:

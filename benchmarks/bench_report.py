@@ -68,7 +68,8 @@ def step_through() -> tuple[float, int]:
     page = b.new_page()
     page.goto(OUT.as_uri(), wait_until="load")
     worst = page.evaluate("""() => { let worst = 0;
-        const time = (n) => { const t = performance.now(); vmodReport.go(n); worst = Math.max(worst, performance.now() - t); };
+        const time = (n) => { const t = performance.now(); vmodReport.go(n);
+                              worst = Math.max(worst, performance.now() - t); };
         for (let n = 1; n <= 200; n++) time(n);
         for (let i = 0; i < 20; i++) time(Math.floor(Math.random() * vmodReport.last));
         return worst; }""")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from vmodtool.commands import Command, board_size_options, board_sizes, check_output, module_option, warn
+from vmodtool.commands import REPLACED, Command, board_size_options, board_sizes, check_output, module_option, warn
 
 __all__ = ["report_command"]
 
@@ -18,7 +18,8 @@ __all__ = ["report_command"]
 @click.option("--scenario", "scenario", default=None, type=click.Path(exists=True, dir_okay=False, path_type=str),
               help="Also audit the game against this scenario's rules and show the violations.")
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
-              metavar="FILE.html", help="The page to write (its images go to FILE_files/ beside it).")
+              metavar="FILE.html",
+              help=f"The page to write (its images go to FILE_files/ beside it); {REPLACED}.")
 @board_size_options
 def report_command(logs: tuple[str, ...], module: str | None, scenario: str | None, output: str,
                    board_sizes_file: str | None, board_size: tuple[str, ...]) -> None:

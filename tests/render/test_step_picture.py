@@ -61,3 +61,18 @@ def test_replay_png_command(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "step 99" in bad.output
     no_step = CliRunner().invoke(cli, ["replay", str(DEMO_LOG), "--png", str(out)])
     assert no_step.exit_code == 2
+
+
+def test_grid_labels_at_their_hex_centres() -> None:
+    """Boards without an image (or with visible numbering) show the grid's
+    labels, each at the point VASSAL's ``getLocation`` gives its name."""
+    from vmodtool.report.scene import hex_labels
+
+    replay = Replay.open([DEMO_LOG], module=DEMO_MODULE)
+    geometry = replay.positions.geometry(replay.positions.map_names()[0])
+    assert geometry is not None
+    placement = geometry.placements[0]
+    labels = hex_labels(placement.board, placement.origin)
+    assert len(labels) > 50
+    for name, x, y in labels:
+        assert geometry.point_of(placement.board.name, name) == (x, y), name

@@ -64,6 +64,9 @@ def render_scene_map(scene_map: SceneMap, catalog: ImageCatalog,
             img = img.rotate(180)
         canvas.alpha_composite(img, (board.x, board.y))
     font = load_font("regular", 10)
+    for board in scene_map.boards:
+        for text, x, y in board.labels:
+            draw.text((x, y - 12), text, fill=(90, 90, 90, 255), font=font, anchor="mm")
     for c in scene_map.counters:
         if c.box is not None:
             left, top, w, h = c.box

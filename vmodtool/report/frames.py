@@ -109,7 +109,8 @@ class Frames:
             self._map_ix[m.name] = len(self.maps)
             self.maps.append({"name": m.name, "w": m.width, "h": m.height,
                               "boards": [{"name": b.name, "img": self.image(b.image) if b.image else -1,
-                                          "x": b.x, "y": b.y, "w": b.w, "h": b.h, "rev": b.reversed}
+                                          "x": b.x, "y": b.y, "w": b.w, "h": b.h, "rev": b.reversed,
+                                          "labels": [list(t) for t in b.labels]}
                                          for b in m.boards]})
 
     def record(self) -> dict[str, Any]:

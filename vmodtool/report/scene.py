@@ -22,6 +22,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vmodtool.vassal.appearance import Appearance, piece_appearance
+from vmodtool.vassal.grid_board import Board
+from vmodtool.vassal.grid_common import LocationError
+from vmodtool.vassal.grid_hex import HexGrid
 
 if TYPE_CHECKING:
     from vmodtool.replay.engine import Engine
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
     from vmodtool.vassal.module import Module
 
 __all__ = ["BOX_SIZE", "Counter", "ImageCatalog", "Layer", "Scene", "SceneBoard", "SceneBuilder", "SceneMap",
-           "StackSeparation", "scene_at"]
+           "StackSeparation", "hex_labels", "scene_at"]
 
 #: the size of a labelled box standing for a piece whose images the module lacks
 BOX_SIZE = (48, 48)
@@ -85,6 +88,55 @@ class SceneBoard:
     w: int
     h: int
     reversed: bool = False
+    #: the grid's labels (text, map x, map y) at its hex centres, when the
+    #: module shows its numbering or the board has no image to show them
+    labels: tuple[tuple[str, int, int], ...] = ()
+
+
+#: at most this many labels on one board (a finer grid is not labelled)
+MAX_LABELS = 20000
+
+
+def hex_labels(board: Board, origin: tuple[int, int]) -> tuple[tuple[str, int, int], ...]:
+    """Every hex centre of a board's hex grid with its name, map pixels:
+    candidate points one column and half a row apart snapped to the grid's
+    centres (``HexGrid.snapTo``), named by ``locationName``."""
+    named = board.grid
+    # a zoned board: the background hex grid's centres, named by the zones
+    grid = named if isinstance(named, HexGrid) else getattr(named, "background", None)
+    if named is None or not isinstance(grid, HexGrid):
+        return ()
+    dx, dy = (grid.dy, grid.dx) if grid.sideways else (grid.dx, grid.dy)
+    if dx < 4 or dy < 4 or (board.width / dx) * (board.height / dy) * 2 > MAX_LABELS:
+        return ()
+    seen: dict[tuple[int, int], str] = {}
+    y = -dy
+    while y < board.height + dy:
+        x = -dx
+        while x < board.width + dx:
+            cx, cy = grid.snap_to(int(x), int(y), True, True)
+            if (cx, cy) not in seen and 0 <= cx < board.width and 0 <= cy < board.height:
+                seen[(cx, cy)] = named.location_name(cx, cy) or ""
+            x += dx / 2
+        y += dy / 2
+    ox, oy = origin
+    out = []
+    for name in dict.fromkeys(seen.values()):
+        if not name:
+            continue
+        try:
+            # the centre as VASSAL's getLocation gives it for the name
+            cx, cy = named.get_location(name)
+        except (LocationError, ValueError):
+            continue
+        gx, gy = board.global_point(cx, cy)
+        out.append((name, gx + ox, gy + oy))
+    return tuple(sorted(out, key=lambda t: (t[2], t[1])))
+
+
+def _numbering_visible(board: Board) -> bool:
+    numbering = getattr(board.grid, "numbering", None)
+    return bool(getattr(numbering, "visible", False))
 
 
 @dataclass
@@ -188,6 +240,7 @@ class SceneBuilder:
         self._separations = _separations(module)
         self._board_images = _board_images(module)
         self._engine: Engine | None = None
+        self._labels_of: dict[tuple[str, str, bool, tuple[int, int]], tuple[tuple[str, int, int], ...]] = {}
         #: top-level object (piece, stack, deck) -> its counters, until a step touches it
         self._drawn: dict[object, list[Counter]] = {}
         #: piece or deck id -> the top-level object it was drawn in
@@ -204,13 +257,25 @@ class SceneBuilder:
             for placement in geometry.placements:
                 b = placement.board
                 x, y = placement.origin
-                boards.append(SceneBoard(b.name, self._board_images.get((name, b.name)), x, y,
-                                         b.width, b.height, b.reversed))
+                image = self._board_images.get((name, b.name))
+                if image is not None and self.catalog.size(image) is None:
+                    image = None  # not held by the module: drawn as a plain board
+                labels = (self._hex_labels(name, b, (x, y))
+                          if image is None or _numbering_visible(b) else ())
+                boards.append(SceneBoard(b.name, image, x, y, b.width, b.height, b.reversed, labels))
                 width = max(width, x + b.width)
                 height = max(height, y + b.height)
             width += geometry.edge_width
             height += geometry.edge_height
         return SceneMap(name, width, height, boards)
+
+    def _hex_labels(self, map_name: str, board: Board, origin: tuple[int, int]
+                    ) -> tuple[tuple[str, int, int], ...]:
+        key = (map_name, board.name, board.reversed, origin)
+        found = self._labels_of.get(key)
+        if found is None:
+            found = self._labels_of[key] = hex_labels(board, origin)
+        return found
 
     # -- pieces ----------------------------------------------------------
     def _look(self, engine: Engine, p: Piece, sees_all: bool) -> _Look:

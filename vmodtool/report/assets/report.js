@@ -44,6 +44,15 @@
       img.style.left = b.x + "px"; img.style.top = b.y + "px";
       div.appendChild(img);
     });
+    var grid = svg("svg", {width: m.w, height: m.h, "class": "grid"});
+    m.boards.forEach(function (b) {
+      (b.labels || []).forEach(function (t) {
+        var text = svg("text", {x: t[1], y: t[2] - 12});
+        text.textContent = t[0];
+        grid.appendChild(text);
+      });
+    });
+    if (grid.childNodes.length) div.appendChild(grid);
     var over = svg("svg", {width: m.w, height: m.h});
     var defs = svg("defs", {}), head = svg("marker", {id: mi ? "head" + mi : "head", markerWidth: 6, markerHeight: 6,
       refX: 5, refY: 3, orient: "auto"});

@@ -68,6 +68,10 @@ def test_step_to_a_violation(browser: Any, report: Path, tmp_path: Path) -> None
     from vmodtool.report.scene import scene_at
 
     page, errors, outside = _open(browser, report)
+    replay = Replay.open([LOG], module=report.with_name("game.vmod"))
+    at_start = sum(1 for _ in scene_at(replay, 0).counters())
+    shown = "[...document.querySelectorAll('.counter')].filter(e => e.style.display !== 'none').length"
+    assert page.evaluate(shown) == at_start > 0  # the saved state, drawn on opening
     item = page.locator("#findings li", has_text="holds enemy units")
     item.click()
     assert page.evaluate("vmodReport.step()") == 126

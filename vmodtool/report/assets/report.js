@@ -8,7 +8,7 @@
   var last = D.changes.length - 1;
   var state = [];                        // piece index -> change record, or undefined
   var checkpoints = [[]];                // checkpoints[k]: the state after step k*CHECK
-  var reached = 0;                       // the state is the one after this step
+  var reached = -1;                      // the state is the one after this step (-1: nothing yet)
   var els = [];                          // piece index -> its element
   var maps = [], layers = [];
   var view = document.getElementById("view");
@@ -71,8 +71,8 @@
   }
   function stateAt(n) {
     // the state after step n, from the nearest checkpoint at or before it
-    if (n < reached || n - reached > CHECK) {
-      var k = Math.min(Math.floor(n / CHECK), checkpoints.length - 1);
+    var k = Math.min(Math.floor(n / CHECK), checkpoints.length - 1);
+    if (n < reached || k * CHECK > reached) {
       state = checkpoints[k].slice(); reached = k * CHECK;
       if (k === 0) { state = []; reached = -1; }
     }

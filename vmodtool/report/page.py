@@ -74,7 +74,8 @@ def write_page(output: Path, frames: Frames, catalog: ImageCatalog, *, title: st
     dice = ""
     if dice_png:
         atomic_write(folder / "dice.png", dice_png)
-        dice = f'<img src="{html.escape(folder.name)}/dice.png" alt="dice per player">'
+        dice = (f'<details><summary>Dice per player</summary><img src="{html.escape(folder.name)}/dice.png" '
+                'alt="dice per player"></details>')
     data = frames.record()
     data["images"] = names
     data["findings"] = findings

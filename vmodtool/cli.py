@@ -23,7 +23,7 @@ EXIT_BUG = 70
 
 #: command families, in the order ``vmodtool --help`` lists them
 COMMAND_MODULES = ("formats", "scenario", "import_module", "build", "counters", "board", "lint", "replay", "audit",
-                   "check_game")
+                   "report", "check_game")
 
 #: the commands of the families above, each with its family and the first
 #: paragraph of its help (what ``vmodtool --help`` shows): a family whose

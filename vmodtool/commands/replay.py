@@ -36,6 +36,9 @@ __all__ = ["replay_command"]
 @board_size_options
 @click.option("--step", "step", type=click.IntRange(min=0), default=None, metavar="N",
               help="Print the board state after step N (0: the saved state) instead.")
+@click.option("--png", "png", type=click.Path(dir_okay=False, path_type=str), default=None, metavar="FILE",
+              help="With --step N: write the picture of the board after step N (boards, pieces as VASSAL "
+                   "draws them) as a PNG.")
 @click.option("--no-chat", is_flag=True, help="Leave chat lines out of the move list.")
 @click.option("--viewer", "viewer_side", metavar="SIDE", default=None,
               help="Watch as this side: its hands and what its players masked or hid are named "
@@ -43,7 +46,7 @@ __all__ = ["replay_command"]
 @click.option("--referee", is_flag=True, help="Watch as a referee: every card and hidden piece is named.")
 def replay_command(logs: tuple[str, ...], module: str | None, output: str | None, fmt: str,
                    board_sizes_file: str | None, board_size: tuple[str, ...], step: int | None,
-                   no_chat: bool, viewer_side: str | None, referee: bool) -> None:
+                   png: str | None, no_chat: bool, viewer_side: str | None, referee: bool) -> None:
     """Replay VASSAL logs as moves between hexes.
 
     Step by step: who moved which unit from which hex to which hex, face
@@ -64,10 +67,17 @@ def replay_command(logs: tuple[str, ...], module: str | None, output: str | None
     if referee and viewer_side is not None:
         raise click.UsageError("give --viewer SIDE or --referee, not both")
     viewer = Viewer("referee") if referee else Viewer.of_side(viewer_side) if viewer_side else Viewer()
+    if png is not None and step is None:
+        raise click.UsageError("--png needs --step N (the step to draw)")
     check_report_output(output, *logs, module, board_sizes_file)
+    if png is not None:
+        from vmodtool.fileio import refuse_overwrite
+        refuse_overwrite(png, *logs, *(p for p in (module, board_sizes_file) if p))
     replay = Replay.open(list(logs), module=module, board_sizes=board_sizes(board_sizes_file, board_size),
                          viewer=viewer)
-    if step is not None:
+    if png is not None and step is not None:
+        _write_png(replay, step, png)
+    elif step is not None:
         board = replay.state_at(step)
         write_report(board_records(board) if fmt == "jsonl" else board_lines(board), output,
                      one_line_items=True)
@@ -76,6 +86,20 @@ def replay_command(logs: tuple[str, ...], module: str | None, output: str | None
                      one_line_items=True)
     for w in replay.warnings:
         warn(str(w))
+
+
+def _write_png(replay: Replay, step: int, path: str) -> None:
+    import io
+
+    from vmodtool.fileio import atomic_write
+    from vmodtool.render.step_picture import render_scene
+    from vmodtool.report.scene import SceneBuilder, scene_at
+
+    builder = SceneBuilder(replay.positions, replay.positions.module)
+    picture = render_scene(scene_at(replay, step, builder), builder.catalog)
+    buf = io.BytesIO()
+    picture.save(buf, "PNG", optimize=False)
+    atomic_write(path, buf.getvalue())
 
 
 def _text(replay: Replay, *, show_chat: bool) -> Iterator[str]:

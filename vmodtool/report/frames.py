@@ -1,0 +1,243 @@
+"""The frames of a game report: the scene of step 0 in full, then for every
+step only what changed (a piece drawn elsewhere, with another look or
+label, or no longer drawn), with looks, labels, images and piece ids
+interned in tables.  The page replays these changes forward (and from
+checkpoints backward), so its size grows with the moves, not with
+pieces × steps.
+
+One change is ``[piece, map, x, y, look, label, z]`` (indexes into the
+tables; ``x``/``y`` the drawn centre, stack offset included; ``z`` the
+drawing order, later on top) or ``[piece]`` for a piece no longer drawn.
+A look is a list of image layers ``[image, left, top, width, height]``
+relative to the centre, or ``[[-1, left, top, width, height]]`` for a
+labelled box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vmodtool.report.scene import Counter, Scene, SceneBuilder
+
+if TYPE_CHECKING:
+    from vmodtool.replay.engine import Engine
+    from vmodtool.replay.game import Replay, Step
+
+__all__ = ["Frames", "StepInfo", "counters_at", "record_frames"]
+
+
+@dataclass
+class StepInfo:
+    """What the move list shows of one step: its number, log, player, the
+    readable lines (moves, chat, dice), undo marks and the moves as
+    arrows ``[map, x1, y1, x2, y2]`` (map index)."""
+
+    number: int
+    file: str | None
+    player: str | None
+    lines: list[str]
+    undo: bool
+    undone_by: int | None
+    arrows: list[list[int]]
+    dice: bool = False
+
+    def record(self) -> dict[str, Any]:
+        return {"n": self.number, "file": self.file, "player": self.player, "lines": self.lines,
+                "undo": self.undo, "undone_by": self.undone_by, "arrows": self.arrows, "dice": self.dice}
+
+
+@dataclass
+class Frames:
+    """The tables and the per-step changes of one game."""
+
+    maps: list[dict[str, Any]] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+    looks: list[list[list[int]]] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    pieces: list[str] = field(default_factory=list)
+    #: changes[0]: the saved state; changes[n]: what step n changed
+    changes: list[list[list[int]]] = field(default_factory=list)
+    steps: list[StepInfo] = field(default_factory=list)
+    _image_ix: dict[str, int] = field(default_factory=dict, repr=False)
+    _look_ix: dict[tuple[Any, ...], int] = field(default_factory=dict, repr=False)
+    _label_ix: dict[str, int] = field(default_factory=dict, repr=False)
+    _piece_ix: dict[str, int] = field(default_factory=dict, repr=False)
+    _map_ix: dict[str, int] = field(default_factory=dict, repr=False)
+
+    # -- interning --------------------------------------------------------
+    def image(self, name: str) -> int:
+        ix = self._image_ix.get(name)
+        if ix is None:
+            ix = self._image_ix[name] = len(self.images)
+            self.images.append(name)
+        return ix
+
+    def _intern(self, table: list[Any], index: dict[Any, int], key: Any, value: Any) -> int:
+        ix = index.get(key)
+        if ix is None:
+            ix = index[key] = len(table)
+            table.append(value)
+        return ix
+
+    def look(self, c: Counter) -> int:
+        if c.box is not None:
+            left, top, w, h = c.box
+            key: tuple[Any, ...] = ("box", left - c.x, top - c.y, w, h)
+            return self._intern(self.looks, self._look_ix, key, [[-1, left - c.x, top - c.y, w, h]])
+        key = tuple((lay.image, lay.x - c.x, lay.y - c.y, lay.w, lay.h) for lay in c.layers)
+        if key in self._look_ix:
+            return self._look_ix[key]
+        return self._intern(self.looks, self._look_ix, key,
+                            [[self.image(i), lx, ly, w, h] for i, lx, ly, w, h in key])
+
+    def label(self, text: str) -> int:
+        return self._intern(self.labels, self._label_ix, text, text)
+
+    def piece(self, piece_id: str) -> int:
+        return self._intern(self.pieces, self._piece_ix, piece_id, piece_id)
+
+    def map_index(self, name: str | None) -> int:
+        return self._map_ix.get(name or "", -1)
+
+    def set_maps(self, scene: Scene) -> None:
+        for m in scene.maps:
+            if m.name in self._map_ix:
+                continue
+            self._map_ix[m.name] = len(self.maps)
+            self.maps.append({"name": m.name, "w": m.width, "h": m.height,
+                              "boards": [{"name": b.name, "img": self.image(b.image) if b.image else -1,
+                                          "x": b.x, "y": b.y, "w": b.w, "h": b.h, "rev": b.reversed,
+                                          "labels": [list(t) for t in b.labels]}
+                                         for b in m.boards]})
+
+    def record(self) -> dict[str, Any]:
+        return {"maps": self.maps, "looks": self.looks, "labels": self.labels,
+                "pieces": self.pieces, "changes": self.changes, "steps": [s.record() for s in self.steps]}
+
+
+class _Differ:
+    """Each step's scene compared with the last one drawn."""
+
+    def __init__(self, frames: Frames) -> None:
+        self.frames = frames
+        self.drawn: dict[str, tuple[Counter, tuple[object, ...]]] = {}
+        self.z = 0
+
+    def changes(self, scene: Scene) -> list[list[int]]:
+        f = self.frames
+        f.set_maps(scene)
+        out: list[list[int]] = []
+        seen: set[str] = set()
+        repeats: dict[str, int] = {}
+        drawn = self.drawn
+        for c in scene.counters():
+            ident = c.id
+            if ident in seen:
+                # a piece id can repeat (a broken save): each repeat its own, in order
+                repeats[c.id] = repeats.get(c.id, 0) + 1
+                ident = f"{c.id}#{repeats[c.id]}"
+            seen.add(ident)
+            last = drawn.get(ident)
+            if last is not None and last[0] is c:
+                continue
+            key = c.key()
+            if last is None or last[1] != key:
+                self.z += 1
+                drawn[ident] = (c, key)
+                out.append([f.piece(ident), f.map_index(c.map), c.x, c.y, f.look(c), f.label(c.label), self.z])
+            else:
+                drawn[ident] = (c, key)
+        for ident in [i for i in self.drawn if i not in seen]:
+            del self.drawn[ident]
+            out.append([f.piece(ident)])
+        return out
+
+
+#: every this many steps the whole scene is drawn again (a safety net under
+#: the per-step drawing of what the step's events name)
+FULL_EVERY = 500
+
+
+def _touched(step: Step) -> set[str] | None:
+    """The pieces and decks a step's events name; None when an event may
+    change what no event names (boards chosen, a command not understood)."""
+    from vmodtool.replay.events import BoardsEvent, ChangeEvent, UnknownEvent
+
+    out: set[str] = set()
+    for e in step.events:
+        if isinstance(e, (BoardsEvent, UnknownEvent)):
+            return None
+        piece = getattr(e, "piece", None)
+        if piece is not None and piece.id:
+            out.add(piece.id)
+        if isinstance(e, ChangeEvent) and e.after is not None and e.after.id:
+            out.add(e.after.id)
+        for attr in ("deck", "from_deck"):
+            deck = getattr(e, attr, None)
+            if deck is not None and getattr(deck, "id", None):
+                out.add(deck.id)
+    return out
+
+
+def _step_info(step: Step, frames: Frames) -> StepInfo:
+    from vmodtool.replay.events import MoveEvent
+    from vmodtool.replay.report import step_lines
+
+    arrows: list[list[int]] = []
+    for e in step.events:
+        if isinstance(e, MoveEvent) and e.source.map is not None and e.source.map == e.target.map:
+            m = frames.map_index(e.target.map)
+            if m >= 0 and (e.source.x, e.source.y) != (e.target.x, e.target.y):
+                arrow = [m, e.source.x, e.source.y, e.target.x, e.target.y]
+                if arrow not in arrows:
+                    arrows.append(arrow)
+    return StepInfo(step.number, Path(step.file).name if step.file else None, step.player,
+                    [line.split(": ", 1)[1] if ": " in line else line
+                     for line in step_lines(step, show_chat=True, show_warnings=False)],
+                    step.undo, step.undone_by, arrows, any(e.kind == "dice" for e in step.events))
+
+
+def record_frames(replay: Replay, builder: SceneBuilder | None = None, *,
+                  on_restore: Callable[[int, Engine], None] | None = None) -> tuple[Frames, list[Step]]:
+    """Replay every step, recording the scene changes and the move list;
+    returns the frames and the steps (for checks that read them).
+    ``on_restore`` is passed on to :meth:`Replay.steps`."""
+    builder = builder or SceneBuilder(replay.positions, replay.positions.module)
+    frames = Frames()
+    differ = _Differ(frames)
+    steps: list[Step] = []
+
+    def restored(k: int, engine: Engine) -> None:
+        if k == 0:
+            # step 0: the first file's saved state
+            frames.changes.append(differ.changes(builder.scene(engine, 0)))
+        if on_restore is not None:
+            on_restore(k, engine)
+
+    for step in replay.steps(on_restore=restored):
+        engine = replay.engine
+        assert engine is not None
+        touched = None if step.number % FULL_EVERY == 0 else _touched(step)
+        frames.changes.append(differ.changes(builder.scene(engine, step.number, touched)))
+        frames.steps.append(_step_info(step, frames))
+        steps.append(step)
+    for info, step in zip(frames.steps, steps, strict=True):
+        # an undo marks the step it undoes only when it is replayed itself
+        info.undone_by = step.undone_by
+    return frames, steps
+
+
+def counters_at(frames: Frames, step: int) -> dict[str, list[int]]:
+    """The drawn pieces after ``step`` as the page computes them (for tests):
+    piece id → change record."""
+    state: dict[int, list[int]] = {}
+    for changes in frames.changes[:step + 1]:
+        for ch in changes:
+            if len(ch) == 1:
+                state.pop(ch[0], None)
+            else:
+                state[ch[0]] = ch
+    return {frames.pieces[k]: v for k, v in state.items()}

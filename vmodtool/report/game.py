@@ -1,0 +1,60 @@
+"""``vmodtool report`` without Click: replay a game once (recording its
+frames and what ``check-game`` reads), run the checks, with a scenario the
+audit, and write the page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vmodtool.report.frames import record_frames
+from vmodtool.report.scene import SceneBuilder
+
+__all__ = ["ReportResult", "write_game_report"]
+
+
+@dataclass
+class ReportResult:
+    """What was written: steps, pieces, findings, images the module lacks."""
+
+    steps: int
+    pieces: int
+    findings: int
+    missing_images: list[str] = field(default_factory=list)
+
+
+def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path | None = None,
+                      scenario: str | Path | None = None,
+                      board_sizes: dict[str, tuple[int, int]] | None = None) -> ReportResult:
+    from vmodtool.audit.integrity import GameRecord, check_game, dice
+    from vmodtool.audit.integrity.chain import Capture
+    from vmodtool.render.dice_chart import dice_chart_png
+    from vmodtool.replay import Replay
+    from vmodtool.report.findings import finding_records
+    from vmodtool.report.page import write_page
+    from vmodtool.vassal.module import Module
+
+    opened = Module.open(module) if module is not None else None
+    replay = Replay.open(list(logs), module=opened, board_sizes=board_sizes)
+    builder = SceneBuilder(replay.positions, opened)
+    capture = Capture()
+    frames, steps = record_frames(replay, builder, on_restore=capture.on_restore)
+    capture.finish(replay.engine)
+    record = GameRecord(list(logs), replay, steps, opened, capture.starts, capture.ends, capture.ghosts)
+    check = check_game(record)
+    violations = []
+    if scenario is not None:
+        from vmodtool.audit.game import audit_logs
+        from vmodtool.scenario import load_scenario
+
+        loaded = load_scenario(scenario, module=opened, board_sizes=board_sizes)
+        violations = audit_logs(list(logs), loaded, module=opened, board_sizes=board_sizes).violations
+    rolls = dice.read_rolls(record)
+    groups = dice.dice_groups(rolls)
+    chart = dice_chart_png(groups) if groups else None
+    findings = finding_records(frames, replay.positions, violations=violations, check=check)
+    title = (opened.name if opened is not None and opened.name else "game") + " — " + \
+        ", ".join(p.name for p in logs[:3]) + (" …" if len(logs) > 3 else "")
+    missing = write_page(output, frames, builder.catalog, title=title, findings=findings, dice_png=chart)
+    return ReportResult(len(steps), len(frames.pieces), len(findings), missing)

@@ -47,6 +47,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("replay", "Replay VASSAL logs as moves between hexes."),
     "audit": ("audit", "Check played logs against a scenario's rules."),
     "check-game": ("check_game", "Check a PBEM game's integrity: logs, undos, dice."),
+    "report": ("report", "Write a game as one HTML page to open in a browser."),
 }
 
 

@@ -413,14 +413,7 @@ class GameWriter:
         who = self._player(player)
         old = (p.map, p.x, p.y)
         from_name = self.location(piece_id) if p.map else "offboard"
-        old_stack = self.stack_of(piece_id)
-        old_under = None
-        if old_stack is not None:
-            i = old_stack.members.index(piece_id)
-            old_under = old_stack.members[i - 1] if i > 0 else None
-            old_stack.members.remove(piece_id)
-            if not old_stack.members:
-                del self.stacks[old_stack.id]
+        old_under = self._leave_stack(piece_id)
         target = next((s for s in self.stacks.values()
                        if s.map == map_name and (s.x, s.y) == (x, y)), None)
         under = target.members[-1] if target is not None else None
@@ -727,15 +720,20 @@ class GameWriter:
             i = d.members.index(piece_id)
             d.members.remove(piece_id)
             return d.map, d.x, d.y, d.members[i - 1] if i > 0 else None
+        return p.map, p.x, p.y, self._leave_stack(piece_id)
+
+    def _leave_stack(self, piece_id: str) -> str | None:
+        """Take the piece out of its stack (an emptied stack is gone): the
+        piece that was below it there."""
         old_stack = self.stack_of(piece_id)
-        old_under = None
-        if old_stack is not None:
-            i = old_stack.members.index(piece_id)
-            old_under = old_stack.members[i - 1] if i > 0 else None
-            old_stack.members.remove(piece_id)
-            if not old_stack.members:
-                del self.stacks[old_stack.id]
-        return p.map, p.x, p.y, old_under
+        if old_stack is None:
+            return None
+        i = old_stack.members.index(piece_id)
+        old_under = old_stack.members[i - 1] if i > 0 else None
+        old_stack.members.remove(piece_id)
+        if not old_stack.members:
+            del self.stacks[old_stack.id]
+        return old_under
 
     def draw(self, deck_name: str, map_name: str, x: int, y: int, *, card: str | None = None,
              player: str | None = None) -> str:

@@ -34,7 +34,7 @@ from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write
 from vmodtool.render import fonts
 from vmodtool.render.counter_pdf import png_bytes
-from vmodtool.render.counters import MIN_TEXT_SCALE, safe_name
+from vmodtool.render.counters import MIN_TEXT_SCALE, safe_name, shrink_wrap
 from vmodtool.scenario.cards import CARD_SIZES, VASSAL_CARD_DPI, CardSpec, DeckSpec, card_pixels
 from vmodtool.scenario.model import Scenario
 
@@ -104,24 +104,8 @@ def _wrap(text: str, font: str, frac: float, max_w: float, max_h: float) -> tupl
     """Greedy word wrap (paragraphs kept) into a box of ``max_w`` × ``max_h``
     (fractions of the card's width) at the largest size from ``frac`` down to
     ``MIN_TEXT_SCALE * frac``; None if it does not fit."""
-    px = _REFERENCE_W
-    paragraphs = [p.split() for p in text.split("\n")]
-    steps = 12
-    for i in range(steps + 1):
-        f = frac * (1 - (1 - MIN_TEXT_SCALE) * i / steps)
-        fnt = fonts.load_font(font, max(1, round(f * px)))
-        lines: list[str] = []
-        for words in paragraphs:
-            start = len(lines)
-            for word in words or [""]:
-                cand = f"{lines[-1]} {word}" if len(lines) > start else word
-                if len(lines) > start and fnt.getlength(cand) <= max_w * px:
-                    lines[-1] = cand
-                else:
-                    lines.append(word)
-        if all(fnt.getlength(ln) <= max_w * px for ln in lines) and (len(lines) * _LINE - (_LINE - 1)) * f <= max_h:
-            return tuple(lines), f
-    return None
+    return shrink_wrap([p.split() for p in text.split("\n")], font, frac, max_w, _REFERENCE_W,
+                       lambda n, f: (n * _LINE - (_LINE - 1)) * f <= max_h)
 
 
 def _fit(card_or_deck: CardSpec | DeckSpec, what: str, text: str, font: str, frac: float, max_w: float,

@@ -411,29 +411,42 @@ def _font_for(text: str, font: str, nominal_frac: float, max_w_frac: float, px: 
     return f
 
 
-@lru_cache(maxsize=4096)
-def _wrap_lines(text: str, font: str, frac: float, max_w: float, max_lines: int, where: str,
-                what: str, max_h: float = 1.0) -> tuple[tuple[str, ...], float]:
-    """Greedy word wrap into at most ``max_lines`` lines of width ``max_w``
-    at the largest size from ``frac`` down to ``MIN_TEXT_SCALE * frac``
-    (decided at the reference size)."""
-    px = _FIT_REFERENCE_PX
-    words = text.split() or [""]
+def shrink_wrap(paragraphs: Sequence[Sequence[str]], font: str, frac: float, max_w: float, px: int,
+                fits: Callable[[int, float], bool]) -> tuple[tuple[str, ...], float] | None:
+    """Greedy word wrap of ``paragraphs`` (each its words) into lines of
+    width ``max_w`` (a fraction of ``px``, the reference size) at the largest
+    size from ``frac`` down to ``MIN_TEXT_SCALE * frac`` for which
+    ``fits(number of lines, size)`` holds; None when none does.  Counters
+    and cards fit their text with it."""
     limit = max_w * px
     steps = 12
     for i in range(steps + 1):
         f = frac * (1 - (1 - MIN_TEXT_SCALE) * i / steps)
         fnt = fonts.load_font(font, max(1, round(f * px)))
         lines: list[str] = []
-        for w in words:
-            cand = f"{lines[-1]} {w}" if lines else w
-            if lines and fnt.getlength(cand) <= limit:
-                lines[-1] = cand
-            else:
-                lines.append(w)
-        if len(lines) <= max_lines and all(fnt.getlength(ln) <= limit for ln in lines) \
-                and (len(lines) * 1.22 - 0.22) * f * 0.95 <= max_h:
+        for words in paragraphs:
+            start = len(lines)
+            for word in words or [""]:
+                cand = f"{lines[-1]} {word}" if len(lines) > start else word
+                if len(lines) > start and fnt.getlength(cand) <= limit:
+                    lines[-1] = cand
+                else:
+                    lines.append(word)
+        if fits(len(lines), f) and all(fnt.getlength(ln) <= limit for ln in lines):
             return tuple(lines), f
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _wrap_lines(text: str, font: str, frac: float, max_w: float, max_lines: int, where: str,
+                what: str, max_h: float = 1.0) -> tuple[tuple[str, ...], float]:
+    """Greedy word wrap into at most ``max_lines`` lines of width ``max_w``
+    at the largest size from ``frac`` down to ``MIN_TEXT_SCALE * frac``
+    (decided at the reference size)."""
+    fitted = shrink_wrap([text.split() or [""]], font, frac, max_w, _FIT_REFERENCE_PX,
+                         lambda n, f: n <= max_lines and (n * 1.22 - 0.22) * f * 0.95 <= max_h)
+    if fitted is not None:
+        return fitted
     raise CounterTextError(
         f"{where}: the {what} text {text!r} does not fit on the counter in {max_lines} "
         f"line(s) even at {round(MIN_TEXT_SCALE * 100)}% of its size; shorten it "

@@ -90,7 +90,7 @@ def test_decks_are_drawpiles_with_card_slots(cc, built):
         assert (discard.get("faceDown"), discard.get("reshufflable"), discard.get("reshuffleTarget")) == \
             ("Never", "true", "Колода судьбы (Франция)")
         slots = [s for s in fate if s.tag == P + "widget.CardSlot"]
-        assert len(slots) == 14 and all(sorted(s.attrib) == sorted(SLOT_NAMES) for s in slots)
+        assert len(slots) == 15 and all(sorted(s.attrib) == sorted(SLOT_NAMES) for s in slots)
         assert len(list(discard)) == 0
         # the card pieces: CardId/CardDeck, a mask with the deck's back, return to the discard pile
         ids = []
@@ -107,7 +107,7 @@ def test_decks_are_drawpiles_with_card_slots(cc, built):
             assert (back.deck_select, back.deck_expression, back.version) == (False, "Сброс (Франция)", 2)
             assert piece.basic.view().image.startswith("card.fr.")
             assert module.read_file("images/" + piece.basic.view().image)
-        assert ids.count("fr.elan") == 1 and "fr.elan#2" in ids and len(set(ids)) == 14
+        assert ids.count("fr.elan") == 1 and "fr.elan#2" in ids and len(set(ids)) == 15
 
 
 def test_hands_are_private_to_their_side(cc, built):
@@ -127,7 +127,7 @@ def test_gpids_of_cards_come_after_all_other_pieces(built):
         slots = module.buildfile.piece_slots()
         cards = [int(s.gpid) for s in slots if s.kind == "CardSlot"]
         others = [int(s.gpid) for s in slots if s.kind != "CardSlot"]
-        assert len(cards) == 28 and min(cards) > max(others)
+        assert len(cards) == 30 and min(cards) > max(others)
         assert int(module.buildfile.root.get("nextPieceSlotId")) == max(cards) + 1
 
 

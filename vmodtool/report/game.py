@@ -36,25 +36,29 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
     from vmodtool.vassal.module import Module
 
     opened = Module.open(module) if module is not None else None
-    replay = Replay.open(list(logs), module=opened, board_sizes=board_sizes)
-    builder = SceneBuilder(replay.positions, opened)
-    capture = Capture()
-    frames, steps = record_frames(replay, builder, on_restore=capture.on_restore)
-    capture.finish(replay.engine)
-    record = GameRecord(list(logs), replay, steps, opened, capture.starts, capture.ends, capture.ghosts)
-    check = check_game(record)
-    violations = []
-    if scenario is not None:
-        from vmodtool.audit.game import audit_logs
-        from vmodtool.scenario import load_scenario
+    try:
+        replay = Replay.open(list(logs), module=opened, board_sizes=board_sizes)
+        builder = SceneBuilder(replay.positions, opened)
+        capture = Capture()
+        frames, steps = record_frames(replay, builder, on_restore=capture.on_restore)
+        capture.finish(replay.engine)
+        record = GameRecord(list(logs), replay, steps, opened, capture.starts, capture.ends, capture.ghosts)
+        check = check_game(record)
+        violations = []
+        if scenario is not None:
+            from vmodtool.audit.game import audit_logs
+            from vmodtool.scenario import load_scenario
 
-        loaded = load_scenario(scenario, module=opened, board_sizes=board_sizes)
-        violations = audit_logs(list(logs), loaded, module=opened, board_sizes=board_sizes).violations
-    rolls = dice.read_rolls(record)
-    groups = dice.dice_groups(rolls)
-    chart = dice_chart_png(groups) if groups else None
-    findings = finding_records(frames, replay.positions, violations=violations, check=check)
-    title = (opened.name if opened is not None and opened.name else "game") + " — " + \
-        ", ".join(p.name for p in logs[:3]) + (" …" if len(logs) > 3 else "")
-    missing = write_page(output, frames, builder.catalog, title=title, findings=findings, dice_png=chart)
-    return ReportResult(len(steps), len(frames.pieces), len(findings), missing)
+            loaded = load_scenario(scenario, module=opened, board_sizes=board_sizes)
+            violations = audit_logs(list(logs), loaded, module=opened, board_sizes=board_sizes).violations
+        rolls = dice.read_rolls(record)
+        groups = dice.dice_groups(rolls)
+        chart = dice_chart_png(groups) if groups else None
+        findings = finding_records(frames, replay.positions, violations=violations, check=check)
+        title = (opened.name if opened is not None and opened.name else "game") + " — " + \
+            ", ".join(p.name for p in logs[:3]) + (" …" if len(logs) > 3 else "")
+        missing = write_page(output, frames, builder.catalog, title=title, findings=findings, dice_png=chart)
+        return ReportResult(len(steps), len(frames.pieces), len(findings), missing)
+    finally:
+        if opened is not None:
+            opened.close()

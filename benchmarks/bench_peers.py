@@ -183,21 +183,45 @@ def run_peer(python: str, script: str, *args: str) -> list[float] | str:
 # --------------------------------------------------------------------------
 # start-up and memory
 
-def startups(runs: int) -> dict[str, float]:
+def _imports_this_tree() -> bool:
+    """Whether this interpreter's installed ``vmodtool`` is this repository's
+    code (an editable install), not some other copy."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c",
+                           "import vmodtool, sys; sys.stdout.write(vmodtool.__file__)"],
+                          capture_output=True, text=True, check=False, env=env, cwd=CACHE)
+    return done.returncode == 0 and Path(done.stdout).resolve().is_relative_to(ROOT)
+
+
+def startups(runs: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Median wall and CPU (user + system) seconds of each start."""
     env = dict(os.environ, PYTHONPYCACHEPREFIX=str(PYCACHE), PYTHONPATH=str(ROOT))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    tool = [sys.executable, "-m", "vmodtool"]
+    script = Path(sys.executable).with_name("vmodtool")     # the installed command, as users start it
+    if script.exists() and _imports_this_tree():
+        tool = [str(script)]
+    print(f"  (vmodtool started as: {' '.join(Path(t).name if '/' in t else t for t in tool)})")
     commands = {"bare interpreter": [sys.executable, "-c", "pass"],
-                "vmodtool --help": [sys.executable, "-m", "vmodtool", "--help"],
-                "vmodtool inspect demo.vlog": [sys.executable, "-m", "vmodtool", "inspect", str(DEMO_LOG)]}
+                "Click alone (empty --help)": [sys.executable, "-c",
+                                               "import click; click.group()(lambda: None)(['--help'])"],
+                "vmodtool --help": [*tool, "--help"],
+                "vmodtool inspect demo.vlog": [*tool, "inspect", str(DEMO_LOG)]}
     for cmd in commands.values():                     # write the bytecode cache
         subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, cmd in commands.items():
             start = time.perf_counter()
-            subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+            child = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+            _, status, usage = os.wait4(child.pid, 0)
             times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}
+            cpu[name].append(usage.ru_utime + usage.ru_stime)
+            if status != 0:
+                raise SystemExit(f"{name} failed")
+    return ({name: statistics.median(t) for name, t in times.items()},
+            {name: statistics.median(t) for name, t in cpu.items()})
 
 
 def memory() -> tuple[float, int]:
@@ -306,10 +330,11 @@ def main() -> None:
         print(f"  pywargame: not run ({pwg_why})")
 
     print(f"\nstart-up (median of {args.startups}, bytecode cached):")
-    starts = startups(args.startups)
-    bare = starts["bare interpreter"]
+    starts, cpu = startups(args.startups)
+    bare, bare_cpu = starts["bare interpreter"], cpu["bare interpreter"]
     for name, seconds in starts.items():
-        print(f"  {name:28s} {seconds * 1000:6.1f} ms = {seconds / bare:.2f}x a bare interpreter")
+        print(f"  {name:28s} {seconds * 1000:6.1f} ms = {seconds / bare:.2f}x a bare interpreter "
+              f"(CPU {cpu[name] * 1000:5.1f} ms = {cpu[name] / bare_cpu:.2f}x)")
 
     ratio, plain = memory()
     print(f"\nmemory: SavedGame.read + command tree of the largest save: peak {ratio:.2f}x its "

@@ -16,6 +16,7 @@ maps it; commands never call ``sys.exit``.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -92,6 +93,34 @@ class _MapsErrors:
             raise Interrupted() from None
 
 
+def terminal_columns() -> int:
+    """The terminal's width as :func:`shutil.get_terminal_size` finds it
+    (``$COLUMNS``, then stdout's terminal, else 80) without importing
+    :mod:`shutil`, which brings three compression modules into every start."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class HelpContext(click.Context):
+    """Click's context with the help laid out as Click lays it out (the
+    terminal's width less 2, between 50 and ``max_content_width``), the width
+    found by :func:`terminal_columns`: ``vmodtool --help`` starts faster."""
+
+    def make_formatter(self) -> click.HelpFormatter:
+        width = self.terminal_width
+        if width is None and click.formatting.FORCED_WIDTH is None:
+            width = max(min(terminal_columns(), self.max_content_width or 80) - 2, 50)
+        return self.formatter_class(width=width, max_width=self.max_content_width)
+
+
 #: ``-h`` as well as ``--help``, for the group and every command
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
@@ -100,6 +129,8 @@ class Command(_MapsErrors, click.Command):
     """A vmodtool command: bad input (a :class:`VmodError`) exits 2 with one
     line and ``-h`` shows the help, whether it runs under ``vmodtool`` or on
     its own (Click keeps the help option of the first run)."""
+
+    context_class = HelpContext
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["context_settings"] = {**CONTEXT_SETTINGS, **(kwargs.get("context_settings") or {})}
@@ -110,6 +141,7 @@ class Group(_MapsErrors, click.Group):
     """The ``vmodtool`` group; its commands are :class:`Command` s."""
 
     command_class = Command
+    context_class = HelpContext
 
 
 # --------------------------------------------------------------------------

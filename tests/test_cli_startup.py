@@ -29,7 +29,7 @@ try:
 except SystemExit:
     pass
 sys.stdout.flush()
-print("\\nMODULES", *sorted(m for m in sys.modules if m.startswith("vmodtool")), file=sys.stderr)
+print("\\nMODULES", *sorted(m for m in sys.modules if m.startswith("vmodtool") or m == "shutil"), file=sys.stderr)
 """
 
 
@@ -48,6 +48,23 @@ def _layer(modules: set[str], layer: str) -> set[str]:
 def test_help_imports_only_the_cli() -> None:
     modules = _imported("--help")
     assert modules <= {"vmodtool", "vmodtool.cli", "vmodtool.commands", "vmodtool.errors"}, modules
+    assert "shutil" not in modules       # Click's help formatter would import it (and lzma, bz2)
+
+
+@pytest.mark.parametrize("columns", ["", "50", "70", "160"])
+def test_help_width_is_clicks(columns: str) -> None:
+    """The help is laid out as Click lays it out for the terminal's width
+    (``$COLUMNS``), though the width is found without :mod:`shutil`."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS=columns)
+    ours = subprocess.run([sys.executable, "-m", "vmodtool", "--help"], capture_output=True, text=True,
+                          env=env, timeout=120).stdout
+    clicks = subprocess.run([sys.executable, "-c", "import click, sys, vmodtool.commands as c; "
+                             "c.HelpContext.make_formatter = click.Context.make_formatter; "
+                             "from vmodtool.cli import main; main(['--help'])"],
+                            capture_output=True, text=True, env=env, timeout=120).stdout
+    assert ours == clicks and "Commands:" in ours
+    widest = max(len(line) for line in ours.splitlines())
+    assert widest <= max(min(int(columns or 80), 80) - 2, 50)
 
 
 @pytest.mark.parametrize("target", [DEMO_LOG, DEMO_MODULE], ids=["log", "module"])

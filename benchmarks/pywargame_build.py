@@ -35,8 +35,6 @@ from pywargame.vassal import (
     BasicTrait,
     BuildFile,
     DeleteTrait,
-    HexGrid,
-    HexNumbering,
     LayerTrait,
     MarkTrait,
     ModuleData,
@@ -69,7 +67,7 @@ class PlainRenderer:
         draw.rectangle((0, 0, px - 1, px - 1), outline=(40, 40, 40), width=1)
         draw.rectangle((px * 0.25, px * 0.32, px * 0.75, px * 0.62), outline=(0, 0, 0), width=2)
         *small, big = face["lines"]
-        for line, y in zip(small, (0.16, 0.72)):
+        for line, y in zip(small, (0.16, 0.72), strict=False):
             draw.text((px / 2, px * y), line, font=self.small, fill=(0, 0, 0), anchor="mm")
         draw.text((px / 2, px * 0.87), big, font=self.big, fill=(0, 0, 0), anchor="mm")
         return png(img)

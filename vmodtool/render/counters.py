@@ -41,12 +41,13 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+import PIL
 from PIL import Image, ImageDraw, ImageFont
 
 from vmodtool.errors import VmodError
@@ -62,7 +63,12 @@ __all__ = [
 ]
 
 #: bump when a change alters pixels: it invalidates every cache entry
-RENDERER_VERSION = "1"
+RENDERER_VERSION = "2"
+#: the zlib level of every counter PNG, in a module and in a cache alike: a
+#: counter of a few hundred pixels gains under 5% from a higher level and
+#: costs a third more time to encode
+PNG_LEVEL = 1
+_PIL_VERSION = PIL.__version__
 #: text is shrunk to at most this fraction of its nominal size before it is an error
 MIN_TEXT_SCALE = 0.6
 #: the size at which "does it fit" is decided, so the answer is the same at every resolution
@@ -238,9 +244,9 @@ class CounterSpec:
     count: int = 1
 
     def key(self, px: int, border: bool) -> str:
-        blob = json.dumps([RENDERER_VERSION, self.id, px, border,
-                           [(n, asdict(f)) for n, f in self.faces]],
-                          sort_keys=True, ensure_ascii=False, default=list)
+        """A content key: the renderer, Pillow and every field of every face
+        (the dataclasses' ``repr`` holds them all, in field order)."""
+        blob = repr((RENDERER_VERSION, _PIL_VERSION, self.id, px, border, self.faces))
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:24]
 
 
@@ -381,34 +387,45 @@ def counter_specs(scenario: Any, style: CounterStyle | None = None) -> list[Coun
 
 # -- text fitting -----------------------------------------------------------------------
 @lru_cache(maxsize=8192)
+def _fit(text: str, font: str, nominal_frac: float, max_w_frac: float) -> tuple[float, float]:
+    """(scale ≤ 1 of the nominal size at which ``text`` fits, its width at
+    the nominal size as a fraction of the counter), decided at the
+    reference size; one measurement per distinct text, font and place."""
+    px = _FIT_REFERENCE_PX
+    size = max(1, round(nominal_frac * px))
+    width = fonts.load_font(font, size).getlength(text)
+    max_w = max_w_frac * px
+    return (1.0 if width <= max_w else max_w / width * 0.995), width / px
+
+
 def _fit_scale(text: str, font: str, nominal_frac: float, max_w_frac: float, where: str,
                what: str) -> float:
     """Scale (≤ 1) of the nominal size at which ``text`` fits, decided at
     the reference size; error below :data:`MIN_TEXT_SCALE`."""
-    px = _FIT_REFERENCE_PX
-    size = max(1, round(nominal_frac * px))
-    max_w = max_w_frac * px
-    width = fonts.load_font(font, size).getlength(text)
-    if width <= max_w:
-        return 1.0
-    scale = max_w / width * 0.995
+    scale, width = _fit(text, font, nominal_frac, max_w_frac)
     if scale < MIN_TEXT_SCALE:
         raise CounterTextError(
             f"{where}: the {what} text {text!r} does not fit on the counter even at "
-            f"{round(MIN_TEXT_SCALE * 100)}% of its size (needs {width / px:.2f} of the counter's "
+            f"{round(MIN_TEXT_SCALE * 100)}% of its size (needs {width:.2f} of the counter's "
             f"width, has {max_w_frac:.2f}); shorten it or use a larger counter size")
     return scale
 
 
-def _font_for(text: str, font: str, nominal_frac: float, max_w_frac: float, px: int,
-              where: str, what: str) -> ImageFont.FreeTypeFont:
-    scale = _fit_scale(text, font, nominal_frac, max_w_frac, where, what)
+@lru_cache(maxsize=8192)
+def _fitted_font(text: str, font: str, scale: float, nominal_frac: float, max_w_frac: float,
+                 px: int) -> ImageFont.FreeTypeFont:
     size = max(4, round(nominal_frac * scale * px))
     f = fonts.load_font(font, size)
     while size > 4 and f.getlength(text) > max_w_frac * px:   # hinting at small sizes
         size -= 1
         f = fonts.load_font(font, size)
     return f
+
+
+def _font_for(text: str, font: str, nominal_frac: float, max_w_frac: float, px: int,
+              where: str, what: str) -> ImageFont.FreeTypeFont:
+    scale = _fit_scale(text, font, nominal_frac, max_w_frac, where, what)
+    return _fitted_font(text, font, scale, nominal_frac, max_w_frac, px)
 
 
 def shrink_wrap(paragraphs: Sequence[Sequence[str]], font: str, frac: float, max_w: float, px: int,
@@ -724,17 +741,20 @@ class ManifestEntry:
     key: str
     kind: str = "unit"
     count: int = 1
+    sha256: str = ""         # of the file's bytes: a cached file is used only when they match
 
 
 @dataclass
 class Manifest:
     """What :func:`render_all` wrote: ``entries`` and how many faces were
-    drawn and how many taken from the cache."""
+    drawn and how many taken from the cache; ``data`` (with ``keep_data``)
+    each file's bytes by its ``path``."""
 
     out_dir: Path
     entries: list[ManifestEntry]
     rendered: int = 0
     cached: int = 0
+    data: dict[str, bytes] = field(default_factory=dict)
 
     def path(self, counter: str, face: str, resolution: str | int = "vassal") -> Path:
         res = _res_dir(resolution)
@@ -750,40 +770,84 @@ class Manifest:
 MANIFEST_NAME = "counters.json"
 
 
-def _png_bytes(img: Image.Image) -> bytes:
+def png_bytes(img: Image.Image) -> bytes:
+    """A counter image as PNG (:data:`PNG_LEVEL`): the one encoder of the
+    build and the cache, so a cached face is the same bytes as a fresh one."""
     buf = BytesIO()
-    img.save(buf, "PNG", compress_level=1)
+    img.save(buf, "PNG", compress_level=PNG_LEVEL)
     return buf.getvalue()
 
 
-def _render_job(job: tuple[CounterSpec, int, bool, list[str]]) -> list[bytes]:
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+_Job = tuple[CounterSpec, int, bool, list[str]]
+
+
+def _render_job(job: _Job) -> list[bytes]:
     spec, px, border, _paths = job
-    return [_png_bytes(im) for im in render_spec(spec, px, border=border)]
+    return [png_bytes(im) for im in render_spec(spec, px, border=border)]
 
 
-def _write_job(out_dir: Path, job: tuple[CounterSpec, int, bool, list[str]]) -> None:
+def _write_job(out_dir: Path, job: _Job) -> list[bytes]:
     data = _render_job(job)
     for rel, blob in zip(job[3], data, strict=True):  # one path per rendered face
         atomic_write(out_dir / rel, blob)
+    return data
 
 
-def _worker(args: tuple[str, tuple[CounterSpec, int, bool, list[str]]]) -> int:
+def _worker(args: tuple[str, _Job]) -> list[bytes]:
     out_dir, job = args
-    _write_job(Path(out_dir), job)
-    return len(job[3])
+    return _write_job(Path(out_dir), job)
+
+
+def _old_manifest(path: Path) -> dict[str, tuple[str, str]]:
+    """path → (key, sha256) of the last run's manifest; nothing when it is
+    missing, of another renderer or not what this function writes."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        if data.get("renderer") != RENDERER_VERSION:
+            return {}
+        return {str(e["path"]): (str(e["key"]), str(e["sha256"])) for e in data.get("entries", [])}
+    except (ValueError, OSError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _cached_files(out: Path, paths: Sequence[str], key: str, old: Mapping[str, tuple[str, str]]
+                  ) -> list[bytes] | None:
+    """The bytes of a counter's cached files when every one has the
+    counter's key and still the bytes recorded for it; None otherwise (a
+    missing, changed or corrupt file is drawn again, never trusted)."""
+    out_data = []
+    for rel in paths:
+        recorded = old.get(rel)
+        if recorded is None or recorded[0] != key:
+            return None
+        try:
+            blob = (out / rel).read_bytes()
+        except OSError:
+            return None
+        if _sha(blob) != recorded[1]:
+            return None
+        out_data.append(blob)
+    return out_data
 
 
 def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
                resolutions: Sequence[str | int] = ("vassal", 300),
                jobs: int | None = None, cache: bool = True,
                progress: Callable[[int, int], None] | None = None,
-               specs: Sequence[CounterSpec] | None = None) -> Manifest:
+               specs: Sequence[CounterSpec] | None = None, keep_data: bool = False) -> Manifest:
     """Write every face of every counter as PNG at each resolution
     (``"vassal"`` or a dpi; VASSAL images get a thin border, print images
     none) into ``out_dir`` and return the manifest, also written as
     ``counters.json``.  ``jobs``: worker processes (default: all cores;
-    1 = in this process).  ``cache``: skip faces whose content key and file
-    are unchanged.  ``progress(done, total)`` is called as counters finish."""
+    1 = in this process).  ``cache``: skip faces whose content key is
+    unchanged and whose file still has the bytes the manifest records.
+    ``progress(done, total)`` is called as counters finish.  ``keep_data``:
+    the manifest's ``data`` holds every file's bytes (``vmodtool build``
+    takes them without reading the files again)."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise CounterError("the output must be a folder", file=out)
@@ -793,17 +857,12 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
     style = counter_style(scenario)
     specs = list(specs) if specs is not None else counter_specs(scenario, style)
     out.mkdir(parents=True, exist_ok=True)
-    old: dict[str, str] = {}
     manifest_path = out / MANIFEST_NAME
-    if cache and manifest_path.is_file():
-        try:
-            data = json.loads(manifest_path.read_text("utf-8"))
-            if data.get("renderer") == RENDERER_VERSION:
-                old = {e["path"]: e["key"] for e in data.get("entries", [])}
-        except (ValueError, OSError, KeyError, TypeError, AttributeError):
-            old = {}
+    old = _old_manifest(manifest_path) if cache else {}
     entries: list[ManifestEntry] = []
-    todo: list[tuple[CounterSpec, int, bool, list[str]]] = []
+    todo: list[_Job] = []
+    data: dict[str, bytes] = {}
+    shas: dict[str, str] = {}
     cached = 0
     for res in resolutions:
         rdir = _res_dir(res)
@@ -815,8 +874,13 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
             paths = [f"{rdir}/{face_filename(spec.id, name)}" for name, _f in spec.faces]
             for (name, _f), rel in zip(spec.faces, paths, strict=True):
                 entries.append(ManifestEntry(spec.id, name, rdir, rel, px, key, spec.kind, spec.count))
-            if cache and all(old.get(p) == key and (out / p).is_file() for p in paths):
+            found = _cached_files(out, paths, key, old) if cache else None
+            if found is not None:
                 cached += len(paths)
+                for rel, blob in zip(paths, found, strict=True):
+                    shas[rel] = old[rel][1]
+                    if keep_data:
+                        data[rel] = blob
                 continue
             todo.append((spec, px, border, paths))
     total = len(todo)
@@ -825,22 +889,29 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
         progress(0, total)
     n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
     rendered = 0
+
+    def record(job: _Job, blobs: list[bytes]) -> None:
+        nonlocal rendered, done
+        for rel, blob in zip(job[3], blobs, strict=True):
+            shas[rel] = _sha(blob)
+            if keep_data:
+                data[rel] = blob
+        rendered += len(blobs)
+        done += 1
+        if progress:
+            progress(done, total)
+
     if n_jobs == 1 or total < 8:
         for job in todo:
-            _write_job(out, job)
-            rendered += len(job[3])
-            done += 1
-            if progress:
-                progress(done, total)
+            record(job, _write_job(out, job))
     else:
         chunk = max(1, min(16, total // (n_jobs * 8)))
         with ProcessPoolExecutor(max_workers=n_jobs) as pool:
-            for n in pool.map(_worker, [(str(out), j) for j in todo], chunksize=chunk):
-                rendered += n
-                done += 1
-                if progress:
-                    progress(done, total)
-    manifest = Manifest(out, entries, rendered, cached)
+            for job, blobs in zip(todo, pool.map(_worker, [(str(out), j) for j in todo], chunksize=chunk),
+                                  strict=True):
+                record(job, blobs)
+    entries = [replace(e, sha256=shas[e.path]) for e in entries]
+    manifest = Manifest(out, entries, rendered, cached, data)
     atomic_write(manifest_path, json.dumps(manifest.as_dict(), indent=1,
                                            ensure_ascii=True).encode("ascii"))
     return manifest

@@ -43,7 +43,9 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
     refuse_overwrite(out, scenario_path)
     if out.suffix.lower() not in (".vmod", ".zip"):
         raise VmodError("the module file name should end in .vmod", file=out)
-    scenario = load_scenario(scenario_path)          # raises with every problem; writes nothing
+    if cache_dir is not None:
+        Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    scenario = load_scenario(scenario_path, cache_dir=cache_dir)   # raises with every problem; writes nothing
     if scenario.map.module_map is not None:
         raise VmodError(f"the scenario's map is map {scenario.map.module_map!r} of the module it binds "
                         "(map.from_module): it describes a game played with that module, which 'vmodtool build' "

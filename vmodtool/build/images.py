@@ -6,16 +6,19 @@ board image) — collected into a :class:`~vmodtool.build.module.ModuleImages`.
 
 from __future__ import annotations
 
-import io
+import dataclasses
+import hashlib
+import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
+import PIL
 from PIL import Image, ImageDraw
 
 from vmodtool.build.module import ModuleImages
-from vmodtool.render.board import module_board_image
+from vmodtool.fileio import atomic_write
 from vmodtool.render.cards import back_filename, card_filename, check_card_texts, render_card_back, render_card_front
 from vmodtool.render.counters import (
     CounterSpec,
@@ -23,6 +26,7 @@ from vmodtool.render.counters import (
     counter_specs,
     counter_style,
     face_filename,
+    png_bytes,
     render_all,
     render_spec,
     resolution_px,
@@ -38,9 +42,68 @@ Progress = Callable[[str, int, int], None]
 
 
 def _png(image: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    image.save(buf, "PNG", compress_level=3)
-    return buf.getvalue()
+    return png_bytes(image)
+
+
+#: the files of the board cache in ``cache_dir``: the PNG and what it was made of
+BOARD_CACHE = ("board.png", "board.json")
+_BOARD_SOURCES = ("board.py", "board_canvas.py", "board_geometry.py", "board_symbols.py", "fonts.py")
+
+
+def board_key(scenario: Scenario) -> str:
+    """A content key of the module's board: everything of the scenario's map
+    (its grid by the attributes that define it), the bytes of its own board
+    image, the source of the board renderer and Pillow's version."""
+    hmap = scenario.map
+    h = hashlib.sha256()
+    fields = [(f.name, getattr(hmap, f.name)) for f in dataclasses.fields(hmap) if f.name != "grid"]
+    h.update(repr((PIL.__version__, fields, hmap.grid.grid_attributes, hmap.grid.numbering_attributes,
+                   hmap.grid.size)).encode("utf-8"))
+    render = Path(__file__).resolve().parent.parent / "render"
+    for name in _BOARD_SOURCES:
+        h.update((render / name).read_bytes())
+    if hmap.board_image is not None:
+        try:
+            h.update(Path(hmap.board_image).read_bytes())
+        except OSError:
+            return ""               # read (and reported) by the renderer
+    return h.hexdigest()
+
+
+def _cached_board(cache_dir: Path, key: str) -> tuple[bytes, tuple[int, int]] | None:
+    """The cached board PNG and its size when the cache holds the board of
+    ``key`` with the bytes it recorded; None otherwise (corrupt: drawn again)."""
+    try:
+        index = json.loads((cache_dir / BOARD_CACHE[1]).read_text("utf-8"))
+        if not key or index.get("key") != key:
+            return None
+        data = (cache_dir / BOARD_CACHE[0]).read_bytes()
+        if hashlib.sha256(data).hexdigest() != index.get("sha256"):
+            return None
+        size = (int(index["size"][0]), int(index["size"][1]))
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+    return data, size
+
+
+def _board(scenario: Scenario, cache_dir: Path | None) -> tuple[bytes, tuple[int, int]]:
+    """The board PNG and its size: from the cache when its key is unchanged,
+    else drawn (and cached)."""
+    key = board_key(scenario) if cache_dir is not None else ""
+    if cache_dir is not None:
+        found = _cached_board(cache_dir, key)
+        if found is not None:
+            return found
+    from vmodtool.render.board import module_board_image
+
+    board = module_board_image(scenario)
+    data = _png(board.convert("RGB"))
+    if cache_dir is not None and key:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(cache_dir / BOARD_CACHE[0], data)
+        atomic_write(cache_dir / BOARD_CACHE[1], json.dumps(
+            {"key": key, "sha256": hashlib.sha256(data).hexdigest(), "size": list(board.size)}).encode("ascii"))
+    return data, board.size
 
 
 def _overlay(text: str, px: int) -> bytes:
@@ -72,7 +135,7 @@ def _plain_chit(text: str, px: int) -> bytes:
 
 def _render_chunk(job: tuple[Sequence[CounterSpec], int]) -> list[list[bytes]]:
     specs, px = job
-    return [[_png(img) for img in render_spec(spec, px)] for spec in specs]
+    return [[png_bytes(img) for img in render_spec(spec, px)] for spec in specs]
 
 
 class _CounterJobs:
@@ -105,10 +168,9 @@ class _CounterJobs:
                 if self.progress:
                     self.progress("counters", done, total)
             manifest = render_all(self.scenario, self.cache_dir, resolutions=("vassal",),
-                                  jobs=self.jobs, cache=True, progress=counters_progress)
+                                  jobs=self.jobs, cache=True, progress=counters_progress, keep_data=True)
             for entry in manifest.entries:
-                yield (entry.counter, entry.face, Path(entry.path).name,
-                       (manifest.out_dir / entry.path).read_bytes())
+                yield entry.counter, entry.face, Path(entry.path).name, manifest.data[entry.path]
             return
         try:
             done = 0
@@ -228,9 +290,8 @@ def render_module_images(scenario: Scenario, *, jobs: int | None = None,
         # the board is drawn here while the workers render the counters
         if progress:
             progress("board", 0, 1)
-        board = module_board_image(scenario)
-        images.files["board.png"] = _png(board.convert("RGB"))
-        images.board, images.board_size = "board.png", board.size
+        images.files["board.png"], images.board_size = _board(scenario, cache_dir)
+        images.board = "board.png"
         if progress:
             progress("board", 1, 1)
     except BaseException:

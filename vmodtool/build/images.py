@@ -33,6 +33,7 @@ from vmodtool.render.counters import (
     safe_name,
 )
 from vmodtool.render.fonts import load_font
+from vmodtool.render.png import BOARD_LEVEL, encode_png
 from vmodtool.scenario.cards import HAND_MARGIN, VASSAL_CARD_DPI, card_pixels, hand_board_size
 from vmodtool.scenario.model import Scenario
 
@@ -47,7 +48,7 @@ def _png(image: Image.Image) -> bytes:
 
 #: the files of the board cache in ``cache_dir``: the PNG and what it was made of
 BOARD_CACHE = ("board.png", "board.json")
-_BOARD_SOURCES = ("board.py", "board_canvas.py", "board_geometry.py", "board_symbols.py", "fonts.py")
+_BOARD_SOURCES = ("board.py", "board_canvas.py", "board_geometry.py", "board_symbols.py", "fonts.py", "png.py")
 
 
 def board_key(scenario: Scenario) -> str:
@@ -97,7 +98,7 @@ def _board(scenario: Scenario, cache_dir: Path | None) -> tuple[bytes, tuple[int
     from vmodtool.render.board import module_board_image
 
     board = module_board_image(scenario)
-    data = _png(board.convert("RGB"))
+    data = encode_png(board.convert("RGB"), BOARD_LEVEL)
     if cache_dir is not None and key:
         cache_dir.mkdir(parents=True, exist_ok=True)
         atomic_write(cache_dir / BOARD_CACHE[0], data)

@@ -43,7 +43,6 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
-from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +53,7 @@ from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write
 from vmodtool.render import fonts
 from vmodtool.render.nato import NatoError, check_nato, render_symbol
+from vmodtool.render.png import COUNTER_LEVEL, encode_png
 
 __all__ = [
     "RENDERER_VERSION", "MIN_TEXT_SCALE", "CounterError", "CounterTextError", "CounterStyle",
@@ -64,10 +64,6 @@ __all__ = [
 
 #: bump when a change alters pixels: it invalidates every cache entry
 RENDERER_VERSION = "2"
-#: the zlib level of every counter PNG, in a module and in a cache alike: a
-#: counter of a few hundred pixels gains under 5% from a higher level and
-#: costs a third more time to encode
-PNG_LEVEL = 1
 _PIL_VERSION = PIL.__version__
 #: text is shrunk to at most this fraction of its nominal size before it is an error
 MIN_TEXT_SCALE = 0.6
@@ -771,11 +767,10 @@ MANIFEST_NAME = "counters.json"
 
 
 def png_bytes(img: Image.Image) -> bytes:
-    """A counter image as PNG (:data:`PNG_LEVEL`): the one encoder of the
-    build and the cache, so a cached face is the same bytes as a fresh one."""
-    buf = BytesIO()
-    img.save(buf, "PNG", compress_level=PNG_LEVEL)
-    return buf.getvalue()
+    """A counter image as PNG (:func:`vmodtool.render.png.encode_png`): the
+    one encoder of the build and the cache, so a cached face is the same
+    bytes as a fresh one."""
+    return encode_png(img, COUNTER_LEVEL)
 
 
 def _sha(data: bytes) -> str:

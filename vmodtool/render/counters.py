@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -607,12 +608,25 @@ def _disc(d_px: int, ink: RGB, filled: bool) -> Image.Image:
     return img
 
 
-def _draw_text(draw: ImageDraw.ImageDraw, t: _Text) -> None:
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str) -> tuple[Image.Image, int, int]:
+    """The coverage of ``text`` (drawn at a whole pixel with ``anchor``) and
+    its offset from the anchor point: rendered once per distinct text and
+    font, then filled into every face that shows it."""
+    box = font.getbbox(text, anchor=anchor)
+    left, top, right, bottom = math.floor(box[0]), math.floor(box[1]), math.ceil(box[2]), math.ceil(box[3])
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text((-left, -top), text, font=font, fill=255, anchor=anchor)
+    return mask, left, top
+
+
+def _draw_text(img: Image.Image, t: _Text) -> None:
     size = t.font.size
     cap = size * 0.729                                  # DejaVu cap height
     baseline = t.y + cap / 2
-    draw.text((round(t.x), round(baseline)), t.text, font=t.font, fill=t.colour,
-              anchor=t.anchor + "s")
+    mask, left, top = _text_mask(t.text, t.font, t.anchor + "s")
+    x, y = round(t.x) + left, round(baseline) + top
+    img.paste(t.colour, (x, y, x + mask.width, y + mask.height), mask)
 
 
 def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
@@ -661,9 +675,9 @@ def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
             y = round(g["frame_cy"] * S + 0.05 * S)
             img.paste(ring, (x, y), ring)
             f = fonts.load_font(face.font, max(4, round(d * 0.58)))
-            _draw_text(draw, _Text(face.command_range, f, x + d / 2, y + d / 2, "m", face.ink))
+            _draw_text(img, _Text(face.command_range, f, x + d / 2, y + d / 2, "m", face.ink))
     for t in texts:
-        _draw_text(draw, t)
+        _draw_text(img, t)
     if border:
         w = max(1, round(S / 90))
         draw.rectangle((0, 0, S - 1, S - 1), outline=face.border, width=w)

@@ -22,7 +22,6 @@ from vmodtool.fileio import atomic_write
 from vmodtool.render.cards import back_filename, card_filename, check_card_texts, render_card_back, render_card_front
 from vmodtool.render.counters import (
     CounterSpec,
-    CounterStyle,
     counter_specs,
     counter_style,
     face_filename,
@@ -37,7 +36,7 @@ from vmodtool.render.png import BOARD_LEVEL, encode_png
 from vmodtool.scenario.cards import HAND_MARGIN, VASSAL_CARD_DPI, card_pixels, hand_board_size
 from vmodtool.scenario.model import Scenario
 
-__all__ = ["render_module_images", "module_image_names"]
+__all__ = ["render_module_images", "start_module_images", "PendingImages", "module_image_names"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -141,20 +140,20 @@ def _render_chunk(job: tuple[Sequence[CounterSpec], int]) -> list[list[bytes]]:
 
 class _CounterJobs:
     """Counter faces at VASSAL size, rendered in memory — in worker
-    processes for large sets, started first so that the board can be drawn
-    in this process meanwhile — or through ``render_all``'s file cache when
-    ``cache_dir`` is given."""
+    processes for large sets, started first so that the board and the
+    buildFile can be made in this process meanwhile — or through
+    ``render_all``'s file cache when ``cache_dir`` is given."""
 
-    def __init__(self, scenario: Scenario, style: CounterStyle, px: int, jobs: int | None,
+    def __init__(self, scenario: Scenario, specs: list[CounterSpec], px: int, jobs: int | None,
                  cache_dir: Path | None, progress: Progress | None) -> None:
         self.scenario, self.px, self.progress, self.cache_dir = scenario, px, progress, cache_dir
         self.jobs = jobs
         self.pool: ProcessPoolExecutor | None = None
         self.futures: list[Future[list[list[bytes]]]] = []
-        self.specs: list[CounterSpec] = []
+        self.specs = specs
+        self.chunks: list[list[CounterSpec]] = []
         if cache_dir is not None:
             return
-        self.specs = counter_specs(scenario, style)
         workers = jobs or os.cpu_count() or 1
         chunk = max(16, len(self.specs) // (workers * 4) + 1)
         self.chunks = [self.specs[i:i + chunk] for i in range(0, len(self.specs), chunk)]
@@ -162,16 +161,16 @@ class _CounterJobs:
             self.pool = ProcessPoolExecutor(max_workers=workers)
             self.futures = [self.pool.submit(_render_chunk, (c, px)) for c in self.chunks]
 
-    def results(self) -> Iterator[tuple[str, str, str, bytes]]:
-        """(counter id, face, file name, PNG bytes) of every face."""
+    def results(self) -> Iterator[tuple[str, bytes]]:
+        """(file name, PNG bytes) of every face."""
         if self.cache_dir is not None:
             def counters_progress(done: int, total: int) -> None:
                 if self.progress:
                     self.progress("counters", done, total)
-            manifest = render_all(self.scenario, self.cache_dir, resolutions=("vassal",),
-                                  jobs=self.jobs, cache=True, progress=counters_progress, keep_data=True)
+            manifest = render_all(self.scenario, self.cache_dir, resolutions=("vassal",), jobs=self.jobs,
+                                  cache=True, progress=counters_progress, specs=self.specs, keep_data=True)
             for entry in manifest.entries:
-                yield entry.counter, entry.face, Path(entry.path).name, manifest.data[entry.path]
+                yield Path(entry.path).name, manifest.data[entry.path]
             return
         try:
             done = 0
@@ -180,7 +179,7 @@ class _CounterJobs:
                             else _render_chunk((chunk_specs, self.px)))
                 for spec, pngs in zip(chunk_specs, rendered, strict=True):  # one result per spec
                     for (face, _), data in zip(spec.faces, pngs, strict=True):  # and per face
-                        yield spec.id, face, face_filename(spec.id, face), data
+                        yield face_filename(spec.id, face), data
                 done += len(chunk_specs)
                 if self.progress:
                     self.progress("counters", done, len(self.specs))
@@ -279,15 +278,43 @@ def module_image_names(scenario: Scenario) -> ModuleImages:
     return images
 
 
-def render_module_images(scenario: Scenario, *, jobs: int | None = None,
-                         cache_dir: Path | None = None,
-                         progress: Progress | None = None) -> ModuleImages:
-    """Render (or take from ``cache_dir``) every image the module needs."""
+class PendingImages:
+    """The images of a module on their way: ``images`` names every file and
+    holds the board and the small images already; :meth:`finish` adds the
+    counter faces (waiting for the workers, or reading the cache)."""
+
+    def __init__(self, images: ModuleImages, counters: _CounterJobs) -> None:
+        self.images = images
+        self._counters: _CounterJobs | None = counters
+
+    def finish(self) -> ModuleImages:
+        if self._counters is not None:
+            counters, self._counters = self._counters, None
+            for name, data in counters.results():
+                self.images.files[name] = data
+        return self.images
+
+    def close(self) -> None:
+        """Stop the workers of an unfinished build."""
+        if self._counters is not None:
+            self._counters.close()
+            self._counters = None
+
+
+def start_module_images(scenario: Scenario, *, jobs: int | None = None, cache_dir: Path | None = None,
+                        progress: Progress | None = None) -> PendingImages:
+    """Start rendering every image the module needs (or taking it from
+    ``cache_dir``): the counter faces in worker processes, the board and the
+    small images here."""
     style = counter_style(scenario)
     px = resolution_px(style, "vassal")
     images = ModuleImages(counter_size=(px, px))
-    counter_jobs = _CounterJobs(scenario, style, px, jobs, cache_dir, progress)
+    specs = counter_specs(scenario, style)
+    counter_jobs = _CounterJobs(scenario, specs, px, jobs, cache_dir, progress)
     try:
+        for spec in specs:
+            for face, _ in spec.faces:
+                _name_counter(images, spec.id, face, face_filename(spec.id, face))
         # the board is drawn here while the workers render the counters
         if progress:
             progress("board", 0, 1)
@@ -295,12 +322,20 @@ def render_module_images(scenario: Scenario, *, jobs: int | None = None,
         images.board = "board.png"
         if progress:
             progress("board", 1, 1)
+        _name_extras(images, scenario, px)
+        _name_cards(images, scenario)
     except BaseException:
         counter_jobs.close()
         raise
-    for counter_id, face, name, data in counter_jobs.results():
-        images.files[name] = data
-        _name_counter(images, counter_id, face, name)
-    _name_extras(images, scenario, px)
-    _name_cards(images, scenario)
-    return images
+    return PendingImages(images, counter_jobs)
+
+
+def render_module_images(scenario: Scenario, *, jobs: int | None = None,
+                         cache_dir: Path | None = None,
+                         progress: Progress | None = None) -> ModuleImages:
+    """Render (or take from ``cache_dir``) every image the module needs."""
+    pending = start_module_images(scenario, jobs=jobs, cache_dir=cache_dir, progress=progress)
+    try:
+        return pending.finish()
+    finally:
+        pending.close()

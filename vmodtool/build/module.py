@@ -81,9 +81,13 @@ class _Gpids:
 
 
 def assemble_module(scenario: Scenario, images: ModuleImages,
-                    progress: Progress | None = None) -> ModuleBuild:
+                    progress: Progress | None = None, *,
+                    images_ready: Callable[[], object] | None = None) -> ModuleBuild:
     """Build every component and return the archive entries (of a scenario
-    with its own map grid: a map taken from a module is refused)."""
+    with its own map grid: a map taken from a module is refused).  The
+    buildFile needs only the images' names: ``images_ready`` is called
+    after it is made and before ``images.files`` is read, so that counter
+    faces still being rendered can arrive meanwhile."""
     if scenario.map.grid.spec is None:
         raise ValueError("a module is built from a scenario with its own map grid, not one taken from a module")
     game = scenario.game
@@ -201,6 +205,8 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     root.set("nextPieceSlotId", str(gpids.next))
 
     buildfile = bf.to_bytes()
+    if images_ready is not None:
+        images_ready()
     meta = ModuleMetadata(version=version, vassal_version=vassal_version, date_saved="0",
                           description=game.note or "", name=game.title)
     entries: dict[str, bytes] = {"buildFile.xml": buildfile, "moduledata": meta.to_bytes()}

@@ -66,6 +66,23 @@ __all__ = [
 #: bump when a change alters pixels: it invalidates every cache entry
 RENDERER_VERSION = "2"
 _PIL_VERSION = PIL.__version__
+#: the modules whose code decides a counter's bytes
+_RENDERER_SOURCES = ("counters.py", "nato.py", "png.py", "fonts.py")
+
+
+@lru_cache(maxsize=1)
+def renderer_digest() -> str:
+    """A digest of the counter renderer's source: an edited renderer (or PNG
+    writer) invalidates every cached face even when nobody bumped
+    :data:`RENDERER_VERSION`."""
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for name in _RENDERER_SOURCES:
+        try:
+            h.update((here / name).read_bytes())
+        except OSError:               # an installation without sources: the version decides
+            h.update(name.encode("ascii"))
+    return h.hexdigest()[:16]
 #: text is shrunk to at most this fraction of its nominal size before it is an error
 MIN_TEXT_SCALE = 0.6
 #: the size at which "does it fit" is decided, so the answer is the same at every resolution
@@ -241,9 +258,10 @@ class CounterSpec:
     count: int = 1
 
     def key(self, px: int, border: bool) -> str:
-        """A content key: the renderer, Pillow and every field of every face
-        (the dataclasses' ``repr`` holds them all, in field order)."""
-        blob = repr((RENDERER_VERSION, _PIL_VERSION, self.id, px, border, self.faces))
+        """A content key: the renderer (its version and source), Pillow and
+        every field of every face (the dataclasses' ``repr`` holds them all,
+        in field order)."""
+        blob = repr((RENDERER_VERSION, renderer_digest(), _PIL_VERSION, self.id, px, border, self.faces))
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:24]
 
 

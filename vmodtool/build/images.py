@@ -11,8 +11,8 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import PIL
 from PIL import Image, ImageDraw
@@ -35,6 +35,9 @@ from vmodtool.render.fonts import load_font
 from vmodtool.render.png import BOARD_LEVEL, encode_png
 from vmodtool.scenario.cards import HAND_MARGIN, VASSAL_CARD_DPI, card_pixels, hand_board_size
 from vmodtool.scenario.model import Scenario
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 __all__ = ["render_module_images", "start_module_images", "PendingImages", "module_image_names"]
 
@@ -86,6 +89,12 @@ def _cached_board(cache_dir: Path, key: str) -> tuple[bytes, tuple[int, int]] | 
     return data, size
 
 
+def _draw_board(scenario: Scenario) -> Image.Image:
+    from vmodtool.render.board import module_board_image  # not imported by a warm build
+
+    return module_board_image(scenario)
+
+
 def _board(scenario: Scenario, cache_dir: Path | None) -> tuple[bytes, tuple[int, int]]:
     """The board PNG and its size: from the cache when its key is unchanged,
     else drawn (and cached)."""
@@ -94,9 +103,7 @@ def _board(scenario: Scenario, cache_dir: Path | None) -> tuple[bytes, tuple[int
         found = _cached_board(cache_dir, key)
         if found is not None:
             return found
-    from vmodtool.render.board import module_board_image
-
-    board = module_board_image(scenario)
+    board = _draw_board(scenario)
     data = encode_png(board.convert("RGB"), BOARD_LEVEL)
     if cache_dir is not None and key:
         cache_dir.mkdir(parents=True, exist_ok=True)
@@ -158,6 +165,8 @@ class _CounterJobs:
         chunk = max(16, len(self.specs) // (workers * 4) + 1)
         self.chunks = [self.specs[i:i + chunk] for i in range(0, len(self.specs), chunk)]
         if workers > 1 and len(self.specs) >= 200:
+            from concurrent.futures import ProcessPoolExecutor  # only when rendering many faces
+
             self.pool = ProcessPoolExecutor(max_workers=workers)
             self.futures = [self.pool.submit(_render_chunk, (c, px)) for c in self.chunks]
 

@@ -41,8 +41,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -792,7 +791,7 @@ class Manifest:
         raise KeyError((counter, face, res))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"renderer": RENDERER_VERSION, "entries": [asdict(e) for e in self.entries]}
+        return {"renderer": RENDERER_VERSION, "entries": [dict(vars(e)) for e in self.entries]}
 
 
 MANIFEST_NAME = "counters.json"
@@ -829,16 +828,17 @@ def _worker(args: tuple[str, _Job]) -> list[bytes]:
     return _write_job(Path(out_dir), job)
 
 
-def _old_manifest(path: Path) -> dict[str, tuple[str, str]]:
-    """path → (key, sha256) of the last run's manifest; nothing when it is
-    missing, of another renderer or not what this function writes."""
+def _old_manifest(path: Path) -> tuple[dict[str, tuple[str, str]], object]:
+    """(path → (key, sha256), the whole document) of the last run's
+    manifest; nothing when it is missing, of another renderer or not what
+    this function writes."""
     try:
         data = json.loads(path.read_text("utf-8"))
         if data.get("renderer") != RENDERER_VERSION:
-            return {}
-        return {str(e["path"]): (str(e["key"]), str(e["sha256"])) for e in data.get("entries", [])}
+            return {}, None
+        return {str(e["path"]): (str(e["key"]), str(e["sha256"])) for e in data.get("entries", [])}, data
     except (ValueError, OSError, KeyError, TypeError, AttributeError):
-        return {}
+        return {}, None
 
 
 def _cached_files(out: Path, paths: Sequence[str], key: str, old: Mapping[str, tuple[str, str]]
@@ -885,7 +885,7 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
     specs = list(specs) if specs is not None else counter_specs(scenario, style)
     out.mkdir(parents=True, exist_ok=True)
     manifest_path = out / MANIFEST_NAME
-    old = _old_manifest(manifest_path) if cache else {}
+    old, old_doc = _old_manifest(manifest_path) if cache else ({}, None)
     entries: list[ManifestEntry] = []
     todo: list[_Job] = []
     data: dict[str, bytes] = {}
@@ -932,6 +932,8 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
         for job in todo:
             record(job, _write_job(out, job))
     else:
+        from concurrent.futures import ProcessPoolExecutor  # only when there is much to draw
+
         chunk = max(1, min(16, total // (n_jobs * 8)))
         with ProcessPoolExecutor(max_workers=n_jobs) as pool:
             for job, blobs in zip(todo, pool.map(_worker, [(str(out), j) for j in todo], chunksize=chunk),
@@ -939,8 +941,9 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
                 record(job, blobs)
     entries = [replace(e, sha256=shas[e.path]) for e in entries]
     manifest = Manifest(out, entries, rendered, cached, data)
-    atomic_write(manifest_path, json.dumps(manifest.as_dict(), indent=1,
-                                           ensure_ascii=True).encode("ascii"))
+    document = manifest.as_dict()
+    if document != old_doc:             # an unchanged manifest is not written again
+        atomic_write(manifest_path, json.dumps(document, indent=1, ensure_ascii=True).encode("ascii"))
     return manifest
 
 

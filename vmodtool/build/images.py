@@ -159,16 +159,27 @@ class _CounterJobs:
         self.futures: list[Future[list[list[bytes]]]] = []
         self.specs = specs
         self.chunks: list[list[CounterSpec]] = []
+        self.board_future: Future[tuple[bytes, tuple[int, int]] | None] | None = None
         if cache_dir is not None:
             return
         workers = jobs or os.cpu_count() or 1
         chunk = max(16, len(self.specs) // (workers * 4) + 1)
         self.chunks = [self.specs[i:i + chunk] for i in range(0, len(self.specs), chunk)]
         if workers > 1 and len(self.specs) >= 200:
+            import multiprocessing
             from concurrent.futures import ProcessPoolExecutor  # only when rendering many faces
 
+            global _FORKED_SCENARIO
+            if multiprocessing.get_start_method() == "fork":
+                _FORKED_SCENARIO = scenario
             self.pool = ProcessPoolExecutor(max_workers=workers)
+            self.board_future = self.pool.submit(_board_job)
             self.futures = [self.pool.submit(_render_chunk, (c, px)) for c in self.chunks]
+
+    def board(self) -> tuple[bytes, tuple[int, int]] | None:
+        """The board a worker drew (None: none did; draw it here)."""
+        future, self.board_future = self.board_future, None
+        return future.result() if future is not None else None
 
     def results(self) -> Iterator[tuple[str, bytes]]:
         """(file name, PNG bytes) of every face."""
@@ -196,9 +207,26 @@ class _CounterJobs:
             self.close()
 
     def close(self) -> None:
+        global _FORKED_SCENARIO
+        _FORKED_SCENARIO = None
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
+
+
+#: the scenario of a cache-less build whose workers are forked: they inherit
+#: it and one of them draws the board (the scenario itself cannot be
+#: pickled); with another start method a worker finds None and the board is
+#: drawn in the main process
+_FORKED_SCENARIO: Scenario | None = None
+
+
+def _board_job() -> tuple[bytes, tuple[int, int]] | None:
+    scenario = _FORKED_SCENARIO
+    if scenario is None:
+        return None
+    board = _draw_board(scenario)
+    return encode_png(board.convert("RGB"), BOARD_LEVEL), board.size
 
 
 def _name_counter(images: ModuleImages, counter_id: str, face: str, name: str) -> None:
@@ -292,13 +320,18 @@ class PendingImages:
     holds the board and the small images already; :meth:`finish` adds the
     counter faces (waiting for the workers, or reading the cache)."""
 
-    def __init__(self, images: ModuleImages, counters: _CounterJobs) -> None:
+    def __init__(self, images: ModuleImages, counters: _CounterJobs, scenario: Scenario) -> None:
         self.images = images
+        self.images_scenario = scenario
         self._counters: _CounterJobs | None = counters
 
     def finish(self) -> ModuleImages:
         if self._counters is not None:
             counters, self._counters = self._counters, None
+            if "board.png" not in self.images.files:
+                drawn = counters.board() if counters.pool is not None else None
+                self.images.files["board.png"], self.images.board_size = \
+                    drawn if drawn is not None else _board(self.images_scenario, None)
             for name, data in counters.results():
                 self.images.files[name] = data
         return self.images
@@ -324,19 +357,21 @@ def start_module_images(scenario: Scenario, *, jobs: int | None = None, cache_di
         for spec in specs:
             for face, _ in spec.faces:
                 _name_counter(images, spec.id, face, face_filename(spec.id, face))
-        # the board is drawn here while the workers render the counters
-        if progress:
-            progress("board", 0, 1)
-        images.files["board.png"], images.board_size = _board(scenario, cache_dir)
+        # the board: from the cache, or drawn by a worker (forked: it has the
+        # scenario) while the others render the counters, or drawn here
         images.board = "board.png"
-        if progress:
-            progress("board", 1, 1)
+        if counter_jobs.board_future is None:
+            if progress:
+                progress("board", 0, 1)
+            images.files["board.png"], images.board_size = _board(scenario, cache_dir)
+            if progress:
+                progress("board", 1, 1)
         _name_extras(images, scenario, px)
         _name_cards(images, scenario)
     except BaseException:
         counter_jobs.close()
         raise
-    return PendingImages(images, counter_jobs)
+    return PendingImages(images, counter_jobs, scenario)
 
 
 def render_module_images(scenario: Scenario, *, jobs: int | None = None,

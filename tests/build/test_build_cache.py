@@ -215,3 +215,16 @@ def test_board_key_follows_the_map_not_the_rest(folder):
 
 def test_builder_uses_start_module_images():
     assert B.start_module_images is I.start_module_images
+
+
+@pytest.mark.parametrize("example", ["modern-tactical", "ww1-operational", "combat-commander"])
+def test_the_counts_of_a_build_are_those_of_its_buildfile(example):
+    """The summary's counts are taken while assembling (the buildFile is
+    parsed only when asked for): they must be what parsing it gives."""
+    from vmodtool.build.module import assemble_module
+    from vmodtool.scenario import load_scenario
+
+    scenario = load_scenario(Path(__file__).resolve().parents[2] / "examples" / example / "scenario.yaml")
+    build = assemble_module(scenario, I.module_image_names(scenario))
+    assert build.slots == len(build.buildfile.piece_slots()) > 0
+    assert build.prototypes == len(build.buildfile.prototypes()) > 0

@@ -70,7 +70,6 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
     atomic_write(out, data)
     if progress:
         progress("module", 1, 1)
-    bf = build.buildfile
-    return BuildSummary(out, len(data), len(bf.piece_slots()), len(bf.prototypes()),
+    return BuildSummary(out, len(data), build.slots, build.prototypes,
                         sum(1 for name in build.entries if name.startswith("images/")),
                         images.board_size, scenario.game.title)

@@ -17,9 +17,11 @@ environment under ``~/.cache/vmodtool-bench/``; pywargame needs Python >=
   the same images pre-rendered on disk, so that it only assembles the module.
 
 Times are the whole process as a user runs it (interpreter start, imports,
-build, module written), best of ``--runs``; each ratio is pywargame's time
-over ours from the same run, printed with the load average when it was
-measured.  Both modules are checked (a zip with a buildFile, 2N face images
+build, module written).  Each round runs ours and then pywargame's build
+back to back; a figure's ratio is the median over the rounds of
+pywargame's time over ours in the same round (the machine's load changes
+less within a round than across the run), printed with the best times and
+the load average when it was measured.  Both modules are checked (a zip with a buildFile, 2N face images
 and a board, 2N piece slots) so that the comparison is of like with like.
 A peer that cannot run is reported as not run, never with a number.
 """
@@ -30,6 +32,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -196,9 +199,11 @@ def bench(n: int, runs: int, pwg_python: str | None, why: str) -> dict[str, floa
         line = f"  {kind}: vmodtool {ours_s:.2f} s"
         if times[f"pwg {kind}"]:
             peer_s = min(times[f"pwg {kind}"])
-            out[kind] = peer_s / ours_s
-            each = ", ".join(f"{p / o:.2f}" for p, o in zip(times[f"pwg {kind}"], times[kind], strict=True))
-            line += f", pywargame {peer_s:.2f} s: ratio {peer_s / ours_s:.2f}x (rounds: {each}; {loads[kind]})"
+            rounds = [p / o for p, o in zip(times[f"pwg {kind}"], times[kind], strict=True)]
+            out[kind] = statistics.median(rounds)
+            each = ", ".join(f"{r:.2f}" for r in rounds)
+            line += (f", pywargame {peer_s:.2f} s (best of each: {peer_s / ours_s:.2f}x); ratio {out[kind]:.2f}x "
+                     f"= median of the rounds' ratios ({each}; {loads[kind]})")
         else:
             out[kind] = None
             line += f"; pywargame not run ({why}) ({loads[kind]})"

@@ -173,7 +173,7 @@ class _CounterJobs:
             if multiprocessing.get_start_method() == "fork":
                 _FORKED_SCENARIO = scenario
             self.pool = ProcessPoolExecutor(max_workers=workers)
-            self.board_future = self.pool.submit(_board_job)
+            self.board_future = self.pool.submit(_board_job, id(scenario))
             self.futures = [self.pool.submit(_render_chunk, (c, px)) for c in self.chunks]
 
     def board(self) -> tuple[bytes, tuple[int, int]] | None:
@@ -221,9 +221,12 @@ class _CounterJobs:
 _FORKED_SCENARIO: Scenario | None = None
 
 
-def _board_job() -> tuple[bytes, tuple[int, int]] | None:
+def _board_job(wanted: int) -> tuple[bytes, tuple[int, int]] | None:
+    """The board of the scenario whose ``id`` is ``wanted`` (a fork keeps
+    ids), or None when this worker did not inherit that one — another
+    thread's build set the variable meanwhile, or the worker was not forked."""
     scenario = _FORKED_SCENARIO
-    if scenario is None:
+    if scenario is None or id(scenario) != wanted:
         return None
     board = _draw_board(scenario)
     return encode_png(board.convert("RGB"), BOARD_LEVEL), board.size

@@ -208,8 +208,8 @@ def bench(n: int, runs: int, pwg_python: str | None, why: str) -> dict[str, floa
             out[kind] = None
             line += f"; pywargame not run ({why}) ({loads[kind]})"
         print(line)
-    print(f"  modules: vmodtool {size / 1e6:.1f} MB, pywargame {pwg_size / 1e6:.1f} MB; "
-          f"both checked: {'ok' if not any(problems) else 'FAILED'}")
+    peer = f"pywargame {pwg_size / 1e6:.1f} MB" if pwg_python else "pywargame not run"
+    print(f"  modules: vmodtool {size / 1e6:.1f} MB, {peer}; checked: {'ok' if not any(problems) else 'FAILED'}")
     return out
 
 

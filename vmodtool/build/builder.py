@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
-from vmodtool.build.images import render_module_images
+from vmodtool.build.images import start_module_images
 from vmodtool.build.module import ModuleBuild, assemble_module
 from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
@@ -43,24 +43,33 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
     refuse_overwrite(out, scenario_path)
     if out.suffix.lower() not in (".vmod", ".zip"):
         raise VmodError("the module file name should end in .vmod", file=out)
-    scenario = load_scenario(scenario_path)          # raises with every problem; writes nothing
+    if cache_dir is not None:
+        Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    scenario = load_scenario(scenario_path, cache_dir=cache_dir)   # raises with every problem; writes nothing
     if scenario.map.module_map is not None:
         raise VmodError(f"the scenario's map is map {scenario.map.module_map!r} of the module it binds "
                         "(map.from_module): it describes a game played with that module, which 'vmodtool build' "
                         "does not make; give the scenario its own map.grid to build a module", file=scenario_path)
     for extra in [p for p in (scenario.map.board_image,) if p is not None] + [c.image for c in scenario.charts]:
         refuse_overwrite(out, extra)
-    images = render_module_images(scenario, jobs=jobs,
-                                  cache_dir=Path(cache_dir) if cache_dir else None,
+    pending = start_module_images(scenario, jobs=jobs, cache_dir=Path(cache_dir) if cache_dir else None,
                                   progress=progress)
-    if progress:
-        progress("module", 0, 1)
-    build: ModuleBuild = assemble_module(scenario, images)
+
+    def images_ready() -> None:
+        pending.finish()
+        if progress:
+            progress("module", 0, 1)
+
+    try:
+        # the buildFile is made while the workers render the counter faces
+        build: ModuleBuild = assemble_module(scenario, pending.images, images_ready=images_ready)
+    finally:
+        pending.close()
+    images = pending.images
     data = build.to_bytes()
     atomic_write(out, data)
     if progress:
         progress("module", 1, 1)
-    bf = build.buildfile
-    return BuildSummary(out, len(data), len(bf.piece_slots()), len(bf.prototypes()),
+    return BuildSummary(out, len(data), build.slots, build.prototypes,
                         sum(1 for name in build.entries if name.startswith("images/")),
                         images.board_size, scenario.game.title)

@@ -6,41 +6,111 @@ board image) — collected into a :class:`~vmodtool.build.module.ModuleImages`.
 
 from __future__ import annotations
 
-import io
+import dataclasses
+import hashlib
+import json
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import PIL
 from PIL import Image, ImageDraw
 
 from vmodtool.build.module import ModuleImages
-from vmodtool.render.board import module_board_image
+from vmodtool.fileio import atomic_write
 from vmodtool.render.cards import back_filename, card_filename, check_card_texts, render_card_back, render_card_front
 from vmodtool.render.counters import (
     CounterSpec,
-    CounterStyle,
     counter_specs,
     counter_style,
     face_filename,
+    png_bytes,
     render_all,
     render_spec,
     resolution_px,
     safe_name,
 )
 from vmodtool.render.fonts import load_font
+from vmodtool.render.png import BOARD_LEVEL, encode_png
 from vmodtool.scenario.cards import HAND_MARGIN, VASSAL_CARD_DPI, card_pixels, hand_board_size
 from vmodtool.scenario.model import Scenario
 
-__all__ = ["render_module_images", "module_image_names"]
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+__all__ = ["render_module_images", "start_module_images", "PendingImages", "module_image_names"]
 
 Progress = Callable[[str, int, int], None]
 
 
 def _png(image: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    image.save(buf, "PNG", compress_level=3)
-    return buf.getvalue()
+    return png_bytes(image)
+
+
+#: the files of the board cache in ``cache_dir``: the PNG and what it was made of
+BOARD_CACHE = ("board.png", "board.json")
+_BOARD_SOURCES = ("board.py", "board_canvas.py", "board_geometry.py", "board_symbols.py", "fonts.py", "png.py")
+
+
+def board_key(scenario: Scenario) -> str:
+    """A content key of the module's board: everything of the scenario's map
+    (its grid by the attributes that define it), the bytes of its own board
+    image, the source of the board renderer and Pillow's version."""
+    hmap = scenario.map
+    h = hashlib.sha256()
+    fields = [(f.name, getattr(hmap, f.name)) for f in dataclasses.fields(hmap) if f.name != "grid"]
+    h.update(repr((PIL.__version__, fields, hmap.grid.grid_attributes, hmap.grid.numbering_attributes,
+                   hmap.grid.size)).encode("utf-8"))
+    render = Path(__file__).resolve().parent.parent / "render"
+    for name in _BOARD_SOURCES:
+        h.update((render / name).read_bytes())
+    if hmap.board_image is not None:
+        try:
+            h.update(Path(hmap.board_image).read_bytes())
+        except OSError:
+            return ""               # read (and reported) by the renderer
+    return h.hexdigest()
+
+
+def _cached_board(cache_dir: Path, key: str) -> tuple[bytes, tuple[int, int]] | None:
+    """The cached board PNG and its size when the cache holds the board of
+    ``key`` with the bytes it recorded; None otherwise (corrupt: drawn again)."""
+    try:
+        index = json.loads((cache_dir / BOARD_CACHE[1]).read_text("utf-8"))
+        if not key or index.get("key") != key:
+            return None
+        data = (cache_dir / BOARD_CACHE[0]).read_bytes()
+        if hashlib.sha256(data).hexdigest() != index.get("sha256"):
+            return None
+        size = (int(index["size"][0]), int(index["size"][1]))
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+    return data, size
+
+
+def _draw_board(scenario: Scenario) -> Image.Image:
+    from vmodtool.render.board import module_board_image  # not imported by a warm build
+
+    return module_board_image(scenario)
+
+
+def _board(scenario: Scenario, cache_dir: Path | None) -> tuple[bytes, tuple[int, int]]:
+    """The board PNG and its size: from the cache when its key is unchanged,
+    else drawn (and cached)."""
+    key = board_key(scenario) if cache_dir is not None else ""
+    if cache_dir is not None:
+        found = _cached_board(cache_dir, key)
+        if found is not None:
+            return found
+    board = _draw_board(scenario)
+    data = encode_png(board.convert("RGB"), BOARD_LEVEL)
+    if cache_dir is not None and key:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(cache_dir / BOARD_CACHE[0], data)
+        atomic_write(cache_dir / BOARD_CACHE[1], json.dumps(
+            {"key": key, "sha256": hashlib.sha256(data).hexdigest(), "size": list(board.size)}).encode("ascii"))
+    return data, board.size
 
 
 def _overlay(text: str, px: int) -> bytes:
@@ -72,43 +142,55 @@ def _plain_chit(text: str, px: int) -> bytes:
 
 def _render_chunk(job: tuple[Sequence[CounterSpec], int]) -> list[list[bytes]]:
     specs, px = job
-    return [[_png(img) for img in render_spec(spec, px)] for spec in specs]
+    return [[png_bytes(img) for img in render_spec(spec, px)] for spec in specs]
 
 
 class _CounterJobs:
     """Counter faces at VASSAL size, rendered in memory — in worker
-    processes for large sets, started first so that the board can be drawn
-    in this process meanwhile — or through ``render_all``'s file cache when
-    ``cache_dir`` is given."""
+    processes for large sets, started first so that the board and the
+    buildFile can be made in this process meanwhile — or through
+    ``render_all``'s file cache when ``cache_dir`` is given."""
 
-    def __init__(self, scenario: Scenario, style: CounterStyle, px: int, jobs: int | None,
+    def __init__(self, scenario: Scenario, specs: list[CounterSpec], px: int, jobs: int | None,
                  cache_dir: Path | None, progress: Progress | None) -> None:
         self.scenario, self.px, self.progress, self.cache_dir = scenario, px, progress, cache_dir
         self.jobs = jobs
         self.pool: ProcessPoolExecutor | None = None
         self.futures: list[Future[list[list[bytes]]]] = []
-        self.specs: list[CounterSpec] = []
+        self.specs = specs
+        self.chunks: list[list[CounterSpec]] = []
+        self.board_future: Future[tuple[bytes, tuple[int, int]] | None] | None = None
         if cache_dir is not None:
             return
-        self.specs = counter_specs(scenario, style)
         workers = jobs or os.cpu_count() or 1
         chunk = max(16, len(self.specs) // (workers * 4) + 1)
         self.chunks = [self.specs[i:i + chunk] for i in range(0, len(self.specs), chunk)]
         if workers > 1 and len(self.specs) >= 200:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor  # only when rendering many faces
+
+            global _FORKED_SCENARIO
+            if multiprocessing.get_start_method() == "fork":
+                _FORKED_SCENARIO = scenario
             self.pool = ProcessPoolExecutor(max_workers=workers)
+            self.board_future = self.pool.submit(_board_job, id(scenario))
             self.futures = [self.pool.submit(_render_chunk, (c, px)) for c in self.chunks]
 
-    def results(self) -> Iterator[tuple[str, str, str, bytes]]:
-        """(counter id, face, file name, PNG bytes) of every face."""
+    def board(self) -> tuple[bytes, tuple[int, int]] | None:
+        """The board a worker drew (None: none did; draw it here)."""
+        future, self.board_future = self.board_future, None
+        return future.result() if future is not None else None
+
+    def results(self) -> Iterator[tuple[str, bytes]]:
+        """(file name, PNG bytes) of every face."""
         if self.cache_dir is not None:
             def counters_progress(done: int, total: int) -> None:
                 if self.progress:
                     self.progress("counters", done, total)
-            manifest = render_all(self.scenario, self.cache_dir, resolutions=("vassal",),
-                                  jobs=self.jobs, cache=True, progress=counters_progress)
+            manifest = render_all(self.scenario, self.cache_dir, resolutions=("vassal",), jobs=self.jobs,
+                                  cache=True, progress=counters_progress, specs=self.specs, keep_data=True)
             for entry in manifest.entries:
-                yield (entry.counter, entry.face, Path(entry.path).name,
-                       (manifest.out_dir / entry.path).read_bytes())
+                yield Path(entry.path).name, manifest.data[entry.path]
             return
         try:
             done = 0
@@ -117,7 +199,7 @@ class _CounterJobs:
                             else _render_chunk((chunk_specs, self.px)))
                 for spec, pngs in zip(chunk_specs, rendered, strict=True):  # one result per spec
                     for (face, _), data in zip(spec.faces, pngs, strict=True):  # and per face
-                        yield spec.id, face, face_filename(spec.id, face), data
+                        yield face_filename(spec.id, face), data
                 done += len(chunk_specs)
                 if self.progress:
                     self.progress("counters", done, len(self.specs))
@@ -125,9 +207,29 @@ class _CounterJobs:
             self.close()
 
     def close(self) -> None:
+        global _FORKED_SCENARIO
+        _FORKED_SCENARIO = None
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
+
+
+#: the scenario of a cache-less build whose workers are forked: they inherit
+#: it and one of them draws the board (the scenario itself cannot be
+#: pickled); with another start method a worker finds None and the board is
+#: drawn in the main process
+_FORKED_SCENARIO: Scenario | None = None
+
+
+def _board_job(wanted: int) -> tuple[bytes, tuple[int, int]] | None:
+    """The board of the scenario whose ``id`` is ``wanted`` (a fork keeps
+    ids), or None when this worker did not inherit that one — another
+    thread's build set the variable meanwhile, or the worker was not forked."""
+    scenario = _FORKED_SCENARIO
+    if scenario is None or id(scenario) != wanted:
+        return None
+    board = _draw_board(scenario)
+    return encode_png(board.convert("RGB"), BOARD_LEVEL), board.size
 
 
 def _name_counter(images: ModuleImages, counter_id: str, face: str, name: str) -> None:
@@ -216,29 +318,71 @@ def module_image_names(scenario: Scenario) -> ModuleImages:
     return images
 
 
+class PendingImages:
+    """The images of a module on their way: ``images`` names every file and
+    holds the board and the small images already; :meth:`finish` adds the
+    counter faces (waiting for the workers, or reading the cache)."""
+
+    def __init__(self, images: ModuleImages, counters: _CounterJobs, scenario: Scenario) -> None:
+        self.images = images
+        self.images_scenario = scenario
+        self._counters: _CounterJobs | None = counters
+
+    def finish(self) -> ModuleImages:
+        if self._counters is not None:
+            counters, self._counters = self._counters, None
+            if "board.png" not in self.images.files:
+                drawn = counters.board() if counters.pool is not None else None
+                self.images.files["board.png"], self.images.board_size = \
+                    drawn if drawn is not None else _board(self.images_scenario, None)
+            for name, data in counters.results():
+                self.images.files[name] = data
+        return self.images
+
+    def close(self) -> None:
+        """Stop the workers of an unfinished build."""
+        if self._counters is not None:
+            self._counters.close()
+            self._counters = None
+
+
+def start_module_images(scenario: Scenario, *, jobs: int | None = None, cache_dir: Path | None = None,
+                        progress: Progress | None = None) -> PendingImages:
+    """Start rendering every image the module needs (or taking it from
+    ``cache_dir``): the counter faces in worker processes, the board and the
+    small images here."""
+    style = counter_style(scenario)
+    px = resolution_px(style, "vassal")
+    images = ModuleImages(counter_size=(px, px))
+    specs = counter_specs(scenario, style)
+    counter_jobs = _CounterJobs(scenario, specs, px, jobs, cache_dir, progress)
+    try:
+        for spec in specs:
+            for face, _ in spec.faces:
+                _name_counter(images, spec.id, face, face_filename(spec.id, face))
+        # the board: from the cache, or drawn by a worker (forked: it has the
+        # scenario) while the others render the counters, or drawn here
+        images.board = "board.png"
+        if counter_jobs.board_future is None:
+            if progress:
+                progress("board", 0, 1)
+            images.files["board.png"], images.board_size = _board(scenario, cache_dir)
+            if progress:
+                progress("board", 1, 1)
+        _name_extras(images, scenario, px)
+        _name_cards(images, scenario)
+    except BaseException:
+        counter_jobs.close()
+        raise
+    return PendingImages(images, counter_jobs, scenario)
+
+
 def render_module_images(scenario: Scenario, *, jobs: int | None = None,
                          cache_dir: Path | None = None,
                          progress: Progress | None = None) -> ModuleImages:
     """Render (or take from ``cache_dir``) every image the module needs."""
-    style = counter_style(scenario)
-    px = resolution_px(style, "vassal")
-    images = ModuleImages(counter_size=(px, px))
-    counter_jobs = _CounterJobs(scenario, style, px, jobs, cache_dir, progress)
+    pending = start_module_images(scenario, jobs=jobs, cache_dir=cache_dir, progress=progress)
     try:
-        # the board is drawn here while the workers render the counters
-        if progress:
-            progress("board", 0, 1)
-        board = module_board_image(scenario)
-        images.files["board.png"] = _png(board.convert("RGB"))
-        images.board, images.board_size = "board.png", board.size
-        if progress:
-            progress("board", 1, 1)
-    except BaseException:
-        counter_jobs.close()
-        raise
-    for counter_id, face, name, data in counter_jobs.results():
-        images.files[name] = data
-        _name_counter(images, counter_id, face, name)
-    _name_extras(images, scenario, px)
-    _name_cards(images, scenario)
-    return images
+        return pending.finish()
+    finally:
+        pending.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from lxml import etree
 
@@ -59,12 +60,21 @@ class ModuleImages:
 
 @dataclass
 class ModuleBuild:
-    """The result: archive ``entries`` (name → bytes, in archive order) and
-    where each at-start piece was placed (for checks and reports)."""
+    """The result: archive ``entries`` (name → bytes, in archive order),
+    where each at-start piece was placed (for checks and reports), and how
+    many piece slots (``PieceSlot``/``CardSlot``) and prototypes the
+    buildFile has; :attr:`buildfile` parses it on first use (a build that
+    only writes the module never does: for 4,000 counters that is half a
+    second)."""
 
     entries: dict[str, bytes]
-    buildfile: BuildFile
     setup_locations: dict[str, tuple[str, str]]   # counter id -> (map name, location)
+    slots: int = 0
+    prototypes: int = 0
+
+    @cached_property
+    def buildfile(self) -> BuildFile:
+        return BuildFile.parse(self.entries["buildFile.xml"], file="buildFile.xml")
 
     def to_bytes(self) -> bytes:
         return build_zip(self.entries)
@@ -81,9 +91,13 @@ class _Gpids:
 
 
 def assemble_module(scenario: Scenario, images: ModuleImages,
-                    progress: Progress | None = None) -> ModuleBuild:
+                    progress: Progress | None = None, *,
+                    images_ready: Callable[[], object] | None = None) -> ModuleBuild:
     """Build every component and return the archive entries (of a scenario
-    with its own map grid: a map taken from a module is refused)."""
+    with its own map grid: a map taken from a module is refused).  The
+    buildFile needs only the images' names: ``images_ready`` is called
+    after it is made and before ``images.files`` is read, so that counter
+    faces still being rendered can arrive meanwhile."""
     if scenario.map.grid.spec is None:
         raise ValueError("a module is built from a scenario with its own map grid, not one taken from a module")
     game = scenario.game
@@ -201,13 +215,17 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     root.set("nextPieceSlotId", str(gpids.next))
 
     buildfile = bf.to_bytes()
+    if images_ready is not None:
+        images_ready()
     meta = ModuleMetadata(version=version, vassal_version=vassal_version, date_saved="0",
                           description=game.note or "", name=game.title)
     entries: dict[str, bytes] = {"buildFile.xml": buildfile, "moduledata": meta.to_bytes()}
     for name in sorted(images.files):
         entries["images/" + name] = images.files[name]
     entries["help/scenario.html"] = _help_page(scenario).encode("utf-8")
-    return ModuleBuild(entries, BuildFile.parse(buildfile, file="buildFile.xml"), setup_locations)
+    slots = sum(1 for _ in root.iter(C.P + "widget.PieceSlot", C.P + "widget.CardSlot"))
+    prototypes = len({e.get("name", "") for e in root.iter(C.P + "module.PrototypeDefinition")})
+    return ModuleBuild(entries, setup_locations, slots, prototypes)
 
 
 # -- pieces -----------------------------------------------------------------------

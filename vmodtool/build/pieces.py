@@ -20,6 +20,7 @@ Marker counters get ``MarkerKind``.  All fields of every trait are written
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -59,6 +60,19 @@ def side_prototype_name(side_id: str) -> str:
     return f"side: {side_id}"
 
 
+#: a stand-in for a counter's own value in the definition of its kind
+_STAND_IN_MARK = "Zq7vmtStandIn"
+_STAND_IN = _STAND_IN_MARK + "{}Zq"
+#: characters that some level of a piece definition escapes or quotes on
+_SPECIAL = frozenset(";,/\\'\t\n\r|:=$")
+
+
+def _plain(value: str) -> bool:
+    """A value no level of a definition's encoding changes (empty is plain:
+    an empty token is empty at every level)."""
+    return _STAND_IN_MARK not in value and not any(c in _SPECIAL for c in value)
+
+
 def _safe(text: str) -> str:
     """Property values and names must not end in a backslash (§3.1.4)."""
     return text.rstrip("\\")
@@ -82,6 +96,7 @@ class PieceFactory:
                  marker_images: Mapping[str, str], layer_images: Mapping[str, str]) -> None:
         self.scenario = scenario
         self._definitions: dict[tuple[str, str | None], str] = {}
+        self._templates: dict[tuple[str, str, str, bool, bool], tuple[str, list[str]]] = {}
         self._shared: dict[str, Trait] = {}
         self._layers: list[Trait] | None = None   # the status layers, built once
         self.unit_images = unit_images
@@ -188,11 +203,51 @@ class PieceFactory:
         key = (counter.id, face)
         template = self._definitions.get(key)
         if template is None:
-            template = PieceDef.from_traits(self.unit_traits(counter, face, "")).encode()
+            template = self._shared_definition(counter, face)
+            if template is None:
+                template = PieceDef.from_traits(self.unit_traits(counter, face, "")).encode()
             if not template.endswith(_EMPTY_BASIC_STATE):
                 raise AssertionError("the BasicPiece state must end the definition")
             self._definitions[key] = template
         return template[:-len(_EMPTY_BASIC_STATE)] + f"null;0;0;{gpid};0"
+
+    def _shared_definition(self, counter: Counter, face: str | None) -> str | None:
+        """The definition of ``counter`` made from the one of its kind —
+        same unit type, side, starting face and which of formation and
+        label it has — with its own id, formation, label and images put in
+        place of stand-ins; None when a value is not :func:`_plain` (the
+        caller builds the definition itself).
+
+        A plain value is escaped by no level of the nested encoding and
+        decides no quoting (§3.1.1: only delimiters, backslashes and a
+        leading quote or backslash do), so putting it where its stand-in
+        was gives exactly the text the traits would encode."""
+        unit_type = self.scenario.unit_type_of(counter)
+        images = [self.unit_images[(counter.id, f.name)] for f in unit_type.faces]
+        label = counter.label or ""
+        values = [counter.id, counter.formation or "", label, *images]
+        if not all(_plain(v) for v in values):
+            return None
+        start = face or counter.face or unit_type.faces[0].name
+        shape = (unit_type.id, counter.side, start, bool(counter.formation), bool(label))
+        template = self._templates.get(shape)
+        if template is None:
+            stand_ins = [_STAND_IN.format(i) for i in range(len(values))]
+            proxy = dataclasses.replace(counter, id=stand_ins[0], formation=stand_ins[1] if counter.formation else None,
+                                        label=stand_ins[2] if label else None, face=start)
+            saved = self.unit_images
+            self.unit_images = {**saved, **{(proxy.id, f.name): stand_ins[3 + i]
+                                            for i, f in enumerate(unit_type.faces)}}
+            try:
+                text = PieceDef.from_traits(self.unit_traits(proxy, None, "")).encode()
+            finally:
+                self.unit_images = saved
+            template = self._templates[shape] = (text, stand_ins)
+        text, stand_ins = template
+        for stand_in, value in zip(stand_ins, values, strict=True):
+            if value:
+                text = text.replace(stand_in, value)
+        return text if _STAND_IN_MARK not in text else None   # a stand-in not found whole: build it directly
 
     def marker_definition(self, kind: MarkerKind, gpid: str = "") -> str:
         """PieceSlot text of a marker counter."""

@@ -37,22 +37,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+import PIL
 from PIL import Image, ImageDraw, ImageFont
 
 from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write
 from vmodtool.render import fonts
 from vmodtool.render.nato import NatoError, check_nato, render_symbol
+from vmodtool.render.png import COUNTER_LEVEL, encode_png
 
 __all__ = [
     "RENDERER_VERSION", "MIN_TEXT_SCALE", "CounterError", "CounterTextError", "CounterStyle",
@@ -62,7 +63,25 @@ __all__ = [
 ]
 
 #: bump when a change alters pixels: it invalidates every cache entry
-RENDERER_VERSION = "1"
+RENDERER_VERSION = "2"
+_PIL_VERSION = PIL.__version__
+#: the modules whose code decides a counter's bytes
+_RENDERER_SOURCES = ("counters.py", "nato.py", "png.py", "fonts.py")
+
+
+@lru_cache(maxsize=1)
+def renderer_digest() -> str:
+    """A digest of the counter renderer's source: an edited renderer (or PNG
+    writer) invalidates every cached face even when nobody bumped
+    :data:`RENDERER_VERSION`."""
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for name in _RENDERER_SOURCES:
+        try:
+            h.update((here / name).read_bytes())
+        except OSError:               # an installation without sources: the version decides
+            h.update(name.encode("ascii"))
+    return h.hexdigest()[:16]
 #: text is shrunk to at most this fraction of its nominal size before it is an error
 MIN_TEXT_SCALE = 0.6
 #: the size at which "does it fit" is decided, so the answer is the same at every resolution
@@ -238,9 +257,10 @@ class CounterSpec:
     count: int = 1
 
     def key(self, px: int, border: bool) -> str:
-        blob = json.dumps([RENDERER_VERSION, self.id, px, border,
-                           [(n, asdict(f)) for n, f in self.faces]],
-                          sort_keys=True, ensure_ascii=False, default=list)
+        """A content key: the renderer (its version and source), Pillow and
+        every field of every face (the dataclasses' ``repr`` holds them all,
+        in field order)."""
+        blob = repr((RENDERER_VERSION, renderer_digest(), _PIL_VERSION, self.id, px, border, self.faces))
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:24]
 
 
@@ -381,34 +401,45 @@ def counter_specs(scenario: Any, style: CounterStyle | None = None) -> list[Coun
 
 # -- text fitting -----------------------------------------------------------------------
 @lru_cache(maxsize=8192)
+def _fit(text: str, font: str, nominal_frac: float, max_w_frac: float) -> tuple[float, float]:
+    """(scale ≤ 1 of the nominal size at which ``text`` fits, its width at
+    the nominal size as a fraction of the counter), decided at the
+    reference size; one measurement per distinct text, font and place."""
+    px = _FIT_REFERENCE_PX
+    size = max(1, round(nominal_frac * px))
+    width = fonts.load_font(font, size).getlength(text)
+    max_w = max_w_frac * px
+    return (1.0 if width <= max_w else max_w / width * 0.995), width / px
+
+
 def _fit_scale(text: str, font: str, nominal_frac: float, max_w_frac: float, where: str,
                what: str) -> float:
     """Scale (≤ 1) of the nominal size at which ``text`` fits, decided at
     the reference size; error below :data:`MIN_TEXT_SCALE`."""
-    px = _FIT_REFERENCE_PX
-    size = max(1, round(nominal_frac * px))
-    max_w = max_w_frac * px
-    width = fonts.load_font(font, size).getlength(text)
-    if width <= max_w:
-        return 1.0
-    scale = max_w / width * 0.995
+    scale, width = _fit(text, font, nominal_frac, max_w_frac)
     if scale < MIN_TEXT_SCALE:
         raise CounterTextError(
             f"{where}: the {what} text {text!r} does not fit on the counter even at "
-            f"{round(MIN_TEXT_SCALE * 100)}% of its size (needs {width / px:.2f} of the counter's "
+            f"{round(MIN_TEXT_SCALE * 100)}% of its size (needs {width:.2f} of the counter's "
             f"width, has {max_w_frac:.2f}); shorten it or use a larger counter size")
     return scale
 
 
-def _font_for(text: str, font: str, nominal_frac: float, max_w_frac: float, px: int,
-              where: str, what: str) -> ImageFont.FreeTypeFont:
-    scale = _fit_scale(text, font, nominal_frac, max_w_frac, where, what)
+@lru_cache(maxsize=8192)
+def _fitted_font(text: str, font: str, scale: float, nominal_frac: float, max_w_frac: float,
+                 px: int) -> ImageFont.FreeTypeFont:
     size = max(4, round(nominal_frac * scale * px))
     f = fonts.load_font(font, size)
     while size > 4 and f.getlength(text) > max_w_frac * px:   # hinting at small sizes
         size -= 1
         f = fonts.load_font(font, size)
     return f
+
+
+def _font_for(text: str, font: str, nominal_frac: float, max_w_frac: float, px: int,
+              where: str, what: str) -> ImageFont.FreeTypeFont:
+    scale = _fit_scale(text, font, nominal_frac, max_w_frac, where, what)
+    return _fitted_font(text, font, scale, nominal_frac, max_w_frac, px)
 
 
 def shrink_wrap(paragraphs: Sequence[Sequence[str]], font: str, frac: float, max_w: float, px: int,
@@ -594,12 +625,25 @@ def _disc(d_px: int, ink: RGB, filled: bool) -> Image.Image:
     return img
 
 
-def _draw_text(draw: ImageDraw.ImageDraw, t: _Text) -> None:
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str) -> tuple[Image.Image, int, int]:
+    """The coverage of ``text`` (drawn at a whole pixel with ``anchor``) and
+    its offset from the anchor point: rendered once per distinct text and
+    font, then filled into every face that shows it."""
+    box = font.getbbox(text, anchor=anchor)
+    left, top, right, bottom = math.floor(box[0]), math.floor(box[1]), math.ceil(box[2]), math.ceil(box[3])
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text((-left, -top), text, font=font, fill=255, anchor=anchor)
+    return mask, left, top
+
+
+def _draw_text(img: Image.Image, t: _Text) -> None:
     size = t.font.size
     cap = size * 0.729                                  # DejaVu cap height
     baseline = t.y + cap / 2
-    draw.text((round(t.x), round(baseline)), t.text, font=t.font, fill=t.colour,
-              anchor=t.anchor + "s")
+    mask, left, top = _text_mask(t.text, t.font, t.anchor + "s")
+    x, y = round(t.x) + left, round(baseline) + top
+    img.paste(t.colour, (x, y, x + mask.width, y + mask.height), mask)
 
 
 def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
@@ -648,9 +692,9 @@ def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
             y = round(g["frame_cy"] * S + 0.05 * S)
             img.paste(ring, (x, y), ring)
             f = fonts.load_font(face.font, max(4, round(d * 0.58)))
-            _draw_text(draw, _Text(face.command_range, f, x + d / 2, y + d / 2, "m", face.ink))
+            _draw_text(img, _Text(face.command_range, f, x + d / 2, y + d / 2, "m", face.ink))
     for t in texts:
-        _draw_text(draw, t)
+        _draw_text(img, t)
     if border:
         w = max(1, round(S / 90))
         draw.rectangle((0, 0, S - 1, S - 1), outline=face.border, width=w)
@@ -724,17 +768,20 @@ class ManifestEntry:
     key: str
     kind: str = "unit"
     count: int = 1
+    sha256: str = ""         # of the file's bytes: a cached file is used only when they match
 
 
 @dataclass
 class Manifest:
     """What :func:`render_all` wrote: ``entries`` and how many faces were
-    drawn and how many taken from the cache."""
+    drawn and how many taken from the cache; ``data`` (with ``keep_data``)
+    each file's bytes by its ``path``."""
 
     out_dir: Path
     entries: list[ManifestEntry]
     rendered: int = 0
     cached: int = 0
+    data: dict[str, bytes] = field(default_factory=dict)
 
     def path(self, counter: str, face: str, resolution: str | int = "vassal") -> Path:
         res = _res_dir(resolution)
@@ -744,46 +791,90 @@ class Manifest:
         raise KeyError((counter, face, res))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"renderer": RENDERER_VERSION, "entries": [asdict(e) for e in self.entries]}
+        return {"renderer": RENDERER_VERSION, "entries": [dict(vars(e)) for e in self.entries]}
 
 
 MANIFEST_NAME = "counters.json"
 
 
-def _png_bytes(img: Image.Image) -> bytes:
-    buf = BytesIO()
-    img.save(buf, "PNG", compress_level=1)
-    return buf.getvalue()
+def png_bytes(img: Image.Image) -> bytes:
+    """A counter image as PNG (:func:`vmodtool.render.png.encode_png`): the
+    one encoder of the build and the cache, so a cached face is the same
+    bytes as a fresh one."""
+    return encode_png(img, COUNTER_LEVEL)
 
 
-def _render_job(job: tuple[CounterSpec, int, bool, list[str]]) -> list[bytes]:
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+_Job = tuple[CounterSpec, int, bool, list[str]]
+
+
+def _render_job(job: _Job) -> list[bytes]:
     spec, px, border, _paths = job
-    return [_png_bytes(im) for im in render_spec(spec, px, border=border)]
+    return [png_bytes(im) for im in render_spec(spec, px, border=border)]
 
 
-def _write_job(out_dir: Path, job: tuple[CounterSpec, int, bool, list[str]]) -> None:
+def _write_job(out_dir: Path, job: _Job) -> list[bytes]:
     data = _render_job(job)
     for rel, blob in zip(job[3], data, strict=True):  # one path per rendered face
         atomic_write(out_dir / rel, blob)
+    return data
 
 
-def _worker(args: tuple[str, tuple[CounterSpec, int, bool, list[str]]]) -> int:
+def _worker(args: tuple[str, _Job]) -> list[bytes]:
     out_dir, job = args
-    _write_job(Path(out_dir), job)
-    return len(job[3])
+    return _write_job(Path(out_dir), job)
+
+
+def _old_manifest(path: Path) -> tuple[dict[str, tuple[str, str]], object]:
+    """(path → (key, sha256), the whole document) of the last run's
+    manifest; nothing when it is missing, of another renderer or not what
+    this function writes."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        if data.get("renderer") != RENDERER_VERSION:
+            return {}, None
+        return {str(e["path"]): (str(e["key"]), str(e["sha256"])) for e in data.get("entries", [])}, data
+    except (ValueError, OSError, KeyError, TypeError, AttributeError):
+        return {}, None
+
+
+def _cached_files(out: Path, paths: Sequence[str], key: str, old: Mapping[str, tuple[str, str]]
+                  ) -> list[bytes] | None:
+    """The bytes of a counter's cached files when every one has the
+    counter's key and still the bytes recorded for it; None otherwise (a
+    missing, changed or corrupt file is drawn again, never trusted)."""
+    out_data = []
+    for rel in paths:
+        recorded = old.get(rel)
+        if recorded is None or recorded[0] != key:
+            return None
+        try:
+            blob = (out / rel).read_bytes()
+        except OSError:
+            return None
+        if _sha(blob) != recorded[1]:
+            return None
+        out_data.append(blob)
+    return out_data
 
 
 def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
                resolutions: Sequence[str | int] = ("vassal", 300),
                jobs: int | None = None, cache: bool = True,
                progress: Callable[[int, int], None] | None = None,
-               specs: Sequence[CounterSpec] | None = None) -> Manifest:
+               specs: Sequence[CounterSpec] | None = None, keep_data: bool = False) -> Manifest:
     """Write every face of every counter as PNG at each resolution
     (``"vassal"`` or a dpi; VASSAL images get a thin border, print images
     none) into ``out_dir`` and return the manifest, also written as
     ``counters.json``.  ``jobs``: worker processes (default: all cores;
-    1 = in this process).  ``cache``: skip faces whose content key and file
-    are unchanged.  ``progress(done, total)`` is called as counters finish."""
+    1 = in this process).  ``cache``: skip faces whose content key is
+    unchanged and whose file still has the bytes the manifest records.
+    ``progress(done, total)`` is called as counters finish.  ``keep_data``:
+    the manifest's ``data`` holds every file's bytes (``vmodtool build``
+    takes them without reading the files again)."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise CounterError("the output must be a folder", file=out)
@@ -793,17 +884,12 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
     style = counter_style(scenario)
     specs = list(specs) if specs is not None else counter_specs(scenario, style)
     out.mkdir(parents=True, exist_ok=True)
-    old: dict[str, str] = {}
     manifest_path = out / MANIFEST_NAME
-    if cache and manifest_path.is_file():
-        try:
-            data = json.loads(manifest_path.read_text("utf-8"))
-            if data.get("renderer") == RENDERER_VERSION:
-                old = {e["path"]: e["key"] for e in data.get("entries", [])}
-        except (ValueError, OSError, KeyError, TypeError, AttributeError):
-            old = {}
+    old, old_doc = _old_manifest(manifest_path) if cache else ({}, None)
     entries: list[ManifestEntry] = []
-    todo: list[tuple[CounterSpec, int, bool, list[str]]] = []
+    todo: list[_Job] = []
+    data: dict[str, bytes] = {}
+    shas: dict[str, str] = {}
     cached = 0
     for res in resolutions:
         rdir = _res_dir(res)
@@ -815,8 +901,13 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
             paths = [f"{rdir}/{face_filename(spec.id, name)}" for name, _f in spec.faces]
             for (name, _f), rel in zip(spec.faces, paths, strict=True):
                 entries.append(ManifestEntry(spec.id, name, rdir, rel, px, key, spec.kind, spec.count))
-            if cache and all(old.get(p) == key and (out / p).is_file() for p in paths):
+            found = _cached_files(out, paths, key, old) if cache else None
+            if found is not None:
                 cached += len(paths)
+                for rel, blob in zip(paths, found, strict=True):
+                    shas[rel] = old[rel][1]
+                    if keep_data:
+                        data[rel] = blob
                 continue
             todo.append((spec, px, border, paths))
     total = len(todo)
@@ -825,24 +916,34 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
         progress(0, total)
     n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
     rendered = 0
+
+    def record(job: _Job, blobs: list[bytes]) -> None:
+        nonlocal rendered, done
+        for rel, blob in zip(job[3], blobs, strict=True):
+            shas[rel] = _sha(blob)
+            if keep_data:
+                data[rel] = blob
+        rendered += len(blobs)
+        done += 1
+        if progress:
+            progress(done, total)
+
     if n_jobs == 1 or total < 8:
         for job in todo:
-            _write_job(out, job)
-            rendered += len(job[3])
-            done += 1
-            if progress:
-                progress(done, total)
+            record(job, _write_job(out, job))
     else:
+        from concurrent.futures import ProcessPoolExecutor  # only when there is much to draw
+
         chunk = max(1, min(16, total // (n_jobs * 8)))
         with ProcessPoolExecutor(max_workers=n_jobs) as pool:
-            for n in pool.map(_worker, [(str(out), j) for j in todo], chunksize=chunk):
-                rendered += n
-                done += 1
-                if progress:
-                    progress(done, total)
-    manifest = Manifest(out, entries, rendered, cached)
-    atomic_write(manifest_path, json.dumps(manifest.as_dict(), indent=1,
-                                           ensure_ascii=True).encode("ascii"))
+            for job, blobs in zip(todo, pool.map(_worker, [(str(out), j) for j in todo], chunksize=chunk),
+                                  strict=True):
+                record(job, blobs)
+    entries = [replace(e, sha256=shas[e.path]) for e in entries]
+    manifest = Manifest(out, entries, rendered, cached, data)
+    document = manifest.as_dict()
+    if document != old_doc:             # an unchanged manifest is not written again
+        atomic_write(manifest_path, json.dumps(document, indent=1, ensure_ascii=True).encode("ascii"))
     return manifest
 
 

@@ -38,7 +38,8 @@ from vmodtool.scenario.mapgrid import (
 from vmodtool.scenario.offmap import OFF_MAP_NAME
 from vmodtool.scenario.problems import Path, Problem, ScenarioProblems
 from vmodtool.scenario.rule_refs import RuleReferences
-from vmodtool.scenario.schema_check import scenario_schema, schema_problems, too_long
+from vmodtool.scenario.schema_cache import cached_schema_problems, schema_key
+from vmodtool.scenario.schema_check import scenario_schema, too_long
 from vmodtool.scenario.source import Document, load_csv, load_document
 from vmodtool.vassal.grid_numbering import format_index
 
@@ -61,25 +62,29 @@ _PLUGIN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
 def load_scenario(path: PathLike, *, module: Module | PathLike | None = None,
-                  board_sizes: Mapping[str, tuple[int, int]] | None = None) -> M.Scenario:
+                  board_sizes: Mapping[str, tuple[int, int]] | None = None,
+                  cache_dir: PathLike | None = None) -> M.Scenario:
     """Load and validate a scenario; raises :class:`ScenarioProblems` listing
     every error (warnings alone do not stop loading).  ``module`` (a
     :class:`~vmodtool.vassal.module.Module` or its path) wins over the
     scenario's ``module.file``; ``board_sizes`` over its
     ``module.board_sizes``: both matter only to a scenario whose map is taken
-    from the module."""
-    scenario, problems = check_scenario(path, module=module, board_sizes=board_sizes)
+    from the module.  ``cache_dir``: a build's cache folder, where a clean
+    schema check is kept (``scenario/schema_cache.py``)."""
+    scenario, problems = check_scenario(path, module=module, board_sizes=board_sizes, cache_dir=cache_dir)
     if scenario is None or any(p.severity == "error" for p in problems):
         raise ScenarioProblems(problems, file=os.fspath(path))
     return scenario
 
 
 def check_scenario(path: PathLike, *, module: Module | PathLike | None = None,
-                   board_sizes: Mapping[str, tuple[int, int]] | None = None
-                   ) -> tuple[M.Scenario | None, list[Problem]]:
+                   board_sizes: Mapping[str, tuple[int, int]] | None = None,
+                   cache_dir: PathLike | None = None) -> tuple[M.Scenario | None, list[Problem]]:
     """Validate a scenario file: the model (None when it cannot be built)
     and every problem found, in file order."""
     fs_path = FsPath(path)
+    cache = FsPath(cache_dir) if cache_dir is not None else None
+    key = schema_key(fs_path) if cache is not None else ""
     doc = load_document(fs_path)
     if doc.problems and doc.data is None:
         return None, list(doc.problems)
@@ -88,7 +93,7 @@ def check_scenario(path: PathLike, *, module: Module | PathLike | None = None,
                                             "map, unit_types, counters, …) at the top level"))
         return None, doc.problems
     problems: list[Problem] = list(doc.problems)
-    problems += schema_problems(doc)
+    problems += cached_schema_problems(doc, fs_path, cache, key)
     builder = _Builder(doc, fs_path, module=module, board_sizes=board_sizes)
     scenario = builder.build()
     seen = {(p.path, p.message) for p in problems}

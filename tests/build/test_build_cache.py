@@ -1,0 +1,230 @@
+"""``vmodtool build --cache DIR``: what a warm build takes from the cache
+(counter faces, the board, a clean schema check) is what a cold build would
+make — byte for byte — and every change of its inputs, or a corrupt entry,
+makes it draw or check again instead of trusting the cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vmodtool.build import builder as B
+from vmodtool.build import images as I
+from vmodtool.build.builder import build_module_file
+from vmodtool.render import counters as C
+from vmodtool.scenario import problems as P
+from vmodtool.scenario import schema_cache as SC
+
+
+def scenario_text(n: int = 6, *, attack: int = 4, font: str | None = None, woods: str = "#5f8f3e",
+                  title: str = "Cache test") -> str:
+    styles = f"styles: {{counter: {{font: {font}}}}}\n" if font else ""
+    counters = ", ".join(f'"{i}"' for i in range(1, n // 2 + 1))
+    hexes = [f"{c:02d}{r:02d}" for r in range(1, 5) for c in range(1, 7)]
+    ids = [f"{u}.{i}" for u in ("inf", "tank") for i in range(1, n // 2 + 1)]
+    setup = "\n".join(f'  - {{hex: "{hexes[i % len(hexes)]}", stack: [{uid}]}}' for i, uid in enumerate(ids))
+    return f"""schema: vmodtool/1
+game:
+  id: cache
+  title: "{title}"
+  sides: [{{id: a, name: "A", fill: "#9fc5e8"}}, {{id: b, name: "B", fill: "#ea9999"}}]
+  dice: [2d6]
+map:
+  grid: {{hex_height: 64, columns: 6, rows: 4, low_columns: even,
+         numbering: {{column: {{start: 1, leading_zeros: 1}}, row: {{start: 1, leading_zeros: 1}}}}}}
+  terrain_types:
+    clear: {{code: ".", fill: "#e6e2c3"}}
+    woods: {{code: w, fill: "{woods}", symbol: trees}}
+  terrain:
+    default: clear
+    rows: {{"01": ". w . . w .", "02": "w . . . . ."}}
+factor_layouts:
+  std: {{bottom: "{{attack}}-{{defense}}-{{move}}"}}
+unit_types:
+  inf:
+    name: "Infantry"
+    movement_class: foot
+    nato: {{symbol: infantry, size: battalion}}
+    layout: std
+    faces:
+      - {{name: full, state: {{step: full}}, factors: {{attack: {attack}, defense: 3, move: 4}}}}
+      - {{name: reduced, state: {{step: reduced}}, factors: {{attack: 2, defense: 1, move: 4}}}}
+  tank:
+    name: "Tank"
+    movement_class: foot
+    nato: {{symbol: armour, size: battalion}}
+    layout: std
+    faces:
+      - {{name: full, state: {{step: full}}, factors: {{attack: 6, defense: 5, move: 6}}}}
+      - {{name: reduced, state: {{step: reduced}}, factors: {{attack: 3, defense: 2, move: 6}}}}
+{styles}counters:
+  - {{id: inf, type: inf, side: a, count: {n // 2}, labels: [{counters}]}}
+  - {{id: tank, type: tank, side: b, count: {n // 2}, labels: [{counters}]}}
+setup:
+{setup}
+turns: {{first: 1, last: 3, structure: [{{phase: move, name: "Movement"}}]}}
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "game").mkdir()
+    return tmp_path
+
+
+def build(folder: Path, text: str, name: str, *, cache: bool, jobs: int = 1) -> bytes:
+    scenario = folder / "game" / "scenario.yaml"
+    scenario.write_text(text, encoding="utf-8")
+    out = folder / name
+    build_module_file(scenario, out, jobs=jobs, cache_dir=folder / "cache" if cache else None)
+    return out.read_bytes()
+
+
+class Counting:
+    """Counts the counter faces and boards drawn, through the real renderers."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.faces = 0
+        self.boards = 0
+        render_spec, board = C.render_spec, I._draw_board
+
+        def counted_spec(spec: C.CounterSpec, px: int, *, border: bool = True) -> list:
+            self.faces += len(spec.faces)
+            return render_spec(spec, px, border=border)
+
+        def counted_board(scenario):  # type: ignore[no-untyped-def]
+            self.boards += 1
+            return board(scenario)
+
+        monkeypatch.setattr(C, "render_spec", counted_spec)      # the cache's renderer
+        monkeypatch.setattr(I, "render_spec", counted_spec)      # the cold build's
+        monkeypatch.setattr(I, "_draw_board", counted_board)
+
+    def reset(self) -> None:
+        self.faces = self.boards = 0
+
+
+def test_warm_build_is_the_cold_build_and_draws_nothing(folder, monkeypatch):
+    count = Counting(monkeypatch)
+    cold = build(folder, scenario_text(), "cold.vmod", cache=False)
+    assert count.faces == 12 and count.boards == 1
+    first = build(folder, scenario_text(), "first.vmod", cache=True)
+    count.reset()
+    warm = build(folder, scenario_text(), "warm.vmod", cache=True)
+    assert cold == first == warm
+    assert count.faces == 0 and count.boards == 0
+    assert {p.name for p in (folder / "cache").iterdir()} >= {
+        "counters.json", "vassal", *I.BOARD_CACHE, SC.CACHE_NAME}
+
+
+def test_the_pool_and_the_cache_give_the_same_bytes(folder):
+    """More than 200 counters: the faces are drawn by worker processes."""
+    text = scenario_text(220)
+    cold_pool = build(folder, text, "pool.vmod", cache=False, jobs=2)
+    cold_here = build(folder, text, "here.vmod", cache=False, jobs=1)
+    build(folder, text, "first.vmod", cache=True, jobs=2)
+    warm = build(folder, text, "warm.vmod", cache=True, jobs=2)
+    assert cold_pool == cold_here == warm
+
+
+@pytest.mark.parametrize("change, faces, boards", [
+    ({"attack": 7}, 6, 0),          # the three infantry counters (a key per counter: both faces)
+    ({"font": "condensed-bold"}, 12, 0),
+    ({"woods": "#204010"}, 0, 1),   # the board's terrain
+    ({"title": "Renamed"}, 0, 0),   # the scenario only
+])
+def test_a_change_redraws_what_it_changes_and_the_result_is_the_cold_build(folder, monkeypatch, change, faces,
+                                                                          boards):
+    build(folder, scenario_text(), "first.vmod", cache=True)
+    count = Counting(monkeypatch)
+    warm = build(folder, scenario_text(**change), "warm.vmod", cache=True)
+    assert (count.faces, count.boards) == (faces, boards)
+    assert warm == build(folder, scenario_text(**change), "cold.vmod", cache=False)
+
+
+def test_corrupt_cache_entries_are_drawn_again(folder, monkeypatch):
+    build(folder, scenario_text(), "first.vmod", cache=True)
+    cache = folder / "cache"
+    face = cache / "vassal" / C.face_filename("inf.1", "full")
+    face.write_bytes(face.read_bytes()[:-9] + b"corrupted")
+    (cache / I.BOARD_CACHE[0]).write_bytes(b"\x89PNG not a board")
+    (cache / SC.CACHE_NAME).write_text("{not json", encoding="utf-8")
+    count = Counting(monkeypatch)
+    warm = build(folder, scenario_text(), "warm.vmod", cache=True)
+    assert count.faces == 2 and count.boards == 1      # that counter's two faces and the board
+    assert warm == build(folder, scenario_text(), "cold.vmod", cache=False)
+    count.reset()
+    assert build(folder, scenario_text(), "again.vmod", cache=True) == warm   # repaired
+    assert count.faces == 0 and count.boards == 0
+
+
+def test_a_manifest_without_hashes_is_not_trusted(folder, monkeypatch):
+    build(folder, scenario_text(), "first.vmod", cache=True)
+    manifest = folder / "cache" / C.MANIFEST_NAME
+    data = json.loads(manifest.read_text("utf-8"))
+    for entry in data["entries"]:
+        entry["sha256"] = ""
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    count = Counting(monkeypatch)
+    build(folder, scenario_text(), "warm.vmod", cache=True)
+    assert count.faces == 12
+
+
+def test_a_clean_schema_check_is_kept_only_for_the_same_bytes(folder, monkeypatch):
+    checks: list[int] = []
+    real = SC.schema_problems
+
+    def counted(doc):  # type: ignore[no-untyped-def]
+        checks.append(1)
+        return real(doc)
+
+    monkeypatch.setattr(SC, "schema_problems", counted)
+    build(folder, scenario_text(), "first.vmod", cache=True)
+    build(folder, scenario_text(), "warm.vmod", cache=True)
+    assert len(checks) == 1
+    bad = scenario_text().replace("  dice: [2d6]\n", "  dice: [2d6]\n  colour_scheme: loud\n")
+    with pytest.raises(P.ScenarioProblems, match="colour_scheme"):
+        build(folder, bad, "bad.vmod", cache=True)
+    assert len(checks) == 2
+    with pytest.raises(P.ScenarioProblems, match="colour_scheme"):   # a failed check is never kept
+        build(folder, bad, "bad.vmod", cache=True)
+    assert len(checks) == 3
+
+
+def test_schema_key_follows_the_bytes(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("schema: vmodtool/1\n", encoding="utf-8")
+    first = SC.schema_key(path)
+    path.write_text("schema: vmodtool/1 \n", encoding="utf-8")
+    assert SC.schema_key(path) not in ("", first)
+    assert SC.schema_key(tmp_path / "missing.yaml") == ""
+
+
+def test_board_key_follows_the_map_not_the_rest(folder):
+    from vmodtool.scenario import load_scenario
+
+    paths = []
+    for i, text in enumerate((scenario_text(), scenario_text(title="Other"), scenario_text(woods="#000000"))):
+        path = folder / f"s{i}.yaml"
+        path.write_text(text, encoding="utf-8")
+        paths.append(I.board_key(load_scenario(path)))
+    assert paths[0] == paths[1] != paths[2]
+
+
+def test_builder_uses_start_module_images():
+    assert B.start_module_images is I.start_module_images
+
+
+@pytest.mark.parametrize("example", ["modern-tactical", "ww1-operational", "combat-commander"])
+def test_the_counts_of_a_build_are_those_of_its_buildfile(example):
+    """The summary's counts are taken while assembling (the buildFile is
+    parsed only when asked for): they must be what parsing it gives."""
+    from vmodtool.build.module import assemble_module
+    from vmodtool.scenario import load_scenario
+
+    scenario = load_scenario(Path(__file__).resolve().parents[2] / "examples" / example / "scenario.yaml")
+    build = assemble_module(scenario, I.module_image_names(scenario))
+    assert build.slots == len(build.buildfile.piece_slots()) > 0
+    assert build.prototypes == len(build.buildfile.prototypes()) > 0

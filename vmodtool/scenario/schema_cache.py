@@ -1,0 +1,57 @@
+"""The result of a scenario's JSON Schema check, kept in a build's cache
+folder (``vmodtool build --cache DIR``): a file whose bytes, schema and
+vmodtool version are those of a check that found nothing is not checked
+again (the check is a fifth of a large scenario's loading).  Only a clean
+result is kept; an entry that cannot be read or does not match is ignored
+and the check runs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import resources
+from pathlib import Path
+
+from vmodtool.fileio import atomic_write
+from vmodtool.scenario.problems import Problem
+from vmodtool.scenario.schema_check import schema_problems
+from vmodtool.scenario.source import Document
+
+__all__ = ["CACHE_NAME", "schema_key", "cached_schema_problems"]
+
+CACHE_NAME = "scenario-schema.json"
+
+
+def schema_key(path: Path) -> str:
+    """The key of a check of ``path``: its bytes, the schema's and the
+    package version ('' when the file cannot be read)."""
+    from vmodtool import __version__
+
+    h = hashlib.sha256(__version__.encode("utf-8") + b"\0")
+    try:
+        h.update(resources.files("vmodtool").joinpath("data/scenario.schema.json").read_bytes())
+        h.update(b"\0" + path.read_bytes())
+    except OSError:
+        return ""
+    return h.hexdigest()
+
+
+def cached_schema_problems(doc: Document, path: Path, cache_dir: Path | None, key: str) -> list[Problem]:
+    """:func:`schema_problems` of ``doc``, skipped when ``cache_dir`` records
+    a clean check of ``key`` — the :func:`schema_key` of ``path`` taken
+    before ``doc`` was read, used only when the file still has it (a file
+    changed meanwhile is checked and not recorded)."""
+    if cache_dir is None:
+        return schema_problems(doc)
+    if key != schema_key(path):
+        key = ""
+    index = cache_dir / CACHE_NAME
+    try:
+        if key and json.loads(index.read_text("utf-8")).get("clean") == key:
+            return []
+    except (OSError, ValueError, AttributeError):
+        pass
+    problems = schema_problems(doc)
+    if key and not problems and cache_dir.is_dir():
+        atomic_write(index, json.dumps({"clean": key}).encode("ascii"))
+    return problems

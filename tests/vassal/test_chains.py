@@ -17,6 +17,7 @@ from vmodtool.vassal.pieces import (
     _chain_literal,
     _chain_split,
     _nest,
+    chain_rest,
     split_chain,
     split_chain_levels,
 )
@@ -37,18 +38,21 @@ def _texts(seed: int, count: int) -> list[str]:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_chain_reader_agrees_with_level_by_level_decoding(seed: int) -> None:
-    linear = 0
+    linear = splits = 0
     for text in _texts(seed, 6000):
         for levels in (0, 1, 2, 3, 5, len(text) + 1):
             expected = _chain_literal(text, levels)
             assert split_chain_levels(text, levels) == expected, (text, levels)
-            if "'" not in text:         # the split reader, where it applies
-                split = _chain_split(text, levels)
-                assert split is None or split == expected, (text, levels)
+            split = _chain_split(text, levels)     # the split reader, where it applies
+            assert split is None or split == expected, (text, levels)
+            if split is not None:
+                splits += 1
+            assert chain_rest(text, levels) == (len(expected[0]), expected[1]), (text, levels)
             if _chain_linear(text, levels) is not None:
                 linear += 1
         assert split_chain(text) == _chain_literal(text, len(text) + 1)[0]
     assert linear > 20000          # the one-pass reader took most of them
+    assert splits > 15000          # and most of those were read from the split
 
 
 def test_deep_chain_round_trips() -> None:
@@ -84,3 +88,48 @@ def test_basic_state_of_is_parse_then_basic_state(text: str) -> None:
     else:
         assert PieceDef.basic_state_of(text) == expected
         assert expected.map == "Main Map"
+
+
+def _piece_texts(seed: int, count: int) -> list[str]:
+    """``+/id/type/state`` with type chains of every shape (TABs inside
+    tokens, quotes, backslash-ended tokens, short states, escaped ``/``)."""
+    rnd = random.Random(seed)
+    alphabet = "ab;\t\\'/"
+    out = []
+    for _ in range(count):
+        decorators = [rnd.choice(["mark;", "emb2;", "placemark;"]) + "".join(
+            rnd.choice(alphabet) for _ in range(rnd.randint(0, 6))) for _ in range(rnd.randint(0, 5))]
+        basic = rnd.choice(["piece;;;x.png;N", "stack", "deck;x", "emb2;x", "piece;"])
+        type_ = _nest(decorators + [basic])
+        states = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 4)))
+                  for _ in range(len(decorators) + rnd.choice([0, 0, 0, 1, -1]))]
+        states.append(rnd.choice(["Main Map;10;20;g1;0", "null;0;0;g;1;k;v", "m;x;1", "a;1;2;3;1;k"]))
+        state = _nest(states)
+        def esc(t: str) -> str:
+            return t.replace("/", "\\/")
+        out.append(f"+/{rnd.randint(0, 9)}/{esc(type_)}/{esc(state)}")
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_basic_state_of_agrees_with_parse_on_every_shape(seed: int) -> None:
+    from vmodtool.vassal.commands import AddPiece
+    from vmodtool.vassal.sequence import decode_sequence
+
+    outcomes = set()
+    for text in _piece_texts(seed, 3000):
+        fields = AddPiece(text).fields
+        assert fields == decode_sequence(text[2:], "/"), text
+        try:
+            expected = PieceDef.parse(text).basic_state()
+        except FormatError as error:
+            for given in (None, fields):
+                with pytest.raises(FormatError) as raised:
+                    PieceDef.basic_state_of(text, fields=given)
+                assert str(raised.value) == str(error), text
+            outcomes.add(str(error).split(":")[0][:30])
+        else:
+            assert PieceDef.basic_state_of(text) == expected, text
+            assert PieceDef.basic_state_of(text, fields=fields) == expected, text
+            outcomes.add("ok")
+    assert "ok" in outcomes and len(outcomes) >= 4, outcomes      # states read and each error met

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from vmodtool.errors import FormatError
-from vmodtool.vassal.sequence import Token, decode_sequence, encode_sequence
+from vmodtool.vassal.sequence import Token, decode_sequence, encode_sequence, unquote_token
 
 __all__ = [
     "ESC", "Node", "Command", "CommandGroup", "parse_commands", "classify", "MAX_DEPTH",
@@ -175,13 +175,63 @@ class EndSave(Command):
     __slots__ = ()
 
 
+def _slash_fields(text: str) -> list[str]:
+    """The ``/`` fields of ``X/body``: the fields of the whole text but its
+    first (the prefix ``X`` ends at an unescaped ``/``), without copying the
+    body first."""
+    if text[1:2] == "/" and text[:1] != "\\":
+        return decode_sequence(text, "/")[1:]
+    return decode_sequence(text[2:], "/")
+
+
+#: the type field of ``+/id/type/state`` as written (escaped) -> its decoded
+#: token, or None when it is more than one token: pieces of one kind share
+#: one type, decoded once, and their fields share the one string
+_ADD_TYPES: dict[str, str | None] = {}
+_ADD_TYPES_CHARS = [0]
+_ADD_TYPES_LIMIT = 32 * 1024 * 1024      # characters of keys kept at most
+
+
+def _add_fields(text: str) -> list[str]:
+    """:func:`_slash_fields` of ``+/id/type/state``.  When neither the id
+    nor the state holds a ``/`` (every real piece), the fields end at the
+    first and the last ``/`` of the text, and only the type, looked up as
+    written, may need decoding."""
+    i = text.find("/", 2)
+    j = text.rfind("/")
+    if not (2 <= i < j and text[i - 1] != "\\" and text[j - 1] != "\\" and text[:2] == "+/"):
+        return _slash_fields(text)
+    raw = text[i + 1:j]
+    try:
+        type_ = _ADD_TYPES[raw]
+    except KeyError:
+        tokens = decode_sequence(raw, "/")
+        type_ = tokens[0] if len(tokens) == 1 else None
+        if _ADD_TYPES_CHARS[0] > _ADD_TYPES_LIMIT:
+            _ADD_TYPES.clear()
+            _ADD_TYPES_CHARS[0] = 0
+        _ADD_TYPES[raw] = type_
+        _ADD_TYPES_CHARS[0] += len(raw)
+    if type_ is None:
+        return _slash_fields(text)
+    piece_id, state = text[2:i], text[j + 1:]
+    if "'" in piece_id:
+        piece_id = unquote_token(piece_id)
+    if "'" in state:
+        state = unquote_token(state)
+    return [piece_id, type_, state]
+
+
 class _SlashCommand(Command):
     """A command whose body after the two-character prefix is a ``/`` sequence."""
     __slots__ = ()
 
+    def _split(self) -> list[str]:
+        return _slash_fields(self.text)
+
     def _field(self, index: int) -> str | None:
         if self._fields is None:
-            self._fields = decode_sequence(self.text[2:], "/")
+            self._fields = self._split()
         fields = self._fields
         return fields[index] if index < len(fields) else None
 
@@ -189,7 +239,7 @@ class _SlashCommand(Command):
     def fields(self) -> list[str]:
         """The raw ``/``-separated fields after the prefix (decoded once)."""
         if self._fields is None:
-            self._fields = decode_sequence(self.text[2:], "/")
+            self._fields = self._split()
         return self._fields
 
 
@@ -203,6 +253,9 @@ class AddPiece(_SlashCommand):
     kind = "AddPiece"
     java_class = "VASSAL.command.AddPiece"
     __slots__ = ()
+
+    def _split(self) -> list[str]:
+        return _add_fields(self.text)
 
     @classmethod
     def build(cls, piece_id: str | None, type_: str, state: str) -> AddPiece:
@@ -350,7 +403,7 @@ class MovePiece(_SlashCommand):
         redactor = redactor or Redactor()
         rec: dict[str, object] = {"kind": self.kind}
         rec.update(self._record_fields(redactor))
-        fields = list(self._fields or decode_sequence(self.text[2:], "/"))
+        fields = list(self._fields or _slash_fields(self.text))
         if len(fields) > 9:
             fields[9] = REDACTED
         rec["text"] = "M/" + (encode_sequence(fields, "/") or "")

@@ -23,9 +23,11 @@ Also here: the states of the non-trait basic types, :class:`BasicPieceState`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from itertools import islice, repeat
+from operator import getitem
+from typing import TYPE_CHECKING, cast
 
 from vmodtool.errors import FormatError, PathLike
 from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence, encode_sequence, unquote_token
@@ -97,24 +99,76 @@ def _unescape_tabs(text: str, times: int) -> str:
 
 
 _RUNS: list[str] = [""]
+_CUTS: list[slice] = [slice(None)]
 
 
 def _runs(n: int) -> list[str]:
-    """Runs of 0 … n backslashes."""
+    """Runs of 0 … n backslashes (at least; the list is shared)."""
     while len(_RUNS) <= n:
         _RUNS.append("\\" * len(_RUNS))
+        _CUTS.append(slice(None, -len(_CUTS)))
     return _RUNS
 
 
+def _cut(parts: list[str], cuts: Iterable[slice]) -> list[str]:
+    """Each part cut by its slice (in C)."""
+    return cast("list[str]", list(map(getitem, parts, cuts)))
+
+
+def _exact_runs(parts: list[str], count: int) -> bool:
+    """Whether each of the first ``count`` parts ends with a run of exactly
+    as many backslashes as its index (part ``k`` ends level ``k``): a plain
+    nesting with no TAB inside a level's token, checked in C."""
+    runs = _runs(count + 1)
+    return all(map(str.endswith, parts[:count], runs)) and \
+        not any(map(str.endswith, parts[:count], islice(runs, 1, None)))
+
+
+def _rest_of(parts: list[str], level: int) -> str | None:
+    """The text after the separator of level ``level - 1``, from the parts
+    after it (each but the last ends with at least ``level`` backslashes,
+    which it loses; None when one does not)."""
+    if len(parts) == 1:
+        return parts[0]
+    if level:
+        head = parts[:-1]
+        if not all(map(str.endswith, head, repeat(_runs(level)[level]))):
+            return None
+        parts = _cut(head, repeat(_CUTS[level])) + parts[-1:]
+    return "\t".join(parts)
+
+
 def _chain_split(text: str, levels: int) -> tuple[list[str], str | None] | None:
-    """:func:`_chain_linear` for text without quotes, from one split at the
-    TABs: a TAB after a run of exactly ``k`` backslashes ends level ``k``,
-    one after a longer run is a TAB inside the token of that level (it loses
-    ``k + 1`` backslashes); None for a shorter run."""
+    """:func:`_chain_linear` from one split at the TABs: a TAB after a run
+    of exactly ``k`` backslashes ends level ``k``, one after a longer run is
+    a TAB inside the token of that level (it loses ``k + 1`` backslashes);
+    None for a shorter run, and for quoted text that ends with a quote
+    (there a level's rest, which always ends where the text ends, may lose
+    its quotes).  Elsewhere quotes only make each token lose its own."""
+    if "'" not in text:
+        return _split_tabs(text, levels)
+    if text.endswith("'"):
+        return None
+    found = _split_tabs(text, levels)
+    if found is None:
+        return None
+    tokens, rest = found
+    return [unquote_token(t) for t in tokens], rest
+
+
+def _split_tabs(text: str, levels: int) -> tuple[list[str], str | None] | None:
     parts = text.split("\t")
     last = len(parts) - 1
+    count = min(last, levels)
+    if _exact_runs(parts, count):           # no TAB inside a token (states, most types)
+        tokens = _cut(parts[:count], _CUTS)
+        if count < levels:                  # no inner part after the last level: its token is the rest
+            tokens.append(parts[last])
+            return tokens, None
+        rest = _rest_of(parts[count:], count)
+        return None if rest is None else (tokens, rest)
     runs = _runs(last + 2)
-    tokens: list[str] = []
+    tokens = []
     pending: list[str] = []         # the pieces of this level's token before its inner TABs
     level = i = 0
     while i < last and level < levels:
@@ -137,14 +191,26 @@ def _chain_split(text: str, levels: int) -> tuple[list[str], str | None] | None:
         pending.append(parts[last])
         tokens.append("\t".join(pending))
         return tokens, None
-    rest = parts[i:]
-    if level:
-        for j in range(len(rest) - 1):
-            part = rest[j]
-            if not part.endswith(runs[level]):
-                return None
-            rest[j] = part[:-level]
-    return tokens, "\t".join(rest)
+    rest = _rest_of(parts[i:], level)
+    return None if rest is None else (tokens, rest)
+
+
+def chain_rest(text: str, levels: int) -> tuple[int, str | None]:
+    """``(len(tokens), rest)`` of :func:`split_chain_levels`, without
+    making the tokens when the chain is a plain nesting: where the
+    innermost trait's state is, for whoever needs nothing else of it."""
+    if "'" not in text:
+        parts = text.split("\t")
+        last = len(parts) - 1
+        count = min(last, levels)
+        if _exact_runs(parts, count):
+            if count < levels:
+                return count + 1, None
+            rest = _rest_of(parts[count:], count)
+            if rest is not None:
+                return count, rest
+    tokens, rest = split_chain_levels(text, levels)
+    return len(tokens), rest
 
 
 def _chain_linear(text: str, levels: int) -> tuple[list[str], str | None] | None:
@@ -152,10 +218,9 @@ def _chain_linear(text: str, levels: int) -> tuple[list[str], str | None] | None
     the rest after the last one or None when a level had no inner part);
     None when the text is not a plain nesting (the caller decodes it
     literally)."""
-    if "'" not in text:
-        found = _chain_split(text, levels)
-        if found is not None:
-            return found
+    found = _chain_split(text, levels)
+    if found is not None:
+        return found
     find, count = text.find, text.count
     tokens: list[str] = []
     start, end, k = 0, len(text), 0
@@ -222,41 +287,111 @@ def split_chain(text: str) -> list[str]:
     return split_chain_levels(text, len(text) + 1)[0]
 
 
-def _split_definition(text: str, file: PathLike | None, place: str | None, fields: Sequence[str] | None
-                      ) -> tuple[str, list[str], list[str], str]:
-    """The id token, the per-trait type tokens, the decorators' state tokens
-    and the basic piece's state of ``+/id/type/state`` (see
-    :meth:`PieceDef.parse`, which raises what this raises)."""
+def _check_fields(text: str, file: PathLike | None, place: str | None, fields: Sequence[str] | None
+                  ) -> Sequence[str]:
+    """The ``/`` fields of ``+/id/type/state`` (at least three)."""
     if not isinstance(text, str) or not text.startswith("+/"):
         raise FormatError("a piece definition starts with '+/' (AddPiece)",
                           file=file, place=place)
-    parts = decode_sequence(text[2:], "/") if fields is None else fields
+    parts = decode_sequence(text, "/")[1:] if fields is None else fields
     if len(parts) < 3:
         what = "type" if len(parts) < 2 else "state"
         raise FormatError(f"piece definition has no {what} after '+/id/'",
                           file=file, place=place)
-    id_token, type_text, state_text = parts[0], parts[1], parts[2]
+    return parts
+
+
+def _type_chain(type_text: str) -> list[str]:
+    """:func:`split_chain` of a piece's type, cached (pieces of one kind
+    share one type string)."""
     types = _TYPE_CACHE.get(type_text)
     if types is None:
         if len(_TYPE_CACHE) >= _TYPE_CACHE_SIZE:
             _TYPE_CACHE.clear()
         types = _TYPE_CACHE[type_text] = split_chain(type_text)
+    return types
+
+
+#: type chains already measured: (traits, the innermost trait's prefix)
+_SHAPE_CACHE: dict[str, tuple[int, str]] = {}
+
+
+def _type_shape(type_text: str) -> tuple[int, str]:
+    """``(len(chain), type_prefix(chain[-1]))`` of :func:`split_chain` of
+    a piece's type, cached, without making the tokens when the chain is a
+    nesting VASSAL wrote (TABs inside tokens included)."""
+    shape = _SHAPE_CACHE.get(type_text)
+    if shape is None:
+        if len(_SHAPE_CACHE) >= _TYPE_CACHE_SIZE:
+            _SHAPE_CACHE.clear()
+        shape = _SHAPE_CACHE[type_text] = _measure_chain(type_text) or _shape_of(_type_chain(type_text))
+    return shape
+
+
+def _shape_of(types: list[str]) -> tuple[int, str]:
+    return len(types), type_prefix(types[-1])
+
+
+def _measure_chain(text: str) -> tuple[int, str] | None:
+    """:func:`_type_shape` by the walk of :func:`_split_tabs` without its
+    tokens; None where that walk would not decide (or the innermost token's
+    prefix would need its pieces joined)."""
+    if text.endswith("'"):
+        return None                 # a rest may lose its quotes
+    parts = text.split("\t")
+    last = len(parts) - 1
+    if _exact_runs(parts, last):
+        return last + 1, type_prefix(parts[last])
+    runs = _runs(last + 2)
+    level = start = 0
+    for i in range(last):
+        part = parts[i]
+        if part.endswith(runs[level + 1]):
+            continue                # a TAB inside this level's token
+        if level and not part.endswith(runs[level]):
+            return None
+        level += 1
+        start = i + 1
+    first = parts[start]            # the innermost token starts with this piece
+    if ";" not in first or first[:1] == "'":
+        return None
+    return level + 1, type_prefix(first)
+
+
+def _no_state(found: int, types: list[str], file: PathLike | None, place: str | None) -> FormatError:
+    where = f"trait {found + 1} ({type_prefix(types[found])})"
+    return FormatError(
+        f"no state for this trait: the state has {found} level(s) for "
+        f"{len(types)} trait(s)", file=file,
+        place=f"{place}, {where}" if place else where)
+
+
+def _split_definition(text: str, file: PathLike | None, place: str | None, fields: Sequence[str] | None
+                      ) -> tuple[str, list[str], list[str], str]:
+    """The id token, the per-trait type tokens, the decorators' state tokens
+    and the basic piece's state of ``+/id/type/state`` (see
+    :meth:`PieceDef.parse`, which raises what this raises)."""
+    parts = _check_fields(text, file, place, fields)
+    id_token, state_text = parts[0], parts[2]
+    types = _type_chain(parts[1])
     last = len(types) - 1
     levels, rest = split_chain_levels(state_text, last)
     if rest is None:
-        i = len(levels)
-        where = f"trait {i + 1} ({type_prefix(types[i])})"
-        raise FormatError(
-            f"no state for this trait: the state has {i} level(s) for "
-            f"{len(types)} trait(s)", file=file,
-            place=f"{place}, {where}" if place else where)
-    prefix = type_prefix(types[last])
+        raise _no_state(len(levels), types, file, place)
+    _check_basic(types, file, place)
+    return id_token, types, levels, rest
+
+
+def _check_basic(types: list[str], file: PathLike | None, place: str | None) -> None:
+    _check_basic_prefix(len(types), type_prefix(types[-1]), file, place)
+
+
+def _check_basic_prefix(count: int, prefix: str, file: PathLike | None, place: str | None) -> None:
     if prefix not in BASIC_PREFIXES:
-        where = f"trait {len(types)} ({prefix})"
+        where = f"trait {count} ({prefix})"
         raise FormatError(
             "the innermost trait is not a basic piece (piece;, stack or deck;)",
             file=file, place=f"{place}, {where}" if place else where)
-    return id_token, types, levels, rest
 
 
 class Trait:
@@ -372,11 +507,15 @@ class PieceDef:
         """``PieceDef.parse(text).basic_state()`` without building the trait
         chain (the same checks, the same errors): where a piece is, for
         whoever needs nothing else of it."""
-        _, types, levels, rest = _split_definition(text, None, None, fields)
-        prefix = type_prefix(types[-1])
+        parts = _check_fields(text, None, None, fields)
+        count, prefix = _type_shape(parts[1])
+        found, rest = chain_rest(parts[2], count - 1)
+        if rest is None:
+            raise _no_state(found, _type_chain(parts[1]), None, None)
+        _check_basic_prefix(count, prefix, None, None)
         if prefix != "piece;":
-            raise FormatError("the basic type is not a BasicPiece", place=f"trait {len(types)} ({prefix})")
-        return parse_basic_state(rest, place=f"trait {len(types)} (piece;)")
+            raise FormatError("the basic type is not a BasicPiece", place=f"trait {count} ({prefix})")
+        return parse_basic_state(rest, place=f"trait {count} (piece;)")
 
     @classmethod
     def from_traits(cls, traits: Sequence[Trait], id: str | None = None) -> PieceDef:

@@ -17,9 +17,11 @@ from vmodtool.vassal.pieces import (
     _chain_literal,
     _chain_split,
     _nest,
+    basic_state_written,
     chain_rest,
     split_chain,
     split_chain_levels,
+    written_fields,
 )
 
 
@@ -117,12 +119,21 @@ def test_basic_state_of_agrees_with_parse_on_every_shape(seed: int) -> None:
     from vmodtool.vassal.sequence import decode_sequence
 
     outcomes = set()
+    written_read = 0
     for text in _piece_texts(seed, 3000):
         fields = AddPiece(text).fields
         assert fields == decode_sequence(text[2:], "/"), text
+        written = written_fields(text)
+        quick = None
+        if written is not None:     # the fields as written: the same state, the same kind of type
+            assert written[1] == fields[2], text
+            assert (written[0] == "stack") == (fields[1] == "stack"), text
+            assert written[0].startswith("deck;") == fields[1].startswith("deck;"), text
+            quick = basic_state_written(*written)
         try:
             expected = PieceDef.parse(text).basic_state()
         except FormatError as error:
+            assert quick is None, text
             for given in (None, fields):
                 with pytest.raises(FormatError) as raised:
                     PieceDef.basic_state_of(text, fields=given)
@@ -131,5 +142,31 @@ def test_basic_state_of_agrees_with_parse_on_every_shape(seed: int) -> None:
         else:
             assert PieceDef.basic_state_of(text) == expected, text
             assert PieceDef.basic_state_of(text, fields=fields) == expected, text
+            assert quick is None or quick == expected, text
+            written_read += quick is not None
             outcomes.add("ok")
     assert "ok" in outcomes and len(outcomes) >= 4, outcomes      # states read and each error met
+    assert written_read > 100                                      # most read from the fields as written
+
+
+@pytest.mark.parametrize("text", [
+    "+/7/mark;a/b\tpiece;;;x.png;N/s1\tMain Map;1;2;g;0",       # a '/' not escaped: four fields
+    "+/7/'mark;a\tpiece;;;x.png;N'/s1\tMain Map;1;2;g;0",       # a quoted type
+    "+/7/mark;a\tpiece;;;x.png;N/'s1\tMain Map;1;2;g;0'",       # a quoted state
+    "+/7/mark\\/a\tpiece;;;x\\/y.png;N/s1\tMain Map;1;2;g;0",   # escaped '/' in the type only
+    "+/7/mark;a\t\\'piece;;;x.png;N/s1\tMain Map;1;2;g;0",
+])
+def test_fields_as_written_decide_only_what_decoding_would(text: str) -> None:
+    from vmodtool.vassal.commands import AddPiece
+
+    fields = AddPiece(text).fields
+    written = written_fields(text)
+    quick = basic_state_written(*written) if written is not None else None
+    try:
+        expected = PieceDef.basic_state_of(text, fields=fields)
+    except FormatError:
+        assert quick is None
+    else:
+        assert quick is None or quick == expected
+    if len(fields) != 3:
+        assert quick is None

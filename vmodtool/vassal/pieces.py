@@ -358,6 +358,71 @@ def _measure_chain(text: str) -> tuple[int, str] | None:
     return level + 1, type_prefix(first)
 
 
+def written_fields(text: str) -> tuple[str, str] | None:
+    """The type field as written (its ``/`` still escaped) and the state
+    field of ``+/id/type/state`` when they can be cut out without decoding
+    the fields: the id and the state hold no ``/`` (they end at the first
+    and the last one), nothing at their ends is quoted and the state holds
+    no quote.  None otherwise.  Whether the type holds an unescaped ``/``
+    (a fourth field) is for :func:`basic_state_written` to check."""
+    i = text.find("/", 2)
+    j = text.rfind("/")
+    if not (2 <= i < j and text[i - 1] != "\\" and text[j - 1] != "\\" and text[:2] == "+/"):
+        return None
+    written = text[i + 1:j]
+    state = text[j + 1:]
+    if written[:1] == "'" or written[-1:] == "'" or "'" in state:
+        return None
+    return written, state
+
+
+#: type fields as written -> the shape of their chain (None: not decided here)
+_WRITTEN_SHAPES: dict[str, tuple[int, str] | None] = {}
+
+
+def _written_shape(written: str) -> tuple[int, str] | None:
+    """:func:`_type_shape` of the type field ``written`` decodes to.
+    Decoding only drops the backslash of each ``\\/`` (the field is one
+    token, unquoted): no backslash in front of a TAB goes, so the chain's
+    levels are those of the text as written."""
+    shape: tuple[int, str] | None
+    try:
+        return _WRITTEN_SHAPES[written]
+    except KeyError:
+        pass
+    pieces = written.split("/")
+    if len(pieces) > 1 and not all(map(str.endswith, pieces[:-1], repeat("\\"))):
+        shape = None                # a '/' not escaped: more fields than three
+    else:
+        shape = _measure_chain(written)
+        if shape is not None and "\\" in shape[1]:
+            shape = None            # the prefix itself would change
+    if len(_WRITTEN_SHAPES) >= _TYPE_CACHE_SIZE:
+        _WRITTEN_SHAPES.clear()
+    _WRITTEN_SHAPES[written] = shape
+    return shape
+
+
+def basic_state_written(written: str, state: str) -> BasicPieceState | None:
+    """:meth:`PieceDef.basic_state_of` from :func:`written_fields`, without
+    decoding the type: the BasicPiece state, or None when this cannot
+    decide or the piece is not readable (then ``basic_state_of`` gives the
+    answer and its error)."""
+    shape = _written_shape(written)
+    if shape is None:
+        return None
+    count, prefix = shape
+    if prefix != "piece;":
+        return None
+    found, rest = chain_rest(state, count - 1)
+    if rest is None:
+        return None
+    try:
+        return parse_basic_state(rest, place=f"trait {count} (piece;)")
+    except FormatError:
+        return None
+
+
 def _no_state(found: int, types: list[str], file: PathLike | None, place: str | None) -> FormatError:
     where = f"trait {found + 1} ({type_prefix(types[found])})"
     return FormatError(

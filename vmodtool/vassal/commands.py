@@ -437,7 +437,13 @@ class LogEntry(Command):
     def logged(self) -> Command | None:
         if self._fields is None:
             inner = self.text[4:]
-            self._fields = [None if inner == "null" else classify(inner)(inner)]
+            if inner == "null":
+                self._fields = [None]
+            else:
+                cmd = object.__new__(_TWO.get(inner[:2]) or classify(inner))   # as the parser makes leaves
+                cmd.text = inner
+                cmd._fields = None
+                self._fields = [cmd]
         logged: Command | None = self._fields[0]
         return logged
 
@@ -829,6 +835,13 @@ for _prefix, _cls in _PREFIXES:
 del _prefix, _cls
 
 
+#: the leaf kinds that carry no player id (exact types: a subclass of one
+#: that does is still asked)
+_LEAF_KINDS: list[type] = [cls for _, cls in _PREFIXES] + list(_TWO.values()) + [
+    RemovePiece, NullCommand, BeginSave, EndSave, SetBoards, UnknownCommand, type(None)]
+_NO_PLAYER_ID: frozenset[type] = frozenset(_LEAF_KINDS) - {PlayerAdd, PlayerRemove, MovePiece, LogEntry}
+
+
 def classify(text: str) -> type[Command]:
     """The command class of one leaf's text (table §4.5)."""
     head = text[:2]
@@ -1078,8 +1091,11 @@ class Redactor:
         # one walk; the roster's names are learnt before the bare mover ids
         # (which get "player-N" labels only when the roster does not name them)
         movers = []
+        silent = _NO_PLAYER_ID
         for cmd in leaf_commands(node):
             inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
+            if type(inner) in silent:
+                continue
             if isinstance(inner, PlayerAdd):
                 self.learn(inner.player_id, inner.name or None)
             elif isinstance(inner, (MovePiece, PlayerRemove)):

@@ -170,3 +170,22 @@ def test_fields_as_written_decide_only_what_decoding_would(text: str) -> None:
         assert quick is None or quick == expected
     if len(fields) != 3:
         assert quick is None
+
+
+@pytest.mark.parametrize("text", ["\t" * 200_000 + "piece;", "a\\\t" * 50_000, "\\" * 100_000 + "\t" * 1000])
+def test_backslash_runs_made_stay_linear_in_the_text(text: str) -> None:
+    # a run of k backslashes per level: made up to the deepest level the text
+    # can reach (k levels need k(k-1)/2 of its characters), never one per TAB
+    import tracemalloc
+
+    from vmodtool.vassal.pieces import _type_shape
+
+    tracemalloc.start()
+    try:
+        split_chain(text)
+        _type_shape(text)
+        chain_rest(text, 5000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 40 * len(text) + 4 * 1024 * 1024, peak

@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice, repeat
+from math import isqrt
 from operator import getitem
 from typing import TYPE_CHECKING, cast
 
@@ -100,14 +101,33 @@ def _unescape_tabs(text: str, times: int) -> str:
 
 _RUNS: list[str] = [""]
 _CUTS: list[slice] = [slice(None)]
+#: runs this long and longer are made for the call, not kept (hostile text)
+_KEEP_RUNS = 1024
 
 
 def _runs(n: int) -> list[str]:
-    """Runs of 0 … n backslashes (at least; the list is shared)."""
+    """Runs of 0 … n backslashes (at least)."""
+    if n >= _KEEP_RUNS:
+        return ["\\" * k for k in range(n + 1)]
     while len(_RUNS) <= n:
         _RUNS.append("\\" * len(_RUNS))
         _CUTS.append(slice(None, -len(_CUTS)))
     return _RUNS
+
+
+def _cuts(n: int) -> list[slice]:
+    """The slices that drop 0 … n trailing characters (at least)."""
+    if n >= _KEEP_RUNS:
+        return [slice(None)] + [slice(None, -k) for k in range(1, n + 1)]
+    _runs(n)
+    return _CUTS
+
+
+def _deepest(text: str) -> int:
+    """A bound on the levels a chain in ``text`` can reach: level ``k`` ends
+    with ``k`` backslashes of its own, so ``k`` levels need ``k(k-1)/2``
+    of them (this keeps the runs made linear in the text)."""
+    return isqrt(2 * len(text)) + 2
 
 
 def _cut(parts: list[str], cuts: Iterable[slice]) -> list[str]:
@@ -115,10 +135,13 @@ def _cut(parts: list[str], cuts: Iterable[slice]) -> list[str]:
     return cast("list[str]", list(map(getitem, parts, cuts)))
 
 
-def _exact_runs(parts: list[str], count: int) -> bool:
-    """Whether each of the first ``count`` parts ends with a run of exactly
-    as many backslashes as its index (part ``k`` ends level ``k``): a plain
-    nesting with no TAB inside a level's token, checked in C."""
+def _exact_runs(parts: list[str], count: int, size: int) -> bool:
+    """Whether each of the first ``count`` parts (of a text of ``size``
+    characters) ends with a run of exactly as many backslashes as its index
+    (part ``k`` ends level ``k``): a plain nesting with no TAB inside a
+    level's token, checked in C."""
+    if count * (count - 1) // 2 > size:
+        return False
     runs = _runs(count + 1)
     return all(map(str.endswith, parts[:count], runs)) and \
         not any(map(str.endswith, parts[:count], islice(runs, 1, None)))
@@ -134,7 +157,7 @@ def _rest_of(parts: list[str], level: int) -> str | None:
         head = parts[:-1]
         if not all(map(str.endswith, head, repeat(_runs(level)[level]))):
             return None
-        parts = _cut(head, repeat(_CUTS[level])) + parts[-1:]
+        parts = _cut(head, repeat(_cuts(level)[level])) + parts[-1:]
     return "\t".join(parts)
 
 
@@ -160,14 +183,14 @@ def _split_tabs(text: str, levels: int) -> tuple[list[str], str | None] | None:
     parts = text.split("\t")
     last = len(parts) - 1
     count = min(last, levels)
-    if _exact_runs(parts, count):           # no TAB inside a token (states, most types)
-        tokens = _cut(parts[:count], _CUTS)
+    if _exact_runs(parts, count, len(text)):    # no TAB inside a token (states, most types)
+        tokens = _cut(parts[:count], _cuts(count))
         if count < levels:                  # no inner part after the last level: its token is the rest
             tokens.append(parts[last])
             return tokens, None
         rest = _rest_of(parts[count:], count)
         return None if rest is None else (tokens, rest)
-    runs = _runs(last + 2)
+    runs = _runs(min(last + 1, _deepest(text)))
     tokens = []
     pending: list[str] = []         # the pieces of this level's token before its inner TABs
     level = i = 0
@@ -203,7 +226,7 @@ def chain_rest(text: str, levels: int) -> tuple[int, str | None]:
         parts = text.split("\t")
         last = len(parts) - 1
         count = min(last, levels)
-        if _exact_runs(parts, count):
+        if _exact_runs(parts, count, len(text)):
             if count < levels:
                 return count + 1, None
             rest = _rest_of(parts[count:], count)
@@ -340,9 +363,9 @@ def _measure_chain(text: str) -> tuple[int, str] | None:
         return None                 # a rest may lose its quotes
     parts = text.split("\t")
     last = len(parts) - 1
-    if _exact_runs(parts, last):
+    if _exact_runs(parts, last, len(text)):
         return last + 1, type_prefix(parts[last])
-    runs = _runs(last + 2)
+    runs = _runs(min(last + 1, _deepest(text)))
     level = start = 0
     for i in range(last):
         part = parts[i]

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from itertools import islice, repeat
 from math import isqrt
 from operator import getitem
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from vmodtool.errors import FormatError, PathLike
 from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence, encode_sequence, unquote_token
@@ -50,6 +50,7 @@ __all__ = [
 #: prefixes of the non-trait (innermost) types: BasicPiece, Stack, Deck (§3.2)
 BASIC_PREFIXES = ("piece;", "stack", "deck;")
 
+_V = TypeVar("_V")
 _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
 
 
@@ -335,8 +336,27 @@ def _type_chain(type_text: str) -> list[str]:
     return types
 
 
+#: the characters of keys a shape cache keeps at most (it is emptied then)
+_SHAPES_CHARS = 32 * 1024 * 1024
+
+
+class _ShapeCache(dict[str, _V]):
+    """A dict emptied when it holds :data:`_TYPE_CACHE_SIZE` keys or
+    :data:`_SHAPES_CHARS` characters of them (types run to tens of
+    kilobytes)."""
+
+    chars = 0
+
+    def remember(self, key: str, value: _V) -> None:
+        if len(self) >= _TYPE_CACHE_SIZE or self.chars > _SHAPES_CHARS:
+            self.clear()
+            self.chars = 0
+        self[key] = value
+        self.chars += len(key)
+
+
 #: type chains already measured: (traits, the innermost trait's prefix)
-_SHAPE_CACHE: dict[str, tuple[int, str]] = {}
+_SHAPE_CACHE: _ShapeCache[tuple[int, str]] = _ShapeCache()
 
 
 def _type_shape(type_text: str) -> tuple[int, str]:
@@ -345,9 +365,8 @@ def _type_shape(type_text: str) -> tuple[int, str]:
     nesting VASSAL wrote (TABs inside tokens included)."""
     shape = _SHAPE_CACHE.get(type_text)
     if shape is None:
-        if len(_SHAPE_CACHE) >= _TYPE_CACHE_SIZE:
-            _SHAPE_CACHE.clear()
-        shape = _SHAPE_CACHE[type_text] = _measure_chain(type_text) or _shape_of(_type_chain(type_text))
+        shape = _measure_chain(type_text) or _shape_of(_type_chain(type_text))
+        _SHAPE_CACHE.remember(type_text, shape)
     return shape
 
 
@@ -400,7 +419,7 @@ def written_fields(text: str) -> tuple[str, str] | None:
 
 
 #: type fields as written -> the shape of their chain (None: not decided here)
-_WRITTEN_SHAPES: dict[str, tuple[int, str] | None] = {}
+_WRITTEN_SHAPES: _ShapeCache[tuple[int, str] | None] = _ShapeCache()
 
 
 def _written_shape(written: str) -> tuple[int, str] | None:
@@ -420,9 +439,7 @@ def _written_shape(written: str) -> tuple[int, str] | None:
         shape = _measure_chain(written)
         if shape is not None and "\\" in shape[1]:
             shape = None            # the prefix itself would change
-    if len(_WRITTEN_SHAPES) >= _TYPE_CACHE_SIZE:
-        _WRITTEN_SHAPES.clear()
-    _WRITTEN_SHAPES[written] = shape
+    _WRITTEN_SHAPES.remember(written, shape)
     return shape
 
 

@@ -11,7 +11,9 @@ Measures, in one run:
   data (on a prefix for the synthetic file, to keep the run short);
 * parsing the decoded text into the command tree: MB/s of plaintext;
 * peak memory (tracemalloc) of decoding, and of decoding + parsing, as a
-  multiple of the plaintext size.
+  multiple of the plaintext size;
+* the TLD chain (19 logs of VASSAL 2.9.8, upper-case hex, 121,000 commands):
+  ``SavedGame.read`` of every log, then its command tree (best of 3).
 
 Needs ../shared/corpus for the real file; the synthetic file is built from it
 when present, else from a generated command stream.
@@ -126,6 +128,27 @@ def report(label: str, data: bytes, baseline_prefix: int | None = None) -> None:
     print(f"  peak memory: decode {mem_decode:.2f}x plaintext; decode + parse {mem_both:.2f}x plaintext")
 
 
+def tld_chain() -> None:
+    from vmodtool.vassal.savefile import SavedGame
+
+    files = sorted((SHARED / "corpus" / "tld" / "game").glob("*.log"))
+    if not files:
+        return
+    t_read = t_tree = float("inf")
+    for _ in range(3):
+        gc.collect()
+        t0 = time.perf_counter()
+        games = [SavedGame.read(f) for f in files]
+        t1 = time.perf_counter()
+        leaves = sum(len(g.top_level()) for g in games)
+        t2 = time.perf_counter()
+        t_read, t_tree = min(t_read, t1 - t0), min(t_tree, t2 - t1)
+        plain = sum(g.decoded.plaintext_bytes for g in games)
+        del games
+    print(f"TLD chain: {len(files)} logs, {plain / MB:.1f} MB of plaintext, {leaves} top-level commands")
+    print(f"  SavedGame.read of all: {t_read:.3f} s; command trees: {t_tree:.3f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size-mb", type=int, default=100, help="size of the synthetic save (encoded)")
@@ -139,6 +162,7 @@ def main() -> None:
         sample = "\x1b".join(f"+/{i}/piece;;;u{i}.png;Unit {i}/Main Map;{i};{i};{i};0" for i in range(5000))
     big = synthetic(args.size_mb, sample)
     report(f"synthetic !VCSK save ({args.size_mb} MB encoded)", big, baseline_prefix=8 * MB)
+    tld_chain()
 
 
 if __name__ == "__main__":

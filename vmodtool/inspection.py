@@ -23,11 +23,11 @@ from vmodtool.errors import FormatError, VmodError
 from vmodtool.fileio import sniff
 from vmodtool.textsafe import escape_controls
 from vmodtool.vassal.archive import Archive, is_zip_data, read_head
-from vmodtool.vassal.commands import AddPiece, Command, CommandGroup, LogEntry, leaves, walk
+from vmodtool.vassal.commands import AddPiece, Command, CommandGroup, LogEntry, Node, leaf_commands, walk
 from vmodtool.vassal.decks import DECK_ID, DeckState, DeckType, HandDef
 from vmodtool.vassal.decks import hands as module_hands
 from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata, SaveMetadata
-from vmodtool.vassal.pieces import PieceDef
+from vmodtool.vassal.pieces import PieceDef, basic_state_written, written_fields
 from vmodtool.vassal.savefile import SavedGame
 
 if TYPE_CHECKING:   # a save is inspected without the module layer unless a module is given
@@ -149,19 +149,21 @@ def _inspect_save(path: PathLike, module: Module | None) -> Report:
     file = os.fspath(path)
     tree = game.commands
     kinds: Counter[str] = Counter()
-    depth = 0
-    leaf_count = 0
-    for p, cmd in leaves(tree):
-        leaf_count += 1
-        depth = max(depth, len(p))
+    logged: Counter[str] = Counter()
+    for cmd in leaf_commands(tree):
         if isinstance(cmd, LogEntry):
             inner = cmd.logged
-            kinds["Log:" + (inner.kind if inner is not None else "null")] += 1
+            logged[inner.kind if inner is not None else "null"] += 1
         else:
             kinds[cmd.kind] += 1
-    start = _start_maps(game)
-    pieces, stacks, per_map, bad = _start_pieces(game, start)
-    decks, hands = _start_decks(game, start, module_hands(module.buildfile) if module is not None else [])
+    leaf_count = sum(kinds.values()) + sum(logged.values())
+    for kind, count in logged.items():
+        kinds["Log:" + kind] += count
+    depth = _depth(tree)
+    adds = [cmd for node in game.restore_part() for cmd in leaf_commands(node) if isinstance(cmd, AddPiece)]
+    made, start = _start_maps(adds)
+    pieces, stacks, per_map, bad = _start_pieces(made, adds, start)
+    decks, hands = _start_decks(made, adds, start, module_hands(module.buildfile) if module is not None else [])
     steps = game.log_steps()
     undo_steps = _undo_steps(game) if steps else 0
     report: Report = {
@@ -199,44 +201,73 @@ def _undo_steps(game: SavedGame) -> int:
     return sum(1 for step in Replay([game]).steps() if step.undo)
 
 
-def _start_maps(game: SavedGame) -> dict[int, str | None | FormatError]:
-    """The BasicPiece map of every piece of the saved state (by the id of its
-    AddPiece command), or the error its definition has; each definition is
-    parsed once for the piece counts and the decks."""
+def _depth(tree: Node) -> int:
+    """The longest path from the root to a leaf (``leaves``' path length)."""
+    deepest = 0
+    stack: list[tuple[Node, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, CommandGroup):
+            stack.extend((child, depth + 1) for child in node.children)
+        elif depth > deepest:
+            deepest = depth
+    return deepest
+
+
+#: what an AddPiece of the saved state makes
+_STACK, _DECK, _PIECE = "stack", "deck", "piece"
+
+
+def _start_maps(adds: Sequence[AddPiece]) -> tuple[list[str], dict[int, str | None | FormatError]]:
+    """What each AddPiece of the saved state makes (:data:`_STACK`,
+    :data:`_DECK` or :data:`_PIECE`) and the BasicPiece map of every piece
+    (by the id of its command), or the error its definition has.  Each
+    definition is read once, from its fields as written where they can be
+    cut out without decoding them (the type of every piece decoded was a
+    third of inspect); the others through their decoded fields."""
+    kinds: list[str] = []
     maps: dict[int, str | None | FormatError] = {}
-    for node in game.restore_part():
-        for _, cmd in leaves(node):
-            if isinstance(cmd, AddPiece) and not cmd.is_stack and not cmd.type.startswith(DECK_ID):
-                try:
-                    maps[id(cmd)] = PieceDef.basic_state_of(cmd.text, fields=cmd.fields).map
-                except FormatError as error:
-                    maps[id(cmd)] = error
-    return maps
+    for cmd in adds:
+        written = written_fields(cmd.text)
+        type_ = written[0] if written is not None else cmd.type
+        if type_ == "stack":
+            kinds.append(_STACK)
+            continue
+        if type_.startswith(DECK_ID):
+            kinds.append(_DECK)
+            continue
+        kinds.append(_PIECE)
+        state = basic_state_written(*written) if written is not None else None
+        if state is not None:
+            maps[id(cmd)] = state.map
+            continue
+        try:
+            maps[id(cmd)] = PieceDef.basic_state_of(cmd.text, fields=cmd.fields).map
+        except FormatError as error:
+            maps[id(cmd)] = error
+    return kinds, maps
 
 
-def _start_pieces(game: SavedGame, maps: dict[int, str | None | FormatError]
+def _start_pieces(kinds: Sequence[str], adds: Sequence[AddPiece], maps: dict[int, str | None | FormatError]
                   ) -> tuple[int, int, dict[str, int], int]:
     pieces = stacks = bad = 0
     per_map: Counter[str] = Counter()
-    for node in game.restore_part():
-        for _, cmd in leaves(node):
-            if not isinstance(cmd, AddPiece):
-                continue
-            if cmd.is_stack:
-                stacks += 1
-                continue
-            if cmd.type.startswith(DECK_ID):
-                continue            # a deck: listed with its cards under "decks"
-            pieces += 1
-            found = maps[id(cmd)]
-            if isinstance(found, FormatError):
-                bad += 1
-            else:
-                per_map[found or "(not on a map)"] += 1
+    for kind, cmd in zip(kinds, adds, strict=True):
+        if kind == _STACK:
+            stacks += 1
+            continue
+        if kind == _DECK:
+            continue            # a deck: listed with its cards under "decks"
+        pieces += 1
+        found = maps[id(cmd)]
+        if isinstance(found, FormatError):
+            bad += 1
+        else:
+            per_map[found or "(not on a map)"] += 1
     return pieces, stacks, dict(sorted(per_map.items())), bad
 
 
-def _start_decks(game: SavedGame, maps: dict[int, str | None | FormatError],
+def _start_decks(kinds: Sequence[str], adds: Sequence[AddPiece], maps: dict[int, str | None | FormatError],
                  hand_defs: Sequence[HandDef]) -> tuple[list[Report], list[Report]]:
     """The decks of the saved state (each ``deck;`` AddPiece: name, map,
     card count, face) and, for the module's private maps, the pieces on
@@ -244,16 +275,13 @@ def _start_decks(game: SavedGame, maps: dict[int, str | None | FormatError],
     decks: list[Report] = []
     in_deck: set[str] = set()
     piece_maps: dict[str, str | None] = {}
-    for node in game.restore_part():
-        for _, cmd in leaves(node):
-            if not isinstance(cmd, AddPiece) or cmd.is_stack:
-                continue
-            if cmd.type.startswith(DECK_ID):
-                dtype, dstate = DeckType.parse(cmd.type), DeckState.parse(cmd.state)
-                in_deck.update(dstate.cards)
-                decks.append({"name": dtype.name, "map": dstate.map, "cards": len(dstate.cards),
-                              "face_down": dstate.face_down})
-                continue
+    for kind, cmd in zip(kinds, adds, strict=True):
+        if kind == _DECK:
+            dtype, dstate = DeckType.parse(cmd.type), DeckState.parse(cmd.state)
+            in_deck.update(dstate.cards)
+            decks.append({"name": dtype.name, "map": dstate.map, "cards": len(dstate.cards),
+                          "face_down": dstate.face_down})
+        elif kind == _PIECE and hand_defs:
             found = maps[id(cmd)]
             if not isinstance(found, FormatError):
                 piece_maps[cmd.piece_id or ""] = found

@@ -433,6 +433,48 @@ def test_iterative_parser_matches_the_recursive_one(text):
     assert type(got) is type(expected) and got == expected
 
 
+#: no token starts with a quote (quotes inside tokens do occur): the texts
+#: every real file has, read in one pass over the ESCs
+_unquoted_pieces = st.sampled_from([ESC, ESC, "\\", "\\" + ESC, "\\\\" + ESC, "\\" * 3 + ESC, "a", "b'",
+                                    "+/1/x", "LOG\t", "M/", "begin_save", "\t", "mapBoardPicker\t"])
+
+
+@settings(max_examples=600, deadline=None, derandomize=True)
+@given(st.lists(_unquoted_pieces, max_size=60).map("".join))
+@example("a" + "\\" * 3 + ESC + "b" + "\\" + ESC + "c" + ESC + "d")
+@example("a" + ESC + "'b" + ESC + "c")            # a quote starts a token: the level-by-level reader
+@example("\\" * (MAX_DEPTH - 1) + ESC + "x" + ESC + "\\" * MAX_DEPTH + ESC)
+def test_one_pass_parser_matches_the_recursive_one(text):
+    try:
+        expected: Node | None = _recursive_parse(text)
+    except RecursionError:  # pragma: no cover - the generated texts are too short for it
+        expected = None
+    if expected is None or _depth(expected) > MAX_DEPTH:
+        with pytest.raises(FormatError):
+            parse_commands(text)
+        return
+    got = parse_commands(text)
+    assert tree_to_json(got) == tree_to_json(expected)
+    assert type(got) is type(expected) and got == expected
+
+
+def test_deep_run_is_refused_at_the_command_it_is_in():
+    text = "a" + ESC + "b" + ESC + "\\" * (MAX_DEPTH - 1) + ESC + "c" + ESC + "\\" * MAX_DEPTH + ESC + "d"
+    with pytest.raises(FormatError, match="command 3"):    # a, b, the group of c, the empty leaf
+        parse_commands(text)
+
+
+def test_parse_peak_is_the_text_and_its_leaves():
+    # one group holding nearly all the text (PoG's saves, pieces of 9 KB):
+    # the group is never cut out of the text and split again, so the peak is
+    # the leaves' copy
+    piece = "+/1/" + "emb2;Flip;2;F;;0;;;0;;;;1;false;0;0;3059.svg;;true;;;\t" * 80 + "piece;;;inf.png;Inf/"
+    text = "begin_save" + ESC + ("\\" + ESC).join([piece] * (8 * MIB // len(piece))) + ESC + "end_save"
+    error, peak = _peak(lambda: parse_commands(text))
+    assert error is None, error
+    assert peak < 1.3 * len(text), f"{peak / len(text):.2f} x the text"   # cut out and split: 2.0
+
+
 # --------------------------------------------------------------------------
 # zip entry names holding a NUL (issue 13.6)
 

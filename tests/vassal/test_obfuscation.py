@@ -24,6 +24,26 @@ def test_upper_case_hex_and_case_is_reported():
     assert encode_saved_game(decoded.text, key=decoded.key, hex_case="upper") == data
 
 
+@pytest.mark.parametrize("case", ["lower", "upper", "mixed", "digits", "mixed-across-chunks"])
+def test_hex_case_is_found_in_every_chunk(case):
+    # 3 MB of text: 6 MB of hex, read in two chunks of at most 4 MB
+    text = "begin_save\x1b" + "+/1/piece;;;a.png;A/m;1;2;3;0\x1b" * (3 * 1024 * 1024 // 30)
+    data = encode_saved_game(text, key=0x11)
+    body = data[7:]
+    if case == "upper":
+        body = body.upper()
+    elif case == "mixed":
+        body = body[:-20] + body[-20:].upper()
+    elif case == "mixed-across-chunks":
+        body = body[:len(body) // 2] + body[len(body) // 2:].upper()
+    elif case == "digits":
+        text = "\x00\x01" * 100   # XOR 0x11: bytes 0x11 and 0x10, no hex letter
+        body = encode_saved_game(text, key=0x11)[7:]
+    decoded = decode_saved_game(data[:7] + body)
+    assert decoded.text == text
+    assert decoded.hex_case == {"digits": "lower"}.get(case, case.split("-")[0])
+
+
 @pytest.mark.parametrize("encoding", list(Encoding))
 @pytest.mark.parametrize("text", ["", "begin_save\x1bend_save", "Танковый корпус ☃ " * 50])
 def test_every_encoding_round_trips(encoding, text):

@@ -141,3 +141,21 @@ def test_parse_commands_small_tree():
     tree = parse_commands(text)
     assert tree_to_json(tree) == ["begin_save", "", ["", "+/1/piece;;;a.png;A/null;0;0;;0"], "end_save"]
     assert tree.encode() == text
+
+
+def test_largest_save_reads_within_two_and_a_half_times_its_text():
+    # issue 18: decode + command tree of the largest corpus save under 3x its
+    # plaintext; the text and the leaves it is cut into are 2x
+    import tracemalloc
+
+    saves = sorted((SHARED / "corpus").glob("*/*.vsav"), key=lambda p: p.stat().st_size)
+    if not saves:
+        pytest.skip("shared corpus not available")
+    tracemalloc.start()
+    try:
+        game = SavedGame.read(saves[-1])
+        _ = game.commands
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2.5 * game.decoded.plaintext_bytes, f"{peak / game.decoded.plaintext_bytes:.2f}x"

@@ -22,12 +22,13 @@ Player ids are VASSAL "passwords" (§4.10): :class:`PlayerAdd`,
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from vmodtool.errors import FormatError
-from vmodtool.vassal.sequence import Token, decode_sequence, encode_sequence
+from vmodtool.vassal.sequence import Token, decode_sequence, encode_sequence, unquote_token
 
 __all__ = [
     "ESC", "Node", "Command", "CommandGroup", "parse_commands", "classify", "MAX_DEPTH",
@@ -174,13 +175,63 @@ class EndSave(Command):
     __slots__ = ()
 
 
+def _slash_fields(text: str) -> list[str]:
+    """The ``/`` fields of ``X/body``: the fields of the whole text but its
+    first (the prefix ``X`` ends at an unescaped ``/``), without copying the
+    body first."""
+    if text[1:2] == "/" and text[:1] != "\\":
+        return decode_sequence(text, "/")[1:]
+    return decode_sequence(text[2:], "/")
+
+
+#: the type field of ``+/id/type/state`` as written (escaped) -> its decoded
+#: token, or None when it is more than one token: pieces of one kind share
+#: one type, decoded once, and their fields share the one string
+_ADD_TYPES: dict[str, str | None] = {}
+_ADD_TYPES_CHARS = [0]
+_ADD_TYPES_LIMIT = 32 * 1024 * 1024      # characters of keys kept at most
+
+
+def _add_fields(text: str) -> list[str]:
+    """:func:`_slash_fields` of ``+/id/type/state``.  When neither the id
+    nor the state holds a ``/`` (every real piece), the fields end at the
+    first and the last ``/`` of the text, and only the type, looked up as
+    written, may need decoding."""
+    i = text.find("/", 2)
+    j = text.rfind("/")
+    if not (2 <= i < j and text[i - 1] != "\\" and text[j - 1] != "\\" and text[:2] == "+/"):
+        return _slash_fields(text)
+    raw = text[i + 1:j]
+    try:
+        type_ = _ADD_TYPES[raw]
+    except KeyError:
+        tokens = decode_sequence(raw, "/")
+        type_ = tokens[0] if len(tokens) == 1 else None
+        if _ADD_TYPES_CHARS[0] > _ADD_TYPES_LIMIT:
+            _ADD_TYPES.clear()
+            _ADD_TYPES_CHARS[0] = 0
+        _ADD_TYPES[raw] = type_
+        _ADD_TYPES_CHARS[0] += len(raw)
+    if type_ is None:
+        return _slash_fields(text)
+    piece_id, state = text[2:i], text[j + 1:]
+    if "'" in piece_id:
+        piece_id = unquote_token(piece_id)
+    if "'" in state:
+        state = unquote_token(state)
+    return [piece_id, type_, state]
+
+
 class _SlashCommand(Command):
     """A command whose body after the two-character prefix is a ``/`` sequence."""
     __slots__ = ()
 
+    def _split(self) -> list[str]:
+        return _slash_fields(self.text)
+
     def _field(self, index: int) -> str | None:
         if self._fields is None:
-            self._fields = decode_sequence(self.text[2:], "/")
+            self._fields = self._split()
         fields = self._fields
         return fields[index] if index < len(fields) else None
 
@@ -188,7 +239,7 @@ class _SlashCommand(Command):
     def fields(self) -> list[str]:
         """The raw ``/``-separated fields after the prefix (decoded once)."""
         if self._fields is None:
-            self._fields = decode_sequence(self.text[2:], "/")
+            self._fields = self._split()
         return self._fields
 
 
@@ -202,6 +253,9 @@ class AddPiece(_SlashCommand):
     kind = "AddPiece"
     java_class = "VASSAL.command.AddPiece"
     __slots__ = ()
+
+    def _split(self) -> list[str]:
+        return _add_fields(self.text)
 
     @classmethod
     def build(cls, piece_id: str | None, type_: str, state: str) -> AddPiece:
@@ -349,7 +403,7 @@ class MovePiece(_SlashCommand):
         redactor = redactor or Redactor()
         rec: dict[str, object] = {"kind": self.kind}
         rec.update(self._record_fields(redactor))
-        fields = list(self._fields or decode_sequence(self.text[2:], "/"))
+        fields = list(self._fields or _slash_fields(self.text))
         if len(fields) > 9:
             fields[9] = REDACTED
         rec["text"] = "M/" + (encode_sequence(fields, "/") or "")
@@ -383,7 +437,13 @@ class LogEntry(Command):
     def logged(self) -> Command | None:
         if self._fields is None:
             inner = self.text[4:]
-            self._fields = [None if inner == "null" else classify(inner)(inner)]
+            if inner == "null":
+                self._fields = [None]
+            else:
+                cmd = object.__new__(_TWO.get(inner[:2]) or classify(inner))   # as the parser makes leaves
+                cmd.text = inner
+                cmd._fields = None
+                self._fields = [cmd]
         logged: Command | None = self._fields[0]
         return logged
 
@@ -767,23 +827,40 @@ _PREFIXES: list[tuple[str, type[Command]]] = [
 _TWO = {"+/": AddPiece, "D/": ChangePiece, "M/": MovePiece}
 
 
+#: the prefixes of :data:`_PREFIXES` by their first two characters, in
+#: table order (no two prefixes of different heads can match one text)
+_BY_HEAD: dict[str, tuple[tuple[str, type[Command]], ...]] = {}
+for _prefix, _cls in _PREFIXES:
+    _BY_HEAD[_prefix[:2]] = (*_BY_HEAD.get(_prefix[:2], ()), (_prefix, _cls))
+del _prefix, _cls
+
+
+#: the leaf kinds that carry no player id (exact types: a subclass of one
+#: that does is still asked)
+_LEAF_KINDS: list[type] = [cls for _, cls in _PREFIXES] + list(_TWO.values()) + [
+    RemovePiece, NullCommand, BeginSave, EndSave, SetBoards, UnknownCommand, type(None)]
+_NO_PLAYER_ID: frozenset[type] = frozenset(_LEAF_KINDS) - {PlayerAdd, PlayerRemove, MovePiece, LogEntry}
+
+
 def classify(text: str) -> type[Command]:
     """The command class of one leaf's text (table §4.5)."""
     head = text[:2]
     cls = _TWO.get(head)
     if cls is not None:
         return cls
-    if head == "-/":
+    candidates = _BY_HEAD.get(head)
+    if candidates is not None:
+        for prefix, prefix_cls in candidates:
+            if text.startswith(prefix):
+                return prefix_cls
+    elif head == "-/":
         return RemovePiece
-    if not text:
+    elif not text:
         return NullCommand
     if text == "begin_save":
         return BeginSave
     if text == "end_save":
         return EndSave
-    for prefix, prefix_cls in _PREFIXES:
-        if text.startswith(prefix):
-            return prefix_cls
     if "BoardPicker\t" in text[:300] and _BOARD_PICKER.match(text):
         return SetBoards
     return UnknownCommand
@@ -807,7 +884,94 @@ def parse_commands(text: str) -> Node:
     top-level command (0-based) it is in."""
     if ESC not in text and not _is_quoted(text):
         return classify(text)(text)
-    return _parse_group(text)
+    return _parse_unquoted(text)
+
+
+def _too_deep(command: int) -> FormatError:
+    return FormatError(
+        f"the commands are nested more than {MAX_DEPTH} groups deep (real saves nest at "
+        "most 4; VASSAL's parser would overflow its stack): the file is damaged or hostile",
+        place=f"command {command}")
+
+
+def _parse_unquoted(text: str) -> CommandGroup:
+    """:func:`_parse_group` for text in which no token starts with a quote
+    (every real file), in one pass over the ESCs of the original text.
+
+    Each decoding level drops one backslash in front of every escaped ESC
+    and touches nothing else, so an ESC after a run of exactly ``r``
+    backslashes separates the children of a group at depth ``r`` (the root
+    is at depth 0): deeper groups are never cut out of the text and split
+    again, and every leaf is one slice of the text, the ``r`` backslashes
+    of the separator after it left out (a leaf holds no ESC, so nothing else
+    in it was escaped).  Only quotes could move a token's ends: a leaf that
+    starts with one (classified unknown or as SetBoards, the two kinds
+    without a fixed prefix) sends the whole text to :func:`_parse_group`.
+
+    The garbage collector is paused meanwhile: the tree has no cycles, and
+    each collection would walk the whole tree built so far (a third of the
+    time on a log of 100,000 commands)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _split_unquoted(text) or _parse_group(text)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _split_unquoted(text: str) -> CommandGroup | None:
+    find = text.find
+    two = _TWO.get
+    new = object.__new__    # each leaf's slots set here, as Command.__init__ does (its call
+    #                         was a fifth of the time)
+    root: list[Node] = []
+    stack = [root]          # the children of each open group, the root first
+    top = 0                 # the depth of the innermost open group
+    children = root
+    start = 0
+    while True:
+        p = find(ESC, start)
+        if p < 0:
+            leaf = text[start:]
+        elif text[p - 1] != "\\" or p == start:
+            leaf = text[start:p]
+            run = 0
+        elif p - 1 == start or text[p - 2] != "\\":
+            leaf = text[start:p - 1]
+            run = 1
+        else:
+            run = p - start - len(text[start:p].rstrip("\\"))
+            leaf = text[start:p - run]
+        cls = two(leaf[:2]) or classify(leaf)
+        if (cls is UnknownCommand or cls is SetBoards) and leaf[:1] == "'":
+            return None
+        node = new(cls)
+        node.text = leaf
+        node._fields = None
+        if p < 0:
+            children.append(node)
+            while top:
+                group = CommandGroup(stack.pop())
+                top -= 1
+                stack[top].append(group)
+            return CommandGroup(root)
+        if run > top:                       # the leaf opens groups down to depth ``run``
+            if run >= MAX_DEPTH:
+                raise _too_deep(len(root))
+            while top < run:
+                children = []
+                stack.append(children)
+                top += 1
+            children.append(node)
+        else:
+            children.append(node)
+            while top > run:                # the separator closes the groups below depth ``run``
+                group = CommandGroup(stack.pop())
+                top -= 1
+                stack[top].append(group)
+            children = stack[top]
+        start = p + 1
 
 
 def _parse_group(text: str) -> CommandGroup:
@@ -831,10 +995,7 @@ def _parse_group(text: str) -> CommandGroup:
             children.append(classify(token)(token))
             continue
         if len(stack) >= MAX_DEPTH:
-            raise FormatError(
-                f"the commands are nested more than {MAX_DEPTH} groups deep (real saves nest at "
-                "most 4; VASSAL's parser would overflow its stack): the file is damaged or hostile",
-                place=f"command {len(stack[0][0])}")
+            raise _too_deep(len(stack[0][0]))
         sub = decode_sequence(token, ESC)
         del token
         sub.reverse()
@@ -930,8 +1091,11 @@ class Redactor:
         # one walk; the roster's names are learnt before the bare mover ids
         # (which get "player-N" labels only when the roster does not name them)
         movers = []
+        silent = _NO_PLAYER_ID
         for cmd in leaf_commands(node):
             inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
+            if type(inner) in silent:
+                continue
             if isinstance(inner, PlayerAdd):
                 self.learn(inner.player_id, inner.name or None)
             elif isinstance(inner, (MovePiece, PlayerRemove)):

@@ -23,9 +23,12 @@ Also here: the states of the non-trait basic types, :class:`BasicPieceState`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from itertools import islice, repeat
+from math import isqrt
+from operator import getitem
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from vmodtool.errors import FormatError, PathLike
 from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence, encode_sequence, unquote_token
@@ -47,6 +50,7 @@ __all__ = [
 #: prefixes of the non-trait (innermost) types: BasicPiece, Stack, Deck (§3.2)
 BASIC_PREFIXES = ("piece;", "stack", "deck;")
 
+_V = TypeVar("_V")
 _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
 
 
@@ -97,24 +101,98 @@ def _unescape_tabs(text: str, times: int) -> str:
 
 
 _RUNS: list[str] = [""]
+_CUTS: list[slice] = [slice(None)]
+#: runs this long and longer are made for the call, not kept (hostile text)
+_KEEP_RUNS = 1024
 
 
 def _runs(n: int) -> list[str]:
-    """Runs of 0 … n backslashes."""
+    """Runs of 0 … n backslashes (at least)."""
+    if n >= _KEEP_RUNS:
+        return ["\\" * k for k in range(n + 1)]
     while len(_RUNS) <= n:
         _RUNS.append("\\" * len(_RUNS))
+        _CUTS.append(slice(None, -len(_CUTS)))
     return _RUNS
 
 
+def _cuts(n: int) -> list[slice]:
+    """The slices that drop 0 … n trailing characters (at least)."""
+    if n >= _KEEP_RUNS:
+        return [slice(None)] + [slice(None, -k) for k in range(1, n + 1)]
+    _runs(n)
+    return _CUTS
+
+
+def _deepest(text: str) -> int:
+    """A bound on the levels a chain in ``text`` can reach: level ``k`` ends
+    with ``k`` backslashes of its own, so ``k`` levels need ``k(k-1)/2``
+    of them (this keeps the runs made linear in the text)."""
+    return isqrt(2 * len(text)) + 2
+
+
+def _cut(parts: list[str], cuts: Iterable[slice]) -> list[str]:
+    """Each part cut by its slice (in C)."""
+    return cast("list[str]", list(map(getitem, parts, cuts)))
+
+
+def _exact_runs(parts: list[str], count: int, size: int) -> bool:
+    """Whether each of the first ``count`` parts (of a text of ``size``
+    characters) ends with a run of exactly as many backslashes as its index
+    (part ``k`` ends level ``k``): a plain nesting with no TAB inside a
+    level's token, checked in C."""
+    if count * (count - 1) // 2 > size:
+        return False
+    runs = _runs(count + 1)
+    return all(map(str.endswith, parts[:count], runs)) and \
+        not any(map(str.endswith, parts[:count], islice(runs, 1, None)))
+
+
+def _rest_of(parts: list[str], level: int) -> str | None:
+    """The text after the separator of level ``level - 1``, from the parts
+    after it (each but the last ends with at least ``level`` backslashes,
+    which it loses; None when one does not)."""
+    if len(parts) == 1:
+        return parts[0]
+    if level:
+        head = parts[:-1]
+        if not all(map(str.endswith, head, repeat(_runs(level)[level]))):
+            return None
+        parts = _cut(head, repeat(_cuts(level)[level])) + parts[-1:]
+    return "\t".join(parts)
+
+
 def _chain_split(text: str, levels: int) -> tuple[list[str], str | None] | None:
-    """:func:`_chain_linear` for text without quotes, from one split at the
-    TABs: a TAB after a run of exactly ``k`` backslashes ends level ``k``,
-    one after a longer run is a TAB inside the token of that level (it loses
-    ``k + 1`` backslashes); None for a shorter run."""
+    """:func:`_chain_linear` from one split at the TABs: a TAB after a run
+    of exactly ``k`` backslashes ends level ``k``, one after a longer run is
+    a TAB inside the token of that level (it loses ``k + 1`` backslashes);
+    None for a shorter run, and for quoted text that ends with a quote
+    (there a level's rest, which always ends where the text ends, may lose
+    its quotes).  Elsewhere quotes only make each token lose its own."""
+    if "'" not in text:
+        return _split_tabs(text, levels)
+    if text.endswith("'"):
+        return None
+    found = _split_tabs(text, levels)
+    if found is None:
+        return None
+    tokens, rest = found
+    return [unquote_token(t) for t in tokens], rest
+
+
+def _split_tabs(text: str, levels: int) -> tuple[list[str], str | None] | None:
     parts = text.split("\t")
     last = len(parts) - 1
-    runs = _runs(last + 2)
-    tokens: list[str] = []
+    count = min(last, levels)
+    if _exact_runs(parts, count, len(text)):    # no TAB inside a token (states, most types)
+        tokens = _cut(parts[:count], _cuts(count))
+        if count < levels:                  # no inner part after the last level: its token is the rest
+            tokens.append(parts[last])
+            return tokens, None
+        rest = _rest_of(parts[count:], count)
+        return None if rest is None else (tokens, rest)
+    runs = _runs(min(last + 1, _deepest(text)))
+    tokens = []
     pending: list[str] = []         # the pieces of this level's token before its inner TABs
     level = i = 0
     while i < last and level < levels:
@@ -137,14 +215,26 @@ def _chain_split(text: str, levels: int) -> tuple[list[str], str | None] | None:
         pending.append(parts[last])
         tokens.append("\t".join(pending))
         return tokens, None
-    rest = parts[i:]
-    if level:
-        for j in range(len(rest) - 1):
-            part = rest[j]
-            if not part.endswith(runs[level]):
-                return None
-            rest[j] = part[:-level]
-    return tokens, "\t".join(rest)
+    rest = _rest_of(parts[i:], level)
+    return None if rest is None else (tokens, rest)
+
+
+def chain_rest(text: str, levels: int) -> tuple[int, str | None]:
+    """``(len(tokens), rest)`` of :func:`split_chain_levels`, without
+    making the tokens when the chain is a plain nesting: where the
+    innermost trait's state is, for whoever needs nothing else of it."""
+    if "'" not in text:
+        parts = text.split("\t")
+        last = len(parts) - 1
+        count = min(last, levels)
+        if _exact_runs(parts, count, len(text)):
+            if count < levels:
+                return count + 1, None
+            rest = _rest_of(parts[count:], count)
+            if rest is not None:
+                return count, rest
+    tokens, rest = split_chain_levels(text, levels)
+    return len(tokens), rest
 
 
 def _chain_linear(text: str, levels: int) -> tuple[list[str], str | None] | None:
@@ -152,10 +242,9 @@ def _chain_linear(text: str, levels: int) -> tuple[list[str], str | None] | None
     the rest after the last one or None when a level had no inner part);
     None when the text is not a plain nesting (the caller decodes it
     literally)."""
-    if "'" not in text:
-        found = _chain_split(text, levels)
-        if found is not None:
-            return found
+    found = _chain_split(text, levels)
+    if found is not None:
+        return found
     find, count = text.find, text.count
     tokens: list[str] = []
     start, end, k = 0, len(text), 0
@@ -222,41 +311,192 @@ def split_chain(text: str) -> list[str]:
     return split_chain_levels(text, len(text) + 1)[0]
 
 
-def _split_definition(text: str, file: PathLike | None, place: str | None, fields: Sequence[str] | None
-                      ) -> tuple[str, list[str], list[str], str]:
-    """The id token, the per-trait type tokens, the decorators' state tokens
-    and the basic piece's state of ``+/id/type/state`` (see
-    :meth:`PieceDef.parse`, which raises what this raises)."""
+def _check_fields(text: str, file: PathLike | None, place: str | None, fields: Sequence[str] | None
+                  ) -> Sequence[str]:
+    """The ``/`` fields of ``+/id/type/state`` (at least three)."""
     if not isinstance(text, str) or not text.startswith("+/"):
         raise FormatError("a piece definition starts with '+/' (AddPiece)",
                           file=file, place=place)
-    parts = decode_sequence(text[2:], "/") if fields is None else fields
+    parts = decode_sequence(text, "/")[1:] if fields is None else fields
     if len(parts) < 3:
         what = "type" if len(parts) < 2 else "state"
         raise FormatError(f"piece definition has no {what} after '+/id/'",
                           file=file, place=place)
-    id_token, type_text, state_text = parts[0], parts[1], parts[2]
+    return parts
+
+
+def _type_chain(type_text: str) -> list[str]:
+    """:func:`split_chain` of a piece's type, cached (pieces of one kind
+    share one type string)."""
     types = _TYPE_CACHE.get(type_text)
     if types is None:
         if len(_TYPE_CACHE) >= _TYPE_CACHE_SIZE:
             _TYPE_CACHE.clear()
         types = _TYPE_CACHE[type_text] = split_chain(type_text)
+    return types
+
+
+#: the characters of keys a shape cache keeps at most (it is emptied then)
+_SHAPES_CHARS = 32 * 1024 * 1024
+
+
+class _ShapeCache(dict[str, _V]):
+    """A dict emptied when it holds :data:`_TYPE_CACHE_SIZE` keys or
+    :data:`_SHAPES_CHARS` characters of them (types run to tens of
+    kilobytes)."""
+
+    chars = 0
+
+    def remember(self, key: str, value: _V) -> None:
+        if len(self) >= _TYPE_CACHE_SIZE or self.chars > _SHAPES_CHARS:
+            self.clear()
+            self.chars = 0
+        self[key] = value
+        self.chars += len(key)
+
+
+#: type chains already measured: (traits, the innermost trait's prefix)
+_SHAPE_CACHE: _ShapeCache[tuple[int, str]] = _ShapeCache()
+
+
+def _type_shape(type_text: str) -> tuple[int, str]:
+    """``(len(chain), type_prefix(chain[-1]))`` of :func:`split_chain` of
+    a piece's type, cached, without making the tokens when the chain is a
+    nesting VASSAL wrote (TABs inside tokens included)."""
+    shape = _SHAPE_CACHE.get(type_text)
+    if shape is None:
+        shape = _measure_chain(type_text) or _shape_of(_type_chain(type_text))
+        _SHAPE_CACHE.remember(type_text, shape)
+    return shape
+
+
+def _shape_of(types: list[str]) -> tuple[int, str]:
+    return len(types), type_prefix(types[-1])
+
+
+def _measure_chain(text: str) -> tuple[int, str] | None:
+    """:func:`_type_shape` by the walk of :func:`_split_tabs` without its
+    tokens; None where that walk would not decide (or the innermost token's
+    prefix would need its pieces joined)."""
+    if text.endswith("'"):
+        return None                 # a rest may lose its quotes
+    parts = text.split("\t")
+    last = len(parts) - 1
+    if _exact_runs(parts, last, len(text)):
+        return last + 1, type_prefix(parts[last])
+    runs = _runs(min(last + 1, _deepest(text)))
+    level = start = 0
+    for i in range(last):
+        part = parts[i]
+        if part.endswith(runs[level + 1]):
+            continue                # a TAB inside this level's token
+        if level and not part.endswith(runs[level]):
+            return None
+        level += 1
+        start = i + 1
+    first = parts[start]            # the innermost token starts with this piece
+    if ";" not in first or first[:1] == "'":
+        return None
+    return level + 1, type_prefix(first)
+
+
+def written_fields(text: str) -> tuple[str, str] | None:
+    """The type field as written (its ``/`` still escaped) and the state
+    field of ``+/id/type/state`` when they can be cut out without decoding
+    the fields: the id and the state hold no ``/`` (they end at the first
+    and the last one), nothing at their ends is quoted and the state holds
+    no quote.  None otherwise.  Whether the type holds an unescaped ``/``
+    (a fourth field) is for :func:`basic_state_written` to check."""
+    i = text.find("/", 2)
+    j = text.rfind("/")
+    if not (2 <= i < j and text[i - 1] != "\\" and text[j - 1] != "\\" and text[:2] == "+/"):
+        return None
+    written = text[i + 1:j]
+    state = text[j + 1:]
+    if written[:1] == "'" or written[-1:] == "'" or "'" in state:
+        return None
+    return written, state
+
+
+#: type fields as written -> the shape of their chain (None: not decided here)
+_WRITTEN_SHAPES: _ShapeCache[tuple[int, str] | None] = _ShapeCache()
+
+
+def _written_shape(written: str) -> tuple[int, str] | None:
+    """:func:`_type_shape` of the type field ``written`` decodes to.
+    Decoding only drops the backslash of each ``\\/`` (the field is one
+    token, unquoted): no backslash in front of a TAB goes, so the chain's
+    levels are those of the text as written."""
+    shape: tuple[int, str] | None
+    try:
+        return _WRITTEN_SHAPES[written]
+    except KeyError:
+        pass
+    pieces = written.split("/")
+    if len(pieces) > 1 and not all(map(str.endswith, pieces[:-1], repeat("\\"))):
+        shape = None                # a '/' not escaped: more fields than three
+    else:
+        shape = _measure_chain(written)
+        if shape is not None and "\\" in shape[1]:
+            shape = None            # the prefix itself would change
+    _WRITTEN_SHAPES.remember(written, shape)
+    return shape
+
+
+def basic_state_written(written: str, state: str) -> BasicPieceState | None:
+    """:meth:`PieceDef.basic_state_of` from :func:`written_fields`, without
+    decoding the type: the BasicPiece state, or None when this cannot
+    decide or the piece is not readable (then ``basic_state_of`` gives the
+    answer and its error)."""
+    shape = _written_shape(written)
+    if shape is None:
+        return None
+    count, prefix = shape
+    if prefix != "piece;":
+        return None
+    found, rest = chain_rest(state, count - 1)
+    if rest is None:
+        return None
+    try:
+        return parse_basic_state(rest, place=f"trait {count} (piece;)")
+    except FormatError:
+        return None
+
+
+def _no_state(found: int, types: list[str], file: PathLike | None, place: str | None) -> FormatError:
+    where = f"trait {found + 1} ({type_prefix(types[found])})"
+    return FormatError(
+        f"no state for this trait: the state has {found} level(s) for "
+        f"{len(types)} trait(s)", file=file,
+        place=f"{place}, {where}" if place else where)
+
+
+def _split_definition(text: str, file: PathLike | None, place: str | None, fields: Sequence[str] | None
+                      ) -> tuple[str, list[str], list[str], str]:
+    """The id token, the per-trait type tokens, the decorators' state tokens
+    and the basic piece's state of ``+/id/type/state`` (see
+    :meth:`PieceDef.parse`, which raises what this raises)."""
+    parts = _check_fields(text, file, place, fields)
+    id_token, state_text = parts[0], parts[2]
+    types = _type_chain(parts[1])
     last = len(types) - 1
     levels, rest = split_chain_levels(state_text, last)
     if rest is None:
-        i = len(levels)
-        where = f"trait {i + 1} ({type_prefix(types[i])})"
-        raise FormatError(
-            f"no state for this trait: the state has {i} level(s) for "
-            f"{len(types)} trait(s)", file=file,
-            place=f"{place}, {where}" if place else where)
-    prefix = type_prefix(types[last])
+        raise _no_state(len(levels), types, file, place)
+    _check_basic(types, file, place)
+    return id_token, types, levels, rest
+
+
+def _check_basic(types: list[str], file: PathLike | None, place: str | None) -> None:
+    _check_basic_prefix(len(types), type_prefix(types[-1]), file, place)
+
+
+def _check_basic_prefix(count: int, prefix: str, file: PathLike | None, place: str | None) -> None:
     if prefix not in BASIC_PREFIXES:
-        where = f"trait {len(types)} ({prefix})"
+        where = f"trait {count} ({prefix})"
         raise FormatError(
             "the innermost trait is not a basic piece (piece;, stack or deck;)",
             file=file, place=f"{place}, {where}" if place else where)
-    return id_token, types, levels, rest
 
 
 class Trait:
@@ -372,11 +612,15 @@ class PieceDef:
         """``PieceDef.parse(text).basic_state()`` without building the trait
         chain (the same checks, the same errors): where a piece is, for
         whoever needs nothing else of it."""
-        _, types, levels, rest = _split_definition(text, None, None, fields)
-        prefix = type_prefix(types[-1])
+        parts = _check_fields(text, None, None, fields)
+        count, prefix = _type_shape(parts[1])
+        found, rest = chain_rest(parts[2], count - 1)
+        if rest is None:
+            raise _no_state(found, _type_chain(parts[1]), None, None)
+        _check_basic_prefix(count, prefix, None, None)
         if prefix != "piece;":
-            raise FormatError("the basic type is not a BasicPiece", place=f"trait {len(types)} ({prefix})")
-        return parse_basic_state(rest, place=f"trait {len(types)} (piece;)")
+            raise FormatError("the basic type is not a BasicPiece", place=f"trait {count} ({prefix})")
+        return parse_basic_state(rest, place=f"trait {count} (piece;)")
 
     @classmethod
     def from_traits(cls, traits: Sequence[Trait], id: str | None = None) -> PieceDef:

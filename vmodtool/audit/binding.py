@@ -262,6 +262,10 @@ class PieceBinder:
         self.slots = SlotIndex(buildfile) if wants_slot and buildfile is not None else None
         self._names: dict[str, int] = {}
         self._layer_cache: dict[tuple[str, str], tuple[str, bool] | None] = {}
+        #: (type, states) of a piece -> the face level it shows and its status
+        #: layers: what a piece shows is a function of its traits alone, and a
+        #: unit turned back (a marker layer off again) shows what it did before
+        self._shown: dict[tuple[str, tuple[str, ...]], tuple[int | None, frozenset[str]]] = {}
 
     def bind(self, ref: PieceRef) -> BoundPiece:
         """The binding of a piece the audit has not seen before."""
@@ -349,25 +353,40 @@ class PieceBinder:
         self._layer_cache[key] = found
         return found
 
+    def shown(self, ref: PieceRef, faces: int, current: int) -> tuple[int, frozenset[str]]:
+        """(:meth:`face`, :meth:`layers`) of a unit's piece, read once per
+        distinct piece state."""
+        key = (ref.type_text, ref.states)
+        hit = self._shown.get(key)
+        if hit is None:
+            if len(self._shown) >= 100000:
+                self._shown.clear()
+            hit = self._shown[key] = (self._face_index(ref), self.layers(ref))
+        index, layers = hit
+        return (current if index is None else max(0, min(index, faces - 1))), layers
+
     def face(self, ref: PieceRef, faces: int, current: int) -> int:
         """The face (index) a unit shows; ``current`` when the binding reads
         no face (or the unit lacks the layer)."""
+        index = self._face_index(ref)
+        return current if index is None else max(0, min(index, faces - 1))
+
+    def _face_index(self, ref: PieceRef) -> int | None:
+        """The face the piece's layer shows, unclamped (None: no face read)."""
         faces_of = self.binding.faces
         if faces_of is None:
-            return current
+            return None
         layer = self._layer(ref, faces_of.layer)
         if layer is None:
-            return current
+            return None
         prefix, always_on = layer
         level = ref.get_property(f"{prefix}_Level")
         if not level or not level.lstrip("-").isdigit():
-            return current
+            return None
         value = abs(int(level))
         if always_on:
-            index = value - 1
-        else:
-            index = value if ref.get_property(f"{prefix}_Active") == "true" else 0
-        return max(0, min(index, faces - 1))
+            return value - 1
+        return value if ref.get_property(f"{prefix}_Active") == "true" else 0
 
     def layers(self, ref: PieceRef) -> frozenset[str]:
         """The status layers (marker kinds) a unit shows."""

@@ -16,12 +16,13 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 from pathlib import Path
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.context import Context, PluginContext
 from vmodtool.audit.plugins import PluginRule, make_plugin_rule, plugin_module, subscribes_problem
-from vmodtool.audit.selectors import matches
+from vmodtool.audit.selectors import is_fixed, matches
 from vmodtool.audit.state import AuditState
 from vmodtool.scenario.model import RuleSpec, Scenario
 
@@ -44,8 +45,12 @@ AuditRule = BaseRule[AuditState] | PluginRule
 #: a rule's bound ``check`` (a plug-in may answer None)
 Check = Callable[[AuditState, Event], "Iterable[Violation] | None"]
 #: what an event kind is sent to: (spec, bound ``check``, the rule if it is a
-#: plug-in: asked for its ``subscribes`` at every event)
-Handler = tuple[RuleSpec, Check, "AuditRule | None"]
+#: plug-in: asked for its ``subscribes`` at every event, the rule's place in
+#: :attr:`Engine.rules`, whether it is sent this kind only when it was sent
+#: another event since the last ``step_end`` (``BaseRule.quiet_step_end``),
+#: the subjects it is sent this kind for (unit id -> whether it is one; None:
+#: every event, ``BaseRule.subject_events``))
+Handler = tuple[RuleSpec, Check, "AuditRule | None", int, bool, "dict[str, bool] | None"]
 
 
 @dataclass
@@ -89,6 +94,12 @@ class Engine:
         #: game matched (see :meth:`note_units`)
         self.saw_unit: set[str] = set()
         self._by_kind: dict[str, list[Handler]] = {}   # see _handlers
+        #: the places (in :attr:`rules`) of the rules sent an event since the
+        #: last ``step_end``
+        self._busy: set[int] = set()
+        #: rule place -> unit id -> whether the unit matches the rule's fixed
+        #: ``subject`` (see BaseRule.subject_events; kept over rollbacks)
+        self._subjects: dict[int, dict[str, bool]] = {}
         folders = [Path(f) for f in plugin_folders]
         if trust_scenario_plugins:
             folders = list(scenario.plugin_paths) + folders
@@ -124,10 +135,23 @@ class Engine:
             # built-in kinds fix what they subscribe to when they are made;
             # plug-ins are asked at every event (they may change their mind)
             found = self._by_kind[kind] = [
-                (spec, rule.check, rule if spec.kind == "plugin" else None)
-                for spec, rule in self.rules
+                self._handler(i, spec, rule, kind) for i, (spec, rule) in enumerate(self.rules)
                 if spec.kind == "plugin" or kind in getattr(rule, "subscribes", ())]
         return found
+
+    def _handler(self, i: int, spec: RuleSpec, rule: AuditRule, kind: str) -> Handler:
+        if spec.kind == "plugin":
+            return spec, rule.check, rule, i, False, None
+        quiet = kind == "step_end" and bool(getattr(rule, "quiet_step_end", False))
+        subjects = None
+        if kind in getattr(rule, "subject_events", ()) and is_fixed(self._subject_of(i)):
+            subjects = self._subjects.setdefault(i, {})
+        return spec, rule.check, None, i, quiet, subjects
+
+    def _subject_of(self, i: int) -> Any:
+        spec, rule = self.rules[i]
+        params = getattr(rule, "params", None)
+        return (params if params is not None else spec.params).get("subject")
 
     def wants(self, kind: str) -> bool:
         """Whether an event of this kind matters to any rule (the game
@@ -142,11 +166,27 @@ class Engine:
         handlers = self._by_kind.get(kind)
         if handlers is None:
             handlers = self._handlers(kind)
+        busy = self._busy
+        step_end = kind == "step_end"
         if not handlers:
+            if step_end:
+                busy.clear()
             return
         for ctx in self._plugin_contexts:
             ctx.state = state
-        for spec, check, plugin in handlers:
+        for spec, check, plugin, i, quiet, subjects in handlers:
+            if quiet and i not in busy:
+                continue                    # (its step_end would do nothing)
+            if subjects is not None:
+                uid = event.unit
+                if uid is not None and uid in state.units_state:
+                    is_subject = subjects.get(uid)
+                    if is_subject is None:
+                        is_subject = subjects[uid] = matches(self._subject_of(i), state.unit(uid), state)
+                    if not is_subject:
+                        continue            # (the rule would ignore it)
+            if not step_end:
+                busy.add(i)
             if plugin is None:
                 # a built-in kind never raises for a legal-but-odd game: what it
                 # raises is a bug of vmodtool, reported as one
@@ -177,6 +217,8 @@ class Engine:
                     self.not_checked.setdefault(spec.id, violation.message)
                     continue
                 self.violations.append(violation)
+        if step_end:
+            busy.clear()
 
     # -- rules that saw no unit ---------------------------------------------------
     def note_units(self, state: AuditState, unit_ids: Iterable[str]) -> None:

@@ -395,6 +395,10 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
     step, dated to the move."""
 
     _shared = ("ctx", "params", "tables")
+    # a step_end only judges the drags of the step (none: nothing to do); a
+    # move of a unit that is not a subject is not charged
+    quiet_step_end = True
+    subject_events = frozenset({"move"})
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
@@ -648,6 +652,9 @@ class EscortedMove(CheapCopy, BaseRule[AuditState]):
     move A → B needs a unit matching ``escort`` (relative to the subject)
     that also went from A to B in the same window (one drag, or several
     consecutive ones).  Judged at the window's end, dated to the move."""
+
+    # a step_end judges and forgets the moves since the last one (none: nothing to do)
+    quiet_step_end = True
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)

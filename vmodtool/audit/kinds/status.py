@@ -455,6 +455,9 @@ class StatusForbids(BaseRule[AuditState]):
     dragged along with the stack in the same step still counts (it is checked
     again at the end of the step)."""
 
+    # a step_end judges the step's pending moves (none: nothing to do)
+    quiet_step_end = True
+
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         actions = as_list(self.params.get("forbids", "move"))
@@ -558,6 +561,8 @@ class StateNever(BaseRule[AuditState]):
 
     subscribes = frozenset({"flip", "layer", "marker_add", "marker_move", "move", "enter", "add",
                             "transfer", "setup_end"})
+    # the events of one unit judge that unit only if it is a subject
+    subject_events = frozenset({"flip", "layer", "move", "enter", "add", "transfer"})
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
@@ -883,6 +888,9 @@ class Obligation(BaseRule[AuditState]):
     matching ``sel`` are off the map), ``{marker_in_hex: kind}``.  The
     items are checked in order; once an ``eliminate`` item is unmet, the
     later items (its consequences, such as a Wreck marker) are not reported."""
+
+    # the due point resolves the obligations since the last one (none: nothing to do)
+    quiet_step_end = True
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)

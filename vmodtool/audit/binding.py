@@ -133,6 +133,25 @@ _NOTHING = BoundPiece()
 _IGNORED = BoundPiece(ignored=True)
 
 
+def may_define(ref: PieceRef, key: str) -> bool:
+    """False when a piece cannot have the property ``key`` (a name of
+    letters, digits and ``_`` that is none of VASSAL's own): a trait answers
+    such a property only if its type names it (a Marker's, Dynamic
+    Property's, Calculated Property's, Label's, …) or as a persistent
+    property of the BasicPiece, in its state.  Cheaper than the read, which
+    walks the trait chain (a unit is asked for a card's id, a marker for a
+    unit's)."""
+    if not key.replace("_", "").isalnum() or key in _BUILT_IN:
+        return True
+    return key in ref.type_text or any(key in state for state in ref.states)
+
+
+#: properties a BasicPiece answers without naming them
+_BUILT_IN = frozenset({"BasicName", "PieceName", "CurrentMap", "CurrentX", "CurrentY", "LocationName",
+                       "CurrentBoard", "CurrentZone", "DeckName", "DeckPosition", "StackPos", "StackSize",
+                       "PieceUID", "UniqueID", "Moved", "InvisibleToOthers", "ObscuredToOthers"})
+
+
 class _Facts:
     """What selectors read of one piece, computed as they ask."""
 
@@ -189,7 +208,7 @@ class _Facts:
         return self._prototypes
 
     def prop(self, key: str) -> str | None:
-        value = self.ref.get_property(key)
+        value = self.ref.get_property(key) if may_define(self.ref, key) else None
         if value is None and self.binder.prototypes:
             expanded = self.expanded()
             if expanded is not None and expanded is not self.definition():

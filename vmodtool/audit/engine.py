@@ -125,6 +125,16 @@ class Engine:
         self._snapshot_points: frozenset[str] = frozenset[str]().union(*[
             _SNAPSHOT_POINTS if spec.kind == "plugin" else frozenset(getattr(rule, "snapshots", ()))
             for spec, rule in self.rules])
+        # the phases whose phase_start copy some rule reads (None: every phase's)
+        phases: set[str] | None = set()
+        for spec, rule in self.rules:
+            if spec.kind == "plugin" or "phase_start" in getattr(rule, "snapshots", ()):
+                wanted = None if spec.kind == "plugin" else getattr(rule, "snapshot_phases", None)
+                if not wanted:
+                    phases = None
+                    break
+                phases.update(wanted)
+        self._snapshot_phases: frozenset[str] | None = None if phases is None else frozenset(phases)
 
     # -- dispatch -----------------------------------------------------------------
     def _handlers(self, kind: str) -> list[Handler]:
@@ -162,7 +172,11 @@ class Engine:
         """Send one event to every rule that subscribes to it."""
         kind = event.kind
         if kind in self._snapshot_points:
-            state.take_snapshot(kind)
+            if kind == "phase_start" and self._snapshot_phases is not None and \
+                    event.phase not in self._snapshot_phases:
+                state.drop_snapshot(kind)       # (no rule reads this phase's)
+            else:
+                state.take_snapshot(kind)
         handlers = self._by_kind.get(kind)
         if handlers is None:
             handlers = self._handlers(kind)

@@ -192,6 +192,11 @@ class AuditState:
     def take_snapshot(self, point: str) -> None:
         self._snapshots[point] = self.copy()
 
+    def drop_snapshot(self, point: str) -> None:
+        """No copy at this point (no rule reads it): :meth:`snapshot` answers
+        None until the next one, never an older point's."""
+        self._snapshots.pop(point, None)
+
     def snapshot(self, point: str) -> AuditState | None:
         return self._snapshots.get(point)
 

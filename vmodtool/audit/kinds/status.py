@@ -642,6 +642,11 @@ class TransitionWindow(BaseRule[AuditState]):
         point = cond.get("snapshot", "phase_start") if cond else None
         #: the snapshot the condition reads (the engine takes only those asked for)
         self.snapshots = frozenset({point}) if point else frozenset()
+        # a phase_start copy is read only in the phase it starts, and this
+        # kind reads the game only in its ``phases`` (a flip outside them is
+        # judged without the condition; ``_mandatory`` looks only in them)
+        if point == "phase_start":
+            self.snapshot_phases = frozenset(as_list(self.params.get("phases")))
 
     def _matches_from_to(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         p = self.params

@@ -126,15 +126,16 @@ class Engine:
             _SNAPSHOT_POINTS if spec.kind == "plugin" else frozenset(getattr(rule, "snapshots", ()))
             for spec, rule in self.rules])
         # the phases whose phase_start copy some rule reads (None: every phase's)
-        phases: set[str] | None = set()
+        phases: set[str] = set()
+        every = False
         for spec, rule in self.rules:
             if spec.kind == "plugin" or "phase_start" in getattr(rule, "snapshots", ()):
                 wanted = None if spec.kind == "plugin" else getattr(rule, "snapshot_phases", None)
                 if not wanted:
-                    phases = None
+                    every = True
                     break
                 phases.update(wanted)
-        self._snapshot_phases: frozenset[str] | None = None if phases is None else frozenset(phases)
+        self._snapshot_phases: frozenset[str] | None = None if every else frozenset(phases)
 
     # -- dispatch -----------------------------------------------------------------
     def _handlers(self, kind: str) -> list[Handler]:

@@ -156,6 +156,29 @@ def _compile_key(key: str, value: Any) -> Predicate:
         return lambda u, st, sub: sub is not None and u.side != sub.side
     if key == "served_by":
         return lambda u, st, sub: sub is not None and bool(sub.serves & u.tags)
+    if key == "same":
+        attrs = tuple(as_list(value))
+
+        def same(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+            if sub is None:
+                return False
+            for attr in attrs:
+                if getattr(u, attr, None) != getattr(sub, attr, None):
+                    return False
+            return True
+        return same
+    if key == "state":
+        wanted = [(skey, [str(v) if not isinstance(v, str) else v for v in as_list(expected)], as_list(expected))
+                  for skey, expected in (value or {}).items()]
+
+        def in_state(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+            values = u.state
+            for skey, as_text, given in wanted:
+                got = values.get(skey)
+                if got not in as_text and got not in given:
+                    return False
+            return True
+        return in_state
     if key == "markers":
         need = frozenset(as_list(value))
         return lambda u, st, sub: bool(need & u.markers)

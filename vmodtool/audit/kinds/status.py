@@ -467,6 +467,12 @@ class StatusForbids(BaseRule[AuditState]):
         self.moved_markers: list[tuple[str, str | None, str | None]] = []   # kind, from, to
         self.pending: list[tuple[Event, str]] = []       # moves of this step not flagged yet
         self.flagged: set[tuple[int, str]] = set()       # (step, uid)
+        status = self.params.get("status")
+        #: the kinds a ``status`` of markers alone names (the unit matches when
+        #: it carries one); None: the selector reads more
+        self.status_kinds: frozenset[str] | None = (
+            frozenset(as_list(status["markers"])) if isinstance(status, Mapping) and set(status) == {"markers"}
+            else None)
 
     def _new_step(self, step: int) -> None:
         if step != self.cur_step:
@@ -482,8 +488,11 @@ class StatusForbids(BaseRule[AuditState]):
         markers placed in the hex it left after it had gone."""
         marks = set(layer_markers(state, uid))
         if from_hex is not None and not late:
-            for m in state.markers_in(from_hex):
-                if _marker_scope(state.scenario, m.kind) == "hex":
+            # (the kinds of the markers in the hex: no Marker views made)
+            markers_state = state.markers_state
+            for key in state.stacks.get(from_hex, ()):
+                m = markers_state.get(key)
+                if m is not None and _marker_scope(state.scenario, m.kind) == "hex":
                     marks.add(m.kind)
         for kind, a, b in self.moved_markers:
             if a is not None and a == from_hex and b == to_hex:
@@ -537,7 +546,11 @@ class StatusForbids(BaseRule[AuditState]):
     def _judge(self, state: AuditState, event: Event, uid: str, late: bool = False) -> list[Violation]:
         unit = state.unit(uid)
         marks = self._status_markers(state, uid, event.from_hex, event.to_hex, late)
-        if not matches(self.params.get("status"), with_markers(unit, marks), state):
+        kinds = self.status_kinds
+        if kinds is not None:
+            if kinds.isdisjoint(marks):
+                return []
+        elif not matches(self.params.get("status"), with_markers(unit, marks), state):
             return []
         self.flagged.add((event.step, uid))
         return [self._violation(state, event, unit, marks)]

@@ -359,9 +359,10 @@ class SettleRule(BaseRule[AuditState]):
         returns the findings of those hexes (the others keep theirs)."""
         found: Findings = self.__dict__.setdefault("_found", {})
         hex_keys: dict[str, tuple[Hashable, ...]] = self.__dict__.setdefault("_hex_keys", {})
-        for hex_id in hexes:
-            for key in hex_keys.pop(hex_id, ()):
-                found.pop(key, None)
+        if hex_keys:
+            for hex_id in hexes:
+                for key in hex_keys.pop(hex_id, ()):
+                    found.pop(key, None)
         fresh: Findings = {}
         stacks = state.stacks
         for hex_id in sorted(hexes):
@@ -391,6 +392,8 @@ class SettleRule(BaseRule[AuditState]):
                 return []
             fresh = self._judge_changed(state, hexes)
             found = self._found
+            if not fresh and not found and not self.open:
+                return []               # (nothing found, now or before: the usual case)
         out = [build(event) for key, (sig, build) in sorted(fresh.items(), key=lambda kv: repr(kv[0]))
                if self.open.get(key) != sig]
         self.open = {key: sig for key, (sig, _) in found.items()}

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from vmodtool.replay.events import PieceRef
     from vmodtool.vassal.buildfile import BuildFile, PieceSlotEntry
     from vmodtool.vassal.module import Module
+    from vmodtool.vassal.traits import TraitView
 
 __all__ = ["PieceBinder", "SlotIndex", "BoundPiece"]
 
@@ -133,6 +134,12 @@ _NOTHING = BoundPiece()
 _IGNORED = BoundPiece(ignored=True)
 
 
+def _plain(name: str) -> bool:
+    """Whether a name is written as it is inside a trait's type (nothing to
+    escape: letters, digits and "_")."""
+    return name.replace("_", "").isalnum()
+
+
 def may_define(ref: PieceRef, key: str) -> bool:
     """False when a piece cannot have the property ``key`` (a name of
     letters, digits and ``_`` that is none of VASSAL's own): a trait answers
@@ -141,7 +148,7 @@ def may_define(ref: PieceRef, key: str) -> bool:
     property of the BasicPiece, in its state.  Cheaper than the read, which
     walks the trait chain (a unit is asked for a card's id, a marker for a
     unit's)."""
-    if not key.replace("_", "").isalnum() or key in _BUILT_IN:
+    if not _plain(key) or key in _BUILT_IN:
         return True
     return key in ref.type_text or any(key in state for state in ref.states)
 
@@ -284,7 +291,7 @@ class PieceBinder:
         #: (type, states) of a piece -> the face level it shows and its status
         #: layers: what a piece shows is a function of its traits alone, and a
         #: unit turned back (a marker layer off again) shows what it did before
-        self._shown: dict[tuple[str, tuple[str, ...]], tuple[int | None, frozenset[str]]] = {}
+        self._shown: dict[tuple[str | None, str, tuple[str, ...]], tuple[int | None, frozenset[str]]] = {}
 
     def bind(self, ref: PieceRef) -> BoundPiece:
         """The binding of a piece the audit has not seen before."""
@@ -354,10 +361,14 @@ class PieceBinder:
         if key in self._layer_cache:
             return self._layer_cache[key]
         found: tuple[str, bool] | None = None
-        try:
-            views = ref.definition().find("emb2;") + ref.definition().find("emb;")
-        except VmodError:
-            views = []
+        views: list[TraitView] = []
+        # a layer name of letters, digits and "_" is written as it is in the
+        # type that names it: a type without it has no such layer
+        if not _plain(layer) or layer in ref.type_text:
+            try:
+                views = ref.definition().find("emb2;") + ref.definition().find("emb;")
+            except VmodError:
+                views = []
         for view in views:
             if getattr(view, "layer_name", None) == layer:
                 found = (layer, bool(getattr(view, "always_active", True)))
@@ -375,7 +386,7 @@ class PieceBinder:
     def shown(self, ref: PieceRef, faces: int, current: int) -> tuple[int, frozenset[str]]:
         """(:meth:`face`, :meth:`layers`) of a unit's piece, read once per
         distinct piece state."""
-        key = (ref.type_text, ref.states)
+        key = (ref.id, ref.type_text, ref.states)
         hit = self._shown.get(key)
         if hit is None:
             if len(self._shown) >= 100000:

@@ -46,8 +46,8 @@ AuditRule = BaseRule[AuditState] | PluginRule
 Check = Callable[[AuditState, Event], "Iterable[Violation] | None"]
 #: what an event kind is sent to: (spec, bound ``check``, the rule if it is a
 #: plug-in: asked for its ``subscribes`` at every event, the rule's place in
-#: :attr:`Engine.rules`, whether it is sent this kind only when it was sent
-#: another event since the last ``step_end`` (``BaseRule.quiet_step_end``),
+#: :attr:`Engine.rules`, whether it is sent ``step_end`` only when it was sent
+#: another event since the last one (``BaseRule.quiet_step_end``),
 #: the subjects it is sent this kind for (unit id -> whether it is one; None:
 #: every event, ``BaseRule.subject_events``))
 Handler = tuple[RuleSpec, Check, "AuditRule | None", int, bool, "dict[str, bool] | None"]
@@ -97,6 +97,7 @@ class Engine:
         #: the places (in :attr:`rules`) of the rules sent an event since the
         #: last ``step_end``
         self._busy: set[int] = set()
+        self._wanted: dict[str, bool] = {}             # see wants
         #: rule place -> unit id -> whether the unit matches the rule's fixed
         #: ``subject`` (see BaseRule.subject_events; kept over rollbacks)
         self._subjects: dict[int, dict[str, bool]] = {}
@@ -153,7 +154,7 @@ class Engine:
     def _handler(self, i: int, spec: RuleSpec, rule: AuditRule, kind: str) -> Handler:
         if spec.kind == "plugin":
             return spec, rule.check, rule, i, False, None
-        quiet = kind == "step_end" and bool(getattr(rule, "quiet_step_end", False))
+        quiet = bool(getattr(rule, "quiet_step_end", False))
         subjects = None
         if kind in getattr(rule, "subject_events", ()) and is_fixed(self._subject_of(i)):
             subjects = self._subjects.setdefault(i, {})
@@ -167,7 +168,11 @@ class Engine:
     def wants(self, kind: str) -> bool:
         """Whether an event of this kind matters to any rule (the game
         adapter does not build the others)."""
-        return kind in self._snapshot_points or bool(self._handlers(kind))
+        wanted = self._wanted.get(kind)
+        if wanted is None:
+            # (the same for the whole audit: which rules take a kind never changes)
+            wanted = self._wanted[kind] = kind in self._snapshot_points or bool(self._handlers(kind))
+        return wanted
 
     def dispatch(self, state: AuditState, event: Event) -> None:
         """Send one event to every rule that subscribes to it."""
@@ -190,8 +195,6 @@ class Engine:
         for ctx in self._plugin_contexts:
             ctx.state = state
         for spec, check, plugin, i, quiet, subjects in handlers:
-            if quiet and i not in busy:
-                continue                    # (its step_end would do nothing)
             if subjects is not None:
                 uid = event.unit
                 if uid is not None and uid in state.units_state:
@@ -200,8 +203,11 @@ class Engine:
                         is_subject = subjects[uid] = matches(self._subject_of(i), state.unit(uid), state)
                     if not is_subject:
                         continue            # (the rule would ignore it)
-            if not step_end:
-                busy.add(i)
+            if quiet:
+                if not step_end:
+                    busy.add(i)
+                elif i not in busy:
+                    continue                # (its step_end would do nothing)
             if plugin is None:
                 # a built-in kind never raises for a legal-but-odd game: what it
                 # raises is a bug of vmodtool, reported as one

@@ -142,17 +142,20 @@ def _plain(name: str) -> bool:
 
 def may_define(ref: PieceRef, key: str) -> bool:
     """False when a piece cannot have the property ``key`` (a name of
-    letters, digits and ``_`` that is none of VASSAL's own): a trait answers
-    such a property only if its type names it (a Marker's, Dynamic
-    Property's, Calculated Property's, Label's, …) or as a persistent
-    property of the BasicPiece, in its state.  Cheaper than the read, which
-    walks the trait chain (a unit is asked for a card's id, a marker for a
-    unit's)."""
-    if not _plain(key) or key in _BUILT_IN:
+    letters, digits and ``_`` that is none of VASSAL's own and not made by a
+    layer or a rotation, ``<name>_Level`` …): a trait answers such a property
+    only if its type names it (a Marker's, Dynamic Property's, Calculated
+    Property's, Label's, …) or as a persistent property of the BasicPiece,
+    in its state.  Cheaper than the read, which walks the trait chain (a
+    unit is asked for a card's id, a marker for a unit's)."""
+    if not _plain(key) or key in _BUILT_IN or key.endswith(_MADE_SUFFIXES):
         return True
     return key in ref.type_text or any(key in state for state in ref.states)
 
 
+#: the endings of the properties a layer (Embellishment) or a rotation makes
+#: of its name
+_MADE_SUFFIXES = ("_Level", "_Active", "_Name", "_Image", "_Facing", "_Degrees")
 #: properties a BasicPiece answers without naming them
 _BUILT_IN = frozenset({"BasicName", "PieceName", "CurrentMap", "CurrentX", "CurrentY", "LocationName",
                        "CurrentBoard", "CurrentZone", "DeckName", "DeckPosition", "StackPos", "StackSize",

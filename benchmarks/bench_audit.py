@@ -125,6 +125,16 @@ def timed_audit(path: Path, scenario, repeat: int = 3):
     return best, report
 
 
+def replay_alone(path: Path, scenario) -> float:
+    """Seconds to replay a log with the scenario's maps, nothing judged."""
+    gc.collect()
+    start = time.perf_counter()
+    positions, properties, _hands = scenario_positions(scenario)
+    for _step in Replay.open([path], positions=positions, properties=properties).steps():
+        pass
+    return time.perf_counter() - start
+
+
 def breadth_first(neighbours, src: str) -> int:
     """The baseline: every hex reachable from ``src``, unweighted."""
     seen = {src}
@@ -186,13 +196,19 @@ def main() -> int:
         return 0
     print()
 
-    print("example game logs (all rules on; best of 3, whole audit incl. reading):")
+    print("example game logs (all rules on; best of 3, whole audit incl. reading; the baseline, "
+          "measured in turn with it, is the replay alone, as bench_peers.py measures it):")
     for system in SYSTEMS:
         scenario = load_scenario(EXAMPLES / system / "scenario.yaml")
         path = EXAMPLES / system / "logs" / "game-1.vlog"
         t, report = timed_audit(path, scenario)
+        t_replay = min(replay_alone(path, scenario) for _ in range(3))
+        for _ in range(2):                          # audit and replay in turn: the same load on both
+            t = min(t, timed_audit(path, scenario, repeat=1)[0])
+            t_replay = min(t_replay, replay_alone(path, scenario))
         print(f"  {system:18s} {report.steps:6d} steps  {t * 1000:7.1f} ms  "
-              f"{t / report.steps * 1e6:8.1f} µs/step  ({len(report.errors)} errors)")
+              f"{t / report.steps * 1e6:8.1f} µs/step  ({len(report.errors)} errors)  "
+              f"{t / t_replay:4.2f}× the replay alone ({t_replay * 1000:.1f} ms)")
 
     scenario = load_scenario(EXAMPLES / "modern-tactical" / "scenario.yaml")
     with tempfile.TemporaryDirectory() as tmp:

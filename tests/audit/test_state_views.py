@@ -144,8 +144,8 @@ def test_moves_of_others_changes_only_when_another_side_moves(modern):
     assert state.copy().moves_of_others("syr") != state.moves_of_others("syr")
 
 
-def _phase_start(step=1):
-    return Event("phase_start", step, turn=1, phase="p")
+def _phase_start(step=1, phase="p"):
+    return Event("phase_start", step, turn=1, phase=phase)
 
 
 def test_snapshots_are_kept_only_where_a_rule_reads_them(modern, ww1):
@@ -153,11 +153,19 @@ def test_snapshots_are_kept_only_where_a_rule_reads_them(modern, ww1):
     state = AuditState(modern)
     plain.dispatch(state, _phase_start())
     assert state.snapshot("phase_start") is None
-    reading = Engine(ww1)                                # its transition window reads phase_start
+    reading = Engine(ww1)          # its transition window reads phase_start, in the replacement phase
     state = AuditState(ww1)
-    reading.dispatch(state, _phase_start())
+    reading.dispatch(state, _phase_start(phase="replacement"))
     assert state.snapshot("phase_start") is not None
     assert reading.wants("phase_start") and not plain.wants("no_such_event")
+    # no copy at the start of a phase no rule reads one in, and the older
+    # phase's is not left to be read as this one's
+    state.phase = "movement"
+    reading.dispatch(state, _phase_start(2, phase="movement"))
+    assert state.snapshot("phase_start") is None
+    state.phase = "replacement"
+    reading.dispatch(state, _phase_start(3, phase="replacement"))
+    assert state.snapshot("phase_start") is not None
 
 
 def test_distance_from_raw_indices_equals_the_grid_s(modern, cc):

@@ -253,6 +253,20 @@ class BaseRule(Generic[ViewT]):
     #: a built-in kind reads with ``state.snapshot``: the engine copies the
     #: game only there (a plug-in may read every point)
     snapshots: frozenset[str] = frozenset()
+    #: (built-in kinds only) the phases in which a kind reads the
+    #: ``phase_start`` snapshot (empty: any); in the others no copy is made
+    #: for it
+    snapshot_phases: frozenset[str] = frozenset()
+    #: (built-in kinds only; the engine ignores them on a plug-in) a kind whose
+    #: ``step_end`` does nothing unless it was sent another event since the
+    #: last ``step_end``: the engine sends it only then (most steps move
+    #: nothing most rules look at)
+    quiet_step_end: ClassVar[bool] = False
+    #: (built-in kinds only) the unit events (``event.unit`` a unit id) that a
+    #: kind ignores, with no effect, when the unit does not match its
+    #: ``subject`` selector; for a selector of what never changes (tags, type,
+    #: side, formation) the engine then sends them only for its subjects
+    subject_events: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx

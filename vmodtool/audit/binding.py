@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from vmodtool.replay.events import PieceRef
     from vmodtool.vassal.buildfile import BuildFile, PieceSlotEntry
     from vmodtool.vassal.module import Module
+    from vmodtool.vassal.traits import TraitView
 
 __all__ = ["PieceBinder", "SlotIndex", "BoundPiece"]
 
@@ -133,6 +134,34 @@ _NOTHING = BoundPiece()
 _IGNORED = BoundPiece(ignored=True)
 
 
+def _plain(name: str) -> bool:
+    """Whether a name is written as it is inside a trait's type (nothing to
+    escape: letters, digits and "_")."""
+    return name.replace("_", "").isalnum()
+
+
+def may_define(ref: PieceRef, key: str) -> bool:
+    """False when a piece cannot have the property ``key`` (a name of
+    letters, digits and ``_`` that is none of VASSAL's own and not made by a
+    layer or a rotation, ``<name>_Level`` …): a trait answers such a property
+    only if its type names it (a Marker's, Dynamic Property's, Calculated
+    Property's, Label's, …) or as a persistent property of the BasicPiece,
+    in its state.  Cheaper than the read, which walks the trait chain (a
+    unit is asked for a card's id, a marker for a unit's)."""
+    if not _plain(key) or key in _BUILT_IN or key.endswith(_MADE_SUFFIXES):
+        return True
+    return key in ref.type_text or any(key in state for state in ref.states)
+
+
+#: the endings of the properties a layer (Embellishment) or a rotation makes
+#: of its name
+_MADE_SUFFIXES = ("_Level", "_Active", "_Name", "_Image", "_Facing", "_Degrees")
+#: properties a BasicPiece answers without naming them
+_BUILT_IN = frozenset({"BasicName", "PieceName", "CurrentMap", "CurrentX", "CurrentY", "LocationName",
+                       "CurrentBoard", "CurrentZone", "DeckName", "DeckPosition", "StackPos", "StackSize",
+                       "PieceUID", "UniqueID", "Moved", "InvisibleToOthers", "ObscuredToOthers"})
+
+
 class _Facts:
     """What selectors read of one piece, computed as they ask."""
 
@@ -189,7 +218,7 @@ class _Facts:
         return self._prototypes
 
     def prop(self, key: str) -> str | None:
-        value = self.ref.get_property(key)
+        value = self.ref.get_property(key) if may_define(self.ref, key) else None
         if value is None and self.binder.prototypes:
             expanded = self.expanded()
             if expanded is not None and expanded is not self.definition():
@@ -262,6 +291,10 @@ class PieceBinder:
         self.slots = SlotIndex(buildfile) if wants_slot and buildfile is not None else None
         self._names: dict[str, int] = {}
         self._layer_cache: dict[tuple[str, str], tuple[str, bool] | None] = {}
+        #: (type, states) of a piece -> the face level it shows and its status
+        #: layers: what a piece shows is a function of its traits alone, and a
+        #: unit turned back (a marker layer off again) shows what it did before
+        self._shown: dict[tuple[str | None, str, tuple[str, ...]], tuple[int | None, frozenset[str]]] = {}
 
     def bind(self, ref: PieceRef) -> BoundPiece:
         """The binding of a piece the audit has not seen before."""
@@ -331,10 +364,14 @@ class PieceBinder:
         if key in self._layer_cache:
             return self._layer_cache[key]
         found: tuple[str, bool] | None = None
-        try:
-            views = ref.definition().find("emb2;") + ref.definition().find("emb;")
-        except VmodError:
-            views = []
+        views: list[TraitView] = []
+        # a layer name of letters, digits and "_" is written as it is in the
+        # type that names it: a type without it has no such layer
+        if not _plain(layer) or layer in ref.type_text:
+            try:
+                views = ref.definition().find("emb2;") + ref.definition().find("emb;")
+            except VmodError:
+                views = []
         for view in views:
             if getattr(view, "layer_name", None) == layer:
                 found = (layer, bool(getattr(view, "always_active", True)))
@@ -349,25 +386,40 @@ class PieceBinder:
         self._layer_cache[key] = found
         return found
 
+    def shown(self, ref: PieceRef, faces: int, current: int) -> tuple[int, frozenset[str]]:
+        """(:meth:`face`, :meth:`layers`) of a unit's piece, read once per
+        distinct piece state."""
+        key = (ref.id, ref.type_text, ref.states)
+        hit = self._shown.get(key)
+        if hit is None:
+            if len(self._shown) >= 100000:
+                self._shown.clear()
+            hit = self._shown[key] = (self._face_index(ref), self.layers(ref))
+        index, layers = hit
+        return (current if index is None else max(0, min(index, faces - 1))), layers
+
     def face(self, ref: PieceRef, faces: int, current: int) -> int:
         """The face (index) a unit shows; ``current`` when the binding reads
         no face (or the unit lacks the layer)."""
+        index = self._face_index(ref)
+        return current if index is None else max(0, min(index, faces - 1))
+
+    def _face_index(self, ref: PieceRef) -> int | None:
+        """The face the piece's layer shows, unclamped (None: no face read)."""
         faces_of = self.binding.faces
         if faces_of is None:
-            return current
+            return None
         layer = self._layer(ref, faces_of.layer)
         if layer is None:
-            return current
+            return None
         prefix, always_on = layer
         level = ref.get_property(f"{prefix}_Level")
         if not level or not level.lstrip("-").isdigit():
-            return current
+            return None
         value = abs(int(level))
         if always_on:
-            index = value - 1
-        else:
-            index = value if ref.get_property(f"{prefix}_Active") == "true" else 0
-        return max(0, min(index, faces - 1))
+            return value - 1
+        return value if ref.get_property(f"{prefix}_Active") == "true" else 0
 
     def layers(self, ref: PieceRef) -> frozenset[str]:
         """The status layers (marker kinds) a unit shows."""

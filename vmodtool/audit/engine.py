@@ -17,11 +17,12 @@ import copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.context import Context, PluginContext
 from vmodtool.audit.plugins import PluginRule, make_plugin_rule, plugin_module, subscribes_problem
-from vmodtool.audit.selectors import matches
+from vmodtool.audit.selectors import is_fixed, matches
 from vmodtool.audit.state import AuditState
 from vmodtool.scenario.model import RuleSpec, Scenario
 
@@ -44,8 +45,12 @@ AuditRule = BaseRule[AuditState] | PluginRule
 #: a rule's bound ``check`` (a plug-in may answer None)
 Check = Callable[[AuditState, Event], "Iterable[Violation] | None"]
 #: what an event kind is sent to: (spec, bound ``check``, the rule if it is a
-#: plug-in: asked for its ``subscribes`` at every event)
-Handler = tuple[RuleSpec, Check, "AuditRule | None"]
+#: plug-in: asked for its ``subscribes`` at every event, the rule's place in
+#: :attr:`Engine.rules`, whether it is sent ``step_end`` only when it was sent
+#: another event since the last one (``BaseRule.quiet_step_end``),
+#: the subjects it is sent this kind for (unit id -> whether it is one; None:
+#: every event, ``BaseRule.subject_events``))
+Handler = tuple[RuleSpec, Check, "AuditRule | None", int, bool, "dict[str, bool] | None"]
 
 
 @dataclass
@@ -89,6 +94,13 @@ class Engine:
         #: game matched (see :meth:`note_units`)
         self.saw_unit: set[str] = set()
         self._by_kind: dict[str, list[Handler]] = {}   # see _handlers
+        #: the places (in :attr:`rules`) of the rules sent an event since the
+        #: last ``step_end``
+        self._busy: set[int] = set()
+        self._wanted: dict[str, bool] = {}             # see wants
+        #: rule place -> unit id -> whether the unit matches the rule's fixed
+        #: ``subject`` (see BaseRule.subject_events; kept over rollbacks)
+        self._subjects: dict[int, dict[str, bool]] = {}
         folders = [Path(f) for f in plugin_folders]
         if trust_scenario_plugins:
             folders = list(scenario.plugin_paths) + folders
@@ -114,6 +126,17 @@ class Engine:
         self._snapshot_points: frozenset[str] = frozenset[str]().union(*[
             _SNAPSHOT_POINTS if spec.kind == "plugin" else frozenset(getattr(rule, "snapshots", ()))
             for spec, rule in self.rules])
+        # the phases whose phase_start copy some rule reads (None: every phase's)
+        phases: set[str] = set()
+        every = False
+        for spec, rule in self.rules:
+            if spec.kind == "plugin" or "phase_start" in getattr(rule, "snapshots", ()):
+                wanted = None if spec.kind == "plugin" else getattr(rule, "snapshot_phases", None)
+                if not wanted:
+                    every = True
+                    break
+                phases.update(wanted)
+        self._snapshot_phases: frozenset[str] | None = None if every else frozenset(phases)
 
     # -- dispatch -----------------------------------------------------------------
     def _handlers(self, kind: str) -> list[Handler]:
@@ -124,29 +147,67 @@ class Engine:
             # built-in kinds fix what they subscribe to when they are made;
             # plug-ins are asked at every event (they may change their mind)
             found = self._by_kind[kind] = [
-                (spec, rule.check, rule if spec.kind == "plugin" else None)
-                for spec, rule in self.rules
+                self._handler(i, spec, rule, kind) for i, (spec, rule) in enumerate(self.rules)
                 if spec.kind == "plugin" or kind in getattr(rule, "subscribes", ())]
         return found
+
+    def _handler(self, i: int, spec: RuleSpec, rule: AuditRule, kind: str) -> Handler:
+        if spec.kind == "plugin":
+            return spec, rule.check, rule, i, False, None
+        quiet = bool(getattr(rule, "quiet_step_end", False))
+        subjects = None
+        if kind in getattr(rule, "subject_events", ()) and is_fixed(self._subject_of(i)):
+            subjects = self._subjects.setdefault(i, {})
+        return spec, rule.check, None, i, quiet, subjects
+
+    def _subject_of(self, i: int) -> Any:
+        spec, rule = self.rules[i]
+        params = getattr(rule, "params", None)
+        return (params if params is not None else spec.params).get("subject")
 
     def wants(self, kind: str) -> bool:
         """Whether an event of this kind matters to any rule (the game
         adapter does not build the others)."""
-        return kind in self._snapshot_points or bool(self._handlers(kind))
+        wanted = self._wanted.get(kind)
+        if wanted is None:
+            # (the same for the whole audit: which rules take a kind never changes)
+            wanted = self._wanted[kind] = kind in self._snapshot_points or bool(self._handlers(kind))
+        return wanted
 
     def dispatch(self, state: AuditState, event: Event) -> None:
         """Send one event to every rule that subscribes to it."""
         kind = event.kind
         if kind in self._snapshot_points:
-            state.take_snapshot(kind)
+            if kind == "phase_start" and self._snapshot_phases is not None and \
+                    event.phase not in self._snapshot_phases:
+                state.drop_snapshot(kind)       # (no rule reads this phase's)
+            else:
+                state.take_snapshot(kind)
         handlers = self._by_kind.get(kind)
         if handlers is None:
             handlers = self._handlers(kind)
+        busy = self._busy
+        step_end = kind == "step_end"
         if not handlers:
+            if step_end:
+                busy.clear()
             return
         for ctx in self._plugin_contexts:
             ctx.state = state
-        for spec, check, plugin in handlers:
+        for spec, check, plugin, i, quiet, subjects in handlers:
+            if subjects is not None:
+                uid = event.unit
+                if uid is not None and uid in state.units_state:
+                    is_subject = subjects.get(uid)
+                    if is_subject is None:
+                        is_subject = subjects[uid] = matches(self._subject_of(i), state.unit(uid), state)
+                    if not is_subject:
+                        continue            # (the rule would ignore it)
+            if quiet:
+                if not step_end:
+                    busy.add(i)
+                elif i not in busy:
+                    continue                # (its step_end would do nothing)
             if plugin is None:
                 # a built-in kind never raises for a legal-but-odd game: what it
                 # raises is a bug of vmodtool, reported as one
@@ -177,6 +238,8 @@ class Engine:
                     self.not_checked.setdefault(spec.id, violation.message)
                     continue
                 self.violations.append(violation)
+        if step_end:
+            busy.clear()
 
     # -- rules that saw no unit ---------------------------------------------------
     def note_units(self, state: AuditState, unit_ids: Iterable[str]) -> None:

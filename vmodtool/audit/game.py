@@ -273,8 +273,8 @@ class AuditGame:
         """Face and status layers of a unit from its piece (a replay
         :class:`~vmodtool.replay.events.PieceRef`), as the binding reads them."""
         s = self.state.units_state[uid]
-        face = self.binder.face(ref, len(self.faces[uid]), s.face)
-        self.state.set_face_and_layers(uid, face, self.binder.layers(ref))
+        face, layers = self.binder.shown(ref, len(self.faces[uid]), s.face)
+        self.state.set_face_and_layers(uid, face, layers)
 
     def _sync_order(self, step: Step, hexes: Iterable[str]) -> None:
         """Stack order (bottom → top) of hexes after ``step``, from the

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from vmodtool.audit.state import AuditState, Unit
 
-__all__ = ["matches", "select", "as_list", "reads", "reads_markers", "Subject", "Predicate"]
+__all__ = ["matches", "select", "as_list", "reads", "reads_markers", "is_fixed", "Subject", "Predicate"]
 
 
 class Subject(Protocol):
@@ -63,6 +63,33 @@ def _compiled(selector: Any) -> tuple[Any, Predicate, bool]:
             _COMPILED.clear()
         entry = _COMPILED[id(selector)] = (selector, _compile(selector), reads(selector, "markers"))
     return entry
+
+
+#: the keys of a selector that read only what a unit of a game never changes
+#: (its counter and unit type); ``side`` only with a side id
+_FIXED_KEYS = frozenset({"tags", "tags_all", "tags_any", "type", "formation", "marker_kind", "select",
+                         "max", "min"})
+
+
+def is_fixed(selector: Any) -> bool:
+    """Whether a selector's answer for a unit never changes during a game
+    (it reads only the unit's tags, type, formation, absolute side): no
+    place, face, markers, state, time or relative key."""
+    if selector is None:
+        return True
+    if isinstance(selector, (list, tuple)):
+        return all(is_fixed(s) for s in selector)
+    if not isinstance(selector, Mapping):
+        return True                     # (never matches: _never)
+    for key, value in selector.items():
+        if key in _FIXED_KEYS:
+            continue
+        if key == "side" and value not in ("friendly", "same", "enemy", "other"):
+            continue
+        if key == "not" and is_fixed(value):
+            continue
+        return False
+    return True
 
 
 def reads(selector: Any, key: str) -> bool:
@@ -129,6 +156,29 @@ def _compile_key(key: str, value: Any) -> Predicate:
         return lambda u, st, sub: sub is not None and u.side != sub.side
     if key == "served_by":
         return lambda u, st, sub: sub is not None and bool(sub.serves & u.tags)
+    if key == "same":
+        attrs = tuple(as_list(value))
+
+        def same(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+            if sub is None:
+                return False
+            for attr in attrs:
+                if getattr(u, attr, None) != getattr(sub, attr, None):
+                    return False
+            return True
+        return same
+    if key == "state":
+        wanted = [(skey, [str(v) if not isinstance(v, str) else v for v in as_list(expected)], as_list(expected))
+                  for skey, expected in (value or {}).items()]
+
+        def in_state(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+            values = u.state
+            for skey, as_text, given in wanted:
+                got = values.get(skey)
+                if got not in as_text and got not in given:
+                    return False
+            return True
+        return in_state
     if key == "markers":
         need = frozenset(as_list(value))
         return lambda u, st, sub: bool(need & u.markers)

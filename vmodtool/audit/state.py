@@ -115,6 +115,12 @@ class Marker:
         return self.hex is not None
 
 
+#: what a unit's view holds that never changes: label, name, type, tags,
+#: side, formation, serves, steps, movement class, faces
+_Fixed = tuple[str, str, str, frozenset[str], str, "str | None", frozenset[str], int, "str | None",
+               tuple[Any, ...]]
+
+
 class AuditState:
     """Units, markers, stacks and the clock of an audited game."""
 
@@ -142,6 +148,8 @@ class AuditState:
         self._log_base = 0              # marks of a copy go on from its original's
         self._types = scenario.unit_types
         self._counters = {c.id: c for c in scenario.counters}
+        #: unit id -> what its view holds that never changes (shared by copies)
+        self._fixed_views: dict[str, _Fixed] = {}
         #: side -> how many times a unit of that side was placed or removed;
         #: with :attr:`_token` (new in every copy) it says whether the
         #: positions of some sides changed since a rule last looked
@@ -184,6 +192,11 @@ class AuditState:
     def take_snapshot(self, point: str) -> None:
         self._snapshots[point] = self.copy()
 
+    def drop_snapshot(self, point: str) -> None:
+        """No copy at this point (no rule reads it): :meth:`snapshot` answers
+        None until the next one, never an older point's."""
+        self._snapshots.pop(point, None)
+
     def snapshot(self, point: str) -> AuditState | None:
         return self._snapshots.get(point)
 
@@ -201,20 +214,30 @@ class AuditState:
         return view
 
     def _build_unit(self, uid: str, s: UnitState) -> Unit:
+        fixed = self._fixed_views.get(uid)
+        if fixed is None:
+            fixed = self._fixed(uid)
+        label, name, type_id, tags, side, formation, serves, steps, movement_class, faces = fixed
+        face = faces[min(s.face, len(faces) - 1)]
+        hex_id = s.hex
+        markers = s.layers
+        if hex_id is not None:
+            kinds = [m.kind for m in map(self.markers_state.get, self.stacks.get(hex_id, ())) if m is not None]
+            if kinds:
+                markers = markers.union(kinds)
+        return Unit(uid, label, name, type_id, tags, side, formation, hex_id, s.box, face.name, face.state,
+                    face.factors, markers, hex_id is not None and s.present, serves, steps, movement_class,
+                    s.entered)
+
+    def _fixed(self, uid: str) -> _Fixed:
+        """What a unit's view holds that never changes (its counter and type)."""
         counter = self._counters[uid]
         utype = self._types[counter.type]
-        face = utype.faces[min(s.face, len(utype.faces) - 1)]
-        markers = set(s.layers)
-        if s.hex is not None:
-            for key in self.stacks.get(s.hex, ()):
-                m = self.markers_state.get(key)
-                if m is not None:
-                    markers.add(m.kind)
         name = f"{counter.label} {utype.name}" if counter.label else utype.name
-        return Unit(uid, counter.label or uid, name, utype.id, utype.tags, counter.side,
-                    counter.formation, s.hex, s.box, face.name, face.state, face.factors,
-                    frozenset(markers), s.hex is not None and s.present, frozenset(utype.serves),
-                    utype.steps, utype.movement_class, s.entered)
+        fixed = self._fixed_views[uid] = (counter.label or uid, name, utype.id, utype.tags, counter.side,
+                                          counter.formation, frozenset(utype.serves), utype.steps,
+                                          utype.movement_class, tuple(utype.faces))
+        return fixed
 
     def units(self) -> list[Unit]:
         return [self.unit(uid) for uid, s in self.units_state.items() if s.present]

@@ -100,6 +100,8 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
 
     subscribes = frozenset({"activation_start", "activation_end", "move", "dice", "annotation",
                             "phase_start", "turn_start", "game_end"})
+    # tables of the scenario, the same for every copy of the rule
+    _shared = ("ctx", "params", "hex_ids", "formations", "formation_of")
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
@@ -114,6 +116,8 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
         self.check_kinds = frozenset(as_list(oor.get("check_annotation", "check")))
         self.hex_ids = ctx.scenario.map.grid.hexes
         self.formations = {f.id: f for f in ctx.scenario.formations}
+        #: unit id -> its formation (a counter's never changes)
+        self.formation_of = {c.id: c.formation for c in ctx.scenario.counters}
         # memory
         self.formation: str | None = None
         self.owed: dict[str, _Owed] = {}        # uid -> what it owes
@@ -171,7 +175,11 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
                 if reach is None:
                     return          # the HQ has no such factor: cannot judge
                 hq_at = (hq.hex, reach)
-        for unit in state.units():
+        formation_of = self.formation_of
+        for uid, s in state.units_state.items():
+            if not s.present or formation_of.get(uid, formation.id) != formation.id:
+                continue                # (another formation's unit: no view made)
+            unit = state.unit(uid)
             if unit.formation != formation.id or not unit.on_map or unit.uid == formation.hq:
                 continue
             if unit.hex is None:        # (on the map: it has a hex)

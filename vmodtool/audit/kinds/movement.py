@@ -15,6 +15,7 @@ the engine takes before each step.
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict, TypeGuard
@@ -23,7 +24,7 @@ from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
 from vmodtool.audit.kinds import register
 from vmodtool.audit.selectors import as_list, matches
 from vmodtool.audit.state import AuditState, Unit
-from vmodtool.scenario.model import Scenario
+from vmodtool.scenario.model import HexMap, Scenario
 
 __all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Moment", "fmt_mp"]
 
@@ -129,18 +130,21 @@ class MoveCosts:
         road = params.get("road") or {}
         self.road_types = frozenset(as_list(road.get("types")))
         self.road_cost = road.get("cost")
-        # hexside pair -> feature types, once (HexMap.hexside_features scans a list)
-        self.sides: dict[frozenset[str], frozenset[str]] = {}
-        for side in self.map.hexsides:
-            self.sides[side.pair] = self.sides.get(side.pair, frozenset()) | {side.type}
-        self.neighbours = {h: tuple(self.map.neighbours(h)) for h in self.map.hex_ids}
-        self.sides_of = {c.id: c.side for c in scenario.counters}
-        self._edges: dict[str, dict[str, tuple[tuple[str, float], ...]]] = {}
+        # the map's tables depend on the map and the entry only: made once per
+        # scenario (every audit of its logs, and the rules made again for a
+        # game's bound units, share them)
+        tables = _map_tables(self.map, params)
+        #: hexside pair -> feature types (HexMap.hexside_features scans a list)
+        self.sides: dict[frozenset[str], frozenset[str]] = tables.sides
+        self.neighbours: dict[str, tuple[str, ...]] = tables.neighbours
+        self._edges: dict[str, dict[str, tuple[tuple[str, float], ...]]] = tables.edges
         self._cache: dict[tuple[str, str, frozenset[str], frozenset[str]],
                           tuple[dict[str, float], dict[str, str]]] = {}
         #: cheapest() answers (read-only)
         self._paths: dict[tuple[str, str, str, frozenset[str], frozenset[str]], Path | None] = {}
-        #: (side, moves of the other sides) -> the rule's enemy hexes
+        self.sides_of = {c.id: c.side for c in scenario.counters}
+        #: (side, moves of the other sides) -> the rule's enemy hexes (of
+        #: one audit: the game's positions)
         self.enemy_cache: dict[tuple[str, object], Enemies] = {}
 
     def __deepcopy__(self, memo: dict[int, Any]) -> MoveCosts:
@@ -295,6 +299,58 @@ class MoveCosts:
 
 #: the cheapest legal path of a drag: (its cost, ((hex, cost to enter it), …))
 Path = tuple[float, tuple[tuple[str, float], ...]]
+
+
+class _MapTables:
+    """What a :class:`MoveCosts` computes from the map and its rule entry
+    alone, before any search: hexsides, neighbours, the edge costs of each
+    movement class (pure functions of the two, so shared by every audit)."""
+
+    def __init__(self, hex_map: HexMap, params: Mapping[str, Any]) -> None:
+        self.map = hex_map                  # (held: the cache is keyed by its identity)
+        self.params = params                # (a copy: compared with the params of later rules)
+        self.sides: dict[frozenset[str], frozenset[str]] = {}
+        for side in hex_map.hexsides:
+            self.sides[side.pair] = self.sides.get(side.pair, frozenset()) | {side.type}
+        self.neighbours = _neighbours(hex_map)
+        self.edges: dict[str, dict[str, tuple[tuple[str, float], ...]]] = {}
+
+
+#: id of the map -> the tables of the rule entries (by their params) made
+#: for it; a few scenarios' worth (an audit session meets one or two)
+_TABLES: dict[int, list[_MapTables]] = {}
+_NEIGHBOURS: dict[int, tuple[HexMap, dict[str, tuple[str, ...]]]] = {}
+_TABLES_MAX = 32
+
+
+def _neighbours(hex_map: HexMap) -> dict[str, tuple[str, ...]]:
+    """Each hex's neighbours on a map (the hex geometry, once per map)."""
+    hit = _NEIGHBOURS.get(id(hex_map))
+    if hit is not None and hit[0] is hex_map:
+        return hit[1]
+    if len(_NEIGHBOURS) >= _TABLES_MAX:
+        _NEIGHBOURS.clear()
+    found = {h: tuple(hex_map.neighbours(h)) for h in hex_map.hex_ids}
+    _NEIGHBOURS[id(hex_map)] = (hex_map, found)
+    return found
+
+
+def _map_tables(hex_map: HexMap, params: Mapping[str, Any]) -> _MapTables:
+    """The tables of a map and a rule entry's params (equal params: the same
+    entry of the scenario, whose rules are made again for every audit)."""
+    made = _TABLES.get(id(hex_map))
+    if not made or made[0].map is not hex_map:
+        if len(_TABLES) >= _TABLES_MAX:
+            _TABLES.clear()
+        made = _TABLES[id(hex_map)] = []
+    for tables in made:
+        if tables.params == params:
+            return tables
+    if len(made) >= _TABLES_MAX:
+        made.clear()
+    tables = _MapTables(hex_map, copy.deepcopy(dict(params)))
+    made.append(tables)
+    return tables
 #: enemy-occupied hexes, the hexes in their ZOC, and which enemy units are where
 Enemies = tuple[frozenset[str], frozenset[str], dict[str, list[str]]]
 
@@ -339,6 +395,10 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
     step, dated to the move."""
 
     _shared = ("ctx", "params", "tables")
+    # a step_end only judges the drags of the step (none: nothing to do); a
+    # move of a unit that is not a subject is not charged
+    quiet_step_end = True
+    subject_events = frozenset({"move"})
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
@@ -592,6 +652,9 @@ class EscortedMove(CheapCopy, BaseRule[AuditState]):
     move A → B needs a unit matching ``escort`` (relative to the subject)
     that also went from A to B in the same window (one drag, or several
     consecutive ones).  Judged at the window's end, dated to the move."""
+
+    # a step_end judges and forgets the moves since the last one (none: nothing to do)
+    quiet_step_end = True
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from vmodtool.audit.api import Event, Violation
+from vmodtool.audit.api import Event, RuleContext, Violation
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.status import (
     Findings,
@@ -24,7 +24,7 @@ from vmodtool.audit.kinds.status import (
     side_name,
     unit_list,
 )
-from vmodtool.audit.selectors import as_list, matches
+from vmodtool.audit.selectors import as_list, is_fixed, matches
 from vmodtool.audit.state import AuditState, Unit
 
 __all__ = ["Stacking", "StackOrder", "Cohabitation"]
@@ -167,8 +167,19 @@ class Cohabitation(SettleRule):
     least ``min`` (default 1) other units matching ``with`` (relative to the
     subject: ``same``, ``served_by: subject``, ``side: friendly``)."""
 
+    # unit id -> whether it matches a ``subject`` of what never changes (None:
+    # the subject reads more); the same for every copy of the rule
+    _shared = ("ctx", "params", "_subjects")
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        self._subjects: dict[str, bool] | None = {} if is_fixed(self.params.get("subject")) else None
+
     def findings_in(self, state: AuditState, hex_id: str) -> Findings:
         p = self.params
+        subjects = self._subjects
+        if subjects is not None and not self._has_subject(state, hex_id, subjects):
+            return {}                       # (most hexes hold no HQ)
         minimum = p.get("min", 1)
         out: Findings = {}
         here = state.units_in(hex_id)
@@ -181,6 +192,18 @@ class Cohabitation(SettleRule):
                 out[("cohabitation", unit.uid)] = (unit.hex,
                                                     self._builder(state, unit, others, good, minimum))
         return out
+
+    def _has_subject(self, state: AuditState, hex_id: str, subjects: dict[str, bool]) -> bool:
+        units_state = state.units_state
+        for key in state.stacks.get(hex_id, ()):
+            if key not in units_state:
+                continue
+            found = subjects.get(key)
+            if found is None:
+                found = subjects[key] = matches(self.params.get("subject"), state.unit(key), state)
+            if found:
+                return True
+        return False
 
     def _builder(self, state: AuditState, unit: Unit, others: Sequence[Unit], good: Sequence[Unit],
                  minimum: int) -> Callable[[Event], Violation]:

@@ -359,9 +359,10 @@ class SettleRule(BaseRule[AuditState]):
         returns the findings of those hexes (the others keep theirs)."""
         found: Findings = self.__dict__.setdefault("_found", {})
         hex_keys: dict[str, tuple[Hashable, ...]] = self.__dict__.setdefault("_hex_keys", {})
-        for hex_id in hexes:
-            for key in hex_keys.pop(hex_id, ()):
-                found.pop(key, None)
+        if hex_keys:
+            for hex_id in hexes:
+                for key in hex_keys.pop(hex_id, ()):
+                    found.pop(key, None)
         fresh: Findings = {}
         stacks = state.stacks
         for hex_id in sorted(hexes):
@@ -391,6 +392,8 @@ class SettleRule(BaseRule[AuditState]):
                 return []
             fresh = self._judge_changed(state, hexes)
             found = self._found
+            if not fresh and not found and not self.open:
+                return []               # (nothing found, now or before: the usual case)
         out = [build(event) for key, (sig, build) in sorted(fresh.items(), key=lambda kv: repr(kv[0]))
                if self.open.get(key) != sig]
         self.open = {key: sig for key, (sig, _) in found.items()}
@@ -455,6 +458,9 @@ class StatusForbids(BaseRule[AuditState]):
     dragged along with the stack in the same step still counts (it is checked
     again at the end of the step)."""
 
+    # a step_end judges the step's pending moves (none: nothing to do)
+    quiet_step_end = True
+
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         actions = as_list(self.params.get("forbids", "move"))
@@ -464,6 +470,12 @@ class StatusForbids(BaseRule[AuditState]):
         self.moved_markers: list[tuple[str, str | None, str | None]] = []   # kind, from, to
         self.pending: list[tuple[Event, str]] = []       # moves of this step not flagged yet
         self.flagged: set[tuple[int, str]] = set()       # (step, uid)
+        status = self.params.get("status")
+        #: the kinds a ``status`` of markers alone names (the unit matches when
+        #: it carries one); None: the selector reads more
+        self.status_kinds: frozenset[str] | None = (
+            frozenset(as_list(status["markers"])) if isinstance(status, Mapping) and set(status) == {"markers"}
+            else None)
 
     def _new_step(self, step: int) -> None:
         if step != self.cur_step:
@@ -479,8 +491,11 @@ class StatusForbids(BaseRule[AuditState]):
         markers placed in the hex it left after it had gone."""
         marks = set(layer_markers(state, uid))
         if from_hex is not None and not late:
-            for m in state.markers_in(from_hex):
-                if _marker_scope(state.scenario, m.kind) == "hex":
+            # (the kinds of the markers in the hex: no Marker views made)
+            markers_state = state.markers_state
+            for key in state.stacks.get(from_hex, ()):
+                m = markers_state.get(key)
+                if m is not None and _marker_scope(state.scenario, m.kind) == "hex":
                     marks.add(m.kind)
         for kind, a, b in self.moved_markers:
             if a is not None and a == from_hex and b == to_hex:
@@ -534,7 +549,11 @@ class StatusForbids(BaseRule[AuditState]):
     def _judge(self, state: AuditState, event: Event, uid: str, late: bool = False) -> list[Violation]:
         unit = state.unit(uid)
         marks = self._status_markers(state, uid, event.from_hex, event.to_hex, late)
-        if not matches(self.params.get("status"), with_markers(unit, marks), state):
+        kinds = self.status_kinds
+        if kinds is not None:
+            if kinds.isdisjoint(marks):
+                return []
+        elif not matches(self.params.get("status"), with_markers(unit, marks), state):
             return []
         self.flagged.add((event.step, uid))
         return [self._violation(state, event, unit, marks)]
@@ -558,6 +577,8 @@ class StateNever(BaseRule[AuditState]):
 
     subscribes = frozenset({"flip", "layer", "marker_add", "marker_move", "move", "enter", "add",
                             "transfer", "setup_end"})
+    # the events of one unit judge that unit only if it is a subject
+    subject_events = frozenset({"flip", "layer", "move", "enter", "add", "transfer"})
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
@@ -637,6 +658,11 @@ class TransitionWindow(BaseRule[AuditState]):
         point = cond.get("snapshot", "phase_start") if cond else None
         #: the snapshot the condition reads (the engine takes only those asked for)
         self.snapshots = frozenset({point}) if point else frozenset()
+        # a phase_start copy is read only in the phase it starts, and this
+        # kind reads the game only in its ``phases`` (a flip outside them is
+        # judged without the condition; ``_mandatory`` looks only in them)
+        if point == "phase_start":
+            self.snapshot_phases = frozenset(as_list(self.params.get("phases")))
 
     def _matches_from_to(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         p = self.params
@@ -883,6 +909,9 @@ class Obligation(BaseRule[AuditState]):
     matching ``sel`` are off the map), ``{marker_in_hex: kind}``.  The
     items are checked in order; once an ``eliminate`` item is unmet, the
     later items (its consequences, such as a Wreck marker) are not reported."""
+
+    # the due point resolves the obligations since the last one (none: nothing to do)
+    quiet_step_end = True
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)

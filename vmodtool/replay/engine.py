@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -152,11 +152,15 @@ class Engine:
 
     def __init__(self, positions: Positions, roster: Roster, *, file: str | None = None,
                  properties: ModuleProperties | None = None, viewer: Viewer = OBSERVER,
-                 hands: Mapping[str, HandDef] | None = None) -> None:
+                 hands: Mapping[str, HandDef] | None = None,
+                 add_plans: dict[str, Any] | None = None) -> None:
         """``properties``: the global properties of the module (when one is
         given), so that a command naming another one is dropped and reported
         as VASSAL drops it.  ``viewer``: who watches (which cards events
-        name); ``hands``: the module's private maps by name."""
+        name); ``hands``: the module's private maps by name; ``add_plans``:
+        AddPiece texts parsed so far (:func:`_plan_add`), shared by the
+        engines of a chain's logs."""
+        self.add_plans: dict[str, Any] = add_plans if add_plans is not None else {}
         self.positions = positions
         self.viewer = viewer
         self.hands: Mapping[str, HandDef] = hands or {}
@@ -262,7 +266,20 @@ class Engine:
 
     # ----------------------------------------------------------------- pieces
     def on_add(self, cmd: AddPiece) -> None:
-        parsed = _add_fields(cmd.text)
+        text = cmd.text
+        plans = self.add_plans
+        plan = plans.get(text, _NO_PLAN)
+        if plan is _NO_PLAN:
+            plan = plans[text] = _plan_add(text)
+        if plan is not None:
+            if plan[0] is None:
+                self._add_fresh_piece(plan)     # type: ignore[arg-type]
+            else:
+                stack = Stack(plan[1])
+                self.state.register(stack)
+                self._stack_set_tokens(stack, *plan[2:])     # type: ignore[arg-type]
+            return
+        parsed = _add_fields(text)
         if parsed is None:
             if cmd._field(2) is None:
                 self.warn(f"AddPiece without type or state (truncated?): {self._short(cmd)}")
@@ -286,18 +303,36 @@ class Engine:
                       f"({basic[:20]!r}): {self._short(cmd)}")
             return
         piece = Piece(piece_id, type_text)
-        old = self.state.get(piece.id)
-        if old is not None and not self.in_restore:
-            self.warn(f"AddPiece for id {piece.id} which is already in the game "
-                      "(VASSAL keeps both objects)")
+        self._check_readd(piece.id)
         self.state.register(piece)
         self.piece_set_state(piece, state)
+        self._added(piece)
+
+    def _check_readd(self, piece_id: str | None) -> None:
+        if not self.in_restore and piece_id is not None and piece_id in self.state.pieces:
+            self.warn(f"AddPiece for id {piece_id} which is already in the game "
+                      "(VASSAL keeps both objects)")
+
+    def _added(self, piece: Piece) -> None:
         if not self.in_restore:
             problem = piece.definition_problem()
             if problem is not None:
                 self.warn(f"AddPiece {piece.id}: the piece cannot be decoded ({problem}); its "
                           "name and properties are unknown")
             self.events.append(AddEvent(piece=self.ref(piece), target=self.place_of(piece)))
+
+    def _add_fresh_piece(self, plan: _PiecePlan) -> None:
+        """What ``Piece(...)``, ``register`` and ``piece_set_state`` do for a
+        new piece whose whole state splits on its TABs (:meth:`Piece.set_raw_state`),
+        from the AddPiece's text parsed once (:func:`_plan_add`)."""
+        _, piece_id, type_text, ntraits, state, basic, map_id, x, y = plan
+        piece = Piece.fresh(piece_id, type_text, ntraits, state, basic, x, y)
+        self._check_readd(piece_id)
+        self.state.register(piece)
+        if map_id is not None:
+            self.map_for(map_id).add(piece)
+        if not self.in_restore:
+            self._added(piece)
 
     def on_remove(self, cmd: RemovePiece) -> None:
         target = self.state.get(cmd.piece_id)
@@ -806,21 +841,19 @@ class Engine:
     def stack_set_state(self, s: Stack, state: str) -> None:
         """``Stack.setState``: position, members bottom → top (each taken out
         of its previous stack or map), layer, map."""
-        toks = decode_sequence(state, ";") if ("\\" in state or "'" in state) else state.split(";")
-        map_id = toks[0] if toks else "null"
-        if map_id == "null":
-            s.x = s.y = 0
-            i = 1
-        else:
-            s.x = java_int(toks[1] if len(toks) > 1 else None) or 0
-            s.y = java_int(toks[2] if len(toks) > 2 else None) or 0
-            i = 3
+        self._stack_set_tokens(s, *_stack_tokens(state))
+
+    def _stack_set_tokens(self, s: Stack, map_id: str | None, x: int, y: int,
+                          toks: Sequence[str]) -> None:
+        """:meth:`stack_set_state` from the state's fields (:func:`_stack_tokens`)."""
+        s.x = x
+        s.y = y
         if s.map is not None:
             s.map.relocate(s)
         s.members.clear()
-        new_map = None if map_id == "null" else self.map_for(map_id)
+        new_map = None if map_id is None else self.map_for(map_id)
         pieces = self.state.pieces
-        for tok in toks[i:]:
+        for tok in toks:
             child = pieces.get(tok)
             if child is not None:
                 if isinstance(child, Stack):
@@ -1039,6 +1072,55 @@ def _add_fields(text: str) -> tuple[str | None, str, str] | None:
     piece_id = body[:i]
     return (None if piece_id == "null" else piece_id,
             type_raw.replace("\\/", "/") if "\\" in type_raw else type_raw, body[j + 1:])
+
+
+def _stack_tokens(state: str) -> tuple[str | None, int, int, list[str]]:
+    """A stack state's map id (None for ``null``), position and the tokens
+    after them (member ids, ``@@layer``)."""
+    toks = decode_sequence(state, ";") if ("\\" in state or "'" in state) else state.split(";")
+    map_id = toks[0] if toks else "null"
+    if map_id == "null":
+        return None, 0, 0, toks[1:]
+    x = java_int(toks[1] if len(toks) > 1 else None) or 0
+    y = java_int(toks[2] if len(toks) > 2 else None) or 0
+    return map_id, x, y, toks[3:]
+
+
+#: an AddPiece parsed once (:func:`_plan_add`): a new piece (None, id, type,
+#: trait count, state, BasicPiece state, map id or None, x, y)
+_PiecePlan = tuple[None, "str | None", str, int, str, str, "str | None", int, int]
+#: a new stack ("stack", id, map id or None, x, y, member and layer tokens)
+_StackPlan = tuple[str, "str | None", "str | None", int, int, tuple[str, ...]]
+_NO_PLAN: Any = object()
+
+
+def _plan_add(text: str) -> _PiecePlan | _StackPlan | None:
+    """An AddPiece's text parsed into what creating its piece or stack
+    needs, when that is the common case (a piece whose state splits on its
+    TABs; a stack whose state quotes nothing); else None (the general
+    path).  A pure function of the text: a chain's saved states repeat most
+    AddPieces of the previous log's, and the engine keeps the plans by text
+    (:attr:`Engine.add_plans`)."""
+    parsed = _add_fields(text)
+    if parsed is None:
+        return None
+    piece_id, type_text, state = parsed
+    if type_text == "stack":
+        if "\\" in state or "'" in state:
+            return None
+        map_id, x, y, toks = _stack_tokens(state)
+        return ("stack", piece_id, map_id, x, y, tuple(toks))
+    if type_text.startswith("deck;"):
+        return None
+    types = type_tokens(type_text)
+    if not types or not types[-1].startswith("piece;"):
+        return None
+    n = len(types)
+    if state.count("\t") != n - 1 or "'" in state:
+        return None
+    basic = state[state.rfind("\t") + 1:] if n > 1 else state
+    map_id, x, y = _split_basic(basic)
+    return (None, piece_id, type_text, n, state, basic, None if map_id == "null" else map_id, x, y)
 
 
 def _keep_unique_id(old_basic: str, new_basic: str) -> str:

@@ -116,7 +116,11 @@ class Piece:
     ``type`` is the raw type chain; ``levels`` the decorator state tokens
     (outermost first, the BasicPiece's excluded); ``basic`` the BasicPiece
     state token.  ``map``/``x``/``y`` are the piece's own fields; use
-    :attr:`current_map` and :attr:`position` for where it is."""
+    :attr:`current_map` and :attr:`position` for where it is.
+
+    ``_state`` is the whole state string the levels were (or will be)
+    split from, None once a level changed: while it is set, equal ``_state``
+    means equal levels."""
 
     __slots__ = ("id", "type", "ntraits", "_levels", "_state", "basic", "map", "x", "y",
                  "parent", "_def", "__weakref__")
@@ -134,6 +138,26 @@ class Piece:
         self.y = 0
         self.parent: Stack | None = None
         self._def: PieceDef | None = None
+
+    @classmethod
+    def fresh(cls, piece_id: str | None, type_text: str, ntraits: int, state: str, basic: str,
+              x: int, y: int) -> Piece:
+        """A new piece, off every map, with a whole state that splits on its
+        TABs (what ``__init__`` then :meth:`set_raw_state` and setting the
+        BasicPiece state ``basic`` at x, y give, without parsing again)."""
+        p = cls.__new__(cls)
+        p.id = piece_id
+        p.type = type_text
+        p.ntraits = ntraits
+        p._levels = None
+        p._state = state
+        p.basic = basic
+        p.map = None
+        p.x = x
+        p.y = y
+        p.parent = None
+        p._def = None
+        return p
 
     # -- where ------------------------------------------------------------
     @property
@@ -170,7 +194,7 @@ class Piece:
     def levels_key(self) -> str | tuple[str, ...]:
         """Something equal for equal decorator states (cheap when the raw
         state is still whole)."""
-        if self._levels is None and self._state is not None:
+        if self._state is not None:
             return self._state[: self._state.rfind("\t") + 1]
         return tuple(self.levels)
 

@@ -273,11 +273,11 @@ class Engine:
             plan = plans[text] = _plan_add(text)
         if plan is not None:
             if plan[0] is None:
-                self._add_fresh_piece(plan)     # type: ignore[arg-type]
+                self._add_fresh_piece(plan)
             else:
                 stack = Stack(plan[1])
                 self.state.register(stack)
-                self._stack_set_tokens(stack, *plan[2:])     # type: ignore[arg-type]
+                self._stack_set_tokens(stack, *plan[2:])
             return
         parsed = _add_fields(text)
         if parsed is None:
@@ -329,8 +329,9 @@ class Engine:
         piece = Piece.fresh(piece_id, type_text, ntraits, state, basic, x, y)
         self._check_readd(piece_id)
         self.state.register(piece)
-        if map_id is not None:
-            self.map_for(map_id).add(piece)
+        m = self.map_for(map_id) if map_id is not None else None
+        if m is not None:
+            m.add(piece)
         if not self.in_restore:
             self._added(piece)
 

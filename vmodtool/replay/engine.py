@@ -52,7 +52,7 @@ from vmodtool.replay.state import (
     Piece,
     Stack,
     _split_basic,
-    split_nested,
+    split_levels,
     type_tokens,
 )
 from vmodtool.replay.viewer import OBSERVER, Viewer
@@ -83,6 +83,7 @@ from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
 __all__ = ["Engine", "ReplayWarning", "Roster"]
 
+_NOWHERE = Place(None)
 _CHAT_NAME = re.compile(r"^(?:&lt;|<)(.+?)(?:&gt;|>) - ")
 #: a dice report in DiceButton's default format (``** $name$ = $result$ ***
 #: <$playerName$>``, VASSAL 2.x to 3.7) with the chat's ``*`` prefix: the
@@ -222,12 +223,16 @@ class Engine:
             self.warn(message)
 
     def place_of(self, obj: GameObject) -> Place:
-        m = obj.current_map
+        parent = obj.parent
+        if parent is not None:
+            m = parent.map
+            if m is None:
+                return _NOWHERE
+            return self.positions.place(m.name, parent.x, parent.y)
+        m = obj.map
         if m is None:
-            return Place(None)
-        x, y = obj.position
-        loc, cell = self.positions.locate(m.name, x, y)
-        return Place(m.name, x, y, loc, cell)
+            return _NOWHERE
+        return self.positions.place(m.name, obj.x, obj.y)
 
     @staticmethod
     def ref(p: Piece) -> PieceRef:
@@ -782,7 +787,7 @@ class Engine:
         if basic is not None:
             self.basic_set_state(p, basic)
             return
-        levels = split_nested(state, n)
+        levels = split_levels(state, n)
         if len(levels) < n:
             self.warn(f"piece {p.id}: state has {len(levels)} level(s) for {n} trait(s); "
                       "the traits without a state keep theirs")
@@ -794,7 +799,7 @@ class Engine:
             p._state = None
             p._def = None
             return
-        p._levels = levels[:-1]
+        p._levels = list(levels[:-1])
         p._state = None
         p._def = None
         self.basic_set_state(p, levels[-1])
@@ -804,8 +809,8 @@ class Engine:
         keeps its current state; the BasicPiece takes the new state only when
         it differs from the old one."""
         n = p.ntraits
-        news = split_nested(new, n)
-        olds = split_nested(old, n)
+        news = split_levels(new, n)
+        olds = split_levels(old, n)
         if len(news) < n or len(olds) < n:
             self.warn(f"piece {p.id}: changed state has fewer levels than its {n} traits")
         levels = p.levels

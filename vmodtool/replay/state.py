@@ -70,6 +70,22 @@ def split_nested(text: str, count: int) -> list[str]:
     return out
 
 
+_SPLIT_CACHE: dict[tuple[str, int], tuple[str, ...]] = {}
+
+
+def split_levels(text: str, count: int) -> tuple[str, ...]:
+    """:func:`split_nested` as a tuple, cached: a piece's state takes few
+    values over a game (a ChangePiece's old state is mostly the new state
+    of the one before), so most states are split once."""
+    key = (text, count)
+    found = _SPLIT_CACHE.get(key)
+    if found is None:
+        if len(_SPLIT_CACHE) > 50000:
+            _SPLIT_CACHE.clear()
+        found = _SPLIT_CACHE[key] = tuple(split_nested(text, count))
+    return found
+
+
 _TYPE_CACHE: dict[str, tuple[str, ...]] = {}
 
 
@@ -172,7 +188,7 @@ class Piece:
         after a whole state was set)."""
         levels = self._levels
         if levels is None:
-            levels = split_nested(self._state or "", self.ntraits)[:-1]
+            levels = list(split_levels(self._state or "", self.ntraits)[:-1])
             while len(levels) < self.ntraits - 1:
                 levels.append("")
             self._levels = levels

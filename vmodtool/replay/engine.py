@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -236,8 +236,8 @@ class Engine:
 
     @staticmethod
     def ref(p: Piece) -> PieceRef:
-        states = tuple(p.levels)
-        return PieceRef(p.id, p.type, states + (p.basic,))
+        levels = p._levels
+        return PieceRef(p.id, p.type, (*(levels if levels is not None else p.levels), p.basic))
 
     # --------------------------------------------------------------- dispatch
     def apply(self, cmd: Command) -> None:
@@ -264,6 +264,20 @@ class Engine:
                 handler(self, cmd)
             except (ValueError, IndexError, KeyError) as exc:
                 self.warn(f"{cmd.kind} could not be applied ({exc}): {self._short(cmd)}")
+
+    def apply_all(self, commands: Iterable[Command]) -> None:
+        """:meth:`apply` each command (a saved state's thousands of
+        AddPieces go to :meth:`on_add` directly)."""
+        on_add = self.on_add
+        apply = self.apply
+        for cmd in commands:
+            if type(cmd) is AddPiece:
+                try:
+                    on_add(cmd)
+                except (ValueError, IndexError, KeyError) as exc:
+                    self.warn(f"{cmd.kind} could not be applied ({exc}): {self._short(cmd)}")
+            else:
+                apply(cmd)
 
     def _short(self, cmd: Command) -> str:
         text = self.roster.redactor.scrub(cmd.text)
@@ -370,14 +384,17 @@ class Engine:
             del self.state.pieces[target.id]
 
     def on_change(self, cmd: ChangePiece) -> None:
-        target = self.state.get(cmd.piece_id)
+        f = cmd.fields
+        piece_id = f[0] if f and f[0] else ""
+        target = self.state.pieces.get(piece_id)
         if target is None:
-            self.warn(f"ChangePiece of unknown piece {cmd.piece_id}")
+            self.warn(f"ChangePiece of unknown piece {piece_id}")
             return
-        if cmd._field(1) is None:
+        if len(f) < 2:
             self.warn(f"ChangePiece without a new state (truncated?): {self._short(cmd)}")
             return
-        new, old = cmd.new_state, cmd.old_state
+        new = f[1] or ""
+        old = f[2] if len(f) > 2 else None
         if isinstance(target, Deck):
             self.on_deck_change(target, new, old)
             return
@@ -404,31 +421,36 @@ class Engine:
                 self.events.append(ChangeEvent(before=before, after=after, place=new_place))
 
     def on_move(self, cmd: MovePiece) -> None:
-        if cmd._field(8) is None:
+        # the fields read once (MovePiece's properties decode them one by one)
+        f = cmd.fields
+        if len(f) < 9:
             self.warn(f"MovePiece with missing fields (truncated?): {self._short(cmd)}")
             return
-        piece = self.state.get(cmd.piece_id)
+        piece_id = f[0] or ""
+        piece = self.state.pieces.get(piece_id)
         if piece is None:
             self.unlogged_stack_move(cmd)
             return
+        is_stack = isinstance(piece, Stack)
         if self.ghosts:
-            for p in (piece.members if isinstance(piece, Stack) else [piece]):
+            for p in (piece.members if is_stack else [piece]):     # type: ignore[union-attr]
                 self.ghosts.pop(p.id or "", None)
-        player = cmd.player_id
+        player = f[9] if len(f) > 9 and f[9] != "null" else None
         if player:
             self.player_ids.append(player)
-        movers = piece.members[:] if isinstance(piece, Stack) else [piece]
-        befores = [self.place_of(p) for p in movers] if not self.in_restore else None
+        movers: list[Piece] = piece.members[:] if is_stack else [piece]     # type: ignore[union-attr,list-item]
+        place_of = self.place_of
+        befores = [place_of(p) for p in movers] if not self.in_restore else None
         # where each mover came from when a deck or a hand is involved: (its
         # deck, its index there, the hand it was on, whether the viewer saw it)
         cards: list[_CardOrigin] | None = None
         if befores is not None and (self.hands or self.state.has_decks):
             cards = [self.card_origin(p) for p in movers]
-        new_map_id = cmd.new_map
-        new_map = self.map_for(new_map_id) if new_map_id is not None else None
+        new_map_id = f[1]
+        new_map = self.map_for(new_map_id) if new_map_id != "null" else None
         if new_map is not None:
             pos = cmd.new_position
-            under_id = cmd.new_under
+            under_id = f[4] if f[4] != "null" else None
             if under_id is not None:
                 under = self.state.get(under_id)
                 if (under is not None and under.position == pos
@@ -456,12 +478,14 @@ class Engine:
                     ox, oy = cmd.old_position
                     loc, cell = self.positions.locate(old_map_id, ox, oy)
                     befores[i] = Place(old_map_id, ox, oy, loc, cell)
-            for k, (p, before) in enumerate(zip(movers, befores, strict=True)):
-                if cards is not None:
+            if cards is not None:
+                for k, (p, before) in enumerate(zip(movers, befores, strict=True)):
                     self.card_event(p, before, cards[k], stack_id, player)
-                else:
-                    self.events.append(MoveEvent(piece=self.ref(p), source=before,
-                                                 target=self.place_of(p), stack_id=stack_id))
+            else:
+                append = self.events.append
+                ref = self.ref
+                for p, before in zip(movers, befores, strict=True):
+                    append(MoveEvent(piece=ref(p), source=before, target=place_of(p), stack_id=stack_id))
 
     def unlogged_stack_move(self, cmd: MovePiece) -> None:
         """A MovePiece naming an id no command created.  VASSAL gives a

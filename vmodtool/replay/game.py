@@ -262,9 +262,7 @@ class Replay:
         engine = Engine(self.positions, self.roster, file=self.files[k], properties=self.properties,
                         viewer=self.viewer, hands=self.hands, add_plans=add_plans)
         engine.in_restore = True
-        for node in game.restore_part():
-            for cmd in leaf_commands(node):
-                engine.apply(cmd)
+        engine.apply_all([cmd for node in game.restore_part() for cmd in leaf_commands(node)])
         engine.in_restore = False
         for player_id in list(self.roster.players):
             self.roster.redactor.learn(player_id, self.roster.players[player_id][0])
@@ -293,6 +291,7 @@ class Replay:
         add_plans: dict[str, Any] = {}
         for k, game in enumerate(self.games):
             engine = self._restore(k, add_plans)
+            _settle()
             self.warnings.extend(engine.warnings)
             if previous is not None:
                 self.chain_differences.extend(self._compare(previous, engine, k))
@@ -465,6 +464,16 @@ def relaxed_gc() -> Iterator[None]:
         if _relaxed_depth == 0:
             gc.unfreeze()
         gc.set_threshold(*threshold)
+
+
+def _settle() -> None:
+    """Within :func:`relaxed_gc`: freeze what exists now (a saved state
+    just restored, the steps before it), so that the collections of the
+    steps to come do not scan it again; it is unfrozen when the outermost
+    :func:`relaxed_gc` ends (the previous logs' states, cyclic garbage once
+    compared, are collected from then on)."""
+    if _relaxed_depth:
+        gc.freeze()
 
 
 def snapshot(engine: Engine, step: int = 0) -> BoardState:

@@ -435,8 +435,11 @@ class MapState:
         self.known = known
         # top-level objects by point, so that a drop finds the stack at its
         # point without scanning the whole map (the engine calls relocate()
-        # whenever a top-level object's x/y change)
-        self._at: dict[tuple[int, int], dict[GameObject, None]] = {}
+        # whenever a top-level object's x/y change): ``_key`` holds each
+        # one's point as last indexed, ``_at`` the objects by point, built
+        # from ``_key`` on the first at() (a saved state adds and removes
+        # thousands of objects that no drop looks for) and kept from then on
+        self._at: dict[tuple[int, int], dict[GameObject, None]] | None = None
         self._key: dict[GameObject, tuple[int, int]] = {}
         # drawing order without scanning the map: a number per top-level
         # object, increasing in the order of ``pieces``
@@ -446,16 +449,34 @@ class MapState:
     def _index(self, obj: GameObject) -> None:
         key = (obj.x, obj.y)
         self._key[obj] = key
-        self._at.setdefault(key, {})[obj] = None
+        at = self._at
+        if at is not None:
+            bucket = at.get(key)
+            if bucket is None:
+                at[key] = {obj: None}
+            else:
+                bucket[obj] = None
 
     def _unindex(self, obj: GameObject) -> None:
         key = self._key.pop(obj, None)
-        if key is not None:
+        if key is not None and self._at is not None:
             bucket = self._at.get(key)
             if bucket is not None:
                 bucket.pop(obj, None)
                 if not bucket:
                     del self._at[key]
+
+    def _points(self) -> dict[tuple[int, int], dict[GameObject, None]]:
+        at = self._at
+        if at is None:
+            at = self._at = {}
+            for obj, key in self._key.items():
+                bucket = at.get(key)
+                if bucket is None:
+                    at[key] = {obj: None}
+                else:
+                    bucket[obj] = None
+        return at
 
     def relocate(self, obj: GameObject) -> None:
         """Re-index ``obj`` after its x/y (or its members) changed, if it is
@@ -466,7 +487,8 @@ class MapState:
 
     def at(self, x: int, y: int) -> list[GameObject]:
         """Top-level objects exactly at (x, y), in drawing order."""
-        bucket = self._at.get((x, y))
+        points = self._points()
+        bucket = points.get((x, y))
         if not bucket:
             return []
         if len(bucket) == 1:
@@ -479,7 +501,7 @@ class MapState:
                    and not isinstance(o, Deck)]
         for o in empties:
             self._unindex(o)
-        bucket = self._at.get((x, y))
+        bucket = points.get((x, y))
         if not bucket:
             return []
         if len(bucket) == 1:

@@ -282,6 +282,11 @@ def test_a_changed_level_drops_the_whole_state() -> None:
     assert isinstance(p4, Piece)
     assert p4.levels[0] == "D4x" and p4._state is None
     assert p4.levels_key() == ("D4x",)
+    p3 = Piece("p3", TYPE)                  # a whole state is split on demand
+    assert p3.set_raw_state(state("C3x", M, 1, 2)) == f"{M};1;2;1;0"
+    assert p3._levels is None and p3.levels_key() == "C3x\t"
+    assert p3.levels == ["C3x"] and p3._state is not None   # split, still current
+    assert p3.levels_key() == ("C3x",)
 
 
 def test_lazy_point_index_finds_what_a_scan_finds() -> None:

@@ -117,15 +117,17 @@ def compare_states(before: GameState, after: GameState,
     """Every difference between two states (pieces by id, then global
     properties and turn trackers)."""
     out: list[ChainDifference] = []
-    a_pieces: dict[str | None, Piece] = {p.id: p for p in before.game_pieces()}
-    b_pieces: dict[str | None, Piece] = {p.id: p for p in after.game_pieces()}
+    # the registered pieces by id (GameState.register files each under its id)
+    a_pieces: dict[str | None, Piece] = {pid: p for pid, p in before.pieces.items() if isinstance(p, Piece)}
+    b_pieces: dict[str | None, Piece] = {pid: p for pid, p in after.pieces.items() if isinstance(p, Piece)}
+    b_get = b_pieces.get
 
     def diff(kind: str, piece: PieceRef | None = None, pb: Place | None = None,
              pa: Place | None = None, detail: str = "", was: PieceRef | None = None) -> None:
         out.append(ChainDifference(before_file, after_file, kind, piece, pb, pa, detail, was))
 
     for pid, a in a_pieces.items():
-        b = b_pieces.get(pid)
+        b = b_get(pid)
         if b is None:
             diff("removed", ref(a), place_before(a), None)
             continue
@@ -140,13 +142,23 @@ def compare_states(before: GameState, after: GameState,
             mb, xb, yb = pb.map, pb.x, pb.y
         if xa != xb or ya != yb or (ma is not mb and (ma.name if ma else None) != (mb.name if mb else None)):
             diff("moved", ref(b), place_before(a), place_after(b))
-        elif (pa is not None or pb is not None) and not _same_neighbours(a, b):
-            diff("restacked", ref(b), place_before(a), place_after(b),
-                 f"stack {len(pa.members) if pa else 0} → "
-                 f"{len(pb.members) if pb else 0} pieces")
+        elif pa is not None or pb is not None:
+            if pa is not None and pb is not None:
+                la, lb = pa.members, pb.members
+                # the common case at once: each alone in its stack
+                same = (len(la) == 1 and len(lb) == 1 and la[0] is a and lb[0] is b) or _same_neighbours(a, b)
+            else:
+                same = _same_neighbours(a, b)
+            if not same:
+                diff("restacked", ref(b), place_before(a), place_after(b),
+                     f"stack {len(pa.members) if pa else 0} → "
+                     f"{len(pb.members) if pb else 0} pieces")
         if a.type != b.type:
             diff("changed", ref(b), None, place_after(b), _type_difference(a.type, b.type), ref(a))
             continue
+        state = a._state
+        if state is not None and a.basic == b.basic and state == b._state:
+            continue                   # equal whole states (see _same_states)
         if not _same_states(a, b):
             changed = [i for i, (x, y) in enumerate(zip(a.levels, b.levels, strict=False)) if x != y]
             what = (f"trait state(s) {', '.join(str(i + 1) for i in changed)}" if changed

@@ -294,9 +294,7 @@ class Engine:
             if plan[0] is None:
                 self._add_fresh_piece(plan)
             else:
-                stack = Stack(plan[1])
-                self.state.register(stack)
-                self._stack_set_tokens(stack, *plan[2:])
+                self._add_fresh_stack(plan)
             return
         parsed = _add_fields(text)
         if parsed is None:
@@ -346,13 +344,56 @@ class Engine:
         from the AddPiece's text parsed once (:func:`_plan_add`)."""
         _, piece_id, type_text, ntraits, state, basic, map_id, x, y = plan
         piece = Piece.fresh(piece_id, type_text, ntraits, state, basic, x, y)
-        self._check_readd(piece_id)
-        self.state.register(piece)
+        game = self.state
+        if piece_id is None:
+            piece_id = piece.id = game.new_id()
+        elif not self.in_restore:
+            self._check_readd(piece_id)
+        game.pieces[piece_id] = piece          # GameState.register
         m = self.map_for(map_id) if map_id is not None else None
         if m is not None:
             m.add(piece)
         if not self.in_restore:
             self._added(piece)
+
+    def _add_fresh_stack(self, plan: _StackPlan) -> None:
+        """What ``Stack(...)``, ``register`` and :meth:`stack_set_state` do
+        for a new stack (off every map until its state puts it on one),
+        from the AddPiece's text parsed once (:func:`_plan_add`)."""
+        _, stack_id, map_id, x, y, toks = plan
+        s = Stack(stack_id)
+        game = self.state
+        if stack_id is None:
+            stack_id = s.id = game.new_id()
+        game.pieces[stack_id] = s              # GameState.register
+        s.x = x
+        s.y = y
+        new_map = self.map_for(map_id) if map_id is not None else None
+        pieces = game.pieces
+        members = s.members
+        for tok in toks:
+            child = pieces.get(tok)
+            if child is not None:
+                if isinstance(child, Stack):
+                    self.warn(f"stack {s.id} lists stack {tok} as a member (ignored)")
+                    continue
+                # Stack.insert_child on top, the new stack being on no map yet
+                parent = child.parent
+                if parent is not None:
+                    parent.remove(child)
+                elif child.map is not None:
+                    child.map.remove(child)
+                child.parent = s
+                child.map = None
+                members.append(child)
+            elif tok.startswith("@@"):
+                layer = java_int(tok[2:])
+                if layer is not None:
+                    s.layer = layer
+            elif tok:
+                self.warn(f"stack {s.id} lists unknown piece {tok}")
+        if new_map is not None:
+            new_map.add(s)
 
     def on_remove(self, cmd: RemovePiece) -> None:
         target = self.state.get(cmd.piece_id)

@@ -210,7 +210,7 @@ class Piece:
     def levels_key(self) -> str | tuple[str, ...]:
         """Something equal for equal decorator states (cheap when the raw
         state is still whole)."""
-        if self._state is not None:
+        if self._levels is None and self._state is not None:
             return self._state[: self._state.rfind("\t") + 1]
         return tuple(self.levels)
 

@@ -315,6 +315,22 @@ def test_lazy_point_index_finds_what_a_scan_finds() -> None:
         assert m.at(*pt) == scan(*pt)
 
 
+def test_point_keys_tell_points_apart() -> None:
+    from vmodtool.replay.state import _point
+    points = [(x, y) for x in (-2**40, -2**31, -1, 0, 1, 2**31 - 1, 2**31, 2**40)
+              for y in (-2**31 - 1, -2**31, -1, 0, 1, 2**31 - 1, 2**31)]
+    assert len({_point(x, y) for x, y in points}) == len(points)
+    m = MapState("Main")
+    far = Stack("far")
+    far.x, far.y = 5, 2**31
+    near = Stack("near")
+    near.x, near.y = 6, 0            # (6, 0) and (5, 2**31) share their low bits
+    for s in (far, near):
+        s.members.append(Piece(f"p-{s.id}", TYPE))
+        m.add(s)
+    assert m.at(5, 2**31) == [far] and m.at(6, 0) == [near]
+
+
 def test_places_follow_a_change_of_boards() -> None:
     positions = Positions()
     a = positions.place("Main", 10, 20)

@@ -291,7 +291,6 @@ class Replay:
         add_plans: dict[str, Any] = {}
         for k, game in enumerate(self.games):
             engine = self._restore(k, add_plans)
-            _settle()
             self.warnings.extend(engine.warnings)
             if previous is not None:
                 self.chain_differences.extend(self._compare(previous, engine, k))
@@ -464,16 +463,6 @@ def relaxed_gc() -> Iterator[None]:
         if _relaxed_depth == 0:
             gc.unfreeze()
         gc.set_threshold(*threshold)
-
-
-def _settle() -> None:
-    """Within :func:`relaxed_gc`: freeze what exists now (a saved state
-    just restored, the steps before it), so that the collections of the
-    steps to come do not scan it again; it is unfrozen when the outermost
-    :func:`relaxed_gc` ends (the previous logs' states, cyclic garbage once
-    compared, are collected from then on)."""
-    if _relaxed_depth:
-        gc.freeze()
 
 
 def snapshot(engine: Engine, step: int = 0) -> BoardState:

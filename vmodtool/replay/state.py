@@ -20,7 +20,7 @@ or a property is asked for.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.decks import DeckState, DeckType
@@ -423,6 +423,13 @@ GameObject = Piece | Stack
 _MISSING = object()
 
 
+def _point(x: int, y: int) -> Hashable:
+    """The key of a map point in :class:`MapState`'s index: one int (x
+    above, y's 32 bits below: no object for the GC to track) when y is a
+    Java int, else the (x, y) tuple."""
+    return (x << 32) | (y & 0xFFFFFFFF) if -0x80000000 <= y < 0x80000000 else (x, y)
+
+
 class MapState:
     """A map: its name (= id) and its top-level objects in drawing order."""
 
@@ -439,15 +446,18 @@ class MapState:
         # one's point as last indexed, ``_at`` the objects by point, built
         # from ``_key`` on the first at() (a saved state adds and removes
         # thousands of objects that no drop looks for) and kept from then on
-        self._at: dict[tuple[int, int], dict[GameObject, None]] | None = None
-        self._key: dict[GameObject, tuple[int, int]] = {}
+        # (a point is one int when y fits 32 bits, else an (x, y) tuple: an
+        # int is no object the GC tracks)
+        self._at: dict[Hashable, dict[GameObject, None]] | None = None
+        self._key: dict[GameObject, Hashable] = {}
         # drawing order without scanning the map: a number per top-level
         # object, increasing in the order of ``pieces``
         self._seq: dict[GameObject, int] = {}
         self._next = 0
 
     def _index(self, obj: GameObject) -> None:
-        key = (obj.x, obj.y)
+        x, y = obj.x, obj.y
+        key: Hashable = (x << 32) | (y & 0xFFFFFFFF) if -0x80000000 <= y < 0x80000000 else (x, y)  # _point
         self._key[obj] = key
         at = self._at
         if at is not None:
@@ -466,7 +476,7 @@ class MapState:
                 if not bucket:
                     del self._at[key]
 
-    def _points(self) -> dict[tuple[int, int], dict[GameObject, None]]:
+    def _points(self) -> dict[Hashable, dict[GameObject, None]]:
         at = self._at
         if at is None:
             at = self._at = {}
@@ -488,7 +498,8 @@ class MapState:
     def at(self, x: int, y: int) -> list[GameObject]:
         """Top-level objects exactly at (x, y), in drawing order."""
         points = self._points()
-        bucket = points.get((x, y))
+        key = _point(x, y)
+        bucket = points.get(key)
         if not bucket:
             return []
         if len(bucket) == 1:
@@ -501,7 +512,7 @@ class MapState:
                    and not isinstance(o, Deck)]
         for o in empties:
             self._unindex(o)
-        bucket = points.get((x, y))
+        bucket = points.get(key)
         if not bucket:
             return []
         if len(bucket) == 1:

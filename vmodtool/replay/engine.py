@@ -371,7 +371,7 @@ class Engine:
         new_map = self.map_for(map_id) if map_id is not None else None
         pieces = game.pieces
         members = s.members
-        for tok in toks:
+        for tok, layer in toks:
             child = pieces.get(tok)
             if child is not None:
                 if isinstance(child, Stack):
@@ -386,9 +386,8 @@ class Engine:
                 child.parent = s
                 child.map = None
                 members.append(child)
-            elif tok.startswith("@@"):
-                layer = java_int(tok[2:])
-                if layer is not None:
+            elif layer is not None:          # an @@layer token (its value parsed with the plan)
+                if layer is not _NO_LAYER:
                     s.layer = layer
             elif tok:
                 self.warn(f"stack {s.id} lists unknown piece {tok}")
@@ -1160,9 +1159,16 @@ def _stack_tokens(state: str) -> tuple[str | None, int, int, list[str]]:
 #: an AddPiece parsed once (:func:`_plan_add`): a new piece (None, id, type,
 #: trait count, state, BasicPiece state, map id or None, x, y)
 _PiecePlan = tuple[None, "str | None", str, int, str, str, "str | None", int, int]
-#: a new stack ("stack", id, map id or None, x, y, member and layer tokens)
-_StackPlan = tuple[str, "str | None", "str | None", int, int, tuple[str, ...]]
+#: a new stack ("stack", id, map id or None, x, y, its member and layer
+#: tokens each with the layer it sets)
+_StackPlan = tuple[str, "str | None", "str | None", int, int, tuple[tuple[str, Any], ...]]
 _NO_PLAN: Any = object()
+_NO_LAYER: Any = object()
+
+
+def _layer(text: str) -> Any:
+    value = java_int(text)
+    return _NO_LAYER if value is None else value
 
 
 def _plan_add(text: str) -> _PiecePlan | _StackPlan | None:
@@ -1180,7 +1186,10 @@ def _plan_add(text: str) -> _PiecePlan | _StackPlan | None:
         if "\\" in state or "'" in state:
             return None
         map_id, x, y, toks = _stack_tokens(state)
-        return ("stack", piece_id, map_id, x, y, tuple(toks))
+        # each token with its layer when it is ``@@n`` (_NO_LAYER when n is
+        # no int), None when not
+        return ("stack", piece_id, map_id, x, y,
+                tuple((tok, _layer(tok[2:]) if tok.startswith("@@") else None) for tok in toks))
     if type_text.startswith("deck;"):
         return None
     types = type_tokens(type_text)

@@ -358,3 +358,15 @@ def test_relaxed_gc_nests_and_restores_the_collector() -> None:
     replay = chain(END)
     replay.run()
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == threshold
+
+
+def test_relaxed_gc_leaves_the_programs_own_freeze_alone() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with relaxed_gc():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

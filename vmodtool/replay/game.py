@@ -437,6 +437,9 @@ class Replay:
 
 
 _relaxed_depth = 0
+#: whether the outermost relaxed_gc() froze the objects (it does not when
+#: the program had frozen some itself: gc.unfreeze() would thaw those too)
+_relaxed_froze = False
 
 
 @contextmanager
@@ -447,20 +450,22 @@ def relaxed_gc() -> Iterator[None]:
     the time on the TLD chain); none of them needs the cycle collector to
     be freed sooner.  The objects that exist when the outermost one starts
     (the logs' command trees, read just before, most of all) are frozen
-    (``gc.freeze``) until it ends: a collection in the replay then scans
-    only what the replay made, not every command read (≈15 % of the
-    replay's time on the TLD chain)."""
-    global _relaxed_depth
+    (``gc.freeze``) until it ends, unless the program froze objects itself:
+    the collection the replay's allocations call for then scans only what
+    the replay made, not every command read."""
+    global _relaxed_depth, _relaxed_froze
     threshold = gc.get_threshold()
     gc.set_threshold(max(threshold[0], 1_000_000), *threshold[1:])
     _relaxed_depth += 1
-    if _relaxed_depth == 1:
+    if _relaxed_depth == 1 and gc.get_freeze_count() == 0:
         gc.freeze()
+        _relaxed_froze = True
     try:
         yield
     finally:
         _relaxed_depth -= 1
-        if _relaxed_depth == 0:
+        if _relaxed_depth == 0 and _relaxed_froze:
+            _relaxed_froze = False
             gc.unfreeze()
         gc.set_threshold(*threshold)
 

@@ -71,11 +71,42 @@ def _type_difference(a: str, b: str) -> str:
     return "trait definition differs: " + ", ".join(changed)
 
 
-def _neighbours(p: Piece) -> tuple[str | None, ...] | None:
+def _stack_of(p: Piece) -> list[Piece] | None:
+    """The members of the stack the piece is in (None outside one: a card
+    a Deck's setContents dropped keeps its parent pointer)."""
     parent = p.parent
-    if parent is None or p not in parent.members:
+    if parent is None:
         return None
-    return tuple(m.id for m in parent.members)
+    members = parent.members
+    for m in members:
+        if m is p:
+            return members
+    return None
+
+
+def _same_neighbours(a: Piece, b: Piece) -> bool:
+    """Whether the two pieces are in stacks of the same ids in the same
+    order (or both in none)."""
+    sa, sb = _stack_of(a), _stack_of(b)
+    if sa is None or sb is None:
+        return sa is sb
+    if len(sa) != len(sb):
+        return False
+    for x, y in zip(sa, sb, strict=True):
+        if x.id != y.id:
+            return False
+    return True
+
+
+def _same_states(a: Piece, b: Piece) -> bool:
+    """Equal trait states and BasicPiece gpid/properties (the position
+    aside).  Pieces read from the same AddPiece text hold equal strings:
+    they compare at once, without splitting."""
+    if a.basic == b.basic and a._state is not None and a._state == b._state:
+        return True
+    ka, kb = a.levels_key(), b.levels_key()
+    same_levels = ka == kb or (type(ka) is not type(kb) and list(a.levels) == list(b.levels))
+    return same_levels and _props_without_position(a) == _props_without_position(b)
 
 
 def compare_states(before: GameState, after: GameState,
@@ -86,31 +117,49 @@ def compare_states(before: GameState, after: GameState,
     """Every difference between two states (pieces by id, then global
     properties and turn trackers)."""
     out: list[ChainDifference] = []
-    a_pieces: dict[str | None, Piece] = {p.id: p for p in before.game_pieces()}
-    b_pieces: dict[str | None, Piece] = {p.id: p for p in after.game_pieces()}
+    # the registered pieces by id (GameState.register files each under its id)
+    a_pieces: dict[str | None, Piece] = {pid: p for pid, p in before.pieces.items() if isinstance(p, Piece)}
+    b_pieces: dict[str | None, Piece] = {pid: p for pid, p in after.pieces.items() if isinstance(p, Piece)}
+    b_get = b_pieces.get
 
     def diff(kind: str, piece: PieceRef | None = None, pb: Place | None = None,
              pa: Place | None = None, detail: str = "", was: PieceRef | None = None) -> None:
         out.append(ChainDifference(before_file, after_file, kind, piece, pb, pa, detail, was))
 
     for pid, a in a_pieces.items():
-        b = b_pieces.get(pid)
+        b = b_get(pid)
         if b is None:
             diff("removed", ref(a), place_before(a), None)
             continue
-        ma, mb = a.current_map, b.current_map
-        if (ma.name if ma else None, a.position) != (mb.name if mb else None, b.position):
+        pa, pb = a.parent, b.parent
+        if pa is None:
+            ma, xa, ya = a.map, a.x, a.y
+        else:
+            ma, xa, ya = pa.map, pa.x, pa.y
+        if pb is None:
+            mb, xb, yb = b.map, b.x, b.y
+        else:
+            mb, xb, yb = pb.map, pb.x, pb.y
+        if xa != xb or ya != yb or (ma is not mb and (ma.name if ma else None) != (mb.name if mb else None)):
             diff("moved", ref(b), place_before(a), place_after(b))
-        elif _neighbours(a) != _neighbours(b):
-            diff("restacked", ref(b), place_before(a), place_after(b),
-                 f"stack {len(a.parent.members) if a.parent else 0} → "
-                 f"{len(b.parent.members) if b.parent else 0} pieces")
+        elif pa is not None or pb is not None:
+            if pa is not None and pb is not None:
+                la, lb = pa.members, pb.members
+                # the common case at once: each alone in its stack
+                same = (len(la) == 1 and len(lb) == 1 and la[0] is a and lb[0] is b) or _same_neighbours(a, b)
+            else:
+                same = _same_neighbours(a, b)
+            if not same:
+                diff("restacked", ref(b), place_before(a), place_after(b),
+                     f"stack {len(pa.members) if pa else 0} → "
+                     f"{len(pb.members) if pb else 0} pieces")
         if a.type != b.type:
             diff("changed", ref(b), None, place_after(b), _type_difference(a.type, b.type), ref(a))
             continue
-        ka, kb = a.levels_key(), b.levels_key()
-        same_levels = ka == kb or (type(ka) is not type(kb) and list(a.levels) == list(b.levels))
-        if not same_levels or _props_without_position(a) != _props_without_position(b):
+        state = a._state
+        if state is not None and a.basic == b.basic and state == b._state:
+            continue                   # equal whole states (see _same_states)
+        if not _same_states(a, b):
             changed = [i for i, (x, y) in enumerate(zip(a.levels, b.levels, strict=False)) if x != y]
             what = (f"trait state(s) {', '.join(str(i + 1) for i in changed)}" if changed
                     else "BasicPiece gpid/properties")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -52,7 +52,7 @@ from vmodtool.replay.state import (
     Piece,
     Stack,
     _split_basic,
-    split_nested,
+    split_levels,
     type_tokens,
 )
 from vmodtool.replay.viewer import OBSERVER, Viewer
@@ -83,6 +83,7 @@ from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
 __all__ = ["Engine", "ReplayWarning", "Roster"]
 
+_NOWHERE = Place(None)
 _CHAT_NAME = re.compile(r"^(?:&lt;|<)(.+?)(?:&gt;|>) - ")
 #: a dice report in DiceButton's default format (``** $name$ = $result$ ***
 #: <$playerName$>``, VASSAL 2.x to 3.7) with the chat's ``*`` prefix: the
@@ -152,11 +153,15 @@ class Engine:
 
     def __init__(self, positions: Positions, roster: Roster, *, file: str | None = None,
                  properties: ModuleProperties | None = None, viewer: Viewer = OBSERVER,
-                 hands: Mapping[str, HandDef] | None = None) -> None:
+                 hands: Mapping[str, HandDef] | None = None,
+                 add_plans: dict[str, Any] | None = None) -> None:
         """``properties``: the global properties of the module (when one is
         given), so that a command naming another one is dropped and reported
         as VASSAL drops it.  ``viewer``: who watches (which cards events
-        name); ``hands``: the module's private maps by name."""
+        name); ``hands``: the module's private maps by name; ``add_plans``:
+        AddPiece texts parsed so far (:func:`_plan_add`), shared by the
+        engines of a chain's logs."""
+        self.add_plans: dict[str, Any] = add_plans if add_plans is not None else {}
         self.positions = positions
         self.viewer = viewer
         self.hands: Mapping[str, HandDef] = hands or {}
@@ -218,17 +223,21 @@ class Engine:
             self.warn(message)
 
     def place_of(self, obj: GameObject) -> Place:
-        m = obj.current_map
+        parent = obj.parent
+        if parent is not None:
+            m = parent.map
+            if m is None:
+                return _NOWHERE
+            return self.positions.place(m.name, parent.x, parent.y)
+        m = obj.map
         if m is None:
-            return Place(None)
-        x, y = obj.position
-        loc, cell = self.positions.locate(m.name, x, y)
-        return Place(m.name, x, y, loc, cell)
+            return _NOWHERE
+        return self.positions.place(m.name, obj.x, obj.y)
 
     @staticmethod
     def ref(p: Piece) -> PieceRef:
-        states = tuple(p.levels)
-        return PieceRef(p.id, p.type, states + (p.basic,))
+        levels = p._levels
+        return PieceRef(p.id, p.type, (*(levels if levels is not None else p.levels), p.basic))
 
     # --------------------------------------------------------------- dispatch
     def apply(self, cmd: Command) -> None:
@@ -256,13 +265,38 @@ class Engine:
             except (ValueError, IndexError, KeyError) as exc:
                 self.warn(f"{cmd.kind} could not be applied ({exc}): {self._short(cmd)}")
 
+    def apply_all(self, commands: Iterable[Command]) -> None:
+        """:meth:`apply` each command (a saved state's thousands of
+        AddPieces go to :meth:`on_add` directly)."""
+        on_add = self.on_add
+        apply = self.apply
+        for cmd in commands:
+            if type(cmd) is AddPiece:
+                try:
+                    on_add(cmd)
+                except (ValueError, IndexError, KeyError) as exc:
+                    self.warn(f"{cmd.kind} could not be applied ({exc}): {self._short(cmd)}")
+            else:
+                apply(cmd)
+
     def _short(self, cmd: Command) -> str:
         text = self.roster.redactor.scrub(cmd.text)
         return text if len(text) <= 80 else text[:77] + "..."
 
     # ----------------------------------------------------------------- pieces
     def on_add(self, cmd: AddPiece) -> None:
-        parsed = _add_fields(cmd.text)
+        text = cmd.text
+        plans = self.add_plans
+        plan = plans.get(text, _NO_PLAN)
+        if plan is _NO_PLAN:
+            plan = plans[text] = _plan_add(text)
+        if plan is not None:
+            if plan[0] is None:
+                self._add_fresh_piece(plan)
+            else:
+                self._add_fresh_stack(plan)
+            return
+        parsed = _add_fields(text)
         if parsed is None:
             if cmd._field(2) is None:
                 self.warn(f"AddPiece without type or state (truncated?): {self._short(cmd)}")
@@ -286,18 +320,79 @@ class Engine:
                       f"({basic[:20]!r}): {self._short(cmd)}")
             return
         piece = Piece(piece_id, type_text)
-        old = self.state.get(piece.id)
-        if old is not None and not self.in_restore:
-            self.warn(f"AddPiece for id {piece.id} which is already in the game "
-                      "(VASSAL keeps both objects)")
+        self._check_readd(piece.id)
         self.state.register(piece)
         self.piece_set_state(piece, state)
+        self._added(piece)
+
+    def _check_readd(self, piece_id: str | None) -> None:
+        if not self.in_restore and piece_id is not None and piece_id in self.state.pieces:
+            self.warn(f"AddPiece for id {piece_id} which is already in the game "
+                      "(VASSAL keeps both objects)")
+
+    def _added(self, piece: Piece) -> None:
         if not self.in_restore:
             problem = piece.definition_problem()
             if problem is not None:
                 self.warn(f"AddPiece {piece.id}: the piece cannot be decoded ({problem}); its "
                           "name and properties are unknown")
             self.events.append(AddEvent(piece=self.ref(piece), target=self.place_of(piece)))
+
+    def _add_fresh_piece(self, plan: _PiecePlan) -> None:
+        """What ``Piece(...)``, ``register`` and ``piece_set_state`` do for a
+        new piece whose whole state splits on its TABs (:meth:`Piece.set_raw_state`),
+        from the AddPiece's text parsed once (:func:`_plan_add`)."""
+        _, piece_id, type_text, ntraits, state, basic, map_id, x, y = plan
+        piece = Piece.fresh(piece_id, type_text, ntraits, state, basic, x, y)
+        game = self.state
+        if piece_id is None:
+            piece_id = piece.id = game.new_id()
+        elif not self.in_restore:
+            self._check_readd(piece_id)
+        game.pieces[piece_id] = piece          # GameState.register
+        m = self.map_for(map_id) if map_id is not None else None
+        if m is not None:
+            m.add(piece)
+        if not self.in_restore:
+            self._added(piece)
+
+    def _add_fresh_stack(self, plan: _StackPlan) -> None:
+        """What ``Stack(...)``, ``register`` and :meth:`stack_set_state` do
+        for a new stack (off every map until its state puts it on one),
+        from the AddPiece's text parsed once (:func:`_plan_add`)."""
+        _, stack_id, map_id, x, y, toks = plan
+        s = Stack(stack_id)
+        game = self.state
+        if stack_id is None:
+            stack_id = s.id = game.new_id()
+        game.pieces[stack_id] = s              # GameState.register
+        s.x = x
+        s.y = y
+        new_map = self.map_for(map_id) if map_id is not None else None
+        pieces = game.pieces
+        members = s.members
+        for tok, layer in toks:
+            child = pieces.get(tok)
+            if child is not None:
+                if isinstance(child, Stack):
+                    self.warn(f"stack {s.id} lists stack {tok} as a member (ignored)")
+                    continue
+                # Stack.insert_child on top, the new stack being on no map yet
+                parent = child.parent
+                if parent is not None:
+                    parent.remove(child)
+                elif child.map is not None:
+                    child.map.remove(child)
+                child.parent = s
+                child.map = None
+                members.append(child)
+            elif layer is not None:          # an @@layer token (its value parsed with the plan)
+                if layer is not _NO_LAYER:
+                    s.layer = layer
+            elif tok:
+                self.warn(f"stack {s.id} lists unknown piece {tok}")
+        if new_map is not None:
+            new_map.add(s)
 
     def on_remove(self, cmd: RemovePiece) -> None:
         target = self.state.get(cmd.piece_id)
@@ -329,14 +424,17 @@ class Engine:
             del self.state.pieces[target.id]
 
     def on_change(self, cmd: ChangePiece) -> None:
-        target = self.state.get(cmd.piece_id)
+        f = cmd.fields
+        piece_id = f[0] if f and f[0] else ""
+        target = self.state.pieces.get(piece_id)
         if target is None:
-            self.warn(f"ChangePiece of unknown piece {cmd.piece_id}")
+            self.warn(f"ChangePiece of unknown piece {piece_id}")
             return
-        if cmd._field(1) is None:
+        if len(f) < 2:
             self.warn(f"ChangePiece without a new state (truncated?): {self._short(cmd)}")
             return
-        new, old = cmd.new_state, cmd.old_state
+        new = f[1] or ""
+        old = f[2] if len(f) > 2 else None
         if isinstance(target, Deck):
             self.on_deck_change(target, new, old)
             return
@@ -363,31 +461,36 @@ class Engine:
                 self.events.append(ChangeEvent(before=before, after=after, place=new_place))
 
     def on_move(self, cmd: MovePiece) -> None:
-        if cmd._field(8) is None:
+        # the fields read once (MovePiece's properties decode them one by one)
+        f = cmd.fields
+        if len(f) < 9:
             self.warn(f"MovePiece with missing fields (truncated?): {self._short(cmd)}")
             return
-        piece = self.state.get(cmd.piece_id)
+        piece_id = f[0] or ""
+        piece = self.state.pieces.get(piece_id)
         if piece is None:
             self.unlogged_stack_move(cmd)
             return
+        is_stack = isinstance(piece, Stack)
         if self.ghosts:
-            for p in (piece.members if isinstance(piece, Stack) else [piece]):
+            for p in (piece.members if is_stack else [piece]):     # type: ignore[union-attr]
                 self.ghosts.pop(p.id or "", None)
-        player = cmd.player_id
+        player = f[9] if len(f) > 9 and f[9] != "null" else None
         if player:
             self.player_ids.append(player)
-        movers = piece.members[:] if isinstance(piece, Stack) else [piece]
-        befores = [self.place_of(p) for p in movers] if not self.in_restore else None
+        movers: list[Piece] = piece.members[:] if is_stack else [piece]     # type: ignore[union-attr,list-item]
+        place_of = self.place_of
+        befores = [place_of(p) for p in movers] if not self.in_restore else None
         # where each mover came from when a deck or a hand is involved: (its
         # deck, its index there, the hand it was on, whether the viewer saw it)
         cards: list[_CardOrigin] | None = None
         if befores is not None and (self.hands or self.state.has_decks):
             cards = [self.card_origin(p) for p in movers]
-        new_map_id = cmd.new_map
-        new_map = self.map_for(new_map_id) if new_map_id is not None else None
+        new_map_id = f[1]
+        new_map = self.map_for(new_map_id) if new_map_id != "null" else None
         if new_map is not None:
             pos = cmd.new_position
-            under_id = cmd.new_under
+            under_id = f[4] if f[4] != "null" else None
             if under_id is not None:
                 under = self.state.get(under_id)
                 if (under is not None and under.position == pos
@@ -415,12 +518,14 @@ class Engine:
                     ox, oy = cmd.old_position
                     loc, cell = self.positions.locate(old_map_id, ox, oy)
                     befores[i] = Place(old_map_id, ox, oy, loc, cell)
-            for k, (p, before) in enumerate(zip(movers, befores, strict=True)):
-                if cards is not None:
+            if cards is not None:
+                for k, (p, before) in enumerate(zip(movers, befores, strict=True)):
                     self.card_event(p, before, cards[k], stack_id, player)
-                else:
-                    self.events.append(MoveEvent(piece=self.ref(p), source=before,
-                                                 target=self.place_of(p), stack_id=stack_id))
+            else:
+                append = self.events.append
+                ref = self.ref
+                for p, before in zip(movers, befores, strict=True):
+                    append(MoveEvent(piece=ref(p), source=before, target=place_of(p), stack_id=stack_id))
 
     def unlogged_stack_move(self, cmd: MovePiece) -> None:
         """A MovePiece naming an id no command created.  VASSAL gives a
@@ -746,7 +851,7 @@ class Engine:
         if basic is not None:
             self.basic_set_state(p, basic)
             return
-        levels = split_nested(state, n)
+        levels = split_levels(state, n)
         if len(levels) < n:
             self.warn(f"piece {p.id}: state has {len(levels)} level(s) for {n} trait(s); "
                       "the traits without a state keep theirs")
@@ -758,7 +863,7 @@ class Engine:
             p._state = None
             p._def = None
             return
-        p._levels = levels[:-1]
+        p._levels = list(levels[:-1])
         p._state = None
         p._def = None
         self.basic_set_state(p, levels[-1])
@@ -768,8 +873,8 @@ class Engine:
         keeps its current state; the BasicPiece takes the new state only when
         it differs from the old one."""
         n = p.ntraits
-        news = split_nested(new, n)
-        olds = split_nested(old, n)
+        news = split_levels(new, n)
+        olds = split_levels(old, n)
         if len(news) < n or len(olds) < n:
             self.warn(f"piece {p.id}: changed state has fewer levels than its {n} traits")
         levels = p.levels
@@ -806,21 +911,19 @@ class Engine:
     def stack_set_state(self, s: Stack, state: str) -> None:
         """``Stack.setState``: position, members bottom → top (each taken out
         of its previous stack or map), layer, map."""
-        toks = decode_sequence(state, ";") if ("\\" in state or "'" in state) else state.split(";")
-        map_id = toks[0] if toks else "null"
-        if map_id == "null":
-            s.x = s.y = 0
-            i = 1
-        else:
-            s.x = java_int(toks[1] if len(toks) > 1 else None) or 0
-            s.y = java_int(toks[2] if len(toks) > 2 else None) or 0
-            i = 3
+        self._stack_set_tokens(s, *_stack_tokens(state))
+
+    def _stack_set_tokens(self, s: Stack, map_id: str | None, x: int, y: int,
+                          toks: Sequence[str]) -> None:
+        """:meth:`stack_set_state` from the state's fields (:func:`_stack_tokens`)."""
+        s.x = x
+        s.y = y
         if s.map is not None:
             s.map.relocate(s)
         s.members.clear()
-        new_map = None if map_id == "null" else self.map_for(map_id)
+        new_map = None if map_id is None else self.map_for(map_id)
         pieces = self.state.pieces
-        for tok in toks[i:]:
+        for tok in toks:
             child = pieces.get(tok)
             if child is not None:
                 if isinstance(child, Stack):
@@ -1039,6 +1142,65 @@ def _add_fields(text: str) -> tuple[str | None, str, str] | None:
     piece_id = body[:i]
     return (None if piece_id == "null" else piece_id,
             type_raw.replace("\\/", "/") if "\\" in type_raw else type_raw, body[j + 1:])
+
+
+def _stack_tokens(state: str) -> tuple[str | None, int, int, list[str]]:
+    """A stack state's map id (None for ``null``), position and the tokens
+    after them (member ids, ``@@layer``)."""
+    toks = decode_sequence(state, ";") if ("\\" in state or "'" in state) else state.split(";")
+    map_id = toks[0] if toks else "null"
+    if map_id == "null":
+        return None, 0, 0, toks[1:]
+    x = java_int(toks[1] if len(toks) > 1 else None) or 0
+    y = java_int(toks[2] if len(toks) > 2 else None) or 0
+    return map_id, x, y, toks[3:]
+
+
+#: an AddPiece parsed once (:func:`_plan_add`): a new piece (None, id, type,
+#: trait count, state, BasicPiece state, map id or None, x, y)
+_PiecePlan = tuple[None, "str | None", str, int, str, str, "str | None", int, int]
+#: a new stack ("stack", id, map id or None, x, y, its member and layer
+#: tokens each with the layer it sets)
+_StackPlan = tuple[str, "str | None", "str | None", int, int, tuple[tuple[str, Any], ...]]
+_NO_PLAN: Any = object()
+_NO_LAYER: Any = object()
+
+
+def _layer(text: str) -> Any:
+    value = java_int(text)
+    return _NO_LAYER if value is None else value
+
+
+def _plan_add(text: str) -> _PiecePlan | _StackPlan | None:
+    """An AddPiece's text parsed into what creating its piece or stack
+    needs, when that is the common case (a piece whose state splits on its
+    TABs; a stack whose state quotes nothing); else None (the general
+    path).  A pure function of the text: a chain's saved states repeat most
+    AddPieces of the previous log's, and the engine keeps the plans by text
+    (:attr:`Engine.add_plans`)."""
+    parsed = _add_fields(text)
+    if parsed is None:
+        return None
+    piece_id, type_text, state = parsed
+    if type_text == "stack":
+        if "\\" in state or "'" in state:
+            return None
+        map_id, x, y, toks = _stack_tokens(state)
+        # each token with its layer when it is ``@@n`` (_NO_LAYER when n is
+        # no int), None when not
+        return ("stack", piece_id, map_id, x, y,
+                tuple((tok, _layer(tok[2:]) if tok.startswith("@@") else None) for tok in toks))
+    if type_text.startswith("deck;"):
+        return None
+    types = type_tokens(type_text)
+    if not types or not types[-1].startswith("piece;"):
+        return None
+    n = len(types)
+    if state.count("\t") != n - 1 or "'" in state:
+        return None
+    basic = state[state.rfind("\t") + 1:] if n > 1 else state
+    map_id, x, y = _split_basic(basic)
+    return (None, piece_id, type_text, n, state, basic, None if map_id == "null" else map_id, x, y)
 
 
 def _keep_unique_id(old_basic: str, new_basic: str) -> str:

@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Union
 
 from vmodtool.errors import VmodError
 from vmodtool.replay.chain import ChainDifference, compare_states
@@ -37,6 +37,7 @@ from vmodtool.vassal.commands import (
     AddPiece,
     ChangePiece,
     Chat,
+    Command,
     LogEntry,
     MovePiece,
     Node,
@@ -256,14 +257,12 @@ class Replay:
         return list(self.positions.missing_sizes)
 
     # ------------------------------------------------------------ replaying
-    def _restore(self, k: int) -> Engine:
+    def _restore(self, k: int, add_plans: dict[str, Any] | None = None) -> Engine:
         game = self.games[k]
         engine = Engine(self.positions, self.roster, file=self.files[k], properties=self.properties,
-                        viewer=self.viewer, hands=self.hands)
+                        viewer=self.viewer, hands=self.hands, add_plans=add_plans)
         engine.in_restore = True
-        for node in game.restore_part():
-            for cmd in leaf_commands(node):
-                engine.apply(cmd)
+        engine.apply_all([cmd for node in game.restore_part() for cmd in leaf_commands(node)])
         engine.in_restore = False
         for player_id in list(self.roster.players):
             self.roster.redactor.learn(player_id, self.roster.players[player_id][0])
@@ -287,8 +286,11 @@ class Replay:
         number = 0
         history: list[Step] = []
         previous: Engine | None = None
+        # the AddPieces parsed so far, by text: a log's saved state repeats
+        # most of the previous log's
+        add_plans: dict[str, Any] = {}
         for k, game in enumerate(self.games):
-            engine = self._restore(k)
+            engine = self._restore(k, add_plans)
             self.warnings.extend(engine.warnings)
             if previous is not None:
                 self.chain_differences.extend(self._compare(previous, engine, k))
@@ -325,37 +327,55 @@ class Replay:
         stacks_seen: set[str] = set()
         referenced: list[str | None] = []
         execute = engine.execute
+        pieces = engine.state.pieces
+        kinds = _KINDS
         for cmd in leaf_commands(node):
             count += 1
-            inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
-            if inner is None:
-                continue
-            if isinstance(inner, RemovePiece) and _is_stack(engine, inner.piece_id):
-                stacks_seen.add(inner.piece_id)
+            inner: Command = cmd
+            kind = kinds.get(type(cmd))
+            if kind is None:
+                kind = _kind_of(type(cmd))
+            if kind == _LOG:
+                logged = cmd.logged      # type: ignore[attr-defined]
+                if logged is None:
+                    continue
+                inner = logged
+                kind = kinds.get(type(inner))
+                if kind is None:
+                    kind = _kind_of(type(inner))
+                if kind == _LOG:        # a LOG inside a LOG: nothing VASSAL executes
+                    kind = _OTHER
+            if kind == _REMOVE:
+                pid: str | None = inner.piece_id     # type: ignore[attr-defined]
+                if isinstance(pieces.get(pid) if pid is not None else None, Stack):
+                    stacks_seen.add(pid)     # type: ignore[arg-type]
             execute(inner)
-            if isinstance(inner, MovePiece):
-                referenced.append(inner.piece_id)
+            if kind == _MOVE:
                 # (id, new map, x, y, old map, x, y) from the fields the engine
                 # already decoded: compared with the previous step's to spot
                 # an old-style undo
-                f = inner.fields
+                f = inner.fields     # type: ignore[attr-defined]
+                referenced.append(f[0] if f and f[0] else "")
                 if len(f) >= 8:
                     moves.append((f[0], "" if f[1] == "null" else f[1], f[2], f[3],
                                   "" if f[5] == "null" else f[5], f[6], f[7]))
-            elif isinstance(inner, ChangePiece):
-                referenced.append(inner.piece_id)
-                if not inner.piece_id.startswith("replay-") and \
-                        not _is_stack(engine, inner.piece_id):
-                    moves.append(("D", inner.piece_id, inner.new_state, inner.old_state or ""))
-            elif isinstance(inner, AddPiece):
-                referenced.append(inner.piece_id)
-                if not inner.is_stack:
+            elif kind == _CHANGE:
+                f = inner.fields     # type: ignore[attr-defined]
+                pid = f[0] if f and f[0] else ""
+                referenced.append(pid)
+                if not pid.startswith("replay-") and not isinstance(pieces.get(pid), Stack):
+                    moves.append(("D", pid, f[1] if len(f) > 1 and f[1] else "",
+                                  f[2] if len(f) > 2 and f[2] else ""))
+            elif kind == _ADD:
+                referenced.append(inner.piece_id)     # type: ignore[attr-defined]
+                if not inner.is_stack:     # type: ignore[attr-defined]
                     moves.append(("other", "add"))
-            elif isinstance(inner, RemovePiece):
-                referenced.append(inner.piece_id)
-                if inner.piece_id not in stacks_seen:
+            elif kind == _REMOVE:
+                pid = inner.piece_id     # type: ignore[attr-defined]
+                referenced.append(pid)
+                if pid not in stacks_seen:
                     moves.append(("other", "remove"))
-            elif not isinstance(inner, (Undo, Chat, NullCommand)):
+            elif kind == _OTHER:
                 moves.append(("other", inner.kind))
         if engine.reordered or engine.deck_to_deck:
             engine.finish_step([e.message for e in engine.events
@@ -416,18 +436,37 @@ class Replay:
         return snapshot(engine, step)
 
 
+_relaxed_depth = 0
+#: whether the outermost relaxed_gc() froze the objects (it does not when
+#: the program had frozen some itself: gc.unfreeze() would thaw those too)
+_relaxed_froze = False
+
+
 @contextmanager
 def relaxed_gc() -> Iterator[None]:
     """Collect cyclic garbage rarely for a while.  A replay (and an audit
     of one) allocates many small long-lived objects — pieces, events,
     steps — that Python's cyclic GC would rescan over and over (≈40 % of
     the time on the TLD chain); none of them needs the cycle collector to
-    be freed sooner."""
+    be freed sooner.  The objects that exist when the outermost one starts
+    (the logs' command trees, read just before, most of all) are frozen
+    (``gc.freeze``) until it ends, unless the program froze objects itself:
+    the collection the replay's allocations call for then scans only what
+    the replay made, not every command read."""
+    global _relaxed_depth, _relaxed_froze
     threshold = gc.get_threshold()
     gc.set_threshold(max(threshold[0], 1_000_000), *threshold[1:])
+    _relaxed_depth += 1
+    if _relaxed_depth == 1 and gc.get_freeze_count() == 0:
+        gc.freeze()
+        _relaxed_froze = True
     try:
         yield
     finally:
+        _relaxed_depth -= 1
+        if _relaxed_depth == 0 and _relaxed_froze:
+            _relaxed_froze = False
+            gc.unfreeze()
         gc.set_threshold(*threshold)
 
 
@@ -487,7 +526,7 @@ def _stacks_after(engine: Engine, piece_ids: Sequence[str | None],
     """The stacks holding (or being) these pieces now; every stack when
     ``everything``.  A piece in no stack is a stack of its own."""
     pieces = engine.state.pieces
-    objects = pieces.values() if everything else (pieces.get(pid) for pid in piece_ids if pid)
+    objects = pieces.values() if everything else [pieces.get(pid) for pid in piece_ids if pid]
     out: dict[str, tuple[str, ...]] = {}
     for obj in objects:
         if obj is None:
@@ -496,10 +535,26 @@ def _stacks_after(engine: Engine, piece_ids: Sequence[str | None],
         if stack is None:
             out[f"@{obj.id}"] = (obj.id or "",)
             continue
-        key = stack_key(stack)
+        key = stack.id or f"@{id(stack)}"
         if key not in out:
-            out[key] = tuple(m.id or "" for m in stack.members)
+            out[key] = tuple([m.id or "" for m in stack.members])
     return out
+
+
+#: what :meth:`Replay._run_step` notes of a command, by its class
+_LOG, _MOVE, _CHANGE, _ADD, _REMOVE, _QUIET, _OTHER = range(7)
+_KINDS: dict[type, int] = {}
+
+
+def _kind_of(cls: type) -> int:
+    """The :data:`_KINDS` entry of a command class (kept for the next)."""
+    for base, kind in ((LogEntry, _LOG), (MovePiece, _MOVE), (ChangePiece, _CHANGE), (AddPiece, _ADD),
+                       (RemovePiece, _REMOVE), (Undo, _QUIET), (Chat, _QUIET), (NullCommand, _QUIET)):
+        if issubclass(cls, base):
+            _KINDS[cls] = kind
+            return kind
+    _KINDS[cls] = _OTHER
+    return _OTHER
 
 
 def _is_stack(engine: Engine, piece_id: str | None) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from vmodtool.errors import VmodError
+from vmodtool.replay.events import Place
 from vmodtool.vassal.buildfile import BoardEntry
 from vmodtool.vassal.grid import (
     OFFBOARD,
@@ -96,6 +97,7 @@ class Positions:
         self.reported: set[Hashable] = set()
         self._maps: dict[str, _MapInfo] = {}
         self._cache: dict[tuple[str, int, int], tuple[str | None, tuple[int, int] | None]] = {}
+        self._places: dict[tuple[str, int, int], Place] = {}
         self._has_maps = module is not None
         if module is None:
             return
@@ -167,6 +169,7 @@ class Positions:
         info.geometry = None
         info.error = None
         self._cache.clear()
+        self._places.clear()
         return self._build(info)
 
     def _build(self, info: _MapInfo) -> str | None:
@@ -240,6 +243,18 @@ class Positions:
             self._cache.clear()
         self._cache[key] = result
         return result
+
+    def place(self, map_name: str, x: int, y: int) -> Place:
+        """The :class:`Place` of a map point (one object per point: places
+        are immutable)."""
+        key = (map_name, x, y)
+        found = self._places.get(key)
+        if found is None:
+            loc, cell = self.locate(map_name, x, y)
+            if len(self._places) > 200000:
+                self._places.clear()
+            found = self._places[key] = Place(map_name, x, y, loc, cell)
+        return found
 
     def location(self, map_name: str | None, x: int, y: int) -> str | None:
         return self.locate(map_name, x, y)[0]

@@ -20,7 +20,7 @@ or a property is asked for.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.decks import DeckState, DeckType
@@ -70,6 +70,22 @@ def split_nested(text: str, count: int) -> list[str]:
     return out
 
 
+_SPLIT_CACHE: dict[tuple[str, int], tuple[str, ...]] = {}
+
+
+def split_levels(text: str, count: int) -> tuple[str, ...]:
+    """:func:`split_nested` as a tuple, cached: a piece's state takes few
+    values over a game (a ChangePiece's old state is mostly the new state
+    of the one before), so most states are split once."""
+    key = (text, count)
+    found = _SPLIT_CACHE.get(key)
+    if found is None:
+        if len(_SPLIT_CACHE) > 50000:
+            _SPLIT_CACHE.clear()
+        found = _SPLIT_CACHE[key] = tuple(split_nested(text, count))
+    return found
+
+
 _TYPE_CACHE: dict[str, tuple[str, ...]] = {}
 
 
@@ -116,7 +132,11 @@ class Piece:
     ``type`` is the raw type chain; ``levels`` the decorator state tokens
     (outermost first, the BasicPiece's excluded); ``basic`` the BasicPiece
     state token.  ``map``/``x``/``y`` are the piece's own fields; use
-    :attr:`current_map` and :attr:`position` for where it is."""
+    :attr:`current_map` and :attr:`position` for where it is.
+
+    ``_state`` is the whole state string the levels were (or will be)
+    split from, None once a level changed: while it is set, equal ``_state``
+    means equal levels."""
 
     __slots__ = ("id", "type", "ntraits", "_levels", "_state", "basic", "map", "x", "y",
                  "parent", "_def", "__weakref__")
@@ -135,6 +155,26 @@ class Piece:
         self.parent: Stack | None = None
         self._def: PieceDef | None = None
 
+    @classmethod
+    def fresh(cls, piece_id: str | None, type_text: str, ntraits: int, state: str, basic: str,
+              x: int, y: int) -> Piece:
+        """A new piece, off every map, with a whole state that splits on its
+        TABs (what ``__init__`` then :meth:`set_raw_state` and setting the
+        BasicPiece state ``basic`` at x, y give, without parsing again)."""
+        p = cls.__new__(cls)
+        p.id = piece_id
+        p.type = type_text
+        p.ntraits = ntraits
+        p._levels = None
+        p._state = state
+        p.basic = basic
+        p.map = None
+        p.x = x
+        p.y = y
+        p.parent = None
+        p._def = None
+        return p
+
     # -- where ------------------------------------------------------------
     @property
     def current_map(self) -> MapState | None:
@@ -148,7 +188,7 @@ class Piece:
         after a whole state was set)."""
         levels = self._levels
         if levels is None:
-            levels = split_nested(self._state or "", self.ntraits)[:-1]
+            levels = list(split_levels(self._state or "", self.ntraits)[:-1])
             while len(levels) < self.ntraits - 1:
                 levels.append("")
             self._levels = levels
@@ -383,6 +423,13 @@ GameObject = Piece | Stack
 _MISSING = object()
 
 
+def _point(x: int, y: int) -> Hashable:
+    """The key of a map point in :class:`MapState`'s index: one int (x
+    above, y's 32 bits below: no object for the GC to track) when y is a
+    Java int, else the (x, y) tuple."""
+    return (x << 32) | (y & 0xFFFFFFFF) if -0x80000000 <= y < 0x80000000 else (x, y)
+
+
 class MapState:
     """A map: its name (= id) and its top-level objects in drawing order."""
 
@@ -395,27 +442,51 @@ class MapState:
         self.known = known
         # top-level objects by point, so that a drop finds the stack at its
         # point without scanning the whole map (the engine calls relocate()
-        # whenever a top-level object's x/y change)
-        self._at: dict[tuple[int, int], dict[GameObject, None]] = {}
-        self._key: dict[GameObject, tuple[int, int]] = {}
+        # whenever a top-level object's x/y change): ``_key`` holds each
+        # one's point as last indexed, ``_at`` the objects by point, built
+        # from ``_key`` on the first at() (a saved state adds and removes
+        # thousands of objects that no drop looks for) and kept from then on
+        # (a point is one int when y fits 32 bits, else an (x, y) tuple: an
+        # int is no object the GC tracks)
+        self._at: dict[Hashable, dict[GameObject, None]] | None = None
+        self._key: dict[GameObject, Hashable] = {}
         # drawing order without scanning the map: a number per top-level
         # object, increasing in the order of ``pieces``
         self._seq: dict[GameObject, int] = {}
         self._next = 0
 
     def _index(self, obj: GameObject) -> None:
-        key = (obj.x, obj.y)
+        x, y = obj.x, obj.y
+        key: Hashable = (x << 32) | (y & 0xFFFFFFFF) if -0x80000000 <= y < 0x80000000 else (x, y)  # _point
         self._key[obj] = key
-        self._at.setdefault(key, {})[obj] = None
+        at = self._at
+        if at is not None:
+            bucket = at.get(key)
+            if bucket is None:
+                at[key] = {obj: None}
+            else:
+                bucket[obj] = None
 
     def _unindex(self, obj: GameObject) -> None:
         key = self._key.pop(obj, None)
-        if key is not None:
+        if key is not None and self._at is not None:
             bucket = self._at.get(key)
             if bucket is not None:
                 bucket.pop(obj, None)
                 if not bucket:
                     del self._at[key]
+
+    def _points(self) -> dict[Hashable, dict[GameObject, None]]:
+        at = self._at
+        if at is None:
+            at = self._at = {}
+            for obj, key in self._key.items():
+                bucket = at.get(key)
+                if bucket is None:
+                    at[key] = {obj: None}
+                else:
+                    bucket[obj] = None
+        return at
 
     def relocate(self, obj: GameObject) -> None:
         """Re-index ``obj`` after its x/y (or its members) changed, if it is
@@ -426,7 +497,9 @@ class MapState:
 
     def at(self, x: int, y: int) -> list[GameObject]:
         """Top-level objects exactly at (x, y), in drawing order."""
-        bucket = self._at.get((x, y))
+        points = self._points()
+        key = _point(x, y)
+        bucket = points.get(key)
         if not bucket:
             return []
         if len(bucket) == 1:
@@ -439,7 +512,7 @@ class MapState:
                    and not isinstance(o, Deck)]
         for o in empties:
             self._unindex(o)
-        bucket = self._at.get((x, y))
+        bucket = points.get(key)
         if not bucket:
             return []
         if len(bucket) == 1:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import binascii
 import codecs
 import enum
+import functools
 import io
 import lzma
 import os
@@ -75,7 +76,14 @@ _HEXDIGITS = b"0123456789abcdefABCDEF"
 _UPPER_HEX = b"ABCDEF"
 _LOWER_HEX = b"abcdef"
 _XZ_MAGIC = b"\xfd7zXZ\x00"
-_XOR_TABLES = [bytes(i ^ k for i in range(256)) for k in range(256)]
+
+
+@functools.cache
+def _xor_table(key: int) -> bytes:
+    """``bytes.translate`` table that XORs every byte with ``key``: made when
+    a file uses the key (one per file), not all 256 at import (3 ms of every
+    start that reads a save or log)."""
+    return bytes(i ^ key for i in range(256))
 
 
 class BinaryReader(Protocol):
@@ -167,7 +175,7 @@ def _iter_unhex(stream: BinaryReader, key: int, start: int) -> Iterator[tuple[by
     ``binascii.unhexlify`` both converts and validates (unlike
     ``bytes.fromhex`` it accepts no whitespace, as VASSAL accepts none); the
     digit case is found by searching the chunk for each letter."""
-    table = _XOR_TABLES[key]
+    table = _xor_table(key)
     offset = start
     carry = b""
     while True:
@@ -446,7 +454,7 @@ def _decode(stream: BinaryReader, limits: _Limits, size: int | None) -> DecodedT
     if not rest:
         raise FormatError(f"expected a key byte after {header.decode()}", place=f"byte {len(header)}")
     key = rest[0]
-    table = _XOR_TABLES[key]
+    table = _xor_table(key)
     first = rest[1:]
     if enc is Encoding.VOBS:
         _refuse_early(size, len(header) + 1, 1, limits)
@@ -488,7 +496,7 @@ def encode_saved_game(text: str, encoding: Encoding = Encoding.VCSK, *, key: int
             key = 1  # PR #15060 keys are 1-255
     if not 0 <= key <= 255:
         raise ValueError("the key is a byte value 0-255")
-    table = _XOR_TABLES[key]
+    table = _xor_table(key)
     if encoding is Encoding.PLAIN:
         return raw
     if encoding is Encoding.XZ:

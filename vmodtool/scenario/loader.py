@@ -38,7 +38,7 @@ from vmodtool.scenario.mapgrid import (
 from vmodtool.scenario.offmap import OFF_MAP_NAME
 from vmodtool.scenario.problems import Path, Problem, ScenarioProblems
 from vmodtool.scenario.rule_refs import RuleReferences
-from vmodtool.scenario.schema_cache import cached_schema_problems, schema_key
+from vmodtool.scenario.schema_cache import cached_schema_problems
 from vmodtool.scenario.schema_check import scenario_schema, too_long
 from vmodtool.scenario.source import Document, load_csv, load_document
 from vmodtool.vassal.grid_numbering import format_index
@@ -83,8 +83,6 @@ def check_scenario(path: PathLike, *, module: Module | PathLike | None = None,
     """Validate a scenario file: the model (None when it cannot be built)
     and every problem found, in file order."""
     fs_path = FsPath(path)
-    cache = FsPath(cache_dir) if cache_dir is not None else None
-    key = schema_key(fs_path) if cache is not None else ""
     doc = load_document(fs_path)
     if doc.problems and doc.data is None:
         return None, list(doc.problems)
@@ -93,7 +91,7 @@ def check_scenario(path: PathLike, *, module: Module | PathLike | None = None,
                                             "map, unit_types, counters, …) at the top level"))
         return None, doc.problems
     problems: list[Problem] = list(doc.problems)
-    problems += cached_schema_problems(doc, fs_path, cache, key)
+    problems += cached_schema_problems(doc, FsPath(cache_dir) if cache_dir is not None else None)
     builder = _Builder(doc, fs_path, module=module, board_sizes=board_sizes)
     scenario = builder.build()
     seen = {(p.path, p.message) for p in problems}

@@ -23,28 +23,33 @@ CACHE_NAME = "scenario-schema.json"
 
 
 def schema_key(path: Path) -> str:
-    """The key of a check of ``path``: its bytes, the schema's and the
-    package version ('' when the file cannot be read)."""
+    """The key of a check of the file ``path`` as it is now ('' when it
+    cannot be read)."""
+    try:
+        return _key(hashlib.sha256(path.read_bytes()).hexdigest())
+    except OSError:
+        return ""
+
+
+def _key(digest: str) -> str:
+    """The key of a check of a document whose bytes have the sha256
+    ``digest``: those bytes, the schema's and the package version."""
     from vmodtool import __version__
 
-    h = hashlib.sha256(__version__.encode("utf-8") + b"\0")
+    h = hashlib.sha256(__version__.encode("utf-8") + b"\0" + digest.encode("ascii") + b"\0")
     try:
         h.update(resources.files("vmodtool").joinpath("data/scenario.schema.json").read_bytes())
-        h.update(b"\0" + path.read_bytes())
     except OSError:
         return ""
     return h.hexdigest()
 
 
-def cached_schema_problems(doc: Document, path: Path, cache_dir: Path | None, key: str) -> list[Problem]:
+def cached_schema_problems(doc: Document, cache_dir: Path | None) -> list[Problem]:
     """:func:`schema_problems` of ``doc``, skipped when ``cache_dir`` records
-    a clean check of ``key`` — the :func:`schema_key` of ``path`` taken
-    before ``doc`` was read, used only when the file still has it (a file
-    changed meanwhile is checked and not recorded)."""
+    a clean check of the bytes ``doc`` was parsed from (``Document.digest``)."""
     if cache_dir is None:
         return schema_problems(doc)
-    if key != schema_key(path):
-        key = ""
+    key = _key(doc.digest) if doc.digest else ""
     index = cache_dir / CACHE_NAME
     try:
         if key and json.loads(index.read_text("utf-8")).get("clean") == key:

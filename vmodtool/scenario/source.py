@@ -26,6 +26,7 @@ layouts and falls back to the nearest parent key otherwise.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import re
 import sys
@@ -88,6 +89,8 @@ class Document:
     info: dict[Path, ValueInfo] = field(default_factory=dict)
     key_info: dict[Path, ValueInfo] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    #: sha256 of the bytes the document was parsed from ('' when not from a file)
+    digest: str = ""
 
     def where(self, path: Path) -> tuple[int | None, int | None]:
         """Line and column of ``path``, or of its nearest ancestor."""
@@ -497,9 +500,9 @@ def load_document(path: FsPath) -> Document:
         return Document(file=file, data=None, problems=[Problem(
             f"the file is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
             "save it as UTF-8", file=file, line=line)])
-    if path.suffix.lower() == ".toml":
-        return load_toml(text, file)
-    return load_yaml(text, file)
+    doc = load_toml(text, file) if path.suffix.lower() == ".toml" else load_yaml(text, file)
+    doc.digest = hashlib.sha256(raw).hexdigest()
+    return doc
 
 
 def _read_bounded(path: FsPath, limit: int) -> bytes | None:

@@ -25,7 +25,6 @@ from vmodtool.render.counters import (
     counter_specs,
     counter_style,
     face_filename,
-    png_bytes,
     render_all,
     render_spec,
     resolution_px,
@@ -42,10 +41,6 @@ if TYPE_CHECKING:
 __all__ = ["render_module_images", "start_module_images", "PendingImages", "module_image_names"]
 
 Progress = Callable[[str, int, int], None]
-
-
-def _png(image: Image.Image) -> bytes:
-    return png_bytes(image)
 
 
 #: the files of the board cache in ``cache_dir``: the PNG and what it was made of
@@ -95,6 +90,12 @@ def _draw_board(scenario: Scenario) -> Image.Image:
     return module_board_image(scenario)
 
 
+def _drawn_board(scenario: Scenario) -> tuple[bytes, tuple[int, int]]:
+    """The board drawn: its PNG and its size."""
+    board = _draw_board(scenario)
+    return encode_png(board.convert("RGB"), BOARD_LEVEL), board.size
+
+
 def _board(scenario: Scenario, cache_dir: Path | None) -> tuple[bytes, tuple[int, int]]:
     """The board PNG and its size: from the cache when its key is unchanged,
     else drawn (and cached)."""
@@ -103,14 +104,13 @@ def _board(scenario: Scenario, cache_dir: Path | None) -> tuple[bytes, tuple[int
         found = _cached_board(cache_dir, key)
         if found is not None:
             return found
-    board = _draw_board(scenario)
-    data = encode_png(board.convert("RGB"), BOARD_LEVEL)
+    data, size = _drawn_board(scenario)
     if cache_dir is not None and key:
         cache_dir.mkdir(parents=True, exist_ok=True)
         atomic_write(cache_dir / BOARD_CACHE[0], data)
         atomic_write(cache_dir / BOARD_CACHE[1], json.dumps(
-            {"key": key, "sha256": hashlib.sha256(data).hexdigest(), "size": list(board.size)}).encode("ascii"))
-    return data, board.size
+            {"key": key, "sha256": hashlib.sha256(data).hexdigest(), "size": list(size)}).encode("ascii"))
+    return data, size
 
 
 def _overlay(text: str, px: int) -> bytes:
@@ -127,7 +127,7 @@ def _overlay(text: str, px: int) -> bytes:
         size -= 1
         font = load_font("condensed-bold", size)
     draw.text((px / 2, (top + bottom) / 2), text, font=font, fill=(120, 20, 20, 255), anchor="mm")
-    return _png(img)
+    return encode_png(img)
 
 
 def _plain_chit(text: str, px: int) -> bytes:
@@ -137,12 +137,12 @@ def _plain_chit(text: str, px: int) -> bytes:
     font = load_font("condensed-bold", max(6, int(px * 0.2)))
     draw.multiline_text((px / 2, px / 2), text.replace(" ", "\n"), font=font, fill=(0, 0, 0),
                         anchor="mm", align="center")
-    return _png(img)
+    return encode_png(img)
 
 
 def _render_chunk(job: tuple[Sequence[CounterSpec], int]) -> list[list[bytes]]:
     specs, px = job
-    return [[png_bytes(img) for img in render_spec(spec, px)] for spec in specs]
+    return [[encode_png(img) for img in render_spec(spec, px)] for spec in specs]
 
 
 class _CounterJobs:
@@ -228,8 +228,7 @@ def _board_job(wanted: int) -> tuple[bytes, tuple[int, int]] | None:
     scenario = _FORKED_SCENARIO
     if scenario is None or id(scenario) != wanted:
         return None
-    board = _draw_board(scenario)
-    return encode_png(board.convert("RGB"), BOARD_LEVEL), board.size
+    return _drawn_board(scenario)
 
 
 def _name_counter(images: ModuleImages, counter_id: str, face: str, name: str) -> None:
@@ -275,7 +274,7 @@ def _hand_board(scenario: Scenario, side: str, size: tuple[int, int]) -> bytes:
                                width=2)
     label = load_font("bold", 16)
     draw.text((6, 2), f"{hand.vassal_name} ({sides[side].name})", font=label, fill=(230, 240, 230))
-    return _png(img)
+    return encode_png(img)
 
 
 def _name_cards(images: ModuleImages, scenario: Scenario) -> None:
@@ -287,11 +286,11 @@ def _name_cards(images: ModuleImages, scenario: Scenario) -> None:
             continue      # a deck that starts empty (a discard pile) shows the backs of its visitors
         images.card_back[deck.id] = back_filename(deck.id)
         if images.draw:
-            images.files[back_filename(deck.id)] = _png(render_card_back(scenario, deck, VASSAL_CARD_DPI))
+            images.files[back_filename(deck.id)] = encode_png(render_card_back(scenario, deck, VASSAL_CARD_DPI))
         for card in deck.cards:
             images.card[card.id] = card_filename(card.id)
             if images.draw:
-                images.files[card_filename(card.id)] = _png(render_card_front(scenario, deck, card,
+                images.files[card_filename(card.id)] = encode_png(render_card_front(scenario, deck, card,
                                                                               VASSAL_CARD_DPI))
     for hand in scenario.hands:
         name = f"hand-{safe_name(hand.side)}.png"

@@ -53,7 +53,7 @@ from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write
 from vmodtool.render import fonts
 from vmodtool.render.nato import NatoError, check_nato, render_symbol
-from vmodtool.render.png import COUNTER_LEVEL, encode_png
+from vmodtool.render.png import encode_png
 
 __all__ = [
     "RENDERER_VERSION", "MIN_TEXT_SCALE", "CounterError", "CounterTextError", "CounterStyle",
@@ -797,13 +797,6 @@ class Manifest:
 MANIFEST_NAME = "counters.json"
 
 
-def png_bytes(img: Image.Image) -> bytes:
-    """A counter image as PNG (:func:`vmodtool.render.png.encode_png`): the
-    one encoder of the build and the cache, so a cached face is the same
-    bytes as a fresh one."""
-    return encode_png(img, COUNTER_LEVEL)
-
-
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -813,7 +806,7 @@ _Job = tuple[CounterSpec, int, bool, list[str]]
 
 def _render_job(job: _Job) -> list[bytes]:
     spec, px, border, _paths = job
-    return [png_bytes(im) for im in render_spec(spec, px, border=border)]
+    return [encode_png(im) for im in render_spec(spec, px, border=border)]
 
 
 def _write_job(out_dir: Path, job: _Job) -> list[bytes]:

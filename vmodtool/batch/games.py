@@ -1,0 +1,240 @@
+"""The games of an archive: found in a folder tree or listed in a manifest.
+
+A game is the chain of files one command takes together (the logs of one
+PBEM game, in the order they were played; for ``lint``, one module).  Games
+come from
+
+- a folder tree: every file with one of the command's suffixes; files are
+  grouped into games by their folder (the usual layout of a tournament's
+  archive, one folder per game), one game per file (``file``) or by a
+  regular expression over the path
+  relative to the root, whose group ``game`` (else its first group) names
+  the game; a game's files are in natural order (``turn2`` before
+  ``turn10``);
+- a manifest: a CSV file with one row per file (``game,file`` and
+  optionally ``order``, ``module``, ``scenario``) or a YAML file
+  ``games: [{name, files: [...], module, scenario}]``.  Paths are relative to
+  the manifest's folder; ``module`` and ``scenario`` of a game override the
+  batch's options.
+
+Every game is independent: nothing of one reaches another.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vmodtool.errors import VmodError
+
+__all__ = ["Game", "ManifestError", "find_games", "read_manifest", "games_from", "LOG_SUFFIXES",
+           "MODULE_SUFFIXES"]
+
+#: what a game of the log commands is made of
+LOG_SUFFIXES = (".vlog", ".vsav")
+#: what ``lint`` takes
+MODULE_SUFFIXES = (".vmod", ".vext")
+
+_MANIFEST_SUFFIXES = (".csv", ".yaml", ".yml")
+
+
+class ManifestError(VmodError):
+    """A manifest or a grouping pattern that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game: its name (unique in the batch), its files in order, and the
+    module and scenario it overrides (``None``: the batch's options)."""
+
+    name: str
+    files: tuple[Path, ...]
+    module: Path | None = None
+    scenario: Path | None = None
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    """``turn2`` before ``turn10``: digits compare as numbers."""
+    return tuple(int(part) if part.isdigit() else part.casefold()
+                 for part in re.split(r"(\d+)", text))
+
+
+def find_games(root: Path, suffixes: Sequence[str], *, group: str = "folder") -> list[Game]:
+    """The games under ``root`` (a folder), grouped by folder or by the
+    regular expression ``group``; games in natural order of their names.  A
+    file that the pattern does not match is not part of any game."""
+    pattern = None
+    if group == "file":
+        group = r"^(?P<game>.+)$"
+    if group != "folder":
+        try:
+            pattern = re.compile(group)
+        except re.error as exc:
+            raise ManifestError(f"--group: bad regular expression {group!r} ({exc})") from None
+        if pattern.groups == 0:
+            raise ManifestError(f"--group: the pattern {group!r} has no group to name the game; "
+                                "write e.g. '(?P<game>[^/]+)-turn\\d+'")
+    wanted = tuple(s.lower() for s in suffixes)
+    found: dict[str, list[Path]] = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in files:
+            if name.startswith(".") or not name.lower().endswith(wanted):
+                continue
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if pattern is None:
+                key = Path(rel).parent.as_posix()
+                key = root.name if key == "." else key
+            else:
+                match = pattern.search(rel)
+                if match is None:
+                    continue
+                key = match.group("game") if "game" in pattern.groupindex else match.group(1)
+                if not key:
+                    continue
+            found.setdefault(key, []).append(path)
+    return [Game(key, tuple(sorted(paths, key=lambda p: _natural(p.name))))
+            for key, paths in sorted(found.items(), key=lambda kv: _natural(kv[0]))]
+
+
+def _located(manifest: Path, place: str, message: str) -> ManifestError:
+    return ManifestError(message, file=manifest, place=place)
+
+
+def _resolve(manifest: Path, text: Any, place: str, what: str) -> Path:
+    if not isinstance(text, str) or not text.strip():
+        raise _located(manifest, place, f"{what} must be a file name, not {text!r}")
+    path = Path(text.strip())
+    return path if path.is_absolute() else manifest.parent / path
+
+
+def _csv_games(manifest: Path, text: str) -> list[Game]:
+    reader = csv.DictReader(io.StringIO(text))
+    fields = [f.strip().lower() for f in reader.fieldnames or ()]
+    if "game" not in fields or "file" not in fields:
+        raise _located(manifest, "line 1", "the header must name the columns game and file "
+                       f"(and optionally order, module, scenario); it has: {', '.join(fields) or 'nothing'}")
+    rows: dict[str, list[tuple[Any, int, Path]]] = {}
+    extra: dict[str, dict[str, tuple[Path, str]]] = {}
+    for number, raw in enumerate(reader, start=2):
+        row = {(k or "").strip().lower(): (v or "").strip() for k, v in raw.items() if k is not None}
+        place = f"line {reader.line_num}"
+        if not any(row.values()):
+            continue
+        game = row.get("game", "")
+        if not game:
+            raise _located(manifest, place, "the game column is empty")
+        order_text = row.get("order", "")
+        order: Any = number
+        if order_text:
+            try:
+                order = float(order_text)
+            except ValueError:
+                raise _located(manifest, place, f"order must be a number, not {order_text!r}") from None
+        rows.setdefault(game, []).append((order, number, _resolve(manifest, row.get("file"), place, "file")))
+        for key in ("module", "scenario"):
+            if row.get(key):
+                path = _resolve(manifest, row[key], place, key)
+                seen = extra.setdefault(game, {}).get(key)
+                if seen is not None and seen[0] != path:
+                    raise _located(manifest, place, f"game {game!r} names two {key}s: {seen[0]} "
+                                   f"({seen[1]}) and {path}")
+                extra[game][key] = (path, place)
+    games = []
+    for name, items in rows.items():
+        items.sort(key=lambda item: (item[0], item[1]))
+        more = extra.get(name, {})
+        games.append(Game(name, tuple(p for _, _, p in items),
+                          module=more["module"][0] if "module" in more else None,
+                          scenario=more["scenario"][0] if "scenario" in more else None))
+    return games
+
+
+def _yaml_games(manifest: Path, text: str) -> list[Game]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        place = f"line {mark.line + 1}" if mark is not None else None
+        raise ManifestError(f"not valid YAML ({getattr(exc, 'problem', None) or exc})", file=manifest,
+                            place=place) from None
+    items = data.get("games") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ManifestError("expected a list of games (games: [{name, files: [...]}])", file=manifest)
+    games = []
+    for index, item in enumerate(items):
+        place = f"games[{index}]"
+        if not isinstance(item, dict):
+            raise _located(manifest, place, "a game must be a map with name and files")
+        name = item.get("name")
+        files = item.get("files")
+        if isinstance(files, str):
+            files = [files]
+        if not isinstance(name, (str, int)) or str(name) == "":
+            raise _located(manifest, place, "name is missing")
+        if not isinstance(files, list) or not files:
+            raise _located(manifest, place, "files must be a non-empty list of file names")
+        games.append(Game(str(name), tuple(_resolve(manifest, f, f"{place}.files[{i}]", "a file")
+                                           for i, f in enumerate(files)),
+                          module=_resolve(manifest, item["module"], f"{place}.module", "module")
+                          if item.get("module") else None,
+                          scenario=_resolve(manifest, item["scenario"], f"{place}.scenario", "scenario")
+                          if item.get("scenario") else None))
+    return games
+
+
+def read_manifest(manifest: Path) -> list[Game]:
+    """The games a CSV or YAML manifest lists, in its order."""
+    try:
+        raw = manifest.read_bytes()
+    except OSError as exc:
+        raise ManifestError(f"cannot read the manifest ({exc.strerror or exc})", file=manifest) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"not UTF-8 text (byte {exc.start})", file=manifest) from None
+    games = _csv_games(manifest, text) if manifest.suffix.lower() == ".csv" else _yaml_games(manifest, text)
+    seen: set[str] = set()
+    for game in games:
+        if game.name in seen:
+            raise ManifestError(f"game {game.name!r} is listed twice", file=manifest)
+        seen.add(game.name)
+    if not games:
+        raise ManifestError("lists no game", file=manifest)
+    return games
+
+
+def games_from(sources: Iterable[Path], suffixes: Sequence[str], *, group: str = "folder") -> list[Game]:
+    """The games of every source: a manifest (``.csv``/``.yaml``), a folder
+    tree, or one file (a game of its own).  Game names are unique: a name
+    met twice gets its source's position appended."""
+    games: list[Game] = []
+    for source in sources:
+        if source.is_dir():
+            found = find_games(source, suffixes, group=group)
+            if not found:
+                raise ManifestError(f"holds no {' or '.join(suffixes)} file"
+                                    + ("" if group == "folder" else f" that --group {group!r} matches"),
+                                    file=source)
+            games += found
+        elif source.suffix.lower() in _MANIFEST_SUFFIXES:
+            games += read_manifest(source)
+        else:
+            games.append(Game(source.stem, (source,)))
+    names: dict[str, int] = {}
+    unique = []
+    for game in games:
+        count = names.get(game.name, 0)
+        names[game.name] = count + 1
+        unique.append(game if count == 0 else Game(f"{game.name}#{count + 1}", game.files, game.module,
+                                                   game.scenario))
+    return unique

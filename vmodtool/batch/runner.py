@@ -1,0 +1,415 @@
+"""Run every game of a batch: on all local cores, or on a Dask cluster.
+
+Records stream as games finish: to a callback (the command's progress bar
+and standard output) and, with an output file, into ``OUTPUT.partial`` —
+appended and flushed record by record, so an interrupted run loses at most
+the games that were running.  At the end the output file is written
+atomically, one record per game in the batch's order, and the partial file
+removed.
+
+A re-run reuses the record of every game whose key (its inputs' content,
+the options and vmodtool's version: :func:`~vmodtool.batch.tasks.task_key`)
+is in the previous output or in the partial file of an interrupted run; a
+game whose run ended in an internal error (a bug, a worker lost twice) is
+run again.  Memory stays bounded by the games in flight: previous records
+are indexed by their byte offsets, not held, and no more games are handed
+out than the workers can run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from vmodtool.batch.games import Game
+from vmodtool.batch.tasks import Options, Task, game_options, payload_of, run_task, task_key
+from vmodtool.errors import VmodError
+
+__all__ = ["BatchProgress", "BatchSummary", "run_batch", "EXIT_INTERNAL"]
+
+#: the exit code of a game whose run failed inside vmodtool (a bug) or whose
+#: worker was lost twice: the same code the CLI gives a bug
+EXIT_INTERNAL = 70
+
+#: how often one game may break a local process pool (a worker killed by the
+#: system, e.g. out of memory) before it is reported as an internal error
+_POOL_ATTEMPTS = 2
+
+
+@dataclass
+class BatchProgress:
+    """What a progress bar shows: games done (run or reused), failed, and
+    an estimate of the time left from the games run so far."""
+
+    total: int
+    done: int = 0
+    failed: int = 0
+    reused: int = 0
+    started: float = field(default_factory=time.monotonic)
+    last: dict[str, Any] | None = None
+
+    @property
+    def seconds_left(self) -> float | None:
+        ran = self.done - self.reused
+        if ran <= 0:
+            return None
+        elapsed = time.monotonic() - self.started
+        return elapsed / ran * (self.total - self.done)
+
+
+@dataclass
+class BatchSummary:
+    """Counts of a finished batch, and the short record of each game that
+    was not ``ok`` (its name, status, exit code and message or counts)."""
+
+    games: int
+    statuses: dict[str, int]
+    reused: int
+    seconds: float
+    not_ok: list[dict[str, Any]]
+    workers: int
+    peak_worker_rss_mb: float | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """2 when a game failed (bad input), 70 when one hit a bug, else 1
+        when one has findings, 3 when one could not be checked fully, else 0."""
+        s = self.statuses
+        if s.get("error"):
+            return EXIT_INTERNAL
+        if s.get("failed"):
+            return 2
+        if s.get("findings"):
+            return 1
+        if s.get("not_checked"):
+            return 3
+        return 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {"type": "summary", "games": self.games, "statuses": self.statuses, "reused": self.reused,
+                "seconds": round(self.seconds, 3), "workers": self.workers,
+                "peak_worker_rss_mb": self.peak_worker_rss_mb, "exit_code": self.exit_code}
+
+
+def _short(record: dict[str, Any]) -> dict[str, Any]:
+    out = {"game": record["game"], "status": record["status"], "exit_code": record["exit_code"]}
+    if "error" in record:
+        out["error"] = record["error"]
+    else:
+        out["note"] = _note(record.get("result"))
+    return out
+
+
+def _note(result: Any) -> str:
+    """A few words on a result for the summary table."""
+    if isinstance(result, list) and result and isinstance(result[-1], dict) \
+            and result[-1].get("type") == "summary":                                # replay
+        last = result[-1]
+        return f"{last.get('steps')} steps, {last.get('chain_differences')} chain difference(s), " \
+               f"{last.get('warnings')} warning(s)"
+    if not isinstance(result, dict):
+        return ""
+    parts = []
+    summary = result.get("summary")
+    if isinstance(summary, dict):
+        totals: dict[str, int] = {}
+        for key, value in summary.items():
+            if isinstance(value, dict):                                             # audit: per rule
+                for severity, count in value.items():
+                    totals[severity] = totals.get(severity, 0) + int(count)
+            elif isinstance(value, int):                                            # lint
+                totals[key] = totals.get(key, 0) + value
+        parts.append(", ".join(f"{v} {k}" for k, v in totals.items() if v) or "nothing found")
+    if isinstance(result.get("suspicious"), int):                                   # check-game
+        parts.append(f"{result['suspicious']} suspicious")
+    integrity = result.get("integrity")
+    if isinstance(integrity, dict) and isinstance(integrity.get("suspicious"), int):
+        parts.append(f"integrity: {integrity['suspicious']} suspicious")
+    if result.get("complete") is False:
+        parts.append("NOT everything checked")
+    return "; ".join(parts)
+
+
+# -- the record files ------------------------------------------------------------------
+
+def _index(path: Path, *, trim: bool = False) -> dict[str, tuple[int, int]]:
+    """key -> (offset, length) of each whole record of a JSON Lines file
+    (later records of a key win; internal errors are not reused).  With
+    ``trim`` a torn last line (an interrupted write) is cut off."""
+    index: dict[str, tuple[int, int]] = {}
+    if not path.is_file():
+        return index
+    good = 0
+    with path.open("rb") as fh:
+        offset = 0
+        for line in fh:
+            if not line.endswith(b"\n"):
+                break
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            if isinstance(record, dict) and isinstance(record.get("key"), str) and record["key"] \
+                    and record.get("status") != "error":
+                index[record["key"]] = (offset, len(line))
+            offset += len(line)
+            good = offset
+    if trim and good != path.stat().st_size:
+        with path.open("r+b") as fh:
+            fh.truncate(good)
+    return index
+
+
+def _read_at(path: Path, where: tuple[int, int]) -> bytes:
+    with path.open("rb") as fh:
+        fh.seek(where[0])
+        return fh.read(where[1])
+
+
+def _line(record: dict[str, Any]) -> bytes:
+    """One JSON Lines record; no control character, C1 control or bidi
+    override from an input survives (as in every report of vmodtool)."""
+    from vmodtool.textsafe import escape_report
+
+    return (escape_report(json.dumps(record, ensure_ascii=False)) + "\n").encode("utf-8")
+
+
+# -- execution -------------------------------------------------------------------------
+
+Runner = Callable[[Sequence[Task], Callable[[Task, dict[str, Any]], None]], "float | None"]
+
+
+def _internal(task: Task, message: str) -> dict[str, Any]:
+    return {"game": task.game.name, "command": task.options.command,
+            "files": [str(p) for p in task.game.files], "status": "error", "exit_code": EXIT_INTERNAL,
+            "error": message, "seconds": 0.0, "key": task.key}
+
+
+def _bug(task: Task, exc: BaseException) -> dict[str, Any]:
+    return _internal(task, f"internal error in vmodtool ({type(exc).__name__}: {exc}); "
+                           "please report it with the game's files")
+
+
+def _run_here(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
+    for task in tasks:
+        try:
+            record = run_task(task)
+        except Exception as exc:  # noqa: BLE001 - a bug in one game must not stop the others
+            record = _bug(task, exc)
+        done(task, record)
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _run_local(jobs: int) -> Runner:
+    def run(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
+        import resource
+
+        queue = list(reversed(tasks))
+        attempts: dict[int, int] = {}
+        while queue:
+            pool = ProcessPoolExecutor(max_workers=jobs)
+            running: dict[Future[dict[str, Any]], Task] = {}
+            broken = False
+            try:
+                while queue or running:
+                    while queue and len(running) < 2 * jobs and not broken:
+                        task = queue.pop()
+                        try:
+                            running[pool.submit(run_task, task)] = task
+                        except BrokenProcessPool:
+                            queue.append(task)
+                            broken = True
+                    if not running:
+                        break
+                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        task = running.pop(future)
+                        try:
+                            record = future.result()
+                        except BrokenProcessPool:
+                            broken = True
+                            attempts[task.index] = attempts.get(task.index, 0) + 1
+                            if attempts[task.index] >= _POOL_ATTEMPTS:
+                                done(task, _internal(task, "the worker process running this game died "
+                                                           f"{_POOL_ATTEMPTS} times (out of memory?)"))
+                            else:
+                                queue.append(task)
+                            continue
+                        except Exception as exc:  # noqa: BLE001 - a bug in one game must not stop the others
+                            record = _bug(task, exc)
+                        done(task, record)
+                    if broken and not running:
+                        break
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+        return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return run
+
+
+def _run_dask(address: str, send_files: bool) -> Runner:
+    def run(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
+        import importlib
+
+        try:
+            # untyped (and absent from the lint environment): used through Any
+            distributed: Any = importlib.import_module("distributed")
+        except ImportError:
+            raise VmodError("--dask needs Dask distributed: pip install 'vmodtool[dask]'") from None
+        try:
+            client = distributed.Client(address, timeout=30)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise VmodError(f"--dask {address}: cannot reach the scheduler ({exc})") from None
+        try:
+            slots = max(1, sum(client.nthreads().values()))
+            pending = list(reversed(tasks))
+            futures: dict[Any, Task] = {}
+
+            def submit(task: Task) -> Any:
+                sent = Task(task.index, task.game, task.options, task.key,
+                            payload_of(task) if send_files else None)
+                future = client.submit(run_task, sent, key=f"vmodtool-batch-{task.index}-{task.key[:16]}",
+                                       pure=False, retries=1)
+                futures[future] = task
+                return future
+
+            queue = distributed.as_completed([submit(pending.pop()) for _ in range(min(len(pending), 2 * slots))])
+            for future in queue:
+                task = futures.pop(future)
+                try:
+                    record = future.result()
+                except Exception as exc:  # noqa: BLE001 - a lost worker or a bug fails this game only
+                    name = type(exc).__name__
+                    record = _internal(task, "every Dask worker that ran this game was lost (KilledWorker)"
+                                       if name == "KilledWorker" else f"internal error ({name}: {exc})")
+                done(task, record)
+                future.release()
+                if pending:
+                    queue.add(submit(pending.pop()))
+            peaks = client.run(_peak_rss_mb)
+            return max(peaks.values()) if peaks else None
+        finally:
+            client.close()
+    return run
+
+
+def _peak_rss_mb() -> float:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# -- the batch -------------------------------------------------------------------------
+
+def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = None, jobs: int = 1,
+              dask: str | None = None, send_files: bool = False, rerun: bool = False,
+              stream: IO[bytes] | None = None,
+              on_progress: Callable[[BatchProgress], None] | None = None) -> BatchSummary:
+    """Run ``options.command`` on every game.  ``output``: the JSON Lines
+    file (resumable, written atomically at the end); ``stream``: where each
+    record goes as it finishes; ``jobs``: local processes (1: in this
+    process); ``dask``: a scheduler's address instead; ``rerun``: run every
+    game even if a previous record fits."""
+    from vmodtool import __version__
+    from vmodtool.fileio import atomic_write, check_output_target
+
+    digests: dict[Path, str] = {}
+    tasks = []
+    for index, game in enumerate(games):
+        task = Task(index, game, game_options(game, options))
+        tasks.append(Task(index, task.game, task.options, task_key(task, __version__, digests)))
+    del digests
+
+    partial = None if output is None else output.with_name(output.name + ".partial")
+    old = {} if output is None or rerun else _index(output)
+    if partial is not None:
+        check_output_target(partial)
+    previous = {} if partial is None else _index(partial, trim=True)
+    if rerun:
+        previous = {}
+    progress = BatchProgress(total=len(tasks))
+    statuses: dict[str, int] = {}
+    not_ok: list[dict[str, Any]] = []
+    where: dict[int, tuple[Path, tuple[int, int]]] = {}
+    sink = None if partial is None else partial.open("ab")
+    start = time.monotonic()
+    try:
+        def account(record: dict[str, Any], reused: bool) -> None:
+            statuses[record["status"]] = statuses.get(record["status"], 0) + 1
+            if record["status"] != "ok":
+                not_ok.append(_short(record))
+            progress.done += 1
+            progress.reused += reused
+            progress.failed += record["status"] in ("failed", "error")
+            progress.last = record
+            if on_progress is not None:
+                on_progress(progress)
+
+        def finished(task: Task, record: dict[str, Any]) -> None:
+            record = {"index": task.index, **record}
+            line = _line(record)
+            if sink is not None and partial is not None:
+                offset = sink.tell()
+                sink.write(line)
+                sink.flush()
+                where[task.index] = (partial, (offset, len(line)))
+            if stream is not None:
+                stream.write(line)
+                stream.flush()
+            account(record, False)
+
+        to_run = []
+        for task in tasks:
+            source = (partial, previous[task.key]) if partial is not None and task.key in previous else \
+                (output, old[task.key]) if output is not None and task.key in old else None
+            if source is None:
+                to_run.append(task)
+                continue
+            line = _read_at(*source)
+            record = {**json.loads(line), "index": task.index}
+            line = _line(record)
+            where[task.index] = source
+            if stream is not None:
+                stream.write(line)
+                stream.flush()
+            account(record, True)
+
+        runner = _run_dask(dask, send_files) if dask else _run_here if jobs <= 1 else _run_local(jobs)
+        peak = runner(to_run, finished)
+        if sink is not None:
+            sink.close()
+            sink = None
+        if output is not None and partial is not None:
+            atomic_write(output, _ordered(tasks, where))
+            partial.unlink(missing_ok=True)
+    finally:
+        if sink is not None:
+            sink.close()
+    workers = 1 if not dask and jobs <= 1 else jobs if not dask else 0
+    return BatchSummary(len(tasks), statuses, progress.reused, time.monotonic() - start,
+                        sorted(not_ok, key=lambda r: r["game"]), workers,
+                        None if peak is None else round(peak, 1))
+
+
+def _ordered(tasks: Sequence[Task], where: dict[int, tuple[Path, tuple[int, int]]]) -> Iterator[bytes]:
+    """The records in the batch's order, each read back from where it was
+    written (the partial file or the previous output), its index set."""
+    for task in tasks:
+        path, at = where[task.index]
+        record = json.loads(_read_at(path, at))
+        record["index"] = task.index
+        yield _line(record)
+
+
+def cpu_count() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

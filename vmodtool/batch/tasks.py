@@ -1,0 +1,321 @@
+"""One game of a batch, run as the command would run it alone.
+
+:func:`run_task` is what a worker process (local or on a Dask worker) runs:
+it calls the same library functions as the command (``vmodtool audit``,
+``check-game``, ``replay``, ``lint``, ``inspect``), keeps what the command
+would print as JSON and its exit code, and turns bad input into a failed
+game with the command's one-line message — never an exception, so one bad
+file fails its game only.  The record of a game::
+
+    {"game", "command", "files", "status", "exit_code", "result" | "error",
+     "seconds", "key"}
+
+``status`` is ``ok`` (exit 0), ``findings`` (exit 1), ``not_checked``
+(exit 3: the command could not look at everything) or ``failed`` (exit 2:
+bad input; ``error`` holds the message).  ``result`` is exactly the JSON the
+command prints with ``--format json`` (``replay``: its JSON Lines records
+other than the steps — chain differences, warnings and the summary;
+``inspect``: one report per file).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from vmodtool.batch.games import LOG_SUFFIXES, MODULE_SUFFIXES, Game
+from vmodtool.errors import VmodError
+
+__all__ = ["COMMANDS", "Options", "Task", "run_task", "task_key", "input_files", "STATUS_OF_EXIT"]
+
+#: the commands a batch runs, with the files a game of each is made of
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "audit": LOG_SUFFIXES, "check-game": LOG_SUFFIXES, "replay": LOG_SUFFIXES,
+    "inspect": LOG_SUFFIXES + MODULE_SUFFIXES, "lint": MODULE_SUFFIXES,
+}
+
+#: exit code -> status; the codes are the commands' own
+STATUS_OF_EXIT = {0: "ok", 1: "findings", 2: "failed", 3: "not_checked"}
+
+
+@dataclass(frozen=True)
+class Options:
+    """The batch's options, the same for every game (a manifest's module and
+    scenario of a game override ``module`` and ``scenario``)."""
+
+    command: str
+    module: Path | None = None
+    scenario: Path | None = None
+    board_sizes: tuple[tuple[str, tuple[int, int]], ...] = ()
+    plugins: tuple[Path, ...] = ()
+    trust_scenario_plugins: bool = False
+    rules: tuple[str, ...] = ()
+    integrity: bool = True
+    checks: tuple[str, ...] = ()
+    min_severity: str = "info"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"command": self.command, "module": _s(self.module), "scenario": _s(self.scenario),
+                "board_sizes": [[n, list(s)] for n, s in self.board_sizes],
+                "plugins": [str(p) for p in self.plugins],
+                "trust_scenario_plugins": self.trust_scenario_plugins, "rules": list(self.rules),
+                "integrity": self.integrity, "checks": list(self.checks), "min_severity": self.min_severity}
+
+
+def _s(path: Path | None) -> str | None:
+    return None if path is None else str(path)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One game to run: its position in the batch, the game, the options
+    with the game's own module and scenario applied, its content key, and —
+    for a worker that cannot see the files — their bytes by path."""
+
+    index: int
+    game: Game
+    options: Options
+    key: str = ""
+    payload: Mapping[str, bytes] | None = field(default=None, repr=False)
+
+
+def game_options(game: Game, options: Options) -> Options:
+    """The options of one game: its manifest's module and scenario first."""
+    return replace(options, module=game.module or options.module, scenario=game.scenario or options.scenario)
+
+
+def input_files(task: Task) -> list[Path]:
+    """Every file the game's result can depend on: its files, the module,
+    the scenario and the files in the scenario's folder tree (its CSV,
+    images and plug-ins), the plug-in folders' files."""
+    files = list(task.game.files)
+    opts = task.options
+    if opts.module is not None:
+        files += _tree(opts.module) if opts.module.is_dir() else [opts.module]
+    if opts.scenario is not None and opts.command == "audit":
+        files.append(opts.scenario)
+        files += [p for p in _tree(opts.scenario.parent) if p != opts.scenario and p not in task.game.files]
+    for folder in opts.plugins:
+        files += _tree(folder)
+    return files
+
+
+def _tree(folder: Path) -> list[Path]:
+    out = []
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        out += [Path(root) / n for n in sorted(names) if not n.startswith(".")]
+    return out
+
+
+def file_digest(path: Path, cache: dict[Path, str] | None = None) -> str:
+    """sha256 of a file's content (``missing`` for a file that cannot be
+    read: the game will fail, and so will it again until the file is
+    there)."""
+    if cache is not None and path in cache:
+        return cache[path]
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        value = digest.hexdigest()
+    except OSError:
+        value = "missing"
+    if cache is not None:
+        cache[path] = value
+    return value
+
+
+def task_key(task: Task, version: str, cache: dict[Path, str] | None = None) -> str:
+    """What the result of a game depends on, hashed: vmodtool's version, the
+    command and its options, the game's name and the name and content of
+    every input file.  The same key means the same result."""
+    parts = {"version": version, "options": task.options.as_json(), "game": task.game.name,
+             "files": [[str(p), file_digest(p, cache)] for p in input_files(task)]}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+# -- running one game ----------------------------------------------------------------
+
+#: per worker process: scenarios already loaded, by what they were loaded
+#: from (a loaded scenario is not changed by an audit; a worker runs many
+#: games of one tournament's scenario)
+_SCENARIOS: dict[tuple[Any, ...], Any] = {}
+_SCENARIO_CACHE_SIZE = 4
+
+
+def _scenario(opts: Options) -> Any:
+    from vmodtool.scenario import load_scenario
+    from vmodtool.vassal.module import Module
+
+    assert opts.scenario is not None
+    key: tuple[Any, ...] = (str(opts.scenario), file_digest(opts.scenario), _s(opts.module),
+           file_digest(opts.module) if opts.module is not None and opts.module.is_file() else None,
+           opts.board_sizes)
+    if opts.module is not None and opts.module.is_dir():
+        key = ()                      # an unpacked module folder: not cached
+    if key and key in _SCENARIOS:
+        return _SCENARIOS[key]
+    opened = Module.open(opts.module) if opts.module is not None else None
+    loaded = (load_scenario(opts.scenario, module=opened, board_sizes=dict(opts.board_sizes) or None), opened)
+    if key:
+        if len(_SCENARIOS) >= _SCENARIO_CACHE_SIZE:
+            _SCENARIOS.pop(next(iter(_SCENARIOS)))
+        _SCENARIOS[key] = loaded
+    return loaded
+
+
+def _audit(task: Task) -> tuple[Any, int]:
+    from vmodtool.audit.game import audit_logs
+
+    opts = task.options
+    if opts.scenario is None:
+        raise VmodError("audit needs a scenario: give --scenario or a scenario column in the manifest",
+                        place=f"game {task.game.name}")
+    scenario, opened = _scenario(opts)
+    report = audit_logs(list(task.game.files), scenario, module=opened,
+                        board_sizes=dict(opts.board_sizes) or None, plugin_folders=list(opts.plugins),
+                        trust_scenario_plugins=opts.trust_scenario_plugins, only=list(opts.rules) or None,
+                        integrity=opts.integrity)
+    code = 1 if report.errors or report.suspicious else 0 if report.complete else 3
+    return report.as_json(), code
+
+
+def _check_game(task: Task) -> tuple[Any, int]:
+    from vmodtool.audit.integrity import CHECKS, check_game, record_game
+
+    opts = task.options
+    record = record_game(list(task.game.files), module=opts.module,
+                         board_sizes=dict(opts.board_sizes) or None)
+    result = check_game(record, list(opts.checks) or list(CHECKS))
+    code = 1 if result.suspicious else 0 if result.complete else 3
+    return result.as_json(), code
+
+
+def _replay(task: Task) -> tuple[Any, int]:
+    from vmodtool.replay import Replay
+
+    opts = task.options
+    replay = Replay.open(list(task.game.files), module=opts.module, board_sizes=dict(opts.board_sizes))
+    steps = undo = 0
+    for step in replay.steps():
+        steps += 1
+        undo += 1 if step.undo else 0
+    records: list[Any] = [{"type": "chain_difference", **d.record()} for d in replay.chain_differences]
+    records += [{"type": "warning", **w.record()} for w in replay.warnings]
+    records.append({"type": "summary", "steps": steps, "undo_steps": undo, "warnings": len(replay.warnings),
+                    "chain_differences": len(replay.chain_differences),
+                    "boards_without_size": replay.missing_board_sizes})
+    return json.loads(json.dumps(records, ensure_ascii=False)), 0
+
+
+def _lint(task: Task) -> tuple[Any, int]:
+    from vmodtool.build.lint import at_least, findings_to_json, lint_path, summarize
+
+    out = []
+    code = 0
+    for path in task.game.files:
+        findings = lint_path(str(path))
+        report = findings_to_json(at_least(findings, task.options.min_severity), str(path))
+        report["summary"] = counts = summarize(findings)
+        code = 1 if counts["error"] else code
+        out.append(report)
+    return (out[0] if len(out) == 1 else out), code
+
+
+def _inspect(task: Task) -> tuple[Any, int]:
+    from vmodtool.inspection import inspect_file
+
+    opts = task.options
+    reports = [inspect_file(path, board_sizes=dict(opts.board_sizes), module=opts.module)
+               for path in task.game.files]
+    return json.loads(json.dumps(reports[0] if len(reports) == 1 else reports, ensure_ascii=False)), 0
+
+
+_RUNNERS: dict[str, Callable[[Task], tuple[Any, int]]] = {
+    "audit": _audit, "check-game": _check_game, "replay": _replay, "lint": _lint, "inspect": _inspect}
+
+
+@contextmanager
+def _materialised(task: Task) -> Iterator[tuple[Task, Path | None]]:
+    """A task whose files came as bytes: written into a private temporary
+    folder (same layout under it), the task's paths pointing there; with
+    the folder (``None`` when the files were not sent)."""
+    if task.payload is None:
+        yield task, None
+        return
+    folder = Path(tempfile.mkdtemp(prefix="vmodtool-batch-"))
+    try:
+        def local(path: Path | None) -> Path | None:
+            if path is None:
+                return None
+            return folder / _relative(path)
+
+        for name, data in task.payload.items():
+            target = folder / _relative(Path(name))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        game = Game(task.game.name, tuple(local(p) or p for p in task.game.files),
+                    local(task.game.module), local(task.game.scenario))
+        opts = replace(task.options, module=local(task.options.module), scenario=local(task.options.scenario),
+                       plugins=tuple(local(p) or p for p in task.options.plugins))
+        yield replace(task, game=game, options=opts, payload=None), folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _relative(path: Path) -> Path:
+    """An absolute path made relative and safe to put under a folder: no
+    ``..``, no root (a payload is untrusted as any input)."""
+    parts = [p for p in path.parts if p not in ("", "/", "\\", "..", ".") and not p.endswith(":")]
+    return Path(*parts) if parts else Path("file")
+
+
+def payload_of(task: Task) -> dict[str, bytes]:
+    """The bytes of every input file of a task, by path (for workers that do
+    not share the file system)."""
+    out = {}
+    for path in input_files(task):
+        try:
+            out[str(path)] = path.read_bytes()
+        except OSError:
+            pass                     # the worker reports the missing file as the command would
+    return out
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """Run one game; the record (see the module's doc).  Bad input fails the
+    game with the command's message; any other exception is a bug and is
+    raised (the batch reports it as the game's internal error)."""
+    from vmodtool.scenario.problems import ScenarioProblems
+    from vmodtool.textsafe import escape_controls
+
+    start = time.perf_counter()
+    record: dict[str, Any] = {"game": task.game.name, "command": task.options.command,
+                              "files": [str(p) for p in task.game.files]}
+    with _materialised(task) as (local, folder):
+        try:
+            result, code = _RUNNERS[task.options.command](local)
+            record.update(status=STATUS_OF_EXIT[code], exit_code=code, result=result)
+        except VmodError as exc:
+            message = str(exc)
+            details = [escape_controls(line) for line in exc.lines()] if isinstance(exc, ScenarioProblems) else []
+            if folder is not None:          # name the files as the user named them
+                message = message.replace(str(folder), "")
+                details = [line.replace(str(folder), "") for line in details]
+            record.update(status="failed", exit_code=2, error=message)
+            if details:
+                record["details"] = details
+    record["seconds"] = round(time.perf_counter() - start, 4)
+    record["key"] = task.key
+    return record

@@ -36,8 +36,11 @@ from vmodtool.errors import VmodError
 __all__ = ["Game", "ManifestError", "find_games", "read_manifest", "games_from", "LOG_SUFFIXES",
            "MODULE_SUFFIXES"]
 
-#: what a game of the log commands is made of
-LOG_SUFFIXES = (".vlog", ".vsav")
+#: what a game of the log commands is made of (VASSAL 2 wrote logs as
+#: ``.log`` and saves as ``.sav``: such files count only when they start as
+#: a VASSAL file does, see :func:`_looks_like_vassal`)
+LOG_SUFFIXES = (".vlog", ".vsav", ".log", ".sav")
+_AMBIGUOUS = (".log", ".sav")
 #: what ``lint`` takes
 MODULE_SUFFIXES = (".vmod", ".vext")
 
@@ -88,6 +91,8 @@ def find_games(root: Path, suffixes: Sequence[str], *, group: str = "folder") ->
             if name.startswith(".") or not name.lower().endswith(wanted):
                 continue
             path = Path(folder) / name
+            if name.lower().endswith(_AMBIGUOUS) and not _looks_like_vassal(path):
+                continue
             rel = path.relative_to(root).as_posix()
             if pattern is None:
                 key = Path(rel).parent.as_posix()
@@ -102,6 +107,17 @@ def find_games(root: Path, suffixes: Sequence[str], *, group: str = "folder") ->
             found.setdefault(key, []).append(path)
     return [Game(key, tuple(sorted(paths, key=lambda p: _natural(p.name))))
             for key, paths in sorted(found.items(), key=lambda kv: _natural(kv[0]))]
+
+
+def _looks_like_vassal(path: Path) -> bool:
+    """A ``.log``/``.sav`` file that is a VASSAL save or log: a ZIP archive
+    or an obfuscated ``!VCSK`` text (anything else named so is not a game)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(5)
+    except OSError:
+        return True                 # unreadable: its game fails with the reader's message
+    return head.startswith((b"PK\x03\x04", b"!VCSK"))
 
 
 def _located(manifest: Path, place: str, message: str) -> ManifestError:

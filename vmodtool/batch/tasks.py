@@ -247,31 +247,42 @@ _RUNNERS: dict[str, Callable[[Task], tuple[Any, int]]] = {
 
 
 @contextmanager
-def _materialised(task: Task) -> Iterator[tuple[Task, Path | None]]:
+def _materialised(task: Task) -> Iterator[tuple[Task, dict[str, str]]]:
     """A task whose files came as bytes: written into a private temporary
-    folder (same layout under it), the task's paths pointing there; with
-    the folder (``None`` when the files were not sent)."""
+    folder (the same layout under it), the task's paths pointing there; with
+    each local path's original name, to name the files in messages and
+    results as the user named them (empty when the files were not sent)."""
     if task.payload is None:
-        yield task, None
+        yield task, {}
         return
     folder = Path(tempfile.mkdtemp(prefix="vmodtool-batch-"))
+    names: dict[str, str] = {}
     try:
         def local(path: Path | None) -> Path | None:
             if path is None:
                 return None
-            return folder / _relative(path)
+            target = folder / _relative(path)
+            names[str(target)] = str(path)
+            return target
 
         for name, data in task.payload.items():
-            target = folder / _relative(Path(name))
+            target = local(Path(name))
+            assert target is not None
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         game = Game(task.game.name, tuple(local(p) or p for p in task.game.files),
                     local(task.game.module), local(task.game.scenario))
         opts = replace(task.options, module=local(task.options.module), scenario=local(task.options.scenario),
                        plugins=tuple(local(p) or p for p in task.options.plugins))
-        yield replace(task, game=game, options=opts, payload=None), folder
+        yield replace(task, game=game, options=opts, payload=None), names
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _renamed(text: str, names: Mapping[str, str]) -> str:
+    for local in sorted(names, key=len, reverse=True):
+        text = text.replace(local, names[local])
+    return text
 
 
 def _relative(path: Path) -> Path:
@@ -303,16 +314,18 @@ def run_task(task: Task) -> dict[str, Any]:
     start = time.perf_counter()
     record: dict[str, Any] = {"game": task.game.name, "command": task.options.command,
                               "files": [str(p) for p in task.game.files]}
-    with _materialised(task) as (local, folder):
+    with _materialised(task) as (local, names):
         try:
             result, code = _RUNNERS[task.options.command](local)
+            if names:
+                result = json.loads(_renamed(json.dumps(result, ensure_ascii=False), names))
             record.update(status=STATUS_OF_EXIT[code], exit_code=code, result=result)
         except VmodError as exc:
             message = str(exc)
             details = [escape_controls(line) for line in exc.lines()] if isinstance(exc, ScenarioProblems) else []
-            if folder is not None:          # name the files as the user named them
-                message = message.replace(str(folder), "")
-                details = [line.replace(str(folder), "") for line in details]
+            if names:                       # name the files as the user named them
+                message = _renamed(message, names)
+                details = [_renamed(line, names) for line in details]
             record.update(status="failed", exit_code=2, error=message)
             if details:
                 record["details"] = details

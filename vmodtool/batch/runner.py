@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from vmodtool.batch.games import Game
-from vmodtool.batch.tasks import Options, Task, game_options, payload_of, run_task, task_key
+from vmodtool.batch.tasks import Options, Task, forget_trees, game_options, payload_of, run_task, task_key
 from vmodtool.errors import VmodError
 
 __all__ = ["BatchProgress", "BatchSummary", "run_batch", "EXIT_INTERNAL"]
@@ -210,9 +210,11 @@ def _run_here(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None
 
 def _run_local(jobs: int) -> Runner:
     def run(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
-        import resource
+        import multiprocessing
 
         queue = list(reversed(tasks))
+        others = {child.pid for child in multiprocessing.active_children()}
+        peak: float | None = None
         attempts: dict[int, int] = {}
         while queue:
             pool = ProcessPoolExecutor(max_workers=jobs)
@@ -249,8 +251,10 @@ def _run_local(jobs: int) -> Runner:
                     if broken and not running:
                         break
             finally:
+                workers = [c.pid for c in multiprocessing.active_children() if c.pid not in others]
+                peak = max([peak or 0.0, *(_high_water_mb(pid) or 0.0 for pid in workers)]) or None
                 pool.shutdown(wait=True, cancel_futures=True)
-        return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        return peak
     return run
 
 
@@ -300,6 +304,18 @@ def _run_dask(address: str, send_files: bool) -> Runner:
     return run
 
 
+def _high_water_mb(pid: int | None) -> float | None:
+    """The peak resident memory of a live process (Linux), else ``None``."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 def _peak_rss_mb() -> float:
     import resource
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -319,6 +335,7 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
     from vmodtool import __version__
     from vmodtool.fileio import atomic_write, check_output_target
 
+    forget_trees()
     digests: dict[Path, str] = {}
     tasks = []
     for index, game in enumerate(games):
@@ -391,7 +408,7 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
     finally:
         if sink is not None:
             sink.close()
-    workers = 1 if not dask and jobs <= 1 else jobs if not dask else 0
+    workers = 0 if dask else max(1, jobs)
     return BatchSummary(len(tasks), statuses, progress.reused, time.monotonic() - start,
                         sorted(not_ok, key=lambda r: r["game"]), workers,
                         None if peak is None else round(peak, 1))

@@ -20,6 +20,7 @@ other than the steps — chain differences, warnings and the summary;
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -35,7 +36,7 @@ from typing import Any
 from vmodtool.batch.games import LOG_SUFFIXES, MODULE_SUFFIXES, Game
 from vmodtool.errors import VmodError
 
-__all__ = ["COMMANDS", "Options", "Task", "run_task", "task_key", "input_files", "STATUS_OF_EXIT"]
+__all__ = ["COMMANDS", "Options", "Task", "run_task", "task_key", "input_files", "forget_trees", "STATUS_OF_EXIT"]
 
 #: the commands a batch runs, with the files a game of each is made of
 COMMANDS: dict[str, tuple[str, ...]] = {
@@ -100,21 +101,30 @@ def input_files(task: Task) -> list[Path]:
     files = list(task.game.files)
     opts = task.options
     if opts.module is not None:
-        files += _tree(opts.module) if opts.module.is_dir() else [opts.module]
+        files += list(_tree(opts.module)) if opts.module.is_dir() else [opts.module]
     if opts.scenario is not None and opts.command == "audit":
         files.append(opts.scenario)
         files += [p for p in _tree(opts.scenario.parent) if p != opts.scenario and p not in task.game.files]
     for folder in opts.plugins:
-        files += _tree(folder)
+        files += list(_tree(folder))
     return files
 
 
-def _tree(folder: Path) -> list[Path]:
-    out = []
+@functools.lru_cache(maxsize=64)
+def _tree(folder: Path) -> tuple[Path, ...]:
+    """The files under a folder (hidden ones and byte-code left out); walked
+    once per batch for the games that share a scenario or module
+    (:func:`forget_trees` at the start of each)."""
+    out: list[Path] = []
     for root, dirs, names in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
         out += [Path(root) / n for n in sorted(names) if not n.startswith(".")]
-    return out
+    return tuple(out)
+
+
+def forget_trees() -> None:
+    """Walk the folders again (a new batch: files may have come or gone)."""
+    _tree.cache_clear()
 
 
 def file_digest(path: Path, cache: dict[Path, str] | None = None) -> str:

@@ -157,8 +157,10 @@ def summary_lines(summary: BatchSummary, output: str | None) -> list[str]:
     counts = ", ".join(f"{n} {s}" for s, n in sorted(summary.statuses.items()))
     reused = f" ({summary.reused} unchanged since the last run, not run again)" if summary.reused else ""
     where = f"; records in {output}" if output else ""
+    peak = "" if summary.peak_worker_rss_mb is None else \
+        f" (peak memory of a worker {summary.peak_worker_rss_mb:.0f} MB)"
     lines.append(f"{summary.games} game(s): {counts or 'none'}{reused}; {summary.seconds:.1f} s"
-                 f" on {summary.workers or 'Dask'} worker(s){where}")
+                 f" on {summary.workers or 'Dask'} worker(s){peak}{where}")
     return lines
 
 

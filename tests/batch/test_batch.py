@@ -335,3 +335,10 @@ def test_on_a_dask_local_cluster_with_a_worker_killed_mid_run(archive: Path, tmp
     assert strip(out) == strip(local)
     # files sent as bytes: the same results, the same file names in the messages
     assert strip(sent) == strip(local)[:4]
+
+
+def test_a_dask_address_that_is_no_address_is_a_clear_error(archive: Path) -> None:
+    pytest.importorskip("distributed")
+    result = CliRunner().invoke(cli, ["batch", "check-game", str(archive.parent / "bad"), "--dask", "nowhere"])
+    assert result.exit_code == 2
+    assert "vmodtool: error: --dask nowhere: cannot reach the scheduler" in result.stderr

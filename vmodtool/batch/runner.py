@@ -268,7 +268,7 @@ def _run_dask(address: str, send_files: bool) -> Runner:
         except ImportError:
             raise VmodError("--dask needs Dask distributed: pip install 'vmodtool[dask]'") from None
         try:
-            client = distributed.Client(address, timeout=30)
+            client = distributed.Client(address, timeout=10)
         except (OSError, TimeoutError, ValueError) as exc:
             raise VmodError(f"--dask {address}: cannot reach the scheduler ({exc})") from None
         try:

@@ -342,3 +342,21 @@ def test_a_dask_address_that_is_no_address_is_a_clear_error(archive: Path) -> No
     result = CliRunner().invoke(cli, ["batch", "check-game", str(archive.parent / "bad"), "--dask", "nowhere"])
     assert result.exit_code == 2
     assert "vmodtool: error: --dask nowhere: cannot reach the scheduler" in result.stderr
+
+
+def test_the_progress_line_shows_done_failed_and_time_left(capsys) -> None:
+    import time as _time
+
+    from vmodtool.batch import BatchProgress
+    from vmodtool.commands.batch import _Bar
+
+    bar = _Bar(True)
+    progress = BatchProgress(total=10, done=4, failed=1, reused=0, started=_time.monotonic() - 8)
+    bar.update(progress)
+    bar.close()
+    line = capsys.readouterr().err
+    # 4 games ran in 8 s: 6 left take about 12 s
+    assert "4/10 games, 1 failed, 0:1" in line and "left" in line
+    silent = _Bar(False)
+    silent.update(progress)
+    assert capsys.readouterr().err == ""

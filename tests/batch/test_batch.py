@@ -360,3 +360,21 @@ def test_the_progress_line_shows_done_failed_and_time_left(capsys) -> None:
     silent = _Bar(False)
     silent.update(progress)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.corpus
+def test_games_sharing_a_published_module_and_its_scenario_equal_each_audited_alone(tmp_path: Path) -> None:
+    logs = sorted((SHARED / "corpus" / "tld" / "game").glob("0606-*.log"))[:3]
+    if not logs:
+        pytest.skip("shared data not available: corpus/tld/game")
+    module = SHARED / "corpus" / "tld" / "buildFile"
+    scenario = REPO / "examples" / "the-longest-day" / "scenario.yaml"
+    out = tmp_path / "tld.jsonl"
+    # one game per log: the worker loads the scenario and the module once and audits all three
+    result = CliRunner().invoke(cli, ["batch", "audit", *map(str, logs), "--scenario", str(scenario), "-m",
+                                      str(module), "-o", str(out), "-j", "1"])
+    assert result.exit_code in (1, 3), result.output
+    records = _records(out)
+    assert [r["files"] for r in records] == [[str(p)] for p in logs]
+    _compare(records, lambda r: ["audit", *r["files"], "--scenario", str(scenario), "-m", str(module),
+                                 "--format", "json"])

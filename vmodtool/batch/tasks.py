@@ -123,8 +123,11 @@ def _tree(folder: Path) -> tuple[Path, ...]:
 
 
 def forget_trees() -> None:
-    """Walk the folders again (a new batch: files may have come or gone)."""
+    """A new batch: walk the folders again and load the scenarios again
+    (files may have come, gone or changed since the last batch of this
+    process)."""
     _tree.cache_clear()
+    _SCENARIOS.clear()
 
 
 def file_digest(path: Path, cache: dict[Path, str] | None = None) -> str:
@@ -157,9 +160,9 @@ def task_key(task: Task, version: str, cache: dict[Path, str] | None = None) -> 
 
 # -- running one game ----------------------------------------------------------------
 
-#: per worker process: scenarios already loaded, by what they were loaded
-#: from (a loaded scenario is not changed by an audit; a worker runs many
-#: games of one tournament's scenario)
+#: per worker process and batch: scenarios already loaded, by what they
+#: were loaded from (a loaded scenario is not changed by an audit; a worker
+#: runs many games of one tournament's scenario)
 _SCENARIOS: dict[tuple[Any, ...], Any] = {}
 _SCENARIO_CACHE_SIZE = 4
 

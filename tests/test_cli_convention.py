@@ -147,7 +147,7 @@ def test_shared_options_are_spelt_the_same_everywhere():
     assert set(seen["output"]) >= {"build", "board", "counters", "sheets", "grid-check", "inspect",
                                    "dump", "lint", "replay", "audit", "check-scenario", "schema"}
     assert set(seen["module"]) >= {"replay", "audit", "check-scenario"}
-    assert set(seen["jobs"]) == {"build", "counters", "sheets"}
+    assert set(seen["jobs"]) == {"build", "counters", "sheets", "batch"}
     assert set(seen["dpi"]) == {"board", "counters", "sheets"}
 
 

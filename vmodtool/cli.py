@@ -48,7 +48,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("audit", "Check played logs against a scenario's rules."),
     "check-game": ("check_game", "Check a PBEM game's integrity: logs, undos, dice."),
     "report": ("report", "Write a game as one HTML page to open in a browser."),
-    "batch": ("batch", "Run COMMAND on every game of an archive, on all cores or on Dask."),
+    "batch": ("batch", "Run a command on every game of an archive."),
 }
 
 

@@ -174,7 +174,7 @@ def module_option(help: str) -> Callable[[F], F]:
 def jobs_option() -> Callable[[F], F]:
     return click.option("-j", "--jobs", "jobs", type=click.IntRange(0, 256), default=0,
                         show_default=True, metavar="N",
-                        help="Worker processes for rendering (0 = all cores, 1 = no workers).")
+                        help="Worker processes (0 = all cores, 1 = no workers: all in this process).")
 
 
 def format_option(*choices: str, help: str) -> Callable[[F], F]:

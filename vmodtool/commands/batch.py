@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from vmodtool.commands import BadInput, Command, board_size_options, board_sizes, check_output
+from vmodtool.commands import REPLACED, BadInput, Command, board_size_options, board_sizes, check_output, jobs_option
 
 if TYPE_CHECKING:
     from vmodtool.batch import BatchProgress, BatchSummary
@@ -24,9 +24,9 @@ _COMMANDS = ("audit", "check-game", "replay", "lint", "inspect")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=str))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=str), default=None,
               metavar="FILE.jsonl",
-              help="Write one JSON record per game to FILE.jsonl (atomically at the end; a re-run skips "
-                   "games whose inputs have not changed, an interrupted run resumes). Without it the "
-                   "records go to stdout as games finish.")
+              help=f"Write one JSON record per game to FILE.jsonl, atomically at the end ({REPLACED}; a "
+                   "re-run skips games whose inputs have not changed, an interrupted run resumes). Without "
+                   "it the records go to stdout as games finish.")
 @click.option("--group", "group", default="folder", show_default=True, metavar="folder|file|REGEX",
               help="How a folder tree's files form games: one game per folder, one per file, or a regular "
                    "expression "
@@ -35,8 +35,7 @@ _COMMANDS = ("audit", "check-game", "replay", "lint", "inspect")
               help="audit: the scenario of every game (a manifest's scenario column overrides it).")
 @click.option("-m", "--module", "module", type=click.Path(exists=True, path_type=str),
               help="The module of every game (a manifest's module column overrides it).")
-@click.option("-j", "--jobs", "jobs", type=click.IntRange(0, 256), default=0, show_default=True, metavar="N",
-              help="Local worker processes (0 = all cores, 1 = in this process).")
+@jobs_option()
 @click.option("--dask", "dask", metavar="ADDRESS", default=None,
               help="Run the games on this Dask scheduler (e.g. tcp://10.0.0.5:8786) instead of locally; "
                    "needs pip install 'vmodtool[dask]' here and on the workers.")
@@ -64,9 +63,10 @@ def batch(ctx: click.Context, command: str, sources: tuple[str, ...], output: st
           rerun: bool, quiet: bool, board_sizes_file: str | None, board_size: tuple[str, ...],
           plugin_dirs: tuple[str, ...], trust_scenario_plugins: bool, rules: tuple[str, ...],
           integrity: bool, checks: tuple[str, ...], min_severity: str) -> None:
-    """Run COMMAND on every game of an archive, on all cores or on Dask.
+    """Run a command on every game of an archive.
 
-    COMMAND is audit, check-game, replay, lint or inspect.  SOURCES are
+    COMMAND is audit, check-game, replay, lint or inspect, run on all
+    cores (-j) or on a Dask cluster (--dask).  SOURCES are
     folders (every .vlog/.vsav below, or .vmod/.vext for lint; one game per
     folder unless --group), manifests (.csv with columns game,file and
     optionally order,module,scenario; or .yaml with games: [{name, files,
@@ -81,8 +81,7 @@ def batch(ctx: click.Context, command: str, sources: tuple[str, ...], output: st
     \b
     Examples:
       vmodtool batch audit tournament/ --scenario scenario.yaml -m game.vmod -o results.jsonl
-      vmodtool batch check-game games.csv -o integrity.jsonl --jobs 2
-      vmodtool batch audit games.yaml --dask tcp://scheduler:8786 --send-files -o results.jsonl
+      vmodtool batch check-game games.csv --dask tcp://scheduler:8786 --send-files -o integrity.jsonl
     """
     from vmodtool.batch import COMMANDS, Options, cpu_count, games_from, run_batch
 

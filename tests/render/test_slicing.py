@@ -206,7 +206,7 @@ def test_slice_command(tmp_path):
     assert "33 front and 20 back images from a 10 × 14 grid (from the marks; 107 empty cells)" in res.output
     assert (tmp_path / "f" / "ger.hq14__replenished.png").is_file() and (tmp_path / "f" / "faces.yaml").is_file()
     res = _cli(str(tmp_path / "s.pdf"), "--grid", "10x14", "--origin", "12mm,17.8mm", "--cell", "188",
-               "--gutter", "35", "--dpi", "300", "-o", str(tmp_path / "g"), "-q")
+               "--gutter", "35", "--scan-dpi", "300", "-o", str(tmp_path / "g"), "-q")
     assert res.exit_code == 0, res.output
     assert len(list((tmp_path / "g").glob("r*.png"))) == 33
 

@@ -51,8 +51,8 @@ def _count(value: str) -> tuple[int, int] | None:
 @click.option("--gutter", metavar="G[,G]", help="Space between counters (px or mm; default 0).")
 @click.option("--flip", type=click.Choice(["long", "short"]), default="long", show_default=True,
               help="The duplex flip edge the sheet was printed with.")
-@click.option("--dpi", type=click.FloatRange(50, 2400), default=None, metavar="N",
-              help="The scan's resolution when the image does not record it (for marks and mm).")
+@click.option("--scan-dpi", "scan_dpi", type=click.FloatRange(50, 2400), default=None, metavar="N",
+              help="The scan's resolution when the image does not record it (for the marks and mm).")
 @click.option("--names", "names_csv", type=click.Path(exists=True, dir_okay=False, path_type=str),
               metavar="FILE.csv", help="Image names by row and col (columns row, col, name[, back]).")
 @click.option("--scenario", type=click.Path(exists=True, dir_okay=False, path_type=str), metavar="FILE",
@@ -62,7 +62,7 @@ def _count(value: str) -> tuple[int, int] | None:
 @click.option("--size", metavar="W[,H]", help="Resize every image to this many pixels (e.g. 75 for VASSAL).")
 @quiet_option("No progress bar or summary.")
 def slice_command(sheet: str, output: str, back: str | None, page: int, back_page: int | None, grid: str,
-                  origin: str | None, cell: str | None, gutter: str | None, flip: str, dpi: float | None,
+                  origin: str | None, cell: str | None, gutter: str | None, flip: str, scan_dpi: float | None,
                   names_csv: str | None, scenario: str | None, sheet_no: int, size: str | None,
                   quiet: bool) -> None:
     """Cut a counter sheet (scan or export) into face images.
@@ -96,7 +96,7 @@ def slice_command(sheet: str, output: str, back: str | None, page: int, back_pag
         if expect is None or not all(given):
             raise click.UsageError("a grid by hand needs --grid COLSxROWS, --origin X,Y and --cell W[,H]")
         uses_mm = "mm" in f"{origin}{cell}{gutter}".lower()
-        scale = dpi or (slicing.image_dpi(slicing.read_sheet_image(sheet, page)) if uses_mm else 0.0)
+        scale = scan_dpi or (slicing.image_dpi(slicing.read_sheet_image(sheet, page)) if uses_mm else 0.0)
 
         def lengths(value: str | None, what: str) -> tuple[float, float]:
             pair = _pair(value, what) or ("0", "0")
@@ -130,7 +130,7 @@ def slice_command(sheet: str, output: str, back: str | None, page: int, back_pag
             return slicing.names_from_scenario(sc, sheet_no, cols, rows)
         scenario_dir = Path(scenario).parent
     result = slicing.slice_sheet(sheet, output, back=back_file, page=page, back_page=back_page or 1,
-                                 grid=by_hand, expect=expect, flip=flip, dpi=dpi, names=names, size=out_size,
+                                 grid=by_hand, expect=expect, flip=flip, dpi=scan_dpi, names=names, size=out_size,
                                  scenario_dir=scenario_dir,
                                  progress=lambda done, total: bars.update("slice", done, total))
     if not quiet:

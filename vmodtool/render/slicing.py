@@ -313,7 +313,7 @@ def _find_targets(grey: Image.Image, dpi: float, where: str) -> list[tuple[float
         candidates.append(((x0 + x1 + 1) / 2 * factor, (y0 + y1 + 1) / 2 * factor))
     hint = (f"no registration marks found (the four round disks outside the grid's corners that "
             f"`vmodtool sheets` prints, about {TARGET_MM:g} mm across at {dpi:g} dpi); give the grid with "
-            "--grid COLSxROWS --origin X,Y --cell W[,H] [--gutter G], or --dpi if the scan's resolution is wrong")
+            "--grid COLSxROWS --origin X,Y --cell W[,H] [--gutter G], or --scan-dpi if the image's resolution is wrong")
     if len(candidates) < 4:
         raise SliceError(hint, file=where)
     corners = [min(candidates, key=lambda p: p[0] + p[1]), max(candidates, key=lambda p: p[0] - p[1]),

@@ -6,6 +6,7 @@ scan; a grid by hand; names; bad input as one located line and exit 2."""
 from __future__ import annotations
 
 import json
+from io import BytesIO
 from pathlib import Path
 
 import numpy as np
@@ -133,6 +134,17 @@ def test_a_turned_and_shifted_scan_is_straightened(drawn, tmp_path, angle):
             assert mean < 5, (name, mean)
 
 
+@pytest.mark.parametrize("angle", [2.5, -3.0])
+def test_marks_are_found_on_a_page_turned_a_few_degrees(angle):
+    scenario = load_scenario(EXAMPLES / "modern-tactical" / "scenario.yaml")
+    layout, pages = S.render_sheet_pages(C.counter_specs(scenario), SIZE, S.SheetOptions(), jobs=1)
+    page = Image.open(BytesIO(pages[0])).convert("RGB")
+    grid = L.find_grid(_scanned(page, angle, (0, 0)), dpi=300)
+    assert (grid.cols, grid.rows) == (10, 14) and abs(grid.angle_deg - angle) < 0.01
+    first = grid.cell(0, 0).box
+    assert abs(first[2] - first[0] - SIZE) < 0.5 and abs(first[3] - first[1] - SIZE) < 0.5
+
+
 def test_grid_by_hand_on_a_sheet_without_marks(tmp_path):
     scenario = load_scenario(EXAMPLES / "modern-tactical" / "scenario.yaml")
     specs = C.counter_specs(scenario)
@@ -231,3 +243,30 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, args, text):
         assert lines[-1] == f"Error: a grid by hand {text}, --origin X,Y and --cell W[,H]"
     else:                                      # bad input: one line naming the file
         assert len(lines) == 1 and text in lines[0], lines
+
+
+@pytest.mark.parametrize("options, size", [
+    (S.SheetOptions(blocks=(5, 4)), SIZE),                        # die-cut blocks: counters abut
+    (S.SheetOptions(blocks=(3, 3), bleed_mm=0, flip="short"), SIZE),
+    (S.SheetOptions(paper="letter", dpi=600), 375),
+])
+def test_marks_give_every_layout_s_cells(options, size):
+    specs = C.counter_specs(load_scenario(EXAMPLES / "combat-commander" / "scenario.yaml"))
+    layout, pages = S.render_sheet_pages(specs, size, options, jobs=1)
+    for number in (0, 1):
+        grid = L.find_grid(Image.open(BytesIO(pages[number])).convert("RGB"), dpi=options.dpi)
+        placed = {(p.back_x, p.back_y) if number else (p.x, p.y) for p in layout.sheets[0]}
+        boxes = {(c.box[0], c.box[1]) for c in grid.cells}
+        assert len(grid.cells) == layout.per_sheet and placed <= boxes
+        assert all(c.box[2] - c.box[0] == size == c.box[3] - c.box[1] for c in grid.cells)
+
+
+def test_card_sheets_carry_the_same_marks():
+    from vmodtool.render.card_sheets import render_card_sheet_pages
+
+    scenario = load_scenario(EXAMPLES / "combat-commander" / "scenario.yaml")
+    sheets, pages = render_card_sheet_pages(scenario, S.SheetOptions())
+    grid = L.find_grid(Image.open(BytesIO(pages[0])).convert("RGB"), dpi=300)
+    first = sheets[0].placements[0]
+    assert (grid.cols, grid.rows) == (3, 3)
+    assert grid.cell(0, 0).box == (first.x, first.y, first.x + sheets[0].card_px[0], first.y + sheets[0].card_px[1])

@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
+from vmodtool.errors import VmodError
 from vmodtool.render import counters as C
 from vmodtool.render import sheets as S
 from vmodtool.render import slicing as L
@@ -189,6 +190,13 @@ def test_names_from_csv_in_any_script(tmp_path):
     names.write_text("row,col,name\n1,1,../evil\n", encoding="utf-8")
     with pytest.raises(L.SliceError, match="line 2: image name '../evil' cannot be a file name"):
         L.names_from_csv(names)
+    names.write_text("row,col,name,back\n1,1,a,b\n1,2,B.png\n", encoding="utf-8")
+    with pytest.raises(L.SliceError, match="line 3: image name 'B.png' is used twice"):
+        L.names_from_csv(names)
+    names.write_text("row,col,name\n1,1,лист 1\n", encoding="utf-8")          # the sheet itself
+    with pytest.raises(VmodError, match="лист 1.png"):
+        L.slice_sheet(sheet, tmp_path, names=L.names_from_csv(names))
+    assert sheet.read_bytes() == pages[0]
     names.write_text("row,col,name\n20,1,far\n", encoding="utf-8")
     with pytest.raises(L.SliceError, match="row 20, col 1, but the sheet has 14 rows"):
         L.slice_sheet(sheet, tmp_path / "x", names=L.names_from_csv(names))

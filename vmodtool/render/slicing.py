@@ -51,7 +51,7 @@ from typing import Any
 from PIL import Image, UnidentifiedImageError
 
 from vmodtool.errors import PathLike, VmodError
-from vmodtool.fileio import atomic_write
+from vmodtool.fileio import atomic_write, refuse_overwrite
 from vmodtool.render.counter_pdf import png_bytes
 from vmodtool.render.sheets import MARK_GAP_MM, MARK_LENGTH_MM, TARGET_MM
 
@@ -67,7 +67,6 @@ BLANK_LEVEL = 236
 STRAIGHT_DEG = 0.005
 #: a pixel counts as ink below this grey level
 _INK = 128
-_MAX_PIXELS = 40_000 * 40_000
 
 
 class SliceError(VmodError):
@@ -143,7 +142,6 @@ def read_sheet_image(path: PathLike, page: int = 1) -> Image.Image:
     else:
         if page != 1:
             raise SliceError(f"page {page} asked of an image file; --page is for a PDF", file=where)
-        Image.MAX_IMAGE_PIXELS = _MAX_PIXELS
         try:
             with Image.open(path) as im:
                 im.load()
@@ -170,7 +168,10 @@ _OBJ = re.compile(rb"(\d+)\s+(\d+)\s+obj\s*<<")
 def _pdf_page_image(data: bytes, page: int, where: str) -> Image.Image:
     """The ``page``-th image XObject of a PDF (in file order), decoded."""
     images: list[tuple[int, bytes, bytes]] = []        # offset, dictionary, stream
+    masks = {int(n) for n in re.findall(rb"/SMask\s+(\d+)\s+\d+\s+R", data)}   # soft masks are no pages
     for found in _OBJ.finditer(data):
+        if int(found.group(1)) in masks:
+            continue
         start = found.end() - 2
         end = data.find(b"stream", start)
         if end < 0:
@@ -545,6 +546,7 @@ def names_from_csv(path: PathLike) -> Names:
         raise SliceError("the names CSV needs the columns row, col, name (and optionally back); it has "
                          f"{', '.join(fields) or 'none'}", file=where, place="line 1")
     out: Names = {}
+    used: set[str] = set()
     for number, raw in enumerate(reader, start=2):
         record = {(k or "").strip().lower(): (v or "").strip() for k, v in raw.items() if k is not None}
         if not any(record.values()):
@@ -560,8 +562,13 @@ def names_from_csv(path: PathLike) -> Names:
         if key in out:
             raise SliceError(f"row {key[0] + 1}, col {key[1] + 1} is named twice", file=where, place=place)
         back = record.get("back") or None
-        out[key] = (_file_name(record["name"], where, place), _file_name(back, where, place) if back else None,
-                    {"csv_line": number})
+        files = (_file_name(record["name"], where, place), _file_name(back, where, place) if back else None)
+        for file in files:
+            if file is not None and file.lower() in used:
+                raise SliceError(f"image name {file!r} is used twice", file=where, place=place)
+            if file is not None:
+                used.add(file.lower())
+        out[key] = (files[0], files[1], {"csv_line": number})
     return out
 
 
@@ -654,7 +661,14 @@ def slice_sheet(front: PathLike, out_dir: PathLike, *, back: PathLike | None = N
                              f"{sheet.rows} rows and {sheet.cols} columns", file=front_where)
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
+    inputs = [p for p in (front, back) if p is not None]
     written: dict[str, Path] = {}
+
+    def write(name: str, image: Image.Image) -> None:
+        refuse_overwrite(folder / name, *inputs)          # never an input, whatever the names say
+        atomic_write(folder / name, png_bytes(image))
+        written[name] = folder / name
+
     records: list[dict[str, Any]] = []
     fronts = backs = empty = 0
     total = len(sheet.cells)
@@ -674,15 +688,13 @@ def slice_sheet(front: PathLike, out_dir: PathLike, *, back: PathLike | None = N
                                   "box": [round(v, 2) for v in cell.box]}
         if front_name is not None:
             if front_name not in written:
-                atomic_write(folder / front_name, png_bytes(img))
-                written[front_name] = folder / front_name
+                write(front_name, img)
                 fronts += 1
             record["front"] = front_name
         if back_sheet is not None and back_name is not None:
             bcell = back_cell(back_sheet, cell.row, cell.col, flip)
             if back_name not in written:
-                atomic_write(folder / back_name, png_bytes(cut_cell(back_sheet, bcell, size)))
-                written[back_name] = folder / back_name
+                write(back_name, cut_cell(back_sheet, bcell, size))
                 backs += 1
             record["back"] = back_name
             record["back_box"] = [round(v, 2) for v in bcell.box]
@@ -697,10 +709,12 @@ def slice_sheet(front: PathLike, out_dir: PathLike, *, back: PathLike | None = N
         "images": records,
     }
     manifest_path = folder / "slice.json"
+    refuse_overwrite(manifest_path, *inputs)
     atomic_write(manifest_path, (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
     snippet = None
     if names is not None and any("unit_type" in r for r in records):
         snippet = folder / "faces.yaml"
+        refuse_overwrite(snippet, *inputs)
         atomic_write(snippet, _faces_yaml(records, folder, Path(scenario_dir) if scenario_dir else folder,
                                           front_where).encode("utf-8"))
     return SliceResult(folder, list(written.values()), manifest_path, snippet, sheet.cols, sheet.rows,

@@ -22,8 +22,8 @@ from vmodtool.commands import CONTEXT_SETTINGS, Group
 EXIT_BUG = 70
 
 #: command families, in the order ``vmodtool --help`` lists them
-COMMAND_MODULES = ("formats", "scenario", "import_module", "build", "counters", "board", "lint", "replay", "audit",
-                   "report", "check_game", "batch")
+COMMAND_MODULES = ("formats", "scenario", "import_module", "build", "counters", "slice", "board", "lint", "replay",
+                   "audit", "report", "check_game", "batch")
 
 #: the commands of the families above, each with its family and the first
 #: paragraph of its help (what ``vmodtool --help`` shows): a family whose
@@ -41,6 +41,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("build", "Build a VASSAL module (.vmod) from a scenario."),
     "counters": ("counters", "Render every counter face of a scenario as PNG."),
     "sheets": ("counters", "Lay out print-ready counter (and card) sheets (PDF)."),
+    "slice": ("slice", "Cut a counter sheet (scan or export) into face images."),
     "board": ("board", "Draw a scenario's map board from its terrain data."),
     "grid-check": ("board", "Draw a hex grid over your own map image."),
     "lint": ("lint", "Check a module for what VASSAL would reject."),

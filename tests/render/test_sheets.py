@@ -177,3 +177,69 @@ def test_sheets_command(tmp_path):
     assert res.exit_code == 2 and "DX,DY" in res.output
     res = CliRunner().invoke(sheets_command, [scen])
     assert res.exit_code == 2
+
+
+def _example_scenarios():
+    """Every example; those bound to a published module with its buildFile
+    from shared/ (skipped without it)."""
+    modules = {"ragnarok": ("corpus", "ragnarok", "buildFile.xml"), "the-longest-day": ("corpus", "tld", "buildFile")}
+    for path in sorted(EXAMPLES.glob("*/scenario.yaml")):
+        yield pytest.param(path, modules.get(path.parent.name), id=path.parent.name)
+
+
+@pytest.mark.parametrize("path, module", list(_example_scenarios()))
+def test_every_face_of_every_example_is_printed(path, module):
+    """The layout draws each face of each counter as often as the counter is
+    printed: a third face is an extra chit, never left off."""
+    if module is not None:
+        from tests.conftest import shared_path
+
+        module = shared_path(*module)        # skips without shared/
+    scenario = load_scenario(path, module=module)
+    specs = C.counter_specs(scenario)
+    layout = S.layout_sheets(specs, 188, S.SheetOptions())
+    printed: dict[tuple[int, int], int] = {}
+    for _sheet, idx, face, _side in layout.printed_faces():
+        printed[idx, face] = printed.get((idx, face), 0) + 1
+    expected = {(i, f): spec.count for i, spec in enumerate(specs) for f in range(len(spec.faces)) if spec.count}
+    assert printed == expected
+    assert len(layout.printed_faces()) == sum(s.count * len(s.faces) for s in specs)
+    # fronts only: every front face, and the count of what is left off is known
+    assert len(layout.printed_faces(backs=False)) == sum(s.count * (len(s.faces) + 1) // 2 for s in specs)
+
+
+def test_third_face_is_drawn_on_an_extra_chit():
+    ww1 = load_scenario(EXAMPLES / "ww1-operational" / "scenario.yaml")
+    specs = C.counter_specs(ww1)
+    assert any(len(s.faces) == 3 for s in specs)
+    layout, pages = S.render_sheet_pages(specs, 120, S.SheetOptions(), jobs=1)
+    front = np.asarray(Image.open(BytesIO(pages[0])).convert("RGB"))
+    back = np.asarray(Image.open(BytesIO(pages[1])).convert("RGB"))
+    third = [p for sheet in layout.sheets[:1] for p in sheet if p.front_face == 2]
+    assert len(third) == sum(1 for s in specs if len(s.faces) == 3)
+    for p in third:
+        spec = specs[p.spec_index]
+        assert p.back_face is None
+        drawn = front[p.y:p.y + 120, p.x:p.x + 120]
+        assert np.array_equal(drawn, np.asarray(C.render_face(spec.faces[2][1], 120, border=False))), spec.id
+        plain = back[p.back_y:p.back_y + 120, p.back_x:p.back_x + 120]
+        assert (plain == np.array(spec.faces[2][1].fill, dtype=np.uint8)).all()
+        # the chit follows its counter on the sheet
+        before = layout.sheets[0][layout.sheets[0].index(p) - 1]
+        assert (before.spec_index, before.front_face, before.back_face) == (p.spec_index, 0, 1)
+
+
+def test_registration_disks_sit_outside_the_grid_corners(specs):
+    opts = S.SheetOptions()
+    layout, pages = S.render_sheet_pages(specs, 188, opts, jobs=1)
+    for number, mirrored in ((0, None), (1, "long")):
+        page = np.asarray(Image.open(BytesIO(pages[number])).convert("L"))
+        points = S.registration_points(layout.col_edges, layout.row_edges, layout.page_px, 300, mirrored)
+        grid = (min(layout.col_edges), min(layout.row_edges), max(layout.col_edges), max(layout.row_edges))
+        for x, y in points:
+            assert page[int(y), int(x)] == 0                        # the disk's centre is black
+            assert not grid[0] <= x <= grid[2] and not grid[1] <= y <= grid[3]
+            top, left = int(y) - 30, int(x) - 30                      # the disk is 47 px across
+            dark = np.argwhere(page[top:top + 61, left:left + 61] < 128)
+            centre = dark.mean(axis=0) + 0.5 + (top, left)             # pixel i covers [i, i + 1)
+            assert abs(centre - (y, x)).max() < 0.6                    # centred on the point

@@ -128,6 +128,9 @@ def sheets_command(scenario: str, output: str | None, png_dir: str | None, paper
 
     Each sheet is a front page and a mirrored back page, for duplex
     printing; -o writes the PDF, --png the pages as PNG images.  A
+    counter with more than two faces gets an extra two-sided chit for
+    faces 3 and 4 (and so on) next to it.  Cut marks and registration
+    disks let `vmodtool slice` cut a scan of the sheet again.  A
     scenario with decks gets card sheets after the counter sheets (poker
     or mini-euro cards, by the deck's size; --no-cards leaves them out).
 
@@ -159,8 +162,12 @@ def sheets_command(scenario: str, output: str | None, png_dir: str | None, paper
                           ([png_dir] if png_dir else []))
         cards = (f", {result.cards} cards on {result.card_sheets} card sheet(s)"
                  if result.card_sheets else "")
-        click.echo(f"{where}: {result.counters} counters on {result.sheets} sheet(s) "
-                   f"({result.per_sheet} per sheet){cards}, {result.pages} pages at {dpi} dpi")
+        extra = (f", {result.extra_chits} extra chit(s) for third and later faces"
+                 if result.extra_chits else "")
+        click.echo(f"{where}: {result.counters} counters ({result.faces} faces{extra}) on {result.sheets} "
+                   f"sheet(s) ({result.per_sheet} per sheet){cards}, {result.pages} pages at {dpi} dpi")
+        if result.unprinted_backs:
+            click.echo(f"{result.unprinted_backs} back face(s) not printed (--no-backs)")
 
 
 COMMANDS = [counters_command, sheets_command]

@@ -4,7 +4,8 @@ its print size (poker 63.5 × 88.9 mm, mini-euro 44 × 68 mm, by the deck's
 duplex printing — the same geometry as the counter sheets
 (:mod:`vmodtool.render.sheets`): with ``flip="long"`` the back of the card
 at x lies at ``page_w - x - w``, with ``flip="short"`` at
-``page_h - y - h``, and the printer offset moves the back page.
+``page_h - y - h``, and the printer offset moves the back page.  Cut marks
+and registration disks are the counter sheets' own (``draw_cut_marks``).
 
 Cards of one size share a sheet; each size starts a new sheet.  The page
 margin is at most :data:`CARD_MARGIN_MM` (5 mm), so that 3 × 3 poker cards
@@ -21,7 +22,7 @@ from PIL import Image, ImageDraw
 from vmodtool.render import fonts
 from vmodtool.render.cards import check_card_texts, render_card_back, render_card_front
 from vmodtool.render.counter_pdf import png_bytes
-from vmodtool.render.sheets import SheetError, SheetOptions
+from vmodtool.render.sheets import SheetError, SheetOptions, draw_cut_marks
 from vmodtool.scenario.cards import CARD_SIZES, CardSpec, DeckSpec
 from vmodtool.scenario.model import Scenario
 
@@ -98,24 +99,11 @@ def layout_card_sheets(scenario: Scenario, options: SheetOptions) -> list[CardSh
 
 
 def _cut_marks(draw: ImageDraw.ImageDraw, sheet: CardSheet, options: SheetOptions, back: bool) -> None:
-    dpi = options.dpi
-    pw, ph = options.page_px
-    xs, ys = list(sheet.col_edges), list(sheet.row_edges)
     dx = dy = 0
     if back:
-        dx, dy = _mm(options.offset_mm[0], dpi), _mm(options.offset_mm[1], dpi)
-        if options.flip == "long":
-            xs = [pw - x for x in xs]
-        else:
-            ys = [ph - y for y in ys]
-    gap, length, width = _mm(1.0, dpi), _mm(5.0, dpi), max(1, _mm(0.15, dpi))
-    x0, x1, y0, y1 = min(xs) + dx, max(xs) + dx, min(ys) + dy, max(ys) + dy
-    for x in xs:
-        draw.line((x + dx, y0 - gap - length, x + dx, y0 - gap), fill=(0, 0, 0), width=width)
-        draw.line((x + dx, y1 + gap, x + dx, y1 + gap + length), fill=(0, 0, 0), width=width)
-    for y in ys:
-        draw.line((x0 - gap - length, y + dy, x0 - gap, y + dy), fill=(0, 0, 0), width=width)
-        draw.line((x1 + gap, y + dy, x1 + gap + length, y + dy), fill=(0, 0, 0), width=width)
+        dx, dy = _mm(options.offset_mm[0], options.dpi), _mm(options.offset_mm[1], options.dpi)
+    draw_cut_marks(draw, sheet.col_edges, sheet.row_edges, options.page_px, options.dpi,
+                   options.flip if back else None, dx, dy)
 
 
 def _page(scenario: Scenario, sheet: CardSheet, number: int, total: int, options: SheetOptions, back: bool,

@@ -19,6 +19,17 @@ Geometry (all in pixels at the sheet's dpi, origin top-left of the page):
   the light and read, on the back page's rulers, the numbers under the front
   page's crosshair — they are ``dx`` and ``dy``.
 * Counters with one face get a plain back in their fill colour.
+* **Every face is printed.**  A counter with more than two faces (the WW1
+  HQ's "replenished" side) is printed as several two-sided pieces: faces 1
+  and 2 on the counter itself, faces 3 and 4 on an extra chit right after it
+  (a lone last face gets a plain back in its own colour), and so on — what a
+  designer who glues a front to a back can make.  :func:`sheet_order` is
+  that order; :meth:`SheetLayout.printed_faces` lists what is drawn.
+* **Registration marks**: with the cut marks, a solid disk
+  (:data:`TARGET_MM` across) sits diagonally outside each corner of the
+  grid, centred on the cut marks' bands, so a scan can be straightened and
+  cut again (:mod:`vmodtool.render.slicing`).  Every cut mark is
+  :func:`mark_width` pixels wide (even), centred on the counter edge.
 
 Card sheets (:mod:`vmodtool.render.card_sheets`) follow the counter sheets
 in the same PDF when the scenario has decks (``SheetOptions.cards``).
@@ -45,10 +56,16 @@ from vmodtool.render import fonts
 from vmodtool.render.counter_pdf import pdf_from_pngs, png_bytes
 from vmodtool.render.counters import CounterSpec, counter_specs, counter_style, render_face
 
-__all__ = ["PAPER_MM", "SheetError", "SheetOptions", "Placement", "SheetLayout", "layout_sheets",
-           "mirror_x", "render_sheet_pages", "calibration_pages", "write_sheets", "SheetResult"]
+__all__ = ["PAPER_MM", "TARGET_MM", "MARK_GAP_MM", "MARK_LENGTH_MM", "SheetError", "SheetOptions", "Placement",
+           "SheetLayout", "sheet_order", "layout_sheets", "mirror_x", "mark_width", "draw_cut_marks",
+           "registration_points", "render_sheet_pages", "calibration_pages", "write_sheets", "SheetResult"]
 
 PAPER_MM = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+#: the cut marks: their distance from the grid and their length, mm
+MARK_GAP_MM = 1.0
+MARK_LENGTH_MM = 5.0
+#: the diameter of the registration disks outside the grid's corners, mm
+TARGET_MM = 4.0
 
 
 class SheetError(VmodError):
@@ -105,7 +122,9 @@ class SheetOptions:
 
 @dataclass(frozen=True)
 class Placement:
-    """One counter on one sheet: where its front and its back go."""
+    """One printed piece on one sheet: where its front and its back go, and
+    which faces of the counter they show (``back_face`` None: a plain back in
+    the front face's colour)."""
 
     spec_index: int
     x: int
@@ -113,6 +132,8 @@ class Placement:
     back_x: int
     back_y: int
     bleed: tuple[int, int, int, int]     # left, top, right, bottom bleed in px
+    front_face: int = 0
+    back_face: int | None = 1
 
 
 @dataclass
@@ -124,6 +145,31 @@ class SheetLayout:
     col_edges: list[int] = field(default_factory=list)   # x of every counter edge (front)
     row_edges: list[int] = field(default_factory=list)
     per_sheet: int = 0
+
+    def printed_faces(self, *, backs: bool | None = None) -> list[tuple[int, int, int, str]]:
+        """Every face drawn: (sheet, spec index, face index, ``front``/``back``)
+        — a plain back is no face; without backs only the fronts."""
+        with_backs = self.options.backs if backs is None else backs
+        out = []
+        for n, sheet in enumerate(self.sheets):
+            for p in sheet:
+                out.append((n, p.spec_index, p.front_face, "front"))
+                if with_backs and p.back_face is not None:
+                    out.append((n, p.spec_index, p.back_face, "back"))
+        return out
+
+
+def sheet_order(specs: Sequence[CounterSpec]) -> list[tuple[int, int, int | None]]:
+    """The pieces to print, in order: (spec index, front face, back face or
+    None) — each counter ``count`` times, and a counter with more than two
+    faces as a piece per pair of faces, one after the other."""
+    out: list[tuple[int, int, int | None]] = []
+    for i, spec in enumerate(specs):
+        n = len(spec.faces)
+        pairs = [(f, f + 1 if f + 1 < n else None) for f in range(0, max(n, 1), 2)]
+        for _ in range(max(0, spec.count)):
+            out.extend((i, front, back) for front, back in pairs)
+    return out
 
 
 def mirror_x(x: int, size: int, page_w: int) -> int:
@@ -187,16 +233,17 @@ def layout_sheets(specs: Sequence[CounterSpec], size_px: int, options: SheetOpti
         bottom = 0 if (y + size_px) in row_set else bleed
         return (left, top, right, bottom)
 
-    order = [i for i, spec in enumerate(specs) for _ in range(max(0, spec.count))]
+    order = sheet_order(specs)
     layout = SheetLayout(options, size_px, (pw, ph), per_sheet=len(cells))
     for start in range(0, len(order), len(cells)):
         sheet = []
-        for idx, (x, y, ci, ri) in zip(order[start:start + len(cells)], cells, strict=False):  # last sheet: part
+        for (idx, front, back), (x, y, ci, ri) in zip(order[start:start + len(cells)], cells,
+                                                      strict=False):  # last sheet: part
             if options.flip == "long":
                 bx, by = mirror_x(x, size_px, pw), y
             else:
                 bx, by = x, ph - y - size_px
-            sheet.append(Placement(idx, x, y, bx + dx, by + dy, edge_bleed(ci, ri)))
+            sheet.append(Placement(idx, x, y, bx + dx, by + dy, edge_bleed(ci, ri), front, back))
         layout.sheets.append(sheet)
     edges_x = sorted(set(cols) | {c + size_px for c in cols})
     edges_y = sorted(set(rows) | {r + size_px for r in rows})
@@ -232,27 +279,63 @@ def _bled(img: Image.Image, bleed: tuple[int, int, int, int]) -> Image.Image:
     return out
 
 
-def _cut_marks(draw: ImageDraw.ImageDraw, xs: Sequence[int], ys: Sequence[int],
-               page: tuple[int, int], dpi: int, mirrored: str | None, dx: int = 0,
-               dy: int = 0) -> None:
+def mark_width(dpi: int) -> int:
+    """The width of a cut mark in pixels: about 0.15 mm, and even, so that the
+    line is centred on the edge it marks (columns ``x - w/2 … x + w/2 - 1``)."""
+    return max(2, 2 * round(0.075 * dpi / 25.4))
+
+
+def registration_points(xs: Sequence[int], ys: Sequence[int], page: tuple[int, int], dpi: int,
+                        mirrored: str | None = None, dx: int = 0,
+                        dy: int = 0) -> list[tuple[int, int]]:
+    """The centres of the four registration disks (top left, top right,
+    bottom left, bottom right as printed) of a grid whose counter edges are
+    ``xs`` and ``ys``: diagonally outside each corner, on the middle line of
+    the cut marks' bands (to the pixel)."""
+    xs, ys = _mirrored(xs, ys, page, mirrored)
+    d = _mm(MARK_GAP_MM, dpi) + _mm(MARK_LENGTH_MM, dpi) // 2
+    x0, x1 = min(xs) + dx - d, max(xs) + dx + d
+    y0, y1 = min(ys) + dy - d, max(ys) + dy + d
+    return [(x0, y0), (x1, y0), (x0, y1), (x1, y1)]
+
+
+def _mirrored(xs: Sequence[int], ys: Sequence[int], page: tuple[int, int],
+              mirrored: str | None) -> tuple[list[int], list[int]]:
     pw, ph = page
+    if mirrored == "long":
+        return [pw - x for x in xs], list(ys)
+    if mirrored == "short":
+        return list(xs), [ph - y for y in ys]
+    return list(xs), list(ys)
+
+
+def draw_cut_marks(draw: ImageDraw.ImageDraw, xs: Sequence[int], ys: Sequence[int],
+                   page: tuple[int, int], dpi: int, mirrored: str | None = None, dx: int = 0,
+                   dy: int = 0) -> None:
+    """Cut marks in the margins at every counter (or card) edge ``xs``/``ys``
+    and the four registration disks (mirrored for a back page, then moved by
+    the printer offset)."""
     if not xs or not ys:
         return
-    gap, length, w = _mm(1.0, dpi), _mm(5.0, dpi), max(1, _mm(0.15, dpi))
-    if mirrored == "long":
-        xs = [pw - x for x in xs]
-    elif mirrored == "short":
-        ys = [ph - y for y in ys]
+    targets = registration_points(xs, ys, page, dpi, mirrored, dx, dy)
+    xs, ys = _mirrored(xs, ys, page, mirrored)
+    gap, length, w = _mm(MARK_GAP_MM, dpi), _mm(MARK_LENGTH_MM, dpi), mark_width(dpi)
+    half = w // 2
     x0, x1 = min(xs) + dx, max(xs) + dx
     y0, y1 = min(ys) + dy, max(ys) + dy
+    black = (0, 0, 0)
     for x in xs:
         x += dx
-        draw.line((x, y0 - gap - length, x, y0 - gap), fill=(0, 0, 0), width=w)
-        draw.line((x, y1 + gap, x, y1 + gap + length), fill=(0, 0, 0), width=w)
+        draw.rectangle((x - half, y0 - gap - length, x + half - 1, y0 - gap - 1), fill=black)
+        draw.rectangle((x - half, y1 + gap, x + half - 1, y1 + gap + length - 1), fill=black)
     for y in ys:
         y += dy
-        draw.line((x0 - gap - length, y, x0 - gap, y), fill=(0, 0, 0), width=w)
-        draw.line((x1 + gap, y, x1 + gap + length, y), fill=(0, 0, 0), width=w)
+        draw.rectangle((x0 - gap - length, y - half, x0 - gap - 1, y + half - 1), fill=black)
+        draw.rectangle((x1 + gap, y - half, x1 + gap + length - 1, y + half - 1), fill=black)
+    r = _mm(TARGET_MM / 2, dpi)
+    for cx, cy in targets:
+        # pixels cx - r … cx + r - 1: a disk centred on the point between them
+        draw.ellipse((cx - r, cy - r, cx + r - 1, cy + r - 1), fill=black)
 
 
 def _footer(draw: ImageDraw.ImageDraw, text: str, page: tuple[int, int], dpi: int) -> None:
@@ -268,19 +351,20 @@ def _compose(layout: SheetLayout, specs: Sequence[CounterSpec], sheet_no: int, b
     page = Image.new("RGB", layout.page_px, (255, 255, 255))
     placements = layout.sheets[sheet_no]
 
-    def face_img(idx: int, which: int) -> Image.Image:
-        key = (idx, which)
+    def face_img(p: Placement) -> Image.Image:
+        which = p.back_face if back else p.front_face
+        key = (p.spec_index, -1 - p.front_face if which is None else which)
         if key not in cache:
-            faces = specs[idx].faces
-            if which < len(faces):
+            faces = specs[p.spec_index].faces
+            if which is not None:
                 cache[key] = render_face(faces[which][1], size, border=False)
-            else:
-                cache[key] = Image.new("RGB", (size, size), faces[0][1].fill)
+            else:           # a plain back in the colour of the front it backs
+                cache[key] = Image.new("RGB", (size, size), faces[p.front_face][1].fill)
         return cache[key]
 
     # bleed first, then the counters themselves (abutting die-cut counters overwrite bleed)
     for p in placements:
-        img = face_img(p.spec_index, 1 if back else 0)
+        img = face_img(p)
         left, top, right, bottom = p.bleed
         if back and opts.flip == "long":
             left, right = right, left
@@ -289,14 +373,14 @@ def _compose(layout: SheetLayout, specs: Sequence[CounterSpec], sheet_no: int, b
         x, y = (p.back_x, p.back_y) if back else (p.x, p.y)
         page.paste(_bled(img, (left, top, right, bottom)), (x - left, y - top))
     for p in placements:
-        img = face_img(p.spec_index, 1 if back else 0)
+        img = face_img(p)
         page.paste(img, (p.back_x, p.back_y) if back else (p.x, p.y))
     draw = ImageDraw.Draw(page)
     if opts.cut_marks:
         dx, dy = (_mm(opts.offset_mm[0], opts.dpi), _mm(opts.offset_mm[1], opts.dpi)) if back \
             else (0, 0)
-        _cut_marks(draw, layout.col_edges, layout.row_edges, layout.page_px, opts.dpi,
-                   opts.flip if back else None, dx, dy)
+        draw_cut_marks(draw, layout.col_edges, layout.row_edges, layout.page_px, opts.dpi,
+                       opts.flip if back else None, dx, dy)
     label = f"{opts.title} — sheet {sheet_no + 1} of {len(layout.sheets)}, " \
             f"{'back (print duplex, flip on the ' + opts.flip + ' edge)' if back else 'front'}"
     _footer(draw, label.strip(" —"), layout.page_px, opts.dpi)
@@ -416,6 +500,9 @@ class SheetResult:
     per_sheet: int
     cards: int = 0                 # card copies on the card sheets
     card_sheets: int = 0
+    faces: int = 0                 # counter faces printed (plain backs not counted)
+    extra_chits: int = 0           # pieces for the faces beyond a counter's second
+    unprinted_backs: int = 0       # faces left off by ``backs=False``
 
 
 def write_sheets(scenario: Any, pdf_path: str | os.PathLike[str] | None, options: SheetOptions,
@@ -473,9 +560,13 @@ def write_sheets(scenario: Any, pdf_path: str | os.PathLike[str] | None, options
         atomic_write(pdf_path, pdf_from_pngs(pages, options.dpi, title=options.title,
                                              page_size_pt=(pw_mm / 25.4 * 72, ph_mm / 25.4 * 72)))
         pdf = Path(pdf_path)
-    return SheetResult(pdf, pngs, len(layout.sheets), len(pages),
-                       sum(max(0, s.count) for s in specs), layout.per_sheet,
-                       cards=sum(len(s.placements) for s in card_sheets), card_sheets=len(card_sheets))
+    printed = len(layout.printed_faces())
+    pieces = sum(len(sheet) for sheet in layout.sheets)
+    counters = sum(max(0, s.count) for s in specs)
+    return SheetResult(pdf, pngs, len(layout.sheets), len(pages), counters, layout.per_sheet,
+                       cards=sum(len(s.placements) for s in card_sheets), card_sheets=len(card_sheets),
+                       faces=printed, extra_chits=pieces - counters,
+                       unprinted_backs=len(layout.printed_faces(backs=True)) - printed)
 
 
 def _with_title(options: SheetOptions, title: str) -> SheetOptions:

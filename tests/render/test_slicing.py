@@ -278,3 +278,26 @@ def test_card_sheets_carry_the_same_marks():
     first = sheets[0].placements[0]
     assert (grid.cols, grid.rows) == (3, 3)
     assert grid.cell(0, 0).box == (first.x, first.y, first.x + sheets[0].card_px[0], first.y + sheets[0].card_px[1])
+
+
+def test_a_pdf_image_that_claims_more_than_it_may_is_refused_without_inflating(tmp_path) -> None:
+    import zlib as _zlib
+
+    from vmodtool.render.slicing import SliceError, read_sheet_image
+
+    bomb = _zlib.compress(b"\0" * (1 << 24))                # 16 MB of zeros in a few KB
+    pdf = (b"%PDF-1.4\n1 0 obj << /Type /XObject /Subtype /Image /Width 100000 /Height 100000 "
+           b"/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length "
+           + str(len(bomb)).encode() + b" >>\nstream\n" + bomb + b"\nendstream\nendobj\n%%EOF\n")
+    path = tmp_path / "bomb.pdf"
+    path.write_bytes(pdf)
+    with pytest.raises(SliceError, match="claims 100000x100000 pixels"):
+        read_sheet_image(path)
+    # many objects without a stream before one: still found (and quickly)
+    small = _zlib.compress(bytes(3 * 4 * 4))
+    many = b"".join(b"%d 0 obj << /Type /Font >>\nendobj\n" % i for i in range(2, 20000))
+    pdf = (b"%PDF-1.4\n" + many + b"1 0 obj << /Subtype /Image /Width 4 /Height 4 /ColorSpace /DeviceRGB "
+           b"/BitsPerComponent 8 /Filter /FlateDecode /Length " + str(len(small)).encode()
+           + b" >>\nstream\n" + small + b"\nendstream\nendobj\n")
+    path.write_bytes(pdf)
+    assert read_sheet_image(path).size == (4, 4)

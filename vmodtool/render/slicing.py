@@ -163,6 +163,8 @@ def read_sheet_image(path: PathLike, page: int = 1) -> Image.Image:
 
 
 _OBJ = re.compile(rb"(\d+)\s+(\d+)\s+obj\s*<<")
+#: the longest image dictionary looked at (bytes)
+_MAX_DICTIONARY = 1 << 16
 
 
 def _pdf_page_image(data: bytes, page: int, where: str) -> Image.Image:
@@ -173,9 +175,11 @@ def _pdf_page_image(data: bytes, page: int, where: str) -> Image.Image:
         if int(found.group(1)) in masks:
             continue
         start = found.end() - 2
-        end = data.find(b"stream", start)
+        # an image's dictionary is short: look no further (a hostile file
+        # of many stream-less objects must not make this quadratic)
+        end = data.find(b"stream", start, start + _MAX_DICTIONARY)
         if end < 0:
-            break
+            continue
         header = data[start:end]
         if b">>" not in header or b"/Subtype" not in header or not re.search(rb"/Subtype\s*/Image", header):
             continue
@@ -229,8 +233,13 @@ def _pdf_page_image(data: bytes, page: int, where: str) -> Image.Image:
         ihdr = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 2 if channels == 3 else 0, 0, 0, 0])
         png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", stream) + chunk(b"IEND", b"")
         return _decoded(png, mode, where, place)
+    expected = width * height * channels
+    if not 0 < width * height <= (Image.MAX_IMAGE_PIXELS or 1 << 28):
+        raise SliceError(f"the page image claims {width}x{height} pixels, more than an image may have here",
+                         file=where, place=place)
     try:
-        raw = zlib.decompress(stream)
+        # never more than the declared size is inflated (bounded memory)
+        raw = zlib.decompressobj().decompress(stream, expected)
         return Image.frombytes(mode, (width, height), raw)
     except (zlib.error, ValueError) as exc:
         raise SliceError(f"the page image cannot be decoded: {exc}", file=where, place=place) from None

@@ -529,6 +529,13 @@ def load_csv(path: FsPath) -> tuple[list[dict[str, str]], list[int], list[Proble
         return [], [], [Problem(f"cannot read the counter mix CSV: {exc.strerror}", file=file)]
     except UnicodeDecodeError as exc:
         return [], [], [Problem(f"the CSV file is not UTF-8 text (offset {exc.start})", file=file)]
+    # Python 3.10's csv module refuses a NUL outright ("line contains NUL"),
+    # 3.11+ reads it: a NUL stands in as a character the text lacks while
+    # the CSV is parsed, so both report the field and character it is at
+    nul = None
+    if "\0" in text:
+        nul = next(c for c in map(chr, range(0xE000, 0xF900)) if c not in text)
+        text = text.replace("\0", nul)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     rows: list[dict[str, str]] = []
     lines: list[int] = []
@@ -539,9 +546,12 @@ def load_csv(path: FsPath) -> tuple[list[dict[str, str]], list[int], list[Proble
                                              f"{MAX_CSV_ROWS:,}", file=file, line=reader.line_num)]
             for key, value in row.items():
                 for part in (key, *(value if isinstance(value, list) else [value])):
+                    if nul is not None and isinstance(part, str):
+                        part = part.replace(nul, "\0")
                     refused = text_problem(part) if isinstance(part, str) else None
                     if refused is not None:
-                        column = key if isinstance(key, str) and text_problem(key) is None else "?"
+                        name = key.replace(nul, "\0") if nul is not None and isinstance(key, str) else key
+                        column = name if isinstance(name, str) and text_problem(name) is None else "?"
                         return rows, lines, [Problem(refused, file=file, line=reader.line_num,
                                                      path=("counters", column))]
             if not any((v or "").strip() for v in row.values() if isinstance(v, str)):

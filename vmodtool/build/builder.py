@@ -46,7 +46,7 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
     if cache_dir is not None:
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
     # raises with every problem; writes nothing (but the cache)
-    scenario = load_build_scenario(scenario_path, Path(cache_dir) if cache_dir is not None else None)
+    scenario, model_digest = load_build_scenario(scenario_path, Path(cache_dir) if cache_dir is not None else None)
     if scenario.map.module_map is not None:
         raise VmodError(f"the scenario's map is map {scenario.map.module_map!r} of the module it binds "
                         "(map.from_module): it describes a game played with that module, which 'vmodtool build' "
@@ -54,7 +54,7 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
     for extra in [p for p in (scenario.map.board_image,) if p is not None] + [c.image for c in scenario.charts]:
         refuse_overwrite(out, extra)
     pending = start_module_images(scenario, jobs=jobs, cache_dir=Path(cache_dir) if cache_dir else None,
-                                  progress=progress)
+                                  progress=progress, model_digest=model_digest)
 
     def images_ready() -> None:
         pending.finish()

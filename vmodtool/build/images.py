@@ -21,12 +21,14 @@ from vmodtool.build.module import ModuleImages
 from vmodtool.fileio import atomic_write
 from vmodtool.render.cards import back_filename, card_filename, check_card_texts, render_card_back, render_card_front
 from vmodtool.render.counters import (
+    RENDERER_VERSION,
     CounterSpec,
     counter_specs,
     counter_style,
     face_filename,
     render_all,
     render_spec,
+    renderer_digest,
     resolution_px,
     safe_name,
 )
@@ -38,7 +40,7 @@ from vmodtool.scenario.model import Scenario
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-__all__ = ["render_module_images", "start_module_images", "PendingImages", "module_image_names"]
+__all__ = ["render_module_images", "start_module_images", "PendingImages", "module_image_names", "FACE_PACK"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -113,6 +115,69 @@ def _board(scenario: Scenario, cache_dir: Path | None) -> tuple[bytes, tuple[int
     return data, size
 
 
+#: the counter faces of the last build with the cache, in one file (see :func:`_read_pack`)
+FACE_PACK = "faces.pack"
+_PACK_FORMAT = "vmodtool-face-pack/1"
+#: (counter id, face, image name) of each face, in the order the build names them
+_PackFace = tuple[str, str, str]
+
+
+def pack_key(model_digest: str, px: int) -> str:
+    """The key of a face pack: the scenario model's digest (its pickle,
+    ``build/scenario_cache.py``: the counters are made of the model alone),
+    the counter renderer (version and source), Pillow's version, the bundled
+    fonts (name, size and time) and the size; '' without a model digest."""
+    if not model_digest:
+        return ""
+    fonts_dir = Path(__file__).resolve().parent.parent / "data" / "fonts"
+    try:
+        fonts = sorted((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in fonts_dir.iterdir())
+    except OSError:
+        fonts = []
+    blob = repr((_PACK_FORMAT, model_digest, RENDERER_VERSION, renderer_digest(), PIL.__version__, fonts, px))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _read_pack(cache_dir: Path, key: str) -> list[tuple[_PackFace, bytes]] | None:
+    """The faces of the pack in ``cache_dir`` when it was written for
+    ``key`` and its bytes are those it recorded; None otherwise (no pack,
+    another key, damaged: the faces come from ``render_all``'s cache or are
+    drawn).  The pack is one file (a JSON line naming each face and its
+    length, then the PNGs end to end), so a warm build reads one file
+    instead of one per face."""
+    if not key:
+        return None
+    try:
+        raw = (cache_dir / FACE_PACK).read_bytes()
+        end = raw.index(b"\n")
+        index = json.loads(raw[:end])
+        if not isinstance(index, dict) or index.get("format") != _PACK_FORMAT or index.get("key") != key:
+            return None
+        body = memoryview(raw)[end + 1:]
+        if hashlib.sha256(body).hexdigest() != index.get("sha256"):
+            return None
+        out: list[tuple[_PackFace, bytes]] = []
+        at = 0
+        for counter_id, face, name, size in index["faces"]:
+            size = int(size)
+            if size < 0 or at + size > len(body):
+                return None
+            out.append(((str(counter_id), str(face), str(name)), bytes(body[at:at + size])))
+            at += size
+        if at != len(body):
+            return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return out
+
+
+def _write_pack(cache_dir: Path, key: str, faces: list[tuple[_PackFace, bytes]]) -> None:
+    body = b"".join(data for _, data in faces)
+    index = {"format": _PACK_FORMAT, "key": key, "sha256": hashlib.sha256(body).hexdigest(),
+             "faces": [[*names, len(data)] for names, data in faces]}
+    atomic_write(cache_dir / FACE_PACK, json.dumps(index, ensure_ascii=True).encode("ascii") + b"\n" + body)
+
+
 def _overlay(text: str, px: int) -> bytes:
     """A status layer drawn over a unit: a band across the lower third with
     the marker's name, transparent elsewhere."""
@@ -152,9 +217,11 @@ class _CounterJobs:
     ``render_all``'s file cache when ``cache_dir`` is given."""
 
     def __init__(self, scenario: Scenario, specs: list[CounterSpec], px: int, jobs: int | None,
-                 cache_dir: Path | None, progress: Progress | None) -> None:
+                 cache_dir: Path | None, progress: Progress | None,
+                 packed: list[tuple[_PackFace, bytes]] | None = None) -> None:
         self.scenario, self.px, self.progress, self.cache_dir = scenario, px, progress, cache_dir
         self.jobs = jobs
+        self.packed = packed
         self.pool: ProcessPoolExecutor | None = None
         self.futures: list[Future[list[list[bytes]]]] = []
         self.specs = specs
@@ -183,6 +250,10 @@ class _CounterJobs:
 
     def results(self) -> Iterator[tuple[str, bytes]]:
         """(file name, PNG bytes) of every face."""
+        if self.packed is not None:
+            for (_, _, name), data in self.packed:
+                yield name, data
+            return
         if self.cache_dir is not None:
             def counters_progress(done: int, total: int) -> None:
                 if self.progress:
@@ -322,10 +393,12 @@ class PendingImages:
     holds the board and the small images already; :meth:`finish` adds the
     counter faces (waiting for the workers, or reading the cache)."""
 
-    def __init__(self, images: ModuleImages, counters: _CounterJobs, scenario: Scenario) -> None:
+    def __init__(self, images: ModuleImages, counters: _CounterJobs, scenario: Scenario,
+                 pack: tuple[str, list[_PackFace]] | None = None) -> None:
         self.images = images
         self.images_scenario = scenario
         self._counters: _CounterJobs | None = counters
+        self._pack = pack     # (key, faces) of a face pack to write once the faces are in
 
     def finish(self) -> ModuleImages:
         if self._counters is not None:
@@ -336,6 +409,10 @@ class PendingImages:
                     drawn if drawn is not None else _board(self.images_scenario, None)
             for name, data in counters.results():
                 self.images.files[name] = data
+            if self._pack is not None and counters.cache_dir is not None:
+                key, faces = self._pack
+                _write_pack(counters.cache_dir, key, [(f, self.images.files[f[2]]) for f in faces])
+                self._pack = None
         return self.images
 
     def close(self) -> None:
@@ -346,19 +423,31 @@ class PendingImages:
 
 
 def start_module_images(scenario: Scenario, *, jobs: int | None = None, cache_dir: Path | None = None,
-                        progress: Progress | None = None) -> PendingImages:
+                        progress: Progress | None = None, model_digest: str = "") -> PendingImages:
     """Start rendering every image the module needs (or taking it from
     ``cache_dir``): the counter faces in worker processes, the board and the
-    small images here."""
+    small images here.  ``model_digest`` (``build/scenario_cache.py``): with
+    ``cache_dir``, the counter faces of a scenario with this model are taken
+    from the cache's face pack when it has them (not even laid out again),
+    and the pack is written when it has not."""
     style = counter_style(scenario)
     px = resolution_px(style, "vassal")
     images = ModuleImages(counter_size=(px, px))
-    specs = counter_specs(scenario, style)
-    counter_jobs = _CounterJobs(scenario, specs, px, jobs, cache_dir, progress)
+    key = pack_key(model_digest, px) if cache_dir is not None else ""
+    packed = _read_pack(cache_dir, key) if cache_dir is not None else None
+    pack: tuple[str, list[_PackFace]] | None = None
+    if packed is not None:
+        counter_jobs = _CounterJobs(scenario, [], px, jobs, cache_dir, progress, packed=packed)
+        names = [f for f, _ in packed]
+    else:
+        specs = counter_specs(scenario, style)
+        counter_jobs = _CounterJobs(scenario, specs, px, jobs, cache_dir, progress)
+        names = [(spec.id, face, face_filename(spec.id, face)) for spec in specs for face, _ in spec.faces]
+        if key:
+            pack = (key, names)
     try:
-        for spec in specs:
-            for face, _ in spec.faces:
-                _name_counter(images, spec.id, face, face_filename(spec.id, face))
+        for counter_id, face, name in names:
+            _name_counter(images, counter_id, face, name)
         # the board: from the cache, or drawn by a worker (forked: it has the
         # scenario) while the others render the counters, or drawn here
         images.board = "board.png"
@@ -373,7 +462,7 @@ def start_module_images(scenario: Scenario, *, jobs: int | None = None, cache_di
     except BaseException:
         counter_jobs.close()
         raise
-    return PendingImages(images, counter_jobs, scenario)
+    return PendingImages(images, counter_jobs, scenario, pack)
 
 
 def render_module_images(scenario: Scenario, *, jobs: int | None = None,

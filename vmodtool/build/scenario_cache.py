@@ -21,7 +21,6 @@ with it before they are unpickled (a damaged entry is never loaded).
 
 from __future__ import annotations
 
-import copyreg
 import hashlib
 import io
 import json
@@ -56,7 +55,8 @@ class _Pickler(pickle.Pickler):
         if isinstance(obj, RegularGridNumbering) and obj._compiled is not None:
             state = dict(vars(obj))
             state["_compiled"] = None
-            return copyreg.__newobj__, (type(obj),), state
+            plain = obj.__reduce_ex__(2)       # (copyreg.__newobj__, (class,), state, …)
+            return plain[0], plain[1], state
         return NotImplemented
 
 
@@ -111,10 +111,10 @@ def _key(path: str, digest: str) -> str:
     return _sha(f"{_code_digest()}\0{os.getcwd()}\0{path}\0{digest}".encode())
 
 
-def cached_scenario(path: str | os.PathLike[str], cache_dir: Path) -> Scenario | None:
+def cached_scenario(path: str | os.PathLike[str], cache_dir: Path) -> tuple[Scenario, str] | None:
     """The model the cache holds for the scenario file ``path`` as it is
-    now, or None (no entry, or one of another file, input, code or version,
-    or damaged)."""
+    now and the digest of its pickle, or None (no entry, or one of another
+    file, input, code or version, or damaged)."""
     try:
         raw = (cache_dir / MODEL_CACHE).read_bytes()
         head, _, payload = raw.partition(b"\n")
@@ -130,7 +130,8 @@ def cached_scenario(path: str | os.PathLike[str], cache_dir: Path) -> Scenario |
         for name, state in index["folders"]:
             if _folder_state(Path(name)) != state:
                 return None
-        if _sha(payload) != index.get("sha256"):
+        model_digest = _sha(payload)
+        if model_digest != index.get("sha256"):
             return None
         scenario = pickle.loads(payload)   # our own entry, its digest checked above
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, EOFError, ImportError,
@@ -138,13 +139,16 @@ def cached_scenario(path: str | os.PathLike[str], cache_dir: Path) -> Scenario |
         return None                         # any damage means: load the scenario afresh
     from vmodtool.scenario.model import Scenario
 
-    return scenario if isinstance(scenario, Scenario) else None
+    return (scenario, model_digest) if isinstance(scenario, Scenario) else None
 
 
-def load_build_scenario(path: str | os.PathLike[str], cache_dir: Path | None) -> Scenario:
-    """The scenario of a build: from the cache when it holds the model of
-    the file as it is now, else loaded (raising every problem, as
-    :func:`~vmodtool.scenario.load_scenario`) and kept in the cache."""
+def load_build_scenario(path: str | os.PathLike[str], cache_dir: Path | None) -> tuple[Scenario, str]:
+    """The scenario of a build and the digest of its model (the sha256 of
+    its pickle; '' when it is not kept): from the cache when it holds the
+    model of the file as it is now, else loaded (raising every problem, as
+    :func:`~vmodtool.scenario.load_scenario`) and kept in the cache.  The
+    digest keys what is made of the model alone (``build/images.py``'s
+    face pack)."""
     if cache_dir is not None:
         found = cached_scenario(path, cache_dir)
         if found is not None:
@@ -153,19 +157,21 @@ def load_build_scenario(path: str | os.PathLike[str], cache_dir: Path | None) ->
 
     inputs = ScenarioInputs()
     scenario = load_scenario(path, cache_dir=cache_dir, inputs=inputs)
+    digest = ""
     if cache_dir is not None and inputs.digest and not inputs.module:
-        _store(path, cache_dir, scenario, inputs)
-    return scenario
+        digest = _store(path, cache_dir, scenario, inputs)
+    return scenario, digest
 
 
-def _store(path: str | os.PathLike[str], cache_dir: Path, scenario: Scenario, inputs: Any) -> None:
+def _store(path: str | os.PathLike[str], cache_dir: Path, scenario: Scenario, inputs: Any) -> str:
     try:
         payload = model_bytes(scenario)
     except (pickle.PicklingError, TypeError, AttributeError):
-        return          # a model holding something that does not pickle is not kept
+        return ""       # a model holding something that does not pickle is not kept
     index = {"format": _FORMAT, "key": _key(os.fspath(path), inputs.digest),
              "files": [[os.fspath(f), _file_state(f)] for f in inputs.files],
              "folders": [[os.fspath(f), _folder_state(f)] for f in inputs.folders],
              "sha256": _sha(payload)}
     head = json.dumps(index, ensure_ascii=True).encode("ascii")
     atomic_write(cache_dir / MODEL_CACHE, head + b"\n" + payload)
+    return str(index["sha256"])

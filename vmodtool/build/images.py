@@ -154,7 +154,7 @@ def _read_pack(cache_dir: Path, key: str) -> list[tuple[_PackFace, bytes]] | Non
         if not isinstance(index, dict) or index.get("format") != _PACK_FORMAT or index.get("key") != key:
             return None
         body = memoryview(raw)[end + 1:]
-        if hashlib.sha256(body).hexdigest() != index.get("sha256"):
+        if _pack_digest(index["faces"], body) != index.get("sha256"):
             return None
         out: list[tuple[_PackFace, bytes]] = []
         at = 0
@@ -171,10 +171,17 @@ def _read_pack(cache_dir: Path, key: str) -> list[tuple[_PackFace, bytes]] | Non
     return out
 
 
+def _pack_digest(faces: object, body: bytes | memoryview) -> str:
+    """The digest of a pack's list of faces (names and lengths) and bytes."""
+    h = hashlib.sha256(json.dumps(faces, ensure_ascii=True).encode("ascii") + b"\n")
+    h.update(body)
+    return h.hexdigest()
+
+
 def _write_pack(cache_dir: Path, key: str, faces: list[tuple[_PackFace, bytes]]) -> None:
     body = b"".join(data for _, data in faces)
-    index = {"format": _PACK_FORMAT, "key": key, "sha256": hashlib.sha256(body).hexdigest(),
-             "faces": [[*names, len(data)] for names, data in faces]}
+    listed = [[*names, len(data)] for names, data in faces]
+    index = {"format": _PACK_FORMAT, "key": key, "sha256": _pack_digest(listed, body), "faces": listed}
     atomic_write(cache_dir / FACE_PACK, json.dumps(index, ensure_ascii=True).encode("ascii") + b"\n" + body)
 
 

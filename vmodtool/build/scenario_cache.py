@@ -173,5 +173,6 @@ def _store(path: str | os.PathLike[str], cache_dir: Path, scenario: Scenario, in
              "folders": [[os.fspath(f), _folder_state(f)] for f in inputs.folders],
              "sha256": _sha(payload)}
     head = json.dumps(index, ensure_ascii=True).encode("ascii")
+    cache_dir.mkdir(parents=True, exist_ok=True)
     atomic_write(cache_dir / MODEL_CACHE, head + b"\n" + payload)
     return str(index["sha256"])

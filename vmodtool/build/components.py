@@ -215,10 +215,10 @@ def _attributes(cls: str, overrides: Mapping[str, object] | None) -> dict[str, s
 
 def element(cls: str, overrides: Mapping[str, object] | None = None) -> etree._Element:
     """A free-standing component element (attributes sorted, as VASSAL writes)."""
-    el = etree.Element(cls if cls.startswith("VASSAL.") else P + cls)
-    for key, value in sorted(_attributes(cls, overrides).items()):
-        el.set(key, value)
-    return el
+    # the attributes are the defaults' keys (an override of another key is
+    # refused): made in sorted order at once, as lxml keeps them
+    return etree.Element(cls if cls.startswith("VASSAL.") else P + cls,
+                         dict(sorted(_attributes(cls, overrides).items())))
 
 
 def add(parent: etree._Element, cls: str, overrides: Mapping[str, object] | None = None,

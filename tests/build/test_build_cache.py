@@ -99,8 +99,7 @@ class Counting:
             self.boards += 1
             return board(scenario)
 
-        monkeypatch.setattr(C, "render_spec", counted_spec)      # the cache's renderer
-        monkeypatch.setattr(I, "render_spec", counted_spec)      # the cold build's
+        monkeypatch.setattr(C, "render_spec", counted_spec)      # the cache's and the cold build's renderer
         monkeypatch.setattr(I, "_draw_board", counted_board)
 
     def reset(self) -> None:
@@ -311,10 +310,32 @@ def test_a_warm_build_takes_the_model_and_the_pack_and_equals_the_cold_build(fol
     assert {I.FACE_PACK, "scenario-model.pickle"} <= {p.name for p in (folder / "cache").iterdir()}
     loads, count = CountingLoads(monkeypatch), Counting(monkeypatch)
     specs: list[int] = []
-    real_specs = I.counter_specs
-    monkeypatch.setattr(I, "counter_specs", lambda *a: specs.append(1) or real_specs(*a))
+    real_specs = C.counter_specs
+    monkeypatch.setattr(C, "counter_specs", lambda *a: specs.append(1) or real_specs(*a))
     assert build(folder, scenario_text(), "warm.vmod", cache=True) == cold
     assert (loads.loads, specs, count.faces, count.boards) == (0, [], 0, 0)
+
+
+def test_a_warm_build_imports_neither_the_loader_nor_the_renderers(folder):
+    """What a warm build skips it does not import either (YAML, the schema
+    checker, the counter renderer, Pillow's drawing): in a fresh process."""
+    import subprocess
+    import sys
+
+    scenario = _write(folder, scenario_text())
+    cache = folder / "cache"
+    build_module_file(scenario, folder / "first.vmod", cache_dir=cache)
+    probe = ("import sys; from vmodtool.build.builder import build_module_file; "
+             f"build_module_file({str(scenario)!r}, {str(folder / 'warm.vmod')!r}, cache_dir={str(cache)!r}); "
+             "print(' '.join(m for m in ('yaml', 'jsonschema', 'vmodtool.scenario.loader', 'vmodtool.render.counters', "
+             "'vmodtool.render.board', 'PIL.Image') if m in sys.modules))")
+    import os
+
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.strip() == ""
+    assert (folder / "warm.vmod").read_bytes() == (folder / "first.vmod").read_bytes()
 
 
 @pytest.mark.parametrize("change", ["scenario", "csv", "cwd", "code"])
@@ -413,10 +434,10 @@ def test_a_stale_or_damaged_face_pack_is_not_used(folder, monkeypatch, damage):
         index["faces"][1][3] -= 1
         pack.write_bytes(json.dumps(index).encode() + b"\n" + body)
     else:   # another renderer: the key changes, the pack is stale
-        monkeypatch.setattr(I, "renderer_digest", lambda: "another renderer")
+        monkeypatch.setattr(I, "_render_sources", lambda: "another renderer")
     specs: list[int] = []
-    real_specs = I.counter_specs
-    monkeypatch.setattr(I, "counter_specs", lambda *a: specs.append(1) or real_specs(*a))
+    real_specs = C.counter_specs
+    monkeypatch.setattr(C, "counter_specs", lambda *a: specs.append(1) or real_specs(*a))
     warm = build(folder, scenario_text(), "warm.vmod", cache=True)
     assert specs == [1]                 # the general path: render_all's per-face cache
     assert warm == build(folder, scenario_text(), "cold.vmod", cache=False)

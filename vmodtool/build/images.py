@@ -136,8 +136,9 @@ _PackFace = tuple[str, str, str]
 def pack_key(model_digest: str) -> str:
     """The key of a face pack: the scenario model's digest (its pickle,
     ``build/scenario_cache.py``: the counters are made of the model alone),
-    the renderer's source (every module of ``vmodtool/render``), Pillow's version, the bundled
-    fonts (name, size and time); '' without a model digest."""
+    the renderer's source (every module of ``vmodtool/render``), Pillow's
+    version and the bundled fonts (name, size and time); '' without a model
+    digest."""
     if not model_digest:
         return ""
     fonts_dir = Path(__file__).resolve().parent.parent / "data" / "fonts"
@@ -163,12 +164,12 @@ def _render_sources() -> str:
 
 
 def _read_pack(cache_dir: Path, key: str) -> tuple[int, list[tuple[_PackFace, bytes]]] | None:
-    """The counters' size and faces of the pack in ``cache_dir`` when it was written for
-    ``key`` and its bytes are those it recorded; None otherwise (no pack,
-    another key, damaged: the faces come from ``render_all``'s cache or are
-    drawn).  The pack is one file (a JSON line naming each face and its
-    length, then the PNGs end to end), so a warm build reads one file
-    instead of one per face."""
+    """The counters' size and faces of the pack in ``cache_dir`` when it
+    was written for ``key`` and its bytes are those it recorded; None
+    otherwise (no pack, another key, damaged: the faces come from
+    ``render_all``'s cache or are drawn).  The pack is one file (a JSON line
+    naming each face and its length, then the PNGs end to end), so a warm
+    build reads one file instead of one per face."""
     if not key:
         return None
     try:
@@ -296,8 +297,9 @@ class _CounterJobs:
             def counters_progress(done: int, total: int) -> None:
                 if self.progress:
                     self.progress("counters", done, total)
-            manifest = _counters().render_all(self.scenario, self.cache_dir, resolutions=("vassal",), jobs=self.jobs,
-                                  cache=True, progress=counters_progress, specs=self.specs, keep_data=True)
+            manifest = _counters().render_all(self.scenario, self.cache_dir, resolutions=("vassal",),
+                                              jobs=self.jobs, cache=True, progress=counters_progress,
+                                              specs=self.specs, keep_data=True)
             for entry in manifest.entries:
                 yield Path(entry.path).name, manifest.data[entry.path]
             return
@@ -371,9 +373,9 @@ def _name_extras(images: ModuleImages, scenario: Scenario, px: int) -> None:
 
 def _hand_board(scenario: Scenario, side: str, size: tuple[int, int]) -> bytes:
     """A hand's board: a felt-coloured table with a frame per card place."""
-    sides = {s.id: s for s in scenario.game.sides}
     from PIL import Image, ImageDraw
 
+    sides = {s.id: s for s in scenario.game.sides}
     img = Image.new("RGB", size, (46, 92, 64))
     draw = ImageDraw.Draw(img)
     hand = next(h for h in scenario.hands if h.side == side)
@@ -400,7 +402,6 @@ def _name_cards(images: ModuleImages, scenario: Scenario) -> None:
         render_card_front,
     )
 
-    encode_png = _encode_png
     if scenario.decks:
         check_card_texts(scenario)
     for deck in scenario.decks:
@@ -408,12 +409,12 @@ def _name_cards(images: ModuleImages, scenario: Scenario) -> None:
             continue      # a deck that starts empty (a discard pile) shows the backs of its visitors
         images.card_back[deck.id] = back_filename(deck.id)
         if images.draw:
-            images.files[back_filename(deck.id)] = encode_png(render_card_back(scenario, deck, VASSAL_CARD_DPI))
+            images.files[back_filename(deck.id)] = _encode_png(render_card_back(scenario, deck, VASSAL_CARD_DPI))
         for card in deck.cards:
             images.card[card.id] = card_filename(card.id)
             if images.draw:
-                images.files[card_filename(card.id)] = encode_png(render_card_front(scenario, deck, card,
-                                                                              VASSAL_CARD_DPI))
+                images.files[card_filename(card.id)] = _encode_png(render_card_front(scenario, deck, card,
+                                                                               VASSAL_CARD_DPI))
     for hand in scenario.hands:
         name = f"hand-{_counters().safe_name(hand.side)}.png"
         images.hand_board[hand.side] = name

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.fileio import atomic_write
+from vmodtool.scenario.limits import MAX_FILE_BYTES
 from vmodtool.vassal.grid_numbering import RegularGridNumbering
 
 if TYPE_CHECKING:
@@ -121,7 +122,11 @@ def cached_scenario(path: str | os.PathLike[str], cache_dir: Path) -> tuple[Scen
         index = json.loads(head)
         if not isinstance(index, dict) or index.get("format") != _FORMAT:
             return None
-        digest = _sha(Path(path).read_bytes())
+        with open(path, "rb") as stream:     # no further than the loader reads
+            text = stream.read(MAX_FILE_BYTES + 1)
+        if len(text) > MAX_FILE_BYTES:
+            return None
+        digest = _sha(text)
         if index.get("key") != _key(os.fspath(path), digest):
             return None
         for name, state in index["files"]:

@@ -13,6 +13,7 @@ import pytest
 from vmodtool.build import builder as B
 from vmodtool.build import images as I
 from vmodtool.build.builder import build_module_file
+from vmodtool.build.scenario_cache import MODEL_CACHE
 from vmodtool.render import counters as C
 from vmodtool.scenario import problems as P
 from vmodtool.scenario import schema_cache as SC
@@ -98,8 +99,7 @@ class Counting:
             self.boards += 1
             return board(scenario)
 
-        monkeypatch.setattr(C, "render_spec", counted_spec)      # the cache's renderer
-        monkeypatch.setattr(I, "render_spec", counted_spec)      # the cold build's
+        monkeypatch.setattr(C, "render_spec", counted_spec)      # the cache's and the cold build's renderer
         monkeypatch.setattr(I, "_draw_board", counted_board)
 
     def reset(self) -> None:
@@ -151,6 +151,8 @@ def test_corrupt_cache_entries_are_drawn_again(folder, monkeypatch):
     face.write_bytes(face.read_bytes()[:-9] + b"corrupted")
     (cache / I.BOARD_CACHE[0]).write_bytes(b"\x89PNG not a board")
     (cache / SC.CACHE_NAME).write_text("{not json", encoding="utf-8")
+    for first_hand in (I.FACE_PACK, MODEL_CACHE):     # the general path: the per-face cache, the schema check
+        (cache / first_hand).unlink()
     count = Counting(monkeypatch)
     warm = build(folder, scenario_text(), "warm.vmod", cache=True)
     assert count.faces == 2 and count.boards == 1      # that counter's two faces and the board
@@ -167,6 +169,7 @@ def test_a_manifest_without_hashes_is_not_trusted(folder, monkeypatch):
     for entry in data["entries"]:
         entry["sha256"] = ""
     manifest.write_text(json.dumps(data), encoding="utf-8")
+    (folder / "cache" / I.FACE_PACK).unlink()       # the general path: render_all's per-face cache
     count = Counting(monkeypatch)
     build(folder, scenario_text(), "warm.vmod", cache=True)
     assert count.faces == 12
@@ -228,3 +231,225 @@ def test_the_counts_of_a_build_are_those_of_its_buildfile(example):
     build = assemble_module(scenario, I.module_image_names(scenario))
     assert build.slots == len(build.buildfile.piece_slots()) > 0
     assert build.prototypes == len(build.buildfile.prototypes()) > 0
+
+
+# -- the scenario model cache and the face pack ----------------------------------------
+
+def _write(folder: Path, text: str) -> Path:
+    scenario = folder / "game" / "scenario.yaml"
+    scenario.write_text(text, encoding="utf-8")
+    return scenario
+
+
+def _structure(value: object, seen: dict[int, int] | None = None) -> object:
+    """A model as plain nested tuples: every dataclass field and instance
+    attribute, with shared objects marked, so that two models compare equal
+    only when they hold the same values in the same shape."""
+    import dataclasses
+
+    seen = {} if seen is None else seen
+    if isinstance(value, (str, bytes, int, float, bool, type(None), Path)):
+        return value
+    if id(value) in seen:
+        return ("shared", seen[id(value)])
+    seen[id(value)] = len(seen)
+    if isinstance(value, dict):
+        return ("dict", tuple((_structure(k, seen), _structure(v, seen)) for k, v in value.items()))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        return (type(value).__name__, tuple(_structure(v, seen) for v in items))
+    if dataclasses.is_dataclass(value):
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    elif hasattr(value, "__dict__"):
+        fields = dict(vars(value))
+    elif hasattr(value, "__slots__"):
+        fields = {k: getattr(value, k) for k in value.__slots__ if hasattr(value, k)}
+    else:
+        return ("value", type(value).__qualname__, repr(value))
+    return (type(value).__qualname__, tuple((k, _structure(v, seen)) for k, v in fields.items()
+                                            if k != "_compiled"))
+
+
+@pytest.mark.parametrize("example", ["modern-tactical", "ww1-operational", "combat-commander"])
+def test_the_cached_model_is_the_fresh_model(tmp_path, example):
+    from vmodtool.build import scenario_cache as MC
+    from vmodtool.scenario import load_scenario
+
+    path = Path(__file__).resolve().parents[2] / "examples" / example / "scenario.yaml"
+    fresh = load_scenario(path)
+    first, digest = MC.load_build_scenario(path, tmp_path)
+    assert (tmp_path / MC.MODEL_CACHE).is_file() and digest
+    found = MC.cached_scenario(path, tmp_path)
+    assert found is not None
+    cached, cached_digest = found
+    assert cached_digest == digest
+    assert _structure(cached) == _structure(fresh) == _structure(first)
+    # the grid numbering's lazily compiled formatter works after the round trip
+    hexes = list(fresh.map.grid.hexes)
+    assert [cached.map.grid.grid.location_name(*cached.map.grid.centres[h]) for h in hexes[:5]] == \
+        [fresh.map.grid.grid.location_name(*fresh.map.grid.centres[h]) for h in hexes[:5]]
+
+
+class CountingLoads:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from vmodtool.scenario import loader
+
+        self.loads = 0
+        real = loader.load_scenario
+
+        def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+            self.loads += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(loader, "load_scenario", counted)
+
+
+def test_a_warm_build_takes_the_model_and_the_pack_and_equals_the_cold_build(folder, monkeypatch):
+    cold = build(folder, scenario_text(), "cold.vmod", cache=False)
+    build(folder, scenario_text(), "first.vmod", cache=True)
+    assert {I.FACE_PACK, "scenario-model.pickle"} <= {p.name for p in (folder / "cache").iterdir()}
+    loads, count = CountingLoads(monkeypatch), Counting(monkeypatch)
+    specs: list[int] = []
+    real_specs = C.counter_specs
+    monkeypatch.setattr(C, "counter_specs", lambda *a: specs.append(1) or real_specs(*a))
+    assert build(folder, scenario_text(), "warm.vmod", cache=True) == cold
+    assert (loads.loads, specs, count.faces, count.boards) == (0, [], 0, 0)
+
+
+def test_a_warm_build_imports_neither_the_loader_nor_the_renderers(folder):
+    """What a warm build skips it does not import either (YAML, the schema
+    checker, the counter renderer, Pillow's drawing): in a fresh process."""
+    import subprocess
+    import sys
+
+    scenario = _write(folder, scenario_text())
+    cache = folder / "cache"
+    build_module_file(scenario, folder / "first.vmod", cache_dir=cache)
+    probe = ("import sys; from vmodtool.build.builder import build_module_file; "
+             f"build_module_file({str(scenario)!r}, {str(folder / 'warm.vmod')!r}, cache_dir={str(cache)!r}); "
+             "print(' '.join(m for m in ('yaml', 'jsonschema', 'vmodtool.scenario.loader', 'vmodtool.render.counters', "
+             "'vmodtool.render.board', 'PIL.Image') if m in sys.modules))")
+    import os
+
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.strip() == ""
+    assert (folder / "warm.vmod").read_bytes() == (folder / "first.vmod").read_bytes()
+
+
+@pytest.mark.parametrize("change", ["scenario", "csv", "cwd", "code"])
+def test_a_changed_input_loads_the_scenario_again(folder, monkeypatch, change):
+    """The model is kept by everything it was made of: the scenario file,
+    a file it reads (the counter mix CSV), the working folder (the model
+    keeps paths as given) and the code."""
+    from vmodtool.build import scenario_cache as MC
+
+    game = folder / "game"
+    (game / "mix.csv").write_text("id,type,side,count\ninf,inf,a,3\ntank,tank,b,3\n", encoding="utf-8")
+    text = scenario_text().replace(
+        "counters:\n  - {id: inf, type: inf, side: a, count: 3, labels: [\"1\", \"2\", \"3\"]}\n"
+        "  - {id: tank, type: tank, side: b, count: 3, labels: [\"1\", \"2\", \"3\"]}\n",
+        "counters: {csv: mix.csv}\n")
+    assert "csv: mix.csv" in text
+    path = _write(folder, text)
+    monkeypatch.chdir(folder)
+    first, _ = MC.load_build_scenario(path, folder / "cache")
+    assert MC.cached_scenario(path, folder / "cache") is not None
+    if change == "scenario":
+        path.write_text(text.replace('"Cache test"', '"Other"'), encoding="utf-8")
+    elif change == "csv":
+        (game / "mix.csv").write_text("id,type,side,count\ninf,inf,a,3\ntank,tank,a,3\n", encoding="utf-8")
+    elif change == "cwd":
+        monkeypatch.chdir(game)
+        path = Path("scenario.yaml")
+    else:
+        monkeypatch.setattr(MC, "_code_digest", lambda: "another version of the loader")
+    assert MC.cached_scenario(path, folder / "cache") is None
+    loads = CountingLoads(monkeypatch)
+    again, _ = MC.load_build_scenario(path, folder / "cache")
+    assert loads.loads == 1
+    if change == "scenario":
+        assert again.game.title == "Other"
+    elif change == "csv":
+        assert {c.side for c in again.counters} == {"a"}
+    elif change == "cwd":
+        assert again.path == Path("scenario.yaml") != first.path
+    else:
+        assert _structure(again) == _structure(first)
+    assert MC.cached_scenario(path, folder / "cache") is not None      # written again
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "not json", "other format", "not a model"])
+def test_a_damaged_model_entry_is_never_loaded(folder, monkeypatch, damage):
+    import pickle
+
+    from vmodtool.build import scenario_cache as MC
+
+    build(folder, scenario_text(), "first.vmod", cache=True)
+    entry = folder / "cache" / MC.MODEL_CACHE
+    raw = entry.read_bytes()
+    head, _, payload = raw.partition(b"\n")
+    if damage == "truncated":
+        entry.write_bytes(raw[:-100])
+    elif damage == "flipped":
+        entry.write_bytes(head + b"\n" + payload[:50] + bytes([payload[50] ^ 1]) + payload[51:])
+    elif damage == "not json":
+        entry.write_bytes(b"{" + raw)
+    elif damage == "other format":
+        entry.write_bytes(head.replace(b"scenario-model/1", b"scenario-model/0") + b"\n" + payload)
+    else:       # a valid entry whose payload is not a scenario
+        other = pickle.dumps({"not": "a scenario"})
+        index = json.loads(head)
+        index["sha256"] = __import__("hashlib").sha256(other).hexdigest()
+        entry.write_bytes(json.dumps(index).encode() + b"\n" + other)
+    loads = CountingLoads(monkeypatch)
+    warm = build(folder, scenario_text(), "warm.vmod", cache=True)
+    assert loads.loads == 1
+    assert warm == build(folder, scenario_text(), "cold.vmod", cache=False)
+
+
+def test_a_scenario_with_errors_is_not_kept(folder):
+    from vmodtool.build import scenario_cache as MC
+
+    bad = scenario_text().replace("  dice: [2d6]\n", "  dice: [2d6]\n  colour_scheme: loud\n")
+    with pytest.raises(P.ScenarioProblems):
+        build(folder, bad, "bad.vmod", cache=True)
+    assert not (folder / "cache" / MC.MODEL_CACHE).exists()
+
+
+@pytest.mark.parametrize("damage", ["body", "index", "lengths", "key"])
+def test_a_stale_or_damaged_face_pack_is_not_used(folder, monkeypatch, damage):
+    build(folder, scenario_text(), "first.vmod", cache=True)
+    pack = folder / "cache" / I.FACE_PACK
+    raw = pack.read_bytes()
+    head, _, body = raw.partition(b"\n")
+    index = json.loads(head)
+    if damage == "body":
+        pack.write_bytes(head + b"\n" + body[:-9] + b"corrupted")
+    elif damage == "index":
+        pack.write_bytes(head[:-5] + b"\n" + body)
+    elif damage == "lengths":
+        index["faces"][0][3] += 1
+        index["faces"][1][3] -= 1
+        pack.write_bytes(json.dumps(index).encode() + b"\n" + body)
+    else:   # another renderer: the key changes, the pack is stale
+        monkeypatch.setattr(I, "_render_sources", lambda: "another renderer")
+    specs: list[int] = []
+    real_specs = C.counter_specs
+    monkeypatch.setattr(C, "counter_specs", lambda *a: specs.append(1) or real_specs(*a))
+    warm = build(folder, scenario_text(), "warm.vmod", cache=True)
+    assert specs == [1]                 # the general path: render_all's per-face cache
+    assert warm == build(folder, scenario_text(), "cold.vmod", cache=False)
+    assert I._read_pack(folder / "cache", json.loads(pack.read_bytes().partition(b"\n")[0])["key"])  # rewritten
+
+
+def test_a_changed_counter_gets_a_new_pack(folder, monkeypatch):
+    build(folder, scenario_text(), "first.vmod", cache=True)
+    count = Counting(monkeypatch)
+    warm = build(folder, scenario_text(attack=7), "warm.vmod", cache=True)
+    assert count.faces == 6
+    assert warm == build(folder, scenario_text(attack=7), "cold.vmod", cache=False)
+    count.reset()
+    assert build(folder, scenario_text(attack=7), "again.vmod", cache=True) == warm
+    assert count.faces == 0

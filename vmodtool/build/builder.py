@@ -14,9 +14,9 @@ from typing import Union
 
 from vmodtool.build.images import start_module_images
 from vmodtool.build.module import ModuleBuild, assemble_module
+from vmodtool.build.scenario_cache import load_build_scenario
 from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
-from vmodtool.scenario import load_scenario
 
 __all__ = ["build_module_file", "BuildSummary"]
 
@@ -45,7 +45,8 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
         raise VmodError("the module file name should end in .vmod", file=out)
     if cache_dir is not None:
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
-    scenario = load_scenario(scenario_path, cache_dir=cache_dir)   # raises with every problem; writes nothing
+    # raises with every problem; writes nothing (but the cache)
+    scenario, model_digest = load_build_scenario(scenario_path, Path(cache_dir) if cache_dir is not None else None)
     if scenario.map.module_map is not None:
         raise VmodError(f"the scenario's map is map {scenario.map.module_map!r} of the module it binds "
                         "(map.from_module): it describes a game played with that module, which 'vmodtool build' "
@@ -53,7 +54,7 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
     for extra in [p for p in (scenario.map.board_image,) if p is not None] + [c.image for c in scenario.charts]:
         refuse_overwrite(out, extra)
     pending = start_module_images(scenario, jobs=jobs, cache_dir=Path(cache_dir) if cache_dir else None,
-                                  progress=progress)
+                                  progress=progress, model_digest=model_digest)
 
     def images_ready() -> None:
         pending.finish()

@@ -198,11 +198,21 @@ GLOBAL_OPTION_CHILDREN = (
 )
 
 
+_SORTED_DEFAULTS: dict[str, dict[str, str]] = {}
+
+
 def _attributes(cls: str, overrides: Mapping[str, object] | None) -> dict[str, str]:
-    try:
-        attrs = dict(DEFAULTS[cls])
-    except KeyError:
-        raise KeyError(f"no attribute defaults for component {cls!r}") from None
+    """A component's attributes in sorted order (as VASSAL writes them): its
+    defaults with ``overrides`` put in their places (an override of an
+    attribute the component has not is refused, so the order is the
+    defaults')."""
+    base = _SORTED_DEFAULTS.get(cls)
+    if base is None:
+        try:
+            base = _SORTED_DEFAULTS[cls] = dict(sorted(DEFAULTS[cls].items()))
+        except KeyError:
+            raise KeyError(f"no attribute defaults for component {cls!r}") from None
+    attrs = dict(base)
     for key, value in (overrides or {}).items():
         if key not in attrs:
             # VASSAL ignores unknown attributes silently: refuse them here
@@ -215,10 +225,7 @@ def _attributes(cls: str, overrides: Mapping[str, object] | None) -> dict[str, s
 
 def element(cls: str, overrides: Mapping[str, object] | None = None) -> etree._Element:
     """A free-standing component element (attributes sorted, as VASSAL writes)."""
-    el = etree.Element(cls if cls.startswith("VASSAL.") else P + cls)
-    for key, value in sorted(_attributes(cls, overrides).items()):
-        el.set(key, value)
-    return el
+    return etree.Element(cls if cls.startswith("VASSAL.") else P + cls, _attributes(cls, overrides))
 
 
 def add(parent: etree._Element, cls: str, overrides: Mapping[str, object] | None = None,

@@ -12,35 +12,46 @@ import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
-import PIL
-from PIL import Image, ImageDraw
+import PIL  # its version only: Pillow's drawing modules are imported where they draw
 
 from vmodtool.build.module import ModuleImages
 from vmodtool.fileio import atomic_write
-from vmodtool.render.cards import back_filename, card_filename, check_card_texts, render_card_back, render_card_front
-from vmodtool.render.counters import (
-    CounterSpec,
-    counter_specs,
-    counter_style,
-    face_filename,
-    render_all,
-    render_spec,
-    resolution_px,
-    safe_name,
-)
-from vmodtool.render.fonts import load_font
-from vmodtool.render.png import BOARD_LEVEL, encode_png
 from vmodtool.scenario.cards import HAND_MARGIN, VASSAL_CARD_DPI, card_pixels, hand_board_size
 from vmodtool.scenario.model import Scenario
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-__all__ = ["render_module_images", "start_module_images", "PendingImages", "module_image_names"]
+    from PIL import Image, ImageFont
+
+    from vmodtool.render.counters import CounterSpec
+
+__all__ = ["render_module_images", "start_module_images", "PendingImages", "module_image_names", "FACE_PACK"]
 
 Progress = Callable[[str, int, int], None]
+
+
+def _counters() -> ModuleType:
+    """The counter renderer, imported on first use: a build that takes its
+    faces from the cache's pack imports neither it nor Pillow's drawing."""
+    from vmodtool.render import counters
+
+    return counters
+
+
+def _encode_png(img: Image.Image, level: int | None = None) -> bytes:
+    from vmodtool.render.png import encode_png
+
+    return encode_png(img) if level is None else encode_png(img, level)
+
+
+def _load_font(style: str, size: int) -> ImageFont.FreeTypeFont:
+    from vmodtool.render.fonts import load_font
+
+    return load_font(style, size)
 
 
 #: the files of the board cache in ``cache_dir``: the PNG and what it was made of
@@ -93,7 +104,9 @@ def _draw_board(scenario: Scenario) -> Image.Image:
 def _drawn_board(scenario: Scenario) -> tuple[bytes, tuple[int, int]]:
     """The board drawn: its PNG and its size."""
     board = _draw_board(scenario)
-    return encode_png(board.convert("RGB"), BOARD_LEVEL), board.size
+    from vmodtool.render.png import BOARD_LEVEL
+
+    return _encode_png(board.convert("RGB"), BOARD_LEVEL), board.size
 
 
 def _board(scenario: Scenario, cache_dir: Path | None) -> tuple[bytes, tuple[int, int]]:
@@ -113,36 +126,127 @@ def _board(scenario: Scenario, cache_dir: Path | None) -> tuple[bytes, tuple[int
     return data, size
 
 
+#: the counter faces of the last build with the cache, in one file (see :func:`_read_pack`)
+FACE_PACK = "faces.pack"
+_PACK_FORMAT = "vmodtool-face-pack/1"
+#: (counter id, face, image name) of each face, in the order the build names them
+_PackFace = tuple[str, str, str]
+
+
+def pack_key(model_digest: str) -> str:
+    """The key of a face pack: the scenario model's digest (its pickle,
+    ``build/scenario_cache.py``: the counters are made of the model alone),
+    the renderer's source (every module of ``vmodtool/render``), Pillow's
+    version and the bundled fonts (name, size and time); '' without a model
+    digest."""
+    if not model_digest:
+        return ""
+    fonts_dir = Path(__file__).resolve().parent.parent / "data" / "fonts"
+    try:
+        fonts = sorted((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in fonts_dir.iterdir())
+    except OSError:
+        fonts = []
+    blob = repr((_PACK_FORMAT, model_digest, _render_sources(), PIL.__version__, fonts))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _render_sources() -> str:
+    """A digest of every module of ``vmodtool/render`` (by name, size and
+    time): the counter renderer, its version and whatever it uses, read
+    without importing them."""
+    render = Path(__file__).resolve().parent.parent / "render"
+    try:
+        with os.scandir(render) as listing:
+            found = sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in listing if e.name.endswith(".py"))
+    except OSError:
+        return ""
+    return hashlib.sha256(repr(found).encode("utf-8")).hexdigest()
+
+
+def _read_pack(cache_dir: Path, key: str) -> tuple[int, list[tuple[_PackFace, bytes]]] | None:
+    """The counters' size and faces of the pack in ``cache_dir`` when it
+    was written for ``key`` and its bytes are those it recorded; None
+    otherwise (no pack, another key, damaged: the faces come from
+    ``render_all``'s cache or are drawn).  The pack is one file (a JSON line
+    naming each face and its length, then the PNGs end to end), so a warm
+    build reads one file instead of one per face."""
+    if not key:
+        return None
+    try:
+        raw = (cache_dir / FACE_PACK).read_bytes()
+        end = raw.index(b"\n")
+        index = json.loads(raw[:end])
+        if not isinstance(index, dict) or index.get("format") != _PACK_FORMAT or index.get("key") != key:
+            return None
+        body = memoryview(raw)[end + 1:]
+        px = int(index["px"])
+        if _pack_digest([px, index["faces"]], body) != index.get("sha256"):
+            return None
+        out: list[tuple[_PackFace, bytes]] = []
+        at = 0
+        for counter_id, face, name, size in index["faces"]:
+            size = int(size)
+            if size < 0 or at + size > len(body):
+                return None
+            out.append(((str(counter_id), str(face), str(name)), bytes(body[at:at + size])))
+            at += size
+        if at != len(body):
+            return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return px, out
+
+
+def _pack_digest(faces: object, body: bytes | memoryview) -> str:
+    """The digest of a pack's list of faces (names and lengths) and bytes."""
+    h = hashlib.sha256(json.dumps(faces, ensure_ascii=True).encode("ascii") + b"\n")
+    h.update(body)
+    return h.hexdigest()
+
+
+def _write_pack(cache_dir: Path, key: str, px: int, faces: list[tuple[_PackFace, bytes]]) -> None:
+    body = b"".join(data for _, data in faces)
+    listed = [[*names, len(data)] for names, data in faces]
+    index = {"format": _PACK_FORMAT, "key": key, "px": px, "sha256": _pack_digest([px, listed], body),
+             "faces": listed}
+    atomic_write(cache_dir / FACE_PACK, json.dumps(index, ensure_ascii=True).encode("ascii") + b"\n" + body)
+
+
 def _overlay(text: str, px: int) -> bytes:
     """A status layer drawn over a unit: a band across the lower third with
     the marker's name, transparent elsewhere."""
+    from PIL import Image, ImageDraw
+
     img = Image.new("RGBA", (px, px), (0, 0, 0, 0))
     draw = ImageDraw.Draw(img)
     top, bottom = int(px * 0.36), int(px * 0.64)
     draw.rectangle((0, top, px - 1, bottom), fill=(250, 245, 220, 225), outline=(120, 20, 20, 255),
                    width=max(1, px // 40))
     size = max(6, int(px * 0.16))
-    font = load_font("condensed-bold", size)
+    font = _load_font("condensed-bold", size)
     while size > 6 and draw.textlength(text, font=font) > px * 0.92:
         size -= 1
-        font = load_font("condensed-bold", size)
+        font = _load_font("condensed-bold", size)
     draw.text((px / 2, (top + bottom) / 2), text, font=font, fill=(120, 20, 20, 255), anchor="mm")
-    return encode_png(img)
+    return _encode_png(img)
 
 
 def _plain_chit(text: str, px: int) -> bytes:
+    from PIL import Image, ImageDraw
+
     img = Image.new("RGB", (px, px), (245, 245, 240))
     draw = ImageDraw.Draw(img)
     draw.rectangle((0, 0, px - 1, px - 1), outline=(0, 0, 0), width=max(1, px // 30))
-    font = load_font("condensed-bold", max(6, int(px * 0.2)))
+    font = _load_font("condensed-bold", max(6, int(px * 0.2)))
     draw.multiline_text((px / 2, px / 2), text.replace(" ", "\n"), font=font, fill=(0, 0, 0),
                         anchor="mm", align="center")
-    return encode_png(img)
+    return _encode_png(img)
 
 
 def _render_chunk(job: tuple[Sequence[CounterSpec], int]) -> list[list[bytes]]:
     specs, px = job
-    return [[encode_png(img) for img in render_spec(spec, px)] for spec in specs]
+    render_spec = _counters().render_spec
+    return [[_encode_png(img) for img in render_spec(spec, px)] for spec in specs]
 
 
 class _CounterJobs:
@@ -152,9 +256,11 @@ class _CounterJobs:
     ``render_all``'s file cache when ``cache_dir`` is given."""
 
     def __init__(self, scenario: Scenario, specs: list[CounterSpec], px: int, jobs: int | None,
-                 cache_dir: Path | None, progress: Progress | None) -> None:
+                 cache_dir: Path | None, progress: Progress | None,
+                 packed: list[tuple[_PackFace, bytes]] | None = None) -> None:
         self.scenario, self.px, self.progress, self.cache_dir = scenario, px, progress, cache_dir
         self.jobs = jobs
+        self.packed = packed
         self.pool: ProcessPoolExecutor | None = None
         self.futures: list[Future[list[list[bytes]]]] = []
         self.specs = specs
@@ -183,12 +289,17 @@ class _CounterJobs:
 
     def results(self) -> Iterator[tuple[str, bytes]]:
         """(file name, PNG bytes) of every face."""
+        if self.packed is not None:
+            for (_, _, name), data in self.packed:
+                yield name, data
+            return
         if self.cache_dir is not None:
             def counters_progress(done: int, total: int) -> None:
                 if self.progress:
                     self.progress("counters", done, total)
-            manifest = render_all(self.scenario, self.cache_dir, resolutions=("vassal",), jobs=self.jobs,
-                                  cache=True, progress=counters_progress, specs=self.specs, keep_data=True)
+            manifest = _counters().render_all(self.scenario, self.cache_dir, resolutions=("vassal",),
+                                              jobs=self.jobs, cache=True, progress=counters_progress,
+                                              specs=self.specs, keep_data=True)
             for entry in manifest.entries:
                 yield Path(entry.path).name, manifest.data[entry.path]
             return
@@ -199,7 +310,7 @@ class _CounterJobs:
                             else _render_chunk((chunk_specs, self.px)))
                 for spec, pngs in zip(chunk_specs, rendered, strict=True):  # one result per spec
                     for (face, _), data in zip(spec.faces, pngs, strict=True):  # and per face
-                        yield face_filename(spec.id, face), data
+                        yield _counters().face_filename(spec.id, face), data
                 done += len(chunk_specs)
                 if self.progress:
                     self.progress("counters", done, len(self.specs))
@@ -262,6 +373,8 @@ def _name_extras(images: ModuleImages, scenario: Scenario, px: int) -> None:
 
 def _hand_board(scenario: Scenario, side: str, size: tuple[int, int]) -> bytes:
     """A hand's board: a felt-coloured table with a frame per card place."""
+    from PIL import Image, ImageDraw
+
     sides = {s.id: s for s in scenario.game.sides}
     img = Image.new("RGB", size, (46, 92, 64))
     draw = ImageDraw.Draw(img)
@@ -272,13 +385,23 @@ def _hand_board(scenario: Scenario, side: str, size: tuple[int, int]) -> bytes:
         x = HAND_MARGIN + i * (w + HAND_MARGIN)
         draw.rounded_rectangle((x, HAND_MARGIN, x + w, HAND_MARGIN + h), radius=10, outline=(200, 220, 200),
                                width=2)
-    label = load_font("bold", 16)
+    label = _load_font("bold", 16)
     draw.text((6, 2), f"{hand.vassal_name} ({sides[side].name})", font=label, fill=(230, 240, 230))
-    return encode_png(img)
+    return _encode_png(img)
 
 
 def _name_cards(images: ModuleImages, scenario: Scenario) -> None:
     """Card fronts, deck backs and hand boards (drawn when ``images.draw``)."""
+    if not scenario.decks and not scenario.hands:
+        return
+    from vmodtool.render.cards import (
+        back_filename,
+        card_filename,
+        check_card_texts,
+        render_card_back,
+        render_card_front,
+    )
+
     if scenario.decks:
         check_card_texts(scenario)
     for deck in scenario.decks:
@@ -286,14 +409,14 @@ def _name_cards(images: ModuleImages, scenario: Scenario) -> None:
             continue      # a deck that starts empty (a discard pile) shows the backs of its visitors
         images.card_back[deck.id] = back_filename(deck.id)
         if images.draw:
-            images.files[back_filename(deck.id)] = encode_png(render_card_back(scenario, deck, VASSAL_CARD_DPI))
+            images.files[back_filename(deck.id)] = _encode_png(render_card_back(scenario, deck, VASSAL_CARD_DPI))
         for card in deck.cards:
             images.card[card.id] = card_filename(card.id)
             if images.draw:
-                images.files[card_filename(card.id)] = encode_png(render_card_front(scenario, deck, card,
-                                                                              VASSAL_CARD_DPI))
+                images.files[card_filename(card.id)] = _encode_png(render_card_front(scenario, deck, card,
+                                                                               VASSAL_CARD_DPI))
     for hand in scenario.hands:
-        name = f"hand-{safe_name(hand.side)}.png"
+        name = f"hand-{_counters().safe_name(hand.side)}.png"
         images.hand_board[hand.side] = name
         if images.draw:
             images.files[name] = _hand_board(scenario, hand.side, hand_board_size(scenario.decks, hand))
@@ -305,13 +428,14 @@ def module_image_names(scenario: Scenario) -> ModuleImages:
     buildFile only (tests and benchmarks write logs with it), under the
     same names as the built module's, so that both name each piece's images
     alike."""
-    style = counter_style(scenario)
-    px = resolution_px(style, "vassal")
+    rc = _counters()
+    style = rc.counter_style(scenario)
+    px = rc.resolution_px(style, "vassal")
     images = ModuleImages(counter_size=(px, px), board_size=(scenario.map.size[0], scenario.map.size[1]),
                            draw=False)
-    for spec in counter_specs(scenario, style):
+    for spec in rc.counter_specs(scenario, style):
         for face, _ in spec.faces:
-            _name_counter(images, spec.id, face, face_filename(spec.id, face))
+            _name_counter(images, spec.id, face, rc.face_filename(spec.id, face))
     _name_extras(images, scenario, px)
     _name_cards(images, scenario)
     return images
@@ -322,10 +446,12 @@ class PendingImages:
     holds the board and the small images already; :meth:`finish` adds the
     counter faces (waiting for the workers, or reading the cache)."""
 
-    def __init__(self, images: ModuleImages, counters: _CounterJobs, scenario: Scenario) -> None:
+    def __init__(self, images: ModuleImages, counters: _CounterJobs, scenario: Scenario,
+                 pack: tuple[str, int, list[_PackFace]] | None = None) -> None:
         self.images = images
         self.images_scenario = scenario
         self._counters: _CounterJobs | None = counters
+        self._pack = pack     # (key, size, faces) of a face pack to write once the faces are in
 
     def finish(self) -> ModuleImages:
         if self._counters is not None:
@@ -336,6 +462,10 @@ class PendingImages:
                     drawn if drawn is not None else _board(self.images_scenario, None)
             for name, data in counters.results():
                 self.images.files[name] = data
+            if self._pack is not None and counters.cache_dir is not None:
+                key, px, faces = self._pack
+                _write_pack(counters.cache_dir, key, px, [(f, self.images.files[f[2]]) for f in faces])
+                self._pack = None
         return self.images
 
     def close(self) -> None:
@@ -346,19 +476,33 @@ class PendingImages:
 
 
 def start_module_images(scenario: Scenario, *, jobs: int | None = None, cache_dir: Path | None = None,
-                        progress: Progress | None = None) -> PendingImages:
+                        progress: Progress | None = None, model_digest: str = "") -> PendingImages:
     """Start rendering every image the module needs (or taking it from
     ``cache_dir``): the counter faces in worker processes, the board and the
-    small images here."""
-    style = counter_style(scenario)
-    px = resolution_px(style, "vassal")
+    small images here.  ``model_digest`` (``build/scenario_cache.py``): with
+    ``cache_dir``, the counter faces of a scenario with this model are taken
+    from the cache's face pack when it has them (not even laid out again),
+    and the pack is written when it has not."""
+    key = pack_key(model_digest) if cache_dir is not None else ""
+    found = _read_pack(cache_dir, key) if cache_dir is not None else None
+    pack: tuple[str, int, list[_PackFace]] | None = None
+    if found is not None:
+        px, packed = found      # the counters' size is the model's, as the faces are
+        counter_jobs = _CounterJobs(scenario, [], px, jobs, cache_dir, progress, packed=packed)
+        names = [f for f, _ in packed]
+    else:
+        rc = _counters()
+        style = rc.counter_style(scenario)
+        px = rc.resolution_px(style, "vassal")
+        specs = rc.counter_specs(scenario, style)
+        counter_jobs = _CounterJobs(scenario, specs, px, jobs, cache_dir, progress)
+        names = [(spec.id, face, rc.face_filename(spec.id, face)) for spec in specs for face, _ in spec.faces]
+        if key:
+            pack = (key, px, names)
     images = ModuleImages(counter_size=(px, px))
-    specs = counter_specs(scenario, style)
-    counter_jobs = _CounterJobs(scenario, specs, px, jobs, cache_dir, progress)
     try:
-        for spec in specs:
-            for face, _ in spec.faces:
-                _name_counter(images, spec.id, face, face_filename(spec.id, face))
+        for counter_id, face, name in names:
+            _name_counter(images, counter_id, face, name)
         # the board: from the cache, or drawn by a worker (forked: it has the
         # scenario) while the others render the counters, or drawn here
         images.board = "board.png"
@@ -373,7 +517,7 @@ def start_module_images(scenario: Scenario, *, jobs: int | None = None, cache_di
     except BaseException:
         counter_jobs.close()
         raise
-    return PendingImages(images, counter_jobs, scenario)
+    return PendingImages(images, counter_jobs, scenario, pack)
 
 
 def render_module_images(scenario: Scenario, *, jobs: int | None = None,

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import io
 
-from PIL import Image, ImageDraw
-
-from vmodtool.render.fonts import load_font
 from vmodtool.scenario.model import Scenario
 from vmodtool.scenario.offmap import (
     BOX_H,
@@ -41,6 +38,10 @@ def _hex(colour: str, default: tuple[int, int, int]) -> tuple[int, int, int]:
 def draw_off_map(scenario: Scenario, layout: OffMapLayout) -> bytes:
     """The off-map board image (PNG bytes): a labelled frame per box, a row
     of numbered squares per track."""
+    from PIL import Image, ImageDraw  # drawn only for a scenario with boxes or tracks
+
+    from vmodtool.render.fonts import load_font
+
     w, h = layout.size
     img = Image.new("RGB", (w, h), (236, 232, 218))
     draw = ImageDraw.Draw(img)

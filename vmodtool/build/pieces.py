@@ -70,7 +70,7 @@ _SPECIAL = frozenset(";,/\\'\t\n\r|:=$")
 def _plain(value: str) -> bool:
     """A value no level of a definition's encoding changes (empty is plain:
     an empty token is empty at every level)."""
-    return _STAND_IN_MARK not in value and not any(c in _SPECIAL for c in value)
+    return _STAND_IN_MARK not in value and _SPECIAL.isdisjoint(value)
 
 
 def _safe(text: str) -> str:

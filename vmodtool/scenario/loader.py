@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from vmodtool.scenario.module_map import ModuleMap
     from vmodtool.vassal.module import Module
 
-__all__ = ["load_scenario", "check_scenario", "scenario_schema", "RULE_KINDS", "SCHEMAS"]
+__all__ = ["load_scenario", "check_scenario", "scenario_schema", "ScenarioInputs", "RULE_KINDS", "SCHEMAS"]
 
 SCHEMAS = ("vmodtool/1", "wgscen/1")
 RULE_KINDS = ("stacking", "stack_order", "cohabitation", "escorted_move", "obligation",
@@ -63,15 +63,17 @@ _PLUGIN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 def load_scenario(path: PathLike, *, module: Module | PathLike | None = None,
                   board_sizes: Mapping[str, tuple[int, int]] | None = None,
-                  cache_dir: PathLike | None = None) -> M.Scenario:
+                  cache_dir: PathLike | None = None, inputs: ScenarioInputs | None = None) -> M.Scenario:
     """Load and validate a scenario; raises :class:`ScenarioProblems` listing
     every error (warnings alone do not stop loading).  ``module`` (a
     :class:`~vmodtool.vassal.module.Module` or its path) wins over the
     scenario's ``module.file``; ``board_sizes`` over its
     ``module.board_sizes``: both matter only to a scenario whose map is taken
     from the module.  ``cache_dir``: a build's cache folder, where a clean
-    schema check is kept (``scenario/schema_cache.py``)."""
-    scenario, problems = check_scenario(path, module=module, board_sizes=board_sizes, cache_dir=cache_dir)
+    schema check is kept (``scenario/schema_cache.py``).  ``inputs``: filled
+    with what the model was made of (:class:`ScenarioInputs`)."""
+    scenario, problems = check_scenario(path, module=module, board_sizes=board_sizes, cache_dir=cache_dir,
+                                        inputs=inputs)
     if scenario is None or any(p.severity == "error" for p in problems):
         raise ScenarioProblems(problems, file=os.fspath(path))
     return scenario
@@ -79,11 +81,15 @@ def load_scenario(path: PathLike, *, module: Module | PathLike | None = None,
 
 def check_scenario(path: PathLike, *, module: Module | PathLike | None = None,
                    board_sizes: Mapping[str, tuple[int, int]] | None = None,
-                   cache_dir: PathLike | None = None) -> tuple[M.Scenario | None, list[Problem]]:
+                   cache_dir: PathLike | None = None, inputs: ScenarioInputs | None = None
+                   ) -> tuple[M.Scenario | None, list[Problem]]:
     """Validate a scenario file: the model (None when it cannot be built)
-    and every problem found, in file order."""
+    and every problem found, in file order; ``inputs`` is filled with what
+    the model was made of."""
     fs_path = FsPath(path)
     doc = load_document(fs_path)
+    if inputs is not None:
+        inputs.digest = doc.digest
     if doc.problems and doc.data is None:
         return None, list(doc.problems)
     if not isinstance(doc.data, dict):
@@ -94,6 +100,10 @@ def check_scenario(path: PathLike, *, module: Module | PathLike | None = None,
     problems += cached_schema_problems(doc, FsPath(cache_dir) if cache_dir is not None else None)
     builder = _Builder(doc, fs_path, module=module, board_sizes=board_sizes)
     scenario = builder.build()
+    if inputs is not None:
+        inputs.files.extend(builder.files_read)
+        inputs.folders.extend(builder.folders_read)
+        inputs.module = module is not None or board_sizes is not None or builder.module is not None
     seen = {(p.path, p.message) for p in problems}
     grid_path = ("map", "grid")
     grid_detail = any(p.path[:2] == grid_path and len(p.path) > 2 for p in problems + builder.problems)
@@ -105,6 +115,21 @@ def check_scenario(path: PathLike, *, module: Module | PathLike | None = None,
             seen.add((p.path, p.message))
     problems.sort(key=lambda p: (p.file or "", p.line or 0, p.column or 0))
     return scenario, problems
+
+
+class ScenarioInputs:
+    """What a loaded model was made of, besides the code: the sha256 of the
+    scenario file's bytes as parsed (``digest``), every other file read or
+    looked for (``files``: a counter-mix CSV, board, chart and card images)
+    and folder (``folders``: plug-in paths), and whether a module (or board
+    sizes given by the caller) took part (``module``).  A model kept by
+    content (``vmodtool build --cache``) is valid while all of these are."""
+
+    def __init__(self) -> None:
+        self.digest = ""
+        self.files: list[FsPath] = []
+        self.folders: list[FsPath] = []
+        self.module = False
 
 
 # --------------------------------------------------------------------------
@@ -127,6 +152,8 @@ class _Builder:
         self.data: dict[str, Any] = doc.data
         self.hint_budget = L.MAX_HINT_COMPARISONS
         self._known_sets: dict[int, tuple[object, frozenset[str]]] = {}
+        self.files_read: list[FsPath] = []      # besides the scenario file (ScenarioInputs)
+        self.folders_read: list[FsPath] = []
 
     # -- helpers ------------------------------------------------------------
     def err(self, path: Path, message: str, severity: str = "error") -> None:
@@ -630,6 +657,7 @@ class _Builder:
 
     def local_file(self, path: Path, name: str, what: str) -> FsPath | None:
         candidate = (self.folder / name)
+        self.files_read.append(candidate)
         try:
             candidate.resolve().relative_to(self.folder.resolve())
         except ValueError:
@@ -1153,6 +1181,7 @@ class _Builder:
             if not isinstance(rel, str):
                 continue
             candidate = self.folder / rel
+            self.folders_read.append(candidate)
             try:
                 candidate.resolve().relative_to(self.folder.resolve())
             except ValueError:

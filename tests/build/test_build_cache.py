@@ -380,8 +380,10 @@ def test_a_changed_input_loads_the_scenario_again(folder, monkeypatch, change):
     assert MC.cached_scenario(path, folder / "cache") is not None      # written again
 
 
-@pytest.mark.parametrize("damage", ["truncated", "flipped", "not json", "other format", "not a model"])
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "not json", "other format", "not a model",
+                                    "unsigned", "another user's"])
 def test_a_damaged_model_entry_is_never_loaded(folder, monkeypatch, damage):
+    import hashlib
     import pickle
 
     from vmodtool.build import scenario_cache as MC
@@ -389,24 +391,57 @@ def test_a_damaged_model_entry_is_never_loaded(folder, monkeypatch, damage):
     build(folder, scenario_text(), "first.vmod", cache=True)
     entry = folder / "cache" / MC.MODEL_CACHE
     raw = entry.read_bytes()
-    head, _, payload = raw.partition(b"\n")
+    signature, _, rest = raw.partition(b"\n")
+    head, _, payload = rest.partition(b"\n")
+    secret = MC.user_secret()
+    assert secret is not None and MC._signature(secret, head, payload).encode() == signature
+
+    def signed(head: bytes, payload: bytes, key: bytes = secret) -> bytes:
+        return MC._signature(key, head, payload).encode() + b"\n" + head + b"\n" + payload
+
+    unpickled: list[bytes] = []
     if damage == "truncated":
         entry.write_bytes(raw[:-100])
     elif damage == "flipped":
-        entry.write_bytes(head + b"\n" + payload[:50] + bytes([payload[50] ^ 1]) + payload[51:])
+        entry.write_bytes(signature + b"\n" + head + b"\n" + payload[:50] + bytes([payload[50] ^ 1]) + payload[51:])
     elif damage == "not json":
-        entry.write_bytes(b"{" + raw)
+        entry.write_bytes(signed(b"{" + head, payload))
     elif damage == "other format":
-        entry.write_bytes(head.replace(b"scenario-model/1", b"scenario-model/0") + b"\n" + payload)
-    else:       # a valid entry whose payload is not a scenario
+        entry.write_bytes(signed(head.replace(b"scenario-model/1", b"scenario-model/0"), payload))
+    elif damage == "not a model":       # signed, but its payload is not a scenario
         other = pickle.dumps({"not": "a scenario"})
         index = json.loads(head)
-        index["sha256"] = __import__("hashlib").sha256(other).hexdigest()
-        entry.write_bytes(json.dumps(index).encode() + b"\n" + other)
+        index["sha256"] = hashlib.sha256(other).hexdigest()
+        entry.write_bytes(signed(json.dumps(index).encode(), other))
+    else:
+        # a crafted entry whose digests all fit but that this user's vmodtool
+        # did not sign (a cache folder from a repository, an archive, another
+        # user): it must never reach pickle.loads, which runs what it names
+        key = b"\0" * 32 if damage == "unsigned" else hashlib.sha256(b"someone else").digest()
+        entry.write_bytes(signed(head, payload, key) if damage != "unsigned" else b"0" * 64 + b"\n" + rest)
+        real_loads = MC.pickle.loads
+        monkeypatch.setattr(MC.pickle, "loads", lambda data: unpickled.append(data) or real_loads(data))
     loads = CountingLoads(monkeypatch)
     warm = build(folder, scenario_text(), "warm.vmod", cache=True)
     assert loads.loads == 1
+    assert unpickled == []
     assert warm == build(folder, scenario_text(), "cold.vmod", cache=False)
+
+
+def test_the_signing_key_is_the_users_own_private_file(tmp_path, monkeypatch):
+    from vmodtool.build import scenario_cache as MC
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    key = MC.user_secret()
+    path = tmp_path / "vmodtool" / "cache-signing-key"
+    assert key is not None and len(key) == 32 and path.read_bytes() == key
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert MC.user_secret() == key                       # made once, never replaced
+    path.chmod(0o644)                                    # readable by others: no longer a secret
+    assert MC.user_secret() is None
+    path.chmod(0o600)
+    path.write_bytes(b"short")
+    assert MC.user_secret() is None
 
 
 def test_a_scenario_with_errors_is_not_kept(folder):

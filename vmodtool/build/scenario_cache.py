@@ -13,15 +13,20 @@ module, is kept.  An entry that cannot be read, does not match or does not
 unpickle is ignored and the scenario is loaded as if there were no cache
 (and the entry written again).
 
-The entry is a pickle (the model is a tree of dataclasses): it is written
-and read only in the cache folder the user names, like the rendered
-images next to it, and its bytes are checked against the digest recorded
-with it before they are unpickled (a damaged entry is never loaded).
+The entry is a pickle (the model is a tree of dataclasses), and unpickling
+runs whatever a pickle names: so it is signed (HMAC-SHA256) with a secret
+that only this user's vmodtool knows (:func:`user_secret`, a random key in
+the user's cache folder, readable by the user alone), and unpickled only
+when the signature checks out.  A cache folder from someone else — shared
+in a repository, unpacked from an archive, crafted — is therefore never
+unpickled: its model entry is ignored and the scenario loaded afresh.
+Without a usable secret (a read-only home) no model is kept or read.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import io
 import json
 import os
@@ -38,7 +43,7 @@ from vmodtool.vassal.grid_numbering import RegularGridNumbering
 if TYPE_CHECKING:
     from vmodtool.scenario.model import Scenario
 
-__all__ = ["MODEL_CACHE", "load_build_scenario", "cached_scenario", "model_bytes"]
+__all__ = ["MODEL_CACHE", "load_build_scenario", "cached_scenario", "model_bytes", "user_secret"]
 
 #: the file of the model cache in the cache folder
 MODEL_CACHE = "scenario-model.pickle"
@@ -70,6 +75,47 @@ def model_bytes(scenario: Scenario) -> bytes:
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+#: the secret's length (bytes) and file name in the user's cache folder
+_SECRET_BYTES = 32
+_SECRET_FILE = "cache-signing-key"
+
+
+def _user_cache_home() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME")
+    return Path(base) if base else Path.home() / ".cache"
+
+
+def user_secret() -> bytes | None:
+    """This user's signing key of cached models: read from
+    ``$XDG_CACHE_HOME/vmodtool/cache-signing-key`` (``~/.cache`` without it),
+    made there (random, mode 0600, never replaced) on first use; ``None``
+    when it cannot be read or made, or is not the user's own private file."""
+    folder = _user_cache_home() / "vmodtool"
+    path = folder / _SECRET_FILE
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(os.urandom(_SECRET_BYTES))
+        info = os.stat(path, follow_symlinks=False)
+        if not os.path.isfile(path) or os.path.islink(path):
+            return None
+        if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o077):
+            return None                      # someone else's, or readable by others: not a secret
+        secret = path.read_bytes()
+    except OSError:
+        return None
+    return secret if len(secret) == _SECRET_BYTES else None
+
+
+def _signature(secret: bytes, head: bytes, payload: bytes) -> str:
+    return hmac.new(secret, head + b"\n" + payload, hashlib.sha256).hexdigest()
 
 
 def _code_digest() -> str:
@@ -116,9 +162,16 @@ def cached_scenario(path: str | os.PathLike[str], cache_dir: Path) -> tuple[Scen
     """The model the cache holds for the scenario file ``path`` as it is
     now and the digest of its pickle, or None (no entry, or one of another
     file, input, code or version, or damaged)."""
+    secret = user_secret()
+    if secret is None:
+        return None
     try:
         raw = (cache_dir / MODEL_CACHE).read_bytes()
-        head, _, payload = raw.partition(b"\n")
+        signature, _, rest = raw.partition(b"\n")
+        head, _, payload = rest.partition(b"\n")
+        # nothing of the entry is trusted before its signature is checked
+        if not hmac.compare_digest(signature.decode("ascii"), _signature(secret, head, payload)):
+            return None
         index = json.loads(head)
         if not isinstance(index, dict) or index.get("format") != _FORMAT:
             return None
@@ -138,9 +191,9 @@ def cached_scenario(path: str | os.PathLike[str], cache_dir: Path) -> tuple[Scen
         model_digest = _sha(payload)
         if model_digest != index.get("sha256"):
             return None
-        scenario = pickle.loads(payload)   # our own entry, its digest checked above
+        scenario = pickle.loads(payload)   # signed by this user's vmodtool (checked above)
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, EOFError, ImportError,
-            pickle.UnpicklingError):
+            UnicodeDecodeError, pickle.UnpicklingError):
         return None                         # any damage means: load the scenario afresh
     from vmodtool.scenario.model import Scenario
 
@@ -169,6 +222,9 @@ def load_build_scenario(path: str | os.PathLike[str], cache_dir: Path | None) ->
 
 
 def _store(path: str | os.PathLike[str], cache_dir: Path, scenario: Scenario, inputs: Any) -> str:
+    secret = user_secret()
+    if secret is None:
+        return ""       # no secret to sign with: the model is not kept
     try:
         payload = model_bytes(scenario)
     except (pickle.PicklingError, TypeError, AttributeError):
@@ -179,5 +235,6 @@ def _store(path: str | os.PathLike[str], cache_dir: Path, scenario: Scenario, in
              "sha256": _sha(payload)}
     head = json.dumps(index, ensure_ascii=True).encode("ascii")
     cache_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(cache_dir / MODEL_CACHE, head + b"\n" + payload)
+    signature = _signature(secret, head, payload).encode("ascii")
+    atomic_write(cache_dir / MODEL_CACHE, signature + b"\n" + head + b"\n" + payload)
     return str(index["sha256"])

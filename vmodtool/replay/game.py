@@ -440,6 +440,10 @@ _relaxed_depth = 0
 #: whether the outermost relaxed_gc() froze the objects (it does not when
 #: the program had frozen some itself: gc.unfreeze() would thaw those too)
 _relaxed_froze = False
+#: the frozen objects no program froze: Python 3.12+ starts with some
+#: (375 on 3.12.1), earlier versions with none; more than these means the
+#: program froze objects itself, and relaxed_gc leaves the freeze alone
+_untouched_freeze = [gc.get_freeze_count()]
 
 
 @contextmanager
@@ -457,7 +461,7 @@ def relaxed_gc() -> Iterator[None]:
     threshold = gc.get_threshold()
     gc.set_threshold(max(threshold[0], 1_000_000), *threshold[1:])
     _relaxed_depth += 1
-    if _relaxed_depth == 1 and gc.get_freeze_count() == 0:
+    if _relaxed_depth == 1 and gc.get_freeze_count() <= _untouched_freeze[0]:
         gc.freeze()
         _relaxed_froze = True
     try:
@@ -467,6 +471,7 @@ def relaxed_gc() -> Iterator[None]:
         if _relaxed_depth == 0 and _relaxed_froze:
             _relaxed_froze = False
             gc.unfreeze()
+            _untouched_freeze[0] = gc.get_freeze_count()
         gc.set_threshold(*threshold)
 
 

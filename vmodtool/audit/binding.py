@@ -297,8 +297,10 @@ class PieceBinder:
         #: unit turned back (a marker layer off again) shows what it did before
         self._shown: dict[tuple[object, ...], tuple[int | None, frozenset[str]]] = {}
         #: type of a piece -> the traits (their places in the chain) whose
-        #: states alone decide what it shows, None when others may (see _shown_key)
+        #: states alone decide what it shows, None when others may; and (id,
+        #: states) of the one piece of a type seen once so far (see _shown_key)
         self._deciders: dict[str, tuple[int, ...] | None] = {}
+        self._seen_once: dict[str, tuple[str | None, tuple[str, ...]]] = {}
 
     def bind(self, ref: PieceRef) -> BoundPiece:
         """The binding of a piece the audit has not seen before."""
@@ -421,19 +423,32 @@ class PieceBinder:
         alone (:func:`~vmodtool.vassal.traits.property_sources`: a layer that
         does not follow a property, a marker, …); else the whole piece (id,
         type, every state).  Pieces of one type that differ only in where
-        they are or in layers no binding reads share one read."""
+        they are or in layers no binding reads share one read.
+
+        Which traits decide is found when a type comes the second time (most
+        units have a type of their own, their id and images in it: not worth
+        it for them); the first piece's read is then filed under its key."""
         type_text = ref.type_text
         if type_text in self._deciders:
             deciders = self._deciders[type_text]
         else:
+            first = self._seen_once.pop(type_text, None)
+            if first is None:
+                if len(self._seen_once) >= 10000:
+                    self._seen_once.clear()
+                self._seen_once[type_text] = (ref.id, ref.states)
+                return (ref.id, type_text, ref.states)
+            # the second piece of this type: the first one's read is filed again
             if len(self._deciders) >= 10000:
                 self._deciders.clear()
             deciders = self._deciders[type_text] = self._deciding_traits(ref)
-        states = ref.states
+            if deciders is not None:
+                earlier = self._shown.get((first[0], type_text, first[1]))
+                if earlier is not None:
+                    self._shown.setdefault(_decided(type_text, first[1], deciders), earlier)
         if deciders is None:
-            return (ref.id, type_text, states)
-        n = len(states)
-        return (type_text, *[states[j] if j < n else "" for j in deciders])
+            return (ref.id, type_text, ref.states)
+        return _decided(type_text, ref.states, deciders)
 
     def _deciding_traits(self, ref: PieceRef) -> tuple[int, ...] | None:
         """The places of the traits whose states decide what :meth:`shown`
@@ -512,6 +527,13 @@ class PieceBinder:
         if s.property is not None:
             return any_match(s.value, _present(ref.get_property(s.property)))
         return False
+
+
+def _decided(type_text: str, states: tuple[str, ...], deciders: tuple[int, ...]) -> tuple[object, ...]:
+    """The :meth:`PieceBinder.shown` key of a piece: its type and the states
+    of the traits that decide (a trait past the states has ``""``)."""
+    n = len(states)
+    return (type_text, *[states[j] if j < n else "" for j in deciders])
 
 
 def _present(value: str | None) -> Iterable[str]:

@@ -194,3 +194,54 @@ def test_answers_that_read_other_traits_are_not_alone(monkeypatch: pytest.Monkey
     for cls in (Labeler, CalculatedProperty, Embellishment):
         monkeypatch.setattr(cls, "answers_alone", lambda self, key: True)
     assert _alone_mismatches(pieces) > 0
+
+
+# -- names: traits that pass the name on are skipped ------------------------------------------
+
+def _general_name(self: Any, i: int) -> str:
+    """``_Context.name`` as it was before: every trait from i inward."""
+    if i >= len(self.views):
+        return ""
+    token = ("name", i)
+    if not self.enter(token):
+        return ""
+    try:
+        return self.views[i].name(self, i)
+    finally:
+        self.leave(token)
+
+
+def _looping() -> list[PieceDef]:
+    """Names that loop back into themselves through ``$PieceName$``, with
+    traits that pass the name on before, between and after."""
+    basic = BasicPiece.build(state="Main;1;2;;", image="a.png", piece_name="Gun")
+    passing = [Marker.build(properties={"Side": "red"}), DynamicProperty.build(state="3", key="Steps")]
+    label = Labeler.build(state="x $PieceName$", property_name="Tag", name_format="$pieceName$ [$label$]",
+                          always_use_format=True)
+    layer = Embellishment.build(state="1", layer_name="Step", image_names=["a.png"], level_names=["+ full"],
+                                always_active=True)
+    chains = [[label, *passing, layer, basic], [*passing, label, layer, *passing, basic],
+              [layer, *passing, label, basic], [*passing, basic], [label, label, basic]]
+    return [PieceDef.from_traits(c, "p") for c in chains]
+
+
+def test_names_equal_the_general_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vmodtool.vassal.traits import piece_name
+    pieces = _looping() + _synthetic() + list(_corpus_pieces())
+
+    def names() -> list[object]:
+        out: list[object] = []
+        for p in pieces:
+            try:
+                out.append((piece_name(p), piece_property(p, "PieceName"), piece_property(p, "Tag")))
+            except VmodError as exc:
+                out.append(type(exc).__name__)
+        return out
+    fast = names()
+    monkeypatch.setattr(traits._Context, "name", _general_name)
+    assert fast == names()
+    assert fast[0][0] == "Gun full [x ]"         # (the loop back into the name is cut)
+    # (and the comparison catches a name that skips a naming trait)
+    monkeypatch.undo()
+    monkeypatch.setattr(traits, "_PASSES_NAME", Embellishment.name)
+    assert names() != fast

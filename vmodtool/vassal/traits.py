@@ -1315,6 +1315,10 @@ _VIEWS["emb;"] = Embellishment
 _VIEWS["nonRect;"] = NonRectangular
 
 
+#: the ``name`` of a trait that passes the inner trait's name on
+_PASSES_NAME = TraitView.name
+
+
 def view_class_for(trait: Trait) -> type[TraitView]:
     """The view class used for ``trait`` (:class:`RawTrait` when none)."""
     if trait.innermost:
@@ -1414,7 +1418,14 @@ class _Context:
         self._active.discard(token)
 
     def name(self, i: int) -> str:
-        if i >= len(self.views):
+        views = self.views
+        n = len(views)
+        # a trait that passes the name on (``TraitView.name``) is skipped: the
+        # name is the next naming trait's, and a loop back into the skipped
+        # ones meets that trait's guard as it would have met theirs
+        while i < n and type(views[i]).name is _PASSES_NAME:
+            i += 1
+        if i >= n:
             return ""
         token = ("name", i)
         if not self.enter(token):

@@ -291,10 +291,16 @@ class PieceBinder:
         self.slots = SlotIndex(buildfile) if wants_slot and buildfile is not None else None
         self._names: dict[str, int] = {}
         self._layer_cache: dict[tuple[str, str], tuple[str, bool] | None] = {}
-        #: (type, states) of a piece -> the face level it shows and its status
-        #: layers: what a piece shows is a function of its traits alone, and a
+        self._last_layers: tuple[str, list[TraitView]] | None = None
+        #: what a piece shows (the face level and its status layers) by the
+        #: key :meth:`_shown_key` gives: a function of its traits alone, and a
         #: unit turned back (a marker layer off again) shows what it did before
-        self._shown: dict[tuple[str | None, str, tuple[str, ...]], tuple[int | None, frozenset[str]]] = {}
+        self._shown: dict[tuple[object, ...], tuple[int | None, frozenset[str]]] = {}
+        #: type of a piece -> the traits (their places in the chain) whose
+        #: states alone decide what it shows, None when others may; and (id,
+        #: states) of the one piece of a type seen once so far (see _shown_key)
+        self._deciders: dict[str, tuple[int, ...] | None] = {}
+        self._seen_once: dict[str, tuple[str | None, tuple[str, ...]]] = {}
 
     def bind(self, ref: PieceRef) -> BoundPiece:
         """The binding of a piece the audit has not seen before."""
@@ -369,7 +375,7 @@ class PieceBinder:
         # type that names it: a type without it has no such layer
         if not _plain(layer) or layer in ref.type_text:
             try:
-                views = ref.definition().find("emb2;") + ref.definition().find("emb;")
+                views = self._layer_views(ref)
             except VmodError:
                 views = []
         for view in views:
@@ -386,10 +392,22 @@ class PieceBinder:
         self._layer_cache[key] = found
         return found
 
+    def _layer_views(self, ref: PieceRef) -> list[TraitView]:
+        """The piece's layers, ``emb2;`` ones first (``find("emb2;") +
+        find("emb;")``: no Java class is one of those prefixes), kept for
+        the last type asked (a unit's layers are asked one after another)."""
+        last = self._last_layers
+        if last is not None and last[0] == ref.type_text:
+            return last[1]
+        views = ref.definition().views()
+        found = [v for v in views if v.trait.prefix == "emb2;"] + [v for v in views if v.trait.prefix == "emb;"]
+        self._last_layers = (ref.type_text, found)
+        return found
+
     def shown(self, ref: PieceRef, faces: int, current: int) -> tuple[int, frozenset[str]]:
         """(:meth:`face`, :meth:`layers`) of a unit's piece, read once per
-        distinct piece state."""
-        key = (ref.id, ref.type_text, ref.states)
+        distinct state of the traits that decide them."""
+        key = self._shown_key(ref)
         hit = self._shown.get(key)
         if hit is None:
             if len(self._shown) >= 100000:
@@ -397,6 +415,71 @@ class PieceBinder:
             hit = self._shown[key] = (self._face_index(ref), self.layers(ref))
         index, layers = hit
         return (current if index is None else max(0, min(index, faces - 1))), layers
+
+    def _shown_key(self, ref: PieceRef) -> tuple[object, ...]:
+        """What :meth:`shown` reads of a piece, as a cache key: its type and
+        the states of the traits answering the properties the face and
+        status bindings read, when each of those answers from its own state
+        alone (:func:`~vmodtool.vassal.traits.property_sources`: a layer that
+        does not follow a property, a marker, …); else the whole piece (id,
+        type, every state).  Pieces of one type that differ only in where
+        they are or in layers no binding reads share one read.
+
+        Which traits decide is found when a type comes the second time (most
+        units have a type of their own, their id and images in it: not worth
+        it for them); the first piece's read is then filed under its key."""
+        type_text = ref.type_text
+        if type_text in self._deciders:
+            deciders = self._deciders[type_text]
+        else:
+            first = self._seen_once.pop(type_text, None)
+            if first is None:
+                if len(self._seen_once) >= 10000:
+                    self._seen_once.clear()
+                self._seen_once[type_text] = (ref.id, ref.states)
+                return (ref.id, type_text, ref.states)
+            # the second piece of this type: the first one's read is filed again
+            if len(self._deciders) >= 10000:
+                self._deciders.clear()
+            deciders = self._deciders[type_text] = self._deciding_traits(ref)
+            if deciders is not None:
+                earlier = self._shown.get((first[0], type_text, first[1]))
+                if earlier is not None:
+                    self._shown.setdefault(_decided(type_text, first[1], deciders), earlier)
+        if deciders is None:
+            return (ref.id, type_text, ref.states)
+        return _decided(type_text, ref.states, deciders)
+
+    def _deciding_traits(self, ref: PieceRef) -> tuple[int, ...] | None:
+        """The places of the traits whose states decide what :meth:`shown`
+        reads of pieces of ``ref``'s type (None: not theirs alone)."""
+        from vmodtool.vassal.traits import property_sources
+        keys: list[str] = []
+        faces_of = self.binding.faces
+        if faces_of is not None:
+            layer = self._layer(ref, faces_of.layer)
+            if layer is not None:
+                keys += [f"{layer[0]}_Level", f"{layer[0]}_Active"]
+        for s in self.binding.status:
+            if s.layer is not None:
+                keys += [f"{s.layer}_Active", f"{s.layer}_Name"]
+                found = self._layer(ref, s.layer)
+                if found is not None:
+                    keys += [f"{found[0]}_Active", f"{found[0]}_Name"]
+            elif s.property is not None:
+                keys.append(s.property)
+        places: set[int] = set()
+        try:
+            for source in property_sources(ref.definition(), keys):
+                if source is None:
+                    continue                  # (no trait answers: None for every such piece)
+                place, alone = source
+                if not alone:
+                    return None
+                places.add(place)
+        except VmodError:
+            return None
+        return tuple(sorted(places))
 
     def face(self, ref: PieceRef, faces: int, current: int) -> int:
         """The face (index) a unit shows; ``current`` when the binding reads
@@ -444,6 +527,13 @@ class PieceBinder:
         if s.property is not None:
             return any_match(s.value, _present(ref.get_property(s.property)))
         return False
+
+
+def _decided(type_text: str, states: tuple[str, ...], deciders: tuple[int, ...]) -> tuple[object, ...]:
+    """The :meth:`PieceBinder.shown` key of a piece: its type and the states
+    of the traits that decide (a trait past the states has ``""``)."""
+    n = len(states)
+    return (type_text, *[states[j] if j < n else "" for j in deciders])
 
 
 def _present(value: str | None) -> Iterable[str]:

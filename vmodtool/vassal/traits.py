@@ -21,7 +21,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from vmodtool.errors import FormatError
@@ -39,7 +39,7 @@ __all__ = [
     "CalculatedProperty", "BasicName", "TranslatableMessage", "SubMenu", "Translate",
     "ReturnToDeck", "PlaceMarker", "Replace", "NonRectangular", "AreaOfEffect", "Deselect",
     "Footprint", "TableInfo", "MenuSeparator", "PropertySheet",
-    "piece_name", "piece_property", "piece_properties", "build_piece",
+    "piece_name", "piece_property", "piece_properties", "build_piece", "property_sources",
 ]
 
 _P = "VASSAL.counters."
@@ -359,6 +359,13 @@ class TraitView:
         """The properties this trait defines (for :func:`piece_properties`)."""
         return {}
 
+    def answers_alone(self, key: str) -> bool:
+        """Whether this trait's answer to ``getProperty(key)`` (where it
+        answers it) is a function of its own type and state alone: no other
+        trait of the chain, nor the piece's id, changes it (see
+        :func:`property_source`).  False unless the class says so."""
+        return False
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.trait.type!r}, state={self.trait.state!r})"
 
@@ -463,6 +470,11 @@ class BasicPiece(TraitView):
         out["BasicName"] = self.piece_name
         return out
 
+    def answers_alone(self, key: str) -> bool:
+        # (the name is the whole chain's, the UID the piece's id; the rest is
+        # this type's name or this state's map, position and properties)
+        return key not in ("PieceName", "PieceUID")
+
     def name(self, ctx: _Context, i: int) -> str:
         value = ctx.prop(0, "BasicName")
         return "" if value is None else _prop_text(value)
@@ -488,6 +500,9 @@ class BasicName(TraitView):
 
     def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         return self.basic_name if key == "BasicName" else _MISSING
+
+    def answers_alone(self, key: str) -> bool:
+        return True
 
 
 class Marker(TraitView):
@@ -549,6 +564,9 @@ class Marker(TraitView):
     def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         items = self.items()
         return items[key] if key in items else _MISSING
+
+    def answers_alone(self, key: str) -> bool:
+        return True
 
     def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return self.items()
@@ -613,6 +631,9 @@ class DynamicProperty(TraitView):
     def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         return self.trait.state if key == self.key else _MISSING
 
+    def answers_alone(self, key: str) -> bool:
+        return True
+
     def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return {self.key: self.trait.state}
 
@@ -644,6 +665,9 @@ class TranslatableMessage(TraitView):
 
     def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         return self.message if key == self.key else _MISSING
+
+    def answers_alone(self, key: str) -> bool:
+        return True
 
     def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return {self.key: self.message}
@@ -829,6 +853,10 @@ class Embellishment(TraitView):
             return "true" if self.raw_value() > 0 else "false"
         return _MISSING
 
+    def answers_alone(self, key: str) -> bool:
+        # (a level that follows a property reads the rest of the chain)
+        return not (self.follow_property and self.property_name)
+
     def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         lname = self.layer_name
         return {lname + s: self.own_property(ctx, i, lname + s)
@@ -972,6 +1000,9 @@ class MovementMarkable(TraitView):
     def own_property(self, ctx: _Context, i: int, key: str) -> Any:
         return ("true" if self.moved else "false") if key == "Moved" else _MISSING
 
+    def answers_alone(self, key: str) -> bool:
+        return True
+
     def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return {"Moved": "true" if self.moved else "false"}
 
@@ -1008,6 +1039,9 @@ class Hideable(TraitView):
             return "true" if self.hidden_by is not None else "false"
         return _MISSING
 
+    def answers_alone(self, key: str) -> bool:
+        return True
+
 
 class Obscurable(TraitView):
     """Mask, ``obs;`` (§3.4); state ``obscuredBy;options``.  Without a
@@ -1034,6 +1068,9 @@ class Obscurable(TraitView):
         if key == "ObscuredToOthers":
             return "true" if self.obscured_by is not None else "false"
         return _MISSING
+
+    def answers_alone(self, key: str) -> bool:
+        return True
 
     def own_properties(self, ctx: _Context, i: int) -> dict[str, Any]:
         return {"ObscuredToOthers": "true" if self.obscured_by is not None else "false"}
@@ -1089,6 +1126,9 @@ class FreeRotator(TraitView):
         if key == name + "_Facing":
             return str(index + 1)
         return str(int(round(abs(-index * (360.0 / n)))) % 360)
+
+    def answers_alone(self, key: str) -> bool:
+        return True
 
 
 class SendToLocation(TraitView):
@@ -1275,6 +1315,10 @@ _VIEWS["emb;"] = Embellishment
 _VIEWS["nonRect;"] = NonRectangular
 
 
+#: the ``name`` of a trait that passes the inner trait's name on
+_PASSES_NAME = TraitView.name
+
+
 def view_class_for(trait: Trait) -> type[TraitView]:
     """The view class used for ``trait`` (:class:`RawTrait` when none)."""
     if trait.innermost:
@@ -1294,10 +1338,41 @@ def _prop_text(value: Any) -> str:
     return str(value)
 
 
+#: a trait chain (its traits' types, outermost first, and the innermost
+#: flag of each) -> property key -> the index of the trait that answers
+#: ``getProperty(key)`` asked of the outermost trait (-1: none does).
+#: Which trait answers a key is a function of the traits' types alone (every
+#: ``own_property`` decides by its type's fields), so a chain learns it once,
+#: on the first walk, and every piece of that type is then asked at that
+#: trait only: the traits before it would all have said ``_MISSING``.
+_SOURCES: dict[tuple[tuple[str, ...], tuple[bool, ...]], dict[str, int]] = {}
+
+
+#: the piece whose chain :func:`_chain_sources` last looked up, and its
+#: entry (a reader asks one piece several properties in a row)
+_LAST_CHAIN: list[Any] = [None, None]
+
+
+def _chain_sources(piece: PieceDef) -> dict[str, int]:
+    last = _LAST_CHAIN
+    if last[0] is piece:
+        remembered: dict[str, int] = last[1]
+        return remembered
+    traits = piece.traits
+    key = (tuple([t.type for t in traits]), tuple([t.innermost for t in traits]))
+    found = _SOURCES.get(key)
+    if found is None:
+        if len(_SOURCES) >= _DECODED_MAX:
+            _SOURCES.clear()
+        found = _SOURCES[key] = {}
+    last[0], last[1] = piece, found
+    return found
+
+
 class _Context:
     """Evaluation of one piece: property lookup from trait i inward."""
 
-    __slots__ = ("piece", "views", "_active", "_basic_state", "_names")
+    __slots__ = ("piece", "views", "_active", "_basic_state", "_names", "_sources")
 
     def __init__(self, piece: PieceDef) -> None:
         self.piece = piece
@@ -1305,6 +1380,23 @@ class _Context:
         self._active: set[Any] = set()
         self._basic_state: BasicPieceState | None = None
         self._names: dict[int, str] = {}
+        self._sources: dict[str, int] | None = None
+
+    def source(self, key: str) -> int:
+        """The index of the trait answering ``getProperty(key)`` at the
+        outermost trait, -1 when none does (learnt by one walk per chain)."""
+        sources = self._sources
+        if sources is None:
+            sources = self._sources = _chain_sources(self.piece)
+        j = sources.get(key)
+        if j is None:
+            j = -1
+            for k in range(len(self.views)):
+                if self.views[k].own_property(self, k, key) is not _MISSING:
+                    j = k
+                    break
+            sources[key] = j
+        return j
 
     def basic_state(self) -> BasicPieceState:
         if self._basic_state is None:
@@ -1326,7 +1418,14 @@ class _Context:
         self._active.discard(token)
 
     def name(self, i: int) -> str:
-        if i >= len(self.views):
+        views = self.views
+        n = len(views)
+        # a trait that passes the name on (``TraitView.name``) is skipped: the
+        # name is the next naming trait's, and a loop back into the skipped
+        # ones meets that trait's guard as it would have met theirs
+        while i < n and type(views[i]).name is _PASSES_NAME:
+            i += 1
+        if i >= n:
             return ""
         token = ("name", i)
         if not self.enter(token):
@@ -1341,6 +1440,9 @@ class _Context:
         if not self.enter(token):
             return None
         try:
+            if i == 0:
+                j = self.source(key)
+                return None if j < 0 else self.views[j].own_property(self, j, key)
             for j in range(i, len(self.views)):
                 value = self.views[j].own_property(self, j, key)
                 if value is not _MISSING:
@@ -1432,6 +1534,23 @@ def piece_property(piece: PieceDef, key: str) -> str | None:
     """``getProperty(key)`` on the outermost trait (``None`` if undefined)."""
     value = _Context(piece).prop(0, key)
     return None if value is None else _prop_text(value)
+
+
+def property_sources(piece: PieceDef, keys: Iterable[str]) -> list[tuple[int, bool] | None]:
+    """For each key, which trait answers ``getProperty(key)`` on the
+    outermost trait of ``piece``: its index (outermost first) and whether
+    its answer is a function of that trait's own type and state alone
+    (:meth:`TraitView.answers_alone`), so that every piece of the same trait
+    types whose trait there has the same state has the same value; None when
+    no trait answers (the value is then ``None`` for every such piece).
+    Raises what the property's read raises (a trait type that cannot be
+    decoded)."""
+    ctx = _Context(piece)
+    out: list[tuple[int, bool] | None] = []
+    for key in keys:
+        j = ctx.source(key)
+        out.append(None if j < 0 else (j, ctx.views[j].answers_alone(key)))
+    return out
 
 
 def piece_properties(piece: PieceDef) -> dict[str, str]:

@@ -466,6 +466,13 @@ def relaxed_gc() -> Iterator[None]:
         _relaxed_depth -= 1
         if _relaxed_depth == 0 and _relaxed_froze:
             _relaxed_froze = False
+            # what the replay made goes to the oldest generation with what
+            # was frozen (freeze then unfreeze moves every tracked object
+            # there without a scan): restoring the threshold would otherwise
+            # start a young collection of the whole replay's objects at the
+            # next allocation (a tenth of the TLD chain's time); the cyclic
+            # garbage among them goes at the next full collection
+            gc.freeze()
             gc.unfreeze()
         gc.set_threshold(*threshold)
 

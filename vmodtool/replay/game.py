@@ -243,13 +243,17 @@ class Replay:
             raise TypeError("Replay.open: give a module or positions, not both")
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
-        games = [SavedGame.read(p) for p in paths]
-        if module is not None and not isinstance(module, Module):
-            module = Module.open(module)
-        if module is not None:
-            positions = Positions(module, board_sizes)
-        return cls(games, positions or Positions(), [os.fspath(p) for p in paths],
-                   properties=properties, viewer=viewer, hands=hands)
+        # what is read lives as long as the replay, and none of it is cyclic
+        # garbage to collect meanwhile: the GC would scan the command trees
+        # again and again while they are built (a sixth of the reading)
+        with relaxed_gc():
+            games = [SavedGame.read(p) for p in paths]
+            if module is not None and not isinstance(module, Module):
+                module = Module.open(module)
+            if module is not None:
+                positions = Positions(module, board_sizes)
+            return cls(games, positions or Positions(), [os.fspath(p) for p in paths],
+                       properties=properties, viewer=viewer, hands=hands)
 
     @property
     def missing_board_sizes(self) -> list[str]:

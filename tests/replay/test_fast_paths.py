@@ -387,6 +387,30 @@ def test_relaxed_gc_hands_its_objects_to_the_oldest_generation_still_collectable
     assert gone() is None                  # ... but by the next full collection
 
 
+@pytest.mark.skipif(not TLD.exists(), reason="needs the shared corpus")
+def test_replay_open_reads_under_relaxed_gc_and_restores_the_collector() -> None:
+    """Replay.open reads without the collector rescanning the trees it
+    builds (no collection while reading), leaves the collector as it was,
+    and what it read replays as the same log read with the collector on."""
+    threshold = gc.get_threshold()
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    files = sorted((TLD / "game").glob("*.log"))[:2]
+    gc.callbacks.append(count)
+    try:
+        replay = Replay.open(files)
+    finally:
+        gc.callbacks.remove(count)
+    assert collections == []
+    assert gc.get_threshold() == threshold and gc.get_freeze_count() == 0
+    plain = Replay([SavedGame.read(f) for f in files], Positions(), [os.fspath(f) for f in files])
+    assert fingerprint(replay) == fingerprint(plain)
+
+
 def test_relaxed_gc_leaves_the_programs_own_freeze_alone() -> None:
     gc.freeze()
     try:

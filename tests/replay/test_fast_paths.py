@@ -421,3 +421,40 @@ def test_relaxed_gc_leaves_the_programs_own_freeze_alone() -> None:
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+ADD_TEXTS = [
+    piece("p1", M, 1, 2), stack("s1", M, 1, 2, "p1"), "+/null/" + TYPE + "/" + state("A", M, 1, 2),
+    "+/p2/mark;a\\/b\tpiece;;;x.png;A\\/B/" + state("A", M, 3, 4),          # escaped slashes in the type
+    "+/p3/mark;a\\\\/b\tpiece;;;x.png;A/" + state("A", M, 3, 4),            # an escaped backslash, then a slash
+    "+/p4/\\/mark;a\tpiece;;;x.png;A/" + state("A", M, 3, 4),               # the type starts escaped
+    "+/p5/mark;a/b\tpiece;;;x.png;A/" + state("A", M, 3, 4),                # four fields
+    "+/p6/" + TYPE + "/a\\/b",                                              # an escaped slash in the state
+    "+/p7/" + TYPE + "/'quoted'", "+/'p8'/" + TYPE + "/x", "+/p9", "+/p9/", "+//", "+/", "+",
+    "+/p10/" + TYPE + "\\", "+/p11/stack/" + M + ";1;2;p1;@@0",
+]
+
+
+def test_add_fields_is_the_full_decoder_where_it_answers() -> None:
+    """``engine._add_fields`` (both the plans and on_add's general path use
+    it) gives what the full ``/`` decoder gives, or None; its type cache
+    answers as a first look does."""
+    from vmodtool.vassal.commands import _slash_fields, leaf_commands
+    texts = list(ADD_TEXTS)
+    if TLD.exists():
+        for f in sorted((TLD / "game").glob("*.log"))[:3]:
+            texts += [c.text for n in SavedGame.read(f).restore_part() for c in leaf_commands(n)
+                      if isinstance(c, AddPiece)]
+    answered = 0
+    for cached in (False, True):
+        for text in texts:
+            if not cached:
+                engine_module._ADD_TYPES.clear()
+            got = engine_module._add_fields(text)
+            if got is None:
+                continue
+            answered += 1
+            fields = _slash_fields(text)
+            assert len(fields) == 3, text
+            assert got == (None if fields[0] == "null" else fields[0], fields[1], fields[2]), text
+    assert answered >= 8

@@ -360,6 +360,57 @@ def test_relaxed_gc_nests_and_restores_the_collector() -> None:
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == threshold
 
 
+class _Node:
+    def __init__(self) -> None:
+        self.other: object = None
+
+
+def test_relaxed_gc_hands_its_objects_to_the_oldest_generation_still_collectable() -> None:
+    """On leaving, what was made meanwhile goes to the oldest generation
+    unscanned (no young collection of the whole replay's objects at the next
+    allocation), and its cyclic garbage is still collected by a full
+    collection."""
+    import weakref
+    gc.collect()
+    with relaxed_gc():
+        kept = [_Node() for _ in range(1000)]
+        a, b = _Node(), _Node()
+        a.other, b.other = b, a            # a cycle only the cycle collector frees
+        gone = weakref.ref(a)
+        del a, b
+    assert gc.get_freeze_count() == 0
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(k) in oldest for k in kept)
+    assert gc.get_count()[0] < 100
+    assert gone() is not None              # not collected on the way out ...
+    gc.collect()
+    assert gone() is None                  # ... but by the next full collection
+
+
+@pytest.mark.skipif(not TLD.exists(), reason="needs the shared corpus")
+def test_replay_open_reads_under_relaxed_gc_and_restores_the_collector() -> None:
+    """Replay.open reads without the collector rescanning the trees it
+    builds (no collection while reading), leaves the collector as it was,
+    and what it read replays as the same log read with the collector on."""
+    threshold = gc.get_threshold()
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    files = sorted((TLD / "game").glob("*.log"))[:2]
+    gc.callbacks.append(count)
+    try:
+        replay = Replay.open(files)
+    finally:
+        gc.callbacks.remove(count)
+    assert collections == []
+    assert gc.get_threshold() == threshold and gc.get_freeze_count() == 0
+    plain = Replay([SavedGame.read(f) for f in files], Positions(), [os.fspath(f) for f in files])
+    assert fingerprint(replay) == fingerprint(plain)
+
+
 def test_relaxed_gc_leaves_the_programs_own_freeze_alone() -> None:
     gc.freeze()
     try:
@@ -370,3 +421,40 @@ def test_relaxed_gc_leaves_the_programs_own_freeze_alone() -> None:
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+ADD_TEXTS = [
+    piece("p1", M, 1, 2), stack("s1", M, 1, 2, "p1"), "+/null/" + TYPE + "/" + state("A", M, 1, 2),
+    "+/p2/mark;a\\/b\tpiece;;;x.png;A\\/B/" + state("A", M, 3, 4),          # escaped slashes in the type
+    "+/p3/mark;a\\\\/b\tpiece;;;x.png;A/" + state("A", M, 3, 4),            # an escaped backslash, then a slash
+    "+/p4/\\/mark;a\tpiece;;;x.png;A/" + state("A", M, 3, 4),               # the type starts escaped
+    "+/p5/mark;a/b\tpiece;;;x.png;A/" + state("A", M, 3, 4),                # four fields
+    "+/p6/" + TYPE + "/a\\/b",                                              # an escaped slash in the state
+    "+/p7/" + TYPE + "/'quoted'", "+/'p8'/" + TYPE + "/x", "+/p9", "+/p9/", "+//", "+/", "+",
+    "+/p10/" + TYPE + "\\", "+/p11/stack/" + M + ";1;2;p1;@@0",
+]
+
+
+def test_add_fields_is_the_full_decoder_where_it_answers() -> None:
+    """``engine._add_fields`` (both the plans and on_add's general path use
+    it) gives what the full ``/`` decoder gives, or None; its type cache
+    answers as a first look does."""
+    from vmodtool.vassal.commands import _slash_fields, leaf_commands
+    texts = list(ADD_TEXTS)
+    if TLD.exists():
+        for f in sorted((TLD / "game").glob("*.log"))[:3]:
+            texts += [c.text for n in SavedGame.read(f).restore_part() for c in leaf_commands(n)
+                      if isinstance(c, AddPiece)]
+    answered = 0
+    for cached in (False, True):
+        for text in texts:
+            if not cached:
+                engine_module._ADD_TYPES.clear()
+            got = engine_module._add_fields(text)
+            if got is None:
+                continue
+            answered += 1
+            fields = _slash_fields(text)
+            assert len(fields) == 3, text
+            assert got == (None if fields[0] == "null" else fields[0], fields[1], fields[2]), text
+    assert answered >= 8

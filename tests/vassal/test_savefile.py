@@ -1,7 +1,9 @@
 """Saves and logs built in the test: reading, rewriting, bad and unsafe input."""
 
 import io
+import os
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,8 @@ from vmodtool.vassal.obfuscation import Encoding, encode_saved_game
 from vmodtool.vassal.savefile import SavedGame
 
 ESC = "\x1b"
+SHARED_TLD_LOG = Path(os.environ.get("VMODTOOL_SHARED", Path(__file__).resolve().parents[3] / "shared")) \
+    / "corpus" / "tld" / "game" / "0606-1.log"
 TEXT = ESC.join([
     "begin_save", "",
     "\\" + ESC + "+/11/piece;;;inf.png;1-36 Inf/Main Map;100;100;1;0",
@@ -155,3 +159,39 @@ def test_redactor_scrubs_only_whole_tokens():
     r = Redactor()
     r.learn("ab", "Bob")
     assert r.scrub("M/1/ab/cab/ab") == "M/1/<redacted>/cab/<redacted>"
+
+
+def _learn_plainly(node) -> dict[str, str]:
+    """``Redactor.learn_from`` as a plain walk over every leaf (the oracle of
+    its filtered loop)."""
+    from vmodtool.vassal.commands import PlayerRemove, leaf_commands
+    r = Redactor()
+    movers = []
+    for cmd in leaf_commands(node):
+        inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
+        if isinstance(inner, PlayerAdd):
+            r.learn(inner.player_id, inner.name or None)
+        elif isinstance(inner, (MovePiece, PlayerRemove)):
+            movers.append(inner.player_id)
+    for player_id in movers:
+        r.learn(player_id)
+    return dict(r._labels)
+
+
+def test_redactor_learns_what_a_walk_over_every_leaf_learns():
+    from vmodtool.vassal.commands import parse_commands
+    esc = "\x1b"
+    move = MovePiece.build("p1", "Main", 1, 2, None, "Main", 3, 4, None, "mover-secret").text
+    bare = MovePiece.build("p2", "Main", 1, 2, None, "Main", 3, 4, None, "bare-secret").text
+    texts = [AddPiece.build("p1", "piece;;;a.png;A", "Main;1;2").text, "LOG\t" + move, "PYREMOVE\tgone-secret",
+             "PLAYER\tnamed-secret\tAlice\tAllies", bare, "LOG\tnull", "CHAT<Alice> - hi", "",
+             "LOG\tPLAYER\tlogged-secret\tBob\tAxis", "LOG\t" + bare]
+    for order in (texts, texts[::-1]):
+        node = parse_commands(esc.join(order))
+        learnt = dict(Redactor().learn_from(node)._labels)
+        assert learnt == _learn_plainly(node)
+        assert set(learnt) == {"mover-secret", "bare-secret", "gone-secret", "named-secret", "logged-secret"}
+    tld = SHARED_TLD_LOG
+    if tld.exists():
+        node = SavedGame.read(tld).commands
+        assert dict(Redactor().learn_from(node)._labels) == _learn_plainly(node)

@@ -1128,20 +1128,46 @@ class Engine:
 
 def _add_fields(text: str) -> tuple[str | None, str, str] | None:
     """``+/id/type/state`` split quickly when the state holds no ``/`` and
-    nothing is quoted (else None: use the full decoder)."""
-    body = text[2:]
-    i = body.find("/")
-    if i < 0 or "'" in body:
+    nothing is quoted (else None: use the full decoder).  The type as
+    written is checked and decoded once (:func:`_add_type`): pieces of one
+    kind share it, and it is most of the text."""
+    i = text.find("/", 2)
+    if i < 0 or text.find("'", 2) >= 0:
         return None
-    j = body.rfind("/")
-    if j <= i or body[j - 1] == "\\":
+    j = text.rfind("/", 2)
+    if j <= i or text[j - 1] == "\\":
         return None
-    type_raw = body[i + 1:j]
+    type_raw = text[i + 1:j]
+    type_text = _ADD_TYPES.get(type_raw, _NO_PLAN)
+    if type_text is _NO_PLAN:
+        type_text = _add_type(type_raw)
+    if type_text is None:
+        return None
+    piece_id = text[2:i]
+    return (None if piece_id == "null" else piece_id, type_text, text[j + 1:])
+
+
+#: :func:`_add_type` by the type as written (emptied past
+#: :data:`_ADD_TYPES_LIMIT` characters of keys: types run to kilobytes)
+_ADD_TYPES: dict[str, str | None] = {}
+_ADD_TYPES_CHARS = [0]
+_ADD_TYPES_LIMIT = 32 * 1024 * 1024
+
+
+def _add_type(type_raw: str) -> str | None:
+    """The type field of an AddPiece as written, decoded when its only
+    escapes are of ``/`` (None: not one token, or other escapes), kept in
+    :data:`_ADD_TYPES`."""
     if type_raw.startswith("\\") or "/" in type_raw.replace("\\/", ""):
-        return None
-    piece_id = body[:i]
-    return (None if piece_id == "null" else piece_id,
-            type_raw.replace("\\/", "/") if "\\" in type_raw else type_raw, body[j + 1:])
+        found = None
+    else:
+        found = type_raw.replace("\\/", "/") if "\\" in type_raw else type_raw
+    if _ADD_TYPES_CHARS[0] > _ADD_TYPES_LIMIT:
+        _ADD_TYPES.clear()
+        _ADD_TYPES_CHARS[0] = 0
+    _ADD_TYPES[type_raw] = found
+    _ADD_TYPES_CHARS[0] += len(type_raw)
+    return found
 
 
 def _stack_tokens(state: str) -> tuple[str | None, int, int, list[str]]:

@@ -243,13 +243,17 @@ class Replay:
             raise TypeError("Replay.open: give a module or positions, not both")
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
-        games = [SavedGame.read(p) for p in paths]
-        if module is not None and not isinstance(module, Module):
-            module = Module.open(module)
-        if module is not None:
-            positions = Positions(module, board_sizes)
-        return cls(games, positions or Positions(), [os.fspath(p) for p in paths],
-                   properties=properties, viewer=viewer, hands=hands)
+        # what is read lives as long as the replay, and none of it is cyclic
+        # garbage to collect meanwhile: the GC would scan the command trees
+        # again and again while they are built (a sixth of the reading)
+        with relaxed_gc():
+            games = [SavedGame.read(p) for p in paths]
+            if module is not None and not isinstance(module, Module):
+                module = Module.open(module)
+            if module is not None:
+                positions = Positions(module, board_sizes)
+            return cls(games, positions or Positions(), [os.fspath(p) for p in paths],
+                       properties=properties, viewer=viewer, hands=hands)
 
     @property
     def missing_board_sizes(self) -> list[str]:
@@ -470,6 +474,13 @@ def relaxed_gc() -> Iterator[None]:
         _relaxed_depth -= 1
         if _relaxed_depth == 0 and _relaxed_froze:
             _relaxed_froze = False
+            # what the replay made goes to the oldest generation with what
+            # was frozen (freeze then unfreeze moves every tracked object
+            # there without a scan): restoring the threshold would otherwise
+            # start a young collection of the whole replay's objects at the
+            # next allocation (a tenth of the TLD chain's time); the cyclic
+            # garbage among them goes at the next full collection
+            gc.freeze()
             gc.unfreeze()
             _untouched_freeze[0] = gc.get_freeze_count()
         gc.set_threshold(*threshold)

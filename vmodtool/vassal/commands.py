@@ -25,6 +25,8 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Iterator, Sequence
+from itertools import compress
+from operator import not_
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from vmodtool.errors import FormatError
@@ -1092,7 +1094,10 @@ class Redactor:
         # (which get "player-N" labels only when the roster does not name them)
         movers = []
         silent = _NO_PLAYER_ID
-        for cmd in leaf_commands(node):
+        commands = leaf_commands(node)
+        # the leaves of a kind without a player id left out in C (most of a
+        # saved state's: its AddPieces), before the loop looks at the rest
+        for cmd in compress(commands, map(not_, map(silent.__contains__, map(type, commands)))):
             inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
             if type(inner) in silent:
                 continue

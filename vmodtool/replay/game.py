@@ -445,8 +445,9 @@ _relaxed_depth = 0
 #: the program had frozen some itself: gc.unfreeze() would thaw those too)
 _relaxed_froze = False
 #: the frozen objects no program froze: Python 3.12+ starts with some
-#: (375 on 3.12.1), earlier versions with none; more than these means the
-#: program froze objects itself, and relaxed_gc leaves the freeze alone
+#: (375 on 3.12.1, and as many come back after an unfreeze), earlier
+#: versions with none; more than these means the program froze objects
+#: itself, and relaxed_gc leaves the freeze alone
 _untouched_freeze = [gc.get_freeze_count()]
 
 
@@ -482,7 +483,6 @@ def relaxed_gc() -> Iterator[None]:
             # garbage among them goes at the next full collection
             gc.freeze()
             gc.unfreeze()
-            _untouched_freeze[0] = gc.get_freeze_count()
         gc.set_threshold(*threshold)
 
 

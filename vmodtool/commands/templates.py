@@ -1,58 +1,53 @@
 """``vmodtool templates``: the bundled counter templates, listed, and one
-previewed as a contact sheet (on a scenario's counters, or on a small
-built-in sample)."""
+previewed as a contact sheet (on a scenario's counters, or on the modern
+tactical example's)."""
 
 from __future__ import annotations
 
 import click
 
-from vmodtool.commands import REPLACED, Command, Group, check_output, output_option
+from vmodtool.commands import REPLACED, BadInput, Command, check_output, output_option
 
-__all__ = ["templates_group", "COMMANDS"]
+__all__ = ["templates_command", "COMMANDS"]
 
 
-@click.group("templates", cls=Group, invoke_without_command=True)
-@click.pass_context
-def templates_group(ctx: click.Context) -> None:
+@click.command("templates", cls=Command)
+@click.argument("action", required=False, metavar="[show")
+@click.argument("template", required=False, metavar="TEMPLATE]")
+@click.option("--scenario", "scenario", type=click.Path(exists=True, dir_okay=False, path_type=str),
+              help="Preview on this scenario's counters (default: the modern tactical example's).")
+@output_option(f"PNG file the preview is written to ({REPLACED}).")
+@click.option("--px", type=click.IntRange(24, 400), default=96, show_default=True,
+              help="Edge of each counter in the preview, in pixels.")
+@click.option("--cols", type=click.IntRange(1, 40), default=10, show_default=True, help="Counters a row.")
+def templates_command(action: str | None, template: str | None, scenario: str | None, output: str | None,
+                      px: int, cols: int) -> None:
     """List the counter templates and preview one.
 
-    Without a subcommand: the bundled templates, one a line (name and
-    description).  A scenario chooses one with styles.counter.template.
+    Without arguments: the bundled templates, one a line (name and
+    description); a scenario chooses one with styles.counter.template.
+    "show TEMPLATE -o FILE.png" draws TEMPLATE (a bundled name or a template
+    file) on every counter of a scenario, each unit's faces side by side.
 
     \b
     Examples:
       vmodtool templates
-      vmodtool templates show silhouette -o preview.png
-      vmodtool templates show combat-commander --scenario examples/combat-commander/scenario.yaml -o cc.png
+      vmodtool templates show silhouette --scenario examples/modern-tactical/scenario.yaml -o preview.png
     """
-    if ctx.invoked_subcommand is None:
-        ctx.invoke(list_command)
+    if action is None:
+        from vmodtool.scenario.templates import bundled_templates, load_template
 
-
-@templates_group.command("list", cls=Command)
-def list_command() -> None:
-    """The bundled counter templates, one a line."""
-    from vmodtool.scenario.templates import bundled_templates, load_template
-
-    for name, path in bundled_templates().items():
-        click.echo(f"{name:<18} {load_template(path).description}")
-
-
-@templates_group.command("show", cls=Command)
-@click.argument("template")
-@click.option("--scenario", "scenario", type=click.Path(exists=True, dir_okay=False, path_type=str),
-              help="Draw this scenario's counters (default: the modern tactical example's kinds).")
-@output_option(f"PNG file to write ({REPLACED}).", required=True)
-@click.option("--px", type=click.IntRange(24, 400), default=96, show_default=True,
-              help="Edge of each counter in the preview, in pixels.")
-@click.option("--cols", type=click.IntRange(1, 40), default=10, show_default=True, help="Counters a row.")
-def show_command(template: str, scenario: str | None, output: str, px: int, cols: int) -> None:
-    """Preview TEMPLATE (a bundled name or a template file) as a contact
-    sheet of every counter of a scenario, each unit's faces side by side."""
+        for name, path in bundled_templates().items():
+            click.echo(f"{name:<18} {load_template(path).description}")
+        return
+    if action != "show" or template is None:
+        raise BadInput("write `vmodtool templates` to list them or `vmodtool templates show NAME -o FILE.png`")
+    if output is None:
+        raise BadInput("give the preview's file with -o FILE.png")
     from vmodtool.render.templates_preview import preview_template
 
     check_output(output, scenario, suffixes=(".png",), what="a PNG image")
     click.echo(f"{output}: {preview_template(template, scenario, output, px=px, cols=cols)}")
 
 
-COMMANDS = (templates_group,)
+COMMANDS = (templates_command,)

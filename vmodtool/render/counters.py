@@ -584,6 +584,15 @@ def _label_lines(face: FaceSpec) -> tuple[tuple[str, ...], float]:
     return _wrap_lines(label, face.label_font, size, 0.9, 2, face.where, "label")
 
 
+@lru_cache(maxsize=4096)
+def _lines_font(lines: tuple[str, ...], font: str, frac: float, max_w: float, px: int) -> ImageFont.FreeTypeFont:
+    """The font at ``frac`` of ``px``, a pixel smaller while hinting makes a line wider than ``max_w``."""
+    f = fonts.load_font(font, max(4, round(frac * px)))
+    while f.size > 4 and max(f.getlength(ln) for ln in lines) > max_w * px:
+        f = fonts.load_font(font, f.size - 1)
+    return f
+
+
 def _label_staff(face: FaceSpec, top_used: bool) -> bool:
     """The designation hangs beside an HQ's staff (one line)."""
     return bool(face.nato is not None and face.nato[3] and top_used and not face.art and face.image is None)
@@ -717,9 +726,7 @@ def _layout_texts(face: FaceSpec, px: int) -> list[_Text]:
             out.append(_Text(face.label, f, x0 * S, g["label_y"] * S, "l", face.ink))
         else:
             lines, frac = _label_lines(face)
-            font = fonts.load_font(face.label_font, max(4, round(frac * S)))
-            while font.size > 4 and max(font.getlength(ln) for ln in lines) > 0.9 * S:   # hinting
-                font = fonts.load_font(face.label_font, font.size - 1)
+            font = _lines_font(lines, face.label_font, frac, 0.9, S)
             lh = frac * 1.18
             for i, line in enumerate(lines):
                 y = g["label_y"] - lh * (len(lines) - 1) / 2 + i * lh

@@ -654,7 +654,10 @@ def _geometry(face: FaceSpec) -> dict[str, Any]:
         g["frame_cy"] = lower - 0.31 * fw
     # the art box: the template's, kept clear of the rows and the designation
     ax0, ay0, ax1, ay1 = t.art_box
-    g["art_box"] = (ax0, max(ay0, upper + (0.09 if t.size_mark and mark > 0.05 else 0.0)), ax1, min(ay1, lower))
+    if face.image is not None:       # the designer's image takes the whole band between the texts
+        ay0, ay1 = upper, lower
+    reserve = 0.09 if t.size_mark and mark > 0.05 and face.art and face.image is None else 0.0
+    g["art_box"] = (ax0, max(ay0, upper + reserve), ax1, min(ay1, lower))
     return g
 
 

@@ -37,7 +37,7 @@ REQUIRED = [
 ]
 
 #: the source files and folders a wheel is built from
-_SOURCE = ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "vmodtool", "templates", "counters")
+_SOURCE = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "CHANGELOG.md", "vmodtool", "templates", "counters")
 
 
 @pytest.fixture(scope="module")

@@ -54,6 +54,14 @@ from vmodtool.fileio import atomic_write
 from vmodtool.render import fonts
 from vmodtool.render.nato import NatoError, check_nato, render_symbol
 from vmodtool.render.png import encode_png
+from vmodtool.scenario.templates import (
+    CounterTemplate,
+    TemplateError,
+    TemplateRef,
+    load_template,
+    template_file,
+    template_refs,
+)
 
 __all__ = [
     "RENDERER_VERSION", "MIN_TEXT_SCALE", "CounterError", "CounterTextError", "CounterStyle",
@@ -63,10 +71,10 @@ __all__ = [
 ]
 
 #: bump when a change alters pixels: it invalidates every cache entry
-RENDERER_VERSION = "2"
+RENDERER_VERSION = "3"
 _PIL_VERSION = PIL.__version__
 #: the modules whose code decides a counter's bytes
-_RENDERER_SOURCES = ("counters.py", "nato.py", "png.py", "fonts.py")
+_RENDERER_SOURCES = ("counters.py", "nato.py", "png.py", "fonts.py", "art.py")
 
 
 @lru_cache(maxsize=1)
@@ -147,11 +155,12 @@ class CounterStyle:
     marker_counts: Mapping[str, int] = field(default_factory=dict)
     chits: bool = True                  # print formation activation chits
     reduced_states: tuple[str, ...] = ("reduced", "broken", "depleted", "damaged", "exhausted")
+    template: TemplateRef = TemplateRef()   # which counter template (templates/), per side and unit type
 
 
 _STYLE_KEYS = {"size", "vassal_px", "vassal_dpi", "font", "label_font", "border", "reduced_lighten",
                "reduced_mark", "pips", "formations", "marker_counts", "chits",
-               "reduced_states"}
+               "reduced_states", "template"}
 
 
 def counter_style(scenario: Any) -> CounterStyle:
@@ -198,6 +207,7 @@ def counter_style(scenario: Any) -> CounterStyle:
             chits=bool(raw.get("chits", True)),
             reduced_states=tuple(str(v).lower() for v in raw.get(
                 "reduced_states", CounterStyle.reduced_states)),
+            template=template_refs(raw.get("template")),
         )
     except CounterError as exc:
         raise exc.located(file=scenario.path) from None
@@ -244,6 +254,13 @@ class FaceSpec:
     font: str = "bold"
     label_font: str = "condensed-bold"
     border: RGB = (40, 40, 40)
+    template: CounterTemplate = CounterTemplate("nato")   # the regions and their sizes
+    art: str | None = None                # art of counters/art.yaml instead of the NATO symbol
+    #: the face's own image: (file, sha256 of its bytes, fit, crop, position, box)
+    image: tuple[str, str, str, tuple[int, int, int, int] | None, tuple[float, float], str] | None = None
+
+
+_DEFAULT_TEMPLATE = CounterTemplate("nato")
 
 
 @dataclass(frozen=True)
@@ -284,14 +301,54 @@ def _steps_of(utype: Any) -> tuple[list[Any], int]:
     return values, max(int(utype.steps or 1), len(values))
 
 
+def _template(scenario: Any, ref: str, cache: dict[str, CounterTemplate]) -> CounterTemplate:
+    """The template ``ref`` names (bundled name or path in the scenario's folder)."""
+    if ref not in cache:
+        folder = Path(scenario.path).parent if scenario.path is not None else None
+        found = template_file(ref, folder)
+        if found is None:
+            raise CounterError(f"styles.counter.template: unknown counter template {ref!r}",
+                               file=scenario.path)
+        try:
+            cache[ref] = load_template(found)
+        except TemplateError as exc:
+            raise CounterError(str(exc)) from None
+    return cache[ref]
+
+
+@lru_cache(maxsize=256)
+def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _image_ref(face: Any, where: str) -> tuple[str, str, str, tuple[int, int, int, int] | None,
+                                                 tuple[float, float], str] | None:
+    spec = getattr(face, "image_spec", None)
+    if spec is None:
+        return None
+    try:
+        st = os.stat(spec.path)
+        digest = _file_digest(os.fspath(spec.path), st.st_mtime_ns, st.st_size)
+    except OSError as exc:
+        raise CounterError(f"{where}: the face image cannot be read ({exc.strerror})",
+                           file=spec.path) from None
+    return (os.fspath(spec.path), digest, spec.fit, spec.crop, spec.position, spec.box)
+
+
 def _unit_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:
     out: list[CounterSpec] = []
+    templates: dict[str, CounterTemplate] = {}
     for counter in scenario.counters:
         utype = scenario.unit_types[counter.type]
         side = scenario.game.side(counter.side)
-        fill = _colour(side.fill, f"side {side.id} fill")
-        ink = _colour(side.ink, f"side {side.id} ink")
-        stripe = _colour(side.stripe, f"side {side.id} stripe") if side.stripe else None
+        tpl = _template(scenario, style.template.for_unit(utype.id, side.id), templates)
+        own = tpl.side_style(side.id)
+        fill = _colour(own.get("fill", side.fill), f"side {side.id} fill")
+        ink = _colour(own.get("ink", side.ink), f"side {side.id} ink")
+        stripe_text = own.get("stripe", side.stripe)
+        stripe = _colour(stripe_text, f"side {side.id} stripe") if stripe_text else None
+        face_font = own.get("font") or tpl.font or style.font
+        label_font = own.get("label_font") or tpl.label_font or style.label_font
         fstyle = style.formations.get(counter.formation or "", {})
         fstripe = _colour(fstyle["stripe"], f"styles.counter.formations.{counter.formation}.stripe") \
             if fstyle.get("stripe") else None
@@ -310,6 +367,9 @@ def _unit_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:
             except NatoError as exc:
                 raise exc.located(file=scenario.path) from None
             nato = (n.symbol, n.size, tuple(n.modifiers), bool(n.hq))
+        art = tpl.art_for(utype.id, nato[0] if nato else None, nato[1] if nato else None, utype.tags)
+        position = getattr(utype, "position", None)
+        located = str(position) if position is not None and position.line else scenario.path
         step_values, steps = _steps_of(utype)
         faces = []
         for index, face in enumerate(utype.faces):
@@ -318,7 +378,7 @@ def _unit_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:
                 regions = tuple((r, _format_region(fmt, face.factors, where, r))
                                 for r, fmt in layout.items() if r in REGIONS)
             except CounterError as exc:
-                raise exc.located(file=scenario.path) from None
+                raise exc.located(file=located) from None
             step_value = face.state.get("step") if face.state else None
             lighter = index > 0
             reduced = (step_value is not None and step_values.index(step_value) > 0) or \
@@ -337,7 +397,8 @@ def _unit_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:
                 label=counter.label, formation_text=str(ftext) if ftext else None,
                 reduced=reduced, reduced_mark=style.reduced_mark, pips=pips,
                 command_range=str(cr) if cr is not None and not uses_cr and nato and nato[3] else None,
-                font=style.font, label_font=style.label_font, border=style.border)))
+                font=face_font, label_font=label_font, border=style.border, template=tpl, art=art,
+                image=_image_ref(face, where))))
         out.append(CounterSpec(counter.id, "unit", tuple(faces), 1))
     return out
 
@@ -390,12 +451,14 @@ def counter_specs(scenario: Any, style: CounterStyle | None = None) -> list[Coun
     style = style or counter_style(scenario)
     specs = _unit_specs(scenario, style) + _marker_specs(scenario, style)
     # fail early on text that cannot fit (decided at a fixed reference size)
+    lines = {c.id: getattr(scenario.unit_types[c.type], "position", None) for c in scenario.counters}
     for spec in specs:
         for _name, face in spec.faces:
             try:
                 _layout_texts(face, _FIT_REFERENCE_PX)
             except CounterError as exc:
-                raise exc.located(file=scenario.path) from None
+                pos = lines.get(spec.id)
+                raise exc.located(file=str(pos) if pos is not None and pos.line else scenario.path) from None
     return specs
 
 
@@ -493,14 +556,7 @@ class _Text:
     y: float            # the vertical centre of the capitals
     anchor: str         # l | m | r
     colour: RGB
-
-
-_ROW_FRACS = {
-    # style: (top row font, bottom row font, side font)
-    "operational": (0.17, 0.25, 0.15),
-    "tactical": (0.18, 0.2, 0.15),
-    "free": (0.17, 0.2, 0.15),
-}
+    boxed: bool = False  # drawn in a box of the ink colour (the template's corners: boxed)
 
 
 def _row_widths(present: Sequence[str], left: str, mid: str, right: str) -> dict[str, float]:
@@ -512,26 +568,96 @@ def _row_widths(present: Sequence[str], left: str, mid: str, right: str) -> dict
     return {left: 0.44, right: 0.44}
 
 
+_CAP = 0.729                 # DejaVu's cap height, a fraction of the font size
+
+
+def _label_lines(face: FaceSpec) -> tuple[tuple[str, ...], float]:
+    """The designation's lines (one, else two) and size: at most the
+    template's label size, shrunk to fit, never below 60 % of it."""
+    label = face.label or ""
+    size = face.template.label_size
+    try:
+        return (label,), size * _fit_scale(label, face.label_font, size, 0.9, face.where, "label")
+    except CounterTextError:
+        if len(label.split()) < 2:
+            raise
+    return _wrap_lines(label, face.label_font, size, 0.9, 2, face.where, "label")
+
+
+@lru_cache(maxsize=4096)
+def _lines_font(lines: tuple[str, ...], font: str, frac: float, max_w: float, px: int) -> ImageFont.FreeTypeFont:
+    """The font at ``frac`` of ``px``, a pixel smaller while hinting makes a line wider than ``max_w``."""
+    f = fonts.load_font(font, max(4, round(frac * px)))
+    while f.size > 4 and max(f.getlength(ln) for ln in lines) > max_w * px:
+        f = fonts.load_font(font, f.size - 1)
+    return f
+
+
+def _label_staff(face: FaceSpec, top_used: bool) -> bool:
+    """The designation hangs beside an HQ's staff (one line)."""
+    return bool(face.nato is not None and face.nato[3] and top_used and not face.art and face.image is None)
+
+
+def _row_sizes(face: FaceSpec) -> tuple[float, float, float]:
+    """Font sizes (fractions of the edge) of the top row, bottom row and the
+    side texts, from the face's template and layout style."""
+    t = face.template
+    if face.layout_style == "operational":
+        return min(t.top, 0.17), t.operational_bottom, t.side
+    return t.top, t.bottom, t.side
+
+
 def _geometry(face: FaceSpec) -> dict[str, Any]:
-    """Positions as fractions of the edge (independent of pixel size)."""
+    """Positions as fractions of the edge (independent of pixel size),
+    worked out from the template's sizes so that the rows, the size mark,
+    the symbol (or art) and the designation never overlap: the symbol's
+    size mark sits below the top row, the designation between the symbol
+    and the bottom row (or above the symbol when no top row is used)."""
+    t = face.template
     regions = dict(face.regions)
     top_used = any(r in regions for r in ("top_left", "top", "top_right"))
     bottom_used = any(r in regions for r in ("bottom_left", "bottom", "bottom_right"))
-    top_off = 0.07 if face.stripe else 0.0
+    top_f, bottom_f, _side = _row_sizes(face)
+    top_off = t.stripe if face.stripe else 0.0
     g: dict[str, Any] = {"top_off": top_off, "top_used": top_used, "bottom_used": bottom_used}
     g["top_y"] = top_off + 0.135
-    g["bottom_y"] = 0.845 if face.reduced else 0.855
-    # the symbol: frame centred between the rows
-    if top_used and face.label:
-        g["frame_w"], g["frame_cy"], g["label_y"] = 0.40, top_off * 0.4 + 0.45, 0.668
-    elif top_used:
-        g["frame_w"], g["frame_cy"], g["label_y"] = 0.5, top_off * 0.5 + 0.52, None
+    g["bottom_y"] = 0.855 - (0.01 if face.reduced else 0.0)
+    lab = 0.0
+    if face.label:
+        if _label_staff(face, top_used):
+            lab = t.label_size * _CAP
+        else:
+            lines, frac = _label_lines(face)
+            lab = frac * _CAP + (len(lines) - 1) * frac * 1.18
+    upper = (g["top_y"] + top_f * _CAP / 2 + 0.025) if top_used else top_off + 0.03
+    lower = (g["bottom_y"] - bottom_f * _CAP / 2 - 0.045) if bottom_used else 0.95 - (t.reduced if face.reduced else 0)
+    if face.label and top_used:
+        g["label_y"] = lower - lab / 2
+        lower -= lab + 0.035
+    elif face.label:
+        g["label_y"] = upper + lab / 2
+        upper += lab + 0.035
     else:
-        g["frame_w"], g["frame_cy"], g["label_y"] = 0.5, top_off * 0.6 + 0.49, top_off + 0.12
-    if not bottom_used:
-        g["frame_cy"] += 0.06
-        if g["label_y"] and g["label_y"] > 0.5:
-            g["label_y"] += 0.12
+        g["label_y"] = None
+    g["upper"], g["lower"] = upper, lower
+    # the NATO symbol: a band for the size mark above a 0.62 × wide frame
+    avail = max(0.1, lower - upper)
+    mark = 0.27 if face.nato and face.nato[1] and face.nato[1] != "none" else 0.05
+    staff = 0.3 if face.nato and face.nato[3] else 0.0
+    fw = min(0.5, avail / (0.62 + mark + 0.1), 0.8 / (1 + 0.1))
+    if face.label and not top_used:
+        fw = min(fw, 0.5)
+    g["frame_w"] = fw
+    content = (0.62 + mark) * fw
+    g["frame_cy"] = upper + (avail - content) / 2 + mark * fw + 0.31 * fw
+    if staff and face.label and top_used:
+        g["frame_cy"] = lower - 0.31 * fw
+    # the art box: the template's, kept clear of the rows and the designation
+    ax0, ay0, ax1, ay1 = t.art_box
+    if face.image is not None:       # the designer's image takes the whole band between the texts
+        ay0, ay1 = upper, lower
+    reserve = 0.09 if t.size_mark and mark > 0.05 and face.art and face.image is None else 0.0
+    g["art_box"] = (ax0, max(ay0, upper + reserve), ax1, min(ay1, lower))
     return g
 
 
@@ -572,8 +698,9 @@ def _layout_texts(face: FaceSpec, px: int) -> list[_Text]:
         return out
     regions = dict(face.regions)
     g = _geometry(face)
-    top_f, bottom_f, side_f = _ROW_FRACS.get(face.layout_style, _ROW_FRACS["tactical"])
-    m = 0.06
+    top_f, bottom_f, side_f = _row_sizes(face)
+    boxed = face.template.corners == "boxed"
+    m = 0.075 if boxed else 0.06
     for _row, (l_, mid, r_), y, frac in (
             ("top", ("top_left", "top", "top_right"), g["top_y"], top_f),
             ("bottom", ("bottom_left", "bottom", "bottom_right"), g["bottom_y"], bottom_f)):
@@ -583,9 +710,10 @@ def _layout_texts(face: FaceSpec, px: int) -> list[_Text]:
             text = regions[region]
             if not text.strip():
                 continue
-            f = _font_for(text, face.font, frac, widths[region], S, face.where, region)
+            f = _font_for(text, face.font, frac, widths[region] - (0.05 if boxed else 0), S, face.where,
+                          region)
             x, anchor = {l_: (m, "l"), mid: (0.5, "m"), r_: (1 - m, "r")}[region]
-            out.append(_Text(text, f, x * S, y * S, anchor, face.ink))
+            out.append(_Text(text, f, x * S, y * S, anchor, face.fill if boxed else face.ink, boxed))
     for region, x, anchor in (("left", m, "l"), ("right", 1 - m, "r")):
         if region in regions and regions[region].strip():
             f = _font_for(regions[region], face.font, side_f, 0.22, S, face.where, region)
@@ -594,14 +722,18 @@ def _layout_texts(face: FaceSpec, px: int) -> list[_Text]:
         f = _font_for(regions["centre"], face.font, 0.22, 0.8, S, face.where, "centre")
         out.append(_Text(regions["centre"], f, 0.5 * S, g["frame_cy"] * S, "m", face.ink))
     if face.label and g["label_y"] is not None:
-        staff = face.nato is not None and face.nato[3] and g["label_y"] > 0.5
-        if staff:      # beside the HQ staff, like a flag
+        if _label_staff(face, g["top_used"]):      # beside the HQ staff, like a flag
             x0 = 0.5 - g["frame_w"] / 2 + 0.045
-            f = _font_for(face.label, face.label_font, 0.125, 0.96 - x0, S, face.where, "label")
+            f = _font_for(face.label, face.label_font, face.template.label_size, 0.96 - x0, S, face.where,
+                          "label")
             out.append(_Text(face.label, f, x0 * S, g["label_y"] * S, "l", face.ink))
         else:
-            f = _font_for(face.label, face.label_font, 0.125, 0.9, S, face.where, "label")
-            out.append(_Text(face.label, f, 0.5 * S, g["label_y"] * S, "m", face.ink))
+            lines, frac = _label_lines(face)
+            font = _lines_font(lines, face.label_font, frac, 0.9, S)
+            lh = frac * 1.18
+            for i, line in enumerate(lines):
+                y = g["label_y"] - lh * (len(lines) - 1) / 2 + i * lh
+                out.append(_Text(line, font, 0.5 * S, y * S, "m", face.ink))
     if face.formation_text:
         f = _font_for(face.formation_text, face.label_font, 0.1, 0.2, S, face.where, "formation")
         out.append(_Text(face.formation_text, f, (1 - m) * S, (g["frame_cy"] - 0.1) * S, "r",
@@ -637,13 +769,51 @@ def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str) -> tuple[Im
     return mask, left, top
 
 
-def _draw_text(img: Image.Image, t: _Text) -> None:
+def _draw_text(img: Image.Image, t: _Text, box_colour: RGB | None = None) -> None:
     size = t.font.size
     cap = size * 0.729                                  # DejaVu cap height
     baseline = t.y + cap / 2
     mask, left, top = _text_mask(t.text, t.font, t.anchor + "s")
     x, y = round(t.x) + left, round(baseline) + top
+    if t.boxed and box_colour is not None:
+        pad = max(1, round(size * 0.18))
+        ImageDraw.Draw(img).rectangle((x - pad, round(baseline - cap) - pad, x + mask.width + pad - 1,
+                                       round(baseline) + pad - 1), fill=box_colour)
     img.paste(t.colour, (x, y, x + mask.width, y + mask.height), mask)
+
+
+@lru_cache(maxsize=64)
+def _source_image(path: str, digest: str) -> Image.Image:
+    """A face image file, decoded once per process (``digest``: its bytes'
+    sha256, so an edited file is read again)."""
+    try:
+        with Image.open(path) as im:
+            rgba: Image.Image = im.convert("RGBA")
+            return rgba
+    except (OSError, ValueError) as exc:
+        raise CounterError(f"the face image cannot be read ({exc})", file=path) from None
+
+
+@lru_cache(maxsize=512)
+def _fitted_image(image: tuple[str, str, str, tuple[int, int, int, int] | None, tuple[float, float], str],
+                  w: int, h: int) -> tuple[Image.Image, int, int]:
+    """The face image cropped and fitted into a ``w`` × ``h`` box, and its
+    offset in the box."""
+    path, digest, fit, crop, (px, py), _box = image
+    src = _source_image(path, digest)
+    if crop is not None:
+        x, y, cw, ch = crop
+        src = src.crop((x, y, x + cw, y + ch))
+    sw, sh = src.size
+    if fit == "stretch":
+        return src.resize((w, h), Image.Resampling.LANCZOS), 0, 0
+    scale = (max if fit == "cover" else min)(w / sw, h / sh)
+    nw, nh = max(1, round(sw * scale)), max(1, round(sh * scale))
+    scaled = src.resize((nw, nh), Image.Resampling.LANCZOS)
+    if fit == "cover":
+        left, top = round((nw - w) * px), round((nh - h) * py)
+        return scaled.crop((left, top, left + w, top + h)), 0, 0
+    return scaled, round((w - nw) * px), round((h - nh) * py)
 
 
 def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
@@ -655,16 +825,36 @@ def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
     img = Image.new("RGB", (S, S), face.fill)
     draw = ImageDraw.Draw(img)
     g = _geometry(face) if face.kind == "unit" else {}
+    t = face.template
+    if face.image is not None and face.image[5] == "face":
+        pic, ox, oy = _fitted_image(face.image, S, S)
+        img.paste(pic, (ox, oy), pic)
     if face.stripe:
-        draw.rectangle((0, 0, S - 1, round(0.07 * S) - 1), fill=face.stripe)
+        draw.rectangle((0, 0, S - 1, round(t.stripe * S) - 1), fill=face.stripe)
     if face.formation_stripe:
-        draw.rectangle((0, 0, round(0.055 * S) - 1, S - 1), fill=face.formation_stripe)
+        draw.rectangle((0, 0, round(t.formation * S) - 1, S - 1), fill=face.formation_stripe)
     if face.reduced:
-        draw.rectangle((0, S - round(0.05 * S), S - 1, S - 1), fill=face.reduced_mark)
+        draw.rectangle((0, S - round(t.reduced * S), S - 1, S - 1), fill=face.reduced_mark)
     texts = _layout_texts(face, S)
     if face.kind == "unit":
         regions = dict(face.regions)
-        if face.nato and "centre" not in regions:
+        ax0, ay0, ax1, ay1 = (round(v * S) for v in g["art_box"])
+        if face.image is not None and face.image[5] == "art" and "centre" not in regions:
+            pic, ox, oy = _fitted_image(face.image, max(1, ax1 - ax0), max(1, ay1 - ay0))
+            img.paste(pic, (ax0 + ox, ay0 + oy), pic)
+        elif face.art and "centre" not in regions:
+            from vmodtool.render.art import render_art
+
+            pic, ox, oy = render_art(face.art, ax1 - ax0, ay1 - ay0, face.ink, face.fill)
+            img.paste(pic, (ax0 + ox, ay0 + oy), pic)
+            if t.size_mark and face.nato and face.nato[1] and face.nato[1] != "none":
+                fw = max(6, round(0.4 * S))
+                mark = render_symbol("none", size=face.nato[1], frame_w=fw, ink=face.ink, line=max(1.0, S / 70),
+                                     frame=False, where=face.where)
+                mx0, my0, mx1, _my1 = mark.frame
+                img.paste(mark.image, (round(S / 2 - (mx0 + mx1) / 2), ay0 - my0 + round(0.005 * S)),
+                          mark.image)
+        elif face.nato and "centre" not in regions:
             symbol, size, mods, hq = face.nato
             fw = max(6, round(g["frame_w"] * S))
             sym = render_symbol(symbol, size=size, modifiers=mods, hq=hq, frame_w=fw, ink=face.ink,
@@ -676,7 +866,7 @@ def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
             img.paste(sym.image, (ox, oy), sym.image)
         if face.pips[1] > 1:
             n_left, total = face.pips
-            d = max(3, round(0.065 * S))
+            d = max(3, round(t.pip_size * S))
             gap = d * 1.45
             x = round((0.085 if not face.formation_stripe else 0.1) * S - d / 2)
             if "left" in regions:
@@ -693,8 +883,8 @@ def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
             img.paste(ring, (x, y), ring)
             f = fonts.load_font(face.font, max(4, round(d * 0.58)))
             _draw_text(img, _Text(face.command_range, f, x + d / 2, y + d / 2, "m", face.ink))
-    for t in texts:
-        _draw_text(img, t)
+    for text in texts:
+        _draw_text(img, text, face.ink)
     if border:
         w = max(1, round(S / 90))
         draw.rectangle((0, 0, S - 1, S - 1), outline=face.border, width=w)

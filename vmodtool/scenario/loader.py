@@ -309,6 +309,7 @@ class _Builder:
         rules = self.build_rules()
         plugin_paths = self.build_plugin_paths()
         self.check_styles()
+        self.check_templates()
         decks = LC.build_decks(self, self.sides, [b.id for b in self.boxes] + list(hex_map.zones))
         hands = LC.build_hands(self, self.sides, {s.id: s.name for s in game.sides},
                                taken=(hex_map.name, OFF_MAP_NAME))
@@ -736,9 +737,10 @@ class _Builder:
                                  "give its factors (e.g. factors: {attack: 4, defense: 3, move: 6})")
                 elif factors == {}:
                     self.err(fp + ("factors",), f"face {name!r} of unit type {tid!r} has an empty factor list")
+                image_spec = self.face_image(fp + ("image",))
                 faces.append(M.Face(name or f"face{len(faces) + 1}",
                                     self.get(fp + ("state",), dict, {}), factors or {},
-                                    self.text(fp + ("image",))))
+                                    str(image_spec.path) if image_spec else None, image_spec))
             if not faces:
                 self.err(tp + ("faces",), f"unit type {tid!r} needs at least one face")
             self.unique(((fp + ("name",), self.text(fp + ("name",)) or "") for fp, _ in self.list_of(tp + ("faces",))
@@ -767,8 +769,80 @@ class _Builder:
                 steps = 1
             out[str(tid)] = M.UnitType(str(tid), self.text(tp + ("name",), str(tid)) or str(tid),
                                        tuple(faces), tags, self.text(tp + ("movement_class",)),
-                                       nato, layout, steps, serves)
+                                       nato, layout, steps, serves, self.pos(tp))
         return out
+
+    def face_image(self, path: Path) -> M.FaceImage | None:
+        """``faces[].image``: a file name, or ``{file, fit, crop, position,
+        box}``; the file must be inside the scenario's folder and an image
+        Pillow can read (checked here, so that check-scenario reports it)."""
+        raw = self.get(path)
+        if raw is None:
+            return None
+        opts: Mapping[str, Any] = raw if isinstance(raw, dict) else {"file": raw}
+        name = opts.get("file")
+        fpath = path + ("file",) if isinstance(raw, dict) else path
+        if not isinstance(name, str) or not name:
+            return None                       # the schema says what is expected
+        found = self.local_file(fpath, name, "face image")
+        if found is None:
+            return None
+        from PIL import Image, UnidentifiedImageError
+
+        try:
+            with Image.open(found) as im:
+                width, height = im.size
+                im.verify()
+        except (OSError, UnidentifiedImageError, ValueError, SyntaxError) as exc:
+            self.err(fpath, f"the face image {name!r} is not an image vmodtool can read ({exc})")
+            return None
+        crop = opts.get("crop")
+        box: tuple[int, int, int, int] | None = None
+        if isinstance(crop, list) and len(crop) == 4 and all(isinstance(v, int) for v in crop):
+            x, y, w, h = crop
+            if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > width or y + h > height:
+                self.err(path + ("crop",), f"the crop [{x}, {y}, {w}, {h}] (x, y, width, height) must lie "
+                                           f"inside the image, which is {width}x{height} pixels")
+            else:
+                box = (x, y, w, h)
+        position = opts.get("position", [0.5, 0.5])
+        pos = (float(position[0]), float(position[1])) if isinstance(position, list) and len(position) == 2 \
+            else (0.5, 0.5)
+        return M.FaceImage(found, str(opts.get("fit", "contain")), box, pos, str(opts.get("box", "art")))
+
+    def check_templates(self) -> None:
+        """``styles.counter.template``: every name is a bundled template or
+        a template file in the scenario's folder that is a valid template."""
+        from vmodtool.scenario.templates import TemplateError, bundled_templates, load_template, template_file
+
+        tp = ("styles", "counter", "template")
+        raw = self.get(tp)
+        if raw is None:
+            return
+        refs: list[tuple[Path, Any]] = []
+        if isinstance(raw, str):
+            refs.append((tp, raw))
+        elif isinstance(raw, dict):
+            if "default" in raw:
+                refs.append((tp + ("default",), raw["default"]))
+            for part, known, what in (("sides", list(self.sides), "side"),
+                                      ("unit_types", list(self.unit_types), "unit type")):
+                self._style_keys(tp + (part,), known, what)
+                for key, value in (raw.get(part) or {}).items():
+                    refs.append((tp + (part, key), value))
+        for rp, ref in refs:
+            if not isinstance(ref, str):
+                continue
+            found = template_file(ref, self.folder)
+            if found is None:
+                names = ", ".join(bundled_templates())
+                self.err(rp, f"unknown counter template {ref!r}: name a bundled template ({names}) "
+                             "or a template file (.yaml) in the scenario's folder")
+                continue
+            try:
+                load_template(found)
+            except TemplateError as exc:
+                self.err(rp, f"the counter template {ref!r} cannot be used: {exc}")
 
     def check_layout(self, path: Path, layout: str, faces: Sequence[M.Face]) -> None:
         names: set[str] = set()

@@ -195,6 +195,23 @@ class NatoSpec:
 
 
 @dataclass(frozen=True)
+class FaceImage:
+    """A designer's own image for a face (``faces[].image``): the file (in
+    the scenario's folder, checked to exist and to be a readable image), how
+    it fills its box (``fit``: contain, cover or stretch), the part of the
+    file used (``crop``: x, y, width, height in the file's pixels), where it
+    sits when it does not fill the box (``position``: fractions, 0.5 0.5 =
+    centred) and which box it fills (``box``: face, or art = the template's
+    symbol/art box)."""
+
+    path: Path
+    fit: str = "contain"
+    crop: tuple[int, int, int, int] | None = None
+    position: tuple[float, float] = (0.5, 0.5)
+    box: str = "art"
+
+
+@dataclass(frozen=True)
 class Face:
     """One printed side (or layer level) of a counter: its state values and
     factors."""
@@ -203,6 +220,8 @@ class Face:
     state: Mapping[str, Any] = field(default_factory=dict)
     factors: Mapping[str, Any] = field(default_factory=dict)
     image: str | None = None
+    #: the image resolved and checked (None without one)
+    image_spec: FaceImage | None = None
 
 
 @dataclass(frozen=True)
@@ -216,6 +235,8 @@ class UnitType:
     layout: str | None = None
     steps: int = 1
     serves: tuple[str, ...] = ()
+    #: where the unit type is defined (renderers' messages name its line)
+    position: Position | None = None
 
     def face(self, name: str) -> Face:
         for face in self.faces:

@@ -257,9 +257,14 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
         for label, (cx, cy) in geo.centres.items():
             for sx, sy in _NUMBER_SHIFTS:
                 anchor = (cx + sx * size, cy - 0.70 * half_y + sy * half_y)
+                if (sx or sy) and mgrid.grid.location_name(int(round(anchor[0])), int(round(anchor[1]))) != label:
+                    continue                  # a number stays in its own hex, as VASSAL names it
                 box = number_box(anchor, label)
                 if not index.blocked(box, frozenset({"bridge"})):
                     break
+            else:
+                anchor = (cx, cy - 0.70 * half_y)
+                box = number_box(anchor, label)
             numbers.append((label, anchor))
             index.add("number", label, box)
     dot_r = 0.026 * size + 0.008 * size

@@ -239,12 +239,12 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     half_y = (2.0 * abs(mgrid.grid.dx) / 3.0) if geo.sideways else size / 2.0
     # what may not move comes first: the hex numbers (they have priority),
     # the centre dots, the hexside features and the bridges (sized to stay
-    # clear of the numbers); then the objective markers and the place names
+    # clear of the numbers); then the place names and the objective markers
     # take the first free place; the texture symbols go round all of them
-    numbers: list[tuple[str, Point]] = []
+    numbers: list[tuple[str, Point, float]] = []
 
-    def number_box(at: Point, label: str) -> Box:
-        return canvas.text_box(at, label, size=0.15 * size, style="condensed", anchor="mm",
+    def number_box(at: Point, label: str, factor: float = 1.0) -> Box:
+        return canvas.text_box(at, label, size=0.15 * size * factor, style="condensed", anchor="mm",
                                halo_width=0.024 * size)
 
     defaults = BoxIndex(size)
@@ -255,25 +255,25 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     if opts.hex_numbers:
         # a number keeps its place unless a bridge (which cannot move) is there
         for label, (cx, cy) in geo.centres.items():
-            for sx, sy in _NUMBER_SHIFTS:
+            for sx, sy, factor in _NUMBER_SHIFTS:
                 anchor = (cx + sx * size, cy - 0.70 * half_y + sy * half_y)
                 if (sx or sy) and mgrid.grid.location_name(int(round(anchor[0])), int(round(anchor[1]))) != label:
                     continue                  # a number stays in its own hex, as VASSAL names it
-                box = number_box(anchor, label)
+                box = number_box(anchor, label, factor)
                 if not index.blocked(box, frozenset({"bridge"})):
                     break
             else:
-                anchor = (cx, cy - 0.70 * half_y)
+                anchor, factor = (cx, cy - 0.70 * half_y), 1.0
                 box = number_box(anchor, label)
-            numbers.append((label, anchor))
+            numbers.append((label, anchor, factor))
             index.add("number", label, box)
     dot_r = 0.026 * size + 0.008 * size
     if opts.centre_dots:
         for label, (cx, cy) in geo.centres.items():
             index.add("dot", label, (cx - dot_r, cy - dot_r, cx + dot_r, cy + dot_r))
-    objectives = _place_objectives(canvas, index, scenario, geo, size) if opts.objectives else []
     if opts.place_names:
         _place_labels(canvas, drawing, scenario, geo, size)
+    objectives = _place_objectives(canvas, index, scenario, geo, size) if opts.objectives else []
 
     _draw_frame(canvas, geo, (board_w, board_h), size)
     # hex fills and textures
@@ -313,12 +313,12 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
         if opts.centre_dots:
             canvas.circle((cx, cy), 0.026 * size, fill=INK, outline=lighten(fills[label], 0.6),
                           width=0.008 * size)
-    for label, anchor in numbers:
-        canvas.text(anchor, label, size=0.15 * size, fill=(52, 50, 46), style="condensed",
+    for label, anchor, factor in numbers:
+        canvas.text(anchor, label, size=0.15 * size * factor, fill=(52, 50, 46), style="condensed",
                     anchor="mm", halo=lighten(fills[label], 0.3), halo_width=0.024 * size)
         drawing.numbers[label] = (label, anchor)
-    for centre, vp in objectives:
-        _objective(canvas, centre, size, vp)
+    for centre, vp, marker_size in objectives:
+        _objective(canvas, centre, marker_size, vp)
     for placed in drawing.labels:
         canvas.text(placed.at, placed.text, size=placed.size, fill=INK, style="condensed-bold",
                     anchor=placed.anchor, halo=(252, 250, 242), halo_width=0.03 * size)
@@ -411,10 +411,12 @@ class _Features:
 #: half-lengths (hex sizes) a bridge over a hexside tries, longest first,
 #: until it is clear of every hex number
 _BRIDGE_HALF = (0.19, 0.16, 0.13, 0.11, 0.095, 0.08, 0.07, 0.06, 0.05)
-#: sideways shifts (hex sizes) a hex number tries when a bridge is in its place
-#: (in hex sizes, and in half-heights: 1.4 puts it at the foot of the hex)
-_NUMBER_SHIFTS = ((0.0, 0.0), (0.0, 0.2), (0.21, 0.0), (-0.21, 0.0), (0.0, 0.28), (0.0, 1.5), (0.2, 1.5),
-                  (-0.2, 1.5), (0.0, 1.2))
+#: where a hex number goes when a bridge is in its place: shifts across (hex
+#: sizes) and down (half-heights: 1.5 puts it at the foot of the hex), and
+#: a type size (first a hair higher and smaller, so it stays at the top)
+_NUMBER_SHIFTS = ((0.0, 0.0, 1.0), (0.0, -0.1, 0.85), (0.0, 0.2, 1.0), (0.21, 0.0, 1.0), (-0.21, 0.0, 1.0),
+                  (0.0, 0.28, 1.0), (0.0, -0.14, 0.75), (0.0, 1.5, 1.0), (0.2, 1.5, 1.0), (-0.2, 1.5, 1.0),
+                  (0.0, 1.2, 1.0))
 _BRIDGE_COLOUR = parse_colour(_FEATURE_COLOUR["bridge"])
 _CROSSING = ("road", "track", "railway")
 
@@ -582,35 +584,40 @@ def _draw_hexside_features(canvas: Canvas, features: _Features, size: float) -> 
 
 
 def _place_objectives(canvas: Canvas, index: BoxIndex, scenario: M.Scenario, geo: HexGeometry,
-                      size: float) -> list[tuple[Point, float | None]]:
+                      size: float) -> list[tuple[Point, float | None, float]]:
     """Each objective star (and its VP figure) at the first place beside
-    its hex centre that is clear of numbers, dots, bridges, rivers and
-    other markers."""
-    avoid = frozenset({"number", "dot", "bridge", "hexside", "objective", "vp"})
-    out: list[tuple[Point, float | None]] = []
-    spots = ((0.25, -0.19), (-0.3, -0.19), (0.25, 0.19), (-0.3, 0.19), (0.3, 0.0), (-0.36, 0.0),
-             (0.2, 0.32), (-0.26, 0.32), (0.0, 0.36), (0.34, -0.08), (-0.05, -0.33))
+    its hex centre that is clear of numbers, place names, dots, bridges,
+    rivers and other markers (else at least of the texts and bridges)."""
+    avoid = frozenset({"number", "label", "dot", "bridge", "hexside", "objective", "vp"})
+    out: list[tuple[Point, float | None, float]] = []
+    preferred = ((0.25, -0.19), (-0.3, -0.19), (0.25, 0.19), (-0.3, 0.19), (0.3, 0.0), (-0.36, 0.0),
+                 (0.2, 0.32), (-0.26, 0.32), (0.0, 0.36), (0.34, -0.08), (-0.05, -0.33))
+    # then anywhere in the hex, nearest the usual place first
+    grid = sorted(((a / 20, b / 20) for a in range(-8, 9) for b in range(-8, 9)),
+                  key=lambda p: (p[0] - 0.25) ** 2 + (p[1] + 0.19) ** 2)
+    spots = preferred + tuple(grid)
     for obj in scenario.map.objectives:
         cx, cy = geo.centres[obj.hex]
         first = None
-        for kinds in (avoid, _HARD):          # clear of everything, else at least of texts and bridges
+        # clear of everything, else at least of texts and bridges, else smaller
+        for kinds, factor in ((avoid, 1.0), (_HARD, 1.0), (_HARD, 0.8), (_HARD, 0.65), (_HARD, 0.5)):
             for a, b in spots:
                 centre = (cx + a * size, cy + b * size)
-                star_box, vp_box = _objective_boxes(canvas, centre, size, obj.vp)
+                star_box, vp_box = _objective_boxes(canvas, centre, size * factor, obj.vp)
                 whole = union([star_box] + ([vp_box] if vp_box else []))
                 if first is None:
-                    first = (centre, star_box, vp_box, False)
+                    first = (centre, star_box, vp_box, factor, False)
                 if not index.blocked(whole, kinds):
-                    first = (centre, star_box, vp_box, True)
+                    first = (centre, star_box, vp_box, factor, True)
                     break
-            if first is not None and first[3]:
+            if first is not None and first[4]:
                 break
         assert first is not None
-        centre, star_box, vp_box, _clear = first
+        centre, star_box, vp_box, factor, _clear = first
         index.add("objective", obj.hex, star_box)
         if vp_box is not None:
             index.add("vp", obj.hex, vp_box)
-        out.append((centre, obj.vp))
+        out.append((centre, obj.vp, size * factor))
     return out
 
 

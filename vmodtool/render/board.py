@@ -649,14 +649,19 @@ def _place_labels(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, g
                                halo_width=0.03 * size)
 
     for i, lab in enumerate(scenario.map.labels):
-        placed = place_text(lab.text, geo.centres[lab.hex], size, index, _LABEL_AVOID, measure, 0.15 * size,
-                            inside=board, sizes=(1.0, 0.85))
-        if not placed.clear or placed.text != lab.text:
-            # over a river line or a centre dot rather than smaller type or an abbreviation
-            second = place_text(lab.text, geo.centres[lab.hex], size, index, _HARD | {"symbol"}, measure,
-                                0.15 * size, inside=board)
-            if second.clear:
-                placed = second
+        # clear of everything in full; else over a river line or a centre dot;
+        # else abbreviated, and smaller still
+        centre = geo.centres[lab.hex]
+        for avoid, abbreviate, sizes in ((_LABEL_AVOID, False, (1.0, 0.85, 0.72)),
+                                         (_HARD, False, (1.0, 0.85, 0.72)),
+                                         (_LABEL_AVOID, True, (1.0, 0.85, 0.72, 0.62)),
+                                         (_HARD, True, (1.0, 0.85, 0.72, 0.62))):
+            attempt = place_text(lab.text, centre, size, index, avoid, measure, 0.15 * size, inside=board,
+                                 sizes=sizes, abbreviate=abbreviate)
+            if attempt.clear or avoid is _LABEL_AVOID and not abbreviate:
+                placed = attempt
+            if attempt.clear:
+                break
         drawing.labels.append(placed)
         if not placed.clear:
             what = sorted({f"{d.kind} {d.owner}" for d in index.hits(placed.box, _LABEL_AVOID)})

@@ -171,13 +171,14 @@ def abbreviations(text: str) -> list[str]:
 def place_text(text: str, centre: Point, unit: float, index: BoxIndex, avoid: frozenset[str],
                measure: Callable[[Point, str, float, str], Box], size: float,
                candidates: Sequence[tuple[float, float, str]] = LABEL_CANDIDATES,
-               sizes: Sequence[float] = (1.0, 0.85, 0.72, 0.62), inside: Box | None = None) -> Placed:
+               sizes: Sequence[float] = (1.0, 0.85, 0.72, 0.62), inside: Box | None = None,
+               abbreviate: bool = True) -> Placed:
     """The first candidate place (then a smaller type, then an
     abbreviation) where ``text`` meets no recorded box of ``avoid`` and
     stays in ``inside``; the first candidate when none is free (``clear``
     False).  ``measure(at, text, size, anchor)`` is the text's box."""
     first: Placed | None = None
-    for form in [text, *abbreviations(text)]:
+    for form in [text, *(abbreviations(text) if abbreviate else [])]:
         for factor in sizes:
             for a, b, anchor in candidates:
                 at = (centre[0] + a * unit, centre[1] + b * unit)

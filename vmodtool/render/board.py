@@ -553,9 +553,9 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
             if len(piece) == 1:
                 flares.append(False)
             box_path = tuple(path)
-            ends = (flares[0], flares[-1])
-            out.bridges.append((_BRIDGE_COLOUR, width, box_path, half, ends))
-            for box in _bridge_boxes(box_path, half, width, size, ends):
+            flared = (flares[0], flares[-1])
+            out.bridges.append((_BRIDGE_COLOUR, width, box_path, half, flared))
+            for box in _bridge_boxes(box_path, half, width, size, flared):
                 index.add("bridge", w, box)
             drawing.bridges.append(DrawnBridge("water", w, piece[-1], box_path, half, False))
     return out

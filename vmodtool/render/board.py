@@ -283,15 +283,22 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
         # sub-pixel misses between neighbours never show the paper
         canvas.polygon(poly, fill=fill, outline=fill, width=0.8)
 
-    def keep_out(box: Box) -> bool:
-        return index.blocked(box, KEEP_OUT_KINDS)
-
     symbols: list[Box] = []
     for label, poly in geo.polygons.items():
         fill, kind, _elev = styles[hmap.terrain[label]]
         if kind is None:
             continue
         cx, cy = geo.centres[label]
+        # what this hex's symbols must keep out of: the boxes near the hex
+        near = [d.box for d in index.hits(union([(x - 0.1 * size, y - 0.1 * size, x + 0.1 * size, y + 0.1 * size)
+                                                 for x, y in poly]), KEEP_OUT_KINDS)]
+
+        def keep_out(box: Box, near: list[Box] = near) -> bool:
+            for k in near:
+                if box[0] < k[2] and k[0] < box[2] and box[1] < k[3] and k[1] < box[3]:
+                    return True
+            return False
+
         del symbols[:]
         draw_texture(canvas, kind, Hex(cx, cy, size, tuple(poly), geo.sideways), fill, seeded(label),
                      keep_out=keep_out, record=symbols)
@@ -512,7 +519,8 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
         for h in _BRIDGE_HALF:
             length = max(h * size, least)
             p, q = _bridge_span(ca, cb, length)
-            if not any(numbers.blocked(box) for box in _bridge_boxes((p, q), half, width, size, (True, True))):
+            pieces = _bridge_boxes((p, q), half, width, size, (True, True))
+            if not numbers.blocked(union(pieces)) or not any(numbers.blocked(box) for box in pieces):
                 break
         out.bridges.append((colour, width, (p, q), half, (True, True)))
         for box in _bridge_boxes((p, q), half, width, size, (True, True)):
@@ -593,7 +601,7 @@ def _place_objectives(canvas: Canvas, index: BoxIndex, scenario: M.Scenario, geo
     preferred = ((0.25, -0.19), (-0.3, -0.19), (0.25, 0.19), (-0.3, 0.19), (0.3, 0.0), (-0.36, 0.0),
                  (0.2, 0.32), (-0.26, 0.32), (0.0, 0.36), (0.34, -0.08), (-0.05, -0.33))
     # then anywhere in the hex, nearest the usual place first
-    grid = sorted(((a / 20, b / 20) for a in range(-8, 9) for b in range(-8, 9)),
+    grid = sorted(((a / 10, b / 10) for a in range(-4, 5) for b in range(-4, 5)),
                   key=lambda p: (p[0] - 0.25) ** 2 + (p[1] + 0.19) ** 2)
     spots = preferred + tuple(grid)
     for obj in scenario.map.objectives:
@@ -601,8 +609,12 @@ def _place_objectives(canvas: Canvas, index: BoxIndex, scenario: M.Scenario, geo
         first = None
         # clear of everything, else at least of texts and bridges, else smaller
         for kinds, factor in ((avoid, 1.0), (_HARD, 1.0), (_HARD, 0.8), (_HARD, 0.65), (_HARD, 0.5)):
+            r = 0.112 * size * factor
             for a, b in spots:
                 centre = (cx + a * size, cy + b * size)
+                if index.blocked((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r), kinds) \
+                        and first is not None:
+                    continue
                 star_box, vp_box = _objective_boxes(canvas, centre, size * factor, obj.vp)
                 whole = union([star_box] + ([vp_box] if vp_box else []))
                 if first is None:

@@ -63,6 +63,7 @@ class Canvas:
             supersample = 4 if self.scale < 1.5 else (3 if self.scale < 3 else 2)
         self.supersample = max(1, int(supersample))
         self.ops: list[_Op] = []
+        self._measured: dict[tuple[str, int, str, str, int], tuple[float, float, float, float]] = {}
 
     # -- recording (board pixels) ----------------------------------------
 
@@ -126,11 +127,15 @@ class Canvas:
         s = self.scale
         return box[0] / s, box[1] / s, box[2] / s, box[3] / s
 
-    @staticmethod
-    def _text_box(x: float, y: float, text: str, px: float, style: str, anchor: str,
+    def _text_box(self, x: float, y: float, text: str, px: float, style: str, anchor: str,
                   hw: float) -> tuple[float, float, float, float]:
-        font = load_font(style, max(1, int(round(px))))
-        left, top, right, bottom = font.getbbox(text, anchor=anchor, stroke_width=int(round(hw)))
+        # a text is measured once (a hex number is measured for its place, then drawn)
+        key = (text, max(1, int(round(px))), style, anchor, int(round(hw)))
+        rel = self._measured.get(key)
+        if rel is None:
+            font = load_font(style, key[1])
+            rel = self._measured[key] = font.getbbox(text, anchor=anchor, stroke_width=key[4])
+        left, top, right, bottom = rel
         return x + left - 1, y + top - 1, x + right + 1, y + bottom + 1
 
     def text_size(self, text: str, *, size: float, style: str = "regular") -> tuple[float, float]:

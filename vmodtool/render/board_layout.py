@@ -77,8 +77,15 @@ class BoxIndex:
         item = Drawn(kind, owner, box)
         n = len(self.items)
         self.items.append(item)
-        for key in self._keys(box):
-            self._cells.setdefault(key, []).append(n)
+        c = self.cell
+        cells = self._cells
+        for i in range(int(box[0] // c), int(box[2] // c) + 1):
+            for j in range(int(box[1] // c), int(box[3] // c) + 1):
+                found = cells.get((i, j))
+                if found is None:
+                    cells[(i, j)] = [n]
+                else:
+                    found.append(n)
         return item
 
     def hits(self, box: Box, kinds: frozenset[str] | None = None) -> list[Drawn]:

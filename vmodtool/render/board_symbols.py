@@ -166,11 +166,18 @@ class _Guard:
         if len(ops) == self.start or (self.keep_out is None and self.record is None):
             return True
         s = self.canvas.scale
-        x0 = min(op.bbox[0] for op in ops[self.start:]) / s
-        y0 = min(op.bbox[1] for op in ops[self.start:]) / s
-        x1 = max(op.bbox[2] for op in ops[self.start:]) / s
-        y1 = max(op.bbox[3] for op in ops[self.start:]) / s
-        box = (x0, y0, x1, y1)
+        x0, y0, x1, y1 = ops[self.start].bbox
+        for op in ops[self.start + 1:]:
+            b = op.bbox
+            if b[0] < x0:
+                x0 = b[0]
+            if b[1] < y0:
+                y0 = b[1]
+            if b[2] > x1:
+                x1 = b[2]
+            if b[3] > y1:
+                y1 = b[3]
+        box = (x0 / s, y0 / s, x1 / s, y1 / s)
         if self.keep_out is not None and self.keep_out(box):
             del ops[self.start:]
             return False
@@ -187,8 +194,13 @@ class _Guard:
 
     def polyline(self, points: Sequence[Point], fill: Colour, width: float, round_caps: bool = False,
                  piece: int = 4) -> None:
-        """A texture line in pieces of ``piece`` segments, each kept or
-        taken back on its own (a wave runs on around a label)."""
+        """A texture line, whole when it is clear, else in pieces of
+        ``piece`` segments, each kept or taken back on its own (a line runs
+        on around a label)."""
+        self.begin()
+        self.canvas.line(points, fill, width, round_caps=round_caps)
+        if self.commit():
+            return
         for i in range(0, len(points) - 1, piece):
             part = points[i:i + piece + 1]
             if len(part) > 1:
@@ -212,9 +224,9 @@ def _scatter(h: Hex, rng: random.Random, count: int, spacing: float, margin: flo
         if math.hypot(a, b) < 0.09:
             continue
         p = h.at(a, b)
-        if not h.inside(p, margin):
-            continue
         if guard is not None and not guard.clear(p, radius * h.size):
+            continue
+        if not h.inside(p, margin):
             continue
         if any(math.hypot(p[0] - q[0], p[1] - q[1]) < spacing * h.size for q in points):
             continue
@@ -299,6 +311,11 @@ def draw_texture(canvas: Canvas, kind: str | None, h: Hex, fill: Colour,
                    for k in range(13)]
             pts = [p for p in pts if h.inside(p, 0.06)]
             if len(pts) > 2:
+                g.begin()                      # the whole wave, or in pieces round what it must not cover
+                canvas.line(pts, ink, s * 0.014, round_caps=True)
+                canvas.line([(x, y - s * 0.012) for x, y in pts[1:-1]], lite, s * 0.006)
+                if g.commit():
+                    continue
                 for i in range(0, len(pts) - 1, 4):
                     part = pts[i:i + 5]
                     if len(part) < 2:

@@ -519,8 +519,8 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
         for h in _BRIDGE_HALF:
             length = max(h * size, least)
             p, q = _bridge_span(ca, cb, length)
-            pieces = _bridge_boxes((p, q), half, width, size, (True, True))
-            if not numbers.blocked(union(pieces)) or not any(numbers.blocked(box) for box in pieces):
+            parts = _bridge_boxes((p, q), half, width, size, (True, True))
+            if not numbers.blocked(union(parts)) or not any(numbers.blocked(box) for box in parts):
                 break
         out.bridges.append((colour, width, (p, q), half, (True, True)))
         for box in _bridge_boxes((p, q), half, width, size, (True, True)):

@@ -82,7 +82,6 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
     \b
     Examples:
       vmodtool board examples/modern-tactical/scenario.yaml -o board.png
-      vmodtool board scenario.yaml -o print.png --dpi 300 --key key.png
       vmodtool board scenario.yaml -o map.pdf --paper a4 --overlap 10
     """
     from vmodtool.render.board import (

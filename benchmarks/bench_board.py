@@ -3,6 +3,9 @@ and the peak memory of the process.
 
 Run from the repository root: ``python benchmarks/bench_board.py``
 (``--dpi``, ``--columns``, ``--rows``, ``--sheet`` to vary it).
+``--examples`` times instead the boards of the examples that draw one (the
+board a build puts in each module, and its 300-dpi print sheet): the best of
+``--repeat`` runs each, recording and rasterising.
 """
 
 from __future__ import annotations
@@ -80,6 +83,31 @@ def peak_mb() -> float:
     return peak / 1024 / (1024 if sys.platform == "darwin" else 1)
 
 
+EXAMPLES = ("modern-tactical", "ww1-operational", "combat-commander")
+
+
+def bench_examples(repeat: int) -> None:
+    root = Path(__file__).resolve().parent.parent / "examples"
+    total_vassal = total_print = 0.0
+    for name in EXAMPLES:
+        scenario = load_scenario(root / name / "scenario.yaml")
+        times = []
+        for options in (BoardOptions(), BoardOptions(scale=print_scale(scenario.map.grid, 300), dpi=300,
+                                                     sheet=True)):
+            best = float("inf")
+            for _ in range(repeat):
+                # CPU time of this process: the figure other processes on a busy machine disturb least
+                start = time.process_time()
+                board_drawing(scenario, options).image()
+                best = min(best, time.process_time() - start)
+            times.append(best)
+        total_vassal += times[0]
+        total_print += times[1]
+        print(f"{name}: VASSAL board {times[0] * 1000:.0f} ms, 300-dpi sheet {times[1] * 1000:.0f} ms")
+    print(f"all examples: VASSAL boards {total_vassal * 1000:.0f} ms, 300-dpi sheets {total_print * 1000:.0f} ms "
+          f"(CPU time, best of {repeat})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--columns", type=int, default=60)
@@ -87,7 +115,12 @@ def main() -> None:
     parser.add_argument("--dpi", type=float, default=300)
     parser.add_argument("--hex-size", type=float, default=0.625)
     parser.add_argument("--sheet", action="store_true")
+    parser.add_argument("--examples", action="store_true", help="time the examples' boards instead")
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    if args.examples:
+        bench_examples(args.repeat)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         scenario = load_scenario(make_scenario(folder, args.columns, args.rows))

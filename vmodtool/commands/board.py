@@ -44,8 +44,8 @@ def _load(file: str) -> Scenario:
 @click.command("board", cls=Command)
 @click.argument("scenario_file", metavar="SCENARIO",
                 type=click.Path(exists=True, dir_okay=False, path_type=str))
-@output_option(f"The board image to write (.png; {REPLACED}).", required=True,
-               metavar="FILE.png")
+@output_option(f"The board to write: a PNG image, or a PDF of --paper pages ({REPLACED}).", required=True,
+               metavar="FILE.png|FILE.pdf")
 @click.option("--scale", type=float, default=None,
               help="Multiply the board's pixels (1 = the VASSAL board, the default).")
 @dpi_option("Print resolution: hexes --hex-size inches across at N dots per inch "
@@ -58,24 +58,40 @@ def _load(file: str) -> Scenario:
 @click.option("--key", "key_file", type=click.Path(dir_okay=False, path_type=str), default=None,
               metavar="FILE.png",
               help=f"Also write the title and terrain key as a separate PNG ({REPLACED}).")
+@click.option("--paper", type=click.Choice(["a4", "letter", "a3"]), default="a4", show_default=True,
+              help="Paper of a PDF; a board larger than a page is tiled over several.")
+@click.option("--orientation", type=click.Choice(["auto", "portrait", "landscape"]), default="auto",
+              show_default=True, help="Page orientation of a PDF (auto: the one with fewer pages).")
+@click.option("--overlap", type=click.FloatRange(0, 50), default=10.0, show_default=True, metavar="MM",
+              help="Millimetres neighbouring PDF pages share, to trim and glue.")
 @click.option("--numbers/--no-numbers", default=True, show_default=True, help="Hex numbers.")
 @click.option("--dots/--no-dots", default=True, show_default=True, help="Hex centre dots.")
 def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
-          hex_size: float | None, sheet: bool | None, key_file: str | None,
-          numbers: bool, dots: bool) -> None:
+          hex_size: float | None, sheet: bool | None, key_file: str | None, paper: str, orientation: str,
+          overlap: float, numbers: bool, dots: bool) -> None:
     """Draw a scenario's map board from its terrain data.
 
     Without options the PNG is the VASSAL board: the grid's board size in
     pixels, every hex exactly where the module's HexGrid puts it (this is
     the image 'vmodtool build' puts in the module).  --scale N or --dpi D
-    draw the same board larger for print.
+    draw the same board larger for print.  -o FILE.pdf prints it (at
+    --dpi, 300 by default) on --paper pages: a board larger than the paper
+    is tiled over pages A1, A2 … B1 … that share --overlap millimetres,
+    with crop marks and alignment ticks; a board that fits is one page.
 
     \b
     Examples:
       vmodtool board examples/modern-tactical/scenario.yaml -o board.png
-      vmodtool board scenario.yaml -o print.png --dpi 300 --key key.png
+      vmodtool board scenario.yaml -o map.pdf --paper a4 --overlap 10
     """
-    from vmodtool.render.board import DEFAULT_HEX_SIZE_IN, print_scale, write_board, write_key
+    from vmodtool.render.board import (
+        DEFAULT_HEX_SIZE_IN,
+        BoardOptions,
+        board_drawing,
+        print_scale,
+        write_board,
+        write_key,
+    )
 
     if scale is not None and dpi is not None:
         raise click.UsageError("give --scale or --dpi, not both")
@@ -83,7 +99,12 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
         raise click.UsageError("--hex-size needs --dpi")
     if scale is not None and scale <= 0:
         raise click.BadParameter("must be more than 0", param_hint="--scale")
-    check_output(output, scenario_file, suffixes=(".png",), what="a PNG image", hint=_PNG_HINT)
+    pdf = output.lower().endswith(".pdf")
+    check_output(output, scenario_file, suffixes=(".png", ".pdf"), what="a PNG image or a PDF", hint=_PNG_HINT)
+    if pdf and scale is not None:
+        raise click.UsageError("a PDF is printed at --dpi, not --scale")
+    if pdf and dpi is None:
+        dpi = 300
     if key_file:
         check_output(key_file, scenario_file, output, suffixes=(".png",), what="a PNG image",
                      hint="the key is written as PNG")
@@ -93,8 +114,31 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
     scale = scale or 1.0
     if sheet is None:
         sheet = dpi is not None
+    if pdf:
+        from vmodtool.fileio import refuse_overwrite
+        from vmodtool.render.board_pages import layout_pages, write_pages_pdf
+
+        refuse_overwrite(output, *[str(p) for p in (scenario.path, scenario.map.board_image) if p])
+        drawing = board_drawing(scenario, BoardOptions(scale=scale, dpi=dpi, sheet=sheet, hex_numbers=numbers,
+                                                       centre_dots=dots))
+        for message in drawing.warnings:
+            warn(message)
+        assert dpi is not None
+        layout = layout_pages(drawing.pixel_size, dpi, paper=paper, orientation=orientation, overlap_mm=overlap)
+        count = write_pages_pdf(drawing.canvas, layout, output, scenario.game.title)
+        w, h = drawing.pixel_size
+        click.echo(f"wrote {output}: {count} {paper.upper()} {'landscape' if layout.landscape else 'portrait'} "
+                   f"page{'s' if count != 1 else ''} ({layout.rows} row{'s' if layout.rows != 1 else ''} x "
+                   f"{layout.columns} column{'s' if layout.columns != 1 else ''}, {overlap:g} mm overlap) of a "
+                   f"{w}x{h} px board at {dpi:g} dpi")
+        if key_file:
+            write_key(scenario, key_file, scale=scale, dpi=dpi)
+            click.echo(f"wrote {key_file}: title and terrain key")
+        return
     drawing = write_board(scenario, output, scale=scale, dpi=dpi, sheet=sheet,
                           hex_numbers=numbers, centre_dots=dots)
+    for message in drawing.warnings:
+        warn(message)
     if key_file:
         write_key(scenario, key_file, scale=scale, dpi=dpi)
     w, h = drawing.pixel_size

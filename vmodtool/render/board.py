@@ -29,10 +29,11 @@ in the module).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import struct
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,8 +44,10 @@ from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
 from vmodtool.render.board_canvas import Canvas, Colour
 from vmodtool.render.board_geometry import HexGeometry
+from vmodtool.render.board_layout import KEEP_OUT_KINDS, Box, BoxIndex, Placed, place_text, union
 from vmodtool.render.board_symbols import (
     DEFAULT_FILLS,
+    WATER,
     Hex,
     darken,
     dashes,
@@ -63,7 +66,7 @@ if TYPE_CHECKING:
     from vmodtool.scenario import model as M
     from vmodtool.scenario.mapgrid import MapGrid
 
-__all__ = ["BoardOptions", "BoardDrawing", "DrawnHexside", "board_drawing", "render_board",
+__all__ = ["BoardOptions", "BoardDrawing", "DrawnHexside", "DrawnBridge", "board_drawing", "render_board",
            "write_board", "render_key", "write_key", "print_scale", "overlay_grid",
            "grid_overlay_drawing", "module_board_image", "read_image", "image_header", "MAX_IMAGE_PIXELS",
            "PAPER", "DEFAULT_HEX_SIZE_IN"]
@@ -112,13 +115,35 @@ class DrawnHexside:
     points: tuple[Point, Point]
 
 
+@dataclass(frozen=True)
+class DrawnBridge:
+    """A bridge drawn where a road, track or railway crosses water:
+    ``over`` is ``river`` (a river or stream along the side between ``a``
+    and ``b``, which the road joins) or ``water`` (the road through the
+    water hex ``a``; ``b`` the hex at the other end of that road segment);
+    ``path`` the deck's centre line (board pixels); ``scenario`` whether the
+    scenario names it (a ``bridge`` hexside) or the board added it."""
+
+    over: str
+    a: str
+    b: str
+    path: tuple[Point, ...]
+    half_width: float
+    scenario: bool = False
+
+
 @dataclass
 class BoardDrawing:
     """A recorded board: ``canvas`` holds the drawing; ``centres`` label →
     centre drawn (board pixels: the hexagon's centre, its dot); ``numbers``
     label → (text, anchor point) of the hex number drawn; ``hexsides`` the
-    features as drawn; ``board_size`` the VASSAL board (board pixels);
-    ``size`` the whole drawing (board pixels, with the sheet strip)."""
+    features as drawn; ``bridges`` every bridge (the scenario's and those
+    drawn where a road crosses water); ``labels`` the place names as placed
+    (in the scenario's order); ``boxes`` everything drawn that must not be
+    covered, as boxes (:mod:`vmodtool.render.board_layout`); ``warnings``
+    the labels that found no free place, located in the scenario;
+    ``board_size`` the VASSAL board (board pixels); ``size`` the whole
+    drawing (board pixels, with the sheet strip)."""
 
     canvas: Canvas
     scale: float
@@ -129,6 +154,10 @@ class BoardDrawing:
     centres: dict[str, tuple[int, int]] = field(default_factory=dict)
     numbers: dict[str, tuple[str, Point]] = field(default_factory=dict)
     hexsides: list[DrawnHexside] = field(default_factory=list)
+    bridges: list[DrawnBridge] = field(default_factory=list)
+    labels: list[Placed] = field(default_factory=list)
+    boxes: BoxIndex = field(default_factory=lambda: BoxIndex(64.0))
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def pixel_size(self) -> tuple[int, int]:
@@ -205,6 +234,47 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     drawing = BoardDrawing(canvas, opts.scale, opts.dpi, (board_w, board_h), total, geo)
     styles = _terrain_style(scenario)
 
+    index = drawing.boxes = BoxIndex(size)
+    fills = {label: styles[hmap.terrain[label]][0] for label in geo.polygons}
+    half_y = (2.0 * abs(mgrid.grid.dx) / 3.0) if geo.sideways else size / 2.0
+    # what may not move comes first: the hex numbers (they have priority),
+    # the centre dots, the hexside features and the bridges (sized to stay
+    # clear of the numbers); then the place names and the objective markers
+    # take the first free place; the texture symbols go round all of them
+    numbers: list[tuple[str, Point, float]] = []
+
+    def number_box(at: Point, label: str, factor: float = 1.0) -> Box:
+        return canvas.text_box(at, label, size=0.15 * size * factor, style="condensed", anchor="mm",
+                               halo_width=0.024 * size)
+
+    defaults = BoxIndex(size)
+    if opts.hex_numbers:
+        for label, (cx, cy) in geo.centres.items():
+            defaults.add("number", label, number_box((cx, cy - 0.70 * half_y), label))
+    features = _plan_hexside_features(drawing, scenario, geo, styles, size, defaults)
+    if opts.hex_numbers:
+        # a number keeps its place unless a bridge (which cannot move) is there
+        for label, (cx, cy) in geo.centres.items():
+            for sx, sy, factor in _NUMBER_SHIFTS:
+                anchor = (cx + sx * size, cy - 0.70 * half_y + sy * half_y)
+                if (sx or sy) and mgrid.grid.location_name(int(round(anchor[0])), int(round(anchor[1]))) != label:
+                    continue                  # a number stays in its own hex, as VASSAL names it
+                box = number_box(anchor, label, factor)
+                if not index.blocked(box, frozenset({"bridge"})):
+                    break
+            else:
+                anchor, factor = (cx, cy - 0.70 * half_y), 1.0
+                box = number_box(anchor, label)
+            numbers.append((label, anchor, factor))
+            index.add("number", label, box)
+    dot_r = 0.026 * size + 0.008 * size
+    if opts.centre_dots:
+        for label, (cx, cy) in geo.centres.items():
+            index.add("dot", label, (cx - dot_r, cy - dot_r, cx + dot_r, cy + dot_r))
+    if opts.place_names:
+        _place_labels(canvas, drawing, scenario, geo, size)
+    objectives = _place_objectives(canvas, index, scenario, geo, size) if opts.objectives else []
+
     _draw_frame(canvas, geo, (board_w, board_h), size)
     # hex fills and textures
     for label, poly in geo.polygons.items():
@@ -212,44 +282,53 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
         # the ideal hexagon around VASSAL's centre, grown by a hair so that
         # sub-pixel misses between neighbours never show the paper
         canvas.polygon(poly, fill=fill, outline=fill, width=0.8)
+
+    symbols: list[Box] = []
     for label, poly in geo.polygons.items():
         fill, kind, _elev = styles[hmap.terrain[label]]
+        if kind is None:
+            continue
         cx, cy = geo.centres[label]
-        draw_texture(canvas, kind, Hex(cx, cy, size, tuple(poly), geo.sideways), fill, seeded(label))
+        # what this hex's symbols must keep out of: the boxes near the hex
+        near = [d.box for d in index.hits(union([(x - 0.1 * size, y - 0.1 * size, x + 0.1 * size, y + 0.1 * size)
+                                                 for x, y in poly]), KEEP_OUT_KINDS)]
+
+        def keep_out(box: Box, near: list[Box] = near) -> bool:
+            for k in near:
+                if box[0] < k[2] and k[0] < box[2] and box[1] < k[3] and k[1] < box[3]:
+                    return True
+            return False
+
+        del symbols[:]
+        draw_texture(canvas, kind, Hex(cx, cy, size, tuple(poly), geo.sideways), fill, seeded(label),
+                     keep_out=keep_out, record=symbols)
+        for box in symbols:
+            index.add("symbol", label, box)
     # hill contours where the ground falls away, with hachures
     _draw_contours(canvas, geo, hmap, styles, size)
     # the hex grid: every side once
     grid_w = max(0.7, 0.016 * size)
     for (p, q) in geo.sides().values():
         canvas.line([p, q], GRID_INK, grid_w)
-    _draw_hexside_features(canvas, drawing, scenario, geo, size)
+    _draw_hexside_features(canvas, features, size)
     # the map edge
     for loop in geo.boundary_loops():
         canvas.line(loop, INK, max(1.2, 0.035 * size))
     # centre dots, hex numbers
-    fills = {label: styles[hmap.terrain[label]][0] for label in geo.polygons}
     for label, (cx, cy) in geo.centres.items():
         drawing.centres[label] = (cx, cy)
         if opts.centre_dots:
             canvas.circle((cx, cy), 0.026 * size, fill=INK, outline=lighten(fills[label], 0.6),
                           width=0.008 * size)
-    if opts.hex_numbers:
-        half_y = (2.0 * abs(mgrid.grid.dx) / 3.0) if geo.sideways else size / 2.0
-        for label, (cx, cy) in geo.centres.items():
-            anchor = (cx, cy - 0.70 * half_y)
-            canvas.text(anchor, label, size=0.15 * size, fill=(52, 50, 46), style="condensed",
-                        anchor="mm", halo=lighten(fills[label], 0.3), halo_width=0.024 * size)
-            drawing.numbers[label] = (label, anchor)
-    if opts.objectives:
-        for obj in hmap.objectives:
-            cx, cy = geo.centres[obj.hex]
-            _objective(canvas, (cx + 0.25 * size, cy - 0.19 * size), size, obj.vp)
-    if opts.place_names:
-        for lab in hmap.labels:
-            cx, cy = geo.centres[lab.hex]
-            canvas.text((cx, cy + 0.27 * size), lab.text, size=0.15 * size, fill=INK,
-                        style="condensed-bold", anchor="mm", halo=(252, 250, 242),
-                        halo_width=0.03 * size)
+    for label, anchor, factor in numbers:
+        canvas.text(anchor, label, size=0.15 * size * factor, fill=(52, 50, 46), style="condensed",
+                    anchor="mm", halo=lighten(fills[label], 0.3), halo_width=0.024 * size)
+        drawing.numbers[label] = (label, anchor)
+    for centre, vp, marker_size in objectives:
+        _objective(canvas, centre, marker_size, vp)
+    for placed in drawing.labels:
+        canvas.text(placed.at, placed.text, size=placed.size, fill=INK, style="condensed-bold",
+                    anchor=placed.anchor, halo=(252, 250, 242), halo_width=0.03 * size)
     if strip is not None:
         strip.draw(canvas, board_h, styles)
     return drawing
@@ -326,12 +405,64 @@ def _draw_contours(canvas: Canvas, geo: HexGeometry, hmap: M.HexMap, styles: Ter
                             max(0.5, 0.011 * size))
 
 
-def _draw_hexside_features(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry,
-                           size: float) -> None:
+@dataclass
+class _Features:
+    """The hexside features of a board, worked out before anything is drawn."""
+
+    along: list[tuple[str, Colour, float, tuple[Point, Point]]] = field(default_factory=list)
+    across: list[tuple[str, Colour, float, tuple[Point, Point]]] = field(default_factory=list)
+    #: colour, width, deck path, half-width of the deck, flares at (start, end)
+    bridges: list[tuple[Colour, float, tuple[Point, ...], float, tuple[bool, bool]]] = field(default_factory=list)
+
+
+#: half-lengths (hex sizes) a bridge over a hexside tries, longest first,
+#: until it is clear of every hex number
+_BRIDGE_HALF = (0.19, 0.16, 0.13, 0.11, 0.095, 0.08, 0.07, 0.06, 0.05)
+#: where a hex number goes when a bridge is in its place: shifts across (hex
+#: sizes) and down (half-heights: 1.5 puts it at the foot of the hex), and
+#: a type size (first a hair higher and smaller, so it stays at the top)
+_NUMBER_SHIFTS = ((0.0, 0.0, 1.0), (0.0, -0.1, 0.85), (0.0, 0.2, 1.0), (0.21, 0.0, 1.0), (-0.21, 0.0, 1.0),
+                  (0.0, 0.28, 1.0), (0.0, -0.14, 0.75), (0.0, 1.5, 1.0), (0.2, 1.5, 1.0), (-0.2, 1.5, 1.0),
+                  (0.0, 1.2, 1.0))
+_BRIDGE_COLOUR = parse_colour(_FEATURE_COLOUR["bridge"])
+_CROSSING = ("road", "track", "railway")
+
+
+def _bridge_boxes(path: Sequence[Point], half: float, width: float, size: float,
+                  flares: tuple[bool, bool]) -> list[Box]:
+    """Boxes covering a bridge as :func:`_bridge_path` draws it: its deck and
+    railings in pieces of at most a tenth of a hex (a diagonal bridge's one
+    box would cover half its hex)."""
+    rails = _rails(path, half, size, flares)
+    pad = width / 2 + 1.0
+    out: list[Box] = []
+    step = 0.1 * size
+    for line in rails:
+        for a, b in zip(line, line[1:], strict=False):
+            n = max(1, int(math.hypot(b[0] - a[0], b[1] - a[1]) // step) + 1)
+            for k in range(n):
+                x0, y0 = a[0] + (b[0] - a[0]) * k / n, a[1] + (b[1] - a[1]) * k / n
+                x1, y1 = a[0] + (b[0] - a[0]) * (k + 1) / n, a[1] + (b[1] - a[1]) * (k + 1) / n
+                out.append((min(x0, x1) - pad, min(y0, y1) - pad, max(x0, x1) + pad, max(y0, y1) + pad))
+    # the deck between the railings
+    for a, b in zip(path, path[1:], strict=False):
+        n = max(1, int(math.hypot(b[0] - a[0], b[1] - a[1]) // step) + 1)
+        for k in range(n + 1):
+            x, y = a[0] + (b[0] - a[0]) * k / n, a[1] + (b[1] - a[1]) * k / n
+            out.append((x - half * 0.7, y - half * 0.7, x + half * 0.7, y + half * 0.7))
+    return out
+
+
+def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry, styles: TerrainStyles,
+                           size: float, numbers: BoxIndex) -> _Features:
+    """Where every hexside feature and bridge goes; the boxes of the
+    bridges and of the features along hexsides are recorded."""
     hmap = scenario.map
-    along: list[tuple[str, Colour, float, tuple[Point, Point]]] = []
-    across: list[tuple[str, Colour, float, tuple[Point, Point]]] = []
-    bridges: list[tuple[Colour, float, Point, Point]] = []
+    index = drawing.boxes
+    out = _Features()
+    named_bridges: set[frozenset[str]] = set()
+    rivers: dict[frozenset[str], float] = {}          # hexside → half-width of its river or stream
+    roads: list[tuple[str, str]] = []
     for hs in hmap.hexsides:
         htype = hmap.hexside_types[hs.type]
         kind, colour, width = _feature_style(htype, size)
@@ -340,33 +471,234 @@ def _draw_hexside_features(canvas: Canvas, drawing: BoardDrawing, scenario: M.Sc
                             "between them has no hexside to be drawn on")
         ca, cb = geo.centres[hs.a], geo.centres[hs.b]
         if kind == "bridge":
-            mx, my = (ca[0] + cb[0]) / 2.0, (ca[1] + cb[1]) / 2.0
-            ux, uy = cb[0] - ca[0], cb[1] - ca[1]
-            d = math.hypot(ux, uy)
-            half = 0.19 * size
-            p = (mx - ux / d * half, my - uy / d * half)
-            q = (mx + ux / d * half, my + uy / d * half)
-            bridges.append((colour, width, p, q))
-            drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, htype.drawn_as, (p, q)))
+            named_bridges.add(frozenset((hs.a, hs.b)))
+            drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, htype.drawn_as,
+                                                 _bridge_span(ca, cb, 0.19 * size)))
         elif htype.drawn_as == "centre_line":
             seg = ((float(ca[0]), float(ca[1])), (float(cb[0]), float(cb[1])))
-            across.append((kind, colour, width, seg))
+            out.across.append((kind, colour, width, seg))
             drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, "centre_line", seg))
+            if kind in _CROSSING:
+                roads.append((hs.a, hs.b))
         else:
             seg = geo.shared_corners(hs.a, hs.b)
-            along.append((kind, colour, width, seg))
+            out.along.append((kind, colour, width, seg))
             drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, "hexside", seg))
+            pad = (width + max(0.8, 0.018 * size)) / 2 + 0.5
+            if kind in ("river", "stream"):
+                side = frozenset((hs.a, hs.b))
+                rivers[side] = max(rivers.get(side, 0.0), pad)
+            (px, py), (qx, qy) = seg
+            for k in range(4):                 # the side in four pieces: a diagonal's box is not the side
+                x0, y0 = px + (qx - px) * k / 4, py + (qy - py) * k / 4
+                x1, y1 = px + (qx - px) * (k + 1) / 4, py + (qy - py) * (k + 1) / 4
+                index.add("hexside", f"{hs.a}/{hs.b}", (min(x0, x1) - pad, min(y0, y1) - pad,
+                                                       max(x0, x1) + pad, max(y0, y1) + pad))
+    road_w = max([w for _k, _c, w, _s in out.across] + [0.0])
+    water = {label for label in geo.polygons if styles[hmap.terrain[label]][1] == WATER}
+    def deck(width: float) -> float:
+        return max(0.08 * size, road_w * 0.75 + width * 1.2)
+
+    # bridges over hexsides: the scenario's, then one wherever a road crosses a river
+    spans: list[tuple[str, str, Colour, float, bool]] = []
+    for hs in hmap.hexsides:
+        htype = hmap.hexside_types[hs.type]
+        kind, colour, width = _feature_style(htype, size)
+        if kind == "bridge":
+            spans.append((hs.a, hs.b, colour, width, True))
+    for a, b in roads:
+        side = frozenset((a, b))
+        if side in rivers and side not in named_bridges and a not in water and b not in water:
+            named_bridges.add(side)
+            spans.append((a, b, _BRIDGE_COLOUR, _FEATURE_WIDTH["bridge"] * size, False))
+    for a, b, colour, width, named in spans:
+        ca, cb = geo.centres[a], geo.centres[b]
+        half = deck(width)
+        least = rivers.get(frozenset((a, b)), 0.04 * size) + 0.015 * size
+        p, q = _bridge_span(ca, cb, least)
+        for h in _BRIDGE_HALF:
+            length = max(h * size, least)
+            p, q = _bridge_span(ca, cb, length)
+            parts = _bridge_boxes((p, q), half, width, size, (True, True))
+            if not numbers.blocked(union(parts)) or not any(numbers.blocked(box) for box in parts):
+                break
+        out.bridges.append((colour, width, (p, q), half, (True, True)))
+        for box in _bridge_boxes((p, q), half, width, size, (True, True)):
+            index.add("bridge", f"{a}/{b}", box)
+        drawing.bridges.append(DrawnBridge("river", a, b, (p, q), half, named))
+        if named:
+            for k, drawn in enumerate(drawing.hexsides):
+                if drawn.kind == "bridge" and {drawn.a, drawn.b} == {a, b}:
+                    drawing.hexsides[k] = dataclasses.replace(drawn, points=(p, q))
+    # bridges through water hexes: the road from the bank to the centre
+    ends: dict[str, list[str]] = {}
+    for a, b in roads:
+        for w, other in ((a, b), (b, a)):
+            if w in water:
+                ends.setdefault(w, []).append(other)
+    width = _FEATURE_WIDTH["bridge"] * size
+    half = deck(width)
+    for w, others in ends.items():
+        cw = geo.centres[w]
+        centre = (float(cw[0]), float(cw[1]))
+        pieces = [others] if len(others) == 2 else [[o] for o in others]
+        for piece in pieces:
+            path: list[Point] = []
+            flares: list[bool] = []
+            for i, other in enumerate(piece):
+                co = geo.centres[other]
+                mx, my = (cw[0] + co[0]) / 2.0, (cw[1] + co[1]) / 2.0
+                if other not in water:         # onto the bank, past a river on that side
+                    d = math.hypot(co[0] - cw[0], co[1] - cw[1]) or 1.0
+                    t = min(0.45, (0.1 * size + rivers.get(frozenset((w, other)), 0.0)) / d)
+                    mx, my = mx + (co[0] - cw[0]) * t, my + (co[1] - cw[1]) * t
+                point = (mx, my)
+                if i == 0:
+                    path += [point, centre]
+                else:
+                    path.append(point)
+                flares.append(other not in water)
+            if len(piece) == 1:
+                flares.append(False)
+            box_path = tuple(path)
+            flared = (flares[0], flares[-1])
+            out.bridges.append((_BRIDGE_COLOUR, width, box_path, half, flared))
+            for box in _bridge_boxes(box_path, half, width, size, flared):
+                index.add("bridge", w, box)
+            drawing.bridges.append(DrawnBridge("water", w, piece[-1], box_path, half, False))
+    return out
+
+
+def _bridge_span(ca: tuple[int, int], cb: tuple[int, int], half: float) -> tuple[Point, Point]:
+    """The two ends of a bridge of half-length ``half`` across the middle
+    of the side between the hexes centred at ``ca`` and ``cb``."""
+    mx, my = (ca[0] + cb[0]) / 2.0, (ca[1] + cb[1]) / 2.0
+    ux, uy = cb[0] - ca[0], cb[1] - ca[1]
+    d = math.hypot(ux, uy) or 1.0
+    return (mx - ux / d * half, my - uy / d * half), (mx + ux / d * half, my + uy / d * half)
+
+
+def _draw_hexside_features(canvas: Canvas, features: _Features, size: float) -> None:
     # rivers, walls …: casing under every segment, then the cores, so that
     # consecutive segments join cleanly
     for layer in ("casing", "core", "detail"):
-        for kind, colour, width, seg in along:
+        for kind, colour, width, seg in features.along:
             _stroke(canvas, kind, colour, width, seg, layer, size)
-    road_w = max([w for _k, _c, w, _s in across] + [0.0])
-    for colour, width, p, q in bridges:
-        _bridge(canvas, colour, width, p, q, size, road_w)
+    for colour, width, path, half, flares in features.bridges:
+        _bridge_path(canvas, colour, width, path, half, size, flares)
     for layer in ("casing", "core", "detail"):
-        for kind, colour, width, seg in across:
+        for kind, colour, width, seg in features.across:
             _stroke(canvas, kind, colour, width, seg, layer, size)
+
+
+def _place_objectives(canvas: Canvas, index: BoxIndex, scenario: M.Scenario, geo: HexGeometry,
+                      size: float) -> list[tuple[Point, float | None, float]]:
+    """Each objective star (and its VP figure) at the first place beside
+    its hex centre that is clear of numbers, place names, dots, bridges,
+    rivers and other markers (else at least of the texts and bridges)."""
+    avoid = frozenset({"number", "label", "dot", "bridge", "hexside", "objective", "vp"})
+    out: list[tuple[Point, float | None, float]] = []
+    preferred = ((0.25, -0.19), (-0.3, -0.19), (0.25, 0.19), (-0.3, 0.19), (0.3, 0.0), (-0.36, 0.0),
+                 (0.2, 0.32), (-0.26, 0.32), (0.0, 0.36), (0.34, -0.08), (-0.05, -0.33))
+    # then anywhere in the hex, nearest the usual place first
+    grid = sorted(((a / 10, b / 10) for a in range(-4, 5) for b in range(-4, 5)),
+                  key=lambda p: (p[0] - 0.25) ** 2 + (p[1] + 0.19) ** 2)
+    spots = preferred + tuple(grid)
+    for obj in scenario.map.objectives:
+        cx, cy = geo.centres[obj.hex]
+        first = None
+        # clear of everything, else at least of texts and bridges, else smaller
+        for kinds, factor in ((avoid, 1.0), (_HARD, 1.0), (_HARD, 0.8), (_HARD, 0.65), (_HARD, 0.5)):
+            r = 0.112 * size * factor
+            for a, b in spots:
+                centre = (cx + a * size, cy + b * size)
+                if index.blocked((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r), kinds) \
+                        and first is not None:
+                    continue
+                star_box, vp_box = _objective_boxes(canvas, centre, size * factor, obj.vp)
+                whole = union([star_box] + ([vp_box] if vp_box else []))
+                if first is None:
+                    first = (centre, star_box, vp_box, factor, False)
+                if not index.blocked(whole, kinds):
+                    first = (centre, star_box, vp_box, factor, True)
+                    break
+            if first is not None and first[4]:
+                break
+        assert first is not None
+        centre, star_box, vp_box, factor, _clear = first
+        index.add("objective", obj.hex, star_box)
+        if vp_box is not None:
+            index.add("vp", obj.hex, vp_box)
+        out.append((centre, obj.vp, size * factor))
+    return out
+
+
+def _objective_boxes(canvas: Canvas, centre: Point, size: float, vp: float | None) -> tuple[Box, Box | None]:
+    r = 0.1 * size + 0.012 * size
+    star_box = (centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r)
+    if vp is None:
+        return star_box, None
+    vp_box = canvas.text_box((centre[0] + 0.1 * size, centre[1] - 0.07 * size), f"{vp:g}", size=0.12 * size,
+                             style="bold", anchor="lm", halo_width=0.015 * size)
+    return star_box, vp_box
+
+
+#: what a text or marker never covers
+_HARD = frozenset({"number", "label", "vp", "objective", "bridge"})
+_LABEL_AVOID = frozenset({"number", "label", "vp", "objective", "bridge", "dot", "hexside"})
+
+
+def _place_labels(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry,
+                  size: float) -> None:
+    """Each place name at the first free candidate place around its hex
+    (:func:`~vmodtool.render.board_layout.place_text`); one that finds none
+    is drawn at its first place and reported with its line."""
+    index = drawing.boxes
+    board = (0.0, 0.0, float(drawing.board_size[0]), float(drawing.board_size[1]))
+
+    def measure(at: Point, text: str, tsize: float, anchor: str) -> Box:
+        return canvas.text_box(at, text, size=tsize, style="condensed-bold", anchor=anchor,
+                               halo_width=0.03 * size)
+
+    for i, lab in enumerate(scenario.map.labels):
+        # clear of everything in full; else over a river line or a centre dot;
+        # else abbreviated, and smaller still
+        centre = geo.centres[lab.hex]
+        for avoid, abbreviate, sizes in ((_LABEL_AVOID, False, (1.0, 0.85, 0.72)),
+                                         (_HARD, False, (1.0, 0.85, 0.72)),
+                                         (_LABEL_AVOID, True, (1.0, 0.85, 0.72, 0.62)),
+                                         (_HARD, True, (1.0, 0.85, 0.72, 0.62))):
+            attempt = place_text(lab.text, centre, size, index, avoid, measure, 0.15 * size, inside=board,
+                                 sizes=sizes, abbreviate=abbreviate)
+            if attempt.clear or avoid is _LABEL_AVOID and not abbreviate:
+                placed = attempt
+            if attempt.clear:
+                break
+        drawing.labels.append(placed)
+        if not placed.clear:
+            what = sorted({f"{d.kind} {d.owner}" for d in index.hits(placed.box, _LABEL_AVOID)})
+            drawing.warnings.append(f"{_label_place(scenario, i)}: the label {lab.text!r} of hex {lab.hex} finds "
+                                    f"no free place on the board (it covers {', '.join(what) or 'the map edge'}); "
+                                    "shorten it or move it to another hex")
+        elif placed.text != lab.text:
+            drawing.warnings.append(f"{_label_place(scenario, i)}: the label {lab.text!r} of hex {lab.hex} is "
+                                    f"printed as {placed.text!r} to stay clear of the hex numbers and features")
+        index.add("label", lab.hex, placed.box)
+
+
+def _label_place(scenario: M.Scenario, i: int) -> str:
+    """``file:line`` of the scenario's ``map.labels[i]`` (the file alone
+    when it cannot be read again)."""
+    if scenario.path is None:
+        return "the scenario"
+    from vmodtool.scenario.source import load_document
+
+    try:
+        doc = load_document(scenario.path)
+    except (OSError, VmodError):
+        return str(scenario.path)
+    line, column = doc.where(("map", "labels", i))
+    return f"{scenario.path}:{line}:{column}" if line else str(scenario.path)
 
 
 def _stroke(canvas: Canvas, kind: str, colour: Colour, width: float, seg: tuple[Point, Point],
@@ -417,21 +749,62 @@ def _stroke(canvas: Canvas, kind: str, colour: Colour, width: float, seg: tuple[
 
 def _bridge(canvas: Canvas, colour: Colour, width: float, p: Point, q: Point, size: float,
             road_width: float = 0.0) -> None:
-    ux, uy = q[0] - p[0], q[1] - p[1]
-    d = math.hypot(ux, uy) or 1.0
-    ux, uy = ux / d, uy / d
-    nx, ny = -uy, ux
     half = max(0.08 * size, road_width * 0.75 + width * 1.2)
-    deck = [(p[0] + nx * half, p[1] + ny * half), (q[0] + nx * half, q[1] + ny * half),
-            (q[0] - nx * half, q[1] - ny * half), (p[0] - nx * half, p[1] - ny * half)]
-    canvas.polygon(deck, fill=(236, 230, 214))
-    flare = 0.06 * size
+    _bridge_path(canvas, colour, width, (p, q), half, size, (True, True))
+
+
+def _bridge_path(canvas: Canvas, colour: Colour, width: float, path: Sequence[Point], half: float, size: float,
+                 flares: tuple[bool, bool]) -> None:
+    """A bridge deck ``2 × half`` wide along ``path`` with a railing on each
+    side, flared outwards at the ends in ``flares`` (its banks)."""
+    pts = list(path)
+    if len(pts) < 2:
+        return
+    canvas.line(pts, (236, 230, 214), 2 * half)
+    for rail in _rails(pts, half, size, flares):
+        canvas.line(rail, colour, width, round_caps=True)
+
+
+def _rails(path: Sequence[Point], half: float, size: float, flares: tuple[bool, bool]) -> list[list[Point]]:
+    """The two railings of a bridge along ``path``, ``half`` off its centre
+    line (joints mitred), flared outwards at the ends in ``flares``."""
+    pts = list(path)
+    length = sum(math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in zip(pts, pts[1:], strict=False))
+    rails: list[list[Point]] = []
+    normals = []
+    for a, b in zip(pts, pts[1:], strict=False):
+        d = math.hypot(b[0] - a[0], b[1] - a[1]) or 1.0
+        normals.append((-(b[1] - a[1]) / d, (b[0] - a[0]) / d))
+    flare = min(0.06 * size, 0.35 * length)
     for sgn in (1, -1):
-        a = (p[0] + sgn * nx * half, p[1] + sgn * ny * half)
-        b = (q[0] + sgn * nx * half, q[1] + sgn * ny * half)
-        canvas.line([(a[0] - ux * flare + sgn * nx * flare, a[1] - uy * flare + sgn * ny * flare), a, b,
-                     (b[0] + ux * flare + sgn * nx * flare, b[1] + uy * flare + sgn * ny * flare)],
-                    colour, width, round_caps=True)
+        rail: list[Point] = []
+        for i, (x, y) in enumerate(pts):
+            if i == 0:
+                nx, ny = normals[0]
+            elif i == len(pts) - 1:
+                nx, ny = normals[-1]
+            else:                                   # mitred joint
+                (ax, ay), (bx, by) = normals[i - 1], normals[i]
+                mx, my = ax + bx, ay + by
+                m = math.hypot(mx, my) or 1.0
+                cos = max(0.3, (mx * ax + my * ay) / m)
+                nx, ny = mx / m / cos, my / m / cos
+            rail.append((x + sgn * nx * half, y + sgn * ny * half))
+        if flares[0]:
+            (ux, uy), (nx, ny) = _direction(pts[0], pts[1]), normals[0]
+            a = rail[0]
+            rail.insert(0, (a[0] - ux * flare + sgn * nx * flare, a[1] - uy * flare + sgn * ny * flare))
+        if flares[1]:
+            (ux, uy), (nx, ny) = _direction(pts[-2], pts[-1]), normals[-1]
+            b = rail[-1]
+            rail.append((b[0] + ux * flare + sgn * nx * flare, b[1] + uy * flare + sgn * ny * flare))
+        rails.append(rail)
+    return rails
+
+
+def _direction(a: Point, b: Point) -> Point:
+    d = math.hypot(b[0] - a[0], b[1] - a[1]) or 1.0
+    return (b[0] - a[0]) / d, (b[1] - a[1]) / d
 
 
 def _objective(canvas: Canvas, centre: Point, size: float, vp: float | None) -> None:

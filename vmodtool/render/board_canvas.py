@@ -63,6 +63,7 @@ class Canvas:
             supersample = 4 if self.scale < 1.5 else (3 if self.scale < 3 else 2)
         self.supersample = max(1, int(supersample))
         self.ops: list[_Op] = []
+        self._measured: dict[tuple[str, int, str, str, int], tuple[float, float, float, float]] = {}
 
     # -- recording (board pixels) ----------------------------------------
 
@@ -105,16 +106,37 @@ class Canvas:
     def text(self, xy: Point, text: str, *, size: float, fill: Colour,
              style: str = "regular", anchor: str = "mm", halo: Colour | None = None,
              halo_width: float = 0.0) -> tuple[float, float, float, float]:
-        """Text at ``xy`` (PIL anchor); returns its box in board pixels."""
+        """Text at ``xy`` (PIL anchor); returns its box in board pixels
+        (:meth:`text_box`)."""
         (x, y), = self._pts([xy])
         px = size * self.scale
-        font = load_font(style, max(1, int(round(px))))
         hw = halo_width * self.scale if halo else 0.0
-        left, top, right, bottom = font.getbbox(text, anchor=anchor, stroke_width=int(round(hw)))
-        box = (x + left - 1, y + top - 1, x + right + 1, y + bottom + 1)
+        box = self._text_box(x, y, text, px, style, anchor, hw)
         self.ops.append(_Op("text", box, (x, y, text, px, fill, style, anchor, halo, hw)))
         s = self.scale
         return box[0] / s, box[1] / s, box[2] / s, box[3] / s
+
+    def text_box(self, xy: Point, text: str, *, size: float, style: str = "regular", anchor: str = "mm",
+                 halo_width: float = 0.0) -> tuple[float, float, float, float]:
+        """The box (board pixels) that :meth:`text` with these arguments
+        would cover, halo included, measured with the font at this
+        canvas's scale (so a label is placed for the size it is printed
+        at); nothing is drawn."""
+        (x, y), = self._pts([xy])
+        box = self._text_box(x, y, text, size * self.scale, style, anchor, halo_width * self.scale)
+        s = self.scale
+        return box[0] / s, box[1] / s, box[2] / s, box[3] / s
+
+    def _text_box(self, x: float, y: float, text: str, px: float, style: str, anchor: str,
+                  hw: float) -> tuple[float, float, float, float]:
+        # a text is measured once (a hex number is measured for its place, then drawn)
+        key = (text, max(1, int(round(px))), style, anchor, int(round(hw)))
+        rel = self._measured.get(key)
+        if rel is None:
+            font = load_font(style, key[1])
+            rel = self._measured[key] = font.getbbox(text, anchor=anchor, stroke_width=key[4])
+        left, top, right, bottom = rel
+        return x + left - 1, y + top - 1, x + right + 1, y + bottom + 1
 
     def text_size(self, text: str, *, size: float, style: str = "regular") -> tuple[float, float]:
         """Width and height of ``text`` in board pixels."""
@@ -129,26 +151,30 @@ class Canvas:
         rows = BAND_PIXELS // max(1, self.width * ss * ss)
         return max(8, min(self.height, rows))
 
-    def render_band(self, top: int, bottom: int) -> Image.Image:
-        """Output rows ``top`` … ``bottom - 1`` as an image of the output size."""
+    def render_band(self, top: int, bottom: int, left: int = 0, right: int | None = None) -> Image.Image:
+        """Output rows ``top`` … ``bottom - 1`` (and columns ``left`` …
+        ``right - 1``, the whole width by default) as an image: the very
+        pixels the whole image has there, so pieces rendered apart (bands,
+        the pages of a tiled print) join and overlap exactly."""
         ss = self.supersample
-        width = self.width
+        right = self.width if right is None else right
+        width = right - left
         work_mode = "RGBA" if self.mode == "RGBA" else "RGB"
         img = Image.new(work_mode, (width * ss, (bottom - top) * ss), self.background)
         draw = ImageDraw.Draw(img)
-        oy = top
 
         # coordinates are rounded to whole supersampled pixels *before* the
         # band's offset is taken off, so every band rasterises an operation
         # exactly as the others do (Pillow truncates toward zero)
-        dy = oy * ss
+        dy = top * ss
+        dx = left * ss
 
         def tr(points: Sequence[Point]) -> list[tuple[int, int]]:
-            return [(round(x * ss), round(y * ss) - dy) for x, y in points]
+            return [(round(x * ss) - dx, round(y * ss) - dy) for x, y in points]
 
         for op in self.ops:
             bx0, by0, bx1, by1 = op.bbox
-            if by1 < top or by0 > bottom:
+            if by1 < top or by0 > bottom or bx1 < left or bx0 > right:
                 continue
             kind, a = op.kind, op.args
             if kind == "polygon":
@@ -179,14 +205,14 @@ class Canvas:
                         draw.ellipse((x - r, y - r, x + r, y + r), fill=fill)
             elif kind == "circle":
                 cx, cy, r, fill, outline, w = a
-                box = (round((cx - r) * ss), round((cy - r) * ss) - dy,
-                       round((cx + r) * ss), round((cy + r) * ss) - dy)
+                box = (round((cx - r) * ss) - dx, round((cy - r) * ss) - dy,
+                       round((cx + r) * ss) - dx, round((cy + r) * ss) - dy)
                 wi = int(round(w * ss)) if outline is not None else 0
                 draw.ellipse(box, fill=fill, outline=outline if wi else None, width=wi)
             elif kind == "text":
                 x, y, text, px, fill, style, anchor, halo, hw = a
                 font = load_font(style, max(1, int(round(px * ss))))
-                draw.text((round(x * ss), round(y * ss) - dy), text, font=font, fill=fill, anchor=anchor,
+                draw.text((round(x * ss) - dx, round(y * ss) - dy), text, font=font, fill=fill, anchor=anchor,
                           stroke_width=int(round(hw * ss)) if halo else 0,
                           stroke_fill=halo if halo else None)
         if ss > 1:

@@ -14,16 +14,19 @@ from __future__ import annotations
 import math
 import random
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 from vmodtool.render.board_canvas import Canvas, Colour
 
 __all__ = ["Hex", "parse_colour", "mix", "darken", "lighten", "texture_kind", "draw_texture",
-           "hexside_kind", "TEXTURES", "DEFAULT_FILLS", "seeded"]
+           "hexside_kind", "TEXTURES", "DEFAULT_FILLS", "seeded", "KeepOut", "WATER"]
 
 Point = tuple[float, float]
+
+#: the texture of water hexes: a road through one needs a bridge
+WATER = "waves"
 
 TEXTURES = ("trees", "orchard", "buildings", "rocks", "brush", "marsh", "waves", "trench",
             "sand", "crops")
@@ -139,10 +142,78 @@ class Hex:
         return True
 
 
+Box = tuple[float, float, float, float]
+#: whether a box (board pixels) is taken by a text, a marker or a bridge
+KeepOut = Callable[[Box], bool]
+
+
+class _Guard:
+    """Draws a texture's symbols one at a time and takes back any whose
+    drawn box (the canvas's own box of its operations) meets the
+    ``keep_out`` boxes; the boxes of the symbols kept go to ``record``."""
+
+    def __init__(self, canvas: Canvas, keep_out: KeepOut | None, record: list[Box] | None) -> None:
+        self.canvas = canvas
+        self.keep_out = keep_out
+        self.record = record
+        self.start = 0
+
+    def begin(self) -> None:
+        self.start = len(self.canvas.ops)
+
+    def commit(self) -> bool:
+        ops = self.canvas.ops
+        if len(ops) == self.start or (self.keep_out is None and self.record is None):
+            return True
+        s = self.canvas.scale
+        x0, y0, x1, y1 = ops[self.start].bbox
+        for op in ops[self.start + 1:]:
+            b = op.bbox
+            if b[0] < x0:
+                x0 = b[0]
+            if b[1] < y0:
+                y0 = b[1]
+            if b[2] > x1:
+                x1 = b[2]
+            if b[3] > y1:
+                y1 = b[3]
+        box = (x0 / s, y0 / s, x1 / s, y1 / s)
+        if self.keep_out is not None and self.keep_out(box):
+            del ops[self.start:]
+            return False
+        if self.record is not None:
+            self.record.append(box)
+        return True
+
+    def clear(self, p: Point, radius: float) -> bool:
+        """Whether a symbol of ``radius`` at ``p`` would be clear (a first
+        guess that saves drawing symbols only to take them back)."""
+        if self.keep_out is None:
+            return True
+        return not self.keep_out((p[0] - radius, p[1] - radius, p[0] + radius, p[1] + radius))
+
+    def polyline(self, points: Sequence[Point], fill: Colour, width: float, round_caps: bool = False,
+                 piece: int = 4) -> None:
+        """A texture line, whole when it is clear, else in pieces of
+        ``piece`` segments, each kept or taken back on its own (a line runs
+        on around a label)."""
+        self.begin()
+        self.canvas.line(points, fill, width, round_caps=round_caps)
+        if self.commit():
+            return
+        for i in range(0, len(points) - 1, piece):
+            part = points[i:i + piece + 1]
+            if len(part) > 1:
+                self.begin()
+                self.canvas.line(part, fill, width, round_caps=round_caps)
+                self.commit()
+
+
 def _scatter(h: Hex, rng: random.Random, count: int, spacing: float, margin: float,
-             avoid_label: bool = True) -> list[Point]:
+             avoid_label: bool = True, guard: _Guard | None = None, radius: float = 0.0) -> list[Point]:
     """Up to ``count`` points inside the hex, ``spacing`` × size apart,
-    clear of the hex number at the top and of the centre dot."""
+    clear of the hex number at the top, of the centre dot and (with a
+    ``guard``) of the boxes kept out by ``radius`` × size."""
     points: list[Point] = []
     tries = 0
     while len(points) < count and tries < count * 40:
@@ -153,6 +224,8 @@ def _scatter(h: Hex, rng: random.Random, count: int, spacing: float, margin: flo
         if math.hypot(a, b) < 0.09:
             continue
         p = h.at(a, b)
+        if guard is not None and not guard.clear(p, radius * h.size):
+            continue
         if not h.inside(p, margin):
             continue
         if any(math.hypot(p[0] - q[0], p[1] - q[1]) < spacing * h.size for q in points):
@@ -162,19 +235,25 @@ def _scatter(h: Hex, rng: random.Random, count: int, spacing: float, margin: flo
 
 
 def draw_texture(canvas: Canvas, kind: str | None, h: Hex, fill: Colour,
-                 rng: random.Random, dense: float = 1.0) -> None:
-    """Draw the symbols of texture ``kind`` inside hex ``h``."""
+                 rng: random.Random, dense: float = 1.0, *, keep_out: KeepOut | None = None,
+                 record: list[Box] | None = None) -> None:
+    """Draw the symbols of texture ``kind`` inside hex ``h``; none meets a
+    box ``keep_out`` says is taken (a text, a marker, a bridge), and the box
+    of each symbol drawn goes to ``record``."""
     if kind is None:
         return
     s = h.size
+    g = _Guard(canvas, keep_out, record)
     if kind == "trees":
         dark, edge, light = darken(fill, 0.25), darken(fill, 0.55), lighten(fill, 0.18)
-        crowns = _scatter(h, rng, int(7 * dense), 0.15, 0.09)
+        crowns = _scatter(h, rng, int(7 * dense), 0.15, 0.09, guard=g, radius=0.1)
         for x, y in sorted(crowns, key=lambda p: p[1]):
             r = s * rng.uniform(0.075, 0.095)
+            g.begin()
             canvas.circle((x, y + r * 0.25), r * 1.02, fill=darken(fill, 0.45))   # shadow
             canvas.circle((x, y), r, fill=dark, outline=edge, width=s * 0.011)
             canvas.circle((x - r * 0.3, y - r * 0.3), r * 0.38, fill=mix(dark, light, 0.55))
+            g.commit()
     elif kind == "orchard":
         dark, edge = darken(fill, 0.3), darken(fill, 0.6)
         step = 0.16
@@ -186,34 +265,43 @@ def draw_texture(canvas: Canvas, kind: str | None, h: Hex, fill: Colour,
                     continue
                 p = h.at(a, b)
                 if h.inside(p, 0.08):
+                    g.begin()
                     canvas.circle(p, s * 0.04, fill=dark, outline=edge, width=s * 0.008)
+                    g.commit()
     elif kind == "buildings":
         roof, edge = darken(fill, 0.45), darken(fill, 0.75)
-        blocks = _scatter(h, rng, int(6 * dense), 0.17, 0.12)
+        blocks = _scatter(h, rng, int(6 * dense), 0.17, 0.12, guard=g, radius=0.12)
         for x, y in blocks:
             w, d = s * rng.uniform(0.07, 0.12), s * rng.uniform(0.05, 0.08)
             angle = rng.choice((0.0, 0.0, math.pi / 2)) + rng.uniform(-0.25, 0.25)
             pts = _rect((x, y), w, d, angle)
+            g.begin()
             canvas.polygon([(px + s * 0.012, py + s * 0.012) for px, py in pts],
                            fill=darken(fill, 0.3))                                   # shadow
             canvas.polygon(pts, fill=roof, outline=edge, width=s * 0.008)
+            g.commit()
     elif kind == "rocks":
         body, edge = lighten(fill, 0.22), darken(fill, 0.62)
-        for x, y in _scatter(h, rng, int(7 * dense), 0.15, 0.1):
+        for x, y in _scatter(h, rng, int(7 * dense), 0.15, 0.1, guard=g, radius=0.08):
             r = s * rng.uniform(0.04, 0.065)
             n = rng.randint(5, 7)
             pts = [(x + math.cos(2 * math.pi * k / n) * r * rng.uniform(0.7, 1.2),
                     y + math.sin(2 * math.pi * k / n) * r * rng.uniform(0.6, 1.0)) for k in range(n)]
+            g.begin()
             canvas.polygon([(px + s * 0.01, py + s * 0.012) for px, py in pts], fill=darken(fill, 0.4))
             canvas.polygon(pts, fill=body, outline=edge, width=s * 0.01)
+            g.commit()
     elif kind in ("brush", "marsh"):
         ink = darken(fill, 0.5)
         water = darken(mix(fill, (60, 110, 190), 0.5), 0.1)
-        for x, y in _scatter(h, rng, int((8 if kind == "brush" else 7) * dense), 0.13, 0.08):
+        for x, y in _scatter(h, rng, int((8 if kind == "brush" else 7) * dense), 0.13, 0.08, guard=g,
+                             radius=0.07):
+            g.begin()
             _tuft(canvas, (x, y), s * (0.05 if kind == "brush" else 0.06), ink, s * 0.01)
             if kind == "marsh":
                 canvas.line([(x - s * 0.06, y + s * 0.015), (x + s * 0.06, y + s * 0.015)],
                             water, s * 0.012, round_caps=True)
+            g.commit()
     elif kind == "waves":
         ink = darken(fill, 0.22)
         lite = lighten(fill, 0.35)
@@ -223,8 +311,20 @@ def draw_texture(canvas: Canvas, kind: str | None, h: Hex, fill: Colour,
                    for k in range(13)]
             pts = [p for p in pts if h.inside(p, 0.06)]
             if len(pts) > 2:
+                g.begin()                      # the whole wave, or in pieces round what it must not cover
                 canvas.line(pts, ink, s * 0.014, round_caps=True)
                 canvas.line([(x, y - s * 0.012) for x, y in pts[1:-1]], lite, s * 0.006)
+                if g.commit():
+                    continue
+                for i in range(0, len(pts) - 1, 4):
+                    part = pts[i:i + 5]
+                    if len(part) < 2:
+                        continue
+                    g.begin()
+                    canvas.line(part, ink, s * 0.014, round_caps=True)
+                    if len(part) > 2:
+                        canvas.line([(x, y - s * 0.012) for x, y in part[1:-1]], lite, s * 0.006)
+                    g.commit()
     elif kind == "trench":
         ink = darken(fill, 0.7)
         wire = darken(fill, 0.5)
@@ -236,24 +336,30 @@ def draw_texture(canvas: Canvas, kind: str | None, h: Hex, fill: Colour,
             pts += [h.at(a, up), h.at(a + 0.07, up)]
         pts = [p for p in pts if h.inside(p, 0.05)]
         if len(pts) > 1:
-            canvas.line(pts, ink, s * 0.022)
+            g.polyline(pts, ink, s * 0.022)
         for k in range(-4, 5):       # barbed wire: a row of small crosses
             x, y = h.at(k * 0.08, b0 + 0.17)
             if h.inside((x, y), 0.08):
                 d = s * 0.018
+                g.begin()
                 canvas.line([(x - d, y - d), (x + d, y + d)], wire, s * 0.007)
                 canvas.line([(x - d, y + d), (x + d, y - d)], wire, s * 0.007)
+                g.commit()
     elif kind == "sand":
         ink = darken(fill, 0.3)
-        for x, y in _scatter(h, rng, int(14 * dense), 0.08, 0.06):
+        for x, y in _scatter(h, rng, int(14 * dense), 0.08, 0.06, guard=g, radius=0.012):
+            g.begin()
             canvas.circle((x, y), s * 0.01, fill=ink)
+            g.commit()
     elif kind == "crops":
         ink = darken(fill, 0.3)
         for b in (-0.15, -0.05, 0.05, 0.15, 0.25, 0.35):
             pts = [h.at(a, b + a * 0.25) for a in (-0.45, 0.45)]
             seg = _clip_segment(h, pts[0], pts[1], 0.07)
             if seg:
-                canvas.line(seg, ink, s * 0.008)
+                (px, py), (qx, qy) = seg
+                g.polyline([(px + (qx - px) * t / 6, py + (qy - py) * t / 6) for t in range(7)], ink,
+                           s * 0.008, piece=1)
 
 
 def _clip_segment(h: Hex, p: Point, q: Point, margin: float) -> list[Point] | None:

@@ -115,9 +115,14 @@ def _scanned(page: Image.Image, angle: float, shift: tuple[int, int]) -> Image.I
     return bed.rotate(-angle, resample=Image.Resampling.BICUBIC, fillcolor=(255, 255, 255))
 
 
-@pytest.mark.parametrize("angle", [0.0, 0.5, -0.5])
-def test_a_turned_and_shifted_scan_is_straightened(drawn, tmp_path, angle):
+#: the turn of each example's scan: straight, clockwise, anticlockwise (every
+#: example and every direction once, without the nine combinations' time)
+SCAN_ANGLE = {"modern-tactical": 0.5, "combat-commander": -0.5, "ww1-operational": 0.0}
+
+
+def test_a_turned_and_shifted_scan_is_straightened(drawn, tmp_path):
     scenario, specs, layout, folder = drawn
+    angle = SCAN_ANGLE[folder.name.rstrip("0123456789")]
     front = _scanned(Image.open(folder / "front.png").convert("RGB"), angle, (37, -23))
     back = _scanned(Image.open(folder / "back.png").convert("RGB"), -angle / 2, (-11, 19))
     front.save(tmp_path / "scan-front.png")

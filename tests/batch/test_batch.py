@@ -380,3 +380,25 @@ def test_games_sharing_a_published_module_and_its_scenario_equal_each_audited_al
     assert [r["files"] for r in records] == [[str(p)] for p in logs]
     _compare(records, lambda r: ["audit", *r["files"], "--scenario", str(scenario), "-m", str(module),
                                  "--format", "json"])
+
+
+def test_a_worker_collects_its_garbage_once_its_memory_has_grown(monkeypatch) -> None:
+    """Memory bounded by the largest game, not by how many a worker ran: a
+    full collection once the resident size has grown by 64 MB (or every 8
+    games where it cannot be read)."""
+    import gc as _gc
+
+    collected: list[int] = []
+    monkeypatch.setattr(_gc, "collect", lambda *a: collected.append(1) or 0)
+    sizes = iter([100 << 20, 150 << 20, 170 << 20, 175 << 20])
+    monkeypatch.setattr(batch_tasks, "_resident_bytes", lambda: next(sizes))
+    monkeypatch.setitem(batch_tasks._settled, "rss", 90 << 20)
+    batch_tasks._settle_memory()               # 100 MB: grown 10 MB, nothing
+    batch_tasks._settle_memory()               # 150 MB: grown 60 MB, nothing
+    assert collected == []
+    batch_tasks._settle_memory()               # 170 MB: 80 MB above 90 → collect (then 175 is the new level)
+    assert collected == [1] and batch_tasks._settled["rss"] == 175 << 20
+    monkeypatch.setattr(batch_tasks, "_resident_bytes", lambda: None)
+    for _ in range(8):
+        batch_tasks._settle_memory()
+    assert collected == [1, 1]

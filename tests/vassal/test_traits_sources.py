@@ -8,6 +8,7 @@ trait's state and in their id."""
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
@@ -51,17 +52,22 @@ def _general_prop(self: Any, i: int, key: str) -> Any:
         self.leave(token)
 
 
-def _corpus_pieces(limit_per_file: int = 400) -> Iterator[PieceDef]:
-    """Pieces of the saved games and modules of ../shared (none without it)."""
+@functools.cache
+def _corpus_texts(limit_per_file: int = 400) -> tuple[str, ...]:
+    """The piece texts of the saved games and modules of ../shared (none
+    without it), read once for the tests of this file (each parses its own
+    pieces from them)."""
     from vmodtool.vassal.buildfile import BuildFile
     from vmodtool.vassal.savefile import SavedGame
+    texts: list[str] = []
     for path in sorted(SHARED.glob("corpus/*/*.vsav"))[:12]:
         try:
             saved = SavedGame.read(path)
             n = 0
             for _, cmd in leaves(saved.commands):
                 if isinstance(cmd, AddPiece) and not cmd.is_stack and n < limit_per_file:
-                    yield PieceDef.parse(cmd.text)
+                    PieceDef.parse(cmd.text)
+                    texts.append(cmd.text)
                     n += 1
         except VmodError:
             continue
@@ -74,9 +80,17 @@ def _corpus_pieces(limit_per_file: int = 400) -> Iterator[PieceDef]:
             if k >= limit_per_file:
                 break
             try:
-                yield PieceDef.parse(slot.definition)
+                PieceDef.parse(slot.definition)
             except VmodError:
                 continue
+            texts.append(slot.definition)
+    return tuple(texts)
+
+
+def _corpus_pieces() -> Iterator[PieceDef]:
+    """Pieces of the saved games and modules of ../shared, parsed afresh."""
+    for text in _corpus_texts():
+        yield PieceDef.parse(text)
 
 
 def _synthetic() -> list[PieceDef]:

@@ -250,6 +250,11 @@ def _structure(value: object, seen: dict[int, int] | None = None) -> object:
     seen = {} if seen is None else seen
     if isinstance(value, (str, bytes, int, float, bool, type(None), Path)):
         return value
+    if isinstance(value, (tuple, frozenset)):
+        # immutable: whether two equal ones are one object is Python's
+        # business (3.10 shares constant tuples differently), not the model's
+        items = sorted(value, key=repr) if isinstance(value, frozenset) else value
+        return (type(value).__name__, tuple(_structure(v, seen) for v in items))
     if id(value) in seen:
         return ("shared", seen[id(value)])
     seen[id(value)] = len(seen)

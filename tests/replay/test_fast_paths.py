@@ -416,9 +416,13 @@ def test_relaxed_gc_leaves_the_programs_own_freeze_alone() -> None:
     try:
         frozen = gc.get_freeze_count()
         assert frozen > 0
+        made_since = [[] for _ in range(10_000)]     # tracked objects the program made after its freeze
         with relaxed_gc():
             pass
-        assert gc.get_freeze_count() == frozen
+        # not frozen again (the count would grow by what was made since) and not unfrozen (it would fall
+        # to 0); another thread (pytest-xdist's) may free a few frozen objects meanwhile, so not equality
+        after = gc.get_freeze_count()
+        assert frozen - len(made_since) < after < frozen + len(made_since)
     finally:
         gc.unfreeze()
 

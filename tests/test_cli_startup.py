@@ -47,15 +47,15 @@ def _layer(modules: set[str], layer: str) -> set[str]:
 
 def test_help_imports_only_the_cli() -> None:
     modules = _imported("--help")
-    assert modules <= {"vmodtool", "vmodtool.cli", "vmodtool.commands", "vmodtool.errors"}, modules
+    assert modules <= {"vmodtool", "vmodtool.cli", "vmodtool.commands", "vmodtool.errors", "vmodtool.terminal"}, modules
     assert "shutil" not in modules       # Click's help formatter would import it (and lzma, bz2)
 
 
 @pytest.mark.parametrize("columns", ["", "50", "70", "160"])
-def test_help_width_is_clicks(columns: str) -> None:
+def test_help_width_is_clicks(columns: str, tmp_path: Path) -> None:
     """The help is laid out as Click lays it out for the terminal's width
     (``$COLUMNS``), though the width is found without :mod:`shutil`."""
-    env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS=columns)
+    env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS=columns, XDG_CACHE_HOME=str(tmp_path))
     ours = subprocess.run([sys.executable, "-m", "vmodtool", "--help"], capture_output=True, text=True,
                           env=env, timeout=120).stdout
     clicks = subprocess.run([sys.executable, "-c", "import click, sys, vmodtool.commands as c; "
@@ -115,3 +115,101 @@ def test_help_lists_every_command_alike_lazy_or_loaded() -> None:
     finally:
         cli.commands.clear()
         cli.commands.update(saved)
+
+
+# --------------------------------------------------------------------------
+# the console entry point: `vmodtool --help` from its cache (vmodtool.launcher)
+
+LAUNCH = """
+import sys
+from vmodtool.launcher import main
+sys.argv[1:] = {args!r}
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+sys.stdout.flush()
+print("\\nEXIT", code, "CLICK", "click" in sys.modules, file=sys.stderr)
+"""
+
+
+def _launch(cache: Path, *args: str, columns: str = "", stdout: int | None = subprocess.PIPE
+            ) -> tuple[bytes, int, bool]:
+    """stdout, exit code and whether Click was imported, of the console
+    entry point run in a fresh interpreter."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS=columns, XDG_CACHE_HOME=str(cache))
+    env.pop("_VMODTOOL_COMPLETE", None)
+    done = subprocess.run([sys.executable, "-c", LAUNCH.format(args=list(args))], stdout=stdout,
+                          stderr=subprocess.PIPE, env=env, timeout=120, check=False)
+    tail = done.stderr.decode().rsplit("EXIT", 1)[1].split()
+    return done.stdout, int(tail[0]), tail[2] == "True"
+
+
+def _clicks_help(columns: str, *args: str) -> bytes:
+    env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS=columns)
+    return subprocess.run([sys.executable, "-c", f"from vmodtool.cli import main; main({list(args)!r})"],
+                          capture_output=True, env=env, timeout=120, check=False).stdout
+
+
+@pytest.mark.parametrize("columns", ["", "50", "160"])
+def test_the_cached_help_is_clicks_page_and_imports_no_click(columns: str, tmp_path: Path) -> None:
+    clicks = _clicks_help(columns, "--help")
+    first, code, imported = _launch(tmp_path, "--help", columns=columns)
+    assert (first, code, imported) == (clicks, 0, True)           # written by Click, then cached
+    assert [p.name for p in (tmp_path / "vmodtool" / "help").iterdir()] == \
+        [f"help-{max(min(int(columns or 80), 80) - 2, 50)}.txt"]
+    for args in (("--help",), ("-h",)):
+        again, code, imported = _launch(tmp_path, *args, columns=columns)
+        assert (again, code, imported) == (clicks, 0, False)       # from the cache, without Click
+
+
+def test_a_cached_page_of_another_width_version_or_content_is_not_used(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from vmodtool.launcher import help_cache_file, help_key
+
+    wide = _clicks_help("160", "--help")
+    _launch(tmp_path, "--help", columns="160")
+    narrow = _clicks_help("50", "--help")
+    assert narrow != wide
+    assert _launch(tmp_path, "--help", columns="50")[0] == narrow  # another width: its own page
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path, key = Path(help_cache_file(78)), help_key()
+    assert key is not None and path.read_text().startswith(key + "\n")
+    for planted in ("vmodtool-help 0.0.1 1:1 1:1 1:1\nfake page\n",            # another version/stamps
+                    f"{key}\nUsage: \x1b]2;owned\x07 fake\n",                   # not plain text
+                    f"{key}\n" + "x" * 70_000,                                   # too large to be ours
+                    f"{key}\n"):                                                 # empty
+        path.write_text(planted)
+        out, code, imported = _launch(tmp_path, "--help", columns="160")
+        assert (out, code, imported) == (wide, 0, True), planted[:40]
+        assert path.read_text() == f"{key}\n{wide.decode()}"        # written anew
+
+
+def test_help_without_a_usable_cache_folder_is_still_printed(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    out, code, _ = _launch(blocker / "cache", "--help")
+    assert (out, code) == (_clicks_help("", "--help"), 0)
+    assert blocker.read_text() == "not a folder\n"
+
+
+def test_help_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
+    for _ in range(2):                                  # through Click, then from the cache
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        try:
+            env = dict(os.environ, PYTHONPATH=str(REPO), XDG_CACHE_HOME=str(tmp_path))
+            done = subprocess.run([sys.executable, "-m", "vmodtool", "--help"], stdout=write_end,
+                                  stderr=subprocess.PIPE, env=env, timeout=120, check=False)
+        finally:
+            os.close(write_end)
+        assert (done.returncode, done.stderr) == (0, b"")
+    assert (tmp_path / "vmodtool" / "help").is_dir()
+
+
+def test_any_other_command_line_goes_through_click(tmp_path: Path) -> None:
+    for args in (("--version",), ("--help", "--debug"), ("build", "--help"), ()):
+        out, code, imported = _launch(tmp_path, *args)
+        assert imported, args
+        assert out == _clicks_help("", *args), args
+    assert not (tmp_path / "vmodtool").exists()          # only the top-level help is cached

@@ -1,5 +1,5 @@
 """``python -m vmodtool`` = the ``vmodtool`` command."""
 
-from vmodtool.cli import main
+from vmodtool.launcher import main
 
 main()

@@ -16,7 +16,6 @@ maps it; commands never call ``sys.exit``.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
 
 from vmodtool.errors import VmodError
+from vmodtool.terminal import help_width
 
 EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
@@ -93,31 +93,16 @@ class _MapsErrors:
             raise Interrupted() from None
 
 
-def terminal_columns() -> int:
-    """The terminal's width as :func:`shutil.get_terminal_size` finds it
-    (``$COLUMNS``, then stdout's terminal, else 80) without importing
-    :mod:`shutil`, which brings three compression modules into every start."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
-
-
 class HelpContext(click.Context):
     """Click's context with the help laid out as Click lays it out (the
     terminal's width less 2, between 50 and ``max_content_width``), the width
-    found by :func:`terminal_columns`: ``vmodtool --help`` starts faster."""
+    found by :func:`vmodtool.terminal.terminal_columns`: ``vmodtool --help``
+    starts faster."""
 
     def make_formatter(self) -> click.HelpFormatter:
         width = self.terminal_width
         if width is None and click.formatting.FORCED_WIDTH is None:
-            width = max(min(terminal_columns(), self.max_content_width or 80) - 2, 50)
+            width = help_width(self.max_content_width)
         return self.formatter_class(width=width, max_width=self.max_content_width)
 
 

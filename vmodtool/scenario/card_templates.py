@@ -153,12 +153,13 @@ def _schema() -> dict[str, Any]:
 
 def card_template_file(ref: str, folder: Path | None) -> Path | None:
     """The file a deck's ``template`` names: a bundled card template, else a
-    path relative to ``folder`` (the scenario's); None when there is none."""
+    path relative to ``folder`` (the scenario's; None: the working folder);
+    None when there is none."""
     bundled = bundled_card_templates()
     if ref in bundled:
         return bundled[ref]
-    if folder is not None and (ref.endswith((".yaml", ".yml")) or "/" in ref):
-        candidate = folder / ref
+    if ref.endswith((".yaml", ".yml")) or "/" in ref:
+        candidate = folder / ref if folder is not None else Path(ref)
         if candidate.is_file():
             return candidate
     return None

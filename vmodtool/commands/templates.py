@@ -37,7 +37,6 @@ def templates_command(action: str | None, template: str | None, scenario: str | 
 
     \b
     Examples:
-      vmodtool templates
       vmodtool templates show silhouette --scenario examples/modern-tactical/scenario.yaml -o preview.png
       vmodtool templates show fate -o fate.png
     """

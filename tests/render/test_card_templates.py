@@ -340,3 +340,16 @@ def test_templates_command_lists_and_shows_card_templates(tmp_path: Path) -> Non
     assert result.exit_code == 2 and f"{mine}: line 4: band.height" in result.output
     result = CliRunner().invoke(cli, ["templates", "show", "nope", "-o", str(tmp_path / "n.png")])
     assert result.exit_code == 2 and "unknown template 'nope'" in result.output
+
+
+def test_the_documented_format_is_a_card_template(tmp_path: Path) -> None:
+    """The format block of templates/README.md loads, and draws."""
+    readme = (ROOT / "templates" / "README.md").read_text("utf-8")
+    block = readme.split("# Card templates", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "my-cards.yaml"
+    path.write_text(block, "utf-8")
+    t = load_card_template(path)
+    assert t.name == "my-cards" and t.event_line is not None and t.footer is not None and t.picture == 0.34
+    deck = replace(sample_decks(str(path))[0], owner="fr")
+    img = render_card_front(CardSetting(tmp_path, (("fr", "#8fa9d8"),)), deck, deck.cards[1], 90)
+    assert img.getpixel((img.width // 2, 4)) == (0x1D, 0x3F, 0x73)          # the side's band

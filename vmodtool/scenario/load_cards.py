@@ -5,8 +5,9 @@ deck and card ids, a second hand of one side, image files that do not exist.
 
 The JSON Schema checks the structure (keys, types, the enumerations of
 roles, sizes, shuffles and triggers); the functions here check the meaning
-(a deck's card template: a bundled name or a template file that loads), and read defensively what the schema has already reported (a wrong
-value falls back to the default, so one mistake gives one message).
+(a deck's card template: a bundled name or a template file that loads),
+and read defensively what the schema has already reported (a wrong value
+falls back to the default, so one mistake gives one message).
 """
 
 from __future__ import annotations

@@ -353,3 +353,12 @@ def test_the_documented_format_is_a_card_template(tmp_path: Path) -> None:
     deck = replace(sample_decks(str(path))[0], owner="fr")
     img = render_card_front(CardSetting(tmp_path, (("fr", "#8fa9d8"),)), deck, deck.cards[1], 90)
     assert img.getpixel((img.width // 2, 4)) == (0x1D, 0x3F, 0x73)          # the side's band
+
+
+@pytest.mark.parametrize("ref, expect", [("a" * 400 + ".yaml", "unknown card template"),
+                                         ("x\\u0000.yaml", "control character U+0000")])
+def test_a_name_no_file_can_have_is_a_located_error(tmp_path: Path, ref: str, expect: str) -> None:
+    path = _copy(tmp_path)
+    line = _set_template(path, f'"{ref}"')
+    msgs = [str(p) for p in check_scenario(path)[1] if p.severity == "error"]
+    assert any(f"{path}:{line}" in m and expect in m for m in msgs), msgs

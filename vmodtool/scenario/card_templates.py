@@ -22,7 +22,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from vmodtool.scenario.templates import TemplateError, template_document, template_error, templates_dir
+from vmodtool.scenario.templates import (
+    TemplateError,
+    is_template_file,
+    template_document,
+    template_error,
+    templates_dir,
+)
 
 __all__ = ["CardTemplate", "BandRegion", "LineRegion", "TextRegion", "ValueRegions", "BackLayout",
            "DEFAULT_CARD_TEMPLATE", "CARD_FIELDS", "CORNERS", "bundled_card_templates", "card_template_file",
@@ -160,7 +166,7 @@ def card_template_file(ref: str, folder: Path | None) -> Path | None:
         return bundled[ref]
     if ref.endswith((".yaml", ".yml")) or "/" in ref:
         candidate = folder / ref if folder is not None else Path(ref)
-        if candidate.is_file():
+        if is_template_file(candidate):
             return candidate
     return None
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CounterTemplate", "TemplateError", "TemplateRef", "bundled_templates", "template_file",
            "load_template", "art_library", "art_file", "DEFAULT_TEMPLATE", "template_refs", "templates_dir",
-           "template_document", "template_error"]
+           "template_document", "template_error", "is_template_file"]
 
 DEFAULT_TEMPLATE = "nato"
 _PACKAGE = Path(__file__).resolve().parent.parent      # vmodtool/
@@ -140,9 +140,18 @@ def template_file(ref: str, folder: Path | None) -> Path | None:
         return bundled[ref]
     if folder is not None and (ref.endswith((".yaml", ".yml")) or "/" in ref):
         candidate = folder / ref
-        if candidate.is_file():
+        if is_template_file(candidate):
             return candidate
     return None
+
+
+def is_template_file(path: Path) -> bool:
+    """Whether ``path`` is a file; False for a name no file can have (too
+    long, a NUL byte), which a scenario may write."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _pairs(raw: Any) -> tuple[tuple[str, str], ...]:

@@ -35,7 +35,8 @@ def _ink_pixels(img: Image.Image, box: tuple[int, int, int, int]) -> int:
 
 
 def test_front_has_band_name_and_cyrillic_text(cc):
-    deck = next(d for d in cc.decks if d.id == "fr_fate")
+    # the standard template's regions (the example's decks use fate: tests/render/test_card_templates.py)
+    deck = replace(next(d for d in cc.decks if d.id == "fr_fate"), template="standard")
     card = next(c for c in deck.cards if c.id == "fr.deploy")
     img = render_card_front(cc, deck, card, 300)
     w, h = card_px("poker", 300)

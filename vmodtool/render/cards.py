@@ -1,19 +1,27 @@
 """Card faces from the scenario's decks: a front per card and a back per
-deck, at the VASSAL size and at print resolutions.
+deck, at the VASSAL size and at print resolutions, each drawn as its deck's
+card template says (:mod:`vmodtool.scenario.card_templates`; bundled:
+``standard``, ``text``, ``fate``, ``event``; or a template file of the
+scenario's).
 
-Front (``standard`` template): a band in the deck's colour (the owner's
-fill unless the deck gives ``colour``) with the card's name, the corner
-values (up to four, top-left, top-right, bottom-left, bottom-right), the
-card's picture fitted into the picture area when it has one, and the card
-text wrapped into the rest.  The ``text`` template has no picture area.
-Back: the deck's back image fitted to the card, else a frame in the deck's
-colour with the back text (default: the deck's name).
+Front: a border; a title band (top or bottom) in the deck's colour (the
+owner's fill unless the deck gives ``colour``, or what the template says)
+with the card's name; an optional event line beside the band (card fields
+such as ``{event}``); the card's picture fitted into the picture box when
+the template has one and the card an image; the card text wrapped into the
+rest; the corner values (the card's ``values`` in the template's corners,
+in order, and the card's number in its deck when the template shows it) in
+the band and in a row at the opposite edge, where an optional footer (a
+type line) lies between them.  Back: the deck's back image fitted to the
+card, else the template's frame in the deck's colour with the back text
+(default: the deck's name).
 
 Text is fitted the way counter texts are (:data:`~vmodtool.render.counters.
 MIN_TEXT_SCALE`): shrunk down to that fraction of its size, decided at one
-reference size so that every resolution breaks the lines alike; a text that
-still does not fit raises :class:`CardTextError` located at the card's line
-in the scenario.  The bundled DejaVu fonts cover Latin and Cyrillic.
+reference size so that every resolution breaks the lines alike; a text of
+any region that still does not fit raises :class:`CardTextError` located at
+the card's line in the scenario (the back text at the deck's).  The bundled
+DejaVu fonts cover Latin and Cyrillic.
 
 **File names** (ASCII, stable): ``card.<card id>.png`` (copies of a card
 share it) and ``card-back.<deck id>.png``; characters outside
@@ -35,34 +43,30 @@ from vmodtool.fileio import atomic_write
 from vmodtool.render import fonts
 from vmodtool.render.counter_pdf import png_bytes
 from vmodtool.render.counters import MIN_TEXT_SCALE, safe_name, shrink_wrap
+from vmodtool.scenario.card_templates import CardTemplate, LineRegion, resolve_card_template
 from vmodtool.scenario.cards import CARD_SIZES, VASSAL_CARD_DPI, CardSpec, DeckSpec, card_pixels
 from vmodtool.scenario.model import Scenario
+from vmodtool.scenario.templates import TemplateError
 
 __all__ = ["CardError", "CardTextError", "VASSAL_CARD_DPI", "card_px", "deck_colour", "render_card_front",
            "render_card_back", "card_filename", "back_filename", "check_card_texts", "render_card_files",
-           "CardFiles"]
+           "CardFiles", "CardSetting", "card_template"]
 
 #: the width at which line breaks and sizes are decided
 _REFERENCE_W = 600
 RGB = tuple[int, int, int]
-
-# layout, in fractions of the card's width (w) or height (h)
-_BORDER = 0.025            # w
-_BAND_H = 0.15             # h
-_PICTURE_H = 0.34          # h
-_VALUE_W = 0.17            # w, a corner value's box
-_FOOTER_H = 0.09           # h, the row of the bottom corner values
-_NAME_FRAC = 0.075         # w, nominal name size
-_TEXT_FRAC = 0.058         # w, nominal card text size
+_GREY: RGB = (150, 150, 150)
 _LINE = 1.22               # line height / font size
 
 
 class CardError(VmodError):
-    """A card that cannot be drawn (a picture that cannot be read)."""
+    """A card that cannot be drawn (a picture that cannot be read, a
+    template that cannot be used)."""
 
 
 class CardTextError(CardError):
-    """A card's name or text does not fit on it even at the smallest size."""
+    """A card's name, text, line or corner value does not fit its region
+    even at the smallest size."""
 
 
 def card_px(size: str, dpi: int) -> tuple[int, int]:
@@ -71,6 +75,8 @@ def card_px(size: str, dpi: int) -> tuple[int, int]:
 
 
 def _rgb(text: str | None, default: RGB) -> RGB:
+    if text is not None and len(text) == 4 and text[0] == "#":
+        text = "#" + "".join(c * 2 for c in text[1:])
     if text is None or len(text) != 7 or text[0] != "#":
         return default
     try:
@@ -79,15 +85,76 @@ def _rgb(text: str | None, default: RGB) -> RGB:
         return default
 
 
-def deck_colour(scenario: Scenario, deck: DeckSpec) -> tuple[RGB, RGB]:
-    """(band, ink) of a deck: its ``colour``, else its owner's fill and ink,
-    else a neutral grey."""
-    sides = {s.id: s for s in scenario.game.sides}
-    side = sides.get(deck.owner or "")
-    band = _rgb(deck.colour, _rgb(side.fill, (150, 150, 150)) if side else (150, 150, 150))
-    lum = 0.299 * band[0] + 0.587 * band[1] + 0.114 * band[2]
-    ink = (0, 0, 0) if lum > 140 else (255, 255, 255)
-    return band, ink
+def _contrast(colour: RGB) -> RGB:
+    lum = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]
+    return (0, 0, 0) if lum > 140 else (255, 255, 255)
+
+
+@dataclass(frozen=True)
+class CardSetting:
+    """What a card's look needs of its scenario: the folder its pictures
+    and template files are in, and the sides' fills (``vmodtool templates
+    show`` draws sample cards without a scenario)."""
+
+    folder: Path
+    fills: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, scenario: Scenario | CardSetting) -> CardSetting:
+        if isinstance(scenario, CardSetting):
+            return scenario
+        return cls(scenario.folder, tuple((s.id, s.fill) for s in scenario.game.sides))
+
+    def fill(self, side: str | None) -> str | None:
+        return next((f for s, f in self.fills if s == side), None)
+
+
+def card_template(scenario: Scenario | CardSetting, deck: DeckSpec) -> CardTemplate:
+    """The card template of ``deck`` (a :class:`CardError` at the deck's
+    line when it cannot be used; the loader reports it first)."""
+    try:
+        return resolve_card_template(deck.template, CardSetting.of(scenario).folder)
+    except TemplateError as exc:
+        raise CardError(f"{deck.position}: deck {deck.id!r}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class _Colours:
+    band: RGB
+    ink: RGB
+    background: RGB
+    text: RGB
+    border: RGB
+    back: RGB
+    back_ink: RGB
+
+
+def _colours(setting: CardSetting, deck: DeckSpec, t: CardTemplate) -> _Colours:
+    own = t.side_colours(deck.owner)
+    fill = setting.fill(deck.owner)
+    source = t.band.colour
+    if source == "deck":
+        band = _rgb(deck.colour, _rgb(fill, _GREY))
+    elif source == "side":
+        band = _rgb(fill, _rgb(deck.colour, _GREY))
+    else:
+        band = _rgb(source, _GREY)
+    band = _rgb(own.get("band"), band)
+    ink = _rgb(own.get("ink"), _contrast(band) if t.band.ink == "auto" else _rgb(t.band.ink, (0, 0, 0)))
+    border = {"band": band, "ink": ink}.get(t.border_colour) or _rgb(t.border_colour, band)
+    back = _rgb(own.get("back"), band if t.back.colour == "band" else _rgb(t.back.colour, band))
+    return _Colours(band=band, ink=ink, background=_rgb(own.get("background"), _rgb(t.background, (250, 248, 240))),
+                    text=_rgb(own.get("text"), _rgb(t.text.ink, (20, 20, 20))),
+                    border=_rgb(own.get("border"), border), back=back,
+                    back_ink=_contrast(back) if t.back.ink == "auto" else _rgb(t.back.ink, (0, 0, 0)))
+
+
+def deck_colour(scenario: Scenario | CardSetting, deck: DeckSpec) -> tuple[RGB, RGB]:
+    """(band, ink) of a deck's cards: by its template, by default its
+    ``colour``, else its owner's fill and black or white ink, else a
+    neutral grey."""
+    c = _colours(CardSetting.of(scenario), deck, card_template(scenario, deck))
+    return c.band, c.ink
 
 
 def card_filename(card_id: str) -> str:
@@ -99,69 +166,129 @@ def back_filename(deck_id: str) -> str:
 
 
 # -- text fitting -------------------------------------------------------------------------
+Fitted = tuple[tuple[str, ...], float]
+
+
 @lru_cache(maxsize=4096)
-def _wrap(text: str, font: str, frac: float, max_w: float, max_h: float) -> tuple[tuple[str, ...], float] | None:
+def _wrap(text: str, font: str, frac: float, max_w: float, max_h: float, one_line: bool = False) -> Fitted | None:
     """Greedy word wrap (paragraphs kept) into a box of ``max_w`` × ``max_h``
     (fractions of the card's width) at the largest size from ``frac`` down to
     ``MIN_TEXT_SCALE * frac``; None if it does not fit."""
     return shrink_wrap([p.split() for p in text.split("\n")], font, frac, max_w, _REFERENCE_W,
-                       lambda n, f: (n * _LINE - (_LINE - 1)) * f <= max_h)
+                       lambda n, f: (n == 1 or not one_line) and (n * _LINE - (_LINE - 1)) * f <= max_h)
 
 
 def _fit(card_or_deck: CardSpec | DeckSpec, what: str, text: str, font: str, frac: float, max_w: float,
-         max_h: float, size: str) -> tuple[tuple[str, ...], float]:
-    fitted = _wrap(text, font, frac, max_w, max_h)
+         max_h: float, size: str, *, one_line: bool = False, hint: str = "") -> Fitted:
+    fitted = _wrap(text, font, frac, max_w, max_h, one_line)
     if fitted is None:
         kind = "card" if isinstance(card_or_deck, CardSpec) else "deck"
         raise CardTextError(
             f"{card_or_deck.position}: {kind} {card_or_deck.id!r}: its {what} ({len(text)} characters) does not fit "
-            f"on a {size} card even at {round(MIN_TEXT_SCALE * 100)}% of its size; shorten it"
-            + (", use the text template (no picture area)" if what == "text" else "")
-            + (" or use the poker size" if size != "poker" else ""))
+            f"{'in one line ' if one_line else ''}on a {size} card even at {round(MIN_TEXT_SCALE * 100)}% of its "
+            f"size; shorten it" + hint + (" or use the poker size" if size != "poker" else ""))
     return fitted
 
 
 @dataclass(frozen=True)
+class _Corner:
+    corner: str
+    key: Fitted | None
+    value: Fitted
+
+
+@dataclass(frozen=True)
 class _Layout:
-    name: tuple[tuple[str, ...], float]
-    text: tuple[tuple[str, ...], float] | None
-    values: tuple[tuple[str, str], ...]
+    template: CardTemplate
+    name: Fitted
+    event: Fitted | None
+    text: Fitted | None
+    corners: tuple[_Corner, ...]
+    footer: Fitted | None
     picture: bool
+    row: bool                          # the row opposite the band is laid out
+    band_corners: bool
 
 
-def _layout(deck: DeckSpec, card: CardSpec) -> _Layout:
+def _card_fields(deck: DeckSpec, card: CardSpec) -> dict[str, str]:
+    number = next((i for i, c in enumerate(deck.cards, 1) if c.id == card.id), 0)
+    return {"event": card.event or "", "trigger": card.trigger, "tags": " · ".join(sorted(card.tags)),
+            "number": str(number), "deck": deck.name, "name": card.name, "id": card.id, "count": str(card.count)}
+
+
+def _line(card: CardSpec, what: str, region: LineRegion | None, fields: dict[str, str], max_w: float,
+          max_h: float, size: str) -> Fitted | None:
+    if region is None:
+        return None
+    text = region.render(fields)
+    return _fit(card, what, text, region.font, region.size, max_w, max_h, size) if text else None
+
+
+def _layout(t: CardTemplate, deck: DeckSpec, card: CardSpec) -> _Layout:
     w_mm, h_mm = CARD_SIZES[deck.size]
     aspect = h_mm / w_mm                               # card height in widths
-    values = tuple((str(k), str(v)) for k, v in card.values.items())
-    top_values = values[:2]
-    name_w = 1 - 2 * _BORDER - (2 * _VALUE_W if top_values else 0) - 0.04
-    band_h = _BAND_H * aspect
-    name = _fit(card, "name", card.name, "bold", _NAME_FRAC, name_w, band_h * 0.9, deck.size)
-    picture = card.image is not None and deck.template == "standard"
-    body = aspect - band_h - 2 * _BORDER - (_PICTURE_H * aspect if picture else 0)
-    body -= _FOOTER_H * aspect if len(values) > 2 else 0.02
+    v = t.values
+    values = [(str(k), str(val)) for k, val in card.values.items()]
+    if len(values) > len(v.corners):
+        raise CardTextError(f"{card.position}: card {card.id!r}: it has {len(values)} corner values and its "
+                            f"deck's card template {t.name!r} shows {len(v.corners)}"
+                            + (f" ({', '.join(v.corners)})" if v.corners else "") + "; give fewer values "
+                            "or choose another template")
+    fields = _card_fields(deck, card)
+    slots = [(corner, key, val) for corner, (key, val) in zip(v.corners, values, strict=False)]
+    if v.number is not None:
+        slots.append((v.number, v.number_label, fields["number"]))
+    corners = []
+    for corner, key, val in slots:
+        fitted_key = None
+        if v.keys and key:
+            fitted_key = _fit(card, f"corner value key {key!r}", key, "condensed", v.key_size, v.width - 0.01, 1.0,
+                              deck.size, one_line=True)
+        corners.append(_Corner(corner, fitted_key, _fit(card, f"corner value {key!r}", val, v.font, v.size,
+                                                        v.width - 0.01, 1.0, deck.size, one_line=True)))
+    edge = t.band.position
+    band_corners = any(c.corner.startswith(edge) for c in corners)
+    opposite = any(not c.corner.startswith(edge) for c in corners)
+    bw = t.border_width
+    name_w = 1 - 2 * bw - (2 * v.width if band_corners else 0) - 0.04
+    band_h = t.band.height * aspect
+    name = _fit(card, "name", card.name, t.band.font, t.band.size, name_w, band_h * 0.9, deck.size)
+    line_h = t.event_line.height * aspect if t.event_line else 0.0
+    event = _line(card, "event line", t.event_line, fields, 1 - 2 * bw - 0.04, line_h * 0.9, deck.size)
+    row = opposite or t.footer is not None
+    row_h = v.row * aspect
+    footer = _line(card, "footer", t.footer, fields, 1 - 2 * bw - (2 * v.width if opposite else 0) - 0.04,
+                   row_h * 0.9, deck.size)
+    picture = card.image is not None and t.picture is not None
+    body = aspect - band_h - 2 * bw - line_h - (t.picture * aspect if picture and t.picture else 0)
+    body -= row_h if row else 0.02
     text = None
     if card.text:
-        text = _fit(card, "text", card.text, "condensed", _TEXT_FRAC, 1 - 2 * _BORDER - 0.08, body - 0.04,
-                    deck.size)
-    for key, value in values:
-        _fit(card, f"corner value {key!r}", value, "condensed-bold", 0.05, _VALUE_W - 0.01, 1.0, deck.size)
-    return _Layout(name, text, values, picture)
+        text = _fit(card, "text", card.text, t.text.font, t.text.size, 1 - 2 * bw - 2 * t.text.margin, body - 0.04,
+                    deck.size, hint=", choose a template without a picture box (text)" if picture else "")
+    return _Layout(t, name, event, text, tuple(corners), footer, picture, row, band_corners)
+
+
+def _back_text(t: CardTemplate, deck: DeckSpec) -> Fitted:
+    w_mm, h_mm = CARD_SIZES[deck.size]
+    return _fit(deck, "back text", deck.back or deck.name, t.back.font, t.back.size, t.back.width,
+                t.back.height * h_mm / w_mm, deck.size)
 
 
 def check_card_texts(scenario: Scenario) -> None:
-    """Raise :class:`CardTextError` for the first card whose name, text or
-    corner value does not fit (what ``vmodtool build`` checks before it
-    draws)."""
+    """Raise :class:`CardTextError` for the first card whose name, text,
+    line or corner value does not fit its region of its deck's template
+    (what ``vmodtool build`` checks before it draws)."""
     for deck in scenario.decks:
+        t = card_template(scenario, deck)
         for card in deck.cards:
-            _layout(deck, card)
-        _fit(deck, "back text", deck.back or deck.name, "bold", 0.09, 0.8, 0.9, deck.size)
+            _layout(t, deck, card)
+        _back_text(t, deck)
 
 
 # -- drawing ----------------------------------------------------------------------------
-def _picture(scenario: Scenario, name: str, box: tuple[int, int], where: CardSpec | DeckSpec) -> Image.Image:
-    path = scenario.folder / name
+def _picture(folder: Path, name: str, box: tuple[int, int], where: CardSpec | DeckSpec) -> Image.Image:
+    path = folder / name
     try:
         with Image.open(path) as img:
             img.load()
@@ -183,65 +310,132 @@ def _text_block(draw: ImageDraw.ImageDraw, lines: tuple[str, ...], frac: float, 
             draw.text((left, y), line, font=fnt, fill=ink, anchor="la")
 
 
-def render_card_front(scenario: Scenario, deck: DeckSpec, card: CardSpec, dpi: int) -> Image.Image:
+def _centred(draw: ImageDraw.ImageDraw, fitted: Fitted, font: str, w: int, cx: float, cy: float, ink: RGB) -> None:
+    """A fitted text centred on (cx, cy)."""
+    lines, f = fitted
+    size = max(4, round(f * w))
+    block = (len(lines) * _LINE - (_LINE - 1)) * size
+    _text_block(draw, lines, f, font, w, cx, cy - block / 2, ink, align="centre")
+
+
+def _strip_colours(region: LineRegion, c: _Colours) -> tuple[RGB | None, RGB]:
+    fill = None if region.fill == "none" else c.band if region.fill == "band" else _rgb(region.fill, c.band)
+    if region.ink == "auto":
+        ink = _contrast(fill) if fill is not None else c.text
+    else:
+        ink = c.text if region.ink == "text" else _rgb(region.ink, c.text)
+    return fill, ink
+
+
+def render_card_front(scenario: Scenario | CardSetting, deck: DeckSpec, card: CardSpec, dpi: int) -> Image.Image:
     """The card's front at ``dpi``."""
-    layout = _layout(deck, card)
+    setting = CardSetting.of(scenario)
+    t = card_template(setting, deck)
+    layout = _layout(t, deck, card)
     w, h = card_px(deck.size, dpi)
-    band, ink = deck_colour(scenario, deck)
-    img = Image.new("RGB", (w, h), (250, 248, 240))
+    c = _colours(setting, deck, t)
+    img = Image.new("RGB", (w, h), c.background)
     draw = ImageDraw.Draw(img)
-    b = max(1, round(_BORDER * w))
-    draw.rectangle((0, 0, w - 1, h - 1), outline=band, width=b)
-    band_h = round(_BAND_H * h)
-    draw.rectangle((b, b, w - 1 - b, b + band_h), fill=band)
+    b = max(1, round(t.border_width * w)) if t.border_width > 0 else 0
+    if b:
+        draw.rectangle((0, 0, w - 1, h - 1), outline=c.border, width=b)
+    top = t.band.position == "top"
+    band_h = round(t.band.height * h)
+    band_y = b if top else h - 1 - b - band_h
+    draw.rectangle((b, band_y, w - 1 - b, band_y + band_h), fill=c.band)
     lines, f = layout.name
     size = max(4, round(f * w))
     block = (len(lines) * _LINE - (_LINE - 1)) * size
-    _text_block(draw, lines, f, "bold", w, w / 2, b + (band_h - block) / 2, ink, align="centre")
-    value_font = fonts.load_font("condensed-bold", max(4, round(0.05 * w)))
-    vw = round(_VALUE_W * w)
-    corners = [(b + vw / 2, b + band_h / 2), (w - b - vw / 2, b + band_h / 2),
-               (b + vw / 2, h - b - _FOOTER_H * h / 2), (w - b - vw / 2, h - b - _FOOTER_H * h / 2)]
-    for (key, value), (cx, cy) in zip(layout.values, corners, strict=False):
-        box_h = round(min(band_h, _FOOTER_H * h) * 0.8)
-        draw.rounded_rectangle((cx - vw / 2 + 2, cy - box_h / 2, cx + vw / 2 - 2, cy + box_h / 2),
-                               radius=max(1, box_h // 5), fill=(255, 255, 255), outline=(40, 40, 40),
-                               width=max(1, w // 200))
-        small = fonts.load_font("condensed", max(4, round(0.03 * w)))
-        draw.text((cx, cy - box_h / 2 + 1), key, font=small, fill=(90, 90, 90), anchor="ma")
-        draw.text((cx, cy + box_h / 2 - 1), value, font=value_font, fill=(0, 0, 0), anchor="md")
-    y = b + band_h + round(0.02 * h)
-    if layout.picture and card.image is not None:
-        box = (w - 2 * b - round(0.06 * w), round(_PICTURE_H * h))
-        pic = _picture(scenario, card.image, box, card)
+    _text_block(draw, lines, f, t.band.font, w, w / 2, band_y + (band_h - block) / 2, c.ink, align="centre")
+    # the event line, beside the band on the body's side
+    line_h = round(t.event_line.height * h) if t.event_line else 0
+    if t.event_line is not None:
+        y0 = band_y + band_h + 1 if top else band_y - line_h
+        fill, ink = _strip_colours(t.event_line, c)
+        if fill is not None:
+            draw.rectangle((b, y0, w - 1 - b, y0 + line_h - 1), fill=fill)
+        if layout.event is not None:
+            _centred(draw, layout.event, t.event_line.font, w, w / 2, y0 + line_h / 2, ink)
+    # the corner values: in the band, and in the row at the opposite edge
+    v = t.values
+    vw = round(v.width * w)
+    row_h = v.row * h
+    band_cy = band_y + band_h / 2
+    row_cy = h - b - row_h / 2 if top else b + row_h / 2
+    box_h = round(min(band_h, row_h) * 0.8)
+    small = fonts.load_font("condensed", max(4, round(v.key_size * w)))
+    for corner in layout.corners:
+        cx = b + vw / 2 if corner.corner.endswith("left") else w - b - vw / 2
+        in_band = corner.corner.startswith(t.band.position)
+        cy = band_cy if in_band else row_cy
+        vlines, vf = corner.value
+        value_font = fonts.load_font(v.font, max(4, round(vf * w)))
+        if v.style == "boxed":
+            draw.rounded_rectangle((cx - vw / 2 + 2, cy - box_h / 2, cx + vw / 2 - 2, cy + box_h / 2),
+                                   radius=max(1, box_h // 5), fill=_rgb(v.box, (255, 255, 255)),
+                                   outline=_rgb(v.outline, (40, 40, 40)), width=max(1, w // 200))
+            ink = (0, 0, 0) if v.ink == "auto" else _rgb(v.ink, (0, 0, 0))
+        else:
+            ink = _contrast(c.band if in_band else c.background) if v.ink == "auto" else _rgb(v.ink, c.text)
+        if corner.key is not None:
+            key_font = small if corner.key[1] == v.key_size else \
+                fonts.load_font("condensed", max(4, round(corner.key[1] * w)))
+            key_ink = _rgb(v.key_ink, (90, 90, 90)) if v.style == "boxed" or not in_band else ink
+            draw.text((cx, cy - box_h / 2 + 1), corner.key[0][0], font=key_font, fill=key_ink, anchor="ma")
+            draw.text((cx, cy + box_h / 2 - 1), vlines[0], font=value_font, fill=ink, anchor="md")
+        else:
+            draw.text((cx, cy), vlines[0], font=value_font, fill=ink, anchor="mm")
+    if t.footer is not None and layout.footer is not None:
+        fill, ink = _strip_colours(t.footer, c)
+        if fill is not None:
+            ry = round(row_cy - row_h / 2)
+            draw.rectangle((b + (vw if layout.row else 0), ry, w - 1 - b - vw, ry + round(row_h) - 1), fill=fill)
+        _centred(draw, layout.footer, t.footer.font, w, w / 2, row_cy, ink)
+    # the body: picture box, then the text
+    if top:
+        y = b + band_h + line_h + round(0.02 * h)
+    else:
+        y = b + (round(row_h) if layout.row else 0) + round(0.02 * h)
+    if layout.picture and card.image is not None and t.picture is not None:
+        box = (w - 2 * b - round(0.06 * w), round(t.picture * h))
+        pic = _picture(setting.folder, card.image, box, card)
         img.paste(pic, ((w - pic.width) // 2, y + (box[1] - pic.height) // 2))
         y += box[1] + round(0.02 * h)
     if layout.text is not None:
         tlines, tf = layout.text
-        _text_block(draw, tlines, tf, "condensed", w, w / 2, y + round(0.01 * h), (20, 20, 20),
-                    left=b + 0.04 * w)
+        _text_block(draw, tlines, tf, t.text.font, w, w / 2, y + round(0.01 * h), c.text,
+                    left=b + t.text.margin * w)
     return img
 
 
-def render_card_back(scenario: Scenario, deck: DeckSpec, dpi: int) -> Image.Image:
+def render_card_back(scenario: Scenario | CardSetting, deck: DeckSpec, dpi: int) -> Image.Image:
     """The back of the deck's cards at ``dpi``: the back image fitted, else
-    a frame in the deck's colour with the back text."""
+    the template's frame in the deck's colour with the back text."""
+    setting = CardSetting.of(scenario)
+    t = card_template(setting, deck)
     w, h = card_px(deck.size, dpi)
-    band, ink = deck_colour(scenario, deck)
+    c = _colours(setting, deck, t)
+    img = Image.new("RGB", (w, h), c.back)
     if deck.back_image is not None:
-        img = Image.new("RGB", (w, h), band)
-        pic = ImageOps.fit(_picture(scenario, deck.back_image, (w * 4, h * 4), deck), (w, h),
-                           Image.Resampling.LANCZOS)
-        img.paste(pic, (0, 0))
+        if t.back.image == "contain":
+            pic = _picture(setting.folder, deck.back_image, (w, h), deck)
+            img.paste(pic, ((w - pic.width) // 2, (h - pic.height) // 2))
+        else:
+            pic = ImageOps.fit(_picture(setting.folder, deck.back_image, (w * 4, h * 4), deck), (w, h),
+                               Image.Resampling.LANCZOS)
+            img.paste(pic, (0, 0))
         return img
-    img = Image.new("RGB", (w, h), band)
     draw = ImageDraw.Draw(img)
-    b = max(2, round(0.06 * w))
-    draw.rounded_rectangle((b, b, w - 1 - b, h - 1 - b), radius=max(2, b), outline=ink, width=max(1, w // 80))
-    lines, f = _fit(deck, "back text", deck.back or deck.name, "bold", 0.09, 0.8, 0.9, deck.size)
+    if t.back.frame:
+        fb = max(2, round(t.back.frame_inset * w))
+        frame = {"ink": c.back_ink, "band": c.band}.get(t.back.frame_colour) or _rgb(t.back.frame_colour,
+                                                                                   c.back_ink)
+        draw.rounded_rectangle((fb, fb, w - 1 - fb, h - 1 - fb), radius=max(2, fb), outline=frame,
+                               width=max(1, int(t.back.frame_width * w + 1e-9)))
+    lines, f = _back_text(t, deck)
     size = max(4, round(f * w))
     block = (len(lines) * _LINE - (_LINE - 1)) * size
-    _text_block(draw, lines, f, "bold", w, w / 2, (h - block) / 2, ink, align="centre")
+    _text_block(draw, lines, f, t.back.font, w, w / 2, (h - block) / 2, c.back_ink, align="centre")
     return img
 
 

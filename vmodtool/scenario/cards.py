@@ -65,8 +65,10 @@ SHUFFLE_OPTIONS = ("always", "never", "menu")
 #: when a card's event fires: when it is drawn, or when it is played
 CARD_TRIGGERS = ("draw", "play")
 
-#: face layouts: ``standard`` (name band, picture area, text), ``text`` (no
-#: picture area: the text takes the card's body)
+#: the card templates every vmodtool has shipped: ``standard`` (name band,
+#: picture area, text), ``text`` (no picture area: the text takes the card's
+#: body); a deck may name any bundled card template (``templates/cards/``:
+#: also ``fate``, ``event``) or a card template file of the scenario's
 CARD_TEMPLATES = ("standard", "text")
 
 #: corner values a card shows at most (top-left, top-right, bottom-left,
@@ -116,7 +118,7 @@ class DeckSpec:
     back: str = ""
     back_image: str | None = None
     size: str = "poker"                 # a key of CARD_SIZES
-    template: str | None = None         # card template name
+    template: str | None = None         # card template: bundled name or path (scenario/card_templates.py)
     module_deck: str | None = None      # the DrawPile's name in a module not built by us
     cards: tuple[CardSpec, ...] = ()
     position: Position = Position()

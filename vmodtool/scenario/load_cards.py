@@ -4,9 +4,10 @@ zones and decks, a ``reshuffle_from`` that is not a discard deck, duplicate
 deck and card ids, a second hand of one side, image files that do not exist.
 
 The JSON Schema checks the structure (keys, types, the enumerations of
-roles, sizes, shuffles, triggers and templates); the functions here check the
-meaning, and read defensively what the schema has already reported (a wrong
-value falls back to the default, so one mistake gives one message).
+roles, sizes, shuffles and triggers); the functions here check the meaning
+(a deck's card template: a bundled name or a template file that loads),
+and read defensively what the schema has already reported (a wrong value
+falls back to the default, so one mistake gives one message).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from vmodtool.scenario.cards import (
     CARD_SIZES,
-    CARD_TEMPLATES,
     CARD_TRIGGERS,
     DECK_ROLES,
     MAX_CARD_VALUES,
@@ -90,12 +90,42 @@ def build_decks(b: _Builder, sides: list[str], zones: Iterable[str]) -> list[Dec
             reshuffle_from=reshuffle, draw_to=_choice(b, dp + ("draw_to",), ("hand", "map"), "hand"),
             back=b.text(dp + ("back",), name) or "", back_image=back_image,
             size=_choice(b, dp + ("size",), CARD_SIZES, "poker"),
-            template=_choice(b, dp + ("template",), CARD_TEMPLATES, "standard"),
+            template=_template(b, dp + ("template",)),
             module_deck=b.text(dp + ("module_deck",)), cards=tuple(cards), position=b.pos(dp),
             colour=b.text(dp + ("colour",))))
     b.unique(card_ids, "card id")
     b.unique(deck_names, "deck name (VASSAL finds a deck by its name)")
     return out
+
+
+def _template(b: _Builder, path: Path) -> str:
+    """A deck's ``template``: a bundled card template or a card template
+    file in the scenario's folder that loads (else an error at its line and
+    the default)."""
+    from vmodtool.scenario.card_templates import (
+        DEFAULT_CARD_TEMPLATE,
+        bundled_card_templates,
+        card_template_file,
+        load_card_template,
+    )
+    from vmodtool.scenario.templates import TemplateError
+
+    ref = b.text(path)
+    if not ref:
+        return DEFAULT_CARD_TEMPLATE
+    if ref not in bundled_card_templates():
+        b.files_read.append(b.folder / ref)     # the model cache's inputs: read, or looked for
+    found = card_template_file(ref, b.folder)
+    if found is None:
+        b.err(path, f"unknown card template {ref!r}: name a bundled card template "
+                    f"({', '.join(bundled_card_templates())}) or a card template file (.yaml) in the scenario's folder")
+        return DEFAULT_CARD_TEMPLATE
+    try:
+        load_card_template(found)
+    except TemplateError as exc:
+        b.err(path, f"the card template {ref!r} cannot be used: {exc}")
+        return DEFAULT_CARD_TEMPLATE
+    return ref
 
 
 def _card(b: _Builder, cp: Path, deck: str) -> CardSpec | None:

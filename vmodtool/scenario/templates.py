@@ -18,12 +18,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vmodtool.errors import ScenarioError
 
+if TYPE_CHECKING:
+    from vmodtool.scenario.source import Document
+
 __all__ = ["CounterTemplate", "TemplateError", "TemplateRef", "bundled_templates", "template_file",
-           "load_template", "art_library", "art_file", "DEFAULT_TEMPLATE", "template_refs"]
+           "load_template", "art_library", "art_file", "DEFAULT_TEMPLATE", "template_refs", "templates_dir",
+           "template_document", "template_error", "is_template_file"]
 
 DEFAULT_TEMPLATE = "nato"
 _PACKAGE = Path(__file__).resolve().parent.parent      # vmodtool/
@@ -136,9 +140,18 @@ def template_file(ref: str, folder: Path | None) -> Path | None:
         return bundled[ref]
     if folder is not None and (ref.endswith((".yaml", ".yml")) or "/" in ref):
         candidate = folder / ref
-        if candidate.is_file():
+        if is_template_file(candidate):
             return candidate
     return None
+
+
+def is_template_file(path: Path) -> bool:
+    """Whether ``path`` is a file; False for a name no file can have (too
+    long, a NUL byte), which a scenario may write."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _pairs(raw: Any) -> tuple[tuple[str, str], ...]:
@@ -154,8 +167,10 @@ def load_template(path: Path) -> CounterTemplate:
     return _parse(str(path), blob)
 
 
-@lru_cache(maxsize=64)
-def _parse(file: str, blob: bytes) -> CounterTemplate:
+def template_document(file: str, blob: bytes, schema: Mapping[str, Any], schema_name: str) -> Document:
+    """A template file's bytes as a YAML document checked against ``schema``
+    (``schema_name``, for the message): a :class:`TemplateError` at the
+    line of the first problem.  Counter and card templates are read by it."""
     import jsonschema
 
     from vmodtool.scenario.source import load_yaml
@@ -169,15 +184,25 @@ def _parse(file: str, blob: bytes) -> CounterTemplate:
         first = doc.problems[0] if doc.problems else None
         raise TemplateError(first.message if first else "not a template", file=file,
                             place=f"line {first.line}" if first and first.line else None)
-    data = doc.data
-    errors = sorted(jsonschema.Draft202012Validator(_schema()).iter_errors(data),
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc.data),
                     key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         e = errors[0]
-        p = doc.problem(tuple(e.absolute_path), e.message)
         where = ".".join(str(x) for x in e.absolute_path) or "the template"
-        raise TemplateError(f"{where}: {e.message} (see templates/template.schema.json)", file=file,
-                            place=f"line {p.line}" if p.line else None)
+        raise template_error(doc, tuple(e.absolute_path), f"{where}: {e.message} (see templates/{schema_name})")
+    return doc
+
+
+def template_error(doc: Document, path: tuple[str | int, ...], message: str) -> TemplateError:
+    """A :class:`TemplateError` at the line of ``path`` in the template ``doc``."""
+    line, _ = doc.where(path)
+    return TemplateError(message, file=doc.file, place=f"line {line}" if line else None)
+
+
+@lru_cache(maxsize=64)
+def _parse(file: str, blob: bytes) -> CounterTemplate:
+    doc = template_document(file, blob, _schema(), "template.schema.json")
+    data = doc.data
     art = data.get("art") or {}
     known_art = art_library()
     for table in ("by_type", "by_symbol", "by_size", "by_tag"):

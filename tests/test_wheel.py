@@ -100,7 +100,7 @@ def test_the_wheel_metadata_names_the_version_and_the_command(wheel: Path) -> No
     assert wheel.name.startswith(f"vmodtool-{__version__}-")
     with zipfile.ZipFile(wheel) as zf:
         dist = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-        assert "vmodtool = vmodtool.cli:main" in zf.read(dist).decode()
+        assert "vmodtool = vmodtool.launcher:main" in zf.read(dist).decode()
         meta = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert f"Version: {__version__}" in meta and "Requires-Python: >=3.10" in meta
     assert "Provides-Extra: dask" in meta

@@ -7,7 +7,6 @@ Combat Commander module's fate cards, and ``vmodtool templates``."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import zipfile
 from dataclasses import replace
@@ -19,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
+from tests.render.golden_images import check_golden
 from vmodtool.cli import cli
 from vmodtool.render.cards import (
     CardSetting,
@@ -44,7 +44,6 @@ from vmodtool.scenario.templates import TemplateError, bundled_templates
 ROOT = Path(__file__).resolve().parents[2]
 CC = ROOT / "examples" / "combat-commander" / "scenario.yaml"
 GOLDEN = Path(__file__).resolve().parent / "golden" / "cards"
-REGEN = os.environ.get("VMODTOOL_REGEN_GOLDEN") == "1"
 DARK = (0x2B, 0x2B, 0x2B)               # fate.yaml's event line
 
 
@@ -82,17 +81,7 @@ def test_golden_card_template(template: str) -> None:
     """The sample decks (a Latin card with a picture, a Cyrillic card, the
     back; a shared deck's card and back) drawn with the template."""
     img = card_preview(template, dpi=72, cols=5)
-    path = GOLDEN / f"{template}.png"
-    if REGEN:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        img.save(path, optimize=True)
-        return
-    assert path.is_file(), f"missing golden image {path.name} (VMODTOOL_REGEN_GOLDEN=1)"
-    ref = np.asarray(Image.open(path).convert("RGB"), dtype=np.int16)
-    got = np.asarray(img, dtype=np.int16)
-    assert got.shape == ref.shape
-    diff = np.abs(got - ref).max(axis=2)
-    assert diff.mean() < 0.6 and (diff > 64).sum() <= 40, f"{path.name} differs"
+    check_golden(img, GOLDEN / f"{template}.png")
 
 
 def test_the_templates_look_different(tmp_path: Path) -> None:

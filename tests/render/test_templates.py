@@ -5,7 +5,6 @@ module, the counter PNGs and the print sheet."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import zipfile
 from dataclasses import replace
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tests.render.golden_images import check_golden
 from vmodtool.render import counters as C
 from vmodtool.render.templates_preview import with_template
 from vmodtool.scenario import check_scenario, load_scenario
@@ -24,7 +24,6 @@ from vmodtool.scenario.templates import TemplateError, bundled_templates, load_t
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 GOLDEN = Path(__file__).resolve().parent / "golden" / "templates"
-REGEN = os.environ.get("VMODTOOL_REGEN_GOLDEN") == "1"
 #: per template: the example and counters its golden image shows
 CASES = {
     "nato": ("modern-tactical", ("syr.t72.1", "idf.hq_a", "idf.inf.1"), None),
@@ -55,16 +54,7 @@ def _strip(example: str, ids: tuple[str, ...], template: str) -> Image.Image:
 def test_golden_template(template: str) -> None:
     example, ids, _ = CASES[template]
     img = _strip(example, ids, template)
-    path = GOLDEN / f"{template}.png"
-    if REGEN:
-        img.save(path, optimize=True)
-        return
-    assert path.is_file(), f"missing golden image {path.name} (VMODTOOL_REGEN_GOLDEN=1)"
-    ref = np.asarray(Image.open(path).convert("RGB"), dtype=np.int16)
-    got = np.asarray(img, dtype=np.int16)
-    assert got.shape == ref.shape
-    diff = np.abs(got - ref).max(axis=2)
-    assert diff.mean() < 0.6 and (diff > 64).sum() <= 40, f"{path.name} differs"
+    check_golden(img, GOLDEN / f"{template}.png")
 
 
 def test_templates_differ_and_default_is_nato() -> None:

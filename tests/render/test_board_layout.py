@@ -167,6 +167,60 @@ def test_a_label_that_fits_nowhere_is_reported_with_its_line(tmp_path):
     assert f"{scen}:{line}:" in result.output + getattr(result, "stderr", "")
 
 
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("path", game_examples(), ids=lambda p: p.parent.name)
+def test_every_objective_star_of_a_board_has_the_same_full_size(path, scale):
+    """No star shrinks to fit its hex (Combat Commander's 0605, a bridge in
+    water with a place name, had a half-size one): by the boxes recorded
+    and by the stars drawn, each clear of every hex number."""
+    scenario, drawing = drawing_of(path, scale)
+    size = abs(scenario.map.grid.grid.dy)
+    stars = [item for item in drawing.boxes.items if item.kind == "objective"]
+    assert len(stars) == len(scenario.map.objectives) > 0
+    for item in stars:
+        assert item.box[2] - item.box[0] == pytest.approx(2 * 0.112 * size), item.owner
+        assert not drawing.boxes.hits(item.box, frozenset({"number"})), item.owner
+    drawn = [op.bbox for op in drawing.canvas.ops if op.kind == "polygon" and op.args[1] == B.OBJECTIVE_RED
+             and op.bbox[1] < drawing.board_size[1] * drawing.scale]           # not the key's, under the map
+    assert len(drawn) == len(stars)
+    assert max(b[2] - b[0] for b in drawn) - min(b[2] - b[0] for b in drawn) < 1e-6
+    assert not [w for w in drawing.warnings if "objective" in w]
+
+
+def test_the_bridge_hex_s_star_moves_its_place_name_aside_at_full_size():
+    path = next(p for p in game_examples() if p.parent.name == "combat-commander")
+    scenario, drawing = drawing_of(path, "vassal")
+    index = drawing.boxes
+    star_box = next(i.box for i in index.items if i.kind == "objective" and i.owner == "0605")
+    name = next(p for p in drawing.labels if p.text == "Мост Сен-Луи")          # in full, at its full size
+    assert name.clear and name.size == pytest.approx(0.15 * 72)
+    assert not intersects(name.box, star_box)
+    assert text_conflicts(index) == []
+
+
+def test_an_objective_that_fits_nowhere_is_reported_with_its_line_and_keeps_its_size(tmp_path):
+    source = next(p for p in game_examples() if p.parent.name == "ww1-operational")
+    shutil.copytree(source.parent, tmp_path, dirs_exist_ok=True)
+    path = tmp_path / "scenario.yaml"
+    text = path.read_text(encoding="utf-8")
+    crowded = text.replace("  objectives:\n", "  objectives:\n" + "".join(
+        f'    - {{hex: "0203", name: "Extra {i}", vp: {i + 1}}}\n' for i in range(12)), 1)
+    assert crowded != text
+    path.write_text(crowded, encoding="utf-8")
+    scenario = load_scenario(path)
+    drawing = board_drawing(scenario)
+    reported = [w for w in drawing.warnings if "the objective of hex 0203 finds no free place" in w]
+    assert reported and all(re.match(rf"{re.escape(str(path))}:\d+:\d+: ", w) for w in reported)
+    lines = crowded.splitlines()
+    last = lines.index('    - {hex: "0203", name: "Extra 11", vp: 12}') + 1
+    assert any(w.startswith(f"{path}:{last}:") for w in reported)
+    size = abs(scenario.map.grid.grid.dy)
+    stars = [i for i in drawing.boxes.items if i.kind == "objective"]
+    assert len(stars) == len(scenario.map.objectives)
+    assert {round(i.box[2] - i.box[0], 6) for i in stars} == {round(2 * 0.112 * size, 6)}
+    assert not any(drawing.boxes.hits(i.box, frozenset({"number"})) for i in stars)
+
+
 def test_abbreviations():
     assert abbreviations("Villers-Bretonneux")[0] == "Villers-B."
     assert abbreviations("Мост Сен-Луи")[0] == "Мост Сен-Л."

@@ -44,7 +44,7 @@ from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
 from vmodtool.render.board_canvas import Canvas, Colour
 from vmodtool.render.board_geometry import HexGeometry
-from vmodtool.render.board_layout import KEEP_OUT_KINDS, Box, BoxIndex, Placed, place_text, union
+from vmodtool.render.board_layout import KEEP_OUT_KINDS, Box, BoxIndex, Drawn, Placed, Trial, place_text, union
 from vmodtool.render.board_symbols import (
     DEFAULT_FILLS,
     WATER,
@@ -271,9 +271,10 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     if opts.centre_dots:
         for label, (cx, cy) in geo.centres.items():
             index.add("dot", label, (cx - dot_r, cy - dot_r, cx + dot_r, cy + dot_r))
+    labels = _place_labels(canvas, drawing, scenario, geo, size) if opts.place_names else []
+    objectives = _place_objectives(canvas, drawing, scenario, geo, size, labels) if opts.objectives else []
     if opts.place_names:
-        _place_labels(canvas, drawing, scenario, geo, size)
-    objectives = _place_objectives(canvas, index, scenario, geo, size) if opts.objectives else []
+        drawing.warnings[:0] = _label_warnings(drawing, scenario)
 
     _draw_frame(canvas, geo, (board_w, board_h), size)
     # hex fills and textures
@@ -591,11 +592,18 @@ def _draw_hexside_features(canvas: Canvas, features: _Features, size: float) -> 
             _stroke(canvas, kind, colour, width, seg, layer, size)
 
 
-def _place_objectives(canvas: Canvas, index: BoxIndex, scenario: M.Scenario, geo: HexGeometry,
-                      size: float) -> list[tuple[Point, float | None, float]]:
-    """Each objective star (and its VP figure) at the first place beside
-    its hex centre that is clear of numbers, place names, dots, bridges,
-    rivers and other markers (else at least of the texts and bridges)."""
+def _place_objectives(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry,
+                      size: float, labels: list[Drawn]) -> list[tuple[Point, float | None, float]]:
+    """Each objective star (and its VP figure), all of one size (a star
+    never shrinks to fit), at the first place beside its hex centre that
+    is clear of numbers, place names, dots, bridges, rivers and other
+    markers; else at least of the texts and bridges; else where the place
+    names in its way can move aside, unabbreviated and as large as they can
+    stay (``labels``, the records of the names, follow them); else with the
+    star over a bridge (its VP figure still clear of it); else clear of the
+    other markers and the hex numbers only, reported in
+    ``drawing.warnings``."""
+    index = drawing.boxes
     avoid = frozenset({"number", "label", "dot", "bridge", "hexside", "objective", "vp"})
     out: list[tuple[Point, float | None, float]] = []
     preferred = ((0.25, -0.19), (-0.3, -0.19), (0.25, 0.19), (-0.3, 0.19), (0.3, 0.0), (-0.36, 0.0),
@@ -604,33 +612,80 @@ def _place_objectives(canvas: Canvas, index: BoxIndex, scenario: M.Scenario, geo
     grid = sorted(((a / 10, b / 10) for a in range(-4, 5) for b in range(-4, 5)),
                   key=lambda p: (p[0] - 0.25) ** 2 + (p[1] + 0.19) ** 2)
     spots = preferred + tuple(grid)
-    for obj in scenario.map.objectives:
+    for k, obj in enumerate(scenario.map.objectives):
         cx, cy = geo.centres[obj.hex]
-        first = None
-        # clear of everything, else at least of texts and bridges, else smaller
-        for kinds, factor in ((avoid, 1.0), (_HARD, 1.0), (_HARD, 0.8), (_HARD, 0.65), (_HARD, 0.5)):
-            r = 0.112 * size * factor
-            for a, b in spots:
-                centre = (cx + a * size, cy + b * size)
-                if index.blocked((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r), kinds) \
-                        and first is not None:
-                    continue
-                star_box, vp_box = _objective_boxes(canvas, centre, size * factor, obj.vp)
-                whole = union([star_box] + ([vp_box] if vp_box else []))
-                if first is None:
-                    first = (centre, star_box, vp_box, factor, False)
-                if not index.blocked(whole, kinds):
-                    first = (centre, star_box, vp_box, factor, True)
-                    break
-            if first is not None and first[4]:
-                break
-        assert first is not None
-        centre, star_box, vp_box, factor, _clear = first
+        places = []
+        for a, b in spots:
+            centre = (cx + a * size, cy + b * size)
+            star_box, vp_box = _objective_boxes(canvas, centre, size, obj.vp)
+            places.append((centre, star_box, vp_box, union([star_box] + ([vp_box] if vp_box else []))))
+        chosen = next((p for kinds in (avoid, _HARD) for p in places if not index.blocked(p[3], kinds)), None)
+        # the names in the way moved aside; then the star over a bridge (its VP figure never)
+        for star_kinds in (_HARD, _TEXTS):
+            if chosen is None:
+                chosen = _objective_moving_labels(canvas, drawing, scenario, geo, size, labels, obj.hex, places,
+                                                  star_kinds)
+        if chosen is None:
+            chosen = next((p for kinds in (_MARKS, _NUMBER) for p in places if not index.blocked(p[3], kinds)),
+                          places[0])
+            what = sorted({f"{d.kind} {d.owner}" for d in index.hits(chosen[3], _HARD)})
+            drawing.warnings.append(f"{_scenario_place(scenario, ('map', 'objectives', k))}: the objective of hex "
+                                    f"{obj.hex} finds no free place in its hex (its marker covers "
+                                    f"{', '.join(what)}); move a place name or an objective to another hex")
+        centre, star_box, vp_box, _whole = chosen
         index.add("objective", obj.hex, star_box)
         if vp_box is not None:
             index.add("vp", obj.hex, vp_box)
-        out.append((centre, obj.vp, size * factor))
+        out.append((centre, obj.vp, size))
     return out
+
+
+#: an objective's place: the star's centre, its box, the VP figure's box, both boxes' union
+_Spot = tuple[Point, Box, Box | None, Box]
+
+
+def _objective_moving_labels(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry,
+                             size: float, labels: list[Drawn], hex_label: str, places: list[_Spot],
+                             star_kinds: frozenset[str]) -> _Spot | None:
+    """The first of ``places`` for an objective marker whose star meets
+    nothing of ``star_kinds`` and its VP figure nothing of :data:`_HARD`
+    but place names that can all move elsewhere, in full and clear,
+    preferring the place that leaves them largest; those names are moved
+    (``drawing.labels`` and their records in ``labels``).  None when there
+    is no such place."""
+    index = drawing.boxes
+    best: tuple[float, _Spot, list[tuple[int, Placed]]] | None = None
+    for place in places:
+        centre, star_box, vp_box, whole = place
+        in_way = index.hits(star_box, star_kinds) + (index.hits(vp_box, _HARD) if vp_box else [])
+        if not in_way:
+            return place
+        if any(d.kind != "label" for d in in_way):
+            continue
+        moving = sorted(i for i, record in enumerate(labels) if any(record is d for d in in_way))
+        marks = [Drawn("objective", hex_label, star_box)] + ([Drawn("vp", hex_label, vp_box)] if vp_box else [])
+        trial = Trial(index, [labels[i] for i in moving], marks)
+        moved: list[tuple[int, Placed]] = []
+        for i in moving:
+            placed = _place_label(canvas, drawing, trial, geo, size, scenario.map.labels[i])
+            if not placed.clear or placed.text != scenario.map.labels[i].text:
+                break
+            moved.append((i, placed))
+            trial.added.append(Drawn("label", scenario.map.labels[i].hex, placed.box))
+        else:
+            least = min(p.size for _i, p in moved)
+            if best is None or least > best[0]:
+                best = (least, place, moved)
+            if least >= 0.15 * size - 1e-9:       # the names keep their size: no better place
+                break
+    if best is None:
+        return None
+    _least, place, moved = best
+    index.discard([labels[i] for i, _p in moved])
+    for i, placed in moved:
+        drawing.labels[i] = placed
+        labels[i] = index.add("label", scenario.map.labels[i].hex, placed.box)
+    return place
 
 
 def _objective_boxes(canvas: Canvas, centre: Point, size: float, vp: float | None) -> tuple[Box, Box | None]:
@@ -646,49 +701,73 @@ def _objective_boxes(canvas: Canvas, centre: Point, size: float, vp: float | Non
 #: what a text or marker never covers
 _HARD = frozenset({"number", "label", "vp", "objective", "bridge"})
 _LABEL_AVOID = frozenset({"number", "label", "vp", "objective", "bridge", "dot", "hexside"})
+#: the texts and markers an objective star never covers (a bridge it may, when nothing else is free)
+_TEXTS = frozenset({"number", "label", "vp", "objective"})
+#: what an objective marker that finds no free place still keeps clear of, else at least of the hex numbers
+_MARKS = frozenset({"number", "vp", "objective"})
+_NUMBER = frozenset({"number"})
 
 
-def _place_labels(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry,
-                  size: float) -> None:
-    """Each place name at the first free candidate place around its hex
-    (:func:`~vmodtool.render.board_layout.place_text`); one that finds none
-    is drawn at its first place and reported with its line."""
-    index = drawing.boxes
+def _place_label(canvas: Canvas, drawing: BoardDrawing, index: BoxIndex | Trial, geo: HexGeometry, size: float,
+                 lab: M.MapLabel) -> Placed:
+    """Where a place name goes: the first free candidate place around its
+    hex (:func:`~vmodtool.render.board_layout.place_text`) clear of
+    everything in full; else over a river line or a centre dot; else
+    abbreviated, and smaller still; else (not ``clear``) its first place."""
     board = (0.0, 0.0, float(drawing.board_size[0]), float(drawing.board_size[1]))
 
     def measure(at: Point, text: str, tsize: float, anchor: str) -> Box:
         return canvas.text_box(at, text, size=tsize, style="condensed-bold", anchor=anchor,
                                halo_width=0.03 * size)
 
-    for i, lab in enumerate(scenario.map.labels):
-        # clear of everything in full; else over a river line or a centre dot;
-        # else abbreviated, and smaller still
-        centre = geo.centres[lab.hex]
-        for avoid, abbreviate, sizes in ((_LABEL_AVOID, False, (1.0, 0.85, 0.72)),
-                                         (_HARD, False, (1.0, 0.85, 0.72)),
-                                         (_LABEL_AVOID, True, (1.0, 0.85, 0.72, 0.62)),
-                                         (_HARD, True, (1.0, 0.85, 0.72, 0.62))):
-            attempt = place_text(lab.text, centre, size, index, avoid, measure, 0.15 * size, inside=board,
-                                 sizes=sizes, abbreviate=abbreviate)
-            if attempt.clear or avoid is _LABEL_AVOID and not abbreviate:
-                placed = attempt
-            if attempt.clear:
-                break
+    centre = geo.centres[lab.hex]
+    placed: Placed | None = None
+    for avoid, abbreviate, sizes in ((_LABEL_AVOID, False, (1.0, 0.85, 0.72)),
+                                     (_HARD, False, (1.0, 0.85, 0.72)),
+                                     (_LABEL_AVOID, True, (1.0, 0.85, 0.72, 0.62)),
+                                     (_HARD, True, (1.0, 0.85, 0.72, 0.62))):
+        attempt = place_text(lab.text, centre, size, index, avoid, measure, 0.15 * size, inside=board,
+                             sizes=sizes, abbreviate=abbreviate)
+        if attempt.clear or avoid is _LABEL_AVOID and not abbreviate:
+            placed = attempt
+        if attempt.clear:
+            break
+    assert placed is not None
+    return placed
+
+
+def _place_labels(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry,
+                  size: float) -> list[Drawn]:
+    """Each place name where :func:`_place_label` puts it, in the
+    scenario's order; their records in the index."""
+    records = []
+    for lab in scenario.map.labels:
+        placed = _place_label(canvas, drawing, drawing.boxes, geo, size, lab)
         drawing.labels.append(placed)
+        records.append(drawing.boxes.add("label", lab.hex, placed.box))
+    return records
+
+
+def _label_warnings(drawing: BoardDrawing, scenario: M.Scenario) -> list[str]:
+    """The place names that found no free place, or only an abbreviation,
+    located in the scenario."""
+    out = []
+    for i, (lab, placed) in enumerate(zip(scenario.map.labels, drawing.labels, strict=True)):
         if not placed.clear:
-            what = sorted({f"{d.kind} {d.owner}" for d in index.hits(placed.box, _LABEL_AVOID)})
-            drawing.warnings.append(f"{_label_place(scenario, i)}: the label {lab.text!r} of hex {lab.hex} finds "
-                                    f"no free place on the board (it covers {', '.join(what) or 'the map edge'}); "
-                                    "shorten it or move it to another hex")
+            what = sorted({f"{d.kind} {d.owner}" for d in drawing.boxes.hits(placed.box, _LABEL_AVOID)
+                           if not (d.kind == "label" and d.box == placed.box)})
+            out.append(f"{_scenario_place(scenario, ('map', 'labels', i))}: the label {lab.text!r} of hex "
+                       f"{lab.hex} finds no free place on the board (it covers "
+                       f"{', '.join(what) or 'the map edge'}); shorten it or move it to another hex")
         elif placed.text != lab.text:
-            drawing.warnings.append(f"{_label_place(scenario, i)}: the label {lab.text!r} of hex {lab.hex} is "
-                                    f"printed as {placed.text!r} to stay clear of the hex numbers and features")
-        index.add("label", lab.hex, placed.box)
+            out.append(f"{_scenario_place(scenario, ('map', 'labels', i))}: the label {lab.text!r} of hex "
+                       f"{lab.hex} is printed as {placed.text!r} to stay clear of the hex numbers and features")
+    return out
 
 
-def _label_place(scenario: M.Scenario, i: int) -> str:
-    """``file:line`` of the scenario's ``map.labels[i]`` (the file alone
-    when it cannot be read again)."""
+def _scenario_place(scenario: M.Scenario, path: tuple[str | int, ...]) -> str:
+    """``file:line:column`` of the scenario's entry at ``path`` (the file
+    alone when it cannot be read again)."""
     if scenario.path is None:
         return "the scenario"
     from vmodtool.scenario.source import load_document
@@ -697,7 +776,7 @@ def _label_place(scenario: M.Scenario, i: int) -> str:
         doc = load_document(scenario.path)
     except (OSError, VmodError):
         return str(scenario.path)
-    line, column = doc.where(("map", "labels", i))
+    line, column = doc.where(path)
     return f"{scenario.path}:{line}:{column}" if line else str(scenario.path)
 
 

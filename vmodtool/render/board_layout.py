@@ -6,11 +6,14 @@ Everything a board draws that a reader must see is recorded as a
 place names, objective markers and their VP figures, bridges, the pieces
 of a river or wall along a hexside, centre dots, texture symbols.  Hex
 numbers are fixed (they have priority); bridges shrink to stay clear of
-them; objective markers and place names take the first *candidate
-position* around their hex whose box touches nothing recorded, then
-smaller type, then an abbreviation; texture symbols are laid last, around
-the boxes of texts, markers and bridges.  A label that fits nowhere is
-drawn at its first place and reported (:attr:`Placed.clear` False).
+them; place names take the first *candidate position* around their hex
+whose box touches nothing recorded, then smaller type, then an
+abbreviation; objective markers then take the first free place in their
+hex, always at one size: where none is free, a place name in the way is
+placed again around the marker (a :class:`Trial` first), then a star may
+lie over a bridge; texture symbols are laid last, around the boxes of
+texts, markers and bridges.  A label or marker that fits nowhere is drawn
+at its first place and reported (:attr:`Placed.clear` False).
 
 The index is the board's own record of what it drew, so a test (or a
 caller) can check that no text box meets another box
@@ -23,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Box", "Drawn", "BoxIndex", "Placed", "TEXT_KINDS", "KEEP_OUT_KINDS", "place_text", "abbreviations",
+__all__ = ["Box", "Drawn", "BoxIndex", "Trial", "Placed", "TEXT_KINDS", "KEEP_OUT_KINDS", "place_text", "abbreviations",
            "LABEL_CANDIDATES", "intersects", "union"]
 
 Box = tuple[float, float, float, float]
@@ -75,6 +78,11 @@ class BoxIndex:
 
     def add(self, kind: str, owner: str, box: Box) -> Drawn:
         item = Drawn(kind, owner, box)
+        self._insert(item)
+        return item
+
+    def _insert(self, item: Drawn) -> None:
+        box = item.box
         n = len(self.items)
         self.items.append(item)
         c = self.cell
@@ -86,7 +94,16 @@ class BoxIndex:
                     cells[(i, j)] = [n]
                 else:
                     found.append(n)
-        return item
+
+    def discard(self, drawn: Iterable[Drawn]) -> None:
+        """Forget the recorded boxes ``drawn`` (the very records :meth:`add`
+        returned): a text taken up to be placed again."""
+        gone = {id(d) for d in drawn}
+        kept = [item for item in self.items if id(item) not in gone]
+        self.items = []
+        self._cells = {}
+        for item in kept:
+            self._insert(item)
 
     def hits(self, box: Box, kinds: frozenset[str] | None = None) -> list[Drawn]:
         """The recorded boxes of ``kinds`` (all when None) that ``box`` overlaps."""
@@ -127,6 +144,23 @@ class BoxIndex:
                     continue
                 out.append((item, other))
         return out
+
+
+class Trial:
+    """A :class:`BoxIndex` seen with the records ``left_out`` taken away and
+    ``added`` laid on it, for a placement tried before it is made (a place
+    name moved aside for an objective marker); the index is not changed."""
+
+    def __init__(self, base: BoxIndex, left_out: Iterable[Drawn] = (), added: Iterable[Drawn] = ()) -> None:
+        self.base = base
+        self.left_out = {id(d) for d in left_out}
+        self.added = list(added)
+
+    def blocked(self, box: Box, kinds: frozenset[str] | None = None) -> bool:
+        for item in self.added:
+            if (kinds is None or item.kind in kinds) and intersects(box, item.box):
+                return True
+        return any(id(item) not in self.left_out for item in self.base.hits(box, kinds))
 
 
 @dataclass(frozen=True)
@@ -175,7 +209,7 @@ def abbreviations(text: str) -> list[str]:
     return out
 
 
-def place_text(text: str, centre: Point, unit: float, index: BoxIndex, avoid: frozenset[str],
+def place_text(text: str, centre: Point, unit: float, index: BoxIndex | Trial, avoid: frozenset[str],
                measure: Callable[[Point, str, float, str], Box], size: float,
                candidates: Sequence[tuple[float, float, str]] = LABEL_CANDIDATES,
                sizes: Sequence[float] = (1.0, 0.85, 0.72, 0.62), inside: Box | None = None,

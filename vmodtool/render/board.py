@@ -461,9 +461,7 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
     hmap = scenario.map
     index = drawing.boxes
     out = _Features()
-    named_bridges: set[frozenset[str]] = set()
     rivers: dict[frozenset[str], float] = {}          # hexside → half-width of its river or stream
-    roads: list[tuple[str, str]] = []
     for hs in hmap.hexsides:
         htype = hmap.hexside_types[hs.type]
         kind, colour, width = _feature_style(htype, size)
@@ -472,15 +470,12 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
                             "between them has no hexside to be drawn on")
         ca, cb = geo.centres[hs.a], geo.centres[hs.b]
         if kind == "bridge":
-            named_bridges.add(frozenset((hs.a, hs.b)))
             drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, htype.drawn_as,
                                                  _bridge_span(ca, cb, 0.19 * size)))
         elif htype.drawn_as == "centre_line":
             seg = ((float(ca[0]), float(ca[1])), (float(cb[0]), float(cb[1])))
             out.across.append((kind, colour, width, seg))
             drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, "centre_line", seg))
-            if kind in _CROSSING:
-                roads.append((hs.a, hs.b))
         else:
             seg = geo.shared_corners(hs.a, hs.b)
             out.along.append((kind, colour, width, seg))
@@ -507,11 +502,9 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
         kind, colour, width = _feature_style(htype, size)
         if kind == "bridge":
             spans.append((hs.a, hs.b, colour, width, True))
-    for a, b in roads:
-        side = frozenset((a, b))
-        if side in rivers and side not in named_bridges and a not in water and b not in water:
-            named_bridges.add(side)
-            spans.append((a, b, _BRIDGE_COLOUR, _FEATURE_WIDTH["bridge"] * size, False))
+    over_rivers, ends = _added_bridges(scenario, styles)
+    for a, b in over_rivers:
+        spans.append((a, b, _BRIDGE_COLOUR, _FEATURE_WIDTH["bridge"] * size, False))
     for a, b, colour, width, named in spans:
         ca, cb = geo.centres[a], geo.centres[b]
         half = deck(width)
@@ -532,11 +525,6 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
                 if drawn.kind == "bridge" and {drawn.a, drawn.b} == {a, b}:
                     drawing.hexsides[k] = dataclasses.replace(drawn, points=(p, q))
     # bridges through water hexes: the road from the bank to the centre
-    ends: dict[str, list[str]] = {}
-    for a, b in roads:
-        for w, other in ((a, b), (b, a)):
-            if w in water:
-                ends.setdefault(w, []).append(other)
     width = _FEATURE_WIDTH["bridge"] * size
     half = deck(width)
     for w, others in ends.items():
@@ -568,6 +556,34 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
                 index.add("bridge", w, box)
             drawing.bridges.append(DrawnBridge("water", w, piece[-1], box_path, half, False))
     return out
+
+
+def _added_bridges(scenario: M.Scenario, styles: TerrainStyles) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
+    """The bridges the board adds by itself: the hexsides where a road,
+    track or railway crosses a river or stream that no ``bridge`` hexside
+    names (neither hex water), once each; and each water hex a road enters,
+    with the hexes at the other ends of its road segments there."""
+    hmap = scenario.map
+    kinds = {tid: hexside_kind(ht.id, ht.name, ht.symbol, ht.drawn_as) for tid, ht in hmap.hexside_types.items()}
+    named = {frozenset((hs.a, hs.b)) for hs in hmap.hexsides if kinds[hs.type] == "bridge"}
+    rivers = {frozenset((hs.a, hs.b)) for hs in hmap.hexsides
+              if kinds[hs.type] in ("river", "stream") and hmap.hexside_types[hs.type].drawn_as != "centre_line"}
+    roads = [(hs.a, hs.b) for hs in hmap.hexsides
+             if kinds[hs.type] in _CROSSING and hmap.hexside_types[hs.type].drawn_as == "centre_line"]
+    water = {label for label, tid in hmap.terrain.items() if styles[tid][1] == WATER}
+    over_rivers: list[tuple[str, str]] = []
+    seen = set(named)
+    for a, b in roads:
+        side = frozenset((a, b))
+        if side in rivers and side not in seen and a not in water and b not in water:
+            seen.add(side)
+            over_rivers.append((a, b))
+    ends: dict[str, list[str]] = {}
+    for a, b in roads:
+        for w, other in ((a, b), (b, a)):
+            if w in water:
+                ends.setdefault(w, []).append(other)
+    return over_rivers, ends
 
 
 def _bridge_span(ca: tuple[int, int], cb: tuple[int, int], half: float) -> tuple[Point, Point]:
@@ -901,7 +917,7 @@ def _objective(canvas: Canvas, centre: Point, size: float, vp: float | None) -> 
 
 @dataclass
 class _KeyEntry:
-    kind: str                 # terrain | hexside | objective | number
+    kind: str                 # terrain | hexside | bridge (one the board adds) | objective
     text: str
     ref: str = ""             # the terrain or hexside type id
 
@@ -995,13 +1011,20 @@ def _key_entries(scenario: M.Scenario) -> list[_KeyEntry]:
     used_h = {h.type for h in hmap.hexsides}
     out += [_KeyEntry("hexside", ht.name, hid) for hid, ht in hmap.hexside_types.items()
             if hid in used_h]
+    language = (scenario.game.language or "")[:2]
+    over_rivers, through_water = _added_bridges(scenario, _terrain_style(scenario))
+    named = any(hexside_kind(ht.id, ht.name, ht.symbol, ht.drawn_as) == "bridge"
+                for hid, ht in hmap.hexside_types.items() if hid in used_h)
+    if (over_rivers or through_water) and not named:
+        # the bridges the board adds where a road crosses water, shown as a bridge hexside is
+        out.append(_KeyEntry("bridge", _BRIDGE_WORD.get(language, "Bridge")))
     if hmap.objectives:
-        out.append(_KeyEntry("objective", _OBJECTIVE_WORD.get((scenario.game.language or "")[:2],
-                                                              "Objective (VP)")))
+        out.append(_KeyEntry("objective", _OBJECTIVE_WORD.get(language, "Objective (VP)")))
     return out
 
 
 _OBJECTIVE_WORD = {"ru": "Цель (ПО)", "fr": "Objectif (PV)", "de": "Ziel (SP)"}
+_BRIDGE_WORD = {"ru": "Мост", "fr": "Pont", "de": "Brücke"}
 
 
 def _draw_key_entry(canvas: Canvas, entry: _KeyEntry, at: Point, u: float, styles: TerrainStyles,
@@ -1025,16 +1048,14 @@ def _draw_key_entry(canvas: Canvas, entry: _KeyEntry, at: Point, u: float, style
     else:
         canvas.polygon(corners, fill=parse_colour(DEFAULT_FILLS[None]), outline=GRID_INK,
                        width=0.016 * u)
-        if entry.kind == "hexside":
+        if entry.kind == "bridge":
+            _key_bridge(canvas, _BRIDGE_COLOUR, _FEATURE_WIDTH["bridge"] * sw, (cx, cy), r, sw)
+        elif entry.kind == "hexside":
             htype = hmap.hexside_types[entry.ref]
             kind, colour, width = _feature_style(htype, u)
             width *= sw / u
             if kind == "bridge":
-                river = parse_colour(_FEATURE_COLOUR["river"])
-                seg = ((cx, cy - r * 0.85), (cx, cy + r * 0.85))
-                for layer in ("casing", "core"):
-                    _stroke(canvas, "river", river, _FEATURE_WIDTH["river"] * sw, seg, layer, sw)
-                _bridge(canvas, colour, width, (cx - r * 0.55, cy), (cx + r * 0.55, cy), sw)
+                _key_bridge(canvas, colour, width, (cx, cy), r, sw)
             else:
                 seg = ((cx - r * 0.8, cy + r * 0.25), (cx + r * 0.8, cy - r * 0.25))
                 for layer in ("casing", "core", "detail"):
@@ -1042,6 +1063,16 @@ def _draw_key_entry(canvas: Canvas, entry: _KeyEntry, at: Point, u: float, style
         elif entry.kind == "objective":
             _objective(canvas, (cx, cy), sw * 1.6, None)
     canvas.text((x + 1.15 * u, cy), entry.text, size=0.2 * u, fill=INK, style="regular", anchor="lm")
+
+
+def _key_bridge(canvas: Canvas, colour: Colour, width: float, centre: Point, r: float, sw: float) -> None:
+    """A bridge in a key swatch: across a river, as on the board."""
+    cx, cy = centre
+    river = parse_colour(_FEATURE_COLOUR["river"])
+    seg = ((cx, cy - r * 0.85), (cx, cy + r * 0.85))
+    for layer in ("casing", "core"):
+        _stroke(canvas, "river", river, _FEATURE_WIDTH["river"] * sw, seg, layer, sw)
+    _bridge(canvas, colour, width, (cx - r * 0.55, cy), (cx + r * 0.55, cy), sw)
 
 
 def render_key(scenario: M.Scenario, *, scale: float = 1.0, columns: int = 1,

@@ -44,7 +44,18 @@ from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
 from vmodtool.render.board_canvas import Canvas, Colour
 from vmodtool.render.board_geometry import HexGeometry
-from vmodtool.render.board_layout import KEEP_OUT_KINDS, Box, BoxIndex, Drawn, Placed, Trial, place_text, union
+from vmodtool.render.board_layout import (
+    KEEP_OUT_KINDS,
+    Box,
+    BoxIndex,
+    Drawn,
+    Placed,
+    PlacementWarning,
+    Trial,
+    located_warnings,
+    place_text,
+    union,
+)
 from vmodtool.render.board_symbols import (
     DEFAULT_FILLS,
     WATER,
@@ -68,8 +79,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BoardOptions", "BoardDrawing", "DrawnHexside", "DrawnBridge", "board_drawing", "render_board",
            "write_board", "render_key", "write_key", "print_scale", "overlay_grid",
-           "grid_overlay_drawing", "module_board_image", "read_image", "image_header", "MAX_IMAGE_PIXELS",
-           "PAPER", "DEFAULT_HEX_SIZE_IN"]
+           "grid_overlay_drawing", "module_board_image", "module_board", "read_image", "image_header",
+           "MAX_IMAGE_PIXELS", "PAPER", "DEFAULT_HEX_SIZE_IN"]
 
 Point = tuple[float, float]
 PathLike = str | Path
@@ -140,8 +151,10 @@ class BoardDrawing:
     features as drawn; ``bridges`` every bridge (the scenario's and those
     drawn where a road crosses water); ``labels`` the place names as placed
     (in the scenario's order); ``boxes`` everything drawn that must not be
-    covered, as boxes (:mod:`vmodtool.render.board_layout`); ``warnings``
-    the labels that found no free place, located in the scenario;
+    covered, as boxes (:mod:`vmodtool.render.board_layout`); ``notes`` the
+    place names and objective markers that found no free place (or only an
+    abbreviation), by their scenario entries, and ``warnings`` the same as
+    lines located in the scenario file;
     ``board_size`` the VASSAL board (board pixels); ``size`` the whole
     drawing (board pixels, with the sheet strip)."""
 
@@ -157,6 +170,7 @@ class BoardDrawing:
     bridges: list[DrawnBridge] = field(default_factory=list)
     labels: list[Placed] = field(default_factory=list)
     boxes: BoxIndex = field(default_factory=lambda: BoxIndex(64.0))
+    notes: list[PlacementWarning] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -274,7 +288,8 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     labels = _place_labels(canvas, drawing, scenario, geo, size) if opts.place_names else []
     objectives = _place_objectives(canvas, drawing, scenario, geo, size, labels) if opts.objectives else []
     if opts.place_names:
-        drawing.warnings[:0] = _label_warnings(drawing, scenario)
+        drawing.notes[:0] = _label_notes(drawing, scenario, labels)
+    drawing.warnings = located_warnings(scenario.path, drawing.notes)
 
     _draw_frame(canvas, geo, (board_w, board_h), size)
     # hex fills and textures
@@ -353,15 +368,23 @@ def write_board(scenario: M.Scenario, path: PathLike, *, scale: float = 1.0, **o
 def module_board_image(scenario: M.Scenario) -> Image.Image:
     """The board image a module gets: the scenario's own ``board.image``
     (which must have the grid's board size) or the rendered board."""
+    return module_board(scenario)[0]
+
+
+def module_board(scenario: M.Scenario) -> tuple[Image.Image, BoardDrawing | None]:
+    """The board image a module gets (:func:`module_board_image`) and the
+    drawing it was rendered from, with its warnings (None: the scenario's
+    own image)."""
     hmap = scenario.map
     if hmap.board_image is None:
-        return render_board(scenario)
+        drawing = board_drawing(scenario)
+        return drawing.image(), drawing
     image = read_image(hmap.board_image, "the board image")
     if image.size != tuple(hmap.size):
         raise VmodError(f"the board image is {image.size[0]}x{image.size[1]} pixels but the map grid "
                         f"needs {hmap.size[0]}x{hmap.size[1]}; check it with 'vmodtool grid-check' "
                         "and set map.size or the grid's margin/origin", file=hmap.board_image)
-    return image
+    return image, None
 
 
 # --------------------------------------------------------------------------
@@ -645,9 +668,9 @@ def _place_objectives(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenari
             chosen = next((p for kinds in (_MARKS, _NUMBER) for p in places if not index.blocked(p[3], kinds)),
                           places[0])
             what = sorted({f"{d.kind} {d.owner}" for d in index.hits(chosen[3], _HARD)})
-            drawing.warnings.append(f"{_scenario_place(scenario, ('map', 'objectives', k))}: the objective of hex "
-                                    f"{obj.hex} finds no free place in its hex (its marker covers "
-                                    f"{', '.join(what)}); move a place name or an objective to another hex")
+            drawing.notes.append(PlacementWarning(("map", "objectives", k), (
+                f"the objective of hex {obj.hex} finds no free place in its hex (its marker covers "
+                f"{', '.join(what)}); move a place name or an objective to another hex")))
         centre, star_box, vp_box, _whole = chosen
         index.add("objective", obj.hex, star_box)
         if vp_box is not None:
@@ -764,36 +787,22 @@ def _place_labels(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, g
     return records
 
 
-def _label_warnings(drawing: BoardDrawing, scenario: M.Scenario) -> list[str]:
-    """The place names that found no free place, or only an abbreviation,
-    located in the scenario."""
+def _label_notes(drawing: BoardDrawing, scenario: M.Scenario, records: list[Drawn]) -> list[PlacementWarning]:
+    """The place names that found no free place, or only an abbreviation
+    (``records``: their boxes in the index)."""
     out = []
     for i, (lab, placed) in enumerate(zip(scenario.map.labels, drawing.labels, strict=True)):
         if not placed.clear:
             what = sorted({f"{d.kind} {d.owner}" for d in drawing.boxes.hits(placed.box, _LABEL_AVOID)
-                           if not (d.kind == "label" and d.box == placed.box)})
-            out.append(f"{_scenario_place(scenario, ('map', 'labels', i))}: the label {lab.text!r} of hex "
-                       f"{lab.hex} finds no free place on the board (it covers "
-                       f"{', '.join(what) or 'the map edge'}); shorten it or move it to another hex")
+                           if d is not records[i]})
+            out.append(PlacementWarning(("map", "labels", i), (
+                f"the label {lab.text!r} of hex {lab.hex} finds no free place on the board (it covers "
+                f"{', '.join(what) or 'the map edge'}); shorten it or move it to another hex")))
         elif placed.text != lab.text:
-            out.append(f"{_scenario_place(scenario, ('map', 'labels', i))}: the label {lab.text!r} of hex "
-                       f"{lab.hex} is printed as {placed.text!r} to stay clear of the hex numbers and features")
+            out.append(PlacementWarning(("map", "labels", i), (
+                f"the label {lab.text!r} of hex {lab.hex} is printed as {placed.text!r} to stay clear of the "
+                "hex numbers and features")))
     return out
-
-
-def _scenario_place(scenario: M.Scenario, path: tuple[str | int, ...]) -> str:
-    """``file:line:column`` of the scenario's entry at ``path`` (the file
-    alone when it cannot be read again)."""
-    if scenario.path is None:
-        return "the scenario"
-    from vmodtool.scenario.source import load_document
-
-    try:
-        doc = load_document(scenario.path)
-    except (OSError, VmodError):
-        return str(scenario.path)
-    line, column = doc.where(path)
-    return f"{scenario.path}:{line}:{column}" if line else str(scenario.path)
 
 
 def _stroke(canvas: Canvas, kind: str, colour: Colour, width: float, seg: tuple[Point, Point],

@@ -22,12 +22,14 @@ caller) can check that no text box meets another box
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["Box", "Drawn", "BoxIndex", "Trial", "Placed", "TEXT_KINDS", "KEEP_OUT_KINDS", "place_text", "abbreviations",
-           "LABEL_CANDIDATES", "intersects", "union"]
+__all__ = ["Box", "Drawn", "BoxIndex", "Trial", "Placed", "PlacementWarning", "TEXT_KINDS", "KEEP_OUT_KINDS",
+           "place_text", "abbreviations", "located_warnings", "LABEL_CANDIDATES", "intersects", "union"]
 
 Box = tuple[float, float, float, float]
 Point = tuple[float, float]
@@ -233,3 +235,38 @@ def place_text(text: str, centre: Point, unit: float, index: BoxIndex | Trial, a
                     return Placed(form, at, anchor, size * factor, box, True)
     assert first is not None
     return first
+
+
+@dataclass(frozen=True)
+class PlacementWarning:
+    """A place name or marker that found no free place on the board:
+    ``entry`` the path of its scenario entry (``("map", "labels", 3)``),
+    ``message`` what happened, without the place (:func:`located_warnings`
+    adds it)."""
+
+    entry: tuple[str | int, ...]
+    message: str
+
+
+def located_warnings(path: str | os.PathLike[str] | None, notes: Sequence[PlacementWarning]) -> list[str]:
+    """Each warning as one line led by ``file:line:column`` of its entry in
+    the scenario file ``path`` (the file alone when the entry cannot be
+    found there, ``the scenario`` without a file); the file is read once,
+    and not at all without warnings."""
+    if not notes:
+        return []
+    if path is None:
+        return [f"the scenario: {note.message}" for note in notes]
+    from vmodtool.errors import VmodError
+    from vmodtool.scenario.source import Document, load_document
+
+    doc: Document | None
+    try:
+        doc = load_document(Path(path))
+    except (OSError, VmodError):
+        doc = None
+    out = []
+    for note in notes:
+        line, column = doc.where(note.entry) if doc is not None else (None, None)
+        out.append(f"{path}:{line}:{column}: {note.message}" if line else f"{path}: {note.message}")
+    return out

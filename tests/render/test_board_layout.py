@@ -167,6 +167,60 @@ def test_a_label_that_fits_nowhere_is_reported_with_its_line(tmp_path):
     assert f"{scen}:{line}:" in result.output + getattr(result, "stderr", "")
 
 
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("path", game_examples(), ids=lambda p: p.parent.name)
+def test_every_objective_star_of_a_board_has_the_same_full_size(path, scale):
+    """No star shrinks to fit its hex (Combat Commander's 0605, a bridge in
+    water with a place name, had a half-size one): by the boxes recorded
+    and by the stars drawn, each clear of every hex number."""
+    scenario, drawing = drawing_of(path, scale)
+    size = abs(scenario.map.grid.grid.dy)
+    stars = [item for item in drawing.boxes.items if item.kind == "objective"]
+    assert len(stars) == len(scenario.map.objectives) > 0
+    for item in stars:
+        assert item.box[2] - item.box[0] == pytest.approx(2 * 0.112 * size), item.owner
+        assert not drawing.boxes.hits(item.box, frozenset({"number"})), item.owner
+    drawn = [op.bbox for op in drawing.canvas.ops if op.kind == "polygon" and op.args[1] == B.OBJECTIVE_RED
+             and op.bbox[1] < drawing.board_size[1] * drawing.scale]           # not the key's, under the map
+    assert len(drawn) == len(stars)
+    assert max(b[2] - b[0] for b in drawn) - min(b[2] - b[0] for b in drawn) < 1e-6
+    assert not [w for w in drawing.warnings if "objective" in w]
+
+
+def test_the_bridge_hex_s_star_moves_its_place_name_aside_at_full_size():
+    path = next(p for p in game_examples() if p.parent.name == "combat-commander")
+    scenario, drawing = drawing_of(path, "vassal")
+    index = drawing.boxes
+    star_box = next(i.box for i in index.items if i.kind == "objective" and i.owner == "0605")
+    name = next(p for p in drawing.labels if p.text == "Мост Сен-Луи")          # in full, at its full size
+    assert name.clear and name.size == pytest.approx(0.15 * 72)
+    assert not intersects(name.box, star_box)
+    assert text_conflicts(index) == []
+
+
+def test_an_objective_that_fits_nowhere_is_reported_with_its_line_and_keeps_its_size(tmp_path):
+    source = next(p for p in game_examples() if p.parent.name == "ww1-operational")
+    shutil.copytree(source.parent, tmp_path, dirs_exist_ok=True)
+    path = tmp_path / "scenario.yaml"
+    text = path.read_text(encoding="utf-8")
+    crowded = text.replace("  objectives:\n", "  objectives:\n" + "".join(
+        f'    - {{hex: "0203", name: "Extra {i}", vp: {i + 1}}}\n' for i in range(12)), 1)
+    assert crowded != text
+    path.write_text(crowded, encoding="utf-8")
+    scenario = load_scenario(path)
+    drawing = board_drawing(scenario)
+    reported = [w for w in drawing.warnings if "the objective of hex 0203 finds no free place" in w]
+    assert reported and all(re.match(rf"{re.escape(str(path))}:\d+:\d+: ", w) for w in reported)
+    lines = crowded.splitlines()
+    last = lines.index('    - {hex: "0203", name: "Extra 11", vp: 12}') + 1
+    assert any(w.startswith(f"{path}:{last}:") for w in reported)
+    size = abs(scenario.map.grid.grid.dy)
+    stars = [i for i in drawing.boxes.items if i.kind == "objective"]
+    assert len(stars) == len(scenario.map.objectives)
+    assert {round(i.box[2] - i.box[0], 6) for i in stars} == {round(2 * 0.112 * size, 6)}
+    assert not any(drawing.boxes.hits(i.box, frozenset({"number"})) for i in stars)
+
+
 def test_abbreviations():
     assert abbreviations("Villers-Bretonneux")[0] == "Villers-B."
     assert abbreviations("Мост Сен-Луи")[0] == "Мост Сен-Л."
@@ -259,24 +313,32 @@ def test_the_combat_commander_bridge_hex_has_its_bridge():
     assert any(b.over == "water" and b.a == "0605" for b in drawing.bridges)
 
 
+_RIVER = [["0301", "0401"], ["0302", "0401"], ["0302", "0402"], ["0303", "0402"], ["0303", "0403"]]
+_ROAD = ["0102", "0202", "0302", "0402", "0502"]
+
+
+def _crossing_doc() -> dict:
+    """A 6x5 map whose road crosses a river once, between 0302 and 0402."""
+    river, road = _RIVER, _ROAD
+    return {"schema": "vmodtool/1",
+            "game": {"id": "t", "title": "T", "sides": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]},
+            "map": {"id": "m", "name": "M",
+                    "grid": {"kind": "hex", "orientation": "flat_top", "hex_height": 64, "columns": 6, "rows": 5,
+                             "low_columns": "even", "margin": 24},
+                    "terrain_types": {"clear": {"code": ".", "name": "Clear"}},
+                    "terrain": {"default": "clear"},
+                    "hexside_types": {"river": {"name": "River", "width": 5},
+                                      "road": {"name": "Road", "width": 4, "drawn_as": "centre_line"}},
+                    "hexsides": [{"type": "river", "between": river}, {"type": "road", "path": road}]},
+            "unit_types": {"i": {"name": "I", "faces": [{"name": "f", "factors": {"a": 1}}]}},
+            "counters": [{"id": "a.i", "type": "i", "side": "a"}]}
+
+
 def test_a_road_across_a_river_gets_a_bridge_only_where_it_crosses(tmp_path):
     """No bridge type in the scenario: the board adds one at the crossing, none elsewhere."""
-    spec = GridSpec(hex_height=64, columns=6, rows=5)
-    grid = build_map_grid(spec)
-    river = [["0301", "0401"], ["0302", "0401"], ["0302", "0402"], ["0303", "0402"], ["0303", "0403"]]
-    road = ["0102", "0202", "0302", "0402", "0502"]
-    doc = {"schema": "vmodtool/1",
-           "game": {"id": "t", "title": "T", "sides": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]},
-           "map": {"id": "m", "name": "M",
-                   "grid": {"kind": "hex", "orientation": "flat_top", "hex_height": 64, "columns": 6, "rows": 5,
-                            "low_columns": "even", "margin": 24},
-                   "terrain_types": {"clear": {"code": ".", "name": "Clear"}},
-                   "terrain": {"default": "clear"},
-                   "hexside_types": {"river": {"name": "River", "width": 5},
-                                     "road": {"name": "Road", "width": 4, "drawn_as": "centre_line"}},
-                   "hexsides": [{"type": "river", "between": river}, {"type": "road", "path": road}]},
-           "unit_types": {"i": {"name": "I", "faces": [{"name": "f", "factors": {"a": 1}}]}},
-           "counters": [{"id": "a.i", "type": "i", "side": "a"}]}
+    grid = build_map_grid(GridSpec(hex_height=64, columns=6, rows=5))
+    road = _ROAD
+    doc = _crossing_doc()
     assert grid.adjacent("0302", "0402")
     path = tmp_path / "scenario.yaml"
     path.write_text(json.dumps(doc), encoding="utf-8")
@@ -296,6 +358,79 @@ def test_a_road_across_a_river_gets_a_bridge_only_where_it_crosses(tmp_path):
     rail = B._BRIDGE_COLOUR
     assert sum(abs(p - q) for p, q in zip(_darkest(with_bridge, at), rail, strict=True)) < 60
     assert sum(abs(p - q) for p, q in zip(_darkest(without.image(), at), rail, strict=True)) > 60
+
+
+# -- the key ----------------------------------------------------------------------
+
+def _key_kinds(scenario) -> list[tuple[str, str]]:
+    return [(e.kind, e.text) for e in B._key_entries(scenario)]
+
+
+def _bridge_rails(canvas: Canvas) -> int:
+    return sum(1 for op in canvas.ops if op.kind == "line" and op.args[1] == B._BRIDGE_COLOUR)
+
+
+@pytest.mark.parametrize("path", ALL_EXAMPLES, ids=lambda p: p.parent.name)
+def test_the_key_shows_a_bridge_exactly_when_the_board_draws_one(path):
+    """A bridge the board adds (a road over water) has a key entry unless
+    a bridge hexside of the scenario already has one; no bridge, no entry."""
+    scenario, drawing = drawing_of(path, "vassal")
+    entries = B._key_entries(scenario)
+    named = [e for e in entries if e.kind == "hexside"
+             and hexside_kind(e.ref, scenario.map.hexside_types[e.ref].name,
+                              scenario.map.hexside_types[e.ref].symbol,
+                              scenario.map.hexside_types[e.ref].drawn_as) == "bridge"]
+    added = [e for e in entries if e.kind == "bridge"]
+    if not drawing.bridges:
+        assert not named and not added
+    elif named:
+        assert not added
+    else:
+        assert len(added) == 1 and not any(b.scenario for b in drawing.bridges)
+
+
+def test_combat_commander_s_key_names_its_bridge_in_russian():
+    path = next(p for p in game_examples() if p.parent.name == "combat-commander")
+    scenario, drawing = drawing_of(path, "300dpi")
+    assert ("bridge", "Мост") in _key_kinds(scenario)
+    key = B._key_canvas(scenario, 1.0, 2, None)
+    assert _bridge_rails(key) == 2                    # the two railings of the entry's bridge
+    texts = {op.args[2] for op in key.ops if op.kind == "text"}
+    assert "Мост" in texts
+    # the print sheet's key too: the board's bridge and the entry's
+    sheet_rails = [op for op in drawing.canvas.ops if op.kind == "line" and op.args[1] == B._BRIDGE_COLOUR
+                   and op.bbox[1] >= drawing.board_size[1] * drawing.scale]
+    assert len(sheet_rails) == 2
+
+
+def test_a_key_has_a_bridge_entry_only_with_a_bridge_on_the_board(tmp_path):
+    doc = _crossing_doc()
+    path = tmp_path / "scenario.yaml"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    crossing = load_scenario(path)
+    assert ("bridge", "Bridge") in _key_kinds(crossing)
+    assert _bridge_rails(B._key_canvas(crossing, 1.0, 2, None)) == 2
+    doc["map"]["hexsides"][1] = {"type": "road", "path": ["0102", "0202"]}         # no longer crossing
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    dry = load_scenario(path)
+    assert board_drawing(dry).bridges == []
+    assert [k for k, _t in _key_kinds(dry)] == ["terrain", "hexside", "hexside"]
+    assert _bridge_rails(B._key_canvas(dry, 1.0, 2, None)) == 0
+    # a road into a water hex: a bridge through it, and the entry
+    doc["map"]["terrain_types"]["lake"] = {"code": "~", "name": "Lake", "symbol": "waves"}
+    doc["map"]["terrain"] = {"default": "clear", "hexes": {"0202": "lake"}}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    wet = load_scenario(path)
+    assert [b.over for b in board_drawing(wet).bridges] == ["water"]
+    assert ("bridge", "Bridge") in _key_kinds(wet)
+    # a scenario bridge over the crossing: its own entry, no second one
+    doc = _crossing_doc()
+    doc["map"]["hexside_types"]["bridge"] = {"name": "Stone bridge", "symbol": "bridge"}
+    doc["map"]["hexsides"].append({"type": "bridge", "between": [["0302", "0402"]]})
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    named = load_scenario(path)
+    assert [b.scenario for b in board_drawing(named).bridges] == [True]
+    assert [t for k, t in _key_kinds(named) if k != "terrain"] == ["River", "Road", "Stone bridge"]
 
 
 # -- tiling ------------------------------------------------------------------------
@@ -366,7 +501,8 @@ def test_pages_along():
 def test_board_command_writes_tiled_and_single_page_pdfs(tmp_path):
     small = next(p for p in game_examples() if p.parent.name == "combat-commander")
     out = tmp_path / "cc.pdf"
-    result = CliRunner().invoke(board, [str(small), "-o", str(out), "--dpi", "100"])
+    # 0.55-inch hexes: the map and its key (with the bridge entry) fit one A4 page
+    result = CliRunner().invoke(board, [str(small), "-o", str(out), "--dpi", "100", "--hex-size", "0.55"])
     assert result.exit_code == 0, result.output
     assert "1 A4" in result.output
     assert b"/Count 1" in out.read_bytes()

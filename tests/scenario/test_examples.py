@@ -1,5 +1,5 @@
-"""The three bundled example scenarios load with the real loader, and what
-they describe resolves: hexes, units, setup, rules."""
+"""The bundled example scenarios load with the real loader, and what they
+describe resolves: hexes, units, setup, rules."""
 
 from pathlib import Path
 
@@ -13,9 +13,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SCENARIOS = game_examples()
 
 
-def test_three_examples_exist():
+def test_the_examples_exist():
     assert {p.parent.name for p in SCENARIOS} == {"modern-tactical", "ww1-operational",
-                                                   "combat-commander"}
+                                                   "combat-commander", "own-art"}
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.parent.name for p in SCENARIOS])

@@ -33,6 +33,8 @@ class BuildSummary:
     images: int
     board_size: tuple[int, int]
     title: str
+    #: the board renderer's warnings (as ``vmodtool board`` prints them), drawn or from the cache
+    warnings: tuple[str, ...] = ()
 
 
 def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | None = None,
@@ -73,4 +75,4 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
         progress("module", 1, 1)
     return BuildSummary(out, len(data), build.slots, build.prototypes,
                         sum(1 for name in build.entries if name.startswith("images/")),
-                        images.board_size, scenario.game.title)
+                        images.board_size, scenario.game.title, tuple(images.board_warnings))

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import PIL  # its version only: Pillow's drawing modules are imported where they draw
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from PIL import Image, ImageFont
 
+    from vmodtool.render.board_layout import PlacementWarning
     from vmodtool.render.counters import CounterSpec
 
 __all__ = ["render_module_images", "start_module_images", "PendingImages", "module_image_names", "FACE_PACK"]
@@ -56,7 +57,10 @@ def _load_font(style: str, size: int) -> ImageFont.FreeTypeFont:
 
 #: the files of the board cache in ``cache_dir``: the PNG and what it was made of
 BOARD_CACHE = ("board.png", "board.json")
-_BOARD_SOURCES = ("board.py", "board_canvas.py", "board_geometry.py", "board_symbols.py", "fonts.py", "png.py")
+_BOARD_SOURCES = ("board.py", "board_canvas.py", "board_geometry.py", "board_layout.py", "board_symbols.py",
+                  "fonts.py", "png.py")
+#: a board as the build takes it: the PNG, its size and the renderer's warnings (one located line each)
+_Board = tuple[bytes, tuple[int, int], list[str]]
 
 
 def board_key(scenario: Scenario) -> str:
@@ -79,51 +83,110 @@ def board_key(scenario: Scenario) -> str:
     return h.hexdigest()
 
 
-def _cached_board(cache_dir: Path, key: str) -> tuple[bytes, tuple[int, int]] | None:
-    """The cached board PNG and its size when the cache holds the board of
-    ``key`` with the bytes it recorded; None otherwise (corrupt: drawn again)."""
+def _cached_board(cache_dir: Path, key: str) -> tuple[bytes, tuple[int, int], dict[str, Any]] | None:
+    """The cached board PNG, its size and its index when the cache holds
+    the board of ``key`` with the bytes it recorded and its warnings; None
+    otherwise (corrupt: drawn again)."""
     try:
         index = json.loads((cache_dir / BOARD_CACHE[1]).read_text("utf-8"))
         if not key or index.get("key") != key:
             return None
+        _notes(index)                          # an entry without its warnings is drawn again
         data = (cache_dir / BOARD_CACHE[0]).read_bytes()
         if hashlib.sha256(data).hexdigest() != index.get("sha256"):
             return None
         size = (int(index["size"][0]), int(index["size"][1]))
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
-    return data, size
+    return data, size, index
 
 
-def _draw_board(scenario: Scenario) -> Image.Image:
-    from vmodtool.render.board import module_board_image  # not imported by a warm build
+def _notes(index: dict[str, Any]) -> list[PlacementWarning]:
+    """The board's warnings in a cache index, by scenario entry (raises
+    ValueError when they are not as written)."""
+    from vmodtool.render.board_layout import PlacementWarning  # no drawing: a dataclass and a function
 
-    return module_board_image(scenario)
+    out = []
+    for entry, message in index["notes"]:
+        if not (isinstance(entry, list) and all(isinstance(p, (str, int)) for p in entry)
+                and isinstance(message, str)):
+            raise ValueError("not a board warning")
+        out.append(PlacementWarning(tuple(entry), message))
+    return out
 
 
-def _drawn_board(scenario: Scenario) -> tuple[bytes, tuple[int, int]]:
-    """The board drawn: its PNG and its size."""
-    board = _draw_board(scenario)
+def _source_digest(scenario: Scenario) -> str:
+    """The sha256 of the scenario file's bytes ('' when it cannot be read):
+    the lines the board's warnings name belong to these bytes."""
+    try:
+        return hashlib.sha256(Path(scenario.path).read_bytes()).hexdigest() if scenario.path else ""
+    except OSError:
+        return ""
+
+
+def _located(scenario: Scenario, index: dict[str, Any], cache_dir: Path) -> list[str]:
+    """The cached board's warnings as lines: those kept with the entry when
+    the scenario file and its path are the ones they were located in, else
+    located again (the board is the same, the lines may have moved) and kept."""
+    notes = _notes(index)
+    if not notes:
+        return []
+    digest = _source_digest(scenario)
+    kept = index.get("located")
+    if (isinstance(kept, dict) and digest and kept.get("sha256") == digest and kept.get("file") == str(scenario.path)
+            and isinstance(kept.get("lines"), list) and len(kept["lines"]) == len(notes)
+            and all(isinstance(line, str) for line in kept["lines"])):
+        return list(kept["lines"])
+    from vmodtool.render.board_layout import located_warnings
+
+    lines = located_warnings(scenario.path, notes)
+    _write_board_index(cache_dir, index["key"], index["sha256"], index["size"], notes, scenario, lines)
+    return lines
+
+
+def _write_board_index(cache_dir: Path, key: str, digest: str, size: Sequence[int],
+                       notes: Sequence[PlacementWarning], scenario: Scenario, lines: list[str]) -> None:
+    atomic_write(cache_dir / BOARD_CACHE[1], json.dumps(
+        {"key": key, "sha256": digest, "size": list(size), "notes": [[list(n.entry), n.message] for n in notes],
+         "located": {"file": str(scenario.path), "sha256": _source_digest(scenario), "lines": lines}},
+        ensure_ascii=True).encode("ascii"))
+
+
+def _draw_board(scenario: Scenario) -> tuple[Image.Image, list[PlacementWarning], list[str]]:
+    """The module's board image and the renderer's warnings (by scenario
+    entry, and as located lines)."""
+    from vmodtool.render.board import module_board  # not imported by a warm build
+
+    image, drawing = module_board(scenario)
+    return image, (drawing.notes if drawing else []), (drawing.warnings if drawing else [])
+
+
+def _drawn_board(scenario: Scenario) -> tuple[bytes, tuple[int, int], list[PlacementWarning], list[str]]:
+    """The board drawn: its PNG, its size and its warnings."""
+    board, notes, lines = _draw_board(scenario)
     from vmodtool.render.png import BOARD_LEVEL
 
-    return _encode_png(board.convert("RGB"), BOARD_LEVEL), board.size
+    return _encode_png(board.convert("RGB"), BOARD_LEVEL), board.size, notes, lines
 
 
-def _board(scenario: Scenario, cache_dir: Path | None) -> tuple[bytes, tuple[int, int]]:
-    """The board PNG and its size: from the cache when its key is unchanged,
-    else drawn (and cached)."""
+def _board(scenario: Scenario, cache_dir: Path | None) -> _Board:
+    """The board PNG, its size and its warnings: from the cache when its key
+    is unchanged (the warnings with it), else drawn (and cached)."""
     key = board_key(scenario) if cache_dir is not None else ""
     if cache_dir is not None:
         found = _cached_board(cache_dir, key)
         if found is not None:
-            return found
-    data, size = _drawn_board(scenario)
+            data, size, index = found
+            try:
+                return data, size, _located(scenario, index, cache_dir)
+            except (OSError, ValueError, KeyError, TypeError):
+                pass                              # drawn again
+    data, size, notes, lines = _drawn_board(scenario)
     if cache_dir is not None and key:
         cache_dir.mkdir(parents=True, exist_ok=True)
         atomic_write(cache_dir / BOARD_CACHE[0], data)
-        atomic_write(cache_dir / BOARD_CACHE[1], json.dumps(
-            {"key": key, "sha256": hashlib.sha256(data).hexdigest(), "size": list(size)}).encode("ascii"))
-    return data, size
+        _write_board_index(cache_dir, key, hashlib.sha256(data).hexdigest(), size, notes, scenario, lines)
+    return data, size, lines
 
 
 #: the counter faces of the last build with the cache, in one file (see :func:`_read_pack`)
@@ -265,7 +328,7 @@ class _CounterJobs:
         self.futures: list[Future[list[list[bytes]]]] = []
         self.specs = specs
         self.chunks: list[list[CounterSpec]] = []
-        self.board_future: Future[tuple[bytes, tuple[int, int]] | None] | None = None
+        self.board_future: Future[_Board | None] | None = None
         if cache_dir is not None:
             return
         workers = jobs or os.cpu_count() or 1
@@ -282,7 +345,7 @@ class _CounterJobs:
             self.board_future = self.pool.submit(_board_job, id(scenario))
             self.futures = [self.pool.submit(_render_chunk, (c, px)) for c in self.chunks]
 
-    def board(self) -> tuple[bytes, tuple[int, int]] | None:
+    def board(self) -> _Board | None:
         """The board a worker drew (None: none did; draw it here)."""
         future, self.board_future = self.board_future, None
         return future.result() if future is not None else None
@@ -332,14 +395,15 @@ class _CounterJobs:
 _FORKED_SCENARIO: Scenario | None = None
 
 
-def _board_job(wanted: int) -> tuple[bytes, tuple[int, int]] | None:
+def _board_job(wanted: int) -> _Board | None:
     """The board of the scenario whose ``id`` is ``wanted`` (a fork keeps
     ids), or None when this worker did not inherit that one — another
     thread's build set the variable meanwhile, or the worker was not forked."""
     scenario = _FORKED_SCENARIO
     if scenario is None or id(scenario) != wanted:
         return None
-    return _drawn_board(scenario)
+    data, size, _notes, lines = _drawn_board(scenario)
+    return data, size, lines
 
 
 def _name_counter(images: ModuleImages, counter_id: str, face: str, name: str) -> None:
@@ -458,7 +522,7 @@ class PendingImages:
             counters, self._counters = self._counters, None
             if "board.png" not in self.images.files:
                 drawn = counters.board() if counters.pool is not None else None
-                self.images.files["board.png"], self.images.board_size = \
+                self.images.files["board.png"], self.images.board_size, self.images.board_warnings = \
                     drawn if drawn is not None else _board(self.images_scenario, None)
             for name, data in counters.results():
                 self.images.files[name] = data
@@ -509,7 +573,7 @@ def start_module_images(scenario: Scenario, *, jobs: int | None = None, cache_di
         if counter_jobs.board_future is None:
             if progress:
                 progress("board", 0, 1)
-            images.files["board.png"], images.board_size = _board(scenario, cache_dir)
+            images.files["board.png"], images.board_size, images.board_warnings = _board(scenario, cache_dir)
             if progress:
                 progress("board", 1, 1)
         _name_extras(images, scenario, px)

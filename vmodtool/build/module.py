@@ -54,6 +54,8 @@ class ModuleImages:
     hand_board: dict[str, str] = field(default_factory=dict)         # side id of a hand
     board: str = "board.png"
     board_size: tuple[int, int] = (0, 0)
+    #: what the board renderer warned of (place names or markers without a free place), one located line each
+    board_warnings: list[str] = field(default_factory=list)
     counter_size: tuple[int, int] = (64, 64)
     #: False when only the buildFile is wanted (the audit reads positions
     #: from it): the off-map board is not drawn nor the charts read

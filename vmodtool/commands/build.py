@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from vmodtool.commands import REPLACED, Command, ProgressBars, jobs_option, output_option, quiet_option
+from vmodtool.commands import REPLACED, Command, ProgressBars, jobs_option, output_option, quiet_option, warn
 
 __all__ = ["build"]
 
@@ -35,6 +35,8 @@ def build(scenario: str, output: str, jobs: int, cache_dir: str | None, quiet: b
     bars = ProgressBars(not quiet, 50)
     summary = build_module_file(scenario, output, jobs=jobs or None, cache_dir=cache_dir,
                                 progress=lambda stage, done, total: bars.update(f"rendering {stage}", done, total))
+    for message in summary.warnings:          # the board's, as 'vmodtool board' shows them
+        warn(message)
     w, h = summary.board_size
     click.echo(f"wrote {summary.output}: {summary.title} — {summary.pieces} piece slots, "
                f"{summary.prototypes} prototypes, {summary.images} images, board {w}x{h} px, "

@@ -44,7 +44,18 @@ from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
 from vmodtool.render.board_canvas import Canvas, Colour
 from vmodtool.render.board_geometry import HexGeometry
-from vmodtool.render.board_layout import KEEP_OUT_KINDS, Box, BoxIndex, Placed, place_text, union
+from vmodtool.render.board_layout import (
+    KEEP_OUT_KINDS,
+    Box,
+    BoxIndex,
+    Drawn,
+    Placed,
+    PlacementWarning,
+    Trial,
+    located_warnings,
+    place_text,
+    union,
+)
 from vmodtool.render.board_symbols import (
     DEFAULT_FILLS,
     WATER,
@@ -68,8 +79,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BoardOptions", "BoardDrawing", "DrawnHexside", "DrawnBridge", "board_drawing", "render_board",
            "write_board", "render_key", "write_key", "print_scale", "overlay_grid",
-           "grid_overlay_drawing", "module_board_image", "read_image", "image_header", "MAX_IMAGE_PIXELS",
-           "PAPER", "DEFAULT_HEX_SIZE_IN"]
+           "grid_overlay_drawing", "module_board_image", "module_board", "read_image", "image_header",
+           "MAX_IMAGE_PIXELS", "PAPER", "DEFAULT_HEX_SIZE_IN"]
 
 Point = tuple[float, float]
 PathLike = str | Path
@@ -140,8 +151,10 @@ class BoardDrawing:
     features as drawn; ``bridges`` every bridge (the scenario's and those
     drawn where a road crosses water); ``labels`` the place names as placed
     (in the scenario's order); ``boxes`` everything drawn that must not be
-    covered, as boxes (:mod:`vmodtool.render.board_layout`); ``warnings``
-    the labels that found no free place, located in the scenario;
+    covered, as boxes (:mod:`vmodtool.render.board_layout`); ``notes`` the
+    place names and objective markers that found no free place (or only an
+    abbreviation), by their scenario entries, and ``warnings`` the same as
+    lines located in the scenario file;
     ``board_size`` the VASSAL board (board pixels); ``size`` the whole
     drawing (board pixels, with the sheet strip)."""
 
@@ -157,6 +170,7 @@ class BoardDrawing:
     bridges: list[DrawnBridge] = field(default_factory=list)
     labels: list[Placed] = field(default_factory=list)
     boxes: BoxIndex = field(default_factory=lambda: BoxIndex(64.0))
+    notes: list[PlacementWarning] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -271,9 +285,11 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     if opts.centre_dots:
         for label, (cx, cy) in geo.centres.items():
             index.add("dot", label, (cx - dot_r, cy - dot_r, cx + dot_r, cy + dot_r))
+    labels = _place_labels(canvas, drawing, scenario, geo, size) if opts.place_names else []
+    objectives = _place_objectives(canvas, drawing, scenario, geo, size, labels) if opts.objectives else []
     if opts.place_names:
-        _place_labels(canvas, drawing, scenario, geo, size)
-    objectives = _place_objectives(canvas, index, scenario, geo, size) if opts.objectives else []
+        drawing.notes[:0] = _label_notes(drawing, scenario, labels)
+    drawing.warnings = located_warnings(scenario.path, drawing.notes)
 
     _draw_frame(canvas, geo, (board_w, board_h), size)
     # hex fills and textures
@@ -352,15 +368,23 @@ def write_board(scenario: M.Scenario, path: PathLike, *, scale: float = 1.0, **o
 def module_board_image(scenario: M.Scenario) -> Image.Image:
     """The board image a module gets: the scenario's own ``board.image``
     (which must have the grid's board size) or the rendered board."""
+    return module_board(scenario)[0]
+
+
+def module_board(scenario: M.Scenario) -> tuple[Image.Image, BoardDrawing | None]:
+    """The board image a module gets (:func:`module_board_image`) and the
+    drawing it was rendered from, with its warnings (None: the scenario's
+    own image)."""
     hmap = scenario.map
     if hmap.board_image is None:
-        return render_board(scenario)
+        drawing = board_drawing(scenario)
+        return drawing.image(), drawing
     image = read_image(hmap.board_image, "the board image")
     if image.size != tuple(hmap.size):
         raise VmodError(f"the board image is {image.size[0]}x{image.size[1]} pixels but the map grid "
                         f"needs {hmap.size[0]}x{hmap.size[1]}; check it with 'vmodtool grid-check' "
                         "and set map.size or the grid's margin/origin", file=hmap.board_image)
-    return image
+    return image, None
 
 
 # --------------------------------------------------------------------------
@@ -460,9 +484,7 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
     hmap = scenario.map
     index = drawing.boxes
     out = _Features()
-    named_bridges: set[frozenset[str]] = set()
     rivers: dict[frozenset[str], float] = {}          # hexside → half-width of its river or stream
-    roads: list[tuple[str, str]] = []
     for hs in hmap.hexsides:
         htype = hmap.hexside_types[hs.type]
         kind, colour, width = _feature_style(htype, size)
@@ -471,15 +493,12 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
                             "between them has no hexside to be drawn on")
         ca, cb = geo.centres[hs.a], geo.centres[hs.b]
         if kind == "bridge":
-            named_bridges.add(frozenset((hs.a, hs.b)))
             drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, htype.drawn_as,
                                                  _bridge_span(ca, cb, 0.19 * size)))
         elif htype.drawn_as == "centre_line":
             seg = ((float(ca[0]), float(ca[1])), (float(cb[0]), float(cb[1])))
             out.across.append((kind, colour, width, seg))
             drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, "centre_line", seg))
-            if kind in _CROSSING:
-                roads.append((hs.a, hs.b))
         else:
             seg = geo.shared_corners(hs.a, hs.b)
             out.along.append((kind, colour, width, seg))
@@ -506,11 +525,9 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
         kind, colour, width = _feature_style(htype, size)
         if kind == "bridge":
             spans.append((hs.a, hs.b, colour, width, True))
-    for a, b in roads:
-        side = frozenset((a, b))
-        if side in rivers and side not in named_bridges and a not in water and b not in water:
-            named_bridges.add(side)
-            spans.append((a, b, _BRIDGE_COLOUR, _FEATURE_WIDTH["bridge"] * size, False))
+    over_rivers, ends = _added_bridges(scenario, styles)
+    for a, b in over_rivers:
+        spans.append((a, b, _BRIDGE_COLOUR, _FEATURE_WIDTH["bridge"] * size, False))
     for a, b, colour, width, named in spans:
         ca, cb = geo.centres[a], geo.centres[b]
         half = deck(width)
@@ -531,11 +548,6 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
                 if drawn.kind == "bridge" and {drawn.a, drawn.b} == {a, b}:
                     drawing.hexsides[k] = dataclasses.replace(drawn, points=(p, q))
     # bridges through water hexes: the road from the bank to the centre
-    ends: dict[str, list[str]] = {}
-    for a, b in roads:
-        for w, other in ((a, b), (b, a)):
-            if w in water:
-                ends.setdefault(w, []).append(other)
     width = _FEATURE_WIDTH["bridge"] * size
     half = deck(width)
     for w, others in ends.items():
@@ -569,6 +581,34 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
     return out
 
 
+def _added_bridges(scenario: M.Scenario, styles: TerrainStyles) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
+    """The bridges the board adds by itself: the hexsides where a road,
+    track or railway crosses a river or stream that no ``bridge`` hexside
+    names (neither hex water), once each; and each water hex a road enters,
+    with the hexes at the other ends of its road segments there."""
+    hmap = scenario.map
+    kinds = {tid: hexside_kind(ht.id, ht.name, ht.symbol, ht.drawn_as) for tid, ht in hmap.hexside_types.items()}
+    named = {frozenset((hs.a, hs.b)) for hs in hmap.hexsides if kinds[hs.type] == "bridge"}
+    rivers = {frozenset((hs.a, hs.b)) for hs in hmap.hexsides
+              if kinds[hs.type] in ("river", "stream") and hmap.hexside_types[hs.type].drawn_as != "centre_line"}
+    roads = [(hs.a, hs.b) for hs in hmap.hexsides
+             if kinds[hs.type] in _CROSSING and hmap.hexside_types[hs.type].drawn_as == "centre_line"]
+    water = {label for label, tid in hmap.terrain.items() if styles[tid][1] == WATER}
+    over_rivers: list[tuple[str, str]] = []
+    seen = set(named)
+    for a, b in roads:
+        side = frozenset((a, b))
+        if side in rivers and side not in seen and a not in water and b not in water:
+            seen.add(side)
+            over_rivers.append((a, b))
+    ends: dict[str, list[str]] = {}
+    for a, b in roads:
+        for w, other in ((a, b), (b, a)):
+            if w in water:
+                ends.setdefault(w, []).append(other)
+    return over_rivers, ends
+
+
 def _bridge_span(ca: tuple[int, int], cb: tuple[int, int], half: float) -> tuple[Point, Point]:
     """The two ends of a bridge of half-length ``half`` across the middle
     of the side between the hexes centred at ``ca`` and ``cb``."""
@@ -591,11 +631,18 @@ def _draw_hexside_features(canvas: Canvas, features: _Features, size: float) -> 
             _stroke(canvas, kind, colour, width, seg, layer, size)
 
 
-def _place_objectives(canvas: Canvas, index: BoxIndex, scenario: M.Scenario, geo: HexGeometry,
-                      size: float) -> list[tuple[Point, float | None, float]]:
-    """Each objective star (and its VP figure) at the first place beside
-    its hex centre that is clear of numbers, place names, dots, bridges,
-    rivers and other markers (else at least of the texts and bridges)."""
+def _place_objectives(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry,
+                      size: float, labels: list[Drawn]) -> list[tuple[Point, float | None, float]]:
+    """Each objective star (and its VP figure), all of one size (a star
+    never shrinks to fit), at the first place beside its hex centre that
+    is clear of numbers, place names, dots, bridges, rivers and other
+    markers; else at least of the texts and bridges; else where the place
+    names in its way can move aside, unabbreviated and as large as they can
+    stay (``labels``, the records of the names, follow them); else with the
+    star over a bridge (its VP figure still clear of it); else clear of the
+    other markers and the hex numbers only, reported in
+    ``drawing.warnings``."""
+    index = drawing.boxes
     avoid = frozenset({"number", "label", "dot", "bridge", "hexside", "objective", "vp"})
     out: list[tuple[Point, float | None, float]] = []
     preferred = ((0.25, -0.19), (-0.3, -0.19), (0.25, 0.19), (-0.3, 0.19), (0.3, 0.0), (-0.36, 0.0),
@@ -604,33 +651,80 @@ def _place_objectives(canvas: Canvas, index: BoxIndex, scenario: M.Scenario, geo
     grid = sorted(((a / 10, b / 10) for a in range(-4, 5) for b in range(-4, 5)),
                   key=lambda p: (p[0] - 0.25) ** 2 + (p[1] + 0.19) ** 2)
     spots = preferred + tuple(grid)
-    for obj in scenario.map.objectives:
+    for k, obj in enumerate(scenario.map.objectives):
         cx, cy = geo.centres[obj.hex]
-        first = None
-        # clear of everything, else at least of texts and bridges, else smaller
-        for kinds, factor in ((avoid, 1.0), (_HARD, 1.0), (_HARD, 0.8), (_HARD, 0.65), (_HARD, 0.5)):
-            r = 0.112 * size * factor
-            for a, b in spots:
-                centre = (cx + a * size, cy + b * size)
-                if index.blocked((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r), kinds) \
-                        and first is not None:
-                    continue
-                star_box, vp_box = _objective_boxes(canvas, centre, size * factor, obj.vp)
-                whole = union([star_box] + ([vp_box] if vp_box else []))
-                if first is None:
-                    first = (centre, star_box, vp_box, factor, False)
-                if not index.blocked(whole, kinds):
-                    first = (centre, star_box, vp_box, factor, True)
-                    break
-            if first is not None and first[4]:
-                break
-        assert first is not None
-        centre, star_box, vp_box, factor, _clear = first
+        places = []
+        for a, b in spots:
+            centre = (cx + a * size, cy + b * size)
+            star_box, vp_box = _objective_boxes(canvas, centre, size, obj.vp)
+            places.append((centre, star_box, vp_box, union([star_box] + ([vp_box] if vp_box else []))))
+        chosen = next((p for kinds in (avoid, _HARD) for p in places if not index.blocked(p[3], kinds)), None)
+        # the names in the way moved aside; then the star over a bridge (its VP figure never)
+        for star_kinds in (_HARD, _TEXTS):
+            if chosen is None:
+                chosen = _objective_moving_labels(canvas, drawing, scenario, geo, size, labels, obj.hex, places,
+                                                  star_kinds)
+        if chosen is None:
+            chosen = next((p for kinds in (_MARKS, _NUMBER) for p in places if not index.blocked(p[3], kinds)),
+                          places[0])
+            what = sorted({f"{d.kind} {d.owner}" for d in index.hits(chosen[3], _HARD)})
+            drawing.notes.append(PlacementWarning(("map", "objectives", k), (
+                f"the objective of hex {obj.hex} finds no free place in its hex (its marker covers "
+                f"{', '.join(what)}); move a place name or an objective to another hex")))
+        centre, star_box, vp_box, _whole = chosen
         index.add("objective", obj.hex, star_box)
         if vp_box is not None:
             index.add("vp", obj.hex, vp_box)
-        out.append((centre, obj.vp, size * factor))
+        out.append((centre, obj.vp, size))
     return out
+
+
+#: an objective's place: the star's centre, its box, the VP figure's box, both boxes' union
+_Spot = tuple[Point, Box, Box | None, Box]
+
+
+def _objective_moving_labels(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry,
+                             size: float, labels: list[Drawn], hex_label: str, places: list[_Spot],
+                             star_kinds: frozenset[str]) -> _Spot | None:
+    """The first of ``places`` for an objective marker whose star meets
+    nothing of ``star_kinds`` and its VP figure nothing of :data:`_HARD`
+    but place names that can all move elsewhere, in full and clear,
+    preferring the place that leaves them largest; those names are moved
+    (``drawing.labels`` and their records in ``labels``).  None when there
+    is no such place."""
+    index = drawing.boxes
+    best: tuple[float, _Spot, list[tuple[int, Placed]]] | None = None
+    for place in places:
+        centre, star_box, vp_box, whole = place
+        in_way = index.hits(star_box, star_kinds) + (index.hits(vp_box, _HARD) if vp_box else [])
+        if not in_way:
+            return place
+        if any(d.kind != "label" for d in in_way):
+            continue
+        moving = sorted(i for i, record in enumerate(labels) if any(record is d for d in in_way))
+        marks = [Drawn("objective", hex_label, star_box)] + ([Drawn("vp", hex_label, vp_box)] if vp_box else [])
+        trial = Trial(index, [labels[i] for i in moving], marks)
+        moved: list[tuple[int, Placed]] = []
+        for i in moving:
+            placed = _place_label(canvas, drawing, trial, geo, size, scenario.map.labels[i])
+            if not placed.clear or placed.text != scenario.map.labels[i].text:
+                break
+            moved.append((i, placed))
+            trial.added.append(Drawn("label", scenario.map.labels[i].hex, placed.box))
+        else:
+            least = min(p.size for _i, p in moved)
+            if best is None or least > best[0]:
+                best = (least, place, moved)
+            if least >= 0.15 * size - 1e-9:       # the names keep their size: no better place
+                break
+    if best is None:
+        return None
+    _least, place, moved = best
+    index.discard([labels[i] for i, _p in moved])
+    for i, placed in moved:
+        drawing.labels[i] = placed
+        labels[i] = index.add("label", scenario.map.labels[i].hex, placed.box)
+    return place
 
 
 def _objective_boxes(canvas: Canvas, centre: Point, size: float, vp: float | None) -> tuple[Box, Box | None]:
@@ -646,59 +740,69 @@ def _objective_boxes(canvas: Canvas, centre: Point, size: float, vp: float | Non
 #: what a text or marker never covers
 _HARD = frozenset({"number", "label", "vp", "objective", "bridge"})
 _LABEL_AVOID = frozenset({"number", "label", "vp", "objective", "bridge", "dot", "hexside"})
+#: the texts and markers an objective star never covers (a bridge it may, when nothing else is free)
+_TEXTS = frozenset({"number", "label", "vp", "objective"})
+#: what an objective marker that finds no free place still keeps clear of, else at least of the hex numbers
+_MARKS = frozenset({"number", "vp", "objective"})
+_NUMBER = frozenset({"number"})
 
 
-def _place_labels(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry,
-                  size: float) -> None:
-    """Each place name at the first free candidate place around its hex
-    (:func:`~vmodtool.render.board_layout.place_text`); one that finds none
-    is drawn at its first place and reported with its line."""
-    index = drawing.boxes
+def _place_label(canvas: Canvas, drawing: BoardDrawing, index: BoxIndex | Trial, geo: HexGeometry, size: float,
+                 lab: M.MapLabel) -> Placed:
+    """Where a place name goes: the first free candidate place around its
+    hex (:func:`~vmodtool.render.board_layout.place_text`) clear of
+    everything in full; else over a river line or a centre dot; else
+    abbreviated, and smaller still; else (not ``clear``) its first place."""
     board = (0.0, 0.0, float(drawing.board_size[0]), float(drawing.board_size[1]))
 
     def measure(at: Point, text: str, tsize: float, anchor: str) -> Box:
         return canvas.text_box(at, text, size=tsize, style="condensed-bold", anchor=anchor,
                                halo_width=0.03 * size)
 
-    for i, lab in enumerate(scenario.map.labels):
-        # clear of everything in full; else over a river line or a centre dot;
-        # else abbreviated, and smaller still
-        centre = geo.centres[lab.hex]
-        for avoid, abbreviate, sizes in ((_LABEL_AVOID, False, (1.0, 0.85, 0.72)),
-                                         (_HARD, False, (1.0, 0.85, 0.72)),
-                                         (_LABEL_AVOID, True, (1.0, 0.85, 0.72, 0.62)),
-                                         (_HARD, True, (1.0, 0.85, 0.72, 0.62))):
-            attempt = place_text(lab.text, centre, size, index, avoid, measure, 0.15 * size, inside=board,
-                                 sizes=sizes, abbreviate=abbreviate)
-            if attempt.clear or avoid is _LABEL_AVOID and not abbreviate:
-                placed = attempt
-            if attempt.clear:
-                break
+    centre = geo.centres[lab.hex]
+    placed: Placed | None = None
+    for avoid, abbreviate, sizes in ((_LABEL_AVOID, False, (1.0, 0.85, 0.72)),
+                                     (_HARD, False, (1.0, 0.85, 0.72)),
+                                     (_LABEL_AVOID, True, (1.0, 0.85, 0.72, 0.62)),
+                                     (_HARD, True, (1.0, 0.85, 0.72, 0.62))):
+        attempt = place_text(lab.text, centre, size, index, avoid, measure, 0.15 * size, inside=board,
+                             sizes=sizes, abbreviate=abbreviate)
+        if attempt.clear or avoid is _LABEL_AVOID and not abbreviate:
+            placed = attempt
+        if attempt.clear:
+            break
+    assert placed is not None
+    return placed
+
+
+def _place_labels(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, geo: HexGeometry,
+                  size: float) -> list[Drawn]:
+    """Each place name where :func:`_place_label` puts it, in the
+    scenario's order; their records in the index."""
+    records = []
+    for lab in scenario.map.labels:
+        placed = _place_label(canvas, drawing, drawing.boxes, geo, size, lab)
         drawing.labels.append(placed)
+        records.append(drawing.boxes.add("label", lab.hex, placed.box))
+    return records
+
+
+def _label_notes(drawing: BoardDrawing, scenario: M.Scenario, records: list[Drawn]) -> list[PlacementWarning]:
+    """The place names that found no free place, or only an abbreviation
+    (``records``: their boxes in the index)."""
+    out = []
+    for i, (lab, placed) in enumerate(zip(scenario.map.labels, drawing.labels, strict=True)):
         if not placed.clear:
-            what = sorted({f"{d.kind} {d.owner}" for d in index.hits(placed.box, _LABEL_AVOID)})
-            drawing.warnings.append(f"{_label_place(scenario, i)}: the label {lab.text!r} of hex {lab.hex} finds "
-                                    f"no free place on the board (it covers {', '.join(what) or 'the map edge'}); "
-                                    "shorten it or move it to another hex")
+            what = sorted({f"{d.kind} {d.owner}" for d in drawing.boxes.hits(placed.box, _LABEL_AVOID)
+                           if d is not records[i]})
+            out.append(PlacementWarning(("map", "labels", i), (
+                f"the label {lab.text!r} of hex {lab.hex} finds no free place on the board (it covers "
+                f"{', '.join(what) or 'the map edge'}); shorten it or move it to another hex")))
         elif placed.text != lab.text:
-            drawing.warnings.append(f"{_label_place(scenario, i)}: the label {lab.text!r} of hex {lab.hex} is "
-                                    f"printed as {placed.text!r} to stay clear of the hex numbers and features")
-        index.add("label", lab.hex, placed.box)
-
-
-def _label_place(scenario: M.Scenario, i: int) -> str:
-    """``file:line`` of the scenario's ``map.labels[i]`` (the file alone
-    when it cannot be read again)."""
-    if scenario.path is None:
-        return "the scenario"
-    from vmodtool.scenario.source import load_document
-
-    try:
-        doc = load_document(scenario.path)
-    except (OSError, VmodError):
-        return str(scenario.path)
-    line, column = doc.where(("map", "labels", i))
-    return f"{scenario.path}:{line}:{column}" if line else str(scenario.path)
+            out.append(PlacementWarning(("map", "labels", i), (
+                f"the label {lab.text!r} of hex {lab.hex} is printed as {placed.text!r} to stay clear of the "
+                "hex numbers and features")))
+    return out
 
 
 def _stroke(canvas: Canvas, kind: str, colour: Colour, width: float, seg: tuple[Point, Point],
@@ -822,7 +926,7 @@ def _objective(canvas: Canvas, centre: Point, size: float, vp: float | None) -> 
 
 @dataclass
 class _KeyEntry:
-    kind: str                 # terrain | hexside | objective | number
+    kind: str                 # terrain | hexside | bridge (one the board adds) | objective
     text: str
     ref: str = ""             # the terrain or hexside type id
 
@@ -916,13 +1020,20 @@ def _key_entries(scenario: M.Scenario) -> list[_KeyEntry]:
     used_h = {h.type for h in hmap.hexsides}
     out += [_KeyEntry("hexside", ht.name, hid) for hid, ht in hmap.hexside_types.items()
             if hid in used_h]
+    language = (scenario.game.language or "")[:2]
+    over_rivers, through_water = _added_bridges(scenario, _terrain_style(scenario))
+    named = any(hexside_kind(ht.id, ht.name, ht.symbol, ht.drawn_as) == "bridge"
+                for hid, ht in hmap.hexside_types.items() if hid in used_h)
+    if (over_rivers or through_water) and not named:
+        # the bridges the board adds where a road crosses water, shown as a bridge hexside is
+        out.append(_KeyEntry("bridge", _BRIDGE_WORD.get(language, "Bridge")))
     if hmap.objectives:
-        out.append(_KeyEntry("objective", _OBJECTIVE_WORD.get((scenario.game.language or "")[:2],
-                                                              "Objective (VP)")))
+        out.append(_KeyEntry("objective", _OBJECTIVE_WORD.get(language, "Objective (VP)")))
     return out
 
 
 _OBJECTIVE_WORD = {"ru": "Цель (ПО)", "fr": "Objectif (PV)", "de": "Ziel (SP)"}
+_BRIDGE_WORD = {"ru": "Мост", "fr": "Pont", "de": "Brücke"}
 
 
 def _draw_key_entry(canvas: Canvas, entry: _KeyEntry, at: Point, u: float, styles: TerrainStyles,
@@ -946,16 +1057,14 @@ def _draw_key_entry(canvas: Canvas, entry: _KeyEntry, at: Point, u: float, style
     else:
         canvas.polygon(corners, fill=parse_colour(DEFAULT_FILLS[None]), outline=GRID_INK,
                        width=0.016 * u)
-        if entry.kind == "hexside":
+        if entry.kind == "bridge":
+            _key_bridge(canvas, _BRIDGE_COLOUR, _FEATURE_WIDTH["bridge"] * sw, (cx, cy), r, sw)
+        elif entry.kind == "hexside":
             htype = hmap.hexside_types[entry.ref]
             kind, colour, width = _feature_style(htype, u)
             width *= sw / u
             if kind == "bridge":
-                river = parse_colour(_FEATURE_COLOUR["river"])
-                seg = ((cx, cy - r * 0.85), (cx, cy + r * 0.85))
-                for layer in ("casing", "core"):
-                    _stroke(canvas, "river", river, _FEATURE_WIDTH["river"] * sw, seg, layer, sw)
-                _bridge(canvas, colour, width, (cx - r * 0.55, cy), (cx + r * 0.55, cy), sw)
+                _key_bridge(canvas, colour, width, (cx, cy), r, sw)
             else:
                 seg = ((cx - r * 0.8, cy + r * 0.25), (cx + r * 0.8, cy - r * 0.25))
                 for layer in ("casing", "core", "detail"):
@@ -963,6 +1072,16 @@ def _draw_key_entry(canvas: Canvas, entry: _KeyEntry, at: Point, u: float, style
         elif entry.kind == "objective":
             _objective(canvas, (cx, cy), sw * 1.6, None)
     canvas.text((x + 1.15 * u, cy), entry.text, size=0.2 * u, fill=INK, style="regular", anchor="lm")
+
+
+def _key_bridge(canvas: Canvas, colour: Colour, width: float, centre: Point, r: float, sw: float) -> None:
+    """A bridge in a key swatch: across a river, as on the board."""
+    cx, cy = centre
+    river = parse_colour(_FEATURE_COLOUR["river"])
+    seg = ((cx, cy - r * 0.85), (cx, cy + r * 0.85))
+    for layer in ("casing", "core"):
+        _stroke(canvas, "river", river, _FEATURE_WIDTH["river"] * sw, seg, layer, sw)
+    _bridge(canvas, colour, width, (cx - r * 0.55, cy), (cx + r * 0.55, cy), sw)
 
 
 def render_key(scenario: M.Scenario, *, scale: float = 1.0, columns: int = 1,

@@ -6,11 +6,14 @@ Everything a board draws that a reader must see is recorded as a
 place names, objective markers and their VP figures, bridges, the pieces
 of a river or wall along a hexside, centre dots, texture symbols.  Hex
 numbers are fixed (they have priority); bridges shrink to stay clear of
-them; objective markers and place names take the first *candidate
-position* around their hex whose box touches nothing recorded, then
-smaller type, then an abbreviation; texture symbols are laid last, around
-the boxes of texts, markers and bridges.  A label that fits nowhere is
-drawn at its first place and reported (:attr:`Placed.clear` False).
+them; place names take the first *candidate position* around their hex
+whose box touches nothing recorded, then smaller type, then an
+abbreviation; objective markers then take the first free place in their
+hex, always at one size: where none is free, a place name in the way is
+placed again around the marker (a :class:`Trial` first), then a star may
+lie over a bridge; texture symbols are laid last, around the boxes of
+texts, markers and bridges.  A label or marker that fits nowhere is drawn
+at its first place and reported (:attr:`Placed.clear` False).
 
 The index is the board's own record of what it drew, so a test (or a
 caller) can check that no text box meets another box
@@ -19,12 +22,14 @@ caller) can check that no text box meets another box
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["Box", "Drawn", "BoxIndex", "Placed", "TEXT_KINDS", "KEEP_OUT_KINDS", "place_text", "abbreviations",
-           "LABEL_CANDIDATES", "intersects", "union"]
+__all__ = ["Box", "Drawn", "BoxIndex", "Trial", "Placed", "PlacementWarning", "TEXT_KINDS", "KEEP_OUT_KINDS",
+           "place_text", "abbreviations", "located_warnings", "LABEL_CANDIDATES", "intersects", "union"]
 
 Box = tuple[float, float, float, float]
 Point = tuple[float, float]
@@ -75,6 +80,11 @@ class BoxIndex:
 
     def add(self, kind: str, owner: str, box: Box) -> Drawn:
         item = Drawn(kind, owner, box)
+        self._insert(item)
+        return item
+
+    def _insert(self, item: Drawn) -> None:
+        box = item.box
         n = len(self.items)
         self.items.append(item)
         c = self.cell
@@ -86,7 +96,16 @@ class BoxIndex:
                     cells[(i, j)] = [n]
                 else:
                     found.append(n)
-        return item
+
+    def discard(self, drawn: Iterable[Drawn]) -> None:
+        """Forget the recorded boxes ``drawn`` (the very records :meth:`add`
+        returned): a text taken up to be placed again."""
+        gone = {id(d) for d in drawn}
+        kept = [item for item in self.items if id(item) not in gone]
+        self.items = []
+        self._cells = {}
+        for item in kept:
+            self._insert(item)
 
     def hits(self, box: Box, kinds: frozenset[str] | None = None) -> list[Drawn]:
         """The recorded boxes of ``kinds`` (all when None) that ``box`` overlaps."""
@@ -127,6 +146,23 @@ class BoxIndex:
                     continue
                 out.append((item, other))
         return out
+
+
+class Trial:
+    """A :class:`BoxIndex` seen with the records ``left_out`` taken away and
+    ``added`` laid on it, for a placement tried before it is made (a place
+    name moved aside for an objective marker); the index is not changed."""
+
+    def __init__(self, base: BoxIndex, left_out: Iterable[Drawn] = (), added: Iterable[Drawn] = ()) -> None:
+        self.base = base
+        self.left_out = {id(d) for d in left_out}
+        self.added = list(added)
+
+    def blocked(self, box: Box, kinds: frozenset[str] | None = None) -> bool:
+        for item in self.added:
+            if (kinds is None or item.kind in kinds) and intersects(box, item.box):
+                return True
+        return any(id(item) not in self.left_out for item in self.base.hits(box, kinds))
 
 
 @dataclass(frozen=True)
@@ -175,7 +211,7 @@ def abbreviations(text: str) -> list[str]:
     return out
 
 
-def place_text(text: str, centre: Point, unit: float, index: BoxIndex, avoid: frozenset[str],
+def place_text(text: str, centre: Point, unit: float, index: BoxIndex | Trial, avoid: frozenset[str],
                measure: Callable[[Point, str, float, str], Box], size: float,
                candidates: Sequence[tuple[float, float, str]] = LABEL_CANDIDATES,
                sizes: Sequence[float] = (1.0, 0.85, 0.72, 0.62), inside: Box | None = None,
@@ -199,3 +235,38 @@ def place_text(text: str, centre: Point, unit: float, index: BoxIndex, avoid: fr
                     return Placed(form, at, anchor, size * factor, box, True)
     assert first is not None
     return first
+
+
+@dataclass(frozen=True)
+class PlacementWarning:
+    """A place name or marker that found no free place on the board:
+    ``entry`` the path of its scenario entry (``("map", "labels", 3)``),
+    ``message`` what happened, without the place (:func:`located_warnings`
+    adds it)."""
+
+    entry: tuple[str | int, ...]
+    message: str
+
+
+def located_warnings(path: str | os.PathLike[str] | None, notes: Sequence[PlacementWarning]) -> list[str]:
+    """Each warning as one line led by ``file:line:column`` of its entry in
+    the scenario file ``path`` (the file alone when the entry cannot be
+    found there, ``the scenario`` without a file); the file is read once,
+    and not at all without warnings."""
+    if not notes:
+        return []
+    if path is None:
+        return [f"the scenario: {note.message}" for note in notes]
+    from vmodtool.errors import VmodError
+    from vmodtool.scenario.source import Document, load_document
+
+    doc: Document | None
+    try:
+        doc = load_document(Path(path))
+    except (OSError, VmodError):
+        doc = None
+    out = []
+    for note in notes:
+        line, column = doc.where(note.entry) if doc is not None else (None, None)
+        out.append(f"{path}:{line}:{column}: {note.message}" if line else f"{path}: {note.message}")
+    return out

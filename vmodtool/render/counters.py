@@ -557,6 +557,7 @@ class _Text:
     anchor: str         # l | m | r
     colour: RGB
     boxed: bool = False  # drawn in a box of the ink colour (the template's corners: boxed)
+    what: str = ""       # what it is (label, title, subtitle, formation, a region): the lines of one text share it
 
 
 def _row_widths(present: Sequence[str], left: str, mid: str, right: str) -> dict[str, float]:
@@ -569,6 +570,18 @@ def _row_widths(present: Sequence[str], left: str, mid: str, right: str) -> dict
 
 
 _CAP = 0.729                 # DejaVu's cap height, a fraction of the font size
+#: the space between a designation and the factor row under it, a fraction of the row's capitals
+_ROW_CLEARANCE = 0.45
+
+
+@lru_cache(maxsize=4096)
+def _descent(text: str, font: str) -> float:
+    """How far ``text`` reaches below its baseline (its descenders, commas,
+    brackets), a fraction of the font size: measured at a large size, so
+    that the geometry stays independent of the pixel size."""
+    ref = 200
+    bottom = fonts.load_font(font, ref).getbbox(text, anchor="ls")[3]
+    return max(0.0, bottom / ref)
 
 
 def _label_lines(face: FaceSpec) -> tuple[tuple[str, ...], float]:
@@ -622,21 +635,26 @@ def _geometry(face: FaceSpec) -> dict[str, Any]:
     g: dict[str, Any] = {"top_off": top_off, "top_used": top_used, "bottom_used": bottom_used}
     g["top_y"] = top_off + 0.135
     g["bottom_y"] = 0.855 - (0.01 if face.reduced else 0.0)
-    lab = 0.0
+    lab = desc = 0.0             # the designation: its capitals (first line's top to last baseline), descenders
     if face.label:
         if _label_staff(face, top_used):
             lab = t.label_size * _CAP
+            desc = t.label_size * _descent(face.label, face.label_font)
         else:
             lines, frac = _label_lines(face)
             lab = frac * _CAP + (len(lines) - 1) * frac * 1.18
+            desc = frac * _descent(lines[-1], face.label_font)
     upper = (g["top_y"] + top_f * _CAP / 2 + 0.025) if top_used else top_off + 0.03
-    lower = (g["bottom_y"] - bottom_f * _CAP / 2 - 0.045) if bottom_used else 0.95 - (t.reduced if face.reduced else 0)
+    # the row under the designation keeps it a part of the row's capitals away (a large row, more)
+    row_gap = max(0.045, _ROW_CLEARANCE * bottom_f * _CAP)
+    lower = (g["bottom_y"] - bottom_f * _CAP / 2 - row_gap) if bottom_used \
+        else 0.95 - (t.reduced if face.reduced else 0)
     if face.label and top_used:
-        g["label_y"] = lower - lab / 2
-        lower -= lab + 0.035
+        g["label_y"] = lower - desc - lab / 2
+        lower -= lab + desc + 0.035
     elif face.label:
         g["label_y"] = upper + lab / 2
-        upper += lab + 0.035
+        upper += lab + desc + 0.035
     else:
         g["label_y"] = None
     g["upper"], g["lower"] = upper, lower
@@ -685,7 +703,7 @@ def _layout_texts(face: FaceSpec, px: int) -> list[_Text]:
         sub_h = 0.0
         if face.subtitle:
             f = _font_for(face.subtitle, face.label_font, 0.12, 0.9, S, face.where, "marker name")
-            out.append(_Text(face.subtitle, f, 0.5 * S, 0.86 * S, "m", face.ink))
+            out.append(_Text(face.subtitle, f, 0.5 * S, 0.86 * S, "m", face.ink, what="subtitle"))
             sub_h = 0.12
         lines, frac, fname = _marker_title(face)
         font = fonts.load_font(fname, max(4, round(frac * S)))
@@ -694,7 +712,7 @@ def _layout_texts(face: FaceSpec, px: int) -> list[_Text]:
         lh = frac * 1.22
         cy0 = (0.5 - sub_h / 2 + (0.04 if face.stripe else 0)) - lh * (len(lines) - 1) / 2
         for i, line in enumerate(lines):
-            out.append(_Text(line, font, 0.5 * S, (cy0 + i * lh) * S, "m", face.ink))
+            out.append(_Text(line, font, 0.5 * S, (cy0 + i * lh) * S, "m", face.ink, what="title"))
         return out
     regions = dict(face.regions)
     g = _geometry(face)
@@ -713,31 +731,31 @@ def _layout_texts(face: FaceSpec, px: int) -> list[_Text]:
             f = _font_for(text, face.font, frac, widths[region] - (0.05 if boxed else 0), S, face.where,
                           region)
             x, anchor = {l_: (m, "l"), mid: (0.5, "m"), r_: (1 - m, "r")}[region]
-            out.append(_Text(text, f, x * S, y * S, anchor, face.fill if boxed else face.ink, boxed))
+            out.append(_Text(text, f, x * S, y * S, anchor, face.fill if boxed else face.ink, boxed, region))
     for region, x, anchor in (("left", m, "l"), ("right", 1 - m, "r")):
         if region in regions and regions[region].strip():
             f = _font_for(regions[region], face.font, side_f, 0.22, S, face.where, region)
-            out.append(_Text(regions[region], f, x * S, g["frame_cy"] * S, anchor, face.ink))
+            out.append(_Text(regions[region], f, x * S, g["frame_cy"] * S, anchor, face.ink, what=region))
     if "centre" in regions and regions["centre"].strip():
         f = _font_for(regions["centre"], face.font, 0.22, 0.8, S, face.where, "centre")
-        out.append(_Text(regions["centre"], f, 0.5 * S, g["frame_cy"] * S, "m", face.ink))
+        out.append(_Text(regions["centre"], f, 0.5 * S, g["frame_cy"] * S, "m", face.ink, what="centre"))
     if face.label and g["label_y"] is not None:
         if _label_staff(face, g["top_used"]):      # beside the HQ staff, like a flag
             x0 = 0.5 - g["frame_w"] / 2 + 0.045
             f = _font_for(face.label, face.label_font, face.template.label_size, 0.96 - x0, S, face.where,
                           "label")
-            out.append(_Text(face.label, f, x0 * S, g["label_y"] * S, "l", face.ink))
+            out.append(_Text(face.label, f, x0 * S, g["label_y"] * S, "l", face.ink, what="label"))
         else:
             lines, frac = _label_lines(face)
             font = _lines_font(lines, face.label_font, frac, 0.9, S)
             lh = frac * 1.18
             for i, line in enumerate(lines):
                 y = g["label_y"] - lh * (len(lines) - 1) / 2 + i * lh
-                out.append(_Text(line, font, 0.5 * S, y * S, "m", face.ink))
+                out.append(_Text(line, font, 0.5 * S, y * S, "m", face.ink, what="label"))
     if face.formation_text:
         f = _font_for(face.formation_text, face.label_font, 0.1, 0.2, S, face.where, "formation")
         out.append(_Text(face.formation_text, f, (1 - m) * S, (g["frame_cy"] - 0.1) * S, "r",
-                         face.ink))
+                         face.ink, what="formation"))
     return out
 
 

@@ -66,6 +66,10 @@ class Clock:
         self.levels = {**DEFAULT_LEVELS, **(tracker.get("levels") or {})}
         self.dice = re.compile(log.get("dice_regex") or DEFAULT_DICE_REGEX)
         self.typed = re.compile(log.get("typed_chat_regex") or DEFAULT_TYPED_CHAT_REGEX)
+        # with the default patterns a line that cannot match is known by its
+        # start (most chat lines are neither dice nor typed)
+        self._dice_start = None if log.get("dice_regex") else "*** "
+        self._typed_start = None if log.get("typed_chat_regex") else ("<", "&lt;")
         self.prefix = ((log.get("annotations") or {}).get("prefix") or "#")
         phases = scenario.turns.phases if scenario.turns else ()
         self.phase_ids: dict[str, str] = {}
@@ -125,6 +129,9 @@ class Clock:
 
     def roll(self, message: str) -> tuple[str, tuple[int, ...]] | None:
         """(label, values) of a dice report, or None."""
+        start = self._dice_start
+        if start is not None and "&" not in message and not message.lstrip().startswith(start):
+            return None                 # (what _text gives would not start so: no match)
         m = self.dice.match(self._text(message))
         if not m:
             return None
@@ -133,7 +140,11 @@ class Clock:
 
     def typed_text(self, message: str) -> tuple[str, str] | None:
         """(player name, text) of a line a player typed, or None."""
-        m = self.typed.match(message.strip())
+        text = message.strip()
+        start = self._typed_start
+        if start is not None and not text.startswith(start):
+            return None
+        m = self.typed.match(text)
         if not m:
             return None
         return html.unescape(m.group("player")), html.unescape(m.group("text"))

@@ -2,9 +2,11 @@
 when it was sent nothing since the last (``quiet_step_end``), a unit event
 not sent to a rule whose fixed ``subject`` the unit does not match
 (``subject_events``), no ``phase_start`` copy in a phase no rule reads it
-in (``snapshot_phases``).  Every example log (the clean games and every
-seeded illegal one) is audited with them and without them, and the reports
-must be equal, violation by violation."""
+in (``snapshot_phases``), no ``step_end`` built when every rule it goes to
+is idle (``Engine.idle``: a settle-point rule that saw no hex change).
+Every example log (the clean games and every seeded illegal one) is audited
+with them and without them, and the reports must be equal, violation by
+violation."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import pytest
 from vmodtool.audit.api import BaseRule, Event
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.game import audit_logs
-from vmodtool.audit.kinds.status import TransitionWindow
+from vmodtool.audit.kinds.status import SettleRule, TransitionWindow
 from vmodtool.audit.selectors import is_fixed
 from vmodtool.audit.state import AuditState
 from vmodtool.scenario import load_scenario
@@ -54,6 +56,8 @@ def test_shortcuts_change_no_finding(system, monkeypatch):
             monkeypatch.setattr(cls, "quiet_step_end", False)
         if "subject_events" in vars(cls):
             monkeypatch.setattr(cls, "subject_events", frozenset())
+    # no step_end left out for a settle-point rule that saw no hex change
+    monkeypatch.setattr(SettleRule, "idle", lambda self, state: False)
     original_init = TransitionWindow.__init__
 
     def every_phase(self, ctx):
@@ -167,3 +171,40 @@ def test_a_property_a_piece_has_is_never_skipped():
                 unnamed = [v for v in views if not getattr(v, "layer_name", "")
                            and getattr(v, "activate_command", None) == layer]
                 assert (fast is None) == (not named and not unnamed), (ref.id, layer)
+
+
+def test_an_idle_settle_rule_would_do_nothing():
+    """Every time a settle-point rule says it is idle, a check then finds
+    nothing and leaves the rule's memory as it was (its own copy is asked)."""
+    import copy
+
+    from vmodtool.audit.game import AuditGame, scenario_positions
+    from vmodtool.replay import Replay
+    asked = idle = 0
+    original = SettleRule.idle
+
+    def checked_idle(self, state):
+        nonlocal asked, idle
+        answer = original(self, state)
+        asked += 1
+        if answer:
+            idle += 1
+            twin = copy.deepcopy(self)
+            assert not list(twin.check(state, Event("step_end", state.step)))
+            assert {k: v for k, v in twin.__dict__.items() if k != "_mark"} == \
+                {k: v for k, v in self.__dict__.items() if k != "_mark"}
+            assert twin.__dict__.get("_mark", 0) == self.__dict__.get("_mark", 0)
+        return answer
+    SettleRule.idle = checked_idle
+    try:
+        for system in SYSTEMS:
+            scenario = load_scenario(EXAMPLES / system / "scenario.yaml")
+            positions, properties, hands = scenario_positions(scenario)
+            for log in sorted((EXAMPLES / system / "logs").glob("*.vlog")):
+                game = AuditGame(scenario, Replay.open([log], positions=positions, properties=properties,
+                                                       hands=hands))
+                game.prepare()
+                game.run(Engine(scenario))
+    finally:
+        SettleRule.idle = original
+    assert idle > 50 and asked > idle

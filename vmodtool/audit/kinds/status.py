@@ -374,6 +374,15 @@ class SettleRule(BaseRule[AuditState]):
         found.update(fresh)
         return fresh
 
+    def idle(self, state: AuditState) -> bool:
+        """Whether a check now would find nothing and remember nothing: no hex
+        changed since the last settle point it judged (see the engine's
+        ``idle``)."""
+        changed = getattr(state, "changed", None)
+        if changed is None:             # (a foreign GameView: every hex is judged)
+            return False
+        return bool(self.__dict__.get("_mark", 0) == state._log_base + len(changed))
+
     def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         if event.kind not in self.subscribes:
             return []

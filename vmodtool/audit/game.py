@@ -449,7 +449,7 @@ class AuditGame:
                                        side=side, turn=st.turn, phase=st.phase))
         if touched:
             self._sync_order(step, touched)
-        if wants("step_end") and not self.engine.idle(st, "step_end"):
+        if wants("step_end") and not self.engine.skips(st, "step_end"):
             dispatch(st, Event("step_end", n, player=player, side=side, turn=st.turn,
                                phase=st.phase))
 

@@ -433,6 +433,11 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         self.step_no: int | None = None
         self.retreats: list[_Retreat] = []          # pending annotations naming hexes
 
+    def idle(self, state: AuditState) -> bool:
+        """Whether its ``step_end`` now would do nothing (see
+        ``Engine.skips``): no drag pending (a step_end bounds no window)."""
+        return not self.pending and "step_end" not in WINDOW_BOUNDS.get(self.window, ())
+
     # -- events --------------------------------------------------------------------------
     def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         kind = event.kind
@@ -696,6 +701,12 @@ class EscortedMove(CheapCopy, BaseRule[AuditState]):
             if self.trails:
                 self.trails = {}
         return out
+
+    def idle(self, state: AuditState) -> bool:
+        """Whether its ``step_end`` now would do nothing (see
+        ``Engine.skips``): it ends no window, or nothing moved in it."""
+        return ("step_end" not in self.ends and "step_end" not in self.starts) or \
+            (not self.subject_moves and not self.trails)
 
     @staticmethod
     def _went(trail: Sequence[tuple[str, str]], a: str, b: str) -> bool:

@@ -2,9 +2,12 @@
 when it was sent nothing since the last (``quiet_step_end``), a unit event
 not sent to a rule whose fixed ``subject`` the unit does not match
 (``subject_events``), no ``phase_start`` copy in a phase no rule reads it
-in (``snapshot_phases``).  Every example log (the clean games and every
-seeded illegal one) is audited with them and without them, and the reports
-must be equal, violation by violation."""
+in (``snapshot_phases``), no ``step_end`` built when every rule it goes to
+is idle (``Engine.skips``: a settle-point rule that saw no hex change, a
+drag judge with nothing pending).
+Every example log (the clean games and every seeded illegal one) is audited
+with them and without them, and the reports must be equal, violation by
+violation."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import pytest
 from vmodtool.audit.api import BaseRule, Event
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.game import audit_logs
-from vmodtool.audit.kinds.status import TransitionWindow
+from vmodtool.audit.kinds.status import SettleRule, TransitionWindow
 from vmodtool.audit.selectors import is_fixed
 from vmodtool.audit.state import AuditState
 from vmodtool.scenario import load_scenario
@@ -54,6 +57,8 @@ def test_shortcuts_change_no_finding(system, monkeypatch):
             monkeypatch.setattr(cls, "quiet_step_end", False)
         if "subject_events" in vars(cls):
             monkeypatch.setattr(cls, "subject_events", frozenset())
+    # no step_end left out when every rule it goes to is idle
+    monkeypatch.setattr(Engine, "skips", lambda self, state, kind: False)
     original_init = TransitionWindow.__init__
 
     def every_phase(self, ctx):
@@ -167,3 +172,48 @@ def test_a_property_a_piece_has_is_never_skipped():
                 unnamed = [v for v in views if not getattr(v, "layer_name", "")
                            and getattr(v, "activate_command", None) == layer]
                 assert (fast is None) == (not named and not unnamed), (ref.id, layer)
+
+
+def test_an_idle_rule_would_do_nothing():
+    """Every time a rule says it is idle, a ``step_end`` then finds nothing
+    (its own copy is asked); a settle-point rule's memory stays as it was."""
+    import copy
+
+    from vmodtool.audit.game import AuditGame, scenario_positions
+    from vmodtool.replay import Replay
+    asked = idle = 0
+    kinds = [cls for cls in _rule_classes() if "idle" in vars(cls)]
+    assert {getattr(c, "kind", c.__name__) for c in kinds} >= {"SettleRule", "movement_allowance",
+                                                              "escorted_move", "status_forbids"}
+    originals = {cls: vars(cls)["idle"] for cls in kinds}
+
+    def checked(original):
+        def checked_idle(self, state):
+            nonlocal asked, idle
+            answer = original(self, state)
+            asked += 1
+            if answer:
+                idle += 1
+                twin = copy.deepcopy(self)
+                assert not list(twin.check(state, Event("step_end", state.step))), type(self).__name__
+                if isinstance(self, SettleRule):
+                    assert {k: v for k, v in twin.__dict__.items() if k != "_mark"} == \
+                        {k: v for k, v in self.__dict__.items() if k != "_mark"}
+                    assert twin.__dict__.get("_mark", 0) == self.__dict__.get("_mark", 0)
+            return answer
+        return checked_idle
+    for cls, original in originals.items():
+        cls.idle = checked(original)
+    try:
+        for system in SYSTEMS:
+            scenario = load_scenario(EXAMPLES / system / "scenario.yaml")
+            positions, properties, hands = scenario_positions(scenario)
+            for log in sorted((EXAMPLES / system / "logs").glob("*.vlog")):
+                game = AuditGame(scenario, Replay.open([log], positions=positions, properties=properties,
+                                                       hands=hands))
+                game.prepare()
+                game.run(Engine(scenario))
+    finally:
+        for cls, original in originals.items():
+            cls.idle = original
+    assert idle > 50 and asked > idle

@@ -300,6 +300,8 @@ def test_repeated_moves_reuse_cached_searches(quneitra, counting_heap):
     # first time; every later check is a cache hit that searches nothing
     # (timings: benchmarks/bench_audit.py, "movement search")
     r = ground(quneitra)
+    r.tables._paths.clear()             # (kept with the map's tables: earlier tests' searches)
+    r.tables._cache.clear()
     g = Game(quneitra, r, phase="action")
     g.activation("bn_78")
     hexes = ["1005", "0905", "0804", "1006", "1103", "1002"]
@@ -312,6 +314,15 @@ def test_repeated_moves_reuse_cached_searches(quneitra, counting_heap):
     assert g.violations == []
     assert pops_after_first_round and counting_heap.pops == pops_after_first_round
     assert len(r.tables._paths) == len(hexes) + 1         # distinct searches run
+    # the rule made again (the next audit of the scenario) shares the searches
+    again = ground(quneitra)
+    assert again.tables._paths is r.tables._paths
+    g = Game(quneitra, again, phase="action")
+    g.activation("bn_78")
+    for i in range(len(hexes) + 1):
+        again.spent = {}
+        g.step(("move", "syr.t72.3", hexes[i % len(hexes)]))
+    assert g.violations == [] and counting_heap.pops == pops_after_first_round
 
 
 def test_one_search_settles_each_hex_once(quneitra, counting_heap):

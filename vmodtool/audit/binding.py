@@ -290,17 +290,21 @@ class PieceBinder:
         wants_slot = any(s.needs_slot or s.prototype for s in self.binding.selectors())
         self.slots = SlotIndex(buildfile) if wants_slot and buildfile is not None else None
         self._names: dict[str, int] = {}
-        self._layer_cache: dict[tuple[str, str], tuple[str, bool] | None] = {}
+        # what a piece shows is a function of its traits and the scenario's
+        # face and status bindings alone: the reads are kept for every audit
+        # with this binding (a batch audits many logs of one scenario)
+        memo = _shown_memo(self.binding)
+        self._layer_cache: dict[tuple[str, str], tuple[str, bool] | None] = memo.layers
         self._last_layers: tuple[str, list[TraitView]] | None = None
         #: what a piece shows (the face level and its status layers) by the
         #: key :meth:`_shown_key` gives: a function of its traits alone, and a
         #: unit turned back (a marker layer off again) shows what it did before
-        self._shown: dict[tuple[object, ...], tuple[int | None, frozenset[str]]] = {}
+        self._shown: dict[tuple[object, ...], tuple[int | None, frozenset[str]]] = memo.shown
         #: type of a piece -> the traits (their places in the chain) whose
         #: states alone decide what it shows, None when others may; and (id,
         #: states) of the one piece of a type seen once so far (see _shown_key)
-        self._deciders: dict[str, tuple[int, ...] | None] = {}
-        self._seen_once: dict[str, tuple[str | None, tuple[str, ...]]] = {}
+        self._deciders: dict[str, tuple[int, ...] | None] = memo.deciders
+        self._seen_once: dict[str, tuple[str | None, tuple[str, ...]]] = memo.seen_once
 
     def bind(self, ref: PieceRef) -> BoundPiece:
         """The binding of a piece the audit has not seen before."""
@@ -527,6 +531,34 @@ class PieceBinder:
         if s.property is not None:
             return any_match(s.value, _present(ref.get_property(s.property)))
         return False
+
+
+class _ShownMemo:
+    """The reads :meth:`PieceBinder.shown` keeps for one binding (see there)."""
+
+    __slots__ = ("binding", "layers", "shown", "deciders", "seen_once")
+
+    def __init__(self, binding: Binding) -> None:
+        self.binding = binding                  # (held: the memo is found by its identity)
+        self.layers: dict[tuple[str, str], tuple[str, bool] | None] = {}
+        self.shown: dict[tuple[object, ...], tuple[int | None, frozenset[str]]] = {}
+        self.deciders: dict[str, tuple[int, ...] | None] = {}
+        self.seen_once: dict[str, tuple[str | None, tuple[str, ...]]] = {}
+
+
+#: id of a scenario's binding -> its memo; a few scenarios' worth (an audit
+#: session meets one or two; a scenario loaded again has a binding of its own)
+_SHOWN_MEMOS: dict[int, _ShownMemo] = {}
+_SHOWN_MEMOS_MAX = 8
+
+
+def _shown_memo(binding: Binding) -> _ShownMemo:
+    memo = _SHOWN_MEMOS.get(id(binding))
+    if memo is None or memo.binding is not binding:
+        if len(_SHOWN_MEMOS) >= _SHOWN_MEMOS_MAX:
+            _SHOWN_MEMOS.clear()
+        memo = _SHOWN_MEMOS[id(binding)] = _ShownMemo(binding)
+    return memo
 
 
 def _decided(type_text: str, states: tuple[str, ...], deciders: tuple[int, ...]) -> tuple[object, ...]:

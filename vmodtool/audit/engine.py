@@ -174,6 +174,33 @@ class Engine:
             wanted = self._wanted[kind] = kind in self._snapshot_points or bool(self._handlers(kind))
         return wanted
 
+    def skips(self, state: AuditState, kind: str) -> bool:
+        """Whether an event of this kind (no snapshot point) would do nothing
+        now, and is then taken as sent: every rule it goes to is a quiet
+        ``step_end`` one sent nothing since the last
+        (``BaseRule.quiet_step_end``) or a built-in kind whose ``idle`` says a
+        check now would find nothing and change nothing it reads later (a
+        settle-point kind with no hex changed since it last looked, a drag
+        judge with no drag pending).  The game adapter then does not build
+        it (most steps are chat)."""
+        if kind in self._snapshot_points:
+            return False
+        handlers = self._by_kind.get(kind)
+        if handlers is None:
+            handlers = self._handlers(kind)
+        busy = self._busy if kind == "step_end" else None
+        for _spec, _check, plugin, i, quiet, _subjects in handlers:
+            if quiet and busy is not None and i not in busy:
+                continue                    # (not sent it: see dispatch)
+            if plugin is not None:
+                return False
+            idle = getattr(self.rules[i][1], "idle", None)
+            if idle is None or not idle(state):
+                return False
+        if busy is not None:
+            busy.clear()                    # (what the step_end would have done)
+        return True
+
     def dispatch(self, state: AuditState, event: Event) -> None:
         """Send one event to every rule that subscribes to it."""
         kind = event.kind

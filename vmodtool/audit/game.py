@@ -20,7 +20,7 @@ each step recorded (``Step.stacks``), not from a live engine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -385,16 +385,18 @@ class AuditGame:
                     self._set_face_and_layers(uid, ev.piece)
                     if th:
                         touched.append(th)
-                    self._emit(Event("add" if th else "transfer", n, sub, unit=uid, to_hex=th,
-                                     to_box=tb, player=player, side=side, turn=st.turn,
-                                     phase=st.phase), live)
+                    kind_name = "add" if th else "transfer"
+                    if wants(kind_name):
+                        dispatch(st, Event(kind_name, n, sub, unit=uid, to_hex=th, to_box=tb, player=player,
+                                           side=side, turn=st.turn, phase=st.phase))
                 elif kind is not None and (key := ev.piece.id) is not None:   # (identified: it has an id)
                     st.place_marker(key, kind, th, tb, self._space(ev.target))
                     if th:
                         touched.append(th)
-                    self._emit(Event("marker_add", n, sub, unit=ev.piece.id, marker=kind,
-                                     to_hex=th, to_box=tb, player=player, side=side,
-                                     turn=st.turn, phase=st.phase), live)
+                    if wants("marker_add"):
+                        dispatch(st, Event("marker_add", n, sub, unit=ev.piece.id, marker=kind,
+                                           to_hex=th, to_box=tb, player=player, side=side,
+                                           turn=st.turn, phase=st.phase))
                 elif self.card_feed is not None:
                     self.card_feed.moved(st, ev.piece, ev.target)
             elif type(ev) is RemoveEvent:
@@ -402,17 +404,19 @@ class AuditGame:
                 fh, fb = self.place(ev.source)
                 if uid is not None:
                     st.remove_unit(uid)
-                    self._emit(Event("remove", n, sub, unit=uid, from_hex=fh, from_box=fb,
-                                     player=player, side=side, turn=st.turn, phase=st.phase), live)
+                    if wants("remove"):
+                        dispatch(st, Event("remove", n, sub, unit=uid, from_hex=fh, from_box=fb,
+                                           player=player, side=side, turn=st.turn, phase=st.phase))
                 elif kind is not None and (key := ev.piece.id) is not None:
                     st.remove_marker(key)
-                    self._emit(Event("marker_remove", n, sub, unit=ev.piece.id, marker=kind,
-                                     from_hex=fh, from_box=fb, player=player, side=side,
-                                     turn=st.turn, phase=st.phase), live)
+                    if wants("marker_remove"):
+                        dispatch(st, Event("marker_remove", n, sub, unit=ev.piece.id, marker=kind,
+                                           from_hex=fh, from_box=fb, player=player, side=side,
+                                           turn=st.turn, phase=st.phase))
                 elif self.card_feed is not None:
                     self.card_feed.moved(st, ev.piece, None)
             elif type(ev) is ChangeEvent:
-                self._changed(ev, n, sub, player, side, live)
+                self._changed(ev, n, sub, player, side, wants)
             elif type(ev) in CARD_EVENT_TYPES:
                 feed = self.card_feed
                 if feed is not None:
@@ -438,13 +442,14 @@ class AuditGame:
                                            player=player, side=side, turn=st.turn,
                                            phase=st.phase))
                     continue
-                note = self.clock.annotation(message, n)
+                # (an annotation no rule takes is not read: reading one changes nothing)
+                note = self.clock.annotation(message, n) if wants("annotation") else None
                 if note is not None:
-                    self._emit(Event("annotation", n, sub, annotation=note, player=note.player or player,
-                                     side=side, turn=st.turn, phase=st.phase), live)
+                    dispatch(st, Event("annotation", n, sub, annotation=note, player=note.player or player,
+                                       side=side, turn=st.turn, phase=st.phase))
         if touched:
             self._sync_order(step, touched)
-        if wants("step_end"):
+        if wants("step_end") and not self.engine.skips(st, "step_end"):
             dispatch(st, Event("step_end", n, player=player, side=side, turn=st.turn,
                                phase=st.phase))
 
@@ -478,7 +483,7 @@ class AuditGame:
         return found
 
     def _changed(self, ev: ChangeEvent, n: int, sub: int, player: str | None, side: str | None,
-                 live: bool) -> None:
+                 wants: Callable[[str], bool]) -> None:
         """A piece's state changed: its face (a ``flip``) or status layers."""
         uid, _ = self.identify(ev.after)
         if uid is None:
@@ -490,21 +495,22 @@ class AuditGame:
         self._set_face_and_layers(uid, ev.after)
         new_face = self.faces[uid][s.face]
         hex_id = s.hex
-        if new_face != old_face:
+        if new_face != old_face and wants("flip"):
             utype = self.scenario.unit_type_of(self.scenario.counter(uid))
             before, after = utype.face(old_face).state, utype.face(new_face).state
             diff: dict[str, tuple[Any, Any]] = {"face": (old_face, new_face)}
             for key in set(before) | set(after):
                 if before.get(key) != after.get(key):
                     diff[key] = (before.get(key), after.get(key))
-            self._emit(Event("flip", n, sub, unit=uid, from_hex=hex_id, to_hex=hex_id,
-                             changes=diff, player=player, side=side, turn=st.turn,
-                             phase=st.phase), live)
-        for kind in sorted(old_layers ^ s.layers):
-            self._emit(Event("layer", n, sub, unit=uid, marker=kind, from_hex=hex_id,
-                             to_hex=hex_id, changes={"active": (kind in old_layers,
-                                                                kind in s.layers)},
-                             player=player, side=side, turn=st.turn, phase=st.phase), live)
+            self.engine.dispatch(st, Event("flip", n, sub, unit=uid, from_hex=hex_id, to_hex=hex_id,
+                                           changes=diff, player=player, side=side, turn=st.turn,
+                                           phase=st.phase))
+        if old_layers != s.layers and wants("layer"):
+            for kind in sorted(old_layers ^ s.layers):
+                self.engine.dispatch(st, Event("layer", n, sub, unit=uid, marker=kind, from_hex=hex_id,
+                                               to_hex=hex_id, changes={"active": (kind in old_layers,
+                                                                                  kind in s.layers)},
+                                               player=player, side=side, turn=st.turn, phase=st.phase))
 
     # -- the whole game --------------------------------------------------------------------------
     def prepare(self) -> Scenario:

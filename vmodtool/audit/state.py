@@ -51,6 +51,22 @@ class UnitState:
         self.entered = entered          # (turn, activation count) when it last entered the map
         object.__setattr__(self, "_log", log)
 
+    def clone(self, log: list[str] | None) -> UnitState:
+        """A copy logging into ``log`` (another state's); it keeps the cached
+        view, which shows what the copy shows (views are immutable)."""
+        dup = UnitState.__new__(UnitState)
+        put = object.__setattr__
+        put(dup, "uid", self.uid)
+        put(dup, "hex", self.hex)
+        put(dup, "box", self.box)
+        put(dup, "face", self.face)
+        put(dup, "layers", self.layers)
+        put(dup, "present", self.present)
+        put(dup, "entered", self.entered)
+        put(dup, "_view", self._view)
+        put(dup, "_log", log)
+        return dup
+
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
         object.__setattr__(self, "_view", None)
@@ -173,9 +189,8 @@ class AuditState:
         dup.__dict__.update(self.__dict__)
         dup.changed = []
         dup._log_base = self._log_base + len(self.changed)
-        dup.units_state = {uid: UnitState(u.uid, u.hex, u.box, u.face, u.layers, u.present,
-                                          u.entered, dup.changed)
-                           for uid, u in self.units_state.items()}
+        log = dup.changed
+        dup.units_state = {uid: u.clone(log) for uid, u in self.units_state.items()}
         dup.markers_state = {k: MarkerState(m.key, m.kind, m.hex, m.box, m.space)
                              for k, m in self.markers_state.items()}
         dup.stacks = {h: list(keys) for h, keys in self.stacks.items()}

@@ -66,6 +66,10 @@ class Clock:
         self.levels = {**DEFAULT_LEVELS, **(tracker.get("levels") or {})}
         self.dice = re.compile(log.get("dice_regex") or DEFAULT_DICE_REGEX)
         self.typed = re.compile(log.get("typed_chat_regex") or DEFAULT_TYPED_CHAT_REGEX)
+        # a line that cannot match is known by its start (most chat lines are
+        # neither time reports nor dice): the text every match begins with
+        self._report_start = literal_prefix(self.report.pattern) if not self.report.flags & ~re.UNICODE else ""
+        self._dice_start = literal_prefix(self.dice.pattern) if not self.dice.flags & ~re.UNICODE else ""
         self.prefix = ((log.get("annotations") or {}).get("prefix") or "#")
         phases = scenario.turns.phases if scenario.turns else ()
         self.phase_ids: dict[str, str] = {}
@@ -83,6 +87,8 @@ class Clock:
 
     def time(self, message: str) -> ClockChange | None:
         """The time a turn-tracker report announces, or None."""
+        if self._report_start and _cannot_start(message, self._report_start):
+            return None
         text = self._text(message)
         m = self.report.match(text)
         if not m:
@@ -125,6 +131,8 @@ class Clock:
 
     def roll(self, message: str) -> tuple[str, tuple[int, ...]] | None:
         """(label, values) of a dice report, or None."""
+        if self._dice_start and _cannot_start(message, self._dice_start):
+            return None
         m = self.dice.match(self._text(message))
         if not m:
             return None
@@ -154,6 +162,71 @@ class Clock:
             args = dict(note.args, name=" ".join(words), side=side)
             note = Annotation(note.kind, args, note.step, note.player)
         return note
+
+
+_SPECIAL = frozenset(".^$*+?{}[]|()\\")
+
+
+def literal_prefix(pattern: str) -> str:
+    """The text every match of ``pattern`` (matched at the start of a text,
+    no flags) begins with: its literal characters after a leading ``^``, up
+    to the first that is not one (``""`` when there are none, or when the
+    pattern has an alternative: a ``|`` outside a ``\\|``)."""
+    if not pattern.startswith("^"):
+        return ""
+    out: list[str] = []
+    i, n = 1, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            if i + 1 >= n or pattern[i + 1].isalnum() or pattern[i + 1] in " \t\n":
+                break                   # (a class like \d, or an escape that is not a literal)
+            c, step = pattern[i + 1], 2
+        elif c in _SPECIAL:
+            break
+        else:
+            step = 1
+        if i + step < n and pattern[i + step] in "*+?{":
+            break                       # (quantified: may be absent or repeated)
+        out.append(c)
+        i += step
+    return "" if _has_top_alternative(pattern) else "".join(out)
+
+
+def _has_top_alternative(pattern: str) -> bool:
+    """Whether a ``|`` outside every group and character class splits the
+    pattern (its second part need not begin as the first)."""
+    depth = 0
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":
+                i += 1                      # (a "]" first in a class is one of its characters)
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth <= 0:
+            return True
+        i += 1
+    return False
+
+
+def _cannot_start(message: str, start: str) -> bool:
+    """Whether ``Clock._text(message)`` surely does not begin with
+    ``start``: the text before the first ``&`` is the message's own
+    (``html.unescape`` changes only what follows an ``&``)."""
+    head = message.lstrip()[:len(start)]
+    return "&" not in head and head != start
 
 
 def parse_annotation(text: str, step: int, player: str | None = None,

@@ -138,10 +138,12 @@ class MoveCosts:
         self.sides: dict[frozenset[str], frozenset[str]] = tables.sides
         self.neighbours: dict[str, tuple[str, ...]] = tables.neighbours
         self._edges: dict[str, dict[str, tuple[tuple[str, float], ...]]] = tables.edges
+        # the searches are functions of the tables and their arguments alone:
+        # kept with the tables for every audit
         self._cache: dict[tuple[str, str, frozenset[str], frozenset[str]],
-                          tuple[dict[str, float], dict[str, str]]] = {}
+                          tuple[dict[str, float], dict[str, str]]] = tables.searches
         #: cheapest() answers (read-only)
-        self._paths: dict[tuple[str, str, str, frozenset[str], frozenset[str]], Path | None] = {}
+        self._paths: dict[tuple[str, str, str, frozenset[str], frozenset[str]], Path | None] = tables.paths
         self.sides_of = {c.id: c.side for c in scenario.counters}
         #: (side, moves of the other sides) -> the rule's enemy hexes (of
         #: one audit: the game's positions)
@@ -303,8 +305,9 @@ Path = tuple[float, tuple[tuple[str, float], ...]]
 
 class _MapTables:
     """What a :class:`MoveCosts` computes from the map and its rule entry
-    alone, before any search: hexsides, neighbours, the edge costs of each
-    movement class (pure functions of the two, so shared by every audit)."""
+    alone: hexsides, neighbours, the edge costs of each movement class and
+    the searches over them (pure functions of the two and the searches'
+    arguments, so shared by every audit)."""
 
     def __init__(self, hex_map: HexMap, params: Mapping[str, Any]) -> None:
         self.map = hex_map                  # (held: the cache is keyed by its identity)
@@ -314,6 +317,10 @@ class _MapTables:
             self.sides[side.pair] = self.sides.get(side.pair, frozenset()) | {side.type}
         self.neighbours = _neighbours(hex_map)
         self.edges: dict[str, dict[str, tuple[tuple[str, float], ...]]] = {}
+        #: the searches made over these tables (see MoveCosts.dijkstra, cheapest)
+        self.searches: dict[tuple[str, str, frozenset[str], frozenset[str]],
+                            tuple[dict[str, float], dict[str, str]]] = {}
+        self.paths: dict[tuple[str, str, str, frozenset[str], frozenset[str]], Path | None] = {}
 
 
 #: id of the map -> the tables of the rule entries (by their params) made
@@ -425,6 +432,11 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         self.step_exempt = False
         self.step_no: int | None = None
         self.retreats: list[_Retreat] = []          # pending annotations naming hexes
+
+    def idle(self, state: AuditState) -> bool:
+        """Whether its ``step_end`` now would do nothing (see
+        ``Engine.skips``): no drag pending (a step_end bounds no window)."""
+        return not self.pending and "step_end" not in WINDOW_BOUNDS.get(self.window, ())
 
     # -- events --------------------------------------------------------------------------
     def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
@@ -689,6 +701,12 @@ class EscortedMove(CheapCopy, BaseRule[AuditState]):
             if self.trails:
                 self.trails = {}
         return out
+
+    def idle(self, state: AuditState) -> bool:
+        """Whether its ``step_end`` now would do nothing (see
+        ``Engine.skips``): it ends no window, or nothing moved in it."""
+        return ("step_end" not in self.ends and "step_end" not in self.starts) or \
+            (not self.subject_moves and not self.trails)
 
     @staticmethod
     def _went(trail: Sequence[tuple[str, str]], a: str, b: str) -> bool:

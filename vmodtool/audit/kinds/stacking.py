@@ -39,6 +39,31 @@ class Stacking(SettleRule):
     ``per_type_max: [{select, max}]`` caps the matching units per hex (and
     side), exempt or not."""
 
+    # unit id -> whether it matches ``exempt`` / each ``per_type_max`` entry's
+    # ``select``, for selectors of what never changes (None: they read more);
+    # the same for every copy of the rule
+    _shared = ("ctx", "params", "_fixed")
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        p = self.params
+        selectors = [p.get("exempt")] + [entry.get("select") for entry in as_list(p.get("per_type_max"))
+                                         if isinstance(entry, Mapping)]
+        self._fixed: dict[tuple[int, str], bool] | None = {} if all(is_fixed(s) for s in selectors) else None
+
+    def _matches(self, which: int, selector: Any, unit: Unit, state: AuditState) -> bool:
+        """``matches(selector, unit, state)``, kept per unit when every
+        selector of the rule is fixed (``which``: 0 exempt, 1 + i the i-th
+        ``per_type_max`` entry)."""
+        fixed = self._fixed
+        if fixed is None:
+            return matches(selector, unit, state)
+        key = (which, unit.uid)
+        found = fixed.get(key)
+        if found is None:
+            found = fixed[key] = matches(selector, unit, state)
+        return found
+
     def _limit(self, state: AuditState, hex_id: str) -> float | None:
         limit = self.params.get("limit")
         found: float | None        # a number of the scenario's rule entry (checked by its schema)
@@ -78,18 +103,20 @@ class Stacking(SettleRule):
         groups: dict[str | None, list[Unit]] = {}
         for u in state.units_in(hex_id):
             groups.setdefault(u.side if per_side else None, []).append(u)
+        if not groups:
+            return out
+        limit = self._limit(state, hex_id)          # (the hex's: the same for every side)
+        entries = [(i, entry) for i, entry in enumerate(as_list(p.get("per_type_max")))
+                   if isinstance(entry, Mapping)]
         for side, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
-            counted = [u for u in members if exempt is None or not matches(exempt, u, state)]
+            counted = [u for u in members if exempt is None or not self._matches(0, exempt, u, state)]
             total = sum(self._weight(state, u) for u in counted)
-            limit = self._limit(state, hex_id)
             if limit is not None and total > limit:
                 out[("limit", hex_id, side)] = (
                     tuple(u.uid for u in counted),
                     self._limit_builder(state, hex_id, side, counted, total, limit))
-            for i, entry in enumerate(as_list(p.get("per_type_max"))):
-                if not isinstance(entry, Mapping):
-                    continue
-                hits = [u for u in members if matches(entry.get("select"), u, state)]
+            for i, entry in entries:
+                hits = [u for u in members if self._matches(1 + i, entry.get("select"), u, state)]
                 if len(hits) > entry.get("max", 0):
                     out[("per_type", i, hex_id, side)] = (
                         tuple(u.uid for u in hits),
@@ -184,7 +211,15 @@ class Cohabitation(SettleRule):
         out: Findings = {}
         here = state.units_in(hex_id)
         for unit in sorted(here, key=lambda u: u.uid):
-            if not unit.on_map or not matches(p.get("subject"), unit, state):
+            if not unit.on_map:
+                continue
+            if subjects is not None:
+                is_subject = subjects.get(unit.uid)
+                if is_subject is None:
+                    is_subject = subjects[unit.uid] = matches(p.get("subject"), unit, state)
+            else:
+                is_subject = matches(p.get("subject"), unit, state)
+            if not is_subject:
                 continue
             others = [o for o in here if o.uid != unit.uid]
             good = [o for o in others if matches_carried(p.get("with"), state, o, unit)]

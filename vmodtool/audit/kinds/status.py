@@ -374,6 +374,14 @@ class SettleRule(BaseRule[AuditState]):
         found.update(fresh)
         return fresh
 
+    def idle(self, state: AuditState) -> bool:
+        """Whether a check now would find nothing and remember nothing: no hex
+        changed since the last settle point it judged (see ``Engine.skips``)."""
+        changed = getattr(state, "changed", None)
+        if changed is None:             # (a foreign GameView: every hex is judged)
+            return False
+        return bool(self.__dict__.get("_mark", 0) == state._log_base + len(changed))
+
     def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         if event.kind not in self.subscribes:
             return []
@@ -517,6 +525,12 @@ class StatusForbids(BaseRule[AuditState]):
             f"a unit {status} may not {next(iter(sorted(self.actions)))} {when}.",
             units=[unit.uid], hexes=[h for h in (event.from_hex, event.to_hex or unit.hex) if h],
             markers=sorted(marks), phase_at_event=state.phase, activation=state.active_formation)
+
+    def idle(self, state: AuditState) -> bool:
+        """Whether its ``step_end`` now would judge nothing (see
+        ``Engine.skips``): no move of this step is pending (those of an
+        earlier step are dropped by the next step's first event)."""
+        return not self.pending or self.cur_step != state.step
 
     def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         if event.step != self.cur_step:

@@ -524,6 +524,24 @@ class MapState:
             self._unindex(obj)
             del self._seq[obj]
 
+    def add_new(self, obj: GameObject) -> None:
+        """:meth:`add` for an object on no map and in no stack whose map
+        field (and a stack's members' map fields) the caller has set to
+        this map: what :meth:`add` then does, without its checks."""
+        self.pieces[obj] = None
+        self._seq[obj] = self._next
+        self._next += 1
+        x, y = obj.x, obj.y
+        key: Hashable = (x << 32) | (y & 0xFFFFFFFF) if -0x80000000 <= y < 0x80000000 else (x, y)  # _point
+        self._key[obj] = key
+        at = self._at
+        if at is not None:
+            bucket = at.get(key)
+            if bucket is None:
+                at[key] = {obj: None}
+            else:
+                bucket[obj] = None
+
     def add(self, obj: GameObject) -> None:
         """``Map.addPiece``: take the object out of its stack and its other
         map, put it on top of this map."""

@@ -311,6 +311,8 @@ class Engine:
         ``@@layer`` (False, nothing done, for anything else: the general
         path warns or takes members out of where they are)."""
         _, stack_id, map_id, x, y, toks = plan
+        if stack_id is None:
+            return False
         pieces = self.state.pieces
         members: list[Piece] = []
         layer = -1
@@ -329,7 +331,7 @@ class Engine:
         if len(members) > 1 and len(set(members)) != len(members):
             return False                       # listed twice: the general path moves it up
         s = Stack(stack_id)
-        pieces[stack_id] = s                   # GameState.register (stack_id is not None)
+        pieces[stack_id] = s                   # GameState.register
         s.x = x
         s.y = y
         s.layer = layer

@@ -307,9 +307,9 @@ class Engine:
 
     def _restore_stack(self, plan: _StackPlan) -> bool:
         """:meth:`_add_fresh_stack` for a stack of a saved state whose
-        listed ids are all pieces on no map and in no stack, or are its
+        listed ids are all pieces in no stack (each listed once), or are its
         ``@@layer`` (False, nothing done, for anything else: the general
-        path warns or takes members out of where they are)."""
+        path warns or moves members up)."""
         _, stack_id, map_id, x, y, toks = plan
         if stack_id is None:
             return False
@@ -324,7 +324,7 @@ class Engine:
                         layer = tok_layer
                 elif tok:
                     return False
-            elif child.parent is not None or child.map is not None or not isinstance(child, Piece):
+            elif child.parent is not None or not isinstance(child, Piece):
                 return False
             else:
                 members.append(child)
@@ -337,6 +337,10 @@ class Engine:
         s.layer = layer
         s.members = members
         for child in members:
+            own = child.map
+            if own is not None:          # Stack.insert_child takes it off its map
+                own.remove(child)
+                child.map = None
             child.parent = s
         if map_id is not None:
             m = self.state.maps.get(map_id)

@@ -267,17 +267,91 @@ class Engine:
 
     def apply_all(self, commands: Iterable[Command]) -> None:
         """:meth:`apply` each command (a saved state's thousands of
-        AddPieces go to :meth:`on_add` directly)."""
+        AddPieces go to :meth:`on_add` directly; while restoring, a piece or
+        a stack whose AddPiece was planned before is made here from its
+        plan, as :meth:`_add_fresh_piece` and :meth:`_add_fresh_stack` would
+        make it, without their calls: a chain's saved states repeat most of
+        the previous log's AddPieces)."""
         on_add = self.on_add
         apply = self.apply
+        plans = self.add_plans
+        get_plan = plans.get
+        game = self.state
+        pieces = game.pieces
+        maps = game.maps
+        fresh = Piece.fresh
         for cmd in commands:
             if type(cmd) is AddPiece:
+                plan = get_plan(cmd.text) if self.in_restore else None
+                if plan is not None and plan[1] is not None:
+                    if plan[0] is None:
+                        _, piece_id, type_text, ntraits, state, basic, map_id, x, y = plan
+                        piece = fresh(piece_id, type_text, ntraits, state, basic, x, y)
+                        pieces[piece_id] = piece          # GameState.register
+                        if map_id is not None:
+                            m = maps.get(map_id)
+                            if m is None:
+                                m = self.map_for(map_id)
+                            if m is not None:
+                                piece.map = m
+                                m.add_new(piece)
+                        continue
+                    if self._restore_stack(plan):
+                        continue
                 try:
                     on_add(cmd)
                 except (ValueError, IndexError, KeyError) as exc:
                     self.warn(f"{cmd.kind} could not be applied ({exc}): {self._short(cmd)}")
             else:
                 apply(cmd)
+
+    def _restore_stack(self, plan: _StackPlan) -> bool:
+        """:meth:`_add_fresh_stack` for a stack of a saved state whose
+        listed ids are all pieces in no stack (each listed once), or are its
+        ``@@layer`` (False, nothing done, for anything else: the general
+        path warns or moves members up)."""
+        _, stack_id, map_id, x, y, toks = plan
+        if stack_id is None:
+            return False
+        pieces = self.state.pieces
+        members: list[Piece] = []
+        layer = -1
+        for tok, tok_layer in toks:
+            child = pieces.get(tok)
+            if child is None:
+                if tok_layer is not None:
+                    if tok_layer is not _NO_LAYER:
+                        layer = tok_layer
+                elif tok:
+                    return False
+            elif child.parent is not None or not isinstance(child, Piece):
+                return False
+            else:
+                members.append(child)
+        if len(members) > 1 and len(set(members)) != len(members):
+            return False                       # listed twice: the general path moves it up
+        s = Stack(stack_id)
+        pieces[stack_id] = s                   # GameState.register
+        s.x = x
+        s.y = y
+        s.layer = layer
+        s.members = members
+        for child in members:
+            own = child.map
+            if own is not None:          # Stack.insert_child takes it off its map
+                own.remove(child)
+                child.map = None
+            child.parent = s
+        if map_id is not None:
+            m = self.state.maps.get(map_id)
+            if m is None:
+                m = self.map_for(map_id)
+            if m is not None:
+                s.map = m
+                for child in members:
+                    child.map = m
+                m.add_new(s)
+        return True
 
     def _short(self, cmd: Command) -> str:
         text = self.roster.redactor.scrub(cmd.text)

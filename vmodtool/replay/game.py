@@ -581,6 +581,8 @@ def _fold(events: list[Event]) -> list[Event]:
     """Attach a piece's state change to its move in the same step (VASSAL
     logs "mark moved" with every move), and an added piece's first move to
     its addition."""
+    if len(events) < 2:
+        return list(events)         # nothing to attach to (most steps: one event)
     moved = {e.piece.id for e in events if isinstance(e, MoveEvent)}
     out: list[Event] = []
     added: dict[str | None, AddEvent] = {}

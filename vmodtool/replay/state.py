@@ -24,7 +24,7 @@ from collections.abc import Hashable, Iterator
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.decks import DeckState, DeckType
-from vmodtool.vassal.pieces import PieceDef, Trait, java_int
+from vmodtool.vassal.pieces import PieceDef, Trait, java_int, split_chain, split_chain_levels
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
 __all__ = ["Piece", "Stack", "Deck", "GameObject", "MapState", "GameState", "split_nested", "type_tokens"]
@@ -58,15 +58,13 @@ def split_nested(text: str, count: int) -> list[str]:
                 parts[i] = part[:-i]
             if ok and (count < 2 or not parts[0].endswith("\\")):
                 return parts
-    out: list[str] = []
-    rest: str | None = text
-    while rest is not None and len(out) < count:
-        if len(out) == count - 1:
-            out.append(rest)
-            break
-        toks = decode_sequence(rest, "\t")
-        out.append(toks[0] if toks else "")
-        rest = toks[1] if len(toks) > 1 else None
+    if count < 1:
+        return []
+    # the first count - 1 levels read in one pass (the level-by-level
+    # decoding where that cannot be done), then the still-nested rest
+    out, rest = split_chain_levels(text, count - 1)
+    if rest is not None:
+        out.append(rest)
     return out
 
 
@@ -95,15 +93,10 @@ def type_tokens(type_text: str) -> tuple[str, ...]:
     found = _TYPE_CACHE.get(type_text)
     if found is not None:
         return found
-    toks: list[str] = []
-    rest: str | None = type_text
     if "'" not in type_text and "\\" not in type_text:
         toks = type_text.split("\t")
     else:
-        while rest is not None:
-            parts = decode_sequence(rest, "\t")
-            toks.append(parts[0] if parts else "")
-            rest = parts[1] if len(parts) > 1 else None
+        toks = split_chain(type_text)       # every level, in one pass where it can be
     result = tuple(toks)
     if len(_TYPE_CACHE) > 50000:
         _TYPE_CACHE.clear()
@@ -523,6 +516,24 @@ class MapState:
         if self.pieces.pop(obj, _MISSING) is not _MISSING:
             self._unindex(obj)
             del self._seq[obj]
+
+    def add_new(self, obj: GameObject) -> None:
+        """:meth:`add` for an object on no map and in no stack whose map
+        field (and a stack's members' map fields) the caller has set to
+        this map: what :meth:`add` then does, without its checks."""
+        self.pieces[obj] = None
+        self._seq[obj] = self._next
+        self._next += 1
+        x, y = obj.x, obj.y
+        key: Hashable = (x << 32) | (y & 0xFFFFFFFF) if -0x80000000 <= y < 0x80000000 else (x, y)  # _point
+        self._key[obj] = key
+        at = self._at
+        if at is not None:
+            bucket = at.get(key)
+            if bucket is None:
+                at[key] = {obj: None}
+            else:
+                bucket[obj] = None
 
     def add(self, obj: GameObject) -> None:
         """``Map.addPiece``: take the object out of its stack and its other

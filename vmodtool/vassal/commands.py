@@ -1038,11 +1038,17 @@ def leaf_commands(node: Node) -> list[Command]:
     if not isinstance(node, CommandGroup):
         raise TypeError(f"not a command tree node: {node!r}")
     out: list[Command] = []
+    if _flat(node.children):
+        out.extend(node.children)    # type: ignore[arg-type]
+        return out
     append = out.append
     stack = [iter(node.children)]
     while stack:
         for child in stack[-1]:
             if isinstance(child, CommandGroup):
+                if _flat(child.children):
+                    out.extend(child.children)    # type: ignore[arg-type]
+                    continue
                 stack.append(iter(child.children))
                 break
             if isinstance(child, Command):  # always, when not a group
@@ -1050,6 +1056,25 @@ def leaf_commands(node: Node) -> list[Command]:
         else:
             stack.pop()
     return out
+
+
+#: whether each class met in :func:`_flat` is a leaf command class
+_IS_LEAF_CLASS: dict[type, bool] = {}
+
+
+def _flat(children: tuple[Node, ...]) -> bool:
+    """Whether a long run of children (a saved state's thousands of
+    AddPieces in one group) holds leaf commands only: the classes are
+    gathered in C, and the run is then taken whole."""
+    if len(children) < 16:
+        return False
+    for cls in set(map(type, children)):
+        leaf = _IS_LEAF_CLASS.get(cls)
+        if leaf is None:
+            leaf = _IS_LEAF_CLASS[cls] = issubclass(cls, Command) and not issubclass(cls, CommandGroup)
+        if not leaf:
+            return False
+    return True
 
 
 JsonTree: TypeAlias = str | list["JsonTree"]

@@ -834,15 +834,12 @@ def _fitted_image(image: tuple[str, str, str, tuple[int, int, int, int] | None, 
     return scaled, round((w - nw) * px), round((h - nh) * py)
 
 
-def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
-    """Draw one face as an RGB image ``px`` × ``px`` (``border``: a thin
-    outline, for VASSAL images; print sheets use none)."""
-    if px < 16:
-        raise CounterError(f"{face.where}: a counter must be at least 16 px (got {px})")
-    S = px
+def _draw_base(face: FaceSpec, S: int, g: dict[str, Any]) -> Image.Image:
+    """A face without its texts and border (:func:`render_face`): what it
+    draws must not depend on the face's label or ``where``, which
+    :func:`_base` leaves out of its key."""
     img = Image.new("RGB", (S, S), face.fill)
     draw = ImageDraw.Draw(img)
-    g = _geometry(face) if face.kind == "unit" else {}
     t = face.template
     if face.image is not None and face.image[5] == "face":
         pic, ox, oy = _fitted_image(face.image, S, S)
@@ -853,7 +850,6 @@ def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
         draw.rectangle((0, 0, round(t.formation * S) - 1, S - 1), fill=face.formation_stripe)
     if face.reduced:
         draw.rectangle((0, S - round(t.reduced * S), S - 1, S - 1), fill=face.reduced_mark)
-    texts = _layout_texts(face, S)
     if face.kind == "unit":
         regions = dict(face.regions)
         ax0, ay0, ax1, ay1 = (round(v * S) for v in g["art_box"])
@@ -901,11 +897,54 @@ def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
             img.paste(ring, (x, y), ring)
             f = fonts.load_font(face.font, max(4, round(d * 0.58)))
             _draw_text(img, _Text(face.command_range, f, x + d / 2, y + d / 2, "m", face.ink))
+    return img
+
+
+#: the bases of faces at up to this many pixels are kept (a VASSAL counter is 75)
+_BASE_MAX_PX = 128
+_BASES: dict[tuple[Any, ...], Image.Image] = {}
+
+
+def _base(face: FaceSpec, S: int, g: dict[str, Any]) -> Image.Image:
+    """:func:`_draw_base` of ``face``, drawn once for the faces that differ
+    only in their label (the counters of one unit type and side): kept by
+    the face without its label and ``where`` (every other field, and the
+    geometry, which the label may move, are the key), so a base is reused
+    only where it would be drawn alike."""
+    if S > _BASE_MAX_PX:
+        return _draw_base(face, S, g)
+    plain = replace(face, label=None, where="")
+    try:
+        key = (S, plain, tuple(sorted(g.items())))
+        found = _BASES.get(key)
+    except TypeError:                       # an unhashable geometry value: not kept
+        return _draw_base(face, S, g)
+    if found is None:
+        try:
+            found = _draw_base(plain, S, g)
+        except Exception:
+            _draw_base(face, S, g)          # the error names the face
+            raise
+        if len(_BASES) >= 256:
+            _BASES.clear()
+        _BASES[key] = found
+    return found
+
+
+def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
+    """Draw one face as an RGB image ``px`` × ``px`` (``border``: a thin
+    outline, for VASSAL images; print sheets use none)."""
+    if px < 16:
+        raise CounterError(f"{face.where}: a counter must be at least 16 px (got {px})")
+    S = px
+    g = _geometry(face) if face.kind == "unit" else {}
+    texts = _layout_texts(face, S)
+    img = _base(face, S, g).copy()
     for text in texts:
         _draw_text(img, text, face.ink)
     if border:
         w = max(1, round(S / 90))
-        draw.rectangle((0, 0, S - 1, S - 1), outline=face.border, width=w)
+        ImageDraw.Draw(img).rectangle((0, 0, S - 1, S - 1), outline=face.border, width=w)
     return img
 
 

@@ -524,16 +524,7 @@ class MapState:
         self.pieces[obj] = None
         self._seq[obj] = self._next
         self._next += 1
-        x, y = obj.x, obj.y
-        key: Hashable = (x << 32) | (y & 0xFFFFFFFF) if -0x80000000 <= y < 0x80000000 else (x, y)  # _point
-        self._key[obj] = key
-        at = self._at
-        if at is not None:
-            bucket = at.get(key)
-            if bucket is None:
-                at[key] = {obj: None}
-            else:
-                bucket[obj] = None
+        self._index(obj)
 
     def add(self, obj: GameObject) -> None:
         """``Map.addPiece``: take the object out of its stack and its other

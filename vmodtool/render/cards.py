@@ -352,7 +352,7 @@ def render_card_front(scenario: Scenario | CardSetting, deck: DeckSpec, card: Ca
     if t.event_line is not None:
         y0 = band_y + band_h + 1 if top else band_y - line_h
         fill, ink = _strip_colours(t.event_line, c)
-        if fill is not None:
+        if fill is not None and layout.event is not None:    # a card without the line's text: no empty strip
             draw.rectangle((b, y0, w - 1 - b, y0 + line_h - 1), fill=fill)
         if layout.event is not None:
             _centred(draw, layout.event, t.event_line.font, w, w / 2, y0 + line_h / 2, ink)

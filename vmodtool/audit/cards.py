@@ -68,6 +68,29 @@ def hand_place(side: str) -> str:
     return f"{HAND_PREFIX}{side}"
 
 
+#: the names of the pieces seen, by their traits (see :func:`piece_name`)
+_NAMES: dict[tuple[str, tuple[str, ...], str | None], str] = {}
+_NAMES_MAX = 100000
+
+
+def piece_name(ref: PieceRef) -> str:
+    """A piece's name (:attr:`PieceRef.name`), read once per distinct trait
+    chain: the name is a function of the chain's types and states alone,
+    and of the piece's id only through a ``PieceUID`` the chain names (a
+    Label's name format).  Pieces repeat their chains across the steps of a
+    game and the games of a batch; reading a name decodes the chain and
+    walks it."""
+    type_text, states = ref.type_text, ref.states
+    key = (type_text, states,
+           ref.id if "PieceUID" in type_text or any("PieceUID" in s for s in states) else None)
+    found = _NAMES.get(key)
+    if found is None:
+        if len(_NAMES) >= _NAMES_MAX:
+            _NAMES.clear()
+        found = _NAMES[key] = ref.name
+    return found
+
+
 class CardTable:
     """The scenario's cards, decks and hands, and the game's pieces, decks
     and windows matched to them (each VASSAL piece once)."""
@@ -111,8 +134,8 @@ class CardTable:
             found = value
         elif value and base_id(value) in self.cards:
             found = base_id(value)
-        else:
-            ids = self._by_name.get(ref.name)
+        elif self._by_name:
+            ids = self._by_name.get(piece_name(ref))
             if ids:
                 found = next((c for c in ids if c not in self._named), ids[0])
                 self._named.add(found)

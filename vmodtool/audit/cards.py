@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vmodtool.audit.api import Annotation, Event
-from vmodtool.audit.binding import may_define
+from vmodtool.audit.binding import read_property
 from vmodtool.audit.state import HAND_PREFIX, AuditState
 from vmodtool.replay.events import (
     CardDrawEvent,
@@ -129,7 +129,7 @@ class CardTable:
         if pid is not None and pid in self._piece_card:
             return self._piece_card[pid]
         found: str | None = None
-        value = ref.get_property(CARD_ID) if may_define(ref, CARD_ID) else None
+        value = read_property(ref, CARD_ID)
         if value and value in self.cards:
             found = value
         elif value and base_id(value) in self.cards:

@@ -620,6 +620,17 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
     With ``integrity``, the game's PBEM integrity is checked too (the checks
     of ``vmodtool check-game``, over the same replay: no second pass) and
     reported in :attr:`AuditReport.integrity`."""
+    # one relaxed collection for the whole audit, not one each for reading,
+    # replaying and judging: between them a restored threshold would start
+    # collections that scan the replay's objects (a tenth of a short audit)
+    with relaxed_gc():
+        return _audit_logs(logs, scenario, module=module, board_sizes=board_sizes, plugin_folders=plugin_folders,
+                           trust_scenario_plugins=trust_scenario_plugins, only=only, integrity=integrity)
+
+
+def _audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str | Path | None,
+                board_sizes: dict[str, tuple[int, int]] | None, plugin_folders: Sequence[Path],
+                trust_scenario_plugins: bool, only: Sequence[str] | None, integrity: bool) -> AuditReport:
     # the rules first: a plug-in that is not a rule stops the audit before any log is read
     engine = Engine(scenario, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)

@@ -4,7 +4,8 @@ Quneitra Gap example, with all of the scenario's rules on.
 Run from the repository root: ``python benchmarks/bench_audit.py``
 (``--steps N`` for the long log, default 50000; ``--profile`` prints the
 hottest functions of one audit of the long log; ``--examples-only`` runs
-only the example game logs).
+only the example game logs, ``--rounds N`` how many times each is measured,
+CPU time, best of N).
 
 The synthetic log is a real game of the example module written with
 GameWriter: turns of a Marker Removal and an Action Phase, each activation
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import os
 import pstats
 import sys
 import tempfile
@@ -126,14 +128,22 @@ def timed_audit(path: Path, scenario, repeat: int = 3):
     return best, report
 
 
-def replay_alone(path: Path, scenario) -> float:
+def cpu_audit(path: Path, scenario, only=None):
+    """(CPU seconds, report) of one audit (``only=()``: with no rule)."""
+    gc.collect()
+    start = time.process_time()
+    report = audit_logs([path], scenario, only=only)
+    return time.process_time() - start, report
+
+
+def replay_alone(path: Path, scenario, clock=time.perf_counter) -> float:
     """Seconds to replay a log with the scenario's maps, nothing judged."""
     gc.collect()
-    start = time.perf_counter()
+    start = clock()
     positions, properties, _hands = scenario_positions(scenario)
     for _step in Replay.open([path], positions=positions, properties=properties).steps():
         pass
-    return time.perf_counter() - start
+    return clock() - start
 
 
 def breadth_first(neighbours, src: str) -> int:
@@ -191,6 +201,7 @@ def main() -> int:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--movement-only", action="store_true")
     ap.add_argument("--examples-only", action="store_true", help="only the example game logs")
+    ap.add_argument("--rounds", type=int, default=15, help="rounds of the example game measurements")
     args = ap.parse_args()
 
     if not args.examples_only:
@@ -199,20 +210,24 @@ def main() -> int:
             return 0
         print()
 
-    print("example game logs (all rules on; best of 3, whole audit incl. reading; the baseline, "
-          "measured in turn with it, is the replay alone, as bench_peers.py measures it):")
+    load = os.getloadavg()
+    print(f"example game logs (CPU time, best of {args.rounds} rounds at load {load[0]:.1f}; each round the "
+          "whole audit with all rules on, incl. reading, the same audit with no rule (its fixed cost: "
+          "reading, binding, faces and status, the clock, the state) and the baseline, the replay alone, "
+          "as bench_peers.py measures it, run in turn: the same load on all three):")
     for system in SYSTEMS:
         scenario = load_scenario(EXAMPLES / system / "scenario.yaml")
         path = EXAMPLES / system / "logs" / "game-1.vlog"
-        t_first, _ = timed_audit(path, scenario, repeat=1)    # the scenario's memos still empty
-        t, report = timed_audit(path, scenario)
-        t_replay = min(replay_alone(path, scenario) for _ in range(3))
-        for _ in range(2):                          # audit and replay in turn: the same load on both
-            t = min(t, timed_audit(path, scenario, repeat=1)[0])
-            t_replay = min(t_replay, replay_alone(path, scenario))
+        t_first, report = cpu_audit(path, scenario)            # the scenario's memos still empty
+        t = t_none = t_replay = float("inf")
+        for _ in range(args.rounds):
+            t = min(t, cpu_audit(path, scenario)[0])
+            t_none = min(t_none, cpu_audit(path, scenario, only=())[0])
+            t_replay = min(t_replay, replay_alone(path, scenario, clock=time.process_time))
         print(f"  {system:18s} {report.steps:6d} steps  {t * 1000:7.1f} ms  "
               f"{t / report.steps * 1e6:8.1f} µs/step  ({len(report.errors)} errors)  "
-              f"{t / t_replay:4.2f}× the replay alone ({t_replay * 1000:.1f} ms); "
+              f"{t / t_replay:4.2f}× the replay alone ({t_replay * 1000:.1f} ms); with no rule "
+              f"{t_none * 1000:.1f} ms, {t_none / t_replay:4.2f}×; "
               f"the first audit of the scenario {t_first * 1000:.1f} ms (the first system: with the imports)")
     if args.examples_only:
         return 0

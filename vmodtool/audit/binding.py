@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from vmodtool.vassal.module import Module
     from vmodtool.vassal.traits import TraitView
 
-__all__ = ["PieceBinder", "SlotIndex", "BoundPiece"]
+__all__ = ["PieceBinder", "SlotIndex", "BoundPiece", "read_property"]
 
 _WIDGETS = frozenset({"PieceWindow", "TabWidget", "ListWidget", "PanelWidget", "BoxWidget", "HandWidget"})
 
@@ -153,6 +153,33 @@ def may_define(ref: PieceRef, key: str) -> bool:
     return key in ref.type_text or any(key in state for state in ref.states)
 
 
+#: property reads of the pieces seen: (key, type, states, id or None) -> value
+_PROPERTIES: dict[tuple[str, str, tuple[str, ...], str | None], str | None] = {}
+_PROPERTIES_MAX = 100000
+
+
+def read_property(ref: PieceRef, key: str) -> str | None:
+    """``ref.get_property(key)``, None at once when the piece cannot have it
+    (:func:`may_define`), and read once per distinct trait chain: a
+    property is a function of the chain's types and states alone, and of
+    the piece's id only as ``PieceUID`` (or through a trait naming it).  The
+    binding reads each new piece's properties (a unit's ``UnitId``, a
+    marker's kind, a card's id), and pieces repeat their chains across the
+    games of a batch and among a game's markers; a read decodes the chain."""
+    if not may_define(ref, key):
+        return None
+    type_text, states = ref.type_text, ref.states
+    uid = (ref.id if key == "PieceUID" or "PieceUID" in type_text or any("PieceUID" in s for s in states)
+           else None)
+    memo_key = (key, type_text, states, uid)
+    if memo_key in _PROPERTIES:
+        return _PROPERTIES[memo_key]
+    if len(_PROPERTIES) >= _PROPERTIES_MAX:
+        _PROPERTIES.clear()
+    value = _PROPERTIES[memo_key] = ref.get_property(key)
+    return value
+
+
 #: the endings of the properties a layer (Embellishment) or a rotation makes
 #: of its name
 _MADE_SUFFIXES = ("_Level", "_Active", "_Name", "_Image", "_Facing", "_Degrees")
@@ -218,7 +245,7 @@ class _Facts:
         return self._prototypes
 
     def prop(self, key: str) -> str | None:
-        value = self.ref.get_property(key) if may_define(self.ref, key) else None
+        value = read_property(self.ref, key)
         if value is None and self.binder.prototypes:
             expanded = self.expanded()
             if expanded is not None and expanded is not self.definition():

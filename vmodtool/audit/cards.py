@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vmodtool.audit.api import Annotation, Event
-from vmodtool.audit.binding import may_define
+from vmodtool.audit.binding import read_property
 from vmodtool.audit.state import HAND_PREFIX, AuditState
 from vmodtool.replay.events import (
     CardDrawEvent,
@@ -66,6 +66,29 @@ def base_id(card_id: str) -> str:
 def hand_place(side: str) -> str:
     """The audit's place of a side's hand (``hand:<side id>``)."""
     return f"{HAND_PREFIX}{side}"
+
+
+#: the names of the pieces seen, by their traits (see :func:`piece_name`)
+_NAMES: dict[tuple[str, tuple[str, ...], str | None], str] = {}
+_NAMES_MAX = 100000
+
+
+def piece_name(ref: PieceRef) -> str:
+    """A piece's name (:attr:`PieceRef.name`), read once per distinct trait
+    chain: the name is a function of the chain's types and states alone,
+    and of the piece's id only through a ``PieceUID`` the chain names (a
+    Label's name format).  Pieces repeat their chains across the steps of a
+    game and the games of a batch; reading a name decodes the chain and
+    walks it."""
+    type_text, states = ref.type_text, ref.states
+    key = (type_text, states,
+           ref.id if "PieceUID" in type_text or any("PieceUID" in s for s in states) else None)
+    found = _NAMES.get(key)
+    if found is None:
+        if len(_NAMES) >= _NAMES_MAX:
+            _NAMES.clear()
+        found = _NAMES[key] = ref.name
+    return found
 
 
 class CardTable:
@@ -106,13 +129,13 @@ class CardTable:
         if pid is not None and pid in self._piece_card:
             return self._piece_card[pid]
         found: str | None = None
-        value = ref.get_property(CARD_ID) if may_define(ref, CARD_ID) else None
+        value = read_property(ref, CARD_ID)
         if value and value in self.cards:
             found = value
         elif value and base_id(value) in self.cards:
             found = base_id(value)
-        else:
-            ids = self._by_name.get(ref.name)
+        elif self._by_name:
+            ids = self._by_name.get(piece_name(ref))
             if ids:
                 found = next((c for c in ids if c not in self._named), ids[0])
                 self._named.add(found)

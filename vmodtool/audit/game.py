@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from vmodtool.audit.api import Event
-from vmodtool.audit.binding import PieceBinder
+from vmodtool.audit.binding import PieceBinder, read_property
 from vmodtool.audit.cards import CARD_EVENT_TYPES, CardFeed, CardTable
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
@@ -479,7 +479,7 @@ class AuditGame:
         pid = piece.id
         if pid in self.chit_formation:
             return self.chit_formation[pid]
-        found = self.chit_formation[pid] = piece.get_property(FORMATION)
+        found = self.chit_formation[pid] = read_property(piece, FORMATION)
         return found
 
     def _changed(self, ev: ChangeEvent, n: int, sub: int, player: str | None, side: str | None,
@@ -620,6 +620,17 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
     With ``integrity``, the game's PBEM integrity is checked too (the checks
     of ``vmodtool check-game``, over the same replay: no second pass) and
     reported in :attr:`AuditReport.integrity`."""
+    # one relaxed collection for the whole audit, not one each for reading,
+    # replaying and judging: between them a restored threshold would start
+    # collections that scan the replay's objects (a tenth of a short audit)
+    with relaxed_gc():
+        return _audit_logs(logs, scenario, module=module, board_sizes=board_sizes, plugin_folders=plugin_folders,
+                           trust_scenario_plugins=trust_scenario_plugins, only=only, integrity=integrity)
+
+
+def _audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str | Path | None,
+                board_sizes: dict[str, tuple[int, int]] | None, plugin_folders: Sequence[Path],
+                trust_scenario_plugins: bool, only: Sequence[str] | None, integrity: bool) -> AuditReport:
     # the rules first: a plug-in that is not a rule stops the audit before any log is read
     engine = Engine(scenario, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)
@@ -746,13 +757,27 @@ def _log_module(saved: SavedGame) -> _ModuleName | None:
     raw = saved.metadata_xml("moduledata")
     if not raw:
         return None
-    try:
-        meta = ModuleMetadata.parse(raw, file=saved.file)
-    except VmodError:
+    if raw in _MODULEDATA:
+        named = _MODULEDATA[raw]
+    else:
+        try:
+            meta = ModuleMetadata.parse(raw, file=saved.file)
+        except VmodError:
+            named = None
+        else:
+            named = (meta.name, meta.version, tuple(meta.name_translations.values())) if meta.name else None
+        if len(_MODULEDATA) >= 64:
+            _MODULEDATA.clear()
+        _MODULEDATA[raw] = named
+    if named is None:
         return None
-    if not meta.name:
-        return None
-    return _ModuleName(meta.name, meta.version, str(saved.file), tuple(meta.name_translations.values()))
+    return _ModuleName(named[0], named[1], str(saved.file), named[2])
+
+
+#: the module names ``moduledata`` entries give (name, version,
+#: translations; None: none): the logs of a batch are mostly of one module,
+#: and the entry is XML to parse
+_MODULEDATA: dict[bytes, tuple[str, str, tuple[str, ...]] | None] = {}
 
 
 def _check_module(log: str, found: _ModuleName, given: _ModuleName) -> list[str]:

@@ -365,12 +365,18 @@ class AuditState:
         self._detach(uid, s.hex)
         self._moved(uid)
         was_on_map = s.hex is not None
-        s.hex, s.box, s.present = hex_id, box, True
+        # (straight to the fields: the hook's only work for these is
+        # dropping the view; a move sets them at every event)
+        put = object.__setattr__
+        put(s, "hex", hex_id)
+        put(s, "box", box)
+        put(s, "present", True)
+        put(s, "_view", None)
         if hex_id is not None:
             self.stacks.setdefault(hex_id, []).append(uid)
             self.changed.append(hex_id)
             if not was_on_map:
-                s.entered = (self.turn, self.activation_count)
+                put(s, "entered", (self.turn, self.activation_count))
         if order is not None and hex_id is not None:
             self.set_order(hex_id, order)
 

@@ -22,7 +22,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +31,7 @@ from typing import IO, Any
 from vmodtool.batch.games import Game
 from vmodtool.batch.tasks import Options, Task, forget_trees, game_options, payload_of, run_task, task_key
 from vmodtool.errors import VmodError
+from vmodtool.pools import process_pool
 
 __all__ = ["BatchProgress", "BatchSummary", "run_batch", "EXIT_INTERNAL"]
 
@@ -217,7 +218,7 @@ def _run_local(jobs: int) -> Runner:
         peak: float | None = None
         attempts: dict[int, int] = {}
         while queue:
-            pool = ProcessPoolExecutor(max_workers=jobs)
+            pool = process_pool(jobs)
             running: dict[Future[dict[str, Any]], Task] = {}
             broken = False
             try:

@@ -335,13 +335,15 @@ class _CounterJobs:
         chunk = max(16, len(self.specs) // (workers * 4) + 1)
         self.chunks = [self.specs[i:i + chunk] for i in range(0, len(self.specs), chunk)]
         if workers > 1 and len(self.specs) >= 200:
-            import multiprocessing
             from concurrent.futures import ProcessPoolExecutor  # only when rendering many faces
 
+            from vmodtool.pools import pool_context
+
             global _FORKED_SCENARIO
-            if multiprocessing.get_start_method() == "fork":
+            context = pool_context()
+            if context.get_start_method() == "fork":
                 _FORKED_SCENARIO = scenario
-            self.pool = ProcessPoolExecutor(max_workers=workers)
+            self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
             self.board_future = self.pool.submit(_board_job, id(scenario))
             self.futures = [self.pool.submit(_render_chunk, (c, px)) for c in self.chunks]
 

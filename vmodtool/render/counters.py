@@ -1172,10 +1172,10 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
         for job in todo:
             record(job, _write_job(out, job))
     else:
-        from concurrent.futures import ProcessPoolExecutor  # only when there is much to draw
+        from vmodtool.pools import process_pool  # only when there is much to draw
 
         chunk = max(1, min(16, total // (n_jobs * 8)))
-        with ProcessPoolExecutor(max_workers=n_jobs) as pool:
+        with process_pool(n_jobs) as pool:
             for job, blobs in zip(todo, pool.map(_worker, [(str(out), j) for j in todo], chunksize=chunk),
                                   strict=True):
                 record(job, blobs)

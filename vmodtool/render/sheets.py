@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +51,7 @@ from PIL import Image, ImageDraw
 
 from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
+from vmodtool.pools import process_pool
 from vmodtool.render import fonts
 from vmodtool.render.counter_pdf import pdf_from_pngs, png_bytes
 from vmodtool.render.counters import CounterSpec, counter_specs, counter_style, render_face
@@ -425,7 +425,7 @@ def render_sheet_pages(specs: Sequence[CounterSpec], size_px: int, options: Shee
             if progress:
                 progress(i + 1, n)
     else:
-        with ProcessPoolExecutor(max_workers=min(n_jobs, n)) as pool:
+        with process_pool(min(n_jobs, n)) as pool:
             for i, blob in enumerate(pool.map(_page_job, work)):
                 pages.extend(_split(blob))
                 if progress:

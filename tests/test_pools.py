@@ -1,0 +1,69 @@
+"""Process pools: forked from a process with one thread, started by the fork
+server from one with threads (``vmodtool/pools.py``), and a build's faces the
+same bytes either way."""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import subprocess
+import sys
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.build.test_build_cache import scenario_text
+from vmodtool.pools import pool_context, process_pool
+
+REPO = Path(__file__).resolve().parents[1]
+LINUX = sys.platform.startswith("linux")
+
+
+def _start_method_alone() -> str:
+    """The start method a fresh single-threaded interpreter chooses."""
+    done = subprocess.run([sys.executable, "-c", "from vmodtool.pools import pool_context; "
+                           "print(pool_context().get_start_method())"], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=120, check=True)
+    return done.stdout.strip()
+
+
+@pytest.mark.skipif(not LINUX, reason="fork is the default start method on Linux only")
+def test_one_thread_forks_and_threads_use_the_fork_server() -> None:
+    assert _start_method_alone() == multiprocessing.get_start_method() == "fork"
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert pool_context().get_start_method() == "forkserver"
+        with process_pool(1) as pool:                   # a working pool, started that way
+            assert pool.submit(pow, 3, 4).result(timeout=120) == 81
+    finally:
+        stop.set()
+        other.join()
+
+
+def _members(path: Path) -> dict[str, str]:
+    with zipfile.ZipFile(path) as zf:
+        return {n: hashlib.sha256(zf.read(n)).hexdigest() for n in zf.namelist()}
+
+
+def test_a_build_renders_the_same_bytes_forked_or_from_the_fork_server(tmp_path: Path) -> None:
+    """A build of 240 counters (enough for the render pool): in a fresh
+    process (forked workers) and in one with a second thread (fork server)."""
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(scenario_text(240), "utf-8")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    run = ("import sys, threading; from vmodtool.cli import main\n"
+           "if sys.argv[1] == 'thread': threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
+           "main(['build', sys.argv[2], '-o', sys.argv[3], '-q', '-j', '2'])\n")
+    outputs = {}
+    for mode in ("alone", "thread"):
+        outputs[mode] = tmp_path / f"{mode}.vmod"
+        done = subprocess.run([sys.executable, "-c", run, mode, str(scenario), str(outputs[mode])],
+                              capture_output=True, text=True, env=env, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr
+    assert _members(outputs["alone"]) == _members(outputs["thread"])
+    assert len(_members(outputs["alone"])) > 480

@@ -22,17 +22,27 @@ REPO = Path(__file__).resolve().parents[1]
 LINUX = sys.platform.startswith("linux")
 
 
-def _start_method_alone() -> str:
-    """The start method a fresh single-threaded interpreter chooses."""
-    done = subprocess.run([sys.executable, "-c", "from vmodtool.pools import pool_context; "
-                           "print(pool_context().get_start_method())"], capture_output=True, text=True,
+START = {
+    "alone": "",
+    "threading": "import threading; threading.Thread(target=threading.Event().wait, daemon=True).start()",
+    # a thread threading does not list (execnet's, in a pytest-xdist worker): the system still counts it
+    "raw thread": "import _thread, time; _thread.start_new_thread(time.sleep, (60,)); time.sleep(0.2)",
+}
+
+
+def _start_method(kind: str) -> str:
+    """The start method a fresh interpreter chooses after ``START[kind]``."""
+    code = f"{START[kind]}\nfrom vmodtool.pools import pool_context; print(pool_context().get_start_method())"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=120, check=True)
     return done.stdout.strip()
 
 
 @pytest.mark.skipif(not LINUX, reason="fork is the default start method on Linux only")
 def test_one_thread_forks_and_threads_use_the_fork_server() -> None:
-    assert _start_method_alone() == multiprocessing.get_start_method() == "fork"
+    assert multiprocessing.get_start_method() == "fork"
+    assert {kind: _start_method(kind) for kind in START} == \
+        {"alone": "fork", "threading": "forkserver", "raw thread": "forkserver"}
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()

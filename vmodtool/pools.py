@@ -11,6 +11,7 @@ started by a fork server instead, which has no threads of its own.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.context import BaseContext
@@ -18,11 +19,21 @@ from multiprocessing.context import BaseContext
 __all__ = ["pool_context", "process_pool"]
 
 
+def _threads() -> int:
+    """This process's threads as the system counts them (on Linux, those
+    started without :mod:`threading` too, as execnet's are), else the
+    :mod:`threading` count."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
 def pool_context() -> BaseContext:
     """The start method for a pool made now: the platform's default, or the
     fork server when this process has threads and the default would fork."""
     context = multiprocessing.get_context()
-    if (context.get_start_method() == "fork" and threading.active_count() > 1
+    if (context.get_start_method() == "fork" and _threads() > 1
             and "forkserver" in multiprocessing.get_all_start_methods()):
         return multiprocessing.get_context("forkserver")
     return context

@@ -15,7 +15,6 @@ renderer (``render/cards.py``) reads only the resolved template.
 
 from __future__ import annotations
 
-import json
 import string
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,8 +24,10 @@ from typing import Any
 from vmodtool.scenario.templates import (
     TemplateError,
     is_template_file,
+    side_entry,
     template_document,
     template_error,
+    template_schema,
     templates_dir,
 )
 
@@ -145,16 +146,11 @@ class CardTemplate:
 
     def side_colours(self, side: str | None) -> dict[str, str]:
         """The colours this template gives the decks of ``side``."""
-        for k, v in self.sides:
-            if k == side:
-                return dict(v)
-        return {}
+        return side_entry(self.sides, side)
 
 
-@lru_cache(maxsize=1)
 def _schema() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((cards_dir() / _SCHEMA).read_text("utf-8"))
-    return data
+    return template_schema(cards_dir() / _SCHEMA)
 
 
 def card_template_file(ref: str, folder: Path | None) -> Path | None:

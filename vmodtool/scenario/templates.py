@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CounterTemplate", "TemplateError", "TemplateRef", "bundled_templates", "template_file",
            "load_template", "art_library", "art_file", "DEFAULT_TEMPLATE", "template_refs", "templates_dir",
-           "template_document", "template_error", "is_template_file"]
+           "template_document", "template_error", "is_template_file", "side_entry", "template_schema"]
 
 DEFAULT_TEMPLATE = "nato"
 _PACKAGE = Path(__file__).resolve().parent.parent      # vmodtool/
@@ -105,16 +105,26 @@ class CounterTemplate:
         return self.art_default
 
     def side_style(self, side: str) -> Mapping[str, str]:
-        for k, v in self.sides:
-            if k == side:
-                return dict(v)
-        return {}
+        return side_entry(self.sides, side)
 
 
-@lru_cache(maxsize=1)
-def _schema() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((templates_dir() / "template.schema.json").read_text("utf-8"))
+def side_entry(sides: tuple[tuple[str, tuple[tuple[str, str], ...]], ...], side: str | None) -> dict[str, str]:
+    """A template's settings for ``side`` (its ``sides`` pairs), or none."""
+    for k, v in sides:
+        if k == side:
+            return dict(v)
+    return {}
+
+
+@lru_cache(maxsize=4)
+def template_schema(path: Path) -> dict[str, Any]:
+    """A template JSON Schema, read once."""
+    data: dict[str, Any] = json.loads(path.read_text("utf-8"))
     return data
+
+
+def _schema() -> dict[str, Any]:
+    return template_schema(templates_dir() / "template.schema.json")
 
 
 @lru_cache(maxsize=1)

@@ -1,7 +1,8 @@
 """``vmodtool report`` on the TLD chain (19 logs, 10,148 steps, 2,600+
 pieces, the 5340×5024 Normandy board): time to build the report, its size,
-and the time Chromium takes to open it (the page parsed, the script run,
-step 0 drawn) and to step through it — each measurement in a fresh process
+against replaying the chain alone (the baseline, in the same run), and the
+time Chromium takes to open it (the page parsed, the script run, step 0
+drawn) and to step through it — each measurement in a fresh process
 (``fresh.py``).
 
 Run from the repository root: ``python benchmarks/bench_report.py [--runs N]``
@@ -36,6 +37,18 @@ def build() -> tuple[float, int]:
     result = write_game_report(logs, OUT, module=SHARED / "corpus" / "tld" / "buildFile",
                                board_sizes={"Normandy": (5340, 5024)})
     return time.perf_counter() - start, result.steps
+
+
+def replay_alone() -> tuple[float, int]:
+    """The baseline: reading and replaying the same chain, nothing else."""
+    from vmodtool.replay import Replay
+
+    logs = sorted((SHARED / "corpus" / "tld" / "game").glob("*.log"))
+    start = time.perf_counter()
+    replay = Replay.open(logs, module=SHARED / "corpus" / "tld" / "buildFile",
+                         board_sizes={"Normandy": (5340, 5024)})
+    steps = len(replay.run())
+    return time.perf_counter() - start, steps
 
 
 def _browser():  # type: ignore[no-untyped-def]
@@ -79,13 +92,13 @@ def step_through() -> tuple[float, int]:
 
 
 def measure(name: str) -> tuple[float, int]:
-    return {"build": build, "open": open_page, "step": step_through}[name]()
+    return {"build": build, "replay": replay_alone, "open": open_page, "step": step_through}[name]()
 
 
 def main() -> None:
     if not OUT.exists():
         build()
-    got = run(__file__, ["build", "open", "step"], measure)
+    got = run(__file__, ["build", "replay", "open", "step"], measure)
     if got is None:
         return
     timings, counts, runs = got
@@ -93,10 +106,14 @@ def main() -> None:
     folder = OUT.with_name(OUT.stem + "_files")
     images = sum(f.stat().st_size for f in folder.iterdir()) if folder.is_dir() else 0
     print(f"TLD report: {counts['build']} steps, {size / 1e6:.2f} MB page + {images / 1e6:.2f} MB images")
-    for name, label in (("build", "build (replay, checks, page)"), ("open", "open in Chromium to step 0 drawn"),
-                        ("step", "slowest step or jump in the page")):
+    load = os.getloadavg()
+    print(f"(load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {runs} interleaved fresh-process runs)")
+    for name, label in (("build", "build (replay, checks, page)"), ("replay", "the replay alone (baseline)"),
+                        ("open", "open in Chromium to step 0 drawn"), ("step", "slowest step or jump in the page")):
         t = timings[name]
         print(f"  {label}: median {statistics.median(t):.3f} s, best {min(t):.3f} s over {runs} runs")
+    ratios = [b / r for b, r in zip(timings["build"], timings["replay"], strict=True)]
+    print(f"  build / replay alone, run by run: median {statistics.median(ratios):.2f}x")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ or a property is asked for.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.decks import DeckState, DeckType
@@ -480,6 +480,18 @@ class MapState:
                 else:
                     bucket[obj] = None
         return at
+
+    @property
+    def stamp(self) -> tuple[int, int]:
+        """Changes whenever a top-level object is added here or taken off
+        (equal stamps: the same top-level objects as then)."""
+        return self._next, len(self.pieces)
+
+    def in_drawing_order(self, objs: Iterable[GameObject]) -> list[GameObject]:
+        """Those of ``objs`` that are top-level here, bottom first (the order
+        of :attr:`pieces`, without scanning the map)."""
+        seq = self._seq
+        return sorted((o for o in objs if o in seq), key=seq.__getitem__)
 
     def relocate(self, obj: GameObject) -> None:
         """Re-index ``obj`` after its x/y (or its members) changed, if it is

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vmodtool.report.scene import Counter, Scene, SceneBuilder
+from vmodtool.report.scene import Counter, Scene, SceneBuilder, SceneDelta
 
 if TYPE_CHECKING:
     from vmodtool.replay.engine import Engine
@@ -99,6 +99,9 @@ class Frames:
     def piece(self, piece_id: str) -> int:
         return self._intern(self.pieces, self._piece_ix, piece_id, piece_id)
 
+    def has_map(self, name: str) -> bool:
+        return name in self._map_ix
+
     def map_index(self, name: str | None) -> int:
         return self._map_ix.get(name or "", -1)
 
@@ -124,7 +127,12 @@ class _Differ:
     def __init__(self, frames: Frames) -> None:
         self.frames = frames
         self.drawn: dict[str, tuple[Counter, tuple[object, ...]]] = {}
+        #: each drawn id's place in ``drawn`` (the order of its removals)
+        self.order: dict[str, int] = {}
+        self._next = 0
         self.z = 0
+        #: a piece id was drawn twice: every scene compared whole from then on
+        self.repeats = False
 
     def changes(self, scene: Scene) -> list[list[int]]:
         f = self.frames
@@ -143,17 +151,48 @@ class _Differ:
             last = drawn.get(ident)
             if last is not None and last[0] is c:
                 continue
-            key = c.key()
-            if last is None or last[1] != key:
-                self.z += 1
-                drawn[ident] = (c, key)
-                out.append([f.piece(ident), f.map_index(c.map), c.x, c.y, f.look(c), f.label(c.label), self.z])
-            else:
-                drawn[ident] = (c, key)
+            self._draw(c, ident, last, out)
+        if repeats:
+            self.repeats = True
         for ident in [i for i in self.drawn if i not in seen]:
             del self.drawn[ident]
+            del self.order[ident]
             out.append([f.piece(ident)])
         return out
+
+    def delta_changes(self, delta: SceneDelta) -> list[list[int]]:
+        """:meth:`changes` from what a step drew again (the same changes in
+        the same order, without walking the pieces it left alone)."""
+        out: list[list[int]] = []
+        drawn = self.drawn
+        ids: set[str] = set()
+        for c in delta.counters:
+            ids.add(c.id)
+            last = drawn.get(c.id)
+            if last is not None and last[0] is c:
+                continue
+            self._draw(c, c.id, last, out)
+        order = self.order
+        f = self.frames
+        for ident in sorted({i for i in delta.replaced if i not in ids and i in drawn}, key=order.__getitem__):
+            del drawn[ident]
+            del order[ident]
+            out.append([f.piece(ident)])
+        return out
+
+    def _draw(self, c: Counter, ident: str, last: tuple[Counter, tuple[object, ...]] | None,
+              out: list[list[int]]) -> None:
+        key = c.key()
+        if last is None:
+            self.order[ident] = self._next
+            self._next += 1
+        if last is None or last[1] != key:
+            f = self.frames
+            self.z += 1
+            self.drawn[ident] = (c, key)
+            out.append([f.piece(ident), f.map_index(c.map), c.x, c.y, f.look(c), f.label(c.label), self.z])
+        else:
+            self.drawn[ident] = (c, key)
 
 
 #: every this many steps the whole scene is drawn again (a safety net under
@@ -201,10 +240,14 @@ def _step_info(step: Step, frames: Frames) -> StepInfo:
 
 
 def record_frames(replay: Replay, builder: SceneBuilder | None = None, *,
-                  on_restore: Callable[[int, Engine], None] | None = None) -> tuple[Frames, list[Step]]:
+                  on_restore: Callable[[int, Engine], None] | None = None,
+                  incremental: bool = True) -> tuple[Frames, list[Step]]:
     """Replay every step, recording the scene changes and the move list;
     returns the frames and the steps (for checks that read them).
-    ``on_restore`` is passed on to :meth:`Replay.steps`."""
+    ``on_restore`` is passed on to :meth:`Replay.steps`.  A step is
+    compared by what it drew again (``incremental``) unless only its
+    whole scene will do; False compares every step's whole scene (the
+    same frames, slower: the tests' reference)."""
     builder = builder or SceneBuilder(replay.positions, replay.positions.module)
     frames = Frames()
     differ = _Differ(frames)
@@ -221,7 +264,14 @@ def record_frames(replay: Replay, builder: SceneBuilder | None = None, *,
         engine = replay.engine
         assert engine is not None
         touched = None if step.number % FULL_EVERY == 0 else _touched(step)
-        frames.changes.append(differ.changes(builder.scene(engine, step.number, touched)))
+        delta = None
+        if incremental and touched is not None and not differ.repeats and \
+                all(frames.has_map(name) for name in engine.state.maps):
+            delta = builder.delta(engine, touched)
+        if delta is not None:
+            frames.changes.append(differ.delta_changes(delta))
+        else:
+            frames.changes.append(differ.changes(builder.scene(engine, step.number, touched)))
         frames.steps.append(_step_info(step, frames))
         steps.append(step)
     for info, step in zip(frames.steps, steps, strict=True):

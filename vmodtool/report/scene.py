@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from vmodtool.replay.state import Piece
     from vmodtool.vassal.module import Module
 
-__all__ = ["BOX_SIZE", "Counter", "ImageCatalog", "Layer", "Scene", "SceneBoard", "SceneBuilder", "SceneMap",
-           "StackSeparation", "hex_labels", "scene_at"]
+__all__ = ["BOX_SIZE", "Counter", "ImageCatalog", "Layer", "Scene", "SceneBoard", "SceneBuilder", "SceneDelta",
+           "SceneMap", "StackSeparation", "hex_labels", "scene_at"]
 
 #: the size of a labelled box standing for a piece whose images the module lacks
 BOX_SIZE = (48, 48)
@@ -171,6 +171,16 @@ class Scene:
 
 
 @dataclass(frozen=True)
+class SceneDelta:
+    """What a step changed in a scene (:meth:`SceneBuilder.delta`): the
+    counters drawn again, in drawing order, and the ids of the counters
+    they replace or that are no longer drawn (some may be drawn again)."""
+
+    counters: list[Counter]
+    replaced: list[str]
+
+
+@dataclass(frozen=True)
 class StackSeparation:
     """A map's unexpanded stack separations and whether it stacks at all."""
 
@@ -247,6 +257,13 @@ class SceneBuilder:
         self._container: dict[str, object] = {}
         self._labels: dict[tuple[str, str | tuple[str, ...]], str] = {}
         self._looks: dict[tuple[str, str | tuple[str, ...], bool], _Look] = {}
+        # what the last scene or delta showed, for :meth:`delta`: the
+        # counters of each top-level object, the object each counter id is
+        # shown in, and each map's top-level objects
+        self._shown: dict[object, list[Counter]] = {}
+        self._owner: dict[str, object] = {}
+        self._tops: dict[str, set[object]] = {}
+        self._stamps: dict[str, tuple[int, int] | None] = {}
 
     # -- maps ------------------------------------------------------------
     def _map(self, name: str) -> SceneMap:
@@ -357,22 +374,28 @@ class SceneBuilder:
                     was = self._container.get(member.id) if member.id else None
                     if was is not None and was is not top:
                         self._drawn.pop(was, None)
-        names = self.positions.map_names()
-        for n in engine.state.maps:
-            if n not in names:
-                names.append(n)
         maps: list[SceneMap] = []
-        for name in names:
+        shown = self._shown = {}
+        owner = self._owner = {}
+        self._tops = {}
+        self._stamps = {}
+        for name in self._map_names(engine):
             sm = self._map(name)
             state = engine.state.maps.get(name)
             if state is not None:
                 sep = self._separations.get(name, StackSeparation())
                 stacking = self.positions.stacking(name)
-                for obj in list(state.pieces):
+                tops = list(state.pieces)
+                self._tops[name] = set(tops)
+                self._stamps[name] = state.stamp
+                for obj in tops:
                     counters = self._drawn.get(obj)
                     if counters is None:
                         counters = self._draw(engine, obj, name, sep, stacking)
                         self._drawn[obj] = counters
+                    shown[obj] = counters
+                    for c in counters:
+                        owner[c.id] = obj
                     sm.counters.extend(counters)
                 if not sm.boards:
                     for c in sm.counters:
@@ -380,6 +403,99 @@ class SceneBuilder:
                         sm.height = max(sm.height, c.y + BOX_SIZE[1])
             maps.append(sm)
         return Scene(step, maps)
+
+    def _map_names(self, engine: Engine) -> list[str]:
+        """The maps in scene order: the module's, then those only the game names."""
+        names = self.positions.map_names()
+        for n in engine.state.maps:
+            if n not in names:
+                names.append(n)
+        return names
+
+    def delta(self, engine: Engine, touched: set[str]) -> SceneDelta | None:
+        """What :meth:`scene` with ``touched`` would change since the last
+        scene or delta, without walking the unchanged pieces: the counters of
+        the top-level objects drawn again (in drawing order) and the ids of
+        the counters they and the objects no longer on a map showed before.
+        None when only a whole scene will do: another engine (a log's
+        saved state restored), or a piece id shown twice (a broken save),
+        which :meth:`scene` tells apart by its order on the maps."""
+        from vmodtool.replay.state import Piece
+
+        if engine is not self._engine:
+            return None
+        drawn, container, shown, owner = self._drawn, self._container, self._shown, self._owner
+        # what scene() pops for the touched ids: their old and new stacks
+        stale: set[object] = set()
+        for pid in touched:
+            old = container.pop(pid, None)
+            if old is not None:
+                stale.add(old)
+                drawn.pop(old, None)
+            named = engine.state.get(pid)
+            if named is None:
+                continue
+            top = named.parent if isinstance(named, Piece) and named.parent is not None else named
+            stale.add(top)
+            drawn.pop(top, None)
+            for member in getattr(top, "members", ()):
+                was = container.get(member.id) if member.id else None
+                if was is not None and was is not top:
+                    stale.add(was)
+                    drawn.pop(was, None)
+        affected = set(stale)
+        redrawn: list[Counter] = []
+        again: list[tuple[object, list[Counter]]] = []
+        for name in self._map_names(engine):
+            state = engine.state.maps.get(name)
+            stamp = state.stamp if state is not None else None
+            if stamp != self._stamps.get(name):
+                # objects added or taken off: which, by their sets (in C)
+                current = state.pieces if state is not None else {}
+                before = self._tops.get(name)
+                if before is None:
+                    before = self._tops[name] = set()
+                gone = before - current.keys()
+                added = current.keys() - before
+                before -= gone
+                before |= added
+                affected |= gone
+                affected |= added
+                self._stamps[name] = stamp
+            if state is None:
+                continue
+            current = state.pieces
+            candidates = [o for o in affected if o in current]
+            if not candidates:
+                continue
+            sep = self._separations.get(name, StackSeparation())
+            stacking = self.positions.stacking(name)
+            for top_obj in state.in_drawing_order(candidates):
+                counters = drawn.get(top_obj)
+                if counters is None:
+                    counters = drawn[top_obj] = self._draw(engine, top_obj, name, sep, stacking)
+                again.append((top_obj, counters))
+                redrawn.extend(counters)
+        # a counter id shown by an object this step leaves alone, or twice:
+        # only the whole scene orders the repeats
+        ids: set[str] = set()
+        for obj, counters in again:
+            for c in counters:
+                was = owner.get(c.id)
+                if c.id in ids or (was is not None and was is not obj and was not in affected):
+                    return None
+                ids.add(c.id)
+        replaced: list[str] = []
+        for obj in affected:
+            for c in shown.pop(obj, ()):
+                replaced.append(c.id)
+                if owner.get(c.id) is obj:
+                    del owner[c.id]
+        for obj, counters in again:
+            shown[obj] = counters
+            for c in counters:
+                owner[c.id] = obj
+        return SceneDelta(redrawn, replaced)
 
     def _draw(self, engine: Engine, obj: object, name: str, sep: StackSeparation, stacking: bool
               ) -> list[Counter]:

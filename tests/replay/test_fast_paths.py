@@ -509,3 +509,31 @@ def test_add_fields_is_the_full_decoder_where_it_answers() -> None:
             assert len(fields) == 3, text
             assert got == (None if fields[0] == "null" else fields[0], fields[1], fields[2]), text
     assert answered >= 8
+
+
+def test_names_and_properties_shared_by_refs_of_one_state_are_each_refs_own() -> None:
+    """A piece's name and properties are kept by (id, type, states) for every
+    ref of it in that state: each must be what its own trait chain gives,
+    the properties read-only, and a name seen through a mask the ref's own."""
+    from vmodtool.replay.events import ChangeEvent, MoveEvent, PieceRef
+
+    log = Path(__file__).resolve().parents[2] / "examples" / "formats" / "demo.vlog"
+    refs: list[PieceRef] = []
+    for step in Replay.open([log], module=log.with_suffix(".vmod")).steps():
+        for e in step.events:
+            if isinstance(e, ChangeEvent):
+                refs += [e.before, e.after]
+            elif isinstance(e, MoveEvent):
+                refs.append(e.piece)
+    assert len(refs) >= 6
+    for ref in refs:
+        twin = PieceRef(ref.id, ref.type_text, ref.states)
+        definition = twin.definition()
+        assert twin.name == definition.name
+        assert dict(twin.properties()) == definition.properties()
+        assert twin.properties() is PieceRef(ref.id, ref.type_text, ref.states).properties()
+        with pytest.raises(TypeError):
+            twin.properties()["Moved"] = "x"     # type: ignore[index]
+    masked = PieceRef("m1", TYPE, ("A1", "Main;1;1"))
+    masked._name = "?"                            # as Engine.seen_ref names it through a mask
+    assert PieceRef("m1", TYPE, ("A1", "Main;1;1")).name == "1/A/1-36 Inf" and masked.name == "?"

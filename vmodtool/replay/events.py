@@ -10,7 +10,9 @@ when first asked for, so replaying stays cheap.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from vmodtool.errors import FormatError
@@ -58,6 +60,14 @@ class Place(NamedTuple):
                 "grid_cell": list(self.grid_cell) if self.grid_cell else None}
 
 
+#: names and properties by (id, type, states), shared by the refs of a piece
+#: in one state (a change's "before" is the previous change's "after"): both
+#: depend on nothing else (bounded: cleared when full)
+_NAMES: dict[tuple[str | None, str, tuple[str, ...]], str] = {}
+_PROPERTIES: dict[tuple[str | None, str, tuple[str, ...]], Mapping[str, str]] = {}
+_KEPT = 100_000
+
+
 class PieceRef:
     """A piece at the moment of an event: id, and lazily its name and
     ``UnitId`` from its trait chain as it was then.  A chain that cannot be
@@ -73,7 +83,7 @@ class PieceRef:
         self._states = states
         self._name: str | None = None
         self._unit: str | None | bool = False
-        self._props: dict[str, str] | None = None
+        self._props: Mapping[str, str] | None = None
         self._def: PieceDef | None = None
         self._one: dict[str, str | None] | None = None
 
@@ -116,12 +126,20 @@ class PieceRef:
 
     @property
     def name(self) -> str:
-        if self._name is None:
-            try:
-                self._name = self._definition().name if self._type != "stack" else "stack"
-            except FormatError:
-                self._name = ""
-        return self._name
+        name = self._name
+        if name is None:
+            key = (self.id, self._type, self._states)
+            name = _NAMES.get(key)
+            if name is None:
+                try:
+                    name = self._definition().name if self._type != "stack" else "stack"
+                except FormatError:
+                    name = ""
+                if len(_NAMES) >= _KEPT:
+                    _NAMES.clear()
+                _NAMES[key] = name
+            self._name = name
+        return name
 
     @property
     def unit_id(self) -> str | None:
@@ -134,13 +152,23 @@ class PieceRef:
             self._unit = unit
         return unit
 
-    def properties(self) -> dict[str, str]:
-        if self._props is None:
-            try:
-                self._props = self._definition().properties()
-            except FormatError:
-                self._props = {}
-        return self._props
+    def properties(self) -> Mapping[str, str]:
+        """The piece's properties then (read-only: shared by every ref of
+        the piece in this state)."""
+        props = self._props
+        if props is None:
+            key = (self.id, self._type, self._states)
+            props = _PROPERTIES.get(key)
+            if props is None:
+                try:
+                    props = MappingProxyType(self._definition().properties())
+                except FormatError:
+                    props = MappingProxyType({})
+                if len(_PROPERTIES) >= _KEPT:
+                    _PROPERTIES.clear()
+                _PROPERTIES[key] = props
+            self._props = props
+        return props
 
     @property
     def states(self) -> tuple[str, ...]:

@@ -193,6 +193,28 @@ def test_unknown_card_template_is_a_located_scenario_error(tmp_path: Path) -> No
     assert result.exit_code != 0 and f"scenario.yaml:{line}" in result.output
 
 
+def test_check_scenario_lists_every_card_text_that_does_not_fit(tmp_path: Path) -> None:
+    """What build and the sheets refuse, check-scenario finds first: each
+    card whose text does not fit, at its own line, in one run."""
+    path = _copy(tmp_path)
+    text = path.read_text("utf-8")
+    long_name = "Производство-в-чин-и-прочие-почести-за-отвагу-на-поле-боя " * 3
+    for card in ("Пыль (Dust)", "Развёртывание (Deploy)"):
+        assert f'name: "{card}"' in text
+        text = text.replace(f'name: "{card}"', f'name: "{long_name}"', 1)
+    path.write_text(text, "utf-8")
+    lines = [n for n, line in enumerate(text.splitlines(), 1) if long_name in line]
+    assert len(lines) == 2
+    result = CliRunner().invoke(cli, ["check-scenario", str(path)])
+    assert result.exit_code == 2, result.output
+    for n in lines:
+        assert any(f"scenario.yaml:{n}: " in line and "its name" in line and "does not fit" in line
+                   for line in result.output.splitlines()), result.output
+    assert "2 errors" in result.output
+    json_out = CliRunner().invoke(cli, ["check-scenario", "--format", "json", str(path)])
+    assert json_out.exit_code == 2 and '"valid": false' in json_out.output
+
+
 def test_broken_card_template_file_names_both_files(tmp_path: Path) -> None:
     path = _copy(tmp_path)
     (path.parent / "bad.yaml").write_text("vmodtool_template: 1\nkind: card\nname: bad\n"

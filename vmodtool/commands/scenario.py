@@ -52,6 +52,11 @@ def check_scenario_command(ctx: click.Context, file: str, output: str | None, fm
     check_report_output(output, file, module, board_sizes_file)
     scenario, problems = check_scenario(file, module=module,
                                         board_sizes=board_sizes(board_sizes_file, board_size) or None)
+    if scenario is not None and scenario.decks:
+        # what build and the sheets would refuse: a card text too long for its template
+        from vmodtool.render.cards import card_text_problems
+        problems = sorted(problems + card_text_problems(scenario), key=lambda p: (p.file or "", p.line or 0,
+                                                                                 p.column or 0))
     errors = [p for p in problems if p.severity == "error"]
 
     def text() -> Iterator[str]:

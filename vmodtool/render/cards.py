@@ -45,11 +45,12 @@ from vmodtool.render.counter_pdf import png_bytes
 from vmodtool.render.counters import MIN_TEXT_SCALE, safe_name, shrink_wrap
 from vmodtool.scenario.card_templates import CardTemplate, LineRegion, resolve_card_template
 from vmodtool.scenario.cards import CARD_SIZES, VASSAL_CARD_DPI, CardSpec, DeckSpec, card_pixels
-from vmodtool.scenario.model import Scenario
+from vmodtool.scenario.model import Position, Scenario
+from vmodtool.scenario.problems import Problem
 from vmodtool.scenario.templates import TemplateError
 
 __all__ = ["CardError", "CardTextError", "VASSAL_CARD_DPI", "card_px", "deck_colour", "render_card_front",
-           "render_card_back", "card_filename", "back_filename", "check_card_texts", "render_card_files",
+           "render_card_back", "card_filename", "back_filename", "card_text_problems", "check_card_texts", "render_card_files",
            "CardFiles", "CardSetting", "card_template"]
 
 #: the width at which line breaks and sizes are decided
@@ -66,7 +67,13 @@ class CardError(VmodError):
 
 class CardTextError(CardError):
     """A card's name, text, line or corner value does not fit its region
-    even at the smallest size."""
+    even at the smallest size: ``where`` the card or deck, ``detail`` what
+    does not fit."""
+
+    def __init__(self, where: Position, detail: str) -> None:
+        super().__init__(f"{where}: {detail}")
+        self.where = where
+        self.detail = detail
 
 
 def card_px(size: str, dpi: int) -> tuple[int, int]:
@@ -184,7 +191,8 @@ def _fit(card_or_deck: CardSpec | DeckSpec, what: str, text: str, font: str, fra
     if fitted is None:
         kind = "card" if isinstance(card_or_deck, CardSpec) else "deck"
         raise CardTextError(
-            f"{card_or_deck.position}: {kind} {card_or_deck.id!r}: its {what} ({len(text)} characters) does not fit "
+            card_or_deck.position,
+            f"{kind} {card_or_deck.id!r}: its {what} ({len(text)} characters) does not fit "
             f"{'in one line ' if one_line else ''}on a {size} card even at {round(MIN_TEXT_SCALE * 100)}% of its "
             f"size; shorten it" + hint + (" or use the poker size" if size != "poker" else ""))
     return fitted
@@ -230,7 +238,7 @@ def _layout(t: CardTemplate, deck: DeckSpec, card: CardSpec) -> _Layout:
     v = t.values
     values = [(str(k), str(val)) for k, val in card.values.items()]
     if len(values) > len(v.corners):
-        raise CardTextError(f"{card.position}: card {card.id!r}: it has {len(values)} corner values and its "
+        raise CardTextError(card.position, f"card {card.id!r}: it has {len(values)} corner values and its "
                             f"deck's card template {t.name!r} shows {len(v.corners)}"
                             + (f" ({', '.join(v.corners)})" if v.corners else "") + "; give fewer values "
                             "or choose another template")
@@ -284,6 +292,32 @@ def check_card_texts(scenario: Scenario) -> None:
         for card in deck.cards:
             _layout(t, deck, card)
         _back_text(t, deck)
+
+
+def card_text_problems(scenario: Scenario) -> list[Problem]:
+    """Every card and deck back whose text does not fit its deck's template,
+    located at its line (what ``check-scenario`` lists; a deck whose
+    template cannot be used is the loader's problem already)."""
+    out: list[Problem] = []
+
+    def problem(exc: CardTextError, path: tuple[str | int, ...]) -> None:
+        out.append(Problem(exc.detail, exc.where.file, exc.where.line, path=path))
+
+    for d, deck in enumerate(scenario.decks):
+        try:
+            t = card_template(scenario, deck)
+        except CardError:
+            continue
+        for c, card in enumerate(deck.cards):
+            try:
+                _layout(t, deck, card)
+            except CardTextError as exc:
+                problem(exc, ("decks", d, "cards", c))
+        try:
+            _back_text(t, deck)
+        except CardTextError as exc:
+            problem(exc, ("decks", d, "back"))
+    return out
 
 
 # -- drawing ----------------------------------------------------------------------------

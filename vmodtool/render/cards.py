@@ -50,8 +50,8 @@ from vmodtool.scenario.problems import Problem
 from vmodtool.scenario.templates import TemplateError
 
 __all__ = ["CardError", "CardTextError", "VASSAL_CARD_DPI", "card_px", "deck_colour", "render_card_front",
-           "render_card_back", "card_filename", "back_filename", "card_text_problems", "check_card_texts", "render_card_files",
-           "CardFiles", "CardSetting", "card_template"]
+           "render_card_back", "card_filename", "back_filename", "card_text_problems", "check_card_texts",
+           "render_card_files", "CardFiles", "CardSetting", "card_template"]
 
 #: the width at which line breaks and sizes are decided
 _REFERENCE_W = 600

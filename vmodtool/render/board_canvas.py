@@ -30,8 +30,12 @@ __all__ = ["Canvas", "Colour"]
 Colour = tuple[int, ...]
 Point = tuple[float, float]
 
-#: supersampled pixels held by one band (about 3 bytes each, RGB)
-BAND_PIXELS = 12_000_000
+#: supersampled pixels held by one band (4 bytes each: Pillow keeps RGB in
+#: 32 bits).  12 MB bands are reused by the allocator from one band to the
+#: next; bands above its mmap threshold (32 MB) were mapped afresh and
+#: faulted in page by page each time, which cost the VASSAL board of the
+#: build benchmark a quarter of its rasterising time
+BAND_PIXELS = 3_000_000
 
 
 @dataclass

@@ -176,6 +176,18 @@ class Canvas:
         def tr(points: Sequence[Point]) -> list[tuple[int, int]]:
             return [(round(x * ss) - dx, round(y * ss) - dy) for x, y in points]
 
+        # Pillow's own drawing calls, each colour turned into ink once (what
+        # ImageDraw.polygon, .line and .ellipse call, without their Python
+        # round each time: a board draws thousands of segments)
+        core = draw.draw
+        inks: dict[Colour, int] = {}
+
+        def ink(colour: Colour) -> int:
+            found = inks.get(colour)
+            if found is None:
+                found = inks[colour] = draw._getink(colour)[0] or 0
+            return found
+
         for op in self.ops:
             bx0, by0, bx1, by1 = op.bbox
             if by1 < top or by0 > bottom or bx1 < left or bx0 > right:
@@ -185,28 +197,30 @@ class Canvas:
                 pts, fill, outline, w = a
                 pts = tr(pts)
                 if fill is not None:
-                    draw.polygon(pts, fill=fill)
+                    core.draw_polygon(pts, ink(fill), 1)
                 if outline is not None and w > 0:
                     wi = max(1, int(round(w * ss)))
+                    stroke = ink(outline)
                     for i in range(len(pts)):
-                        draw.line([pts[i - 1], pts[i]], fill=outline, width=wi)
+                        core.draw_lines([pts[i - 1], pts[i]], stroke, wi)
                     if wi > 2:
                         r = wi // 2
                         for x, y in pts:
-                            draw.ellipse((x - r, y - r, x + r, y + r), fill=outline)
+                            core.draw_ellipse((x - r, y - r, x + r, y + r), stroke, 1)
             elif kind == "line":
                 pts, fill, w, caps = a
                 pts = tr(pts)
                 wi = max(1, int(round(w * ss)))
+                stroke = ink(fill)
                 # segment by segment with round joints of our own: Pillow's
                 # joint="curve" depends on clipping, which would show band seams
                 for i in range(len(pts) - 1):
-                    draw.line(pts[i:i + 2], fill=fill, width=wi)
+                    core.draw_lines(pts[i:i + 2], stroke, wi)
                 if wi > 2:
                     r = wi // 2
                     ends = pts if caps else pts[1:-1]
                     for x, y in ends:
-                        draw.ellipse((x - r, y - r, x + r, y + r), fill=fill)
+                        core.draw_ellipse((x - r, y - r, x + r, y + r), stroke, 1)
             elif kind == "circle":
                 cx, cy, r, fill, outline, w = a
                 box = (round((cx - r) * ss) - dx, round((cy - r) * ss) - dy,

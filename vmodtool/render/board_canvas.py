@@ -326,6 +326,8 @@ def _glyph_text(draw: ImageDraw.ImageDraw, at: tuple[int, int], text: str, style
     origin = _origins.get(okey)
     if origin is None:
         placed, base = font.getbbox(text, anchor=anchor), font.getbbox(text, anchor="ls")
+        if len(_origins) > 4096:          # texts anchored by their ink: keep the memory bounded
+            _origins.clear()
         origin = _origins[okey] = (int(placed[0] - base[0]), int(placed[1] - base[1]))
     ox, oy = at[0] + origin[0], at[1] + origin[1]
     pens = []

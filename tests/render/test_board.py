@@ -407,6 +407,39 @@ def test_bands_join_without_seams(monkeypatch, tmp_path):
         assert banded.tobytes() == whole.tobytes()
 
 
+@pytest.mark.parametrize("mode", ["RGB", "RGBA"])
+@pytest.mark.parametrize("style,size,stroke", [("condensed", 38, 6), ("condensed", 29, 5), ("condensed-bold", 16, 2),
+                                               ("regular", 20, 0), ("condensed", 9, 1)])
+def test_glyph_texts_are_pillows_pixels(mode, style, size, stroke):
+    # hex numbers drawn from glyph masks rasterised once: the very pixels of ImageDraw.text
+    from PIL import ImageDraw
+
+    from vmodtool.render.fonts import load_font
+
+    background = (230, 226, 195, 255) if mode == "RGBA" else (230, 226, 195)
+    halo = (240, 238, 225) if stroke else None
+    texts = ["0101", "1111", "2930", "1414", "07", "10.05", "A12", "B-7", "3 4", "1"]
+    drawn = 0
+    for text in texts:
+        for anchor in ("mm", "lt", "rb", "ms", "la"):
+            expected, got = Image.new(mode, (200, 120), background), Image.new(mode, (200, 120), background)
+            ImageDraw.Draw(expected).text((100, 60), text, font=load_font(style, size), fill=(52, 50, 46),
+                                          anchor=anchor, stroke_width=stroke, stroke_fill=halo)
+            if board_canvas._glyph_text(ImageDraw.Draw(got), (100, 60), text, style, size, anchor,
+                                        (52, 50, 46), halo, stroke):
+                drawn += 1
+                assert got.tobytes() == expected.tobytes(), (text, anchor)
+    assert drawn == len(texts) * 5
+
+
+def test_glyph_texts_leave_other_texts_to_pillow():
+    from PIL import ImageDraw
+
+    draw = ImageDraw.Draw(Image.new("RGB", (200, 120)))
+    for text in ("Мост", "office", "AVA", "", "ab"):   # Cyrillic, a ligature, a kerning pair, nothing, lower case
+        assert not board_canvas._glyph_text(draw, (100, 60), text, "condensed", 38, "mm", (0, 0, 0), None, 0)
+
+
 def test_png_stream_is_valid(tmp_path):
     scenario = example("modern-tactical")
     path = tmp_path / "b.png"

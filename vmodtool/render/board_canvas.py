@@ -30,8 +30,12 @@ __all__ = ["Canvas", "Colour"]
 Colour = tuple[int, ...]
 Point = tuple[float, float]
 
-#: supersampled pixels held by one band (about 3 bytes each, RGB)
-BAND_PIXELS = 12_000_000
+#: supersampled pixels held by one band (4 bytes each: Pillow keeps RGB in
+#: 32 bits).  12 MB bands are reused by the allocator from one band to the
+#: next; bands above its mmap threshold (32 MB) were mapped afresh and
+#: faulted in page by page each time, which cost the VASSAL board of the
+#: build benchmark a quarter of its rasterising time
+BAND_PIXELS = 3_000_000
 
 
 @dataclass
@@ -172,6 +176,18 @@ class Canvas:
         def tr(points: Sequence[Point]) -> list[tuple[int, int]]:
             return [(round(x * ss) - dx, round(y * ss) - dy) for x, y in points]
 
+        # Pillow's own drawing calls, each colour turned into ink once (what
+        # ImageDraw.polygon, .line and .ellipse call, without their Python
+        # round each time: a board draws thousands of segments)
+        core = draw.draw
+        inks: dict[Colour, int] = {}
+
+        def ink(colour: Colour) -> int:
+            found = inks.get(colour)
+            if found is None:
+                found = inks[colour] = draw._getink(colour)[0] or 0
+            return found
+
         for op in self.ops:
             bx0, by0, bx1, by1 = op.bbox
             if by1 < top or by0 > bottom or bx1 < left or bx0 > right:
@@ -181,28 +197,30 @@ class Canvas:
                 pts, fill, outline, w = a
                 pts = tr(pts)
                 if fill is not None:
-                    draw.polygon(pts, fill=fill)
+                    core.draw_polygon(pts, ink(fill), 1)
                 if outline is not None and w > 0:
                     wi = max(1, int(round(w * ss)))
+                    stroke = ink(outline)
                     for i in range(len(pts)):
-                        draw.line([pts[i - 1], pts[i]], fill=outline, width=wi)
+                        core.draw_lines([pts[i - 1], pts[i]], stroke, wi)
                     if wi > 2:
                         r = wi // 2
                         for x, y in pts:
-                            draw.ellipse((x - r, y - r, x + r, y + r), fill=outline)
+                            core.draw_ellipse((x - r, y - r, x + r, y + r), stroke, 1)
             elif kind == "line":
                 pts, fill, w, caps = a
                 pts = tr(pts)
                 wi = max(1, int(round(w * ss)))
+                stroke = ink(fill)
                 # segment by segment with round joints of our own: Pillow's
                 # joint="curve" depends on clipping, which would show band seams
                 for i in range(len(pts) - 1):
-                    draw.line(pts[i:i + 2], fill=fill, width=wi)
+                    core.draw_lines(pts[i:i + 2], stroke, wi)
                 if wi > 2:
                     r = wi // 2
                     ends = pts if caps else pts[1:-1]
                     for x, y in ends:
-                        draw.ellipse((x - r, y - r, x + r, y + r), fill=fill)
+                        core.draw_ellipse((x - r, y - r, x + r, y + r), stroke, 1)
             elif kind == "circle":
                 cx, cy, r, fill, outline, w = a
                 box = (round((cx - r) * ss) - dx, round((cy - r) * ss) - dy,
@@ -211,10 +229,12 @@ class Canvas:
                 draw.ellipse(box, fill=fill, outline=outline if wi else None, width=wi)
             elif kind == "text":
                 x, y, text, px, fill, style, anchor, halo, hw = a
-                font = load_font(style, max(1, int(round(px * ss))))
-                draw.text((round(x * ss) - dx, round(y * ss) - dy), text, font=font, fill=fill, anchor=anchor,
-                          stroke_width=int(round(hw * ss)) if halo else 0,
-                          stroke_fill=halo if halo else None)
+                size = max(1, int(round(px * ss)))
+                at = (round(x * ss) - dx, round(y * ss) - dy)
+                stroke = int(round(hw * ss)) if halo else 0
+                if not _glyph_text(draw, at, text, style, size, anchor, fill, halo, stroke):
+                    draw.text(at, text, font=load_font(style, size), fill=fill, anchor=anchor,
+                              stroke_width=stroke, stroke_fill=halo if halo else None)
         if ss > 1:
             if work_mode == "RGBA":
                 img = img.convert("RGBa").reduce(ss).convert("RGBA")
@@ -256,6 +276,79 @@ class Canvas:
                 yield _chunk(b"IDAT", data)
         yield _chunk(b"IDAT", compressor.flush())
         yield _chunk(b"IEND", b"")
+
+
+#: characters whose glyphs are laid side by side by their advances alone in
+#: the bundled fonts (no ligature, no mark; a kerning pair is caught by
+#: :func:`_glyph_text`'s check of the total advance)
+_GLYPH_TEXT = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ.-/ ")
+#: (style, pixel size, stroke, character) -> (mask, left, top, advance): a
+#: glyph as Pillow rasterises it alone, anchored at its origin on the baseline
+_glyphs: dict[tuple[str, int, int, str], tuple[Any, int, int, float]] = {}
+#: (style, pixel size, anchor, total advance in 1/64 pixel, the text if the
+#: anchor depends on its ink) -> where the anchor puts the text's origin
+#: (left, baseline), relative to the anchor
+_origins: dict[tuple[str, int, str, int, str], tuple[int, int]] = {}
+
+
+def _glyph(style: str, size: int, stroke: int, ch: str) -> tuple[Any, int, int, float]:
+    key = (style, size, stroke, ch)
+    found = _glyphs.get(key)
+    if found is None:
+        font = load_font(style, size)
+        mask, (left, top) = font.getmask2(ch, "L", None, None, None, stroke, "ls", 0, (0.0, 0.0),
+                                          stroke_filled=bool(stroke))
+        found = _glyphs[key] = (mask, left, top, font.getlength(ch))
+    return found
+
+
+def _glyph_text(draw: ImageDraw.ImageDraw, at: tuple[int, int], text: str, style: str, size: int, anchor: str,
+                fill: Colour, halo: Colour | None, stroke: int) -> bool:
+    """Draw a short text such as a hex number from glyph masks rasterised
+    once (a board has hundreds of numbers made of a dozen glyphs, and
+    FreeType's stroker is the costly part): the pixels ``ImageDraw.text``
+    draws, glyph for glyph — each glyph's mask at its pen position rounded
+    as Pillow rounds it (to the nearest pixel), the masks combined as Pillow
+    combines them ("over", in order), the halo first.  False (nothing
+    drawn) for a text this cannot draw exactly: another character, or a
+    total advance that is not the sum of the glyphs' own (kerning)."""
+    if not text or len(text) > 12 or not _GLYPH_TEXT.issuperset(text):
+        return False
+    advances = [_glyph(style, size, 0, ch)[3] for ch in text]
+    total = int(round(sum(advances) * 64))
+    font = load_font(style, size)
+    if int(round(font.getlength(text) * 64)) != total:
+        return False
+    # the horizontal anchor and an ascender, middle, baseline or descender
+    # anchor depend on the advances and the font alone; a top or bottom
+    # anchor on the glyphs' ink
+    okey = (style, size, anchor, total, text if anchor[1:] in ("t", "b") else "")
+    origin = _origins.get(okey)
+    if origin is None:
+        placed, base = font.getbbox(text, anchor=anchor), font.getbbox(text, anchor="ls")
+        if len(_origins) > 4096:          # texts anchored by their ink: keep the memory bounded
+            _origins.clear()
+        origin = _origins[okey] = (int(placed[0] - base[0]), int(placed[1] - base[1]))
+    ox, oy = at[0] + origin[0], at[1] + origin[1]
+    pens = []
+    pen = 0
+    for advance in advances:
+        pens.append((pen + 32) >> 6)
+        pen += int(round(advance * 64))
+    passes: list[tuple[Colour, int]] = ([(halo, stroke)] if halo is not None and stroke else []) + [(fill, 0)]
+    for ink, width in passes:
+        glyphs = [(_glyph(style, size, width, ch), p) for ch, p in zip(text, pens, strict=True)]
+        boxes = [(p + g[1], g[2], p + g[1] + g[0].size[0], g[2] + g[0].size[1]) for g, p in glyphs]
+        left, top = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        right, bottom = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        if right <= left or bottom <= top:
+            continue
+        mask = Image.new("L", (right - left, bottom - top)).im
+        for (g, _p), (x0, y0, x1, y1) in zip(glyphs, boxes, strict=True):
+            if x1 > x0 and y1 > y0:
+                mask.paste(255, (x0 - left, y0 - top, x1 - left, y1 - top), g[0])
+        draw.draw.draw_bitmap((ox + left, oy + top), mask, draw._getink(ink)[0])
+    return True
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:

@@ -73,6 +73,7 @@ class HexGeometry:
     boundary: list[tuple[str, tuple[Point, Point]]] = field(default_factory=list)
     _keys: dict[str, Key] = field(default_factory=dict)
     _by_key: dict[Key, str] = field(default_factory=dict)
+    _uv: dict[Key, tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, grid: HexGrid, cells: Mapping[str, tuple[int, int]]) -> HexGeometry:
@@ -100,7 +101,10 @@ class HexGeometry:
 
     def _estimate(self, centre_key: Key, corner: Key) -> Point:
         """A corner's position as the hex with ``centre_key`` places it."""
-        cu, cv = self._uv_centre(*_raw_of_key(centre_key))
+        found = self._uv.get(centre_key)
+        if found is None:          # each hex's centre asked for a dozen times
+            found = self._uv[centre_key] = self._uv_centre(*_raw_of_key(centre_key))
+        cu, cv = found
         du, dv = corner[0] - centre_key[0], corner[1] - centre_key[1]
         return cu + du * self.grid.dx / 3.0, cv + dv * self.grid.dy / 2.0
 

@@ -440,6 +440,29 @@ def test_glyph_texts_leave_other_texts_to_pillow():
         assert not board_canvas._glyph_text(draw, (100, 60), text, "condensed", 38, "mm", (0, 0, 0), None, 0)
 
 
+@pytest.mark.parametrize("broken", ["moved", "raises"])
+def test_glyph_texts_are_left_to_pillow_where_they_would_differ(monkeypatch, broken):
+    # another Pillow may rasterise or place glyphs otherwise (or lack the
+    # calls used): the first text of each size is drawn both ways, and a
+    # difference leaves every text of that size to ImageDraw.text
+    from PIL import ImageDraw
+
+    original = board_canvas._glyph_text_unchecked
+
+    def moved(draw, at, *args):
+        return original(draw, (at[0] + 1, at[1]), *args)
+
+    def raises(*args):
+        raise TypeError("getmask2() got an unexpected keyword argument 'stroke_filled'")
+
+    monkeypatch.setattr(board_canvas, "_exact", {})
+    monkeypatch.setattr(board_canvas, "_glyph_text_unchecked", moved if broken == "moved" else raises)
+    draw = ImageDraw.Draw(Image.new("RGB", (200, 120)))
+    for text in ("0101", "0102"):
+        assert not board_canvas._glyph_text(draw, (100, 60), text, "condensed", 38, "mm", (0, 0, 0), None, 0)
+    assert board_canvas._exact == {("condensed", 38, 0, "mm", "RGB"): False}
+
+
 def test_png_stream_is_valid(tmp_path):
     scenario = example("modern-tactical")
     path = tmp_path / "b.png"

@@ -302,8 +302,54 @@ def _glyph(style: str, size: int, stroke: int, ch: str) -> tuple[Any, int, int, 
     return found
 
 
+#: (style, pixel size, stroke, anchor, image mode) -> whether glyph drawing
+#: gave ImageDraw.text's pixels when first tried (it relies on how this
+#: Pillow rasterises and places glyphs: another version may differ, and
+#: then every text is left to ImageDraw.text)
+_exact: dict[tuple[str, int, int, str, str], bool] = {}
+
+
 def _glyph_text(draw: ImageDraw.ImageDraw, at: tuple[int, int], text: str, style: str, size: int, anchor: str,
                 fill: Colour, halo: Colour | None, stroke: int) -> bool:
+    """:func:`_glyph_text_unchecked` where it was found to draw what
+    ``ImageDraw.text`` draws (checked on the first text of each style,
+    size, halo width, anchor and image mode, by drawing it both ways)."""
+    if not text or len(text) > 12 or not _GLYPH_TEXT.issuperset(text):
+        return False
+    mode = str(getattr(draw, "mode", "RGB"))
+    key = (style, size, stroke, anchor, mode)
+    exact = _exact.get(key)
+    if exact is None:
+        exact = _exact[key] = _same_as_pillow(text, style, size, anchor, stroke, mode, fill, halo)
+    return exact and _glyph_text_unchecked(draw, at, text, style, size, anchor, fill, halo, stroke)
+
+
+def _same_as_pillow(text: str, style: str, size: int, anchor: str, stroke: int, mode: str,
+                    fill: Colour, halo: Colour | None) -> bool:
+    side = 4 * size * (len(text) + 2) + 8 * stroke
+    # a ground unlike the text's ink and halo, so that every pixel of both shows
+    inks = {tuple(fill[:3]), tuple(halo[:3]) if halo else None}
+    ground = next(c for c in ((255, 255, 255), (0, 0, 0), (128, 64, 192)) if c not in inks)
+    images = []
+    for glyphs in (False, True):
+        img = Image.new(mode, (side, side), ground + ((255,) if mode == "RGBA" else ()))
+        draw = ImageDraw.Draw(img)
+        at = (side // 2, side // 2)
+        try:
+            if glyphs:
+                if not _glyph_text_unchecked(draw, at, text, style, size, anchor, fill, halo, stroke):
+                    return False
+            else:
+                draw.text(at, text, font=load_font(style, size), fill=fill, anchor=anchor, stroke_width=stroke,
+                          stroke_fill=halo if halo else None)
+        except (TypeError, AttributeError, ValueError):      # Pillow's internals as another version has them
+            return False
+        images.append(img.tobytes())
+    return images[0] == images[1]
+
+
+def _glyph_text_unchecked(draw: ImageDraw.ImageDraw, at: tuple[int, int], text: str, style: str, size: int,
+                          anchor: str, fill: Colour, halo: Colour | None, stroke: int) -> bool:
     """Draw a short text such as a hex number from glyph masks rasterised
     once (a board has hundreds of numbers made of a dozen glyphs, and
     FreeType's stroker is the costly part): the pixels ``ImageDraw.text``
@@ -312,8 +358,6 @@ def _glyph_text(draw: ImageDraw.ImageDraw, at: tuple[int, int], text: str, style
     combines them ("over", in order), the halo first.  False (nothing
     drawn) for a text this cannot draw exactly: another character, or a
     total advance that is not the sum of the glyphs' own (kerning)."""
-    if not text or len(text) > 12 or not _GLYPH_TEXT.issuperset(text):
-        return False
     advances = [_glyph(style, size, 0, ch)[3] for ch in text]
     total = int(round(sum(advances) * 64))
     font = load_font(style, size)

@@ -316,3 +316,41 @@ def test_yaml_1_1_on_key_is_reported(validator: Draft202012Validator) -> None:
     found = messages(validator, doc)
     assert f"$.rules[{i}].params: True is not of type 'string'" in found
     assert f"$.rules[{i}].params: 'on' is a required property" in found
+
+
+# -- the quick verdict: setup entries checked against the one kind their keys name --------
+def _setup_entries() -> list[Any]:
+    base = {"hex": "0101", "stack": ["u1"], "box": "b", "units": ["u1"], "chits": ["c1"], "arrive": 3,
+            "faces": {"u1": "reduced"}}
+    import itertools
+    keys = sorted(base)
+    entries: list[Any] = [dict(zip(combo, (base[k] for k in combo), strict=True))
+                          for n in range(len(keys) + 1) for combo in itertools.combinations(keys, n)]
+    entries += [{"hex": 101, "stack": ["u1"]}, {"hex": "0101", "stack": "u1"}, {"box": "b", "units": []},
+                {"box": "b", "units": ["u1"], "arrive": "soon"}, {"box": "b", "chits": ["c1"], "extra": 1},
+                "0101", None, [], {"box": "b", "units": ["u1"], "faces": {"u1": 3}}]
+    return entries
+
+
+def test_quick_verdict_of_setup_entries_is_the_schema_s(schema: dict) -> None:
+    from vmodtool.scenario.schema_check import dispatched_schema
+
+    fast_schema = dispatched_schema(schema)
+    assert fast_schema is not schema and "oneOf" not in fast_schema["$defs"]["setup_entry"]
+    full, fast = Draft202012Validator(schema), Draft202012Validator(fast_schema)
+    doc = yaml.safe_load(EXAMPLE_A.read_text(encoding="utf-8"))
+    verdicts = []
+    for entry in _setup_entries():
+        trial = copy.deepcopy(doc)
+        trial["setup"] = [entry]
+        verdicts.append(full.is_valid(trial))
+        assert fast.is_valid(trial) == verdicts[-1], entry
+    assert 4 <= sum(verdicts) < len(verdicts) - 20       # the valid kinds and many invalid mixes
+
+
+def test_quick_verdict_keeps_the_schema_of_another_shape(schema: dict) -> None:
+    from vmodtool.scenario.schema_check import dispatched_schema
+
+    other = copy.deepcopy(schema)
+    other["$defs"]["setup_box_units"]["additionalProperties"] = True      # no longer told apart by keys
+    assert dispatched_schema(other) is other

@@ -48,17 +48,54 @@ def too_long(what: str, limit: object) -> str:
     return f"{what} is too long (maximum {limit})"
 
 
-def schema_problems(doc: Document) -> list[Problem]:
+#: a setup entry's kind by the key only it has (the four kinds are closed
+#: objects: an entry with one kind's keys is none of the others)
+_SETUP_KINDS = (("hex", "setup_hex_stack"), ("chits", "setup_box_chits"), ("arrive", "setup_reinforcement"))
+_SETUP_OTHERWISE = "setup_box_units"
+
+
+def dispatched_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with ``setup_entry``'s ``oneOf`` replaced by a choice of
+    the one kind the entry's keys name (``if``/``then``): the same verdict
+    on every document (the kinds are closed and each is told by a key the
+    others do not allow or require), without checking each of hundreds of
+    entries against all four kinds.  Its errors are not the designer's
+    messages: it only says whether a document is valid."""
+    defs = schema.get("$defs", {})
+    kinds = [ref for _key, ref in _SETUP_KINDS] + [_SETUP_OTHERWISE]
+    entry = defs.get("setup_entry", {})
+    if sorted(b.get("$ref", "") for b in entry.get("oneOf", ())) != sorted(f"#/$defs/{k}" for k in kinds) or \
+            any(defs.get(k, {}).get("additionalProperties") is not False for k in kinds):
+        return schema                      # another shape: checked as written
+    choice: dict[str, Any] = {"$ref": f"#/$defs/{_SETUP_OTHERWISE}"}
+    for key, kind in reversed(_SETUP_KINDS):
+        choice = {"if": {"required": [key]}, "then": {"$ref": f"#/$defs/{kind}"}, "else": choice}
+    rest = {k: v for k, v in entry.items() if k != "oneOf"}
+    return {**schema, "$defs": {**defs, "setup_entry": {**rest, **choice}}}
+
+
+@lru_cache(maxsize=1)
+def _validators() -> tuple[Any, Any] | None:
     schema = scenario_schema()
     if schema is None:
-        return []
+        return None
     try:
         import jsonschema
     except ImportError:  # pragma: no cover - a dependency
+        return None
+    return jsonschema.Draft202012Validator(schema), jsonschema.Draft202012Validator(dispatched_schema(schema))
+
+
+def schema_problems(doc: Document) -> list[Problem]:
+    validators = _validators()
+    if validators is None:
         return []
-    validator = jsonschema.Draft202012Validator(schema)
+    validator, fast = validators
+    data = _jsonable(doc.data)
+    if fast.is_valid(data):
+        return []                          # a valid document: the quick verdict is the whole answer
     out: list[Problem] = []
-    for error in validator.iter_errors(_jsonable(doc.data)):
+    for error in validator.iter_errors(data):
         out.extend(_explain(doc, error))
     return out
 

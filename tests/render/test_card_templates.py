@@ -84,6 +84,20 @@ def test_golden_card_template(template: str) -> None:
     check_golden(img, GOLDEN / f"{template}.png")
 
 
+@pytest.mark.parametrize("px", [60, 140, 400])
+def test_card_preview_px_is_each_card_s_width(tmp_path: Path, px: int) -> None:
+    out = tmp_path / "fate.png"
+    result = CliRunner().invoke(cli, ["templates", "show", "fate", "--px", str(px), "--cols", "1", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    with Image.open(out) as img:
+        gap = max(4, round(px * 25.4 / 63.5) // 15)
+        assert abs(img.width - 2 * gap - px) <= 1, (img.width, gap)
+    default = tmp_path / "default.png"
+    assert CliRunner().invoke(cli, ["templates", "show", "fate", "--cols", "1", "-o", str(default)]).exit_code == 0
+    with Image.open(default) as img:
+        assert img.width > 300          # 150 dpi without --px, not the counters' 96 px default
+
+
 def test_the_templates_look_different(tmp_path: Path) -> None:
     Image.new("RGB", (60, 40), (0, 160, 0)).save(tmp_path / "sample.png")
     setting = CardSetting(tmp_path, SAMPLE_SIDES)

@@ -20,7 +20,8 @@ __all__ = ["templates_command", "COMMANDS"]
                    "sample cards).")
 @output_option(f"PNG file the preview is written to ({REPLACED}).")
 @click.option("--px", type=click.IntRange(24, 400), default=96, show_default=True,
-              help="Edge of each counter in the preview, in pixels.")
+              help="Edge of each counter in the preview, in pixels (cards: the width of each card; "
+                   "without it cards are drawn at 150 dpi).")
 @click.option("--cols", type=click.IntRange(1, 40), default=10, show_default=True,
               help="Counters (cards: at most 6) a row.")
 def templates_command(action: str | None, template: str | None, scenario: str | None, output: str | None,
@@ -58,7 +59,9 @@ def templates_command(action: str | None, template: str | None, scenario: str | 
 
     check_output(output, scenario, suffixes=(".png",), what="a PNG image")
     if is_card_template_ref(template):
-        click.echo(f"{output}: {preview_card_template(template, scenario, output, cols=min(cols, 6))}")
+        given = click.get_current_context().get_parameter_source("px") is click.core.ParameterSource.COMMANDLINE
+        drawn = preview_card_template(template, scenario, output, cols=min(cols, 6), width_px=px if given else None)
+        click.echo(f"{output}: {drawn}")
     else:
         click.echo(f"{output}: {preview_template(template, scenario, output, px=px, cols=cols)}")
 

@@ -110,10 +110,11 @@ def sample_decks(template: str) -> tuple[Any, ...]:
 
 
 def card_preview(template: str, scenario_path: str | None = None, *, dpi: int = CARD_PREVIEW_DPI,
-                 cols: int = 6) -> Any:
+                 cols: int = 6, width_px: int | None = None) -> Any:
     """The preview of a card template: every deck's card fronts then its
     back, side by side (the sample decks, or the decks of ``scenario_path``
-    drawn with ``template``).  Raises :class:`~vmodtool.render.cards.
+    drawn with ``template``), at ``dpi``, or each card ``width_px`` pixels
+    wide when given.  Raises :class:`~vmodtool.render.cards.
     CardTextError` when a text does not fit the template's regions."""
     import tempfile
 
@@ -121,6 +122,7 @@ def card_preview(template: str, scenario_path: str | None = None, *, dpi: int = 
 
     from vmodtool.render.cards import CardSetting, check_card_texts, render_card_back, render_card_front
     from vmodtool.scenario.card_templates import resolve_card_template
+    from vmodtool.scenario.cards import CARD_SIZES
 
     ref = os.path.abspath(template) if template.endswith((".yaml", ".yml")) and Path(template).is_file() else template
     resolve_card_template(ref, None)            # an unknown or broken template: its own error, at its line
@@ -141,8 +143,11 @@ def card_preview(template: str, scenario_path: str | None = None, *, dpi: int = 
             decks = sample_decks(ref)
         faces = []
         for deck in decks:
-            faces += [render_card_front(setting, deck, card, dpi) for card in deck.cards]
-            faces.append(render_card_back(setting, deck, dpi))
+            at = dpi if width_px is None else max(10, round(width_px * 25.4 / CARD_SIZES[deck.size][0]))
+            faces += [render_card_front(setting, deck, card, at) for card in deck.cards]
+            faces.append(render_card_back(setting, deck, at))
+        if width_px is not None:
+            dpi = max(10, round(width_px * 25.4 / CARD_SIZES["poker"][0]))     # the gap between them
     gap = max(4, dpi // 15)
     cw = max(f.width for f in faces)
     ch = max(f.height for f in faces)
@@ -155,10 +160,10 @@ def card_preview(template: str, scenario_path: str | None = None, *, dpi: int = 
 
 
 def preview_card_template(template: str, scenario_path: str | None, out: str | os.PathLike[str] | None = None,
-                          *, cols: int = 6) -> str:
+                          *, cols: int = 6, width_px: int | None = None) -> str:
     """Draw a card template's preview (:func:`card_preview`); write it to
     ``out`` as PNG when given.  Returns a one-line description."""
-    sheet = card_preview(template, scenario_path, cols=cols)
+    sheet = card_preview(template, scenario_path, cols=cols, width_px=width_px)
     if out is not None:
         atomic_write(Path(out), encode_png(sheet))
     on = Path(scenario_path).name if scenario_path else "the sample cards"

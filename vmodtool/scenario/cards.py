@@ -20,7 +20,7 @@ from typing import Any
 from vmodtool.scenario.model import Position
 
 __all__ = ["CardSpec", "DeckSpec", "HandSpec", "CARD_SIZES", "DECK_ROLES", "SHUFFLE_OPTIONS",
-           "CARD_TRIGGERS", "CARD_TEMPLATES", "MAX_CARD_VALUES", "VASSAL_CARD_DPI", "card_pixels",
+           "CARD_TRIGGERS", "MAX_CARD_VALUES", "VASSAL_CARD_DPI", "card_pixels",
            "HAND_MARGIN", "hand_board_size"]
 
 #: print sizes of a card, millimetres (width, height)
@@ -64,12 +64,6 @@ SHUFFLE_OPTIONS = ("always", "never", "menu")
 
 #: when a card's event fires: when it is drawn, or when it is played
 CARD_TRIGGERS = ("draw", "play")
-
-#: the card templates every vmodtool has shipped: ``standard`` (name band,
-#: picture area, text), ``text`` (no picture area: the text takes the card's
-#: body); a deck may name any bundled card template (``templates/cards/``:
-#: also ``fate``, ``event``) or a card template file of the scenario's
-CARD_TEMPLATES = ("standard", "text")
 
 #: corner values a card shows at most (top-left, top-right, bottom-left,
 #: bottom-right, in the order given)

@@ -59,6 +59,23 @@ def test_step_deltas_give_the_whole_scenes_frames(module: Path, log: Path) -> No
     assert delta == whole
 
 
+@pytest.fixture(scope="module")
+def cards_module(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("frames-cc") / "cc.vmod"
+    scenario = ROOT / "examples" / "combat-commander" / "scenario.yaml"
+    result = CliRunner().invoke(cli, ["build", str(scenario), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.mark.parametrize("log", ["game-1.vlog", "illegal-hand-over-limit.vlog", "illegal-card-wrong-deck.vlog"])
+def test_step_deltas_with_decks_and_hands(cards_module: Path, log: str) -> None:
+    # cards drawn from decks into hands, played, discarded: decks and hands on their own maps
+    path = ROOT / "examples" / "combat-commander" / "logs" / log
+    delta, whole = whole_and_delta(lambda: Replay.open([path], module=cards_module))
+    assert delta == whole
+
+
 #: a chain whose steps move pieces between stacks, onto an empty point, off
 #: the map and back, flip one, take a stack of two off the map, and whose second log restarts from another
 #: state; ``ids`` pieces without an id (as old saves write some: each is

@@ -13,7 +13,7 @@ import html
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from vmodtool.errors import FormatError
 
@@ -66,6 +66,12 @@ class Place(NamedTuple):
 _NAMES: dict[tuple[str | None, str, tuple[str, ...]], str] = {}
 _PROPERTIES: dict[tuple[str | None, str, tuple[str, ...]], Mapping[str, str]] = {}
 _KEPT = 100_000
+
+
+def _keep(cache: dict[Any, Any], key: object, value: object) -> None:
+    if len(cache) >= _KEPT:
+        cache.clear()
+    cache[key] = value
 
 
 class PieceRef:
@@ -135,9 +141,7 @@ class PieceRef:
                     name = self._definition().name if self._type != "stack" else "stack"
                 except FormatError:
                     name = ""
-                if len(_NAMES) >= _KEPT:
-                    _NAMES.clear()
-                _NAMES[key] = name
+                _keep(_NAMES, key, name)
             self._name = name
         return name
 
@@ -164,9 +168,7 @@ class PieceRef:
                     props = MappingProxyType(self._definition().properties())
                 except FormatError:
                     props = MappingProxyType({})
-                if len(_PROPERTIES) >= _KEPT:
-                    _PROPERTIES.clear()
-                _PROPERTIES[key] = props
+                _keep(_PROPERTIES, key, props)
             self._props = props
         return props
 

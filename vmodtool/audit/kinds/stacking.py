@@ -50,6 +50,12 @@ class Stacking(SettleRule):
         selectors = [p.get("exempt")] + [entry.get("select") for entry in as_list(p.get("per_type_max"))
                                          if isinstance(entry, Mapping)]
         self._fixed: dict[tuple[int, str], bool] | None = {} if all(is_fixed(s) for s in selectors) else None
+        # what findings_in reads of the entry, read once (it runs for every changed hex)
+        self._exempt: Any = p.get("exempt")
+        self._per_side: bool = bool(p.get("per_side", True))
+        self._count: str = p.get("count", "units")
+        self._entries: list[tuple[int, Mapping[str, Any]]] = [
+            (i, entry) for i, entry in enumerate(as_list(p.get("per_type_max"))) if isinstance(entry, Mapping)]
 
     def _matches(self, which: int, selector: Any, unit: Unit, state: AuditState) -> bool:
         """``matches(selector, unit, state)``, kept per unit when every
@@ -96,9 +102,8 @@ class Stacking(SettleRule):
         return f"{number} units"
 
     def findings_in(self, state: AuditState, hex_id: str) -> Findings:
-        p = self.params
-        exempt = p.get("exempt")
-        per_side = p.get("per_side", True)
+        exempt = self._exempt
+        per_side = self._per_side
         out: Findings = {}
         groups: dict[str | None, list[Unit]] = {}
         for u in state.units_in(hex_id):
@@ -106,11 +111,14 @@ class Stacking(SettleRule):
         if not groups:
             return out
         limit = self._limit(state, hex_id)          # (the hex's: the same for every side)
-        entries = [(i, entry) for i, entry in enumerate(as_list(p.get("per_type_max")))
-                   if isinstance(entry, Mapping)]
-        for side, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        entries = self._entries
+        by_units = self._count == "units"
+        for side, members in (sorted(groups.items(), key=lambda kv: str(kv[0])) if len(groups) > 1
+                              else groups.items()):
             counted = [u for u in members if exempt is None or not self._matches(0, exempt, u, state)]
-            total = sum(self._weight(state, u) for u in counted)
+            total = len(counted) if by_units else sum(self._weight(state, u) for u in counted)
+            if limit is not None and total <= limit and not entries:
+                continue                            # (the usual case: nothing to build)
             if limit is not None and total > limit:
                 out[("limit", hex_id, side)] = (
                     tuple(u.uid for u in counted),
@@ -125,26 +133,29 @@ class Stacking(SettleRule):
 
     def _limit_builder(self, state: AuditState, hex_id: str, side: str | None, counted: Sequence[Unit],
                        total: float, limit: float) -> Callable[[Event], Violation]:
-        exempt = self.params.get("exempt")
-        side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
-        ex_txt = f" ({describe_selector(exempt, state.scenario)} not counted)" if exempt else ""
-        lim = int(limit) if float(limit).is_integer() else limit
-        msg = (f"{self._what(total)}{side_txt} in {hex_id} {self.when}: {unit_list(counted)}; "
-               f"the limit is {lim}{ex_txt}.")
-        uids = [u.uid for u in counted]
-        return lambda event: self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
-                                                count=total, limit=limit, side_counted=side)
+        # (the message is written only when the finding is reported: most
+        # findings are already open at the next settle point)
+        def build(event: Event) -> Violation:
+            exempt = self.params.get("exempt")
+            side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
+            ex_txt = f" ({describe_selector(exempt, state.scenario)} not counted)" if exempt else ""
+            lim = int(limit) if float(limit).is_integer() else limit
+            msg = (f"{self._what(total)}{side_txt} in {hex_id} {self.when}: {unit_list(counted)}; "
+                   f"the limit is {lim}{ex_txt}.")
+            return self.ctx.violation(event, state, msg, units=[u.uid for u in counted], hexes=[hex_id],
+                                      count=total, limit=limit, side_counted=side)
+        return build
 
     def _type_builder(self, state: AuditState, hex_id: str, side: str | None, hits: Sequence[Unit],
                       entry: Mapping[str, Any]) -> Callable[[Event], Violation]:
-        side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
-        desc = describe_selector(entry.get("select"), state.scenario)
-        msg = (f"{len(hits)} units {desc}{side_txt} in {hex_id} {self.when}: {unit_list(hits)}; "
-               f"at most {entry.get('max', 0)} may share a hex.")
-        uids = [u.uid for u in hits]
-        return lambda event: self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
-                                                count=len(hits), limit=entry.get("max", 0),
-                                                side_counted=side)
+        def build(event: Event) -> Violation:
+            side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
+            desc = describe_selector(entry.get("select"), state.scenario)
+            msg = (f"{len(hits)} units {desc}{side_txt} in {hex_id} {self.when}: {unit_list(hits)}; "
+                   f"at most {entry.get('max', 0)} may share a hex.")
+            return self.ctx.violation(event, state, msg, units=[u.uid for u in hits], hexes=[hex_id],
+                                      count=len(hits), limit=entry.get("max", 0), side_counted=side)
+        return build
 
 
 @register("stack_order")
@@ -178,14 +189,16 @@ class StackOrder(SettleRule):
 
     def _builder(self, state: AuditState, hex_id: str, end: str, sel: Any, misplaced: Sequence[Unit],
                  intruders: Sequence[Unit], stack: Sequence[Unit]) -> Callable[[Event], Violation]:
-        desc = describe_selector(sel, state.scenario)
-        rel = "below" if end == "top" else "above"
-        msg = (f"In {hex_id} {self.when}, {unit_list(misplaced)} {'is' if len(misplaced) == 1 else 'are'} "
-               f"{rel} {unit_list(intruders)}; units {desc} must be the {end} units of their stack "
-               f"(bottom → top: {', '.join(u.uid for u in stack)}).")
-        uids = [u.uid for u in misplaced] + [u.uid for u in intruders]
-        return lambda event: self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
-                                                order=[u.uid for u in stack])
+        def build(event: Event) -> Violation:
+            desc = describe_selector(sel, state.scenario)
+            rel = "below" if end == "top" else "above"
+            msg = (f"In {hex_id} {self.when}, {unit_list(misplaced)} {'is' if len(misplaced) == 1 else 'are'} "
+                   f"{rel} {unit_list(intruders)}; units {desc} must be the {end} units of their stack "
+                   f"(bottom → top: {', '.join(u.uid for u in stack)}).")
+            uids = [u.uid for u in misplaced] + [u.uid for u in intruders]
+            return self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
+                                      order=[u.uid for u in stack])
+        return build
 
 
 @register("cohabitation")
@@ -242,9 +255,11 @@ class Cohabitation(SettleRule):
 
     def _builder(self, state: AuditState, unit: Unit, others: Sequence[Unit], good: Sequence[Unit],
                  minimum: int) -> Callable[[Event], Violation]:
-        desc = describe_selector(self.params.get("with"), state.scenario, unit)
-        company = f"with it: {unit_list(others)}" if others else "it is alone"
-        msg = (f"{unit.name} ({unit.uid}) in {unit.hex} {self.when} shares its hex with {len(good)} "
-               f"unit{'s' if len(good) != 1 else ''} {desc} ({company}); at least {minimum} required.")
-        return lambda event: self.ctx.violation(event, state, msg, units=[unit.uid], hexes=[unit.hex],
-                                                with_units=[o.uid for o in others])
+        def build(event: Event) -> Violation:
+            desc = describe_selector(self.params.get("with"), state.scenario, unit)
+            company = f"with it: {unit_list(others)}" if others else "it is alone"
+            msg = (f"{unit.name} ({unit.uid}) in {unit.hex} {self.when} shares its hex with {len(good)} "
+                   f"unit{'s' if len(good) != 1 else ''} {desc} ({company}); at least {minimum} required.")
+            return self.ctx.violation(event, state, msg, units=[unit.uid], hexes=[unit.hex],
+                                      with_units=[o.uid for o in others])
+        return build

@@ -582,6 +582,14 @@ def _unit_ids(state: AuditState) -> Collection[str]:
     return {u.uid for u in state.units()}     # pragma: no cover - foreign GameView
 
 
+def _units_on_map(state: AuditState) -> list[Unit]:
+    """The units on the map, by id (views made only for them)."""
+    us: Mapping[str, UnitState] | None = getattr(state, "units_state", None)
+    if us is None:                  # pragma: no cover - foreign GameView
+        return [u for u in sorted(state.units(), key=lambda u: u.uid) if u.on_map]
+    return [state.unit(uid) for uid in sorted(uid for uid, s in us.items() if s.present and s.hex is not None)]
+
+
 # -- state_never ----------------------------------------------------------------------------------
 @register("state_never")
 class StateNever(BaseRule[AuditState]):
@@ -828,9 +836,7 @@ class PhaseSweep(BaseRule[AuditState]):
             kinds = tuple(as_list(sel["markers"]))
         desc = describe_selector(sel, scenario)
         if not (isinstance(sel, Mapping) and "marker_kind" in sel):
-            for unit in sorted(state.units(), key=lambda u: u.uid):
-                if not unit.on_map:
-                    continue
+            for unit in _units_on_map(state):
                 view = with_markers(unit, layer_markers(state, unit.uid)) if kinds else unit
                 if matches(sel, view, state):
                     left = sorted(set(kinds or ()) & view.markers)

@@ -56,6 +56,9 @@ class Stacking(SettleRule):
         self._count: str = p.get("count", "units")
         self._entries: list[tuple[int, Mapping[str, Any]]] = [
             (i, entry) for i, entry in enumerate(as_list(p.get("per_type_max"))) if isinstance(entry, Mapping)]
+        #: the fewest units a ``per_type_max`` entry allows (a side with no
+        #: more units in a hex breaks none)
+        self._least_max: float = min((entry.get("max", 0) for _, entry in self._entries), default=float("inf"))
 
     def _matches(self, which: int, selector: Any, unit: Unit, state: AuditState) -> bool:
         """``matches(selector, unit, state)``, kept per unit when every
@@ -115,10 +118,10 @@ class Stacking(SettleRule):
         by_units = self._count == "units"
         for side, members in (sorted(groups.items(), key=lambda kv: str(kv[0])) if len(groups) > 1
                               else groups.items()):
+            if by_units and limit is not None and len(members) <= limit and len(members) <= self._least_max:
+                continue                            # (the usual case: too few units to break either)
             counted = [u for u in members if exempt is None or not self._matches(0, exempt, u, state)]
             total = len(counted) if by_units else sum(self._weight(state, u) for u in counted)
-            if limit is not None and total <= limit and not entries:
-                continue                            # (the usual case: nothing to build)
             if limit is not None and total > limit:
                 out[("limit", hex_id, side)] = (
                     tuple(u.uid for u in counted),
@@ -168,7 +171,10 @@ class StackOrder(SettleRule):
         p = self.params
         ignore = p.get("ignore")
         out: Findings = {}
-        stack = [u for u in state.units_in(hex_id) if ignore is None or not matches(ignore, u, state)]
+        here = state.units_in(hex_id)
+        if len(here) < 2:
+            return out                  # (a unit alone is in order)
+        stack = [u for u in here if ignore is None or not matches(ignore, u, state)]
         for end in ("top", "bottom"):
             sel = p.get(end)
             if sel is None:

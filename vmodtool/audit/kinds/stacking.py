@@ -18,13 +18,13 @@ from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.status import (
     Findings,
     SettleRule,
+    carried_view,
     current_steps,
     describe_selector,
-    matches_carried,
     side_name,
     unit_list,
 )
-from vmodtool.audit.selectors import as_list, is_fixed, matches
+from vmodtool.audit.selectors import as_list, is_fixed, matches, predicate, reads_markers
 from vmodtool.audit.state import AuditState, Unit
 
 __all__ = ["Stacking", "StackOrder", "Cohabitation"]
@@ -227,21 +227,26 @@ class Cohabitation(SettleRule):
         if subjects is not None and not self._has_subject(state, hex_id, subjects):
             return {}                       # (most hexes hold no HQ)
         minimum = p.get("min", 1)
+        subject = p.get("subject")
+        company = p.get("with")
+        # (the selector's predicate looked up once per hex, not once per unit)
+        carried = reads_markers(company)
+        fits = predicate(company)
         out: Findings = {}
         here = state.units_in(hex_id)
-        for unit in sorted(here, key=lambda u: u.uid):
+        for unit in sorted(here, key=lambda u: u.uid) if len(here) > 1 else here:
             if not unit.on_map:
                 continue
             if subjects is not None:
                 is_subject = subjects.get(unit.uid)
                 if is_subject is None:
-                    is_subject = subjects[unit.uid] = matches(p.get("subject"), unit, state)
+                    is_subject = subjects[unit.uid] = matches(subject, unit, state)
             else:
-                is_subject = matches(p.get("subject"), unit, state)
+                is_subject = matches(subject, unit, state)
             if not is_subject:
                 continue
             others = [o for o in here if o.uid != unit.uid]
-            good = [o for o in others if matches_carried(p.get("with"), state, o, unit)]
+            good = [o for o in others if fits(carried_view(state, o) if carried else o, state, unit)]
             if len(good) < minimum:
                 out[("cohabitation", unit.uid)] = (unit.hex,
                                                     self._builder(state, unit, others, good, minimum))

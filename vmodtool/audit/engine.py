@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from vmodtool.audit.api import EVENT_KINDS, BaseRule, Event, Violation
+from vmodtool.audit.api import BaseRule, Event, Violation
 from vmodtool.audit.context import Context, PluginContext
 from vmodtool.audit.plugins import PluginRule, make_plugin_rule, plugin_module, subscribes_problem
 from vmodtool.audit.selectors import is_fixed, matches
@@ -137,9 +137,6 @@ class Engine:
                     break
                 phases.update(wanted)
         self._snapshot_phases: frozenset[str] | None = None if every else frozenset(phases)
-        #: the event kinds that matter to some rule (:meth:`wants`), for the
-        #: game adapter's test of every event it could build
-        self.wanted: frozenset[str] = frozenset(k for k in EVENT_KINDS if self.wants(k))
 
     # -- dispatch -----------------------------------------------------------------
     def _handlers(self, kind: str) -> list[Handler]:

@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from vmodtool.audit.api import Event
+from vmodtool.audit.api import EVENT_KINDS, Event
 from vmodtool.audit.binding import PieceBinder, read_property
 from vmodtool.audit.cards import CARD_EVENT_TYPES, CardFeed, CardTable
 from vmodtool.audit.engine import Engine
@@ -115,6 +115,7 @@ class AuditGame:
         self.cards = CardTable(scenario)
         self._use(scenario)
         self.engine: Engine                        # set by run()
+        self._wanted: frozenset[str] = frozenset()  # the event kinds the engine wants (set by run())
 
     def _use(self, scenario: Scenario) -> None:
         """Take the scenario (the one given, or with the game's bound units)."""
@@ -333,7 +334,7 @@ class AuditGame:
         player = step.player
         side = self.side_ids.get(step.side or "", step.side)
         # events no rule takes are not built (most steps matter to few rules)
-        wanted = self.engine.wanted if live else _NOTHING
+        wanted = self._wanted if live else _NOTHING
         dispatch = self.engine.dispatch
         if "step_start" in wanted:
             dispatch(st, Event("step_start", n, player=player, side=side, turn=st.turn,
@@ -557,6 +558,9 @@ class AuditGame:
         """Judge the prepared game with ``engine`` (its rules made for the
         scenario :meth:`prepare` returned)."""
         self.engine = engine
+        # the kinds some rule takes (the same for the whole audit: Engine.wants),
+        # asked once, not for every event the game could make
+        self._wanted = frozenset(k for k in EVENT_KINDS if engine.wants(k))
         with relaxed_gc():
             self._run(engine)
 

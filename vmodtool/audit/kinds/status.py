@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.selectors import Subject, as_list, matches, reads_markers
+from vmodtool.audit.selectors import Subject, as_list, is_fixed, matches, reads_markers
 from vmodtool.audit.state import AuditState, Unit, UnitState
 from vmodtool.scenario.model import Box, MarkerKind, Scenario, Track, TurnStructure
 
@@ -605,6 +605,19 @@ class StateNever(BaseRule[AuditState]):
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self.bad: dict[str, tuple[str, ...]] = {}      # uid -> what is wrong
+        # what _wrong reads of the entry, read once: (key, forbidden values,
+        # the same as text) of ``state``, and the ``markers`` kinds
+        self._forbidden: list[tuple[str, list[Any], list[str]]] = [
+            (key, as_list(forbidden), [str(v) for v in as_list(forbidden)])
+            for key, forbidden in (self.params.get("state") or {}).items()]
+        self._marker_kinds: list[Any] = as_list(self.params.get("markers"))
+        #: unit id -> whether it matches a ``subject`` of what never changes
+        #: (None: the subject reads more)
+        self._subjects: dict[str, bool] | None = {} if is_fixed(self.params.get("subject")) else None
+
+    # (what the entry says, and whether a unit is a subject of a fixed
+    # selector: the same for every copy of the rule)
+    _shared = ("ctx", "params", "_forbidden", "_marker_kinds", "_subjects")
 
     def _candidates(self, state: AuditState, event: Event) -> list[str]:
         ids = _unit_ids(state)
@@ -623,20 +636,29 @@ class StateNever(BaseRule[AuditState]):
         unit = state.unit(uid)
         if not unit.on_map and unit.box is None:
             return ()
-        if not matches(p.get("subject"), unit, state):
+        subjects = self._subjects
+        if subjects is None:
+            is_subject = matches(p.get("subject"), unit, state)
+        else:
+            found = subjects.get(uid)
+            is_subject = found if found is not None else subjects.setdefault(
+                uid, matches(p.get("subject"), unit, state))
+        if not is_subject:
             return ()
         wrong: list[str] = []
-        values = dict(unit.state)
-        if event.kind == "flip" and event.unit == uid:
-            values.update(_old_new_state(state, event)[1])
-        for key, forbidden in (p.get("state") or {}).items():
-            got = values.get(key)
-            if got is not None and (got in as_list(forbidden) or str(got) in map(str, as_list(forbidden))):
-                wrong.append(f"{key} {got}")
-        marks = carried_markers(state, uid)
-        for kind in as_list(p.get("markers")):
-            if kind in marks:
-                wrong.append(marker_name(state.scenario, kind))
+        if self._forbidden:
+            values: Mapping[str, Any] = unit.state
+            if event.kind == "flip" and event.unit == uid:
+                values = {**values, **_old_new_state(state, event)[1]}
+            for key, forbidden, as_text in self._forbidden:
+                got = values.get(key)
+                if got is not None and (got in forbidden or str(got) in as_text):
+                    wrong.append(f"{key} {got}")
+        if self._marker_kinds:
+            marks = carried_markers(state, uid)
+            for kind in self._marker_kinds:
+                if kind in marks:
+                    wrong.append(marker_name(state.scenario, kind))
         return tuple(wrong)
 
     def check(self, state: AuditState, event: Event) -> Iterable[Violation]:

@@ -40,16 +40,16 @@ class Stacking(SettleRule):
     side), exempt or not."""
 
     # unit id -> whether it matches ``exempt`` / each ``per_type_max`` entry's
-    # ``select``, for selectors of what never changes (None: they read more);
-    # the same for every copy of the rule
-    _shared = ("ctx", "params", "_fixed")
+    # ``select``, for selectors of what never changes (None: they read more),
+    # and those selectors: the same for every copy of the rule
+    _shared = ("ctx", "params", "_flag_cache", "_exempt", "_entries")
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         p = self.params
         selectors = [p.get("exempt")] + [entry.get("select") for entry in as_list(p.get("per_type_max"))
                                          if isinstance(entry, Mapping)]
-        self._fixed: dict[tuple[int, str], bool] | None = {} if all(is_fixed(s) for s in selectors) else None
+        self._flag_cache: dict[str, tuple[bool, ...]] | None = {} if all(is_fixed(s) for s in selectors) else None
         # what findings_in reads of the entry, read once (it runs for every changed hex)
         self._exempt: Any = p.get("exempt")
         self._per_side: bool = bool(p.get("per_side", True))
@@ -60,18 +60,22 @@ class Stacking(SettleRule):
         #: more units in a hex breaks none)
         self._least_max: float = min((entry.get("max", 0) for _, entry in self._entries), default=float("inf"))
 
-    def _matches(self, which: int, selector: Any, unit: Unit, state: AuditState) -> bool:
-        """``matches(selector, unit, state)``, kept per unit when every
-        selector of the rule is fixed (``which``: 0 exempt, 1 + i the i-th
-        ``per_type_max`` entry)."""
-        fixed = self._fixed
-        if fixed is None:
-            return matches(selector, unit, state)
-        key = (which, unit.uid)
-        found = fixed.get(key)
-        if found is None:
-            found = fixed[key] = matches(selector, unit, state)
-        return found
+    def _flags(self, members: Sequence[Unit], state: AuditState) -> list[tuple[bool, ...]]:
+        """Per unit: whether it is exempt, then whether it matches each
+        ``per_type_max`` entry's ``select``; kept per unit when every
+        selector of the rule is fixed."""
+        fixed = self._flag_cache
+        out: list[tuple[bool, ...]] = []
+        for u in members:
+            found = fixed.get(u.uid) if fixed is not None else None
+            if found is None:
+                exempt = self._exempt
+                found = (exempt is not None and matches(exempt, u, state),
+                         *(matches(entry.get("select"), u, state) for _, entry in self._entries))
+                if fixed is not None:
+                    fixed[u.uid] = found
+            out.append(found)
+        return out
 
     def _limit(self, state: AuditState, hex_id: str) -> float | None:
         limit = self.params.get("limit")
@@ -105,7 +109,6 @@ class Stacking(SettleRule):
         return f"{number} units"
 
     def findings_in(self, state: AuditState, hex_id: str) -> Findings:
-        exempt = self._exempt
         per_side = self._per_side
         out: Findings = {}
         groups: dict[str | None, list[Unit]] = {}
@@ -120,14 +123,15 @@ class Stacking(SettleRule):
                               else groups.items()):
             if by_units and limit is not None and len(members) <= limit and len(members) <= self._least_max:
                 continue                            # (the usual case: too few units to break either)
-            counted = [u for u in members if exempt is None or not self._matches(0, exempt, u, state)]
+            flags = self._flags(members, state)
+            counted = [u for u, f in zip(members, flags, strict=True) if not f[0]]
             total = len(counted) if by_units else sum(self._weight(state, u) for u in counted)
             if limit is not None and total > limit:
                 out[("limit", hex_id, side)] = (
                     tuple(u.uid for u in counted),
                     self._limit_builder(state, hex_id, side, counted, total, limit))
             for i, entry in entries:
-                hits = [u for u in members if self._matches(1 + i, entry.get("select"), u, state)]
+                hits = [u for u, f in zip(members, flags, strict=True) if f[1 + i]]
                 if len(hits) > entry.get("max", 0):
                     out[("per_type", i, hex_id, side)] = (
                         tuple(u.uid for u in hits),

@@ -357,21 +357,27 @@ class SettleRule(BaseRule[AuditState]):
     def _judge_changed(self, state: AuditState, hexes: set[str]) -> Findings:
         """Judge again the hexes that changed since the last settle point;
         returns the findings of those hexes (the others keep theirs)."""
-        found: Findings = self.__dict__.setdefault("_found", {})
-        hex_keys: dict[str, tuple[Hashable, ...]] = self.__dict__.setdefault("_hex_keys", {})
+        memory = self.__dict__
+        found: Findings | None = memory.get("_found")
+        if found is None:
+            found = memory["_found"] = {}
+        hex_keys: dict[str, tuple[Hashable, ...]] | None = memory.get("_hex_keys")
+        if hex_keys is None:
+            hex_keys = memory["_hex_keys"] = {}
         if hex_keys:
             for hex_id in hexes:
                 for key in hex_keys.pop(hex_id, ()):
                     found.pop(key, None)
         fresh: Findings = {}
         stacks = state.stacks
-        for hex_id in sorted(hexes):
+        for hex_id in sorted(hexes) if len(hexes) > 1 else hexes:
             if hex_id in stacks:
                 here = self.findings_in(state, hex_id)
                 if here:
                     hex_keys[hex_id] = tuple(here)
                     fresh.update(here)
-        found.update(fresh)
+        if fresh:
+            found.update(fresh)
         return fresh
 
     def idle(self, state: AuditState) -> bool:

@@ -484,6 +484,12 @@ class StatusForbids(BaseRule[AuditState]):
         self.moved_markers: list[tuple[str, str | None, str | None]] = []   # kind, from, to
         self.pending: list[tuple[Event, str]] = []       # moves of this step not flagged yet
         self.flagged: set[tuple[int, str]] = set()       # (step, uid)
+        during = self.params.get("during")
+        #: the phases a ``during`` mapping names (empty: it names none, or
+        #: is not a mapping); outside them it never applies
+        self.during_phases: tuple[Any, ...] = (
+            tuple(as_list(during.get("phase")) + as_list(during.get("phases")))
+            if isinstance(during, Mapping) else ())
         status = self.params.get("status")
         #: the kinds a ``status`` of markers alone names (the unit matches when
         #: it carries one); None: the selector reads more
@@ -558,6 +564,8 @@ class StatusForbids(BaseRule[AuditState]):
             return out
         if event.kind not in self.actions or event.unit is None or event.unit not in _unit_ids(state):
             return []
+        if self.during_phases and state.phase not in self.during_phases:
+            return []                           # (not in the phases its ``during`` names)
         unit = state.unit(event.unit)
         if not _during_applies(p.get("during"), state, unit):
             return []

@@ -305,7 +305,14 @@ class Engine:
         for i, rule in enumerate(frame.rules):
             spec, _ = self.rules[i]
             self.rules[i] = (spec, rule)
-        self._by_kind = {}
+        # the same rules take the same kinds (a copy keeps what its kind
+        # subscribes to; a plug-in is sent every kind): only the checks are
+        # bound to the restored instances
+        rules = self.rules
+        self._by_kind = {
+            kind: [(spec, rules[i][1].check, None if plugin is None else rules[i][1], i, quiet, subjects)
+                   for spec, _check, plugin, i, quiet, subjects in handlers]
+            for kind, handlers in self._by_kind.items()}
         for i in range(frame.violations_before, len(self.violations)):
             self.violations[i] = replace(self.violations[i], withdrawn_by_undo=True)
 

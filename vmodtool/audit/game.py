@@ -20,12 +20,12 @@ each step recorded (``Step.stacks``), not from a live engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from vmodtool.audit.api import Event
+from vmodtool.audit.api import EVENT_KINDS, Event
 from vmodtool.audit.binding import PieceBinder, read_property
 from vmodtool.audit.cards import CARD_EVENT_TYPES, CardFeed, CardTable
 from vmodtool.audit.engine import Engine
@@ -58,8 +58,8 @@ if TYPE_CHECKING:
 
 __all__ = ["AuditGame", "audit_logs", "scenario_positions", "ScenarioPositions"]
 
-def _never(kind: str) -> bool:
-    return False
+#: the event kinds wanted when a step is replayed without judging it (see AuditGame.run_step)
+_NOTHING: frozenset[str] = frozenset()
 
 
 class ScenarioPositions(NamedTuple):
@@ -115,6 +115,7 @@ class AuditGame:
         self.cards = CardTable(scenario)
         self._use(scenario)
         self.engine: Engine                        # set by run()
+        self._wanted: frozenset[str] = frozenset()  # the event kinds the engine wants (set by run())
 
     def _use(self, scenario: Scenario) -> None:
         """Take the scenario (the one given, or with the game's bound units)."""
@@ -333,9 +334,9 @@ class AuditGame:
         player = step.player
         side = self.side_ids.get(step.side or "", step.side)
         # events no rule takes are not built (most steps matter to few rules)
-        wants = self.engine.wants if live else _never
+        wanted = self._wanted if live else _NOTHING
         dispatch = self.engine.dispatch
-        if wants("step_start"):
+        if "step_start" in wanted:
             dispatch(st, Event("step_start", n, player=player, side=side, turn=st.turn,
                                phase=st.phase))
         touched: list[str] = []
@@ -358,7 +359,7 @@ class AuditGame:
                     else:
                         kind_name = ("move" if fh and th else "enter" if th else "leave" if fh
                                      else "transfer")
-                    if wants(kind_name):
+                    if kind_name in wanted:
                         dispatch(st, Event(kind_name, n, sub, unit=uid, from_hex=fh, to_hex=th,
                                            from_box=fb, to_box=tb, player=player, side=side,
                                            turn=st.turn, phase=st.phase))
@@ -368,7 +369,7 @@ class AuditGame:
                         touched.append(fh)
                     if th:
                         touched.append(th)
-                    if wants("marker_move"):
+                    if "marker_move" in wanted:
                         dispatch(st, Event("marker_move", n, sub, unit=ev.piece.id, marker=kind,
                                            from_hex=fh, to_hex=th, from_box=fb, to_box=tb,
                                            player=player, side=side, turn=st.turn,
@@ -386,14 +387,14 @@ class AuditGame:
                     if th:
                         touched.append(th)
                     kind_name = "add" if th else "transfer"
-                    if wants(kind_name):
+                    if kind_name in wanted:
                         dispatch(st, Event(kind_name, n, sub, unit=uid, to_hex=th, to_box=tb, player=player,
                                            side=side, turn=st.turn, phase=st.phase))
                 elif kind is not None and (key := ev.piece.id) is not None:   # (identified: it has an id)
                     st.place_marker(key, kind, th, tb, self._space(ev.target))
                     if th:
                         touched.append(th)
-                    if wants("marker_add"):
+                    if "marker_add" in wanted:
                         dispatch(st, Event("marker_add", n, sub, unit=ev.piece.id, marker=kind,
                                            to_hex=th, to_box=tb, player=player, side=side,
                                            turn=st.turn, phase=st.phase))
@@ -404,24 +405,24 @@ class AuditGame:
                 fh, fb = self.place(ev.source)
                 if uid is not None:
                     st.remove_unit(uid)
-                    if wants("remove"):
+                    if "remove" in wanted:
                         dispatch(st, Event("remove", n, sub, unit=uid, from_hex=fh, from_box=fb,
                                            player=player, side=side, turn=st.turn, phase=st.phase))
                 elif kind is not None and (key := ev.piece.id) is not None:
                     st.remove_marker(key)
-                    if wants("marker_remove"):
+                    if "marker_remove" in wanted:
                         dispatch(st, Event("marker_remove", n, sub, unit=ev.piece.id, marker=kind,
                                            from_hex=fh, from_box=fb, player=player, side=side,
                                            turn=st.turn, phase=st.phase))
                 elif self.card_feed is not None:
                     self.card_feed.moved(st, ev.piece, None)
             elif type(ev) is ChangeEvent:
-                self._changed(ev, n, sub, player, side, wants)
+                self._changed(ev, n, sub, player, side, wanted)
             elif type(ev) in CARD_EVENT_TYPES:
                 feed = self.card_feed
                 if feed is not None:
                     for card_event in feed.events(st, ev, n, sub, player, side):
-                        if wants(card_event.kind):
+                        if card_event.kind in wanted:
                             dispatch(st, card_event)
             elif type(ev) is TurnEvent:
                 change = self._tracker_time(ev.tracker, ev.new)
@@ -437,19 +438,19 @@ class AuditGame:
                     continue
                 roll = self.clock.roll(message)
                 if roll is not None:
-                    if wants("dice"):
+                    if "dice" in wanted:
                         dispatch(st, Event("dice", n, sub, text=roll[0], dice=roll[1],
                                            player=player, side=side, turn=st.turn,
                                            phase=st.phase))
                     continue
                 # (an annotation no rule takes is not read: reading one changes nothing)
-                note = self.clock.annotation(message, n) if wants("annotation") else None
+                note = self.clock.annotation(message, n) if "annotation" in wanted else None
                 if note is not None:
                     dispatch(st, Event("annotation", n, sub, annotation=note, player=note.player or player,
                                        side=side, turn=st.turn, phase=st.phase))
         if touched:
             self._sync_order(step, touched)
-        if wants("step_end") and not self.engine.skips(st, "step_end"):
+        if "step_end" in wanted and not self.engine.skips(st, "step_end"):
             dispatch(st, Event("step_end", n, player=player, side=side, turn=st.turn,
                                phase=st.phase))
 
@@ -483,7 +484,7 @@ class AuditGame:
         return found
 
     def _changed(self, ev: ChangeEvent, n: int, sub: int, player: str | None, side: str | None,
-                 wants: Callable[[str], bool]) -> None:
+                 wanted: Collection[str]) -> None:
         """A piece's state changed: its face (a ``flip``) or status layers."""
         uid, _ = self.identify(ev.after)
         if uid is None:
@@ -495,7 +496,7 @@ class AuditGame:
         self._set_face_and_layers(uid, ev.after)
         new_face = self.faces[uid][s.face]
         hex_id = s.hex
-        if new_face != old_face and wants("flip"):
+        if new_face != old_face and "flip" in wanted:
             utype = self.scenario.unit_type_of(self.scenario.counter(uid))
             before, after = utype.face(old_face).state, utype.face(new_face).state
             diff: dict[str, tuple[Any, Any]] = {"face": (old_face, new_face)}
@@ -505,7 +506,7 @@ class AuditGame:
             self.engine.dispatch(st, Event("flip", n, sub, unit=uid, from_hex=hex_id, to_hex=hex_id,
                                            changes=diff, player=player, side=side, turn=st.turn,
                                            phase=st.phase))
-        if old_layers != s.layers and wants("layer"):
+        if old_layers != s.layers and "layer" in wanted:
             for kind in sorted(old_layers ^ s.layers):
                 self.engine.dispatch(st, Event("layer", n, sub, unit=uid, marker=kind, from_hex=hex_id,
                                                to_hex=hex_id, changes={"active": (kind in old_layers,
@@ -557,6 +558,9 @@ class AuditGame:
         """Judge the prepared game with ``engine`` (its rules made for the
         scenario :meth:`prepare` returned)."""
         self.engine = engine
+        # the kinds some rule takes (the same for the whole audit: Engine.wants),
+        # asked once, not for every event the game could make
+        self._wanted = frozenset(k for k in EVENT_KINDS if engine.wants(k))
         with relaxed_gc():
             self._run(engine)
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from vmodtool.audit.state import AuditState, Unit
 
-__all__ = ["matches", "select", "as_list", "reads", "reads_markers", "is_fixed", "Subject", "Predicate"]
+__all__ = ["matches", "predicate", "select", "as_list", "reads", "reads_markers", "is_fixed", "Subject", "Predicate"]
 
 
 class Subject(Protocol):
@@ -41,6 +41,15 @@ def matches(selector: Any, unit: Unit, state: AuditState | None = None,
     if selector is None:
         return True
     return _compiled(selector)[1](unit, state, subject)
+
+
+def predicate(selector: Any) -> Predicate:
+    """The compiled test of a selector (what :func:`matches` runs), for a
+    caller that asks the same selector of many units: ``predicate(s)(unit,
+    state, subject) == matches(s, unit, state, subject)``."""
+    if selector is None:
+        return _always
+    return _compiled(selector)[1]
 
 
 def reads_markers(selector: Any) -> bool:

@@ -258,7 +258,26 @@ class AuditState:
         return [self.unit(uid) for uid, s in self.units_state.items() if s.present]
 
     def units_in(self, hex_id: str) -> list[Unit]:
-        return [self.unit(k) for k in self.stacks.get(hex_id, ()) if k in self.units_state]
+        keys = self.stacks.get(hex_id)
+        if not keys:
+            return []
+        # (:meth:`unit` inlined: the settle-point kinds list a hex at every change)
+        units_state = self.units_state
+        versions = self._marker_version
+        out: list[Unit] = []
+        for k in keys:
+            s = units_state.get(k)
+            if s is None:
+                continue                # (a marker)
+            cached = s._view
+            version = versions.get(s.hex)
+            if cached is not None and cached[0] == version:
+                out.append(cached[1])
+                continue
+            view = self._build_unit(k, s)
+            object.__setattr__(s, "_view", (version, view))
+            out.append(view)
+        return out
 
     def markers_in(self, hex_id: str) -> list[Marker]:
         return [self._marker(k) for k in self.stacks.get(hex_id, ()) if k in self.markers_state]

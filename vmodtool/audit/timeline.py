@@ -147,6 +147,10 @@ class Clock:
         return html.unescape(m.group("player")), html.unescape(m.group("text"))
 
     def annotation(self, message: str, step: int) -> Annotation | None:
+        if self.prefix not in message and "&" not in message:
+            # (the typed text is part of the message, and html.unescape
+            # changes only what follows an "&": no prefix, no annotation)
+            return None
         typed = self.typed_text(message)
         if typed is None:
             return None

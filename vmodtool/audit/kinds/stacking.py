@@ -18,13 +18,13 @@ from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.status import (
     Findings,
     SettleRule,
+    carried_view,
     current_steps,
     describe_selector,
-    matches_carried,
     side_name,
     unit_list,
 )
-from vmodtool.audit.selectors import as_list, is_fixed, matches
+from vmodtool.audit.selectors import as_list, is_fixed, matches, predicate, reads_markers
 from vmodtool.audit.state import AuditState, Unit
 
 __all__ = ["Stacking", "StackOrder", "Cohabitation"]
@@ -40,29 +40,42 @@ class Stacking(SettleRule):
     side), exempt or not."""
 
     # unit id -> whether it matches ``exempt`` / each ``per_type_max`` entry's
-    # ``select``, for selectors of what never changes (None: they read more);
-    # the same for every copy of the rule
-    _shared = ("ctx", "params", "_fixed")
+    # ``select``, for selectors of what never changes (None: they read more),
+    # and those selectors: the same for every copy of the rule
+    _shared = ("ctx", "params", "_flag_cache", "_exempt", "_entries")
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         p = self.params
         selectors = [p.get("exempt")] + [entry.get("select") for entry in as_list(p.get("per_type_max"))
                                          if isinstance(entry, Mapping)]
-        self._fixed: dict[tuple[int, str], bool] | None = {} if all(is_fixed(s) for s in selectors) else None
+        self._flag_cache: dict[str, tuple[bool, ...]] | None = {} if all(is_fixed(s) for s in selectors) else None
+        # what findings_in reads of the entry, read once (it runs for every changed hex)
+        self._exempt: Any = p.get("exempt")
+        self._per_side: bool = bool(p.get("per_side", True))
+        self._count: str = p.get("count", "units")
+        self._entries: list[tuple[int, Mapping[str, Any]]] = [
+            (i, entry) for i, entry in enumerate(as_list(p.get("per_type_max"))) if isinstance(entry, Mapping)]
+        #: the fewest units a ``per_type_max`` entry allows (a side with no
+        #: more units in a hex breaks none)
+        self._least_max: float = min((entry.get("max", 0) for _, entry in self._entries), default=float("inf"))
 
-    def _matches(self, which: int, selector: Any, unit: Unit, state: AuditState) -> bool:
-        """``matches(selector, unit, state)``, kept per unit when every
-        selector of the rule is fixed (``which``: 0 exempt, 1 + i the i-th
-        ``per_type_max`` entry)."""
-        fixed = self._fixed
-        if fixed is None:
-            return matches(selector, unit, state)
-        key = (which, unit.uid)
-        found = fixed.get(key)
-        if found is None:
-            found = fixed[key] = matches(selector, unit, state)
-        return found
+    def _flags(self, members: Sequence[Unit], state: AuditState) -> list[tuple[bool, ...]]:
+        """Per unit: whether it is exempt, then whether it matches each
+        ``per_type_max`` entry's ``select``; kept per unit when every
+        selector of the rule is fixed."""
+        fixed = self._flag_cache
+        out: list[tuple[bool, ...]] = []
+        for u in members:
+            found = fixed.get(u.uid) if fixed is not None else None
+            if found is None:
+                exempt = self._exempt
+                found = (exempt is not None and matches(exempt, u, state),
+                         *(matches(entry.get("select"), u, state) for _, entry in self._entries))
+                if fixed is not None:
+                    fixed[u.uid] = found
+            out.append(found)
+        return out
 
     def _limit(self, state: AuditState, hex_id: str) -> float | None:
         limit = self.params.get("limit")
@@ -96,9 +109,7 @@ class Stacking(SettleRule):
         return f"{number} units"
 
     def findings_in(self, state: AuditState, hex_id: str) -> Findings:
-        p = self.params
-        exempt = p.get("exempt")
-        per_side = p.get("per_side", True)
+        per_side = self._per_side
         out: Findings = {}
         groups: dict[str | None, list[Unit]] = {}
         for u in state.units_in(hex_id):
@@ -106,17 +117,21 @@ class Stacking(SettleRule):
         if not groups:
             return out
         limit = self._limit(state, hex_id)          # (the hex's: the same for every side)
-        entries = [(i, entry) for i, entry in enumerate(as_list(p.get("per_type_max")))
-                   if isinstance(entry, Mapping)]
-        for side, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
-            counted = [u for u in members if exempt is None or not self._matches(0, exempt, u, state)]
-            total = sum(self._weight(state, u) for u in counted)
+        entries = self._entries
+        by_units = self._count == "units"
+        for side, members in (sorted(groups.items(), key=lambda kv: str(kv[0])) if len(groups) > 1
+                              else groups.items()):
+            if by_units and limit is not None and len(members) <= limit and len(members) <= self._least_max:
+                continue                            # (the usual case: too few units to break either)
+            flags = self._flags(members, state)
+            counted = [u for u, f in zip(members, flags, strict=True) if not f[0]]
+            total = len(counted) if by_units else sum(self._weight(state, u) for u in counted)
             if limit is not None and total > limit:
                 out[("limit", hex_id, side)] = (
                     tuple(u.uid for u in counted),
                     self._limit_builder(state, hex_id, side, counted, total, limit))
             for i, entry in entries:
-                hits = [u for u in members if self._matches(1 + i, entry.get("select"), u, state)]
+                hits = [u for u, f in zip(members, flags, strict=True) if f[1 + i]]
                 if len(hits) > entry.get("max", 0):
                     out[("per_type", i, hex_id, side)] = (
                         tuple(u.uid for u in hits),
@@ -125,26 +140,29 @@ class Stacking(SettleRule):
 
     def _limit_builder(self, state: AuditState, hex_id: str, side: str | None, counted: Sequence[Unit],
                        total: float, limit: float) -> Callable[[Event], Violation]:
-        exempt = self.params.get("exempt")
-        side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
-        ex_txt = f" ({describe_selector(exempt, state.scenario)} not counted)" if exempt else ""
-        lim = int(limit) if float(limit).is_integer() else limit
-        msg = (f"{self._what(total)}{side_txt} in {hex_id} {self.when}: {unit_list(counted)}; "
-               f"the limit is {lim}{ex_txt}.")
-        uids = [u.uid for u in counted]
-        return lambda event: self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
-                                                count=total, limit=limit, side_counted=side)
+        # (the message is written only when the finding is reported: most
+        # findings are already open at the next settle point)
+        def build(event: Event) -> Violation:
+            exempt = self.params.get("exempt")
+            side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
+            ex_txt = f" ({describe_selector(exempt, state.scenario)} not counted)" if exempt else ""
+            lim = int(limit) if float(limit).is_integer() else limit
+            msg = (f"{self._what(total)}{side_txt} in {hex_id} {self.when}: {unit_list(counted)}; "
+                   f"the limit is {lim}{ex_txt}.")
+            return self.ctx.violation(event, state, msg, units=[u.uid for u in counted], hexes=[hex_id],
+                                      count=total, limit=limit, side_counted=side)
+        return build
 
     def _type_builder(self, state: AuditState, hex_id: str, side: str | None, hits: Sequence[Unit],
                       entry: Mapping[str, Any]) -> Callable[[Event], Violation]:
-        side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
-        desc = describe_selector(entry.get("select"), state.scenario)
-        msg = (f"{len(hits)} units {desc}{side_txt} in {hex_id} {self.when}: {unit_list(hits)}; "
-               f"at most {entry.get('max', 0)} may share a hex.")
-        uids = [u.uid for u in hits]
-        return lambda event: self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
-                                                count=len(hits), limit=entry.get("max", 0),
-                                                side_counted=side)
+        def build(event: Event) -> Violation:
+            side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
+            desc = describe_selector(entry.get("select"), state.scenario)
+            msg = (f"{len(hits)} units {desc}{side_txt} in {hex_id} {self.when}: {unit_list(hits)}; "
+                   f"at most {entry.get('max', 0)} may share a hex.")
+            return self.ctx.violation(event, state, msg, units=[u.uid for u in hits], hexes=[hex_id],
+                                      count=len(hits), limit=entry.get("max", 0), side_counted=side)
+        return build
 
 
 @register("stack_order")
@@ -157,7 +175,10 @@ class StackOrder(SettleRule):
         p = self.params
         ignore = p.get("ignore")
         out: Findings = {}
-        stack = [u for u in state.units_in(hex_id) if ignore is None or not matches(ignore, u, state)]
+        here = state.units_in(hex_id)
+        if len(here) < 2:
+            return out                  # (a unit alone is in order)
+        stack = [u for u in here if ignore is None or not matches(ignore, u, state)]
         for end in ("top", "bottom"):
             sel = p.get(end)
             if sel is None:
@@ -178,14 +199,16 @@ class StackOrder(SettleRule):
 
     def _builder(self, state: AuditState, hex_id: str, end: str, sel: Any, misplaced: Sequence[Unit],
                  intruders: Sequence[Unit], stack: Sequence[Unit]) -> Callable[[Event], Violation]:
-        desc = describe_selector(sel, state.scenario)
-        rel = "below" if end == "top" else "above"
-        msg = (f"In {hex_id} {self.when}, {unit_list(misplaced)} {'is' if len(misplaced) == 1 else 'are'} "
-               f"{rel} {unit_list(intruders)}; units {desc} must be the {end} units of their stack "
-               f"(bottom → top: {', '.join(u.uid for u in stack)}).")
-        uids = [u.uid for u in misplaced] + [u.uid for u in intruders]
-        return lambda event: self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
-                                                order=[u.uid for u in stack])
+        def build(event: Event) -> Violation:
+            desc = describe_selector(sel, state.scenario)
+            rel = "below" if end == "top" else "above"
+            msg = (f"In {hex_id} {self.when}, {unit_list(misplaced)} {'is' if len(misplaced) == 1 else 'are'} "
+                   f"{rel} {unit_list(intruders)}; units {desc} must be the {end} units of their stack "
+                   f"(bottom → top: {', '.join(u.uid for u in stack)}).")
+            uids = [u.uid for u in misplaced] + [u.uid for u in intruders]
+            return self.ctx.violation(event, state, msg, units=uids, hexes=[hex_id],
+                                      order=[u.uid for u in stack])
+        return build
 
 
 @register("cohabitation")
@@ -208,21 +231,26 @@ class Cohabitation(SettleRule):
         if subjects is not None and not self._has_subject(state, hex_id, subjects):
             return {}                       # (most hexes hold no HQ)
         minimum = p.get("min", 1)
+        subject = p.get("subject")
+        company = p.get("with")
+        # (the selector's predicate looked up once per hex, not once per unit)
+        carried = reads_markers(company)
+        fits = predicate(company)
         out: Findings = {}
         here = state.units_in(hex_id)
-        for unit in sorted(here, key=lambda u: u.uid):
+        for unit in sorted(here, key=lambda u: u.uid) if len(here) > 1 else here:
             if not unit.on_map:
                 continue
             if subjects is not None:
                 is_subject = subjects.get(unit.uid)
                 if is_subject is None:
-                    is_subject = subjects[unit.uid] = matches(p.get("subject"), unit, state)
+                    is_subject = subjects[unit.uid] = matches(subject, unit, state)
             else:
-                is_subject = matches(p.get("subject"), unit, state)
+                is_subject = matches(subject, unit, state)
             if not is_subject:
                 continue
             others = [o for o in here if o.uid != unit.uid]
-            good = [o for o in others if matches_carried(p.get("with"), state, o, unit)]
+            good = [o for o in others if fits(carried_view(state, o) if carried else o, state, unit)]
             if len(good) < minimum:
                 out[("cohabitation", unit.uid)] = (unit.hex,
                                                     self._builder(state, unit, others, good, minimum))
@@ -242,9 +270,11 @@ class Cohabitation(SettleRule):
 
     def _builder(self, state: AuditState, unit: Unit, others: Sequence[Unit], good: Sequence[Unit],
                  minimum: int) -> Callable[[Event], Violation]:
-        desc = describe_selector(self.params.get("with"), state.scenario, unit)
-        company = f"with it: {unit_list(others)}" if others else "it is alone"
-        msg = (f"{unit.name} ({unit.uid}) in {unit.hex} {self.when} shares its hex with {len(good)} "
-               f"unit{'s' if len(good) != 1 else ''} {desc} ({company}); at least {minimum} required.")
-        return lambda event: self.ctx.violation(event, state, msg, units=[unit.uid], hexes=[unit.hex],
-                                                with_units=[o.uid for o in others])
+        def build(event: Event) -> Violation:
+            desc = describe_selector(self.params.get("with"), state.scenario, unit)
+            company = f"with it: {unit_list(others)}" if others else "it is alone"
+            msg = (f"{unit.name} ({unit.uid}) in {unit.hex} {self.when} shares its hex with {len(good)} "
+                   f"unit{'s' if len(good) != 1 else ''} {desc} ({company}); at least {minimum} required.")
+            return self.ctx.violation(event, state, msg, units=[unit.uid], hexes=[unit.hex],
+                                      with_units=[o.uid for o in others])
+        return build

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.selectors import Subject, as_list, matches, reads_markers
+from vmodtool.audit.selectors import Subject, as_list, is_fixed, matches, reads_markers
 from vmodtool.audit.state import AuditState, Unit, UnitState
 from vmodtool.scenario.model import Box, MarkerKind, Scenario, Track, TurnStructure
 
@@ -357,21 +357,27 @@ class SettleRule(BaseRule[AuditState]):
     def _judge_changed(self, state: AuditState, hexes: set[str]) -> Findings:
         """Judge again the hexes that changed since the last settle point;
         returns the findings of those hexes (the others keep theirs)."""
-        found: Findings = self.__dict__.setdefault("_found", {})
-        hex_keys: dict[str, tuple[Hashable, ...]] = self.__dict__.setdefault("_hex_keys", {})
+        memory = self.__dict__
+        found: Findings | None = memory.get("_found")
+        if found is None:
+            found = memory["_found"] = {}
+        hex_keys: dict[str, tuple[Hashable, ...]] | None = memory.get("_hex_keys")
+        if hex_keys is None:
+            hex_keys = memory["_hex_keys"] = {}
         if hex_keys:
             for hex_id in hexes:
                 for key in hex_keys.pop(hex_id, ()):
                     found.pop(key, None)
         fresh: Findings = {}
         stacks = state.stacks
-        for hex_id in sorted(hexes):
+        for hex_id in sorted(hexes) if len(hexes) > 1 else hexes:
             if hex_id in stacks:
                 here = self.findings_in(state, hex_id)
                 if here:
                     hex_keys[hex_id] = tuple(here)
                     fresh.update(here)
-        found.update(fresh)
+        if fresh:
+            found.update(fresh)
         return fresh
 
     def idle(self, state: AuditState) -> bool:
@@ -478,6 +484,12 @@ class StatusForbids(BaseRule[AuditState]):
         self.moved_markers: list[tuple[str, str | None, str | None]] = []   # kind, from, to
         self.pending: list[tuple[Event, str]] = []       # moves of this step not flagged yet
         self.flagged: set[tuple[int, str]] = set()       # (step, uid)
+        during = self.params.get("during")
+        #: the phases a ``during`` mapping names (empty: it names none, or
+        #: is not a mapping); outside them it never applies
+        self.during_phases: tuple[Any, ...] = (
+            tuple(as_list(during.get("phase")) + as_list(during.get("phases")))
+            if isinstance(during, Mapping) else ())
         status = self.params.get("status")
         #: the kinds a ``status`` of markers alone names (the unit matches when
         #: it carries one); None: the selector reads more
@@ -552,6 +564,8 @@ class StatusForbids(BaseRule[AuditState]):
             return out
         if event.kind not in self.actions or event.unit is None or event.unit not in _unit_ids(state):
             return []
+        if self.during_phases and state.phase not in self.during_phases:
+            return []                           # (not in the phases its ``during`` names)
         unit = state.unit(event.unit)
         if not _during_applies(p.get("during"), state, unit):
             return []
@@ -582,6 +596,14 @@ def _unit_ids(state: AuditState) -> Collection[str]:
     return {u.uid for u in state.units()}     # pragma: no cover - foreign GameView
 
 
+def _units_on_map(state: AuditState) -> list[Unit]:
+    """The units on the map, by id (views made only for them)."""
+    us: Mapping[str, UnitState] | None = getattr(state, "units_state", None)
+    if us is None:                  # pragma: no cover - foreign GameView
+        return [u for u in sorted(state.units(), key=lambda u: u.uid) if u.on_map]
+    return [state.unit(uid) for uid in sorted(uid for uid, s in us.items() if s.present and s.hex is not None)]
+
+
 # -- state_never ----------------------------------------------------------------------------------
 @register("state_never")
 class StateNever(BaseRule[AuditState]):
@@ -597,6 +619,19 @@ class StateNever(BaseRule[AuditState]):
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self.bad: dict[str, tuple[str, ...]] = {}      # uid -> what is wrong
+        # what _wrong reads of the entry, read once: (key, forbidden values,
+        # the same as text) of ``state``, and the ``markers`` kinds
+        self._forbidden: list[tuple[str, list[Any], list[str]]] = [
+            (key, as_list(forbidden), [str(v) for v in as_list(forbidden)])
+            for key, forbidden in (self.params.get("state") or {}).items()]
+        self._marker_kinds: list[Any] = as_list(self.params.get("markers"))
+        #: unit id -> whether it matches a ``subject`` of what never changes
+        #: (None: the subject reads more)
+        self._subjects: dict[str, bool] | None = {} if is_fixed(self.params.get("subject")) else None
+
+    # (what the entry says, and whether a unit is a subject of a fixed
+    # selector: the same for every copy of the rule)
+    _shared = ("ctx", "params", "_forbidden", "_marker_kinds", "_subjects")
 
     def _candidates(self, state: AuditState, event: Event) -> list[str]:
         ids = _unit_ids(state)
@@ -615,20 +650,29 @@ class StateNever(BaseRule[AuditState]):
         unit = state.unit(uid)
         if not unit.on_map and unit.box is None:
             return ()
-        if not matches(p.get("subject"), unit, state):
+        subjects = self._subjects
+        if subjects is None:
+            is_subject = matches(p.get("subject"), unit, state)
+        else:
+            found = subjects.get(uid)
+            is_subject = found if found is not None else subjects.setdefault(
+                uid, matches(p.get("subject"), unit, state))
+        if not is_subject:
             return ()
         wrong: list[str] = []
-        values = dict(unit.state)
-        if event.kind == "flip" and event.unit == uid:
-            values.update(_old_new_state(state, event)[1])
-        for key, forbidden in (p.get("state") or {}).items():
-            got = values.get(key)
-            if got is not None and (got in as_list(forbidden) or str(got) in map(str, as_list(forbidden))):
-                wrong.append(f"{key} {got}")
-        marks = carried_markers(state, uid)
-        for kind in as_list(p.get("markers")):
-            if kind in marks:
-                wrong.append(marker_name(state.scenario, kind))
+        if self._forbidden:
+            values: Mapping[str, Any] = unit.state
+            if event.kind == "flip" and event.unit == uid:
+                values = {**values, **_old_new_state(state, event)[1]}
+            for key, forbidden, as_text in self._forbidden:
+                got = values.get(key)
+                if got is not None and (got in forbidden or str(got) in as_text):
+                    wrong.append(f"{key} {got}")
+        if self._marker_kinds:
+            marks = carried_markers(state, uid)
+            for kind in self._marker_kinds:
+                if kind in marks:
+                    wrong.append(marker_name(state.scenario, kind))
         return tuple(wrong)
 
     def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
@@ -828,9 +872,7 @@ class PhaseSweep(BaseRule[AuditState]):
             kinds = tuple(as_list(sel["markers"]))
         desc = describe_selector(sel, scenario)
         if not (isinstance(sel, Mapping) and "marker_kind" in sel):
-            for unit in sorted(state.units(), key=lambda u: u.uid):
-                if not unit.on_map:
-                    continue
+            for unit in _units_on_map(state):
                 view = with_markers(unit, layer_markers(state, unit.uid)) if kinds else unit
                 if matches(sel, view, state):
                     left = sorted(set(kinds or ()) & view.markers)

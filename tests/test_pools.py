@@ -77,3 +77,22 @@ def test_a_build_renders_the_same_bytes_forked_or_from_the_fork_server(tmp_path:
         assert done.returncode == 0, done.stderr
     assert _members(outputs["alone"]) == _members(outputs["thread"])
     assert len(_members(outputs["alone"])) > 480
+
+
+def test_a_build_whose_faces_cannot_be_laid_out_stops_its_started_workers(tmp_path: Path) -> None:
+    """The workers start (and draw the board) before the faces are laid out:
+    a face whose text cannot fit still ends the build with its located
+    error, exit 2, nothing written, and no worker left behind."""
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(scenario_text(240, attack=999_999_999).replace("defense: 3,", "defense: 999999999,"), "utf-8")
+    out = tmp_path / "out.vmod"
+    run = ("import multiprocessing, sys\nfrom vmodtool.cli import main\n"
+           "try:\n    main(['build', sys.argv[1], '-o', sys.argv[2], '-q', '-j', '2'])\n"
+           "finally:\n    print('children', len(multiprocessing.active_children()), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", run, str(scenario), str(out)], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=300, check=False)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert "Traceback" not in done.stderr and lines[-1] == "children 0", done.stderr
+    assert "scenario.yaml:" in lines[0] and "does not fit" in lines[0], lines
+    assert not out.exists()

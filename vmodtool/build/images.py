@@ -329,23 +329,37 @@ class _CounterJobs:
         self.specs = specs
         self.chunks: list[list[CounterSpec]] = []
         self.board_future: Future[_Board | None] | None = None
-        if cache_dir is not None:
+
+    def start_board(self, count: int) -> None:
+        """Start the workers and the board's job when ``count`` faces' specs
+        will make a pool worth it (before the specs are laid out: the board
+        is drawn meanwhile)."""
+        workers = self.jobs or os.cpu_count() or 1
+        if self.cache_dir is not None or self.pool is not None or workers <= 1 or count < 200:
             return
-        workers = jobs or os.cpu_count() or 1
-        chunk = max(16, len(self.specs) // (workers * 4) + 1)
-        self.chunks = [self.specs[i:i + chunk] for i in range(0, len(self.specs), chunk)]
-        if workers > 1 and len(self.specs) >= 200:
-            from concurrent.futures import ProcessPoolExecutor  # only when rendering many faces
+        from concurrent.futures import ProcessPoolExecutor  # only when rendering many faces
 
-            from vmodtool.pools import pool_context
+        from vmodtool.pools import pool_context
 
-            global _FORKED_SCENARIO
-            context = pool_context()
-            if context.get_start_method() == "fork":
-                _FORKED_SCENARIO = scenario
-            self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
-            self.board_future = self.pool.submit(_board_job, id(scenario))
-            self.futures = [self.pool.submit(_render_chunk, (c, px)) for c in self.chunks]
+        global _FORKED_SCENARIO
+        context = pool_context()
+        if context.get_start_method() == "fork":
+            _FORKED_SCENARIO = self.scenario
+        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        self.board_future = self.pool.submit(_board_job, id(self.scenario))
+
+    def start_faces(self, specs: list[CounterSpec]) -> None:
+        """Send the faces' specs to the workers (started now if
+        :meth:`start_board` did not)."""
+        self.specs = specs
+        if self.cache_dir is not None:
+            return
+        workers = self.jobs or os.cpu_count() or 1
+        chunk = max(16, len(specs) // (workers * 4) + 1)
+        self.chunks = [specs[i:i + chunk] for i in range(0, len(specs), chunk)]
+        self.start_board(len(specs))
+        if self.pool is not None:
+            self.futures = [self.pool.submit(_render_chunk, (c, self.px)) for c in self.chunks]
 
     def board(self) -> _Board | None:
         """The board a worker drew (None: none did; draw it here)."""
@@ -557,11 +571,18 @@ def start_module_images(scenario: Scenario, *, jobs: int | None = None, cache_di
         counter_jobs = _CounterJobs(scenario, [], px, jobs, cache_dir, progress, packed=packed)
         names = [f for f, _ in packed]
     else:
-        rc = _counters()
-        style = rc.counter_style(scenario)
-        px = rc.resolution_px(style, "vassal")
-        specs = rc.counter_specs(scenario, style)
-        counter_jobs = _CounterJobs(scenario, specs, px, jobs, cache_dir, progress)
+        counter_jobs = _CounterJobs(scenario, [], 0, jobs, cache_dir, progress)
+        # the board is drawn by a worker while the faces are laid out here
+        counter_jobs.start_board(len(scenario.counters))
+        try:
+            rc = _counters()
+            style = rc.counter_style(scenario)
+            px = counter_jobs.px = rc.resolution_px(style, "vassal")
+            specs = rc.counter_specs(scenario, style)
+        except BaseException:
+            counter_jobs.close()
+            raise
+        counter_jobs.start_faces(specs)
         names = [(spec.id, face, rc.face_filename(spec.id, face)) for spec in specs for face, _ in spec.faces]
         if key:
             pack = (key, px, names)

@@ -133,8 +133,11 @@ def art_library() -> Mapping[str, Mapping[str, Any]]:
     import yaml
 
     path = art_file()
+    # the C parser when PyYAML has it (the same safe constructor: 0.004 s
+    # instead of 0.034 for the shipped art, which every cold build reads)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.safe_load(path.read_text("utf-8"))
+        data = yaml.load(path.read_text("utf-8"), Loader=loader)
     except (OSError, yaml.YAMLError) as exc:
         raise TemplateError(f"the counter art cannot be read ({exc}); reinstall vmodtool", file=path) from None
     if not isinstance(data, dict):

@@ -96,3 +96,27 @@ def test_a_build_whose_faces_cannot_be_laid_out_stops_its_started_workers(tmp_pa
     assert "Traceback" not in done.stderr and lines[-1] == "children 0", done.stderr
     assert "scenario.yaml:" in lines[0] and "does not fit" in lines[0], lines
     assert not out.exists()
+
+
+def test_a_cold_build_refuses_a_scenario_its_schema_refuses_after_starting_workers(tmp_path: Path) -> None:
+    """A cold build checks the schema while its workers draw: a scenario
+    whose model is sound but whose file the schema refuses (an unknown key)
+    is refused with every problem, as check-scenario lists them, nothing
+    written and no worker left behind."""
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(scenario_text(240).replace("  dice: [2d6]\n", "  dice: [2d6]\n  dies: [1d6]\n"), "utf-8")
+    out = tmp_path / "out.vmod"
+    run = ("import multiprocessing, sys\nfrom vmodtool.cli import main\n"
+           "try:\n    main(['build', sys.argv[1], '-o', sys.argv[2], '-q', '-j', '2'])\n"
+           "finally:\n    print('children', len(multiprocessing.active_children()), file=sys.stderr)\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    done = subprocess.run([sys.executable, "-c", run, str(scenario), str(out)], capture_output=True, text=True,
+                          env=env, timeout=300, check=False)
+    checked = subprocess.run([sys.executable, "-m", "vmodtool", "check-scenario", str(scenario)],
+                             capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 2 and checked.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert "Traceback" not in done.stderr and lines[-1] == "children 0", done.stderr
+    problem = checked.stdout.splitlines()[0]
+    assert "dies" in problem and problem in lines, (problem, lines)
+    assert not out.exists()

@@ -354,3 +354,26 @@ def test_quick_verdict_keeps_the_schema_of_another_shape(schema: dict) -> None:
     other = copy.deepcopy(schema)
     other["$defs"]["setup_box_units"]["additionalProperties"] = True      # no longer told apart by keys
     assert dispatched_schema(other) is other
+
+
+def test_a_model_loaded_before_its_schema_check_is_the_loaded_model(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from vmodtool.scenario.loader import load_scenario, load_scenario_unchecked
+    from vmodtool.scenario.problems import ScenarioProblems
+
+    model, check_schema = load_scenario_unchecked(EXAMPLE_A)
+    check_schema()
+    loaded = load_scenario(EXAMPLE_A)
+    # (a map's solved grid has no equality of its own: its spec and the rest are compared)
+    assert model.map.grid_spec == loaded.map.grid_spec and model.map.grid is not None
+    assert replace(model, map=None) == replace(loaded, map=None)
+    bad = tmp_path / "scenario.yaml"
+    bad.write_text(EXAMPLE_A.read_text(encoding="utf-8").replace("\ngame:\n", "\nunknown_key: 1\ngame:\n", 1),
+                   encoding="utf-8")
+    with pytest.raises(ScenarioProblems) as whole:
+        load_scenario(bad)
+    _model, check_schema = load_scenario_unchecked(bad)       # the model's own checks pass
+    with pytest.raises(ScenarioProblems) as later:
+        check_schema()
+    assert str(later.value) == str(whole.value) and "unknown_key" in str(later.value)

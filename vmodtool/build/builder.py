@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
-from vmodtool.build.images import start_module_images
+from vmodtool.build.images import renders_in_workers, start_module_images
 from vmodtool.build.module import ModuleBuild, assemble_module
 from vmodtool.build.scenario_cache import load_build_scenario
 from vmodtool.errors import VmodError
@@ -37,6 +37,10 @@ class BuildSummary:
     warnings: tuple[str, ...] = ()
 
 
+def _checked() -> None:
+    """The schema check of a scenario taken from the cache (done)."""
+
+
 def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | None = None,
                       cache_dir: PathLike | None = None,
                       progress: Progress | None = None) -> BuildSummary:
@@ -47,9 +51,23 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
         raise VmodError("the module file name should end in .vmod", file=out)
     if cache_dir is not None:
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
-    # raises with every problem; writes nothing (but the cache)
-    scenario, model_digest = load_build_scenario(scenario_path, Path(cache_dir) if cache_dir is not None else None)
+    # raises with every problem; writes nothing (but the cache).  Without a
+    # cache the schema check waits until the workers are drawing (the model's
+    # own checks passed: a model they can work on), and it still refuses
+    # the scenario, with every problem, before anything is written
+    check_schema: Callable[[], None] = _checked
+    if cache_dir is None:
+        from vmodtool.scenario.loader import load_scenario_unchecked
+
+        scenario, check_schema = load_scenario_unchecked(scenario_path)
+        model_digest = ""
+        if not renders_in_workers(len(scenario.counters), jobs):
+            check_schema()               # nothing to overlap it with
+            check_schema = _checked
+    else:
+        scenario, model_digest = load_build_scenario(scenario_path, Path(cache_dir))
     if scenario.map.module_map is not None:
+        check_schema()
         raise VmodError(f"the scenario's map is map {scenario.map.module_map!r} of the module it binds "
                         "(map.from_module): it describes a game played with that module, which 'vmodtool build' "
                         "does not make; give the scenario its own map.grid to build a module", file=scenario_path)
@@ -64,6 +82,7 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
             progress("module", 0, 1)
 
     try:
+        check_schema()
         # the buildFile is made while the workers render the counter faces
         build: ModuleBuild = assemble_module(scenario, pending.images, images_ready=images_ready)
     finally:

@@ -312,6 +312,12 @@ def _render_chunk(job: tuple[Sequence[CounterSpec], int]) -> list[list[bytes]]:
     return [[_encode_png(img) for img in render_spec(spec, px)] for spec in specs]
 
 
+def renders_in_workers(count: int, jobs: int | None) -> bool:
+    """Whether a cache-less build of ``count`` counter faces' specs renders
+    them (and draws the board) in worker processes."""
+    return (jobs or os.cpu_count() or 1) > 1 and count >= 200
+
+
 class _CounterJobs:
     """Counter faces at VASSAL size, rendered in memory — in worker
     processes for large sets, started first so that the board and the
@@ -335,7 +341,7 @@ class _CounterJobs:
         will make a pool worth it (before the specs are laid out: the board
         is drawn meanwhile)."""
         workers = self.jobs or os.cpu_count() or 1
-        if self.cache_dir is not None or self.pool is not None or workers <= 1 or count < 200:
+        if self.cache_dir is not None or self.pool is not None or not renders_in_workers(count, self.jobs):
             return
         from concurrent.futures import ProcessPoolExecutor  # only when rendering many faces
 

@@ -15,7 +15,7 @@ import difflib
 import os
 import re
 import warnings
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import partial
 from itertools import pairwise
 from pathlib import Path as FsPath
@@ -86,35 +86,75 @@ def check_scenario(path: PathLike, *, module: Module | PathLike | None = None,
     """Validate a scenario file: the model (None when it cannot be built)
     and every problem found, in file order; ``inputs`` is filled with what
     the model was made of."""
-    fs_path = FsPath(path)
+    built = _build(FsPath(path), module, board_sizes, inputs)
+    if isinstance(built, list):
+        return None, built
+    doc, scenario, found = built
+    schema = cached_schema_problems(doc, FsPath(cache_dir) if cache_dir is not None else None)
+    return scenario, _merged(doc, schema, found)
+
+
+def load_scenario_unchecked(path: PathLike, *, inputs: ScenarioInputs | None = None
+                            ) -> tuple[M.Scenario, Callable[[], None]]:
+    """:func:`load_scenario` but for the JSON Schema check, which the
+    function returned does (raising :class:`ScenarioProblems` with every
+    problem, as :func:`load_scenario` would): for a caller with work to
+    start on a model that its own checks found sound (a cold build's
+    workers) before it checks the rest.  A model with problems of its own
+    is refused at once, with the schema's problems among them."""
+    built = _build(FsPath(path), None, None, inputs)
+    if isinstance(built, list):
+        raise ScenarioProblems(built, file=os.fspath(path))
+    doc, scenario, found = built
+    if scenario is None or any(p.severity == "error" for p in found):
+        raise ScenarioProblems(_merged(doc, cached_schema_problems(doc, None), found), file=os.fspath(path))
+    model = scenario
+
+    def check_schema() -> None:
+        schema = cached_schema_problems(doc, None)
+        if any(p.severity == "error" for p in schema):
+            raise ScenarioProblems(_merged(doc, schema, found), file=os.fspath(path))
+
+    return model, check_schema
+
+
+def _build(fs_path: FsPath, module: Module | PathLike | None, board_sizes: Mapping[str, tuple[int, int]] | None,
+           inputs: ScenarioInputs | None) -> tuple[Document, M.Scenario | None, list[Problem]] | list[Problem]:
+    """The document, the model and the model's own problems; the problems
+    alone when the file is no scenario document."""
     doc = load_document(fs_path)
     if inputs is not None:
         inputs.digest = doc.digest
     if doc.problems and doc.data is None:
-        return None, list(doc.problems)
+        return list(doc.problems)
     if not isinstance(doc.data, dict):
         doc.problems.append(doc.problem((), "a scenario file is a mapping of keys (schema, game, "
                                             "map, unit_types, counters, …) at the top level"))
-        return None, doc.problems
-    problems: list[Problem] = list(doc.problems)
-    problems += cached_schema_problems(doc, FsPath(cache_dir) if cache_dir is not None else None)
+        return doc.problems
     builder = _Builder(doc, fs_path, module=module, board_sizes=board_sizes)
     scenario = builder.build()
     if inputs is not None:
         inputs.files.extend(builder.files_read)
         inputs.folders.extend(builder.folders_read)
         inputs.module = module is not None or board_sizes is not None or builder.module is not None
+    return doc, scenario, builder.problems
+
+
+def _merged(doc: Document, schema: list[Problem], found: list[Problem]) -> list[Problem]:
+    """The document's, the schema's and the model's problems, each once, in
+    file order."""
+    problems: list[Problem] = list(doc.problems) + schema
     seen = {(p.path, p.message) for p in problems}
     grid_path = ("map", "grid")
-    grid_detail = any(p.path[:2] == grid_path and len(p.path) > 2 for p in problems + builder.problems)
-    for p in builder.problems:
+    grid_detail = any(p.path[:2] == grid_path and len(p.path) > 2 for p in problems + found)
+    for p in found:
         if p.message == GRID_NOT_BUILT and grid_detail:
             continue   # a grid key's own problem says why
         if (p.path, p.message) not in seen:
             problems.append(p)
             seen.add((p.path, p.message))
     problems.sort(key=lambda p: (p.file or "", p.line or 0, p.column or 0))
-    return scenario, problems
+    return problems
 
 
 class ScenarioInputs:

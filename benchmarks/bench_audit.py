@@ -137,11 +137,12 @@ def cpu_audit(path: Path, scenario, only=None):
 
 
 def replay_alone(path: Path, scenario, clock=time.perf_counter) -> float:
-    """Seconds to replay a log with the scenario's maps, nothing judged."""
+    """Seconds to replay a log as the audit replays it (the scenario's maps,
+    properties and hands), nothing judged."""
     gc.collect()
     start = clock()
-    positions, properties, _hands = scenario_positions(scenario)
-    for _step in Replay.open([path], positions=positions, properties=properties).steps():
+    positions, properties, hands = scenario_positions(scenario)
+    for _step in Replay.open([path], positions=positions, properties=properties, hands=hands).steps():
         pass
     return clock() - start
 
@@ -258,8 +259,8 @@ def main() -> int:
         t_replay = None
         for _ in range(2):
             start = time.perf_counter()
-            positions, properties, _hands = scenario_positions(scenario)     # fresh: no warm cache
-            replay = Replay.open([big], positions=positions, properties=properties)
+            positions, properties, hands = scenario_positions(scenario)     # fresh: no warm cache
+            replay = Replay.open([big], positions=positions, properties=properties, hands=hands)
             for _step in replay.steps():
                 pass
             elapsed = time.perf_counter() - start

@@ -21,7 +21,8 @@ Run from the repository root: ``python benchmarks/bench_peers.py [--runs 3]``
   command, against python-chess reading and validating PGN games per ply
   (games generated deterministically with python-chess itself: random legal
   moves from a fixed seed); and the audit of the example games with all
-  their rules against replaying the same logs alone.
+  their rules against replaying the same logs alone, as the audit replays
+  them (the scenario's maps, properties and hands).
 
 Peers are installed in their own virtual environments under
 ``~/.cache/vmodtool-bench/`` (``$VMODTOOL_BENCH_CACHE``) with pip: python-chess
@@ -260,8 +261,8 @@ def audit_against_replay() -> list[tuple[str, float, float]]:
             audit_logs([log], scenario)
             t_audit = min(t_audit, time.perf_counter() - start)
             start = time.perf_counter()
-            positions, properties, _hands = scenario_positions(scenario)
-            for _step in Replay.open([log], positions=positions, properties=properties).steps():
+            positions, properties, hands = scenario_positions(scenario)
+            for _step in Replay.open([log], positions=positions, properties=properties, hands=hands).steps():
                 pass
             t_replay = min(t_replay, time.perf_counter() - start)
         out.append((system, t_audit, t_replay))

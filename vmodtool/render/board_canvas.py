@@ -326,15 +326,21 @@ def _glyph_text(draw: ImageDraw.ImageDraw, at: tuple[int, int], text: str, style
 
 def _same_as_pillow(text: str, style: str, size: int, anchor: str, stroke: int, mode: str,
                     fill: Colour, halo: Colour | None) -> bool:
-    side = 4 * size * (len(text) + 2) + 8 * stroke
+    # the text's own box (its ink and halo), with a margin
+    try:
+        left, top, right, bottom = load_font(style, size).getbbox(text, anchor=anchor, stroke_width=stroke)
+    except (TypeError, ValueError):
+        return False
+    margin = 4 + stroke
+    box = (int(right - left) + 2 * margin, int(bottom - top) + 2 * margin)
+    at = (margin - int(left), margin - int(top))
     # a ground unlike the text's ink and halo, so that every pixel of both shows
     inks = {tuple(fill[:3]), tuple(halo[:3]) if halo else None}
     ground = next(c for c in ((255, 255, 255), (0, 0, 0), (128, 64, 192)) if c not in inks)
     images = []
     for glyphs in (False, True):
-        img = Image.new(mode, (side, side), ground + ((255,) if mode == "RGBA" else ()))
+        img = Image.new(mode, box, ground + ((255,) if mode == "RGBA" else ()))
         draw = ImageDraw.Draw(img)
-        at = (side // 2, side // 2)
         try:
             if glyphs:
                 if not _glyph_text_unchecked(draw, at, text, style, size, anchor, fill, halo, stroke):

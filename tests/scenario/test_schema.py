@@ -377,3 +377,18 @@ def test_a_model_loaded_before_its_schema_check_is_the_loaded_model(tmp_path: Pa
     with pytest.raises(ScenarioProblems) as later:
         check_schema()
     assert str(later.value) == str(whole.value) and "unknown_key" in str(later.value)
+
+
+def test_a_model_with_a_document_error_is_refused_before_its_schema_check(tmp_path: Path) -> None:
+    # a duplicate key is the document's own error (the data is read): refused at once, as load_scenario does
+    from vmodtool.scenario.loader import load_scenario, load_scenario_unchecked
+    from vmodtool.scenario.problems import ScenarioProblems
+
+    bad = tmp_path / "scenario.yaml"
+    bad.write_text(EXAMPLE_A.read_text(encoding="utf-8").replace("\ngame:\n", "\nschema: vmodtool/1\ngame:\n", 1),
+                   encoding="utf-8")
+    with pytest.raises(ScenarioProblems) as whole:
+        load_scenario(bad)
+    with pytest.raises(ScenarioProblems) as first:
+        load_scenario_unchecked(bad)
+    assert str(first.value) == str(whole.value) and "duplicate key 'schema'" in str(first.value)

@@ -32,6 +32,7 @@ them.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -287,37 +288,38 @@ def check_card_texts(scenario: Scenario) -> None:
     """Raise :class:`CardTextError` for the first card whose name, text,
     line or corner value does not fit its region of its deck's template
     (what ``vmodtool build`` checks before it draws)."""
-    for deck in scenario.decks:
-        t = card_template(scenario, deck)
-        for card in deck.cards:
-            _layout(t, deck, card)
-        _back_text(t, deck)
+    for _path, exc in _text_errors(scenario, skip_unusable=False):
+        raise exc
 
 
 def card_text_problems(scenario: Scenario) -> list[Problem]:
     """Every card and deck back whose text does not fit its deck's template,
     located at its line (what ``check-scenario`` lists; a deck whose
     template cannot be used is the loader's problem already)."""
-    out: list[Problem] = []
+    return [Problem(exc.detail, exc.where.file, exc.where.line, path=path)
+            for path, exc in _text_errors(scenario, skip_unusable=True)]
 
-    def problem(exc: CardTextError, path: tuple[str | int, ...]) -> None:
-        out.append(Problem(exc.detail, exc.where.file, exc.where.line, path=path))
 
+def _text_errors(scenario: Scenario, *, skip_unusable: bool) -> Iterator[tuple[tuple[str | int, ...], CardTextError]]:
+    """Each card's and deck back's text that does not fit, with its key
+    path; a deck whose template cannot be used raises its
+    :class:`CardError`, or is passed over with ``skip_unusable``."""
     for d, deck in enumerate(scenario.decks):
         try:
             t = card_template(scenario, deck)
         except CardError:
-            continue
+            if skip_unusable:
+                continue
+            raise
         for c, card in enumerate(deck.cards):
             try:
                 _layout(t, deck, card)
             except CardTextError as exc:
-                problem(exc, ("decks", d, "cards", c))
+                yield ("decks", d, "cards", c), exc
         try:
             _back_text(t, deck)
         except CardTextError as exc:
-            problem(exc, ("decks", d, "back"))
-    return out
+            yield ("decks", d, "back"), exc
 
 
 # -- drawing ----------------------------------------------------------------------------

@@ -10,10 +10,10 @@ when first asked for, so replaying stays cheap.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from vmodtool.errors import FormatError
 
@@ -66,12 +66,18 @@ class Place(NamedTuple):
 _NAMES: dict[tuple[str | None, str, tuple[str, ...]], str] = {}
 _PROPERTIES: dict[tuple[str | None, str, tuple[str, ...]], Mapping[str, str]] = {}
 _KEPT = 100_000
+T = TypeVar("T")
 
 
-def _keep(cache: dict[Any, Any], key: object, value: object) -> None:
-    if len(cache) >= _KEPT:
-        cache.clear()
-    cache[key] = value
+def _shared(cache: dict[Any, T], key: object, make: Callable[[], T]) -> T:
+    """``cache[key]``, made when missing (the cache cleared when full)."""
+    value = cache.get(key)
+    if value is None:
+        value = make()
+        if len(cache) >= _KEPT:
+            cache.clear()
+        cache[key] = value
+    return value
 
 
 class PieceRef:
@@ -134,16 +140,14 @@ class PieceRef:
     def name(self) -> str:
         name = self._name
         if name is None:
-            key = (self.id, self._type, self._states)
-            name = _NAMES.get(key)
-            if name is None:
-                try:
-                    name = self._definition().name if self._type != "stack" else "stack"
-                except FormatError:
-                    name = ""
-                _keep(_NAMES, key, name)
-            self._name = name
+            name = self._name = _shared(_NAMES, (self.id, self._type, self._states), self._own_name)
         return name
+
+    def _own_name(self) -> str:
+        try:
+            return self._definition().name if self._type != "stack" else "stack"
+        except FormatError:
+            return ""
 
     @property
     def unit_id(self) -> str | None:
@@ -161,16 +165,14 @@ class PieceRef:
         the piece in this state)."""
         props = self._props
         if props is None:
-            key = (self.id, self._type, self._states)
-            props = _PROPERTIES.get(key)
-            if props is None:
-                try:
-                    props = MappingProxyType(self._definition().properties())
-                except FormatError:
-                    props = MappingProxyType({})
-                _keep(_PROPERTIES, key, props)
-            self._props = props
+            props = self._props = _shared(_PROPERTIES, (self.id, self._type, self._states), self._own_properties)
         return props
+
+    def _own_properties(self) -> Mapping[str, str]:
+        try:
+            return MappingProxyType(self._definition().properties())
+        except FormatError:
+            return MappingProxyType({})
 
     @property
     def states(self) -> tuple[str, ...]:

@@ -126,9 +126,9 @@ class _Differ:
 
     def __init__(self, frames: Frames) -> None:
         self.frames = frames
-        self.drawn: dict[str, tuple[Counter, tuple[object, ...]]] = {}
-        #: each drawn id's place in ``drawn`` (the order of its removals)
-        self.order: dict[str, int] = {}
+        #: id -> its counter as drawn last, that counter's key and the id's
+        #: number in the order ids were first drawn (the order of removals)
+        self.drawn: dict[str, tuple[Counter, tuple[object, ...], int]] = {}
         self._next = 0
         self.z = 0
         #: a piece id was drawn twice: every scene compared whole from then on
@@ -156,7 +156,6 @@ class _Differ:
             self.repeats = True
         for ident in [i for i in self.drawn if i not in seen]:
             del self.drawn[ident]
-            del self.order[ident]
             out.append([f.piece(ident)])
         return out
 
@@ -172,27 +171,25 @@ class _Differ:
             if last is not None and last[0] is c:
                 continue
             self._draw(c, c.id, last, out)
-        order = self.order
         f = self.frames
-        for ident in sorted({i for i in delta.replaced if i not in ids and i in drawn}, key=order.__getitem__):
+        for ident in sorted({i for i in delta.replaced if i not in ids and i in drawn}, key=lambda i: drawn[i][2]):
             del drawn[ident]
-            del order[ident]
             out.append([f.piece(ident)])
         return out
 
-    def _draw(self, c: Counter, ident: str, last: tuple[Counter, tuple[object, ...]] | None,
+    def _draw(self, c: Counter, ident: str, last: tuple[Counter, tuple[object, ...], int] | None,
               out: list[list[int]]) -> None:
         key = c.key()
         if last is None:
-            self.order[ident] = self._next
+            seq = self._next
             self._next += 1
+        else:
+            seq = last[2]
+        self.drawn[ident] = (c, key, seq)
         if last is None or last[1] != key:
             f = self.frames
             self.z += 1
-            self.drawn[ident] = (c, key)
             out.append([f.piece(ident), f.map_index(c.map), c.x, c.y, f.look(c), f.label(c.label), self.z])
-        else:
-            self.drawn[ident] = (c, key)
 
 
 #: every this many steps the whole scene is drawn again (a safety net under

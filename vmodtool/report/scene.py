@@ -351,29 +351,13 @@ class SceneBuilder:
         pieces and decks the last step changed (from its events); only
         their stacks (where they are and where they were) are drawn again,
         the others keep their counters.  ``None``: draw everything."""
-        from vmodtool.replay.state import Piece
 
         if touched is None or engine is not self._engine:
             self._drawn.clear()
             self._container.clear()
             self._engine = engine
         else:
-            for pid in touched:
-                old = self._container.pop(pid, None)
-                if old is not None:
-                    self._drawn.pop(old, None)
-                obj = engine.state.get(pid)
-                if obj is None:
-                    continue
-                top = obj.parent if isinstance(obj, Piece) and obj.parent is not None else obj
-                self._drawn.pop(top, None)
-                # a command may move pieces into this stack that no event names
-                # (an AddPiece of a stack re-parents its members): their old
-                # stacks are drawn again too
-                for member in getattr(top, "members", ()):
-                    was = self._container.get(member.id) if member.id else None
-                    if was is not None and was is not top:
-                        self._drawn.pop(was, None)
+            self._forget(engine, touched)
         maps: list[SceneMap] = []
         shown = self._shown = {}
         owner = self._owner = {}
@@ -412,20 +396,12 @@ class SceneBuilder:
                 names.append(n)
         return names
 
-    def delta(self, engine: Engine, touched: set[str]) -> SceneDelta | None:
-        """What :meth:`scene` with ``touched`` would change since the last
-        scene or delta, without walking the unchanged pieces: the counters of
-        the top-level objects drawn again (in drawing order) and the ids of
-        the counters they and the objects no longer on a map showed before.
-        None when only a whole scene will do: another engine (a log's
-        saved state restored), or a piece id shown twice (a broken save),
-        which :meth:`scene` tells apart by its order on the maps."""
+    def _forget(self, engine: Engine, touched: set[str]) -> set[object]:
+        """Drop the drawings of the top-level objects the touched ids were
+        and are in (their old and new stacks); returns those objects."""
         from vmodtool.replay.state import Piece
 
-        if engine is not self._engine:
-            return None
-        drawn, container, shown, owner = self._drawn, self._container, self._shown, self._owner
-        # what scene() pops for the touched ids: their old and new stacks
+        drawn, container = self._drawn, self._container
         stale: set[object] = set()
         for pid in touched:
             old = container.pop(pid, None)
@@ -438,12 +414,29 @@ class SceneBuilder:
             top = named.parent if isinstance(named, Piece) and named.parent is not None else named
             stale.add(top)
             drawn.pop(top, None)
+            # a command may move pieces into this stack that no event names
+            # (an AddPiece of a stack re-parents its members): their old
+            # stacks are drawn again too
             for member in getattr(top, "members", ()):
                 was = container.get(member.id) if member.id else None
                 if was is not None and was is not top:
                     stale.add(was)
                     drawn.pop(was, None)
-        affected = set(stale)
+        return stale
+
+    def delta(self, engine: Engine, touched: set[str]) -> SceneDelta | None:
+        """What :meth:`scene` with ``touched`` would change since the last
+        scene or delta, without walking the unchanged pieces: the counters of
+        the top-level objects drawn again (in drawing order) and the ids of
+        the counters they and the objects no longer on a map showed before.
+        None when only a whole scene will do: another engine (a log's
+        saved state restored), or a piece id shown twice (a broken save),
+        which :meth:`scene` tells apart by its order on the maps."""
+
+        if engine is not self._engine:
+            return None
+        drawn, shown, owner = self._drawn, self._shown, self._owner
+        affected = self._forget(engine, touched)
         redrawn: list[Counter] = []
         again: list[tuple[object, list[Counter]]] = []
         for name in self._map_names(engine):

@@ -106,16 +106,15 @@ def load_scenario_unchecked(path: PathLike, *, inputs: ScenarioInputs | None = N
     if isinstance(built, list):
         raise ScenarioProblems(built, file=os.fspath(path))
     doc, scenario, found = built
-    if scenario is None or any(p.severity == "error" for p in found):
+    if scenario is None or any(p.severity == "error" for p in doc.problems + found):
         raise ScenarioProblems(_merged(doc, cached_schema_problems(doc, None), found), file=os.fspath(path))
-    model = scenario
 
     def check_schema() -> None:
         schema = cached_schema_problems(doc, None)
         if any(p.severity == "error" for p in schema):
             raise ScenarioProblems(_merged(doc, schema, found), file=os.fspath(path))
 
-    return model, check_schema
+    return scenario, check_schema
 
 
 def _build(fs_path: FsPath, module: Module | PathLike | None, board_sizes: Mapping[str, tuple[int, int]] | None,

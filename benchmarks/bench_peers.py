@@ -100,15 +100,24 @@ def measure(name: str) -> tuple[float, int]:
 # --------------------------------------------------------------------------
 # peers in their own virtual environments
 
+def _runs_312(candidate: str) -> bool:
+    """Whether ``candidate`` starts and is Python >= 3.12 (a pyenv shim is on
+    the PATH for every installed version but fails for one that is not
+    selected, so being found is not enough)."""
+    try:
+        done = subprocess.run([candidate, "-c", "import sys; sys.exit(sys.version_info < (3, 12))"],
+                              capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
 def _python_312() -> str | None:
     if sys.version_info >= (3, 12):
         return sys.executable
-    for name in ("python3.14", "python3.13", "python3.12"):
-        found = shutil.which(name)
-        if found:
-            return found
-    found_paths = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python")))
-    return found_paths[-1] if found_paths else None
+    candidates = [found for name in ("python3.14", "python3.13", "python3.12") if (found := shutil.which(name))]
+    candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python")), reverse=True)
+    return next((c for c in candidates if _runs_312(c)), None)
 
 
 def peer_python(folder: str, package: str, interpreter: str | None) -> tuple[str | None, str]:

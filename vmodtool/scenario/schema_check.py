@@ -14,6 +14,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.scenario.problems import Path, Problem
+from vmodtool.scenario.schema_verdict import Check, compile_verdict
 from vmodtool.scenario.source import Document
 
 if TYPE_CHECKING:
@@ -75,6 +76,13 @@ def dispatched_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
+def _verdict() -> Check | None:
+    """The schema's compiled yes/no check (None: jsonschema decides alone)."""
+    schema = scenario_schema()
+    return compile_verdict(dispatched_schema(schema)) if schema is not None else None
+
+
+@lru_cache(maxsize=1)
 def _validators() -> tuple[Any, Any] | None:
     schema = scenario_schema()
     if schema is None:
@@ -87,12 +95,15 @@ def _validators() -> tuple[Any, Any] | None:
 
 
 def schema_problems(doc: Document) -> list[Problem]:
+    data = _jsonable(doc.data)
+    verdict = _verdict()
+    if verdict is not None and verdict(data):
+        return []                          # valid: jsonschema is not even imported
     validators = _validators()
     if validators is None:
         return []
     validator, fast = validators
-    data = _jsonable(doc.data)
-    if fast.is_valid(data):
+    if verdict is None and fast.is_valid(data):
         return []                          # a valid document: the quick verdict is the whole answer
     out: list[Problem] = []
     for error in validator.iter_errors(data):

@@ -184,3 +184,24 @@ def test_a_valid_scenario_is_loaded_without_importing_jsonschema() -> None:
             "print('jsonschema' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("folder", ["templates", "templates/cards"])
+def test_template_verdicts_are_jsonschema_s(folder: str) -> None:
+    from vmodtool.scenario.templates import template_schema
+
+    schema = template_schema(ROOT / folder / ("template.schema.json" if folder == "templates" else
+                                              "card-template.schema.json"))
+    verdict = compile_verdict(schema)
+    assert verdict is not None
+    validator = Draft202012Validator(schema)
+    docs = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted((ROOT / folder).glob("*.yaml"))]
+    assert docs and all(validator.is_valid(d) and verdict(d) for d in docs)
+    rng = random.Random(7)
+    invalid = 0
+    for n in range(300):
+        trial = _mutate(docs[n % len(docs)], rng)
+        expected = validator.is_valid(trial)
+        assert verdict(trial) == expected, n
+        invalid += not expected
+    assert invalid > 50

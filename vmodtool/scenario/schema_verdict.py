@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["compile_verdict", "Check"]
+__all__ = ["compile_verdict", "verdict_of", "Check"]
 
 #: whether an instance is valid against one subschema
 Check = Callable[[Any], bool]
@@ -352,3 +352,19 @@ def compile_verdict(schema: Mapping[str, Any]) -> Check | None:
         return _Compiler(schema).node(schema)
     except (_Unsupported, re.error, TypeError, ValueError):
         return None
+
+
+#: compiled verdicts by the id of their schema (kept with the schema, so
+#: that an id is never reused for another while its entry lives)
+_COMPILED: dict[int, tuple[Mapping[str, Any], Check | None]] = {}
+
+
+def verdict_of(schema: Mapping[str, Any]) -> Check | None:
+    """:func:`compile_verdict` of a schema the program keeps (the shipped
+    schemas, loaded once), compiled on first use."""
+    found = _COMPILED.get(id(schema))
+    if found is None or found[0] is not schema:
+        if len(_COMPILED) >= 16:
+            _COMPILED.clear()
+        found = _COMPILED[id(schema)] = (schema, compile_verdict(schema))
+    return found[1]

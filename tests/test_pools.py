@@ -80,9 +80,9 @@ def test_a_build_renders_the_same_bytes_forked_or_from_the_fork_server(tmp_path:
 
 
 def test_a_build_whose_faces_cannot_be_laid_out_stops_its_started_workers(tmp_path: Path) -> None:
-    """The workers start (and draw the board) before the faces are laid out:
-    a face whose text cannot fit still ends the build with its located
-    error, exit 2, nothing written, and no worker left behind."""
+    """The workers start (the board, then the faces) before the faces' texts
+    are checked: a face whose text cannot fit still ends the build with its
+    located error, exit 2, nothing written, and no worker left behind."""
     scenario = tmp_path / "scenario.yaml"
     scenario.write_text(scenario_text(240, attack=999_999_999).replace("defense: 3,", "defense: 999999999,"), "utf-8")
     out = tmp_path / "out.vmod"

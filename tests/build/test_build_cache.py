@@ -315,8 +315,8 @@ def test_a_warm_build_takes_the_model_and_the_pack_and_equals_the_cold_build(fol
     assert {I.FACE_PACK, "scenario-model.pickle"} <= {p.name for p in (folder / "cache").iterdir()}
     loads, count = CountingLoads(monkeypatch), Counting(monkeypatch)
     specs: list[int] = []
-    real_specs = C.counter_specs
-    monkeypatch.setattr(C, "counter_specs", lambda *a: specs.append(1) or real_specs(*a))
+    real_specs = C.resolved_specs
+    monkeypatch.setattr(C, "resolved_specs", lambda *a: specs.append(1) or real_specs(*a))
     assert build(folder, scenario_text(), "warm.vmod", cache=True) == cold
     assert (loads.loads, specs, count.faces, count.boards) == (0, [], 0, 0)
 
@@ -476,8 +476,8 @@ def test_a_stale_or_damaged_face_pack_is_not_used(folder, monkeypatch, damage):
     else:   # another renderer: the key changes, the pack is stale
         monkeypatch.setattr(I, "_render_sources", lambda: "another renderer")
     specs: list[int] = []
-    real_specs = C.counter_specs
-    monkeypatch.setattr(C, "counter_specs", lambda *a: specs.append(1) or real_specs(*a))
+    real_specs = C.resolved_specs
+    monkeypatch.setattr(C, "resolved_specs", lambda *a: specs.append(1) or real_specs(*a))
     warm = build(folder, scenario_text(), "warm.vmod", cache=True)
     assert specs == [1]                 # the general path: render_all's per-face cache
     assert warm == build(folder, scenario_text(), "cold.vmod", cache=False)

@@ -584,11 +584,15 @@ def start_module_images(scenario: Scenario, *, jobs: int | None = None, cache_di
             rc = _counters()
             style = rc.counter_style(scenario)
             px = counter_jobs.px = rc.resolution_px(style, "vassal")
-            specs = rc.counter_specs(scenario, style)
+            specs = rc.resolved_specs(scenario, style)
+            # the workers start on the faces while the texts are checked
+            # here: a text that cannot fit still ends the build with its
+            # located error (the workers stopped) before anything is written
+            counter_jobs.start_faces(specs)
+            rc.check_text_fits(scenario, specs)
         except BaseException:
             counter_jobs.close()
             raise
-        counter_jobs.start_faces(specs)
         names = [(spec.id, face, rc.face_filename(spec.id, face)) for spec in specs for face, _ in spec.faces]
         if key:
             pack = (key, px, names)

@@ -66,7 +66,7 @@ from vmodtool.scenario.templates import (
 __all__ = [
     "RENDERER_VERSION", "MIN_TEXT_SCALE", "CounterError", "CounterTextError", "CounterStyle",
     "FaceSpec", "CounterSpec", "Manifest", "ManifestEntry", "parse_size", "counter_style",
-    "counter_specs", "render_face", "render_spec", "render_counter_faces", "render_marker",
+    "counter_specs", "resolved_specs", "check_text_fits", "render_face", "render_spec", "render_counter_faces", "render_marker",
     "render_all", "face_filename", "safe_name", "resolution_px", "render_contact_sheet",
 ]
 
@@ -448,9 +448,22 @@ def counter_specs(scenario: Any, style: CounterStyle | None = None) -> list[Coun
     """Every counter of the scenario, resolved: unit counters in counter-mix
     order, then marker counters (``representation: counter``) and formation
     activation chits.  Raises :class:`CounterError` for bad data."""
+    specs = resolved_specs(scenario, style)
+    check_text_fits(scenario, specs)
+    return specs
+
+
+def resolved_specs(scenario: Any, style: CounterStyle | None = None) -> list[CounterSpec]:
+    """:func:`counter_specs` without its check that every text fits (a
+    build sends the specs to its workers first, then checks meanwhile)."""
     style = style or counter_style(scenario)
-    specs = _unit_specs(scenario, style) + _marker_specs(scenario, style)
-    # fail early on text that cannot fit (decided at a fixed reference size)
+    return _unit_specs(scenario, style) + _marker_specs(scenario, style)
+
+
+def check_text_fits(scenario: Any, specs: Sequence[CounterSpec]) -> None:
+    """Fail early on text that cannot fit (decided at a fixed reference
+    size): the :class:`CounterError` of the first such face, at its unit
+    type's line."""
     lines = {c.id: getattr(scenario.unit_types[c.type], "position", None) for c in scenario.counters}
     for spec in specs:
         for _name, face in spec.faces:
@@ -459,7 +472,6 @@ def counter_specs(scenario: Any, style: CounterStyle | None = None) -> list[Coun
             except CounterError as exc:
                 pos = lines.get(spec.id)
                 raise exc.located(file=str(pos) if pos is not None and pos.line else scenario.path) from None
-    return specs
 
 
 # -- text fitting -----------------------------------------------------------------------

@@ -66,8 +66,9 @@ from vmodtool.scenario.templates import (
 __all__ = [
     "RENDERER_VERSION", "MIN_TEXT_SCALE", "CounterError", "CounterTextError", "CounterStyle",
     "FaceSpec", "CounterSpec", "Manifest", "ManifestEntry", "parse_size", "counter_style",
-    "counter_specs", "resolved_specs", "check_text_fits", "render_face", "render_spec", "render_counter_faces", "render_marker",
-    "render_all", "face_filename", "safe_name", "resolution_px", "render_contact_sheet",
+    "counter_specs", "resolved_specs", "check_text_fits", "render_face", "render_spec",
+    "render_counter_faces", "render_marker", "render_all", "face_filename", "safe_name", "resolution_px",
+    "render_contact_sheet",
 ]
 
 #: bump when a change alters pixels: it invalidates every cache entry

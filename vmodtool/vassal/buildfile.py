@@ -127,14 +127,20 @@ def _escape_text(text: str, tab_as_reference: bool = False) -> str:
     return text
 
 
+_ATTRIBUTE_REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\t": "&#9;", "\n": "&#10;", "\r": "&#13;"}
+#: what each quote's attribute value escapes, one character at a time (the
+#: references replace characters, never each other's text)
+_ATTRIBUTE_ESCAPES = {q: str.maketrans({**_ATTRIBUTE_REFERENCES, q: ref})
+                      for q, ref in (('"', "&quot;"), ("'", "&apos;"))}
+_PLAIN_ATTRIBUTE = re.compile("[^&<>\t\n\r\"']*")
+
+
 def _escape_attribute(value: str, quote: str = '"') -> str:
     """Escape an attribute value (TAB/LF/CR as character references so that
     attribute normalisation cannot turn them into spaces)."""
-    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    value = value.replace("\t", "&#9;").replace("\n", "&#10;").replace("\r", "&#13;")
-    if quote == '"':
-        return value.replace('"', "&quot;")
-    return value.replace("'", "&apos;")
+    if _PLAIN_ATTRIBUTE.fullmatch(value):
+        return value                   # most values: nothing to escape
+    return value.translate(_ATTRIBUTE_ESCAPES["\"" if quote == "\"" else "'"])
 
 
 def _decode_raw_text(raw: str) -> str:

@@ -250,3 +250,23 @@ def test_write_and_read(tmp_path: Path) -> None:
     target = tmp_path / "buildFile.xml"
     buildfile.write(target)
     assert BuildFile.read(target).version == "2.0"
+
+
+def test_attribute_escapes_are_the_references_one_character_at_a_time() -> None:
+    """The writer's attribute escaping (a regex test, then one translate)
+    against its definition: & < > TAB LF CR and the quote as references."""
+    import random
+
+    from vmodtool.vassal.buildfile import _escape_attribute
+
+    def by_definition(value: str, quote: str) -> str:
+        value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        value = value.replace("\t", "&#9;").replace("\n", "&#10;").replace("\r", "&#13;")
+        return value.replace('"', "&quot;") if quote == '"' else value.replace("'", "&apos;")
+
+    rng = random.Random(5)
+    for _ in range(20_000):
+        value = "".join(rng.choice("ab&<>\t\n\r\"'Ж;# ") for _ in range(rng.randrange(12)))
+        for quote in ('"', "'"):
+            assert _escape_attribute(value, quote) == by_definition(value, quote), (value, quote)
+    assert _escape_attribute("plain Ж text") == "plain Ж text"

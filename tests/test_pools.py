@@ -120,3 +120,44 @@ def test_a_cold_build_refuses_a_scenario_its_schema_refuses_after_starting_worke
     problem = checked.stdout.splitlines()[0]
     assert "dies" in problem and problem in lines, (problem, lines)
     assert not out.exists()
+
+
+def test_an_error_raised_in_a_worker_reaches_the_caller_with_its_fields() -> None:
+    """A :class:`VmodError` crosses a process pool whole: its type, file,
+    place and a subclass's own fields, still able to be located."""
+    import pickle
+
+    from vmodtool.errors import FormatError
+    from vmodtool.render.counters import CounterTextError
+
+    err = FormatError("bad\nentry", file="game.vlog", place="byte 12")
+    err.extra = 3  # type: ignore[attr-defined]
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is FormatError and (back.file, back.place, back.message, back.extra) == \
+        ("game.vlog", "byte 12", "bad\nentry", 3)
+    assert str(back) == str(err) and back.args == err.args
+    fit = pickle.loads(pickle.dumps(CounterTextError("counter a: the label text 'x' does not fit")))
+    assert str(fit.located(file="scenario.yaml:20")) == "scenario.yaml:20: counter a: the label text 'x' does not fit"
+
+
+@pytest.mark.parametrize("counters", [40, 240])
+def test_a_text_that_cannot_fit_is_refused_alike_drawn_here_or_in_workers(tmp_path: Path, counters: int) -> None:
+    """A cold build lays out each face as it draws it, here (a few counters)
+    or in its workers (many), and a text that cannot fit ends the build with
+    the error the check of the scenario's texts gives, at its unit type's
+    line, exit 2, nothing written; with a cache the texts are checked first."""
+    from vmodtool.render.counters import CounterTextError, counter_specs
+    from vmodtool.scenario.loader import load_scenario
+
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(scenario_text(counters, attack=999_999_999), "utf-8")
+    with pytest.raises(CounterTextError) as expected:
+        counter_specs(load_scenario(scenario))
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    for extra in ([], ["--cache", str(tmp_path / "cache")]):
+        out = tmp_path / "out.vmod"
+        done = subprocess.run([sys.executable, "-m", "vmodtool", "build", str(scenario), "-o", str(out), "-q",
+                               "-j", "2", *extra], capture_output=True, text=True, env=env, timeout=300, check=False)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.strip() == f"vmodtool: error: {expected.value}", (extra, done.stderr)
+        assert "scenario.yaml:" in done.stderr and not out.exists()

@@ -10,7 +10,7 @@ a bug in vmodtool.  ``str()`` of an error is always one line.
 from __future__ import annotations
 
 import os
-from typing import Union
+from typing import Any, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -63,6 +63,20 @@ class VmodError(Exception):
         err.place = new_place
         Exception.__init__(err, str(err))
         return err
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its fields (``file``, ``place``, a subclass's own),
+        so that an error raised in a worker process reaches the caller as
+        it was raised, still able to be :meth:`located`."""
+        return _rebuild_error, (type(self), dict(self.__dict__))
+
+
+def _rebuild_error(cls: type[VmodError], fields: dict[str, Any]) -> VmodError:
+    """A :class:`VmodError` from its pickled fields (:meth:`VmodError.__reduce__`)."""
+    err = cls.__new__(cls)
+    err.__dict__.update(fields)
+    Exception.__init__(err, str(err))
+    return err
 
 
 class FormatError(VmodError):

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from PIL import Image, ImageFont
 
     from vmodtool.render.board_layout import PlacementWarning
-    from vmodtool.render.counters import CounterSpec
+    from vmodtool.render.counters import CounterError, CounterSpec
 
 __all__ = ["render_module_images", "start_module_images", "PendingImages", "module_image_names", "FACE_PACK"]
 
@@ -306,10 +306,25 @@ def _plain_chit(text: str, px: int) -> bytes:
     return _encode_png(img)
 
 
-def _render_chunk(job: tuple[Sequence[CounterSpec], int]) -> list[list[bytes]]:
+#: what a chunk of faces' specs renders to: the PNG files of each spec's
+#: faces, up to the first spec that cannot be drawn, and that spec's error
+_Rendered = tuple[list[list[bytes]], "CounterError | None"]
+
+
+def _render_chunk(job: tuple[Sequence[CounterSpec], int]) -> _Rendered:
+    """The faces of ``job``'s specs at its size, stopping at the first spec
+    that cannot be drawn (a text that does not fit: the check of
+    ``check_text_fits``, made as the face is laid out), whose error comes
+    back to be located at its unit type's line."""
     specs, px = job
-    render_spec = _counters().render_spec
-    return [[_encode_png(img) for img in render_spec(spec, px)] for spec in specs]
+    rc = _counters()
+    out: list[list[bytes]] = []
+    for spec in specs:
+        try:
+            out.append([_encode_png(img) for img in rc.render_spec(spec, px)])
+        except rc.CounterError as exc:
+            return out, exc
+    return out, None
 
 
 def renders_in_workers(count: int, jobs: int | None) -> bool:
@@ -331,7 +346,7 @@ class _CounterJobs:
         self.jobs = jobs
         self.packed = packed
         self.pool: ProcessPoolExecutor | None = None
-        self.futures: list[Future[list[list[bytes]]]] = []
+        self.futures: list[Future[_Rendered]] = []
         self.specs = specs
         self.chunks: list[list[CounterSpec]] = []
         self.board_future: Future[_Board | None] | None = None
@@ -351,6 +366,9 @@ class _CounterJobs:
         context = pool_context()
         if context.get_start_method() == "fork":
             _FORKED_SCENARIO = self.scenario
+            # imported once here, where the faces' specs need it anyway,
+            # rather than again in every worker (a fork inherits it)
+            _counters()
         self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
         self.board_future = self.pool.submit(_board_job, id(self.scenario))
 
@@ -391,8 +409,11 @@ class _CounterJobs:
         try:
             done = 0
             for i, chunk_specs in enumerate(self.chunks):
-                rendered = (self.futures[i].result() if self.pool is not None
-                            else _render_chunk((chunk_specs, self.px)))
+                rendered, error = (self.futures[i].result() if self.pool is not None
+                                   else _render_chunk((chunk_specs, self.px)))
+                if error is not None:
+                    raise _counters().located_counter_error(self.scenario, chunk_specs[len(rendered)].id,
+                                                            error) from None
                 for spec, pngs in zip(chunk_specs, rendered, strict=True):  # one result per spec
                     for (face, _), data in zip(spec.faces, pngs, strict=True):  # and per face
                         yield _counters().face_filename(spec.id, face), data
@@ -585,11 +606,14 @@ def start_module_images(scenario: Scenario, *, jobs: int | None = None, cache_di
             style = rc.counter_style(scenario)
             px = counter_jobs.px = rc.resolution_px(style, "vassal")
             specs = rc.resolved_specs(scenario, style)
-            # the workers start on the faces while the texts are checked
-            # here: a text that cannot fit still ends the build with its
-            # located error (the workers stopped) before anything is written
             counter_jobs.start_faces(specs)
-            rc.check_text_fits(scenario, specs)
+            if cache_dir is not None:
+                # rendered, or found, by render_all: checked here first.
+                # Without a cache each face is checked as it is laid out to
+                # be drawn (_render_chunk): a text that cannot fit still
+                # ends the build with its located error before anything
+                # is written, the workers stopped
+                rc.check_text_fits(scenario, specs)
         except BaseException:
             counter_jobs.close()
             raise

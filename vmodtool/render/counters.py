@@ -66,7 +66,7 @@ from vmodtool.scenario.templates import (
 __all__ = [
     "RENDERER_VERSION", "MIN_TEXT_SCALE", "CounterError", "CounterTextError", "CounterStyle",
     "FaceSpec", "CounterSpec", "Manifest", "ManifestEntry", "parse_size", "counter_style",
-    "counter_specs", "resolved_specs", "check_text_fits", "render_face", "render_spec",
+    "counter_specs", "resolved_specs", "check_text_fits", "located_counter_error", "render_face", "render_spec",
     "render_counter_faces", "render_marker", "render_all", "face_filename", "safe_name", "resolution_px",
     "render_contact_sheet",
 ]
@@ -463,16 +463,25 @@ def resolved_specs(scenario: Any, style: CounterStyle | None = None) -> list[Cou
 
 def check_text_fits(scenario: Any, specs: Sequence[CounterSpec]) -> None:
     """Fail early on text that cannot fit (decided at a fixed reference
-    size): the :class:`CounterError` of the first such face, at its unit
-    type's line."""
-    lines = {c.id: getattr(scenario.unit_types[c.type], "position", None) for c in scenario.counters}
+    size, so rendering at any size fails alike): the :class:`CounterError`
+    of the first such face, at its unit type's line."""
     for spec in specs:
         for _name, face in spec.faces:
             try:
                 _layout_texts(face, _FIT_REFERENCE_PX)
             except CounterError as exc:
-                pos = lines.get(spec.id)
-                raise exc.located(file=str(pos) if pos is not None and pos.line else scenario.path) from None
+                raise located_counter_error(scenario, spec.id, exc) from None
+
+
+def located_counter_error(scenario: Any, counter_id: str, exc: CounterError) -> CounterError:
+    """``exc``, raised by a face of the counter (or marker) ``counter_id``,
+    at its unit type's line of the scenario file (else at the file), when
+    it does not name a file of its own."""
+    counter = next((c for c in scenario.counters if c.id == counter_id), None)
+    pos = getattr(scenario.unit_types[counter.type], "position", None) if counter is not None else None
+    located = exc.located(file=str(pos) if pos is not None and pos.line else scenario.path)
+    assert isinstance(located, CounterError)
+    return located
 
 
 # -- text fitting -----------------------------------------------------------------------
@@ -708,8 +717,9 @@ def _marker_title(face: FaceSpec) -> tuple[tuple[str, ...], float, str]:
     raise AssertionError("unreachable")
 
 
-def _layout_texts(face: FaceSpec, px: int) -> list[_Text]:
-    """Every text of a face with its font and position in pixels."""
+def _layout_texts(face: FaceSpec, px: int, geometry: dict[str, Any] | None = None) -> list[_Text]:
+    """Every text of a face with its font and position in pixels
+    (``geometry``: the face's :func:`_geometry`, when the caller has it)."""
     out: list[_Text] = []
     S = px
     if face.kind == "marker":
@@ -728,7 +738,7 @@ def _layout_texts(face: FaceSpec, px: int) -> list[_Text]:
             out.append(_Text(line, font, 0.5 * S, (cy0 + i * lh) * S, "m", face.ink, what="title"))
         return out
     regions = dict(face.regions)
-    g = _geometry(face)
+    g = geometry if geometry is not None else _geometry(face)
     top_f, bottom_f, side_f = _row_sizes(face)
     boxed = face.template.corners == "boxed"
     m = 0.075 if boxed else 0.06
@@ -951,7 +961,7 @@ def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
         raise CounterError(f"{face.where}: a counter must be at least 16 px (got {px})")
     S = px
     g = _geometry(face) if face.kind == "unit" else {}
-    texts = _layout_texts(face, S)
+    texts = _layout_texts(face, S, g or None)
     img = _base(face, S, g).copy()
     for text in texts:
         _draw_text(img, text, face.ink)

@@ -149,7 +149,24 @@ def test_each_keyword_judges_as_jsonschema(value: Any) -> None:
     for small in _SMALL:
         check = compile_verdict(small) if isinstance(small, dict) else compile_verdict({"allOf": [small]})
         assert check is not None, small
-        assert check(value) == Draft202012Validator(small).is_valid(value), (small, value)
+        got, expected = check(value), Draft202012Validator(small).is_valid(value)
+        if got != expected and _nan_hides_a_duplicate(small, value):
+            # jsonschema sorts the items to find duplicates, and a NaN
+            # among them spoils the sort: it misses a duplicate that is
+            # there.  The verdict finds it; the document then goes to
+            # jsonschema, whose problems (none) are the answer, as always
+            continue
+        assert got == expected, (small, value)
+
+
+def _nan_hides_a_duplicate(schema: Any, value: Any) -> bool:
+    """``value`` is an array with a NaN and two equal items (as jsonschema
+    compares them: ``True`` is not ``1``), under ``uniqueItems``."""
+    if not (isinstance(schema, dict) and schema.get("uniqueItems") and isinstance(value, list)):
+        return False
+    if not any(isinstance(x, float) and math.isnan(x) for x in value):
+        return False
+    return any(json_equal(a, b) for i, a in enumerate(value) for b in value[i + 1:])
 
 
 def test_json_equality_tells_booleans_from_numbers() -> None:

@@ -10,13 +10,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from vmodtool.build.images import renders_in_workers, start_module_images
-from vmodtool.build.module import ModuleBuild, assemble_module
-from vmodtool.build.scenario_cache import load_build_scenario
 from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
+
+if TYPE_CHECKING:
+    from vmodtool.build.module import ModuleBuild
 
 __all__ = ["build_module_file", "BuildSummary"]
 
@@ -65,6 +66,8 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
             check_schema()               # nothing to overlap it with
             check_schema = _checked
     else:
+        from vmodtool.build.scenario_cache import load_build_scenario
+
         scenario, model_digest = load_build_scenario(scenario_path, Path(cache_dir))
     if scenario.map.module_map is not None:
         check_schema()
@@ -75,6 +78,8 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
         refuse_overwrite(out, extra)
     pending = start_module_images(scenario, jobs=jobs, cache_dir=Path(cache_dir) if cache_dir else None,
                                   progress=progress, model_digest=model_digest)
+    # imported once the workers have forked, while they draw (they do not assemble)
+    from vmodtool.build.module import assemble_module
 
     def images_ready() -> None:
         pending.finish()

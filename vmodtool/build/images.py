@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import PIL  # its version only: Pillow's drawing modules are imported where they draw
 
-from vmodtool.build.module import ModuleImages
+from vmodtool.build.module_images import ModuleImages
 from vmodtool.fileio import atomic_write
 from vmodtool.scenario.cards import HAND_MARGIN, VASSAL_CARD_DPI, card_pixels, hand_board_size
 from vmodtool.scenario.model import Scenario

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from lxml import etree
 
 from vmodtool.build import components as C
 from vmodtool.build.decks import add_decks, add_hands
+from vmodtool.build.module_images import ModuleImages
 from vmodtool.build.offmap import OffMapLayout, draw_off_map, layout_off_map
 from vmodtool.build.pieces import PieceFactory, unit_name
 from vmodtool.scenario.model import Counter, Scenario, SetupBox, SetupStack, TurnStructure
@@ -37,29 +38,6 @@ TURN_FORMAT = {1: "$level1$", 2: "$level1$|$level2$", 3: "$level1$|$level2$|$lev
 Progress = Callable[[str, int, int], None]
 #: the deflate level of the module's text entries (the buildFile, help); images are stored
 MODULE_COMPRESS_LEVEL = 6
-
-
-@dataclass
-class ModuleImages:
-    """The images of a module: ``files`` image name → bytes (stored under
-    ``images/``); the other mappings name which file each piece uses."""
-
-    files: dict[str, bytes] = field(default_factory=dict)
-    unit: dict[tuple[str, str], str] = field(default_factory=dict)   # (counter id, face)
-    marker: dict[str, str] = field(default_factory=dict)             # marker kind
-    layer: dict[str, str] = field(default_factory=dict)              # layer marker kind overlay
-    chit: dict[str, str] = field(default_factory=dict)               # formation id / "end_turn"
-    card: dict[str, str] = field(default_factory=dict)               # card id (copies share it)
-    card_back: dict[str, str] = field(default_factory=dict)          # deck id
-    hand_board: dict[str, str] = field(default_factory=dict)         # side id of a hand
-    board: str = "board.png"
-    board_size: tuple[int, int] = (0, 0)
-    #: what the board renderer warned of (place names or markers without a free place), one located line each
-    board_warnings: list[str] = field(default_factory=list)
-    counter_size: tuple[int, int] = (64, 64)
-    #: False when only the buildFile is wanted (the audit reads positions
-    #: from it): the off-map board is not drawn nor the charts read
-    draw: bool = True
 
 
 @dataclass

@@ -27,12 +27,15 @@ the :attr:`ModuleMap.zones`.  The first hex of a label wins.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from vmodtool.errors import VmodError
 from vmodtool.scenario.mapgrid import MapGrid
-from vmodtool.vassal.buildfile import BoardEntry, MapEntry
 from vmodtool.vassal.grid import Board, HexGrid, ZonedGrid, board_from_element
 from vmodtool.vassal.grid_common import Point
+
+if TYPE_CHECKING:   # the buildFile's entries come from the caller: loading a scenario imports no XML parser
+    from vmodtool.vassal.buildfile import BoardEntry, MapEntry
 
 __all__ = ["ModuleMap", "ModuleMapError", "module_map_grid", "find_map"]
 

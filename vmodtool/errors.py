@@ -56,13 +56,8 @@ class VmodError(Exception):
         new_place = self.place
         if place:
             new_place = f"{place}, {self.place}" if self.place else place
-        err = type(self).__new__(type(self))
-        err.__dict__.update(self.__dict__)
-        err.message = self.message
-        err.file = self.file or (os.fspath(file) if file is not None else None)
-        err.place = new_place
-        Exception.__init__(err, str(err))
-        return err
+        return _rebuild_error(type(self), dict(
+            self.__dict__, file=self.file or (os.fspath(file) if file is not None else None), place=new_place))
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its fields (``file``, ``place``, a subclass's own),

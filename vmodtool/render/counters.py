@@ -477,8 +477,10 @@ def located_counter_error(scenario: Any, counter_id: str, exc: CounterError) -> 
     """``exc``, raised by a face of the counter (or marker) ``counter_id``,
     at its unit type's line of the scenario file (else at the file), when
     it does not name a file of its own."""
-    counter = next((c for c in scenario.counters if c.id == counter_id), None)
-    pos = getattr(scenario.unit_types[counter.type], "position", None) if counter is not None else None
+    try:
+        pos = getattr(scenario.unit_type_of(scenario.counter(counter_id)), "position", None)
+    except KeyError:                # a marker's or a chit's counter
+        pos = None
     located = exc.located(file=str(pos) if pos is not None and pos.line else scenario.path)
     assert isinstance(located, CounterError)
     return located
@@ -961,7 +963,7 @@ def render_face(face: FaceSpec, px: int, *, border: bool = True) -> Image.Image:
         raise CounterError(f"{face.where}: a counter must be at least 16 px (got {px})")
     S = px
     g = _geometry(face) if face.kind == "unit" else {}
-    texts = _layout_texts(face, S, g or None)
+    texts = _layout_texts(face, S, g if face.kind == "unit" else None)
     img = _base(face, S, g).copy()
     for text in texts:
         _draw_text(img, text, face.ink)

@@ -544,3 +544,45 @@ def test_did_you_mean_hints_have_a_budget(tmp_path, monkeypatch):
     hinted = [line for line in unknown if "did you mean" in line]
     assert hinted and len(hinted) < len(unknown)
     assert all("did you mean" in line for line in unknown[:len(hinted)])
+
+
+@pytest.mark.parametrize("libyaml", [True, False], ids=["libyaml", "pure-python"])
+@pytest.mark.parametrize("tagged, words", [
+    ("!!int margin", "'margin' is not a YAML int, which its tag !!int asks for"),
+    ("!!float x", "'x' is not a YAML float"),
+    ("!!bool maybe", "'maybe' is not a YAML bool"),
+    ("!!timestamp nope", "'nope' is not a YAML timestamp"),
+    ('!!int ""', "'' is not a YAML int"),
+])
+def test_a_tag_its_text_cannot_have_is_located_not_a_crash(tmp_path, monkeypatch, libyaml, tagged, words):
+    # PyYAML's constructors raise ValueError, KeyError, IndexError... for these
+    # (found by mutating the bundled scenarios: exit 70 before)
+    monkeypatch.setattr(source, "USE_LIBYAML", libyaml)
+    text = STARTER.replace('name: "Main Map"', "name: " + tagged)
+    line, col = line_col_of(text, tagged)
+    assert words in assert_refused(write(tmp_path, text), line, col, "")
+
+
+def test_values_and_places_are_pyyaml_s_for_every_scalar_kind():
+    # the builder converts str/int/float/bool/null scalars itself: what PyYAML's
+    # safe loader gives, for every form the core schema reads
+    text = ("a: [0x1F, 0o17, 017, 1_000, '12', -0, +12, 0b101, 190:20:30]\n"
+            "b: [3e5, 1.5, -2., 6.8523015e+5, 1_0.5, 1:30.5]\n"
+            "c: [yes, No, on, OFF, true, False, ~, null, '', \"x\\ty\", plain text]\n"
+            "d: [2001-12-14, !!str 12, !!int '7', !!float 3, !!null '', !!binary aGVsbG8=]\n"
+            "e: {<<: {p: 1}, q: &x [1, 2], r: *x}\n")
+    doc = source.load_yaml(text, "s")
+    assert not doc.problems
+    expected = yaml.safe_load(text)
+    got = doc.data
+    expected["d"][0] = "2001-12-14"          # dates are kept as written
+    assert repr(got) == repr(expected)
+    # (not finite: refused, where it is written)
+    bad = "b: [1, .inf, -.Inf, .nan]\n"
+    refused = source.load_yaml(bad, "s").problems
+    assert [(p.column, p.message) for p in refused] == [
+        (line_col_of(bad, written)[1], f"{value} is not a finite number")
+        for written, value in ((".inf", "inf"), ("-.Inf", "-inf"), (".nan", "nan"))]
+    assert doc.info[("a", 2)].raw == "017" and doc.info[("a", 2)].tag == "int" and doc.info[("a", 2)].plain
+    assert doc.info[("c", 9)].plain is False and doc.info[("d", 0)].tag == "str"
+    assert doc.key_info[("e", "q")].line == 5

@@ -20,7 +20,7 @@ __all__ = [
     "MAX_NUMBER_CHARS", "MAX_NUMBER", "MAX_COUNT", "MAX_COUNTERS", "MAX_CSV_ROWS", "MAX_CSV_FIELD",
     "MAX_GRID_LINES", "MAX_HEXES", "MAX_MAP_PIXELS", "MAX_TRACK_SPACES", "MAX_CHITS", "MAX_STEPS",
     "MAX_TURN", "MAX_LEADING_ZEROS", "MAX_AXIS_START", "MAX_ALPHA_START", "MAX_SEPARATOR", "MAX_COUNTER_SIZE",
-    "MAX_HINT_COMPARISONS",
+    "MAX_HINT_COMPARISONS", "BAD_TEXT_CHARS",
     "scalar_problem", "text_problem", "number_text_problem",
 ]
 
@@ -58,14 +58,14 @@ MAX_COUNTER_SIZE = {"in": 4.0, "mm": 101.6, "px": 1000.0}   # styles.counter.siz
 # characters no scenario text may hold: C0 controls other than tab, line
 # feed and carriage return (XML 1.0, and so a VASSAL module, cannot carry
 # them), lone surrogates and the non-characters U+FFFE/U+FFFF
-_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+BAD_TEXT_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def text_problem(text: str) -> str | None:
     """Why ``text`` cannot be a scenario text, or None."""
     if len(text) > MAX_TEXT:
         return f"a text of {len(text)} characters; texts are at most {MAX_TEXT} characters"
-    bad = _BAD_CHARS.search(text)
+    bad = BAD_TEXT_CHARS.search(text)
     if bad is not None:
         return (f"the text holds the control character U+{ord(bad.group()):04X} at character "
                 f"{bad.start() + 1}; scenario texts cannot contain it")

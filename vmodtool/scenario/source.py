@@ -38,6 +38,7 @@ import yaml
 
 from vmodtool.fileio import sniff
 from vmodtool.scenario.limits import (
+    BAD_TEXT_CHARS,
     MAX_CSV_BYTES,
     MAX_CSV_ROWS,
     MAX_DEPTH,
@@ -180,12 +181,27 @@ def _prescan_events(text: str) -> None:
         events.dispose()
 
 
+#: the core schema's tags, as PyYAML resolves them
+_STR, _INT, _FLOAT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_BOOL, _NULL = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
+
+
 class _Builder:
+    """The document's values from its composed nodes, with where each was
+    written (:class:`ValueInfo`), every scalar's text checked against the
+    bounds before it is converted.  Strings, numbers, booleans and nulls
+    are converted by the safe constructor's own functions, called directly
+    (``construct_object`` is there for the other tags: its bookkeeping of
+    every node was a third of a big scenario's load)."""
+
     def __init__(self, loader: Any, doc: Document) -> None:
         self.loader = loader
         self.doc = doc
         self.count = 0
         self.limits: list[Problem] = []   # values out of bounds: the document is refused
+        self._int = loader.construct_yaml_int
+        self._float = loader.construct_yaml_float
+        self._bool = loader.construct_yaml_bool
 
     def out_of_bounds(self, node: yaml.Node, path: Path, message: str) -> None:
         mark = node.start_mark
@@ -194,22 +210,48 @@ class _Builder:
 
     def scalar(self, node: yaml.ScalarNode, path: Path) -> Any:
         """The value of a scalar, converted only when its text is within bounds."""
-        tag = _TAGS.get(node.tag, node.tag)
-        if tag in ("int", "float"):
-            refused = number_text_problem(node.value)
+        tag = node.tag
+        raw = node.value
+        if tag == _INT or tag == _FLOAT:
+            refused = number_text_problem(raw)
             if refused is not None:
                 self.out_of_bounds(node, path, refused)
                 return _REFUSED
-        elif len(node.value) > MAX_TEXT:
-            self.out_of_bounds(node, path, f"a text of {len(node.value):,} characters; "
+        elif len(raw) > MAX_TEXT:
+            self.out_of_bounds(node, path, f"a text of {len(raw):,} characters; "
                                            f"texts are at most {MAX_TEXT:,} characters")
             return _REFUSED
-        value = self.loader.construct_object(node, deep=False)
+        if tag == _STR:
+            return raw if BAD_TEXT_CHARS.search(raw) is None else self._refused(node, path, raw)
+        try:
+            if tag == _INT:
+                value: Any = self._int(node)
+            elif tag == _FLOAT:
+                value = self._float(node)
+            elif tag == _BOOL:
+                value = self._bool(node)
+            elif tag == _NULL:
+                value = None
+            else:
+                value = self.loader.construct_object(node, deep=False)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, KeyError, IndexError, AttributeError, TypeError):
+            # an explicit tag on a text it cannot read (``!!int margin``):
+            # PyYAML's constructors raise what their parsing raised
+            self.out_of_bounds(node, path, f"{raw!r} is not a YAML {_TAGS.get(tag, tag)}, which its tag "
+                                           f"{tag.replace('tag:yaml.org,2002:', '!!')} asks for")
+            return _REFUSED
         refused = scalar_problem(value)
         if refused is not None:
             self.out_of_bounds(node, path, refused)
             return _REFUSED
         return value
+
+    def _refused(self, node: yaml.ScalarNode, path: Path, text: str) -> Any:
+        """A string with a character no scenario text may hold (reported)."""
+        self.out_of_bounds(node, path, text_problem(text) or "not a scenario text")
+        return _REFUSED
 
     def build(self, node: yaml.Node, path: Path, depth: int) -> Any:
         self.count += 1
@@ -220,6 +262,7 @@ class _Builder:
             raise _TooBig(f"the document is nested deeper than {MAX_DEPTH} levels "
                           "(a recursive alias?)", node.start_mark)
         mark = node.start_mark
+        info = self.doc.info
         if isinstance(node, yaml.ScalarNode):
             value = self.scalar(node, path)
             if value is _REFUSED:
@@ -228,19 +271,21 @@ class _Builder:
             if tag == "timestamp":   # keep dates as written
                 value = node.value
                 tag = "str"
-            self.doc.info[path] = ValueInfo(mark.line + 1, mark.column + 1, node.value,
-                                            not node.style, tag)
+            info[path] = ValueInfo(mark.line + 1, mark.column + 1, node.value, not node.style, tag)
             return value
-        self.doc.info[path] = ValueInfo(mark.line + 1, mark.column + 1)
+        info[path] = ValueInfo(mark.line + 1, mark.column + 1)
         if isinstance(node, (yaml.SequenceNode, yaml.MappingNode)) and len(node.value) > MAX_ITEMS:
             self.out_of_bounds(node, path, f"{len(node.value):,} entries; a list or mapping has at most "
                                            f"{MAX_ITEMS:,}")
             return None
+        depth += 1
         if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
+            build = self.build
+            return [build(item, path + (i,), depth) for i, item in enumerate(node.value)]
         if isinstance(node, yaml.MappingNode):
             self.loader.flatten_mapping(node)  # merge keys (<<) as PyYAML does
             out: dict[Any, Any] = {}
+            key_info = self.doc.key_info
             for key_node, value_node in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
                     self.doc.problems.append(Problem(
@@ -251,23 +296,25 @@ class _Builder:
                 key = self.scalar(key_node, path)
                 if key is _REFUSED:
                     continue   # reported; the document is refused
-                if isinstance(key, bool) or key is None or not isinstance(key, (str, int, float)):
+                if key.__class__ is not str and (isinstance(key, bool) or key is None
+                                                 or not isinstance(key, (int, float))):
                     # a key is never a boolean or null in a scenario: YAML 1.1 reads
                     # `on:`, `yes:`, `no:`, `null:` as such; keep the text as written
                     key = key_node.value
                 kmark = key_node.start_mark
                 kinfo = ValueInfo(kmark.line + 1, kmark.column + 1, key_node.value,
                                   not key_node.style, _TAGS.get(key_node.tag, key_node.tag))
+                key_path = path + (key,)
                 if key in out:
-                    first = self.doc.key_info.get(path + (key,))
+                    first = key_info.get(key_path)
                     self.doc.problems.append(Problem(
                         f"duplicate key {key_node.value!r}"
                         + (f" (first at line {first.line})" if first else "")
                         + "; YAML would silently keep only the last one",
                         file=self.doc.file, line=kinfo.line, column=kinfo.column,
-                        path=path + (key,)))
-                self.doc.key_info[path + (key,)] = kinfo
-                out[key] = self.build(value_node, path + (key,), depth + 1)
+                        path=key_path))
+                key_info[key_path] = kinfo
+                out[key] = self.build(value_node, key_path, depth)
             return out
         raise _TooBig(f"unsupported YAML node {type(node).__name__}", node.start_mark)
 

@@ -402,3 +402,10 @@ def test_a_worker_collects_its_garbage_once_its_memory_has_grown(monkeypatch) ->
     for _ in range(8):
         batch_tasks._settle_memory()
     assert collected == [1, 1]
+
+
+def test_a_yaml_manifest_with_a_tag_its_text_cannot_have_is_a_manifest_error(tmp_path: Path) -> None:
+    manifest = tmp_path / "games.yaml"
+    manifest.write_text("games:\n  - name: !!int g1\n    files: [a.vlog]\n", "utf-8")
+    with pytest.raises(ManifestError, match=r"games.yaml: not valid YAML: a tagged value cannot be read"):
+        read_manifest(manifest)

@@ -388,3 +388,13 @@ def test_a_name_no_file_can_have_is_a_located_error(tmp_path: Path, ref: str, ex
     line = _set_template(path, f'"{ref}"')
     msgs = [str(p) for p in check_scenario(path)[1] if p.severity == "error"]
     assert any(f"{path}:{line}" in m and expect in m for m in msgs), msgs
+
+
+def test_a_file_whose_tag_cannot_be_read_is_not_a_card_template(tmp_path):
+    from vmodtool.scenario.card_templates import is_card_template
+
+    path = tmp_path / "c.yaml"
+    path.write_text("kind: !!int card\n", encoding="utf-8")
+    assert is_card_template(path) is False         # (PyYAML raised ValueError here: exit 70)
+    path.write_text("kind: card\n", encoding="utf-8")
+    assert is_card_template(path) is True

@@ -183,6 +183,11 @@ def _yaml_games(manifest: Path, text: str) -> list[Game]:
         place = f"line {mark.line + 1}" if mark is not None else None
         raise ManifestError(f"not valid YAML ({getattr(exc, 'problem', None) or exc})", file=manifest,
                             place=place) from None
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+        # an explicit tag on a text it cannot read (``!!int x``): PyYAML's
+        # constructors raise what their parsing raised, with no place
+        raise ManifestError(f"not valid YAML: a tagged value cannot be read ({type(exc).__name__}: {exc})",
+                            file=manifest) from None
     items = data.get("games") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ManifestError("expected a list of games (games: [{name, files: [...]}])", file=manifest)

@@ -174,7 +174,9 @@ def is_card_template(path: Path) -> bool:
 
     try:
         data = yaml.safe_load(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    # (ValueError and the others: an explicit tag on a text it cannot read, ``!!int x``)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError, KeyError, IndexError, AttributeError,
+            TypeError):
         return False
     return isinstance(data, dict) and data.get("kind") == "card"
 

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.scenario.test_hostile import (  # noqa: E402
     HOSTILE_CHARS,
     HOSTILE_NUMBERS,
+    HOSTILE_TAGS,
     REPRODUCERS,
     exercise,
     mutate,
@@ -48,7 +49,7 @@ def random_ops(rng: random.Random) -> list[tuple[str, Any, Any]]:
     ops: list[tuple[str, Any, Any]] = []
     for _ in range(rng.randint(1, 4)):
         name = rng.choice(["flip", "insert", "delete", "truncate", "number", "number", "nest", "char", "char",
-                           "repeat"])
+                           "repeat", "tag", "tag"])
         where = rng.random()
         if name in ("flip", "insert", "delete", "truncate"):
             ops.append((name, where, rng.randrange(256)))
@@ -58,6 +59,8 @@ def random_ops(rng: random.Random) -> list[tuple[str, Any, Any]]:
             ops.append((name, where, rng.choice([1, 2, 63, 64, 65, 100, 2000, 20000])))
         elif name == "char":
             ops.append((name, where, rng.randrange(len(HOSTILE_CHARS))))
+        elif name == "tag":
+            ops.append((name, where, rng.randrange(len(HOSTILE_TAGS))))
         else:
             ops.append((name, where, rng.choice([1, 10, 100, 1000, 5000])))
     return ops

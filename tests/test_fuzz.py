@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import SHARED
-from tests.scenario.test_hostile import HOSTILE_CHARS, HOSTILE_NUMBERS, REPRODUCERS, exercise, mutate
+from tests.scenario.test_hostile import HOSTILE_CHARS, HOSTILE_NUMBERS, HOSTILE_TAGS, REPRODUCERS, exercise, mutate
 from tests.scenario.test_hostile import scenario_texts as _scenario_texts
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.vassal.archive import build_zip
@@ -113,6 +113,7 @@ _scenario_op = st.one_of(
     st.tuples(st.just("nest"), st.floats(0, 1, exclude_max=True), st.sampled_from([1, 2, 63, 65, 100, 2000])),
     st.tuples(st.just("char"), st.floats(0, 1, exclude_max=True), st.integers(0, len(HOSTILE_CHARS) - 1)),
     st.tuples(st.just("repeat"), st.floats(0, 1, exclude_max=True), st.integers(1, 200)),
+    st.tuples(st.just("tag"), st.floats(0, 1, exclude_max=True), st.integers(0, len(HOSTILE_TAGS) - 1)),
 )
 _scenario_ops = st.lists(_scenario_op, min_size=1, max_size=4)
 

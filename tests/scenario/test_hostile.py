@@ -77,6 +77,11 @@ HOSTILE_NUMBERS = ("9" * 5000, "0x" + "f" * 5000, "1" + "0" * 40, "1e999", "-1e9
                    "99999999999999999999")
 HOSTILE_CHARS = ("\x00", "\x1b", "\x7f", "\ufeff", "\u2028", "\ufffe", '"\\x00"', '"\\ud800"', '"\\u0000"',
                  "\\", "&a", "*a", "<<: *a", "!!python/object:os.system", "{", "[", "'", '"')
+#: explicit tags, put in front of a value by the ``tag`` mutation (a tag its
+#: text cannot have made PyYAML raise ValueError, KeyError... once)
+HOSTILE_TAGS = ("!!int ", "!!float ", "!!bool ", "!!null ", "!!timestamp ", "!!binary ", "!!str ", "!!set ",
+                "!!omap ", "!!pairs ", "!!seq ", "!!map ", "!!merge ", "!!python/tuple ", "!local ",
+                "!<tag:yaml.org,2002:int> ", "!!int 0x", "!!float 1:")
 
 Op = tuple[str, Any, Any]
 
@@ -87,7 +92,9 @@ def mutate(kind: str, data: bytes, ops: Sequence[Op]) -> bytes:
     ``number`` (a: where; b: index into :data:`HOSTILE_NUMBERS`) replaces the
     number nearest to ``a``, ``nest`` (a: where; b: depth) inserts brackets,
     ``char`` (a: where; b: index into :data:`HOSTILE_CHARS`), ``repeat``
-    (a: where; b: times) repeats a line, ``sub`` (a: old text; b: new text)."""
+    (a: where; b: times) repeats a line, ``tag`` (a: where; b: index into
+    :data:`HOSTILE_TAGS`) tags the value after the nearest ``: `` or ``- ``
+    (``=`` in TOML), ``sub`` (a: old text; b: new text)."""
     buf = bytearray(data)
     for name, a, b in ops:
         if name == "sub":
@@ -117,6 +124,11 @@ def mutate(kind: str, data: bytes, ops: Sequence[Op]) -> bytes:
             buf[i:i] = opening + b"1" + closing
         elif name == "char":
             buf[i:i] = HOSTILE_CHARS[b % len(HOSTILE_CHARS)].encode("utf-8", "surrogatepass")
+        elif name == "tag":
+            values = list(re.finditer(rb"= " if kind == "toml" else rb"(?::|^ *-) ", bytes(buf), re.M))
+            if values:
+                m = min(values, key=lambda v: abs(v.end() - i))
+                buf[m.end():m.end()] = HOSTILE_TAGS[b % len(HOSTILE_TAGS)].encode()
         elif name == "repeat":
             start = bytes(buf).rfind(b"\n", 0, i) + 1
             end = bytes(buf).find(b"\n", i)
@@ -470,6 +482,10 @@ def _reproducers() -> Iterable[tuple[str, str, list[Op]]]:
     yield "starter.yaml", "yaml", [("sub", COUNT_LINE, "count: 1000000000")]
     yield "ww1-operational.csv", "csv", [("sub", "208|183|50 R,3", "208|183|50 R,1000000000")]
     yield "starter.yaml", "yaml", [("sub", "columns: 8", "columns: 100000"), ("sub", "rows: 6", "rows: 100000")]
+    # found by the fuzz with tags: a face's state value a list, a factor named by a number
+    yield "starter.yaml", "yaml", [("sub", "state: {step: full}", "state: {step: !!seq [full]}")]
+    yield "starter.yaml", "yaml", [("sub", "defense: 4, move: 4", "defense: 4,5")]
+    yield "starter.yaml", "yaml", [("sub", 'name: "Main Map"', "name: !!int Main")]
 
 
 REPRODUCERS = list(_reproducers())
@@ -490,6 +506,7 @@ def test_mutations_do_what_they_say():
     assert b"9" * 5000 in mutate(kind, data, [("number", 0.5, 0)])
     assert b"[" * 70 in mutate(kind, data, [("nest", 0.5, 70)])
     assert b"\0" in mutate(kind, data, [("char", 0.5, 0)])
+    assert re.search(rb"(?::|-) !!int [^\n]", mutate(kind, data, [("tag", 0.5, 0)]))
     assert len(mutate(kind, data, [("repeat", 0.5, 3)])) > len(data)
     assert b"{a=" * 71 in mutate("toml", texts["starter.toml"][1], [("nest", 0.5, 71)])
 

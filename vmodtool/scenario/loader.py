@@ -177,6 +177,13 @@ class ScenarioInputs:
 _MISSING = object()
 
 
+def _scalar_map(value: dict[Any, Any]) -> dict[str, Any]:
+    """A face's state or factors as the model keeps them: the entries with
+    a text key and a text, number or boolean value (the schema reports the
+    others, such as ``1: x`` or a list: building on them would fail)."""
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, (str, int, float))}
+
+
 class _Builder:
     def __init__(self, doc: Document, path: FsPath, *, module: Module | PathLike | None = None,
                  board_sizes: Mapping[str, tuple[int, int]] | None = None) -> None:
@@ -778,7 +785,7 @@ class _Builder:
                     self.err(fp + ("factors",), f"face {name!r} of unit type {tid!r} has an empty factor list")
                 image_spec = self.face_image(fp + ("image",))
                 faces.append(M.Face(name or f"face{len(faces) + 1}",
-                                    self.get(fp + ("state",), dict, {}), factors or {},
+                                    _scalar_map(self.get(fp + ("state",), dict, {})), _scalar_map(factors or {}),
                                     str(image_spec.path) if image_spec else None, image_spec))
             if not faces:
                 self.err(tp + ("faces",), f"unit type {tid!r} needs at least one face")

@@ -176,6 +176,8 @@ def _csv_games(manifest: Path, text: str) -> list[Game]:
 def _yaml_games(manifest: Path, text: str) -> list[Game]:
     import yaml
 
+    from vmodtool.scenario.source import CONSTRUCTOR_ERRORS
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -183,9 +185,7 @@ def _yaml_games(manifest: Path, text: str) -> list[Game]:
         place = f"line {mark.line + 1}" if mark is not None else None
         raise ManifestError(f"not valid YAML ({getattr(exc, 'problem', None) or exc})", file=manifest,
                             place=place) from None
-    except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
-        # an explicit tag on a text it cannot read (``!!int x``): PyYAML's
-        # constructors raise what their parsing raised, with no place
+    except CONSTRUCTOR_ERRORS as exc:      # (``!!int x``: raised with no place)
         raise ManifestError(f"not valid YAML: a tagged value cannot be read ({type(exc).__name__}: {exc})",
                             file=manifest) from None
     items = data.get("games") if isinstance(data, dict) else data

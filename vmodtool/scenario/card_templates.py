@@ -172,11 +172,11 @@ def is_card_template(path: Path) -> bool:
     ``vmodtool templates show`` previews as a card)."""
     import yaml
 
+    from vmodtool.scenario.source import CONSTRUCTOR_ERRORS
+
     try:
         data = yaml.safe_load(path.read_text("utf-8"))
-    # (ValueError and the others: an explicit tag on a text it cannot read, ``!!int x``)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError, KeyError, IndexError, AttributeError,
-            TypeError):
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, *CONSTRUCTOR_ERRORS):
         return False
     return isinstance(data, dict) and data.get("kind") == "card"
 

@@ -57,7 +57,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["Document", "ValueInfo", "load_yaml", "load_toml", "load_document", "load_csv",
+__all__ = ["Document", "ValueInfo", "CONSTRUCTOR_ERRORS", "load_yaml", "load_toml", "load_document", "load_csv",
            "MAX_NODES", "MAX_DEPTH", "MAX_BYTES"]
 
 MAX_BYTES = MAX_FILE_BYTES
@@ -181,6 +181,11 @@ def _prescan_events(text: str) -> None:
         events.dispose()
 
 
+#: what PyYAML's constructors raise, besides its own YAMLError, for an explicit
+#: tag on a text it cannot read (``!!int margin``: ValueError, ``!!bool maybe``:
+#: KeyError, ``!!int ""``: IndexError, ``!!timestamp nope``: AttributeError)
+CONSTRUCTOR_ERRORS = (ValueError, KeyError, IndexError, AttributeError, TypeError)
+
 #: the core schema's tags, as PyYAML resolves them
 _STR, _INT, _FLOAT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
 _BOOL, _NULL = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
@@ -221,37 +226,32 @@ class _Builder:
             self.out_of_bounds(node, path, f"a text of {len(raw):,} characters; "
                                            f"texts are at most {MAX_TEXT:,} characters")
             return _REFUSED
+        value: Any
         if tag == _STR:
-            return raw if BAD_TEXT_CHARS.search(raw) is None else self._refused(node, path, raw)
-        try:
-            if tag == _INT:
-                value: Any = self._int(node)
-            elif tag == _FLOAT:
-                value = self._float(node)
-            elif tag == _BOOL:
-                value = self._bool(node)
-            elif tag == _NULL:
-                value = None
-            else:
-                value = self.loader.construct_object(node, deep=False)
-        except yaml.YAMLError:
-            raise
-        except (ValueError, KeyError, IndexError, AttributeError, TypeError):
-            # an explicit tag on a text it cannot read (``!!int margin``):
-            # PyYAML's constructors raise what their parsing raised
-            self.out_of_bounds(node, path, f"{raw!r} is not a YAML {_TAGS.get(tag, tag)}, which its tag "
-                                           f"{tag.replace('tag:yaml.org,2002:', '!!')} asks for")
-            return _REFUSED
+            if BAD_TEXT_CHARS.search(raw) is None:
+                return raw          # (most values: nothing else to check)
+            value = raw
+        else:
+            try:
+                if tag == _INT:
+                    value = self._int(node)
+                elif tag == _FLOAT:
+                    value = self._float(node)
+                elif tag == _BOOL:
+                    value = self._bool(node)
+                elif tag == _NULL:
+                    value = None
+                else:
+                    value = self.loader.construct_object(node, deep=False)
+            except CONSTRUCTOR_ERRORS:
+                self.out_of_bounds(node, path, f"{raw!r} is not a YAML {_TAGS.get(tag, tag)}, which its tag "
+                                               f"{tag.replace('tag:yaml.org,2002:', '!!')} asks for")
+                return _REFUSED
         refused = scalar_problem(value)
         if refused is not None:
             self.out_of_bounds(node, path, refused)
             return _REFUSED
         return value
-
-    def _refused(self, node: yaml.ScalarNode, path: Path, text: str) -> Any:
-        """A string with a character no scenario text may hold (reported)."""
-        self.out_of_bounds(node, path, text_problem(text) or "not a scenario text")
-        return _REFUSED
 
     def build(self, node: yaml.Node, path: Path, depth: int) -> Any:
         self.count += 1

@@ -40,7 +40,7 @@ from vmodtool.vassal.grid import LocationError, grid_from_element
 from vmodtool.vassal.grid_common import parse_double_attribute
 from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata
 from vmodtool.vassal.module import BUILDFILE_NAMES, Module, version_tuple
-from vmodtool.vassal.pieces import PieceDef, Trait
+from vmodtool.vassal.pieces import PieceDef, Trait, java_int
 from vmodtool.vassal.sequence import decode_sequence
 
 __all__ = [
@@ -540,15 +540,12 @@ _NEWEST_MINOR = (3, 7)
 _NEWEST_KNOWN = (3, 7, 26)
 _MISSING_ALIAS = object()
 
-_JAVA_INT = re.compile(r"[+-]?[0-9]+\Z")
-
-
 def _short(tag: object) -> str:
     return tag.rsplit(".", 1)[-1] if isinstance(tag, str) else ""
 
 
 def _java_int_ok(value: str) -> bool:
-    return bool(_JAVA_INT.match(value)) and -2 ** 31 <= int(value) < 2 ** 31
+    return java_int(value) is not None
 
 
 def _double_ok(value: str) -> bool:

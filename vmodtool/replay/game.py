@@ -429,7 +429,8 @@ class Replay:
         for s in self.steps(until=step):
             last = s.number
         if step > last and step != 0:
-            raise VmodError(f"step {step} does not exist: the replay has {last} step(s)")
+            raise VmodError(f"step {step} does not exist: the replay has {last} step(s)",
+                            file=self.files[-1] if self.files else None)
         return self.snapshot(last)
 
     def snapshot(self, step: int = 0) -> BoardState:

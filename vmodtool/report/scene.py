@@ -545,7 +545,8 @@ def scene_at(replay: Replay, step: int, builder: SceneBuilder | None = None) -> 
     for s in replay.steps(until=step):
         last = s.number
     if step > last and step != 0:
-        raise VmodError(f"step {step} does not exist: the replay has {last} step(s)")
+        raise VmodError(f"step {step} does not exist: the replay has {last} step(s)",
+                        file=replay.files[-1] if replay.files else None)
     engine = replay.engine
     if engine is None:
         raise VmodError("nothing replayed yet")

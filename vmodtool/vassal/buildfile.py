@@ -38,6 +38,7 @@ from typing import NamedTuple
 from lxml import etree
 
 from vmodtool.errors import FormatError, PathLike
+from vmodtool.vassal.pieces import java_int
 from vmodtool.vassal.safexml import declared_encoding, parse_xml
 
 __all__ = [
@@ -446,11 +447,12 @@ class BuildFile:
         value = self._root.get("nextPieceSlotId")
         if value is None:
             return None
-        if not re.fullmatch(r"[+-]?[0-9]+", value) or not -2**31 <= int(value) < 2**31:
+        number = java_int(value)
+        if number is None:
             raise FormatError(f"nextPieceSlotId {value!r} is not an integer (VASSAL "
                               "refuses to load the module)", file=self.file,
                               place="root attribute nextPieceSlotId")
-        return int(value)
+        return number
 
     # ------------------------------------------------------------ queries
     def components(self, class_name_or_suffix: str) -> list[etree._Element]:
@@ -547,7 +549,7 @@ class BuildFile:
             if _short_name(element.tag) not in _SLOT_KINDS:
                 continue
             number = element.get("gpid", "").rsplit(":", 1)[-1].strip()
-            if number.isdigit():
+            if number.isascii() and number.isdigit() and len(number) <= 20:   # (what VASSAL writes)
                 value = int(number)
                 best = value if best is None or value > best else best
         return best

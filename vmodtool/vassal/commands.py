@@ -733,7 +733,8 @@ class SpecialDiceResults(_TabCommand):
     def results(self) -> list[int]:
         out = []
         for tok in self._tokens()[2:]:
-            if tok.lstrip("-").isdecimal():      # other tokens are not die results
+            # other tokens are not die results (nor is a number longer than VASSAL writes one)
+            if tok.lstrip("-").isdecimal() and len(tok) <= 20:
                 out.append(int(tok))
         return out
 

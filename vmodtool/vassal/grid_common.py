@@ -94,13 +94,27 @@ def _bad(component: str, key: str, value: str, what: str) -> FormatError:
         "VASSAL fails to build that component on it and leaves it out (docs/vassal-format.md §2.1)")
 
 
+def digits_value(text: str) -> int | None:
+    """The value of decimal digits (any Unicode ones, as ``Character.digit``
+    reads them) after an optional sign; None when more than 10 of them are
+    significant (beyond any 32-bit value: Python's ``int()`` of text refuses
+    the longest, past ``sys.get_int_max_str_digits``)."""
+    digits = text.lstrip("+-")
+    if len(digits) > 10:
+        first = next((i for i, c in enumerate(digits) if int(c)), len(digits))  # (leading zeros do not count)
+        if len(digits) - first > 10:
+            return None
+        text = text[:len(text) - len(digits)] + (digits[first:] or "0")
+    return int(text)
+
+
 def parse_int_attribute(component: str, key: str, value: str) -> int:
     """``Integer.valueOf(value)``: optional sign, decimal digits, 32-bit range,
     no blanks.  Anything else raises :class:`FormatError`."""
     if not _JAVA_INT_RE.fullmatch(value):
         raise _bad(component, key, value, "an integer")
-    number = int(value)
-    if not _INT_MIN <= number <= _INT_MAX:
+    number = digits_value(value)
+    if number is None or not _INT_MIN <= number <= _INT_MAX:
         raise _bad(component, key, value, "a 32-bit integer")
     return number
 

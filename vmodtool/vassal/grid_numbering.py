@@ -19,6 +19,7 @@ from vmodtool.vassal.grid_common import (
     LocationError,
     color_to_string,
     compile_location_format,
+    digits_value,
     format_tokens,
     parse_bool_attribute,
     parse_color,
@@ -57,11 +58,11 @@ def parse_index(text: str, kind: str) -> int:
         letters = text[1:] if negative else text
         value = 26 * (len(letters) - 1) + ALPHABET.index(letters[-1]) if letters else 0
         return -value if negative else value
-    value = int(text)
-    if not -(2 ** 31) <= value < 2 ** 31:
+    number = digits_value(text)
+    if number is None or not -(2 ** 31) <= number < 2 ** 31:
         # Integer.parseInt overflows: VASSAL throws NumberFormatException
         raise LocationError(f"grid index {text!r} is out of Java's int range")
-    return value
+    return number
 
 
 _N = TypeVar("_N", bound="RegularGridNumbering")

@@ -37,7 +37,7 @@ def version_tuple(version: str | None) -> tuple[int, ...]:
     (``"3.5.0-SNAPSHOT"`` → ``(3, 5, 0)``, ``"2.9b2"`` → ``(2, 9)``)."""
     out = []
     for part in (version or "").split("."):
-        m = re.match(r"\d+", part)
+        m = re.match(r"\d{1,20}", part)     # (a longer number is no version VASSAL wrote)
         if not m:
             break
         out.append(int(m.group(0)))

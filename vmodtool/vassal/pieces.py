@@ -67,7 +67,10 @@ def java_int(token: str | None) -> int | None:
         return int(token)           # the common case: a small non-negative number
     if token is None or not _INT_RE.match(token):
         return None
-    value = int(token)
+    digits = token.lstrip("+-").lstrip("0")
+    if len(digits) > 10:
+        return None                 # out of range (and maybe past the digits Python's int() reads)
+    value = -int(digits or "0") if token[0] == "-" else int(digits or "0")
     if not -(2 ** 31) <= value < 2 ** 31:
         return None
     return value

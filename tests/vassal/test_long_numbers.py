@@ -1,0 +1,85 @@
+"""Numbers longer than Python's ``int()`` reads from text (4,300 digits,
+``sys.get_int_max_str_digits``) where a file holds one: VASSAL's Java reads
+them as out of range (or, with leading zeros, as the small number they
+are); ``int()`` raised ValueError out of the readers (exit 70).  Found by the
+game fuzz (``tests/test_fuzz_games.py``): a piece's coordinate of 5,000
+digits crashed inspect, replay, audit and report."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from vmodtool.build.lint import _java_int_ok
+from vmodtool.errors import FormatError
+from vmodtool.vassal.buildfile import BuildFile
+from vmodtool.vassal.commands import parse_commands
+from vmodtool.vassal.grid_common import LocationError, digits_value, parse_int_attribute
+from vmodtool.vassal.grid_numbering import parse_index
+from vmodtool.vassal.module import version_tuple
+from vmodtool.vassal.pieces import java_int
+
+LONG = sys.get_int_max_str_digits() + 700       # past what int() reads
+NINES = "9" * LONG
+ZEROS_THEN_5 = "0" * LONG + "5"
+
+
+def test_the_numbers_are_past_python_s_limit() -> None:
+    with pytest.raises(ValueError):
+        int(NINES)
+    with pytest.raises(ValueError):
+        int(ZEROS_THEN_5)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    (NINES, None), ("-" + NINES, None), (ZEROS_THEN_5, 5), ("-" + ZEROS_THEN_5, -5), ("+" + "0" * LONG, 0),
+    ("2147483647", 2147483647), ("-2147483648", -2147483648), ("2147483648", None), ("-2147483649", None),
+    ("00000000002147483647", 2147483647), ("99999999999", None), ("", None), ("1 ", None),
+])
+def test_java_int_reads_any_length(text: str, value: int | None) -> None:
+    assert java_int(text) == value
+    assert _java_int_ok(text) is (value is not None)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    (NINES, None), (ZEROS_THEN_5, 5), ("-" + ZEROS_THEN_5, -5), ("\u0660" * LONG + "\u0663", 3),
+    ("12", 12), ("-" + "0" * LONG, 0),
+])
+def test_digits_value_reads_any_length(text: str, value: int | None) -> None:
+    assert digits_value(text) == value
+
+
+def test_grid_attributes_and_labels_of_any_length() -> None:
+    assert parse_int_attribute("HexGrid", "dx", ZEROS_THEN_5) == 5
+    with pytest.raises(FormatError, match="a 32-bit integer"):
+        parse_int_attribute("HexGrid", "dx", NINES)
+    assert parse_index(ZEROS_THEN_5, "N") == 5
+    with pytest.raises(LocationError, match="out of Java's int range"):
+        parse_index(NINES, "N")
+
+
+def test_a_buildfile_s_ids_of_any_length() -> None:
+    xml = (f'<VASSAL.build.GameModule name="m" version="1" nextPieceSlotId="{NINES}">'
+           f'<VASSAL.build.widget.PieceSlot gpid="{NINES}" entryName="a">+/null/piece;;;a.png;a/\t'
+           '</VASSAL.build.widget.PieceSlot>'
+           '</VASSAL.build.GameModule>').encode()
+    bf = BuildFile.parse(xml, file="buildFile.xml")
+    with pytest.raises(FormatError, match="nextPieceSlotId"):
+        _ = bf.next_piece_slot_id
+    assert bf.max_gpid() is None        # (no id VASSAL wrote)
+    fine = BuildFile.parse(xml.replace(NINES.encode(), ZEROS_THEN_5.encode()), file="buildFile.xml")
+    assert fine.next_piece_slot_id == 5
+
+
+def test_a_version_of_any_length() -> None:
+    assert version_tuple(f"3.{NINES}")[0] == 3
+
+
+def test_a_special_dice_face_of_any_length_is_no_result() -> None:
+    from vmodtool.vassal.commands import SpecialDiceResults, leaf_commands
+
+    tree = parse_commands(f"begin_save\x1bend_save\x1bLOG\tSHOW_RESULTS\tDice\t{NINES}\t3")
+    rolls = [getattr(c, "logged", c) for c in leaf_commands(tree)]
+    rolls = [c for c in rolls if isinstance(c, SpecialDiceResults)]
+    assert len(rolls) == 1 and rolls[0].results == [3]

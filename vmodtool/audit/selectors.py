@@ -7,6 +7,7 @@ carries one of the tags the subject HQ serves)."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
@@ -72,6 +73,11 @@ def _compiled(selector: Any) -> tuple[Any, Predicate, bool]:
             _COMPILED.clear()
         entry = _COMPILED[id(selector)] = (selector, _compile(selector), reads(selector, "markers"))
     return entry
+
+
+def _gone() -> None:
+    """A dead reference (no scenario seen yet)."""
+    return None
 
 
 #: the keys of a selector that read only what a unit of a game never changes
@@ -198,8 +204,11 @@ def _compile_key(key: str, value: Any) -> Predicate:
         inner = _compile(value)
         return lambda u, st, sub: not inner(u, st, sub)
     if key in ("formation_command", "in_box_role"):
-        # read from the scenario's formations / boxes, indexed once per scenario
-        seen: object = None                 # the scenario ``index`` is of
+        # read from the scenario's formations / boxes, indexed once per scenario;
+        # the scenario is only referred to weakly: the predicate outlives it in
+        # _COMPILED, and a long-lived process (batch, a library user) audits
+        # game after game, each with a scenario of its own
+        seen: Callable[[], object] = _gone  # the scenario ``index`` is of
         index: dict[str, str] = {}          # formation -> command, or box -> role
 
         def by_scenario(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
@@ -207,8 +216,8 @@ def _compile_key(key: str, value: Any) -> Predicate:
             if st is None:
                 return _key_matches(key, value, u, st, sub)
             scenario = st.scenario
-            if seen is not scenario:
-                seen = scenario
+            if seen() is not scenario:
+                seen = weakref.ref(scenario)
                 index = ({f.id: f.command for f in scenario.formations}
                          if key == "formation_command" else
                          {b.id: b.role for b in scenario.boxes})

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import copy
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypedDict, TypeGuard
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypedDict, TypeGuard, TypeVar
 
 from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
 from vmodtool.audit.kinds import register
@@ -310,7 +311,6 @@ class _MapTables:
     arguments, so shared by every audit)."""
 
     def __init__(self, hex_map: HexMap, params: Mapping[str, Any]) -> None:
-        self.map = hex_map                  # (held: the cache is keyed by its identity)
         self.params = params                # (a copy: compared with the params of later rules)
         self.sides: dict[frozenset[str], frozenset[str]] = {}
         for side in hex_map.hexsides:
@@ -323,33 +323,45 @@ class _MapTables:
         self.paths: dict[tuple[str, str, str, frozenset[str], frozenset[str]], Path | None] = {}
 
 
-#: id of the map -> the tables of the rule entries (by their params) made
-#: for it; a few scenarios' worth (an audit session meets one or two)
-_TABLES: dict[int, list[_MapTables]] = {}
-_NEIGHBOURS: dict[int, tuple[HexMap, dict[str, tuple[str, ...]]]] = {}
+_T = TypeVar("_T")
+#: id of a map -> (a weak reference to it, what was made for it): a few maps'
+#: worth (an audit session meets one or two), each entry gone with its map
+#: (a process auditing game after game, each with a scenario loaded afresh,
+#: must not keep every map's tables: megabytes each for a published module's)
+_ByMap = dict[int, tuple["weakref.ref[HexMap]", _T]]
+#: the tables of the rule entries (by their params) made for a map
+_TABLES: _ByMap[list[_MapTables]] = {}
+_NEIGHBOURS: _ByMap[dict[str, tuple[str, ...]]] = {}
 _TABLES_MAX = 32
+
+
+def _of_map(cache: _ByMap[_T], hex_map: HexMap, make: Callable[[], _T]) -> _T:
+    """``cache``'s value for ``hex_map``, made when missing."""
+    key = id(hex_map)
+    hit = cache.get(key)
+    if hit is not None and hit[0]() is hex_map:
+        return hit[1]
+    if len(cache) >= _TABLES_MAX:
+        cache.clear()
+    value = make()
+
+    def forget(ref: weakref.ref[HexMap]) -> None:
+        entry = cache.get(key)
+        if entry is not None and entry[0] is ref:
+            del cache[key]
+    cache[key] = (weakref.ref(hex_map, forget), value)
+    return value
 
 
 def _neighbours(hex_map: HexMap) -> dict[str, tuple[str, ...]]:
     """Each hex's neighbours on a map (the hex geometry, once per map)."""
-    hit = _NEIGHBOURS.get(id(hex_map))
-    if hit is not None and hit[0] is hex_map:
-        return hit[1]
-    if len(_NEIGHBOURS) >= _TABLES_MAX:
-        _NEIGHBOURS.clear()
-    found = {h: tuple(hex_map.neighbours(h)) for h in hex_map.hex_ids}
-    _NEIGHBOURS[id(hex_map)] = (hex_map, found)
-    return found
+    return _of_map(_NEIGHBOURS, hex_map, lambda: {h: tuple(hex_map.neighbours(h)) for h in hex_map.hex_ids})
 
 
 def _map_tables(hex_map: HexMap, params: Mapping[str, Any]) -> _MapTables:
     """The tables of a map and a rule entry's params (equal params: the same
     entry of the scenario, whose rules are made again for every audit)."""
-    made = _TABLES.get(id(hex_map))
-    if not made or made[0].map is not hex_map:
-        if len(_TABLES) >= _TABLES_MAX:
-            _TABLES.clear()
-        made = _TABLES[id(hex_map)] = []
+    made = _of_map(_TABLES, hex_map, list)
     for tables in made:
         if tables.params == params:
             return tables
@@ -358,6 +370,8 @@ def _map_tables(hex_map: HexMap, params: Mapping[str, Any]) -> _MapTables:
     tables = _MapTables(hex_map, copy.deepcopy(dict(params)))
     made.append(tables)
     return tables
+
+
 #: enemy-occupied hexes, the hexes in their ZOC, and which enemy units are where
 Enemies = tuple[frozenset[str], frozenset[str], dict[str, list[str]]]
 

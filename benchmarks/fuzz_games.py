@@ -25,11 +25,9 @@ also writes its input file).  Exit status 1 when there is a finding.
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import random
 import re
-import resource
 import sys
 import tempfile
 import time
@@ -39,6 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.fuzzing import fuzz_arguments, limit_address_space  # noqa: E402
 from tests.test_fuzz_games import (  # noqa: E402
     MUTATIONS,
     Game,
@@ -62,9 +61,7 @@ def random_ops(rng: random.Random) -> list[Op]:
 
 
 def _limit_memory() -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard == resource.RLIM_INFINITY or hard > MEMORY_LIMIT:
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, hard))
+    limit_address_space(MEMORY_LIMIT)
 
 
 def _run_one(game: Game, data: bytes, folder: str, report: bool) -> tuple[list[str], Counter[tuple[str, int]], float]:
@@ -85,11 +82,7 @@ def _finding_key(problem: str) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minutes", type=float, default=3.0, help="how long to run (default 3)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--slow", type=float, default=20.0, help="seconds above which one run is a finding")
-    parser.add_argument("--out", type=Path, help="folder for the inputs of the findings")
+    parser = fuzz_arguments(__doc__ or "", 20.0, "run")
     parser.add_argument("--no-report", action="store_true", help="leave 'report' out (the slowest command)")
     args = parser.parse_args()
     rng = random.Random(args.seed)

@@ -19,7 +19,6 @@ finding's input file there.  Exit status 1 when there is a finding.
 
 from __future__ import annotations
 
-import argparse
 import random
 import resource
 import sys
@@ -31,6 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.fuzzing import fuzz_arguments, limit_address_space  # noqa: E402
 from tests.scenario.test_hostile import (  # noqa: E402
     HOSTILE_CHARS,
     HOSTILE_NUMBERS,
@@ -67,15 +67,8 @@ def random_ops(rng: random.Random) -> list[tuple[str, Any, Any]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minutes", type=float, default=3.0, help="how long to run (default 3)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--slow", type=float, default=10.0, help="seconds above which one check is a finding")
-    parser.add_argument("--out", type=Path, help="folder for the inputs of the findings")
-    args = parser.parse_args()
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard == resource.RLIM_INFINITY or hard > MEMORY_LIMIT:
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, hard))
+    args = fuzz_arguments(__doc__ or "", 10.0, "check").parse_args()
+    limit_address_space(MEMORY_LIMIT)
     rng = random.Random(args.seed)
     texts = scenario_texts()
     names = sorted(texts)

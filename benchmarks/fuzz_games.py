@@ -16,7 +16,8 @@ Run from the repository root::
 
 A finding is an exception out of a command, an exit code other than 0, 1, 2
 and 3, an exit 2 that does not name the file, a traceback in the output, or
-one run of the commands slower than ``--slow`` seconds.  The run prints the
+one run of the commands slower than ``--slow`` seconds (one with no answer after
+three times that is a hang: its worker is replaced).  The run prints the
 executions, each command's exit codes (how far the damaged games got: an exit
 2 stopped at bad input, 0/1/3 went through the rules), the slowest run and
 every distinct finding with the game and mutations to reproduce it (``--out``
@@ -33,6 +34,7 @@ import tempfile
 import time
 import traceback
 from collections import Counter
+from multiprocessing.pool import Pool
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -52,6 +54,8 @@ from vmodtool.vassal.obfuscation import Encoding  # noqa: E402
 MEMORY_LIMIT = 2 * 1024 ** 3   # bytes of address space of the worker (a memory bomb: a MemoryError finding)
 #: runs of the commands a worker process does before it is replaced
 RECYCLE = 50
+#: a run without an answer after this many times ``--slow`` is a hang
+HANG_AFTER = 3
 #: the encodings a damaged log is written in (each reader path)
 ENCODINGS = (Encoding.VCSK, Encoding.PLAIN, Encoding.VCSZ, Encoding.VOXZ)
 
@@ -98,16 +102,26 @@ def main() -> int:
     # one process keeps over thousands of runs of many modules (caches,
     # allocator) is not mistaken for a memory bomb, and a crash of the
     # interpreter itself is a finding, not the end of the run
-    with tempfile.TemporaryDirectory() as tmp, \
-            multiprocessing.get_context("spawn").Pool(1, initializer=_limit_memory, maxtasksperchild=RECYCLE) as pool:
+    context = multiprocessing.get_context("spawn")
+
+    def new_pool() -> Pool:
+        return context.Pool(1, initializer=_limit_memory, maxtasksperchild=RECYCLE)
+    pool = new_pool()
+    with tempfile.TemporaryDirectory() as tmp:
         while time.monotonic() < deadline:
             # the corpus games are fewer and larger: one run in three
             game = rng.choice(corpus if corpus and rng.random() < 1 / 3 else examples)
             ops = random_ops(rng)
             encoding = rng.choice(ENCODINGS)
             data = damaged_file(game, ops, encoding)
+            job = pool.apply_async(_run_one, (game, data, tmp, not args.no_report))
             try:
-                problems, counted, seconds = pool.apply(_run_one, (game, data, tmp, not args.no_report))
+                problems, counted, seconds = job.get(timeout=HANG_AFTER * args.slow)
+            except multiprocessing.TimeoutError:    # a hang: the worker is replaced
+                pool.terminate()
+                pool = new_pool()
+                seconds = HANG_AFTER * args.slow
+                problems, counted = [f"hang: no answer after {seconds:.0f} s"], Counter()
             except Exception as exc:  # noqa: BLE001 - the worker died (or could not send its answer)
                 problems, counted, seconds = [f"worker: {type(exc).__name__}: {exc}"], Counter(), 0.0
             tally.update(counted)
@@ -125,6 +139,7 @@ def main() -> int:
                 if args.out:
                     args.out.mkdir(parents=True, exist_ok=True)
                     (args.out / f"finding-{len(findings)}{game.log.suffix}").write_bytes(data)
+    pool.terminate()
     print(f"{runs} runs of the commands in {args.minutes:g} min ({runs / (args.minutes * 60):.1f}/s); "
           f"slowest {slowest[0]:.2f} s ({slowest[1]})")
     for command in sorted({c for c, _ in tally}):

@@ -1,9 +1,13 @@
-"""Numbers longer than Python's ``int()`` reads from text (4,300 digits,
+"""Numbers a damaged file holds where VASSAL wrote a small one.
+
+Numbers longer than Python's ``int()`` reads from text (4,300 digits,
 ``sys.get_int_max_str_digits``) where a file holds one: VASSAL's Java reads
 them as out of range (or, with leading zeros, as the small number they
 are); ``int()`` raised ValueError out of the readers (exit 70).  Found by the
 game fuzz (``tests/test_fuzz_games.py``): a piece's coordinate of 5,000
-digits crashed inspect, replay, audit and report."""
+digits crashed inspect, replay, audit and report.  And counts as large as
+a Java int (2,147,483,647 properties in a piece's state, dice in a summary),
+which the readers looped to: replay and inspect hung on one such log."""
 
 from __future__ import annotations
 
@@ -83,3 +87,35 @@ def test_a_special_dice_face_of_any_length_is_no_result() -> None:
     rolls = [getattr(c, "logged", c) for c in leaf_commands(tree)]
     rolls = [c for c in rolls if isinstance(c, SpecialDiceResults)]
     assert len(rolls) == 1 and rolls[0].results == [3]
+
+
+# -- counts as large as a damaged file holds: a loop to 2**31 hung replay and inspect --
+# (found by the game fuzz: a property count of 2147483647 in a piece's state)
+
+def test_a_property_count_past_the_tokens_reads_the_tokens_there_are() -> None:
+    from vmodtool.vassal.pieces import parse_basic_state
+
+    huge = parse_basic_state("Main;1;2;g;2147483647;k;v")
+    assert huge.properties == {"k": "v", "": ""}            # every pair past the tokens is ("", "")
+    assert huge.properties == parse_basic_state("Main;1;2;g;2;k;v").properties
+    assert parse_basic_state("Main;1;2;g;1;k;v").properties == {"k": "v"}
+    assert parse_basic_state("Main;1;2;g;2147483647;k").properties == {"k": "", "": ""}
+
+
+def test_the_replay_s_property_list_and_unique_id_past_the_tokens() -> None:
+    from vmodtool.replay.engine import _keep_unique_id
+    from vmodtool.replay.state import _props
+
+    assert _props(["m", "1", "2", "g", "2147483647", "k", "v"]) == ["k", "v", "", ""]
+    assert _props(["m", "1", "2", "g", "2", "k", "v"]) == ["k", "v", "", ""]
+    assert _props(["m", "1", "2", "g", "1", "k", "v", "x"]) == ["k", "v"]
+    kept = _keep_unique_id("m;1;2;g;2147483647;UniqueID;u1", "m;3;4;g;0")
+    assert "UniqueID;u1" in kept
+
+
+def test_a_dice_summary_of_two_billion_dice_is_not_a_roll() -> None:
+    from vmodtool.audit.integrity.dice import _MAX_SUMMARY_DICE, _summary_dice
+
+    assert _summary_dice([("5", "1"), ("6", "2")]) == 3
+    assert _summary_dice([("5", "2147483647")]) > _MAX_SUMMARY_DICE
+    assert _summary_dice([("9" * 5000, "1")]) > _MAX_SUMMARY_DICE

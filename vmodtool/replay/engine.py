@@ -78,7 +78,7 @@ from vmodtool.vassal.commands import (
     VersionCheck,
 )
 from vmodtool.vassal.decks import ALWAYS, DeckState, HandDef, ObscuredState, hidden_by
-from vmodtool.vassal.pieces import java_int
+from vmodtool.vassal.pieces import java_int, written_pairs
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
 __all__ = ["Engine", "ReplayWarning", "Roster"]
@@ -1310,7 +1310,7 @@ def _keep_unique_id(old_basic: str, new_basic: str) -> str:
     uid = None
     if len(old) > 4:
         count = java_int(old[4]) or 0
-        for i in range(count):
+        for i in range(min(count, written_pairs(old))):     # (the pairs past the tokens hold no id)
             k = 5 + 2 * i
             if k < len(old) and old[k] == UNIQUE_ID:
                 uid = old[k + 1] if k + 1 < len(old) else ""

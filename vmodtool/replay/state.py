@@ -24,7 +24,7 @@ from collections.abc import Hashable, Iterable, Iterator
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.decks import DeckState, DeckType
-from vmodtool.vassal.pieces import PieceDef, Trait, java_int, split_chain, split_chain_levels
+from vmodtool.vassal.pieces import PieceDef, Trait, java_int, split_chain, split_chain_levels, written_pairs
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
 __all__ = ["Piece", "Stack", "Deck", "GameObject", "MapState", "GameState", "split_nested", "type_tokens"]
@@ -302,11 +302,16 @@ def _props(toks: list[str]) -> list[str]:
     if len(toks) <= 4:
         return []
     count = java_int(toks[4]) or 0
+    written = written_pairs(toks)
     out: list[str] = []
-    for i in range(max(count, 0)):
+    for i in range(min(max(count, 0), written)):
         k = 5 + 2 * i
-        out.append(toks[k] if k < len(toks) else "")
+        out.append(toks[k])
         out.append(toks[k + 1] if k + 1 < len(toks) else "")
+    if count > written:
+        # every pair past the tokens is ("", ""): one key of VASSAL's property
+        # map, kept once (a damaged count of 2**31 would be a list of 2**32)
+        out += ["", ""]
     return out
 
 

@@ -795,6 +795,13 @@ class BasicPieceState:
         return enc.value or ""
 
 
+def written_pairs(toks: Sequence[str]) -> int:
+    """How many of a BasicPiece state's property pairs (after ``map;x;y;
+    gpid;count``) have their key written: the rest, up to the count, are
+    ``("", "")``."""
+    return max(0, (len(toks) - 4) // 2)
+
+
 def parse_basic_state(text: str, *, place: str | None = None) -> BasicPieceState:
     """Read a BasicPiece state.  Unlike VASSAL (which silently reads 0), a
     non-integer x, y or property count is a :class:`FormatError`."""
@@ -819,7 +826,9 @@ def parse_basic_state(text: str, *, place: str | None = None) -> BasicPieceState
         if count is None or count < 0:
             raise FormatError(f"BasicPiece state property count is not an integer: "
                               f"{toks[4]!r}", place=place)
-        for i in range(count):
+        # every pair past the tokens is ("", ""): read once, not up to 2**31 times
+        # (a count as large as a damaged file holds; VASSAL itself loops)
+        for i in range(min(count, written_pairs(toks) + 1)):
             key = toks[5 + 2 * i] if 5 + 2 * i < len(toks) else ""
             prop_value = toks[6 + 2 * i] if 6 + 2 * i < len(toks) else ""
             props[key] = prop_value

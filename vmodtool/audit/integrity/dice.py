@@ -67,6 +67,18 @@ _GENERIC = re.compile(r"^\*{2,3} (?P<label>.+?)(?: =)? (?P<values>-?\d+(?:,-?\d+
                       r"(?:\s*(?:&lt;|<)(?P<player>[^<>]*?)(?:&gt;|>))?")
 _NDS = re.compile(r"^(\d*)[dD](\d+)$")
 _SUMMARY = re.compile(r"(-?\d+) x(\d+)")
+#: the most dice a summary property is read for (a count past it, or a
+#: number longer than VASSAL writes, is not a roll: a damaged log's
+#: "5 x2147483647" would be a tuple of two billion dice)
+_MAX_SUMMARY_DICE = 10_000
+
+
+def _summary_dice(pairs: list[tuple[str, str]]) -> int:
+    """How many dice the (face, count) pairs of a summary list (past
+    :data:`_MAX_SUMMARY_DICE` when a number is longer than any it allows)."""
+    if any(len(face) > 12 or len(count) > 6 for face, count in pairs):
+        return _MAX_SUMMARY_DICE + 1
+    return sum(int(count) for _, count in pairs)
 _INT_LIST = re.compile(r"^\s*-?\d+(?:\s*,\s*-?\d+)*\s*$")
 
 
@@ -389,7 +401,7 @@ class _Reader:
                 # summary (3.7.16+, ``5 x1, 6 x1``), in ascending order
                 known = self.buttons.get(ev.name[:-len("_summary")])
                 pairs = _SUMMARY.findall(ev.new)
-                if known is not None and known.report_total and pairs:
+                if known is not None and known.report_total and pairs and _summary_dice(pairs) <= _MAX_SUMMARY_DICE:
                     summed = tuple(int(v) for v, n in pairs for _ in range(int(n)))
                     props.append(_Seen(known.name, summed, None, "property"))
         seen_rolls: list[_Seen] = []

@@ -171,6 +171,23 @@ class TestBudgetAndPhase:
         run(flip(st, "all.bri.3", "full", step=6))
         assert run.out == []
 
+    def test_carry_over_to_any_turn_sums_what_the_turns_left(self, ww1):
+        # a turn as large as a damaged log may give (2**31) is summed in the
+        # time of the turns with points or use, not turn by turn (it hung the
+        # audit); for any turn the same total as adding turn after turn
+        st = allied_phase(ww1, turn=1)
+        first = st.scenario.turns.first
+        used = {first: 1, first + 1: 3, first + 4: 1}
+        for budget in ({}, {"budget": 2}, {"budget": 0}):
+            carried = rule(ww1, "rp.replacements", params={"carry_over": True, **budget})
+            carried.used = {**{f"{t}|all": n for t, n in used.items()}, f"{first + 1}|ger": 9}
+            plain = rule(ww1, "rp.replacements", params=budget)
+            for turn in range(first, first + 10):
+                added = plain._budget(st, turn, "all") + sum(
+                    max(0, plain._budget(st, t, "all") - used.get(t, 0)) for t in range(first, turn))
+                assert carried._budget(st, turn, "all") == added, (budget, turn)
+            assert carried._budget(st, 2_147_483_647, "all") is not None
+
     def test_german_budget(self, ww1):
         st = allied_phase(ww1, side="ger")                  # Germans: 2 RPs in turn 1
         run = Run(rule(ww1, "rp.replacements"), st)

@@ -28,6 +28,7 @@ supply) are accepted and deliberately not checked (1.7a-5).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -54,6 +55,21 @@ SUBCHECK_SUFFIXES = {
     "phase": ("1.7a-1",), "eligible": ("1.7a-2",), "per_unit": ("1.7a-3",), "steps": ("1.7a-4",),
     "priority": ("1.7b",), "return": ("1.7c-1", "1.7c"), "budget": ("1.7d",),
 }
+
+
+_TURN = re.compile(r"-?[0-9]{1,12}")
+
+
+def _turn_number(key: object) -> int | None:
+    """A turn number from a schedule's key or the turn part of a used-points
+    key (``"3"`` or 3); None for anything else."""
+    if isinstance(key, bool):
+        return None
+    if isinstance(key, int):
+        return key
+    if isinstance(key, str) and _TURN.fullmatch(key):
+        return int(key)
+    return None
 
 
 @register("replacement")
@@ -115,8 +131,10 @@ class Replacement(BaseRule[AuditState]):
         budget = self.params.get("budget")
         if budget is None:
             return None
+        listed: set[int] = set()        # the turns whose points may differ from ``default``
         if isinstance(budget, (int, float)):
             fixed: float = budget
+            default = fixed
 
             def per_turn(t: int) -> float:
                 return fixed
@@ -131,6 +149,8 @@ class Replacement(BaseRule[AuditState]):
                 sched = sched["schedule"]
             if not isinstance(sched, Mapping):
                 return None
+            default = 0
+            listed = {k for k in (_turn_number(key) for key in sched) if k is not None}
 
             def per_turn(t: int) -> float:
                 row = sched.get(t, sched.get(str(t)))
@@ -141,8 +161,15 @@ class Replacement(BaseRule[AuditState]):
         total = per_turn(turn)
         if self.params.get("carry_over"):
             first = state.scenario.turns.first if state.scenario.turns else 1
-            for t in range(first, turn):
-                total += max(0, per_turn(t) - self.used.get(f"{t}|{side}", 0))
+            # the turns with points of their own or points used, one by one;
+            # every other turn before this one carries ``default`` over (the
+            # turn a log gives may be as large as a damaged file holds)
+            used = {t: n for t, n in ((_turn_number(key.partition("|")[0]), n) for key, n in self.used.items()
+                                      if key.partition("|")[2] == side) if t is not None}
+            seen = {t for t in listed | set(used) if first <= t < turn}
+            for t in seen:
+                total += max(0, per_turn(t) - used.get(t, 0))
+            total += max(0, turn - first - len(seen)) * max(0, default)
         return total
 
     # -- the check ----------------------------------------------------------------------------

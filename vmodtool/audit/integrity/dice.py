@@ -79,6 +79,8 @@ def _summary_dice(pairs: list[tuple[str, str]]) -> int:
     if any(len(face) > 12 or len(count) > 6 for face, count in pairs):
         return _MAX_SUMMARY_DICE + 1
     return sum(int(count) for _, count in pairs)
+
+
 _INT_LIST = re.compile(r"^\s*-?\d+(?:\s*,\s*-?\d+)*\s*$")
 
 

@@ -266,3 +266,15 @@ def test_a_coordinate_past_python_s_int_limit(tmp_path: Path) -> None:
     assert "Quneitra Gap;227;152;" in saved.text
     text = saved.text.replace("Quneitra Gap;227;152;", "Quneitra Gap;" + "9" * 5000 + ";152;", 1)
     assert exercise(game, rewrapped(saved, text), tmp_path) == []
+
+
+def test_a_board_slot_past_any_map(tmp_path: Path) -> None:
+    # a board set up at column 2**31 - 1 (or a number of 4,000 digits): the map
+    # frame summed every slot before it, a loop no command came back from
+    game = next(g for g in GAMES if g.name == "modern-tactical/game-1.vlog")
+    saved = SavedGame.read(game.log)
+    setup = "Quneitra GapBoardPicker\tQuneitra Gap\t0\t0"
+    assert setup in saved.text
+    for column in ("2147483647", "9" * 4000):
+        text = saved.text.replace(setup, f"Quneitra GapBoardPicker\tQuneitra Gap\t{column}\t0", 1)
+        assert exercise(game, rewrapped(saved, text), tmp_path, report=False) == []

@@ -119,3 +119,21 @@ def test_a_dice_summary_of_two_billion_dice_is_not_a_roll() -> None:
     assert _summary_dice([("5", "1"), ("6", "2")]) == 3
     assert _summary_dice([("5", "2147483647")]) > _MAX_SUMMARY_DICE
     assert _summary_dice([("9" * 5000, "1")]) > _MAX_SUMMARY_DICE
+
+
+def test_a_board_slot_as_large_as_a_save_gives() -> None:
+    # a save's board setup names each board's (column, row): the map frame
+    # summed the widths of every slot before it, 2**31 of them for a damaged one
+    from vmodtool.vassal.grid_board import Board, BoardPlacement, MapGeometry
+
+    def placed(slots):
+        return [BoardPlacement(Board(f"b{c}{r}", 100 + c, 50 + r), c, r) for c, r in slots]
+    slots = [(0, 0), (1, 0), (3, 0), (0, 1), (2, 1), (1, 2)]
+    geometry = MapGeometry(placed(slots), 5, 7)
+    width = {(c, r): 100 + c for c, r in slots}
+    height = {(c, r): 50 + r for c, r in slots}
+    for p in geometry.placements:               # the sums over the slots before each board
+        assert p.origin == (5 + sum(width.get((c, p.row), 0) for c in range(p.column)),
+                            7 + sum(height.get((p.column, r), 0) for r in range(p.row)))
+    far = MapGeometry(placed([(0, 0), (2_147_483_647, 0), (0, 2_147_483_647)]))
+    assert [p.origin for p in far.placements] == [(0, 0), (100, 0), (0, 50)]

@@ -142,8 +142,10 @@ class MapGeometry:
             heights[key] = placement.board.height
         for placement in self.placements:
             col, row = placement.column, placement.row
-            ox = sum(widths.get((c, row), 0) for c in range(col))
-            oy = sum(heights.get((col, r), 0) for r in range(row))
+            # (over the placements, not the slots before this one: a slot comes
+            # from a save's board setup, as large as a damaged one holds)
+            ox = sum(w for (c, r), w in widths.items() if r == row and 0 <= c < col)
+            oy = sum(h for (c, r), h in heights.items() if c == col and 0 <= r < row)
             placement.origin = (ox + self.edge_width, oy + self.edge_height)
 
     def placement_of(self, board_name: str) -> BoardPlacement:

@@ -19,10 +19,11 @@ from vmodtool.build.lint import _java_int_ok
 from vmodtool.errors import FormatError
 from vmodtool.vassal.buildfile import BuildFile
 from vmodtool.vassal.commands import parse_commands
-from vmodtool.vassal.grid_common import LocationError, digits_value, parse_int_attribute
+from vmodtool.vassal.grid_common import LocationError, parse_int_attribute
 from vmodtool.vassal.grid_numbering import parse_index
 from vmodtool.vassal.module import version_tuple
 from vmodtool.vassal.pieces import java_int
+from vmodtool.vassal.sequence import digits_value
 
 LONG = sys.get_int_max_str_digits() + 700       # past what int() reads
 NINES = "9" * LONG

@@ -21,6 +21,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 
 from vmodtool.errors import FormatError, VmodError
+from vmodtool.vassal.sequence import digits_value
 
 __all__ = [
     "LocationError",
@@ -92,20 +93,6 @@ def _bad(component: str, key: str, value: str, what: str) -> FormatError:
     return FormatError(
         f"{component} attribute {key}={value!r} is not {what}; "
         "VASSAL fails to build that component on it and leaves it out (docs/vassal-format.md §2.1)")
-
-
-def digits_value(text: str) -> int | None:
-    """The value of decimal digits (any Unicode ones, as ``Character.digit``
-    reads them) after an optional sign; None when more than 10 of them are
-    significant (beyond any 32-bit value: Python's ``int()`` of text refuses
-    the longest, past ``sys.get_int_max_str_digits``)."""
-    digits = text.lstrip("+-")
-    if len(digits) > 10:
-        first = next((i for i, c in enumerate(digits) if int(c)), len(digits))  # (leading zeros do not count)
-        if len(digits) - first > 10:
-            return None
-        text = text[:len(text) - len(digits)] + (digits[first:] or "0")
-    return int(text)
 
 
 def parse_int_attribute(component: str, key: str, value: str) -> int:

@@ -19,12 +19,12 @@ from vmodtool.vassal.grid_common import (
     LocationError,
     color_to_string,
     compile_location_format,
-    digits_value,
     format_tokens,
     parse_bool_attribute,
     parse_color,
     parse_int_attribute,
 )
+from vmodtool.vassal.sequence import digits_value
 
 __all__ = ["RegularGridNumbering", "HexGridNumbering", "SquareGridNumbering",
            "format_index", "parse_index"]

@@ -31,7 +31,7 @@ from operator import getitem
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from vmodtool.errors import FormatError, PathLike
-from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence, encode_sequence, unquote_token
+from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence, digits_value, encode_sequence, unquote_token
 
 if TYPE_CHECKING:  # traits imports this module
     from vmodtool.vassal.traits import TraitView
@@ -67,11 +67,8 @@ def java_int(token: str | None) -> int | None:
         return int(token)           # the common case: a small non-negative number
     if token is None or not _INT_RE.match(token):
         return None
-    digits = token.lstrip("+-").lstrip("0")
-    if len(digits) > 10:
-        return None                 # out of range (and maybe past the digits Python's int() reads)
-    value = -int(digits or "0") if token[0] == "-" else int(digits or "0")
-    if not -(2 ** 31) <= value < 2 ** 31:
+    value = digits_value(token)
+    if value is None or not -(2 ** 31) <= value < 2 ** 31:
         return None
     return value
 

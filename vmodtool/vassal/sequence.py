@@ -37,6 +37,7 @@ __all__ = [
     "unquote_token",
     "check_token",
     "java_double",
+    "digits_value",
 ]
 
 Token = str | int | float | bool | None
@@ -44,6 +45,20 @@ Token = str | int | float | bool | None
 #: characters that can occur in Java's String.valueOf of a number or boolean;
 #: only with one of these as delimiter does VASSAL escape primitive values.
 _UGLY = "-.0123456789EINaefilnrstuy"
+
+
+def digits_value(text: str) -> int | None:
+    """The value of decimal digits (any Unicode ones, as ``Character.digit``
+    reads them) after an optional sign; None when more than 10 of them are
+    significant (beyond any 32-bit value: Python's ``int()`` of text refuses
+    the longest, past ``sys.get_int_max_str_digits``)."""
+    digits = text.lstrip("+-")
+    if len(digits) > 10:
+        first = next((i for i, c in enumerate(digits) if int(c)), len(digits))  # (leading zeros do not count)
+        if len(digits) - first > 10:
+            return None
+        text = text[:len(text) - len(digits)] + (digits[first:] or "0")
+    return int(text)
 
 
 def java_double(value: float) -> str:

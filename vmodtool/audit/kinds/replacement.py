@@ -28,7 +28,6 @@ supply) are accepted and deliberately not checked (1.7a-5).
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -47,6 +46,7 @@ from vmodtool.audit.kinds.status import (
 )
 from vmodtool.audit.selectors import as_list, matches
 from vmodtool.audit.state import AuditState, Unit
+from vmodtool.vassal.pieces import java_int
 
 __all__ = ["Replacement", "SUBCHECK_SUFFIXES"]
 
@@ -57,9 +57,6 @@ SUBCHECK_SUFFIXES = {
 }
 
 
-_TURN = re.compile(r"-?[0-9]{1,12}")
-
-
 def _turn_number(key: object) -> int | None:
     """A turn number from a schedule's key or the turn part of a used-points
     key (``"3"`` or 3); None for anything else."""
@@ -67,9 +64,7 @@ def _turn_number(key: object) -> int | None:
         return None
     if isinstance(key, int):
         return key
-    if isinstance(key, str) and _TURN.fullmatch(key):
-        return int(key)
-    return None
+    return java_int(key) if isinstance(key, str) else None
 
 
 @register("replacement")

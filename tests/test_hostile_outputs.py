@@ -422,8 +422,9 @@ def test_the_overlay_is_composited_in_bands_exactly_as_whole(tmp_path, monkeypat
 @pytest.mark.parametrize(("args", "expect"), [
     (["--hex-height", "nan"], "not a hex size"), (["--hex-height", "1e9"], "not a hex size"),
     (["--hex-width", "-3", "--hex-height", "10"], "not a hex size"), (["--columns", "100000"], "--columns"),
-    (["--vassal", "dx=1e-9", "--vassal", "dy=1e-9"], "hex spacing"),
-    (["--vassal", "dx=64", "--vassal", "dy=1e12"], "hex spacing"),
+    (["--vassal", "dx=1e-9", "--vassal", "dy=1e-9"], "--vassal: HexGrid dx=1.0E-9 cannot be used"),
+    (["--vassal", "dx=64", "--vassal", "dy=1e12"], "--vassal: HexGrid dy=1.0E12 cannot be used"),
+    (["--vassal", "dx=64", "--vassal", "dy=1e5"], "hex spacing"),
     (["--vassal", "dx=1", "--vassal", "dy=1"], "more than the 250,000 grid-check draws")])
 def test_grid_check_bounds_the_drawing_before_it_starts(tmp_path, args, expect):
     path = tmp_path / "scan.png"

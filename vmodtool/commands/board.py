@@ -316,7 +316,11 @@ def grid_check(ctx: click.Context, image_file: str, output: str | None, scenario
         grid, board_size = map_grid, (width, height)
     size = image_header(image_file, warn=warn)
     if grid is None:
-        grid = grid_from_vassal_attributes(attributes, size)
+        from vmodtool.errors import FormatError, VmodError
+        try:
+            grid = grid_from_vassal_attributes(attributes, size)
+        except FormatError as exc:        # (e.g. a spacing VASSAL's arithmetic overflows on)
+            raise VmodError(f"--vassal: {exc.message}") from None
     _check_overlay(grid, size, source, scenario_file if scenario_file and not vassal_attrs else None)
     if not vassal_attrs:
         attrs = " ".join(f"{k}={v}" for k, v in map_grid.grid_attributes.items())

@@ -18,7 +18,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
-from vmodtool.errors import VmodError
+from vmodtool.errors import FormatError, VmodError
 from vmodtool.replay.events import Place
 from vmodtool.vassal.buildfile import BoardEntry
 from vmodtool.vassal.grid import (
@@ -195,7 +195,13 @@ class Positions:
                 if size is None:
                     lacking.append(board_name)
                     continue
-                board = board_from_element(entry.element, size[0], size[1])
+                try:
+                    board = board_from_element(entry.element, size[0], size[1])
+                except FormatError as exc:
+                    # (a grid VASSAL's arithmetic overflows on: the map names
+                    # no location, as one of unknown size)
+                    info.error = f"board {board_name!r} of map {info.name!r}: {exc.message}"
+                    return info.error
             board.reversed = bool(reverse)
             placements.append(BoardPlacement(board, col, row))
         if lacking:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from vmodtool.errors import VmodError
+from vmodtool.errors import FormatError, VmodError
 from vmodtool.scenario.mapgrid import MapGrid
 from vmodtool.vassal.grid import Board, HexGrid, ZonedGrid, board_from_element
 from vmodtool.vassal.grid_common import Point
@@ -125,7 +125,10 @@ def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tu
     if all(g.numbering is None for g in candidates):
         raise ModuleMapError(f"the hex grid of board {chosen.name!r} has no numbering: its hexes have no labels")
     zones: set[str] = set()
-    named = [_named_hexes(board, g, zones) for g in candidates]
+    try:
+        named = [_named_hexes(board, g, zones) for g in candidates]
+    except FormatError as exc:            # (a grid of more hexes than vmodtool lists)
+        raise ModuleMapError(f"board {chosen.name!r} of map {entry.name!r}: {exc.message}") from None
     best = max(range(len(candidates)), key=lambda i: (len(named[i]), -i))
     hex_grid = candidates[best]
     result = MapGrid(None, dict(hex_grid.attribute_strings()), {}, size, hex_grid)

@@ -21,7 +21,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 
 from vmodtool.errors import FormatError, VmodError
-from vmodtool.vassal.sequence import digits_value
+from vmodtool.vassal.sequence import digits_value, java_double
 
 __all__ = [
     "LocationError",
@@ -31,6 +31,7 @@ __all__ = [
     "JavaPolygon",
     "parse_int_attribute",
     "parse_double_attribute",
+    "check_cell_size",
     "parse_bool_attribute",
     "parse_color",
     "color_to_string",
@@ -45,6 +46,30 @@ Point = tuple[int, int]
 
 _INT_MIN = -(2 ** 31)
 _INT_MAX = 2 ** 31 - 1
+
+#: The cell sizes (``dx``, ``dy``) a grid may have, in pixels.  VASSAL takes
+#: any non-zero double, but outside these its pixel arithmetic leaves the int
+#: range (a hex of 1e-320 px makes every point's column infinite; one of 1e300
+#: px puts every centre past 2³¹): Java then saturates, Python would raise or
+#: compute numbers of hundreds of digits.  No real module is near either end
+#: (the corpus's cells are 25-530 px).  See docs/vassal-format.md §5.8.
+MIN_CELL_SIZE = 1e-3
+MAX_CELL_SIZE = 1e9
+
+
+def check_cell_size(component: str, dx: float, dy: float) -> None:
+    """Raise :class:`FormatError` unless both sizes are finite and within
+    [:data:`MIN_CELL_SIZE`, :data:`MAX_CELL_SIZE`] in absolute value."""
+    for name, value in (("dx", dx), ("dy", dy)):
+        if not math.isfinite(value) or value == 0.0:
+            raise FormatError(
+                f"{component} {name}={java_double(value)} cannot be used for grid "
+                "geometry (VASSAL would compute with Infinity/NaN)")
+        if not MIN_CELL_SIZE <= abs(value) <= MAX_CELL_SIZE:
+            raise FormatError(
+                f"{component} {name}={java_double(value)} cannot be used for grid geometry: "
+                f"vmodtool reads cells from {MIN_CELL_SIZE:g} to {MAX_CELL_SIZE:,.0f} px across "
+                "(outside them VASSAL's pixel arithmetic overflows)")
 
 
 class LocationError(VmodError):

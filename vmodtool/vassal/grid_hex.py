@@ -16,6 +16,7 @@ from vmodtool.vassal.grid_common import (
     LatticeGrid,
     LocationError,
     Point,
+    check_cell_size,
     color_to_string,
     float32,
     java_round,
@@ -33,6 +34,10 @@ _SQRT3_2 = math.sqrt(3) / 2.0
 DEFAULT_HEX_HEIGHT = 64.0
 #: default ``dx`` (hex width) = √3/2·64 = 55.42562584220407
 DEFAULT_HEX_WIDTH = _SQRT3_2 * DEFAULT_HEX_HEIGHT
+
+#: The most hex positions :meth:`HexGrid.hex_centres` walks for one board (a
+#: real board has thousands; see docs/vassal-format.md §5.8).
+MAX_HEX_POSITIONS = 1_000_000
 
 _floor = math.floor
 
@@ -167,11 +172,7 @@ class HexGrid(LatticeGrid):
 
     def _prepare(self) -> None:
         """Check the geometry and precompute per-grid constants."""
-        for name, value in (("dx", self.dx), ("dy", self.dy)):
-            if not math.isfinite(value) or value == 0.0:
-                raise FormatError(
-                    f"HexGrid {name}={java_double(value)} cannot be used for hex "
-                    "geometry (VASSAL would compute with Infinity/NaN)")
+        check_cell_size(self.COMPONENT, self.dx, self.dy)
         dx, dy = self.dx, self.dy
         width, height = self.container_size
         # §5.6 quirk 1: maxRows uses dx, maxColumns uses dy
@@ -489,7 +490,9 @@ class HexGrid(LatticeGrid):
                     ) -> Iterator[tuple[str, Point]]:
         """Yield (label, centre) for every hex whose snapped centre lies on a
         board of the given size (default: the container size), column by
-        column.  Nothing is yielded for a grid without numbering."""
+        column.  Nothing is yielded for a grid without numbering.  A board
+        with more than :data:`MAX_HEX_POSITIONS` hex positions raises
+        :class:`FormatError` before anything is yielded."""
         if self.numbering is None:
             return
         if width is None or height is None:
@@ -504,6 +507,14 @@ class HexGrid(LatticeGrid):
             c_lo, c_hi = -c_hi, -c_lo
         if self.dy < 0:
             r_lo, r_hi = -r_hi, -r_lo
+        positions = (c_hi - c_lo + 1) * (r_hi - r_lo + 1)
+        if positions > MAX_HEX_POSITIONS:
+            # (a board's hexes are listed whole or not at all: a hostile grid
+            # of 0.001 px hexes would otherwise take hours and gigabytes)
+            raise FormatError(
+                f"HexGrid dx={java_double(self.dx)} dy={java_double(self.dy)} on a {width}x{height} board "
+                f"has {positions:,} hex positions; vmodtool lists at most {MAX_HEX_POSITIONS:,} "
+                "(a board of 1,000 x 1,000 hexes)")
         for col in range(c_lo, c_hi + 1):
             for row in range(r_lo, r_hi + 1):
                 u, v = self._raw_center(col, row)

@@ -10,12 +10,12 @@ import math
 import struct
 from collections.abc import Mapping, Sequence
 
-from vmodtool.errors import FormatError
 from vmodtool.vassal.grid_common import (
     LatticeGrid,
     LocationError,
     MapGrid,
     Point,
+    check_cell_size,
     color_to_string,
     java_round,
     parse_double_attribute,
@@ -97,11 +97,7 @@ class SquareGrid(LatticeGrid):
             self.range_option = value
 
     def _prepare(self) -> None:
-        for name, value in (("dx", self.dx), ("dy", self.dy)):
-            if not math.isfinite(value) or value == 0.0:
-                raise FormatError(
-                    f"SquareGrid {name}={java_double(value)} cannot be used for square "
-                    "geometry (VASSAL would compute with Infinity/NaN)")
+        check_cell_size(self.COMPONENT, self.dx, self.dy)
         width, height = self.container_size
         self.max_rows = int(height / self.dy + 0.5)
         self.max_columns = int(width / self.dx + 0.5)

@@ -110,3 +110,27 @@ def test_existing_output_is_replaced_atomically(tmp_path):
     assert result.exit_code == 0
     assert out.read_bytes()[:2] == b"PK" and oct(out.stat().st_mode & 0o777) == "0o640"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.vmod")]
+
+
+def test_a_build_leaves_the_garbage_collector_as_it_found_it(tmp_path):
+    """The build freezes what it loaded for the collector while it renders
+    and assembles (gc_policy.relaxed_gc) and hands everything back."""
+    import gc
+
+    from vmodtool.build.builder import build_module_file
+
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    seen: list[tuple[int, int]] = []
+    real = gc.freeze
+
+    def watching_freeze() -> None:
+        real()
+        seen.append((gc.get_threshold()[0], gc.get_freeze_count()))
+
+    gc.freeze = watching_freeze               # type: ignore[assignment]
+    try:
+        build_module_file(SCENARIOS[0], tmp_path / "m.vmod", jobs=1)
+    finally:
+        gc.freeze = real                      # type: ignore[assignment]
+    assert seen and seen[0][0] >= 1_000_000 and seen[0][1] > frozen   # frozen under a raised threshold
+    assert gc.get_threshold() == threshold and gc.get_freeze_count() <= frozen   # (3.12+ may thaw its own)

@@ -367,7 +367,7 @@ def _resident_bytes() -> int | None:
 def _settle_memory() -> None:
     """Keep a worker's memory bounded by its largest game, not by how many
     it ran: a replay hands what it made to the oldest GC generation (see
-    :func:`vmodtool.replay.game.relaxed_gc`), so a game's cyclic garbage
+    :func:`vmodtool.gc_policy.relaxed_gc`), so a game's cyclic garbage
     waits for a full collection, which a worker running game after game
     would reach late (300 games: 200 MB, against 45 MB).  A full collection
     costs about half a small game, so it runs once the resident size has

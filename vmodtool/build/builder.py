@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Union
 from vmodtool.build.images import renders_in_workers, start_module_images
 from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
+from vmodtool.gc_policy import relaxed_gc
 
 if TYPE_CHECKING:
     from vmodtool.build.module import ModuleBuild
@@ -76,24 +77,28 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
                         "does not make; give the scenario its own map.grid to build a module", file=scenario_path)
     for extra in [p for p in (scenario.map.board_image,) if p is not None] + [c.image for c in scenario.charts]:
         refuse_overwrite(out, extra)
-    pending = start_module_images(scenario, jobs=jobs, cache_dir=Path(cache_dir) if cache_dir else None,
-                                  progress=progress, model_digest=model_digest)
-    # imported once the workers have forked, while they draw (they do not assemble)
-    from vmodtool.build.module import assemble_module
+    # the model and the modules loaded so far are frozen for the collector
+    # before the render workers fork (they inherit it), and the buildFile's
+    # elements are made without a collection (gc_policy.relaxed_gc)
+    with relaxed_gc():
+        pending = start_module_images(scenario, jobs=jobs, cache_dir=Path(cache_dir) if cache_dir else None,
+                                      progress=progress, model_digest=model_digest)
+        # imported once the workers have forked, while they draw (they do not assemble)
+        from vmodtool.build.module import assemble_module
 
-    def images_ready() -> None:
-        pending.finish()
-        if progress:
-            progress("module", 0, 1)
+        def images_ready() -> None:
+            pending.finish()
+            if progress:
+                progress("module", 0, 1)
 
-    try:
-        check_schema()
-        # the buildFile is made while the workers render the counter faces
-        build: ModuleBuild = assemble_module(scenario, pending.images, images_ready=images_ready)
-    finally:
-        pending.close()
-    images = pending.images
-    data = build.to_bytes()
+        try:
+            check_schema()
+            # the buildFile is made while the workers render the counter faces
+            build: ModuleBuild = assemble_module(scenario, pending.images, images_ready=images_ready)
+        finally:
+            pending.close()
+        images = pending.images
+        data = build.to_bytes()
     atomic_write(out, data)
     if progress:
         progress("module", 1, 1)

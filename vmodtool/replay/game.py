@@ -18,14 +18,13 @@ previous file ended in is compared with it and every difference is kept in
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Union
 
 from vmodtool.errors import VmodError
+from vmodtool.gc_policy import relaxed_gc
 from vmodtool.replay.chain import ChainDifference, compare_states
 from vmodtool.replay.engine import Engine, ReplayWarning, Roster
 from vmodtool.replay.events import AddEvent, ChangeEvent, ChatEvent, DiceEvent, Event, MoveEvent
@@ -439,52 +438,6 @@ class Replay:
         if engine is None:
             raise VmodError("nothing replayed yet")
         return snapshot(engine, step)
-
-
-_relaxed_depth = 0
-#: whether the outermost relaxed_gc() froze the objects (it does not when
-#: the program had frozen some itself: gc.unfreeze() would thaw those too)
-_relaxed_froze = False
-#: the frozen objects no program froze: Python 3.12+ starts with some
-#: (375 on 3.12.1, and as many come back after an unfreeze), earlier
-#: versions with none; more than these means the program froze objects
-#: itself, and relaxed_gc leaves the freeze alone
-_untouched_freeze = [gc.get_freeze_count()]
-
-
-@contextmanager
-def relaxed_gc() -> Iterator[None]:
-    """Collect cyclic garbage rarely for a while.  A replay (and an audit
-    of one) allocates many small long-lived objects — pieces, events,
-    steps — that Python's cyclic GC would rescan over and over (≈40 % of
-    the time on the TLD chain); none of them needs the cycle collector to
-    be freed sooner.  The objects that exist when the outermost one starts
-    (the logs' command trees, read just before, most of all) are frozen
-    (``gc.freeze``) until it ends, unless the program froze objects itself:
-    the collection the replay's allocations call for then scans only what
-    the replay made, not every command read."""
-    global _relaxed_depth, _relaxed_froze
-    threshold = gc.get_threshold()
-    gc.set_threshold(max(threshold[0], 1_000_000), *threshold[1:])
-    _relaxed_depth += 1
-    if _relaxed_depth == 1 and gc.get_freeze_count() <= _untouched_freeze[0]:
-        gc.freeze()
-        _relaxed_froze = True
-    try:
-        yield
-    finally:
-        _relaxed_depth -= 1
-        if _relaxed_depth == 0 and _relaxed_froze:
-            _relaxed_froze = False
-            # what the replay made goes to the oldest generation with what
-            # was frozen (freeze then unfreeze moves every tracked object
-            # there without a scan): restoring the threshold would otherwise
-            # start a young collection of the whole replay's objects at the
-            # next allocation (a tenth of the TLD chain's time); the cyclic
-            # garbage among them goes at the next full collection
-            gc.freeze()
-            gc.unfreeze()
-        gc.set_threshold(*threshold)
 
 
 def snapshot(engine: Engine, step: int = 0) -> BoardState:

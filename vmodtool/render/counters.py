@@ -40,6 +40,7 @@ import json
 import math
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -598,14 +599,33 @@ _CAP = 0.729                 # DejaVu's cap height, a fraction of the font size
 _ROW_CLEARANCE = 0.45
 
 
+#: the size at which descents are measured
+_DESCENT_REF = 200
+
+
 @lru_cache(maxsize=4096)
 def _descent(text: str, font: str) -> float:
     """How far ``text`` reaches below its baseline (its descenders, commas,
     brackets), a fraction of the font size: measured at a large size, so
-    that the geometry stays independent of the pixel size."""
-    ref = 200
-    bottom = fonts.load_font(font, ref).getbbox(text, anchor="ls")[3]
-    return max(0.0, bottom / ref)
+    that the geometry stays independent of the pixel size.  A text of
+    Latin, Greek and Cyrillic letters, digits and punctuation without
+    combining marks is laid on the baseline glyph by glyph (kerning moves
+    glyphs along it, never up or down), so its lowest point is its lowest
+    character's: measured once per character (a thousand designations
+    share a dozen); any other text is laid out whole."""
+    if text and all(ord(ch) < 0x0530 and not unicodedata.combining(ch) for ch in text):
+        return max(_char_descent(ch, font) for ch in text)
+    return _text_descent(text, font)
+
+
+@lru_cache(maxsize=4096)
+def _char_descent(ch: str, font: str) -> float:
+    return _text_descent(ch, font)
+
+
+def _text_descent(text: str, font: str) -> float:
+    bottom = fonts.load_font(font, _DESCENT_REF).getbbox(text, anchor="ls")[3]
+    return max(0.0, bottom / _DESCENT_REF)
 
 
 def _label_lines(face: FaceSpec) -> tuple[tuple[str, ...], float]:
@@ -623,8 +643,17 @@ def _label_lines(face: FaceSpec) -> tuple[tuple[str, ...], float]:
 
 @lru_cache(maxsize=4096)
 def _lines_font(lines: tuple[str, ...], font: str, frac: float, max_w: float, px: int) -> ImageFont.FreeTypeFont:
-    """The font at ``frac`` of ``px``, a pixel smaller while hinting makes a line wider than ``max_w``."""
-    f = fonts.load_font(font, max(4, round(frac * px)))
+    """The font at ``frac`` of ``px``, a pixel smaller while hinting makes a line wider than ``max_w``.
+    A single line whose width at the reference size (``_fit``'s, already
+    measured when the line was fitted at ``frac``), scaled to this font
+    size, is inside ``max_w`` by more than hinting can add (2 px a
+    character, 2 more) is not laid out again."""
+    size = max(4, round(frac * px))
+    f = fonts.load_font(font, size)
+    if len(lines) == 1 and frac > 0:
+        _scale, reference = _fit(lines[0], font, frac, max_w)
+        if reference * size / frac + 2 * len(lines[0]) + 2 <= max_w * px:
+            return f
     while f.size > 4 and max(f.getlength(ln) for ln in lines) > max_w * px:
         f = fonts.load_font(font, f.size - 1)
     return f

@@ -213,3 +213,33 @@ def test_any_other_command_line_goes_through_click(tmp_path: Path) -> None:
         assert imported, args
         assert out == _clicks_help("", *args), args
     assert not (tmp_path / "vmodtool").exists()          # only the top-level help is cached
+
+
+FROZEN = """
+import gc, sys
+from vmodtool.launcher import main
+sys.argv[1:] = {args!r}
+before = gc.get_freeze_count()
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print("\\nEXIT", code, "FROZE", gc.get_freeze_count() - before, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("args", [["inspect", str(DEMO_LOG)], ["inspect", "no-such-file.vlog"]],
+                         ids=["ok", "bad-input"])
+def test_the_entry_point_freezes_what_a_command_leaves_for_the_shutdown(args: list[str]) -> None:
+    """The objects a command leaves are frozen before the interpreter shuts
+    down (its collections would walk them for nothing), whether the command
+    succeeded or not; the command's own output is unchanged."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    done = subprocess.run([sys.executable, "-c", FROZEN.format(args=args)], capture_output=True,
+                          text=True, env=env, timeout=120, check=False)
+    tail = done.stderr.rsplit("EXIT", 1)[1].split()
+    assert int(tail[0]) == (0 if args[1] == str(DEMO_LOG) else 2)
+    assert int(tail[2]) > 1000, done.stderr
+    plain = subprocess.run([sys.executable, "-m", "vmodtool", *args], capture_output=True, text=True,
+                           env=env, timeout=120, check=False)
+    assert plain.stdout == done.stdout and plain.returncode == int(tail[0])

@@ -42,6 +42,10 @@ _WIDGETS = frozenset({"PieceWindow", "TabWidget", "ListWidget", "PanelWidget", "
 
 @dataclass(frozen=True)
 class _Slot:
+    """A palette slot of the module as the audit reads it: its palette path
+    (``Window/Tab/…``), the names ``slot`` selectors match and the
+    prototypes its definition names."""
+
     palette: str
     names: tuple[str, ...]         # gpid and name: what ``slot`` selectors match
     prototypes: tuple[str, ...]    # the prototypes its definition names (a log may hold them expanded)

@@ -66,6 +66,10 @@ class RuleFailure:
 
 @dataclass
 class _Frame:
+    """What :meth:`Engine.checkpoint` keeps before a step that a later undo
+    reverses: copies of the rule instances and how many violations there
+    were (for :meth:`Engine.rollback`)."""
+
     step: int
     rules: list[AuditRule]
     violations_before: int

@@ -84,6 +84,9 @@ _SHOWN = frozenset({"face", "layers"})
 
 @dataclass
 class MarkerState:
+    """Where a marker counter is and what kind it is: the mutable record
+    :class:`AuditState` keeps, shown to rules as a :class:`Marker`."""
+
     key: str                        # the VASSAL piece id (stable for the game)
     kind: str
     hex: str | None = None
@@ -120,6 +123,10 @@ class Unit(NamedTuple):
 
 @dataclass(frozen=True)
 class Marker:
+    """Read-only view of a marker counter
+    (:class:`~vmodtool.audit.api.MarkerView`): a copy of its
+    :class:`MarkerState` made when a rule asks."""
+
     key: str
     kind: str
     hex: str | None

@@ -28,6 +28,10 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass(frozen=True)
 class BuildSummary:
+    """What :func:`build_module_file` wrote: the module file and its size, how
+    many piece slots, prototypes and images it holds, the board's size in
+    pixels and the game's title (what ``vmodtool build`` reports)."""
+
     output: Path
     bytes: int
     pieces: int

@@ -80,6 +80,9 @@ def _safe(text: str) -> str:
 
 @dataclass(frozen=True)
 class LayerMarker:
+    """A layer-type marker kind as every unit piece carries it: the key that
+    switches its Layer on and off (Ctrl+Shift+1 …) and its overlay image."""
+
     kind: MarkerKind
     keystroke: NamedKeyStroke
     image: str

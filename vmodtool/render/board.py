@@ -926,6 +926,9 @@ def _objective(canvas: Canvas, centre: Point, size: float, vp: float | None) -> 
 
 @dataclass
 class _KeyEntry:
+    """One entry of the terrain key under the map: what kind of swatch it
+    shows, its caption and the terrain or hexside type it stands for."""
+
     kind: str                 # terrain | hexside | bridge (one the board adds) | objective
     text: str
     ref: str = ""             # the terrain or hexside type id

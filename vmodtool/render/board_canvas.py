@@ -41,6 +41,9 @@ BAND_PIXELS = 3_000_000
 
 @dataclass
 class _Op:
+    """One recorded drawing call of the display list (polygon, line, circle,
+    text): its box tells a band whether it has anything to draw."""
+
     kind: str
     bbox: tuple[float, float, float, float]   # output pixels
     args: tuple[Any, ...]          # the drawing call's arguments, by kind

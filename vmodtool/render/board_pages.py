@@ -59,6 +59,10 @@ class Tile:
 
 @dataclass(frozen=True)
 class PageLayout:
+    """How a board image is tiled over pages (:func:`layout_pages`): the paper
+    and its orientation, the page geometry in pixels at ``dpi``, and the
+    ``columns`` × ``rows`` tiles, row by row."""
+
     paper: str
     landscape: bool
     dpi: float

@@ -51,6 +51,10 @@ class CardPlacement:
 
 @dataclass
 class CardSheet:
+    """One card sheet (a front page and its back page): cards of one size,
+    each card's place, and the x and y of every card edge (where the cut
+    marks go)."""
+
     size: str                                   # a key of CARD_SIZES
     card_px: tuple[int, int]
     placements: list[CardPlacement] = field(default_factory=list)

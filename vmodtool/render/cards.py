@@ -128,6 +128,9 @@ def card_template(scenario: Scenario | CardSetting, deck: DeckSpec) -> CardTempl
 
 @dataclass(frozen=True)
 class _Colours:
+    """The colours a deck's cards are drawn in, worked out from the template,
+    its side colours, the deck and its owner's fill (:func:`_colours`)."""
+
     band: RGB
     ink: RGB
     background: RGB
@@ -201,6 +204,9 @@ def _fit(card_or_deck: CardSpec | DeckSpec, what: str, text: str, font: str, fra
 
 @dataclass(frozen=True)
 class _Corner:
+    """A corner value of a card, fitted: the corner it goes in, its key (None
+    when the template shows no keys) and the value."""
+
     corner: str
     key: Fitted | None
     value: Fitted
@@ -208,6 +214,10 @@ class _Corner:
 
 @dataclass(frozen=True)
 class _Layout:
+    """A card's front laid out (:func:`_layout`): every text fitted to its
+    region, and which regions the card has (picture, the row opposite the
+    band, corner values in the band)."""
+
     template: CardTemplate
     name: Fitted
     event: Fitted | None

@@ -575,6 +575,9 @@ def _wrap_lines(text: str, font: str, frac: float, max_w: float, max_lines: int,
 # -- layout -------------------------------------------------------------------------------
 @dataclass
 class _Text:
+    """One line of text on a counter face, placed in pixels
+    (:func:`_layout_texts`): its font, anchor point and colour."""
+
     text: str
     font: Any
     x: float
@@ -1061,6 +1064,10 @@ def _res_dir(resolution: str | int) -> str:
 
 @dataclass(frozen=True)
 class ManifestEntry:
+    """One face file in ``counters.json``: the counter, face and resolution it
+    is for, its path and size, and the content key (:meth:`CounterSpec.key`)
+    the cache compares."""
+
     counter: str
     face: str
     resolution: str          # "vassal" | "300dpi" …

@@ -79,6 +79,11 @@ def _mm(mm: float, dpi: int) -> int:
 
 @dataclass(frozen=True)
 class SheetOptions:
+    """How counter sheets are printed: paper, resolution, margins, gutter and
+    bleed (mm), die-cut blocks, duplex flip and printer offset, and what else
+    goes in (backs, calibration pages, card sheets); :meth:`check` refuses
+    options that cannot work."""
+
     paper: str = "a4"                          # a4 | letter
     dpi: int = 300
     margin_mm: float = 10.0
@@ -138,6 +143,10 @@ class Placement:
 
 @dataclass
 class SheetLayout:
+    """Every printed piece placed, sheet by sheet, for one counter size
+    (:func:`layout_sheets`), and the x and y of every counter edge (where
+    the cut marks go)."""
+
     options: SheetOptions
     size_px: int                                  # counter edge
     page_px: tuple[int, int]
@@ -492,6 +501,9 @@ def calibration_pages(options: SheetOptions) -> list[Image.Image]:
 
 @dataclass
 class SheetResult:
+    """What :func:`write_sheets` wrote: the PDF and/or the page PNGs, and how
+    many sheets, pages, counters, faces and cards they hold."""
+
     pdf: Path | None
     pngs: list[Path]
     sheets: int

@@ -87,6 +87,9 @@ class GridOptions:
 
 @dataclass(frozen=True)
 class Cell:
+    """One counter's place on a page: its row and column and its box in the
+    straightened image (what :func:`cut_cell` cuts)."""
+
     row: int                              # 0-based, as printed on the page
     col: int
     box: tuple[float, float, float, float]   # left, top, right, bottom in the straightened image
@@ -610,6 +613,10 @@ def names_from_scenario(scenario: Any, sheet: int, cols: int, rows: int) -> Name
 # -- the whole job ----------------------------------------------------------------------------
 @dataclass
 class SliceResult:
+    """What :func:`slice_sheet` wrote (the face images, ``slice.json`` and the
+    ``faces.yaml`` snippet) and the grid it cut: its size, the fronts, backs
+    and empty cells, how far the scan was turned and how the grid was found."""
+
     folder: Path
     files: list[Path]
     manifest: Path

@@ -246,6 +246,9 @@ class MoveEvent(Event):
 
 @dataclass
 class AddEvent(Event):
+    """A piece was added to the game (``AddPiece``): ``target`` is where it
+    appeared."""
+
     kind = "add"
     piece: PieceRef = None  # type: ignore[assignment]
     target: Place = None  # type: ignore[assignment]
@@ -259,6 +262,9 @@ class AddEvent(Event):
 
 @dataclass
 class RemoveEvent(Event):
+    """A piece was deleted from the game (``RemovePiece``): ``source`` is where
+    it was."""
+
     kind = "remove"
     piece: PieceRef = None  # type: ignore[assignment]
     source: Place = None  # type: ignore[assignment]
@@ -316,6 +322,9 @@ class ChangeEvent(Event):
 
 @dataclass
 class ChatEvent(Event):
+    """A chat line that is not a dice report: ``message`` as logged,
+    ``display`` as the chat window shows it."""
+
     kind = "chat"
     message: str = ""
 
@@ -351,6 +360,9 @@ class DiceEvent(Event):
 
 @dataclass
 class PropertyEvent(Event):
+    """A global property changed value: ``old`` None when it was not known
+    before, ``container`` the map or zone it belongs to (None: the module)."""
+
     kind = "property"
     name: str = ""
     old: str | None = None
@@ -366,6 +378,9 @@ class PropertyEvent(Event):
 
 @dataclass
 class TurnEvent(Event):
+    """A turn tracker's state changed (``TURN``): ``tracker`` is its id, ``old``
+    (None: not known before) and ``new`` its states as the log encodes them."""
+
     kind = "turn"
     tracker: str = ""
     old: str | None = None
@@ -380,6 +395,9 @@ class TurnEvent(Event):
 
 @dataclass
 class PlayerEvent(Event):
+    """A player joined the roster (``joined``) or left it: their display name
+    and the side they took, if any."""
+
     kind = "player"
     name: str = ""
     side: str | None = None
@@ -395,6 +413,9 @@ class PlayerEvent(Event):
 
 @dataclass
 class BoardsEvent(Event):
+    """The boards of a map were set (``SetBoards``): ``boards`` is (board name,
+    reversed, column, row) per board."""
+
     kind = "boards"
     map: str = ""
     boards: list[tuple[str, bool, int, int]] = field(default_factory=list)

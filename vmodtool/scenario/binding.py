@@ -107,6 +107,9 @@ class PieceSelector:
 
 @dataclass(frozen=True)
 class SideBinding:
+    """One ``sides`` entry: the side of the pieces ``match`` selects, taken by
+    a unit whose ``units`` entry (or override) names no side."""
+
     side: str
     match: PieceSelector
 
@@ -169,6 +172,10 @@ class StatusBinding:
 
 @dataclass(frozen=True)
 class Binding:
+    """The ``binding`` section: the selectors that make a piece a unit
+    (``overrides`` by exact name first, then ``units``), a marker or ignored,
+    the sides of units, and how a unit's face and statuses are read."""
+
     sides: tuple[SideBinding, ...] = ()
     units: tuple[UnitBinding, ...] = ()
     overrides: Mapping[str, PieceOverride] = field(default_factory=dict)

@@ -84,6 +84,9 @@ class LineRegion:
 
 @dataclass(frozen=True)
 class TextRegion:
+    """The card text, wrapped into the box the other regions leave: font, size
+    (a fraction of the card's width), ink and side margin (likewise)."""
+
     font: str = "condensed"
     size: float = 0.058
     ink: str = "#141414"
@@ -113,6 +116,10 @@ class ValueRegions:
 
 @dataclass(frozen=True)
 class BackLayout:
+    """The back of a deck's cards: ``colour`` band | #rrggbb, ``image`` how a
+    back image is fitted (cover | contain); without one, an optional frame
+    and the back text in ``width`` × ``height`` (fractions of the card)."""
+
     colour: str = "band"               # band | #rrggbb
     image: str = "cover"               # cover | contain
     frame: bool = True

@@ -223,6 +223,9 @@ def _palette_path(piece: _Piece) -> str:
 
 @dataclass
 class _Layer:
+    """A layer (Embellishment) of a module's piece: its name as a binding names
+    it, its levels and their names, and whether it can be switched off."""
+
     name: str
     levels: int
     switchable: bool
@@ -239,6 +242,10 @@ class _Layer:
 
 @dataclass
 class _Piece:
+    """A piece slot of the module as the import reads it: where it lies, its
+    palette folders, the prototypes it uses, its name, properties and
+    layers, and the kind :func:`_classify` sorts it into."""
+
     slot: PieceSlotEntry
     where: str                          # palette | deck | setup | other
     chain: tuple[etree._Element, ...]   # palette containers, window first
@@ -402,6 +409,9 @@ def _classify(piece: _Piece) -> str:
 
 @dataclass
 class _Side:
+    """A proposed side: its id and name, how its pieces are recognised (palette
+    folder patterns or a property ``(key, value)``) and how many there are."""
+
     id: str
     name: str
     patterns: list[str] = field(default_factory=list)   # palette patterns
@@ -717,6 +727,10 @@ def _usable_hex_board(board: BoardEntry, sizes: Mapping[str, tuple[int, int]]) -
 
 @dataclass
 class _MapChoice:
+    """The map window and hex board proposed for ``map.from_module``
+    (:func:`_choose_map`); without a usable board, the window the comment
+    names and why none could be used (``why_not``)."""
+
     entry: MapEntry | None
     board: BoardEntry | None
     why_not: str = ""

@@ -43,6 +43,9 @@ class Position:
 
 @dataclass(frozen=True)
 class Side:
+    """A side of the game: its id and name, and the colours its counters are
+    printed in (``fill``, ``ink``, an optional ``stripe``)."""
+
     id: str
     name: str
     fill: str = "#dddddd"
@@ -52,6 +55,10 @@ class Side:
 
 @dataclass(frozen=True)
 class Game:
+    """The ``game`` section: id, title, the sides (at least two), the dice the
+    module gets buttons for (``1d6`` …), the language (of the board key) and
+    free descriptions (system, note, scale, designer, version)."""
+
     id: str
     title: str
     sides: tuple[Side, ...]
@@ -72,6 +79,9 @@ class Game:
 
 @dataclass(frozen=True)
 class TerrainType:
+    """A terrain type: ``code`` is its one character in ``terrain.rows``; the
+    board draws it with its ``fill``, ``elevation`` and ``symbol``."""
+
     id: str
     code: str
     name: str
@@ -82,6 +92,10 @@ class TerrainType:
 
 @dataclass(frozen=True)
 class HexsideType:
+    """A kind of hexside feature (river, road …) and how the board draws it:
+    line colour and width, along the side or from centre to centre
+    (``drawn_as``), and an optional symbol (a bridge)."""
+
     id: str
     name: str
     stroke: str | None = None
@@ -105,12 +119,17 @@ class Hexside:
 
 @dataclass(frozen=True)
 class MapLabel:
+    """A text printed on the map in a hex (``map.labels``)."""
+
     hex: str
     text: str
 
 
 @dataclass(frozen=True)
 class Objective:
+    """An objective hex (``map.objectives``): its name and the victory points
+    it is worth."""
+
     hex: str
     name: str
     vp: float | None = None
@@ -179,6 +198,10 @@ class Box:
 
 @dataclass(frozen=True)
 class Track:
+    """A track of ordered spaces (turn record, casualty, replacement points,
+    victory, generic: ``kind``), laid out as zones of the off-map board;
+    ``shows`` lists what else it records (e.g. replacement points)."""
+
     id: str
     name: str
     kind: str
@@ -188,6 +211,10 @@ class Track:
 
 @dataclass(frozen=True)
 class NatoSpec:
+    """A unit type's NATO symbol: the branch symbol, the unit size, the
+    symbols combined with it (``modifiers``) and whether the HQ staff is
+    drawn."""
+
     symbol: str
     size: str | None = None
     modifiers: tuple[str, ...] = ()
@@ -226,6 +253,10 @@ class Face:
 
 @dataclass(frozen=True)
 class UnitType:
+    """A unit type: its faces (the first is the front), the tags rules select
+    on, movement class, NATO symbol, factor layout, steps and, for an HQ,
+    the tags of the units it serves."""
+
     id: str
     name: str
     faces: tuple[Face, ...]
@@ -247,6 +278,10 @@ class UnitType:
 
 @dataclass(frozen=True)
 class MarkerKind:
+    """A status marker kind: a layer on the unit pieces or a counter of its own
+    (``representation``), what a counter applies to (``scope``), and the text
+    and colours printed on it."""
+
     id: str
     name: str
     representation: str = "counter"     # layer | counter
@@ -258,6 +293,10 @@ class MarkerKind:
 
 @dataclass(frozen=True)
 class Formation:
+    """A formation, activated and commanded as one: its side and name, the
+    counter that is its HQ, its number of activation chits, and ``command``
+    (``exempt``: no command control)."""
+
     id: str
     side: str
     name: str
@@ -308,6 +347,10 @@ class SetupBox:
 
 @dataclass(frozen=True)
 class Activation:
+    """How a phase's activations run: chit pull (chits drawn from the ``cup``
+    box to the ``drawn`` box, the last of ``end_turn_chits`` End Turn chits
+    ending the phase), I-go-you-go or none, and the steps of one activation."""
+
     kind: str = "none"                  # chit_pull | igougo | none
     cup: str | None = None
     drawn: str | None = None
@@ -317,6 +360,9 @@ class Activation:
 
 @dataclass(frozen=True)
 class Phase:
+    """A phase of the turn (a ``turns.structure`` entry), with how its
+    activations run, if it has any."""
+
     id: str
     name: str
     activation: Activation | None = None
@@ -324,6 +370,10 @@ class Phase:
 
 @dataclass(frozen=True)
 class TurnStructure:
+    """The ``turns`` section: the first and last turn, the phases of a turn in
+    order and, for I-go-you-go, the sides in player-turn order (the phases
+    repeat per side)."""
+
     first: int
     last: int
     phases: tuple[Phase, ...]
@@ -338,6 +388,9 @@ class TurnStructure:
 
 @dataclass(frozen=True)
 class Chart:
+    """A chart or table (``charts``): its image (resolved against the
+    scenario's folder), shown by name in the module's Charts window."""
+
     id: str
     name: str
     image: Path

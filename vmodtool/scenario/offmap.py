@@ -59,6 +59,9 @@ class OffMapZone:
 
 @dataclass(frozen=True)
 class OffMapLayout:
+    """The off-map board (:func:`layout_off_map`): the zones of its boxes,
+    track spaces and decks, and its size in pixels."""
+
     zones: tuple[OffMapZone, ...]
     size: tuple[int, int]
 

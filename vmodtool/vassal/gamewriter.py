@@ -79,6 +79,10 @@ class Player:
 
 @dataclass
 class PlacedPiece:
+    """A piece of the game being written: its id, its definition (prototypes
+    expanded, its current states), the map and point it is at, and the gpid
+    of the slot it came from."""
+
     id: str
     piece: PieceDef
     map: str | None
@@ -181,6 +185,8 @@ _Undoable = _UndoMove | _UndoMoves | _UndoStack | _UndoChange
 
 @dataclass
 class _Stack:
+    """A stack of the game being written: its id, where it is, and its pieces'
+    ids, bottom → top."""
     id: str
     map: str
     x: int

@@ -234,6 +234,10 @@ def _report_pattern(report_format: str, turn_format: str) -> tuple[str, re.Patte
 
 @dataclass
 class _Tracker:
+    """A turn tracker of the module with a level that lists the players' sides:
+    its definition, the names of those levels and its chat report read back
+    (:func:`_report_pattern`; None when the report shows no level)."""
+
     definition: TurnTrackerDef
     side_levels: frozenset[str]
     report: tuple[str, re.Pattern[str]] | None
@@ -337,6 +341,10 @@ def _restore_states(record: GameRecord, k: int) -> list[TurnState]:
 # ------------------------------------------------------------------ the check
 @dataclass
 class _Counts:
+    """The tally of one kind of move (off-turn, or of hidden pieces) for the
+    section's summary line and data: moves, the steps they were in, the
+    SUSPICIOUS steps, and moves by player."""
+
     moves: int = 0
     steps: int = 0
     suspicious: int = 0

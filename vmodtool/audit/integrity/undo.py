@@ -237,6 +237,9 @@ def _how(step: Step) -> str:
 
 @dataclass
 class _Run:
+    """Undo steps one player made in a row in one log file (one finding): who,
+    the file, the undo steps and what each of them undid."""
+
     who: str | None
     file: str | None
     steps: list[Step] = field(default_factory=list)

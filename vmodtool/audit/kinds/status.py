@@ -944,6 +944,9 @@ _DUE_EVENTS = {"step_end": "step_end", "activation_end": "activation_end", "phas
 
 @dataclass
 class _Pending:
+    """An obligation a trigger created, waiting for the rule's ``due`` point,
+    when its ``require`` items are checked."""
+
     event: Event                    # the trigger (violations are dated to it)
     hex: str | None
     subjects: tuple[str, ...]       # units the requirements are about

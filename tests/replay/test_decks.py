@@ -259,6 +259,100 @@ def test_unmasking_in_a_hand_tells_only_the_hands_side(module, tmp_path):
         assert ("Frost" in unmask.text() + json.dumps(unmask.record(), ensure_ascii=False)) is visible
 
 
+def _plain_moves(steps):
+    """The steps' plain moves (not the card events, which are moves too)."""
+    from vmodtool.replay.events import MoveEvent
+    return [e for s in steps for e in s.events if type(e) is MoveEvent]
+
+
+@pytest.mark.parametrize("masked", [True, False], ids=["masked", "unmasked"])
+def test_a_card_rearranged_in_a_hand_is_named_only_to_who_may_open_it(module, tmp_path, masked):
+    """A card moved inside a hand (a plain MovePiece on the PlayerHand's
+    map), masked or not: the hand's side and a referee see which card, an
+    observer and the other side only that a card moved (text and record)."""
+    w = _writer(module)
+    card = w.draw("Fate", "Soviets Hand", 50, 50, player="Sami")
+    if not masked:
+        w.mask(card, False, player="Sami")
+    w._move_to(card, "Soviets Hand", 200, 80, "Sami", chat=False)
+    for viewer, visible in ((Viewer(), False), (Viewer.of_side("Germans"), False),
+                            (Viewer.of_side("Soviets"), True), (Viewer("referee"), True)):
+        _, steps = _replay(tmp_path, w, module, viewer)
+        (move,) = _plain_moves(steps)
+        assert move.visible is visible and move.piece.id == card      # (the audit still knows the piece)
+        rec = json.dumps(move.record(), ensure_ascii=False)
+        assert ("Frost" in move.text()) is visible and ("Frost" in rec) is visible, (viewer, move.text())
+        assert move.text().startswith("1 card moved") is not visible
+        assert ("Frost" in json.dumps(steps[-1].record(), ensure_ascii=False)) is visible
+
+
+def test_a_card_passed_between_hands_is_named_to_either_hands_side(module, tmp_path):
+    w = _writer(module)
+    card = w.draw("Fate", "Soviets Hand", 50, 50, player="Sami")
+    w.mask(card, False, player="Sami")
+    w._move_to(card, "Germans Hand", 60, 60, "Sami", chat=False)
+    for viewer, visible in ((Viewer(), False), (Viewer.of_side("Germans"), True),
+                            (Viewer.of_side("Soviets"), True)):
+        _, steps = _replay(tmp_path, w, module, viewer)
+        (move,) = _plain_moves(steps)
+        assert move.visible is visible and ("Frost" in move.text()) is visible
+
+
+def test_a_card_deleted_from_a_hand_is_named_only_to_its_side(module, tmp_path):
+    from vmodtool.replay.events import RemoveEvent
+    w = _writer(module)
+    card = w.draw("Fate", "Soviets Hand", 50, 50, player="Sami")
+    w.mask(card, False, player="Sami")
+    w.remove(card, player="Sami")
+    for viewer, visible in ((Viewer(), False), (Viewer.of_side("Soviets"), True)):
+        _, steps = _replay(tmp_path, w, module, viewer)
+        (gone,) = _events(steps, RemoveEvent)
+        assert gone.visible is visible
+        assert ("Frost" in gone.text() + json.dumps(gone.record(), ensure_ascii=False)) is visible
+
+
+def test_a_card_on_the_table_is_named_to_all_as_before(module, tmp_path):
+    w = _writer(module)
+    card = w.draw("Fate", "Soviets Hand", 50, 50, player="Sami")
+    w.mask(card, False, player="Sami")
+    w._move_to(card, "Table", 400, 300, "Sami", chat=False)        # played (a CardPlayEvent): public now
+    w._move_to(card, "Table", 500, 300, "Sami", chat=False)
+    _, steps = _replay(tmp_path, w, module, Viewer())
+    moves = _plain_moves(steps)
+    assert len(moves) == 1 and all(m.visible and "Frost" in m.text() for m in moves)
+
+
+def test_a_card_changed_in_a_hand_is_named_only_to_its_side(tmp_path):
+    """A ChangePiece of a card in a hand (a layer of its own switched):
+    the observer reads only that a card there changed, not which nor how."""
+    from vmodtool.replay.events import ChangeEvent
+    from vmodtool.vassal.pieces import PieceDef, Trait
+
+    def layered(name: str, gpid: int) -> str:
+        card = PieceDef.parse(_card(name, gpid).split(">", 1)[1].split("<", 1)[0])
+        flip = Trait("emb2;Flip;128;F;;128;;;128;;;;1;false;0;0;flip.png;;true;Flip", "1")
+        return (f'<{B}widget.CardSlot entryName="{name}" gpid="{gpid}">'
+                f'{PieceDef.from_traits([flip, *card.traits]).encode()}</{B}widget.CardSlot>')
+
+    text = _buildfile_text()
+    for i, name in enumerate(CARDS):
+        text = text.replace(_card(name, i + 1), layered(name, i + 1))
+    folder = tmp_path / "mod"
+    folder.mkdir()
+    (folder / "buildFile.xml").write_text(text, encoding="utf-8")
+    with Module.open(folder) as module:
+        w = _writer(module)
+        card = w.draw("Fate", "Soviets Hand", 50, 50, player="Sami")
+        w.mask(card, False, player="Sami")
+        w.set_layer(card, "Flip", -1, player="Sami", report=False)
+        for viewer, visible in ((Viewer(), False), (Viewer.of_side("Soviets"), True)):
+            _, steps = _replay(tmp_path, w, module, viewer)
+            (change,) = _events(steps, ChangeEvent)
+            rec = json.dumps(change.record(), ensure_ascii=False)
+            assert change.visible is visible and ("Frost" in change.text() + rec) is visible
+            assert bool(change.record()["changes"]) is visible
+
+
 def test_hide_and_show(module, tmp_path):
     w = _writer(module)
     slot = next(s for s in w.slots if s.entry_name == "Scout")

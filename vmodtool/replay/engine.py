@@ -410,7 +410,8 @@ class Engine:
             if problem is not None:
                 self.warn(f"AddPiece {piece.id}: the piece cannot be decoded ({problem}); its "
                           "name and properties are unknown")
-            self.events.append(AddEvent(piece=self.ref(piece), target=self.place_of(piece)))
+            self.events.append(AddEvent(piece=self.ref(piece), target=self.place_of(piece),
+                                        visible=self.viewer.sees_hand(self.hand_of(piece.current_map))))
 
     def _add_fresh_piece(self, plan: _PiecePlan) -> None:
         """What ``Piece(...)``, ``register`` and ``piece_set_state`` do for a
@@ -478,7 +479,8 @@ class Engine:
         if self.ghosts and target.id is not None:
             self.ghosts.pop(target.id, None)
         if isinstance(target, Piece) and not self.in_restore:
-            self.events.append(RemoveEvent(piece=self.ref(target), source=self.place_of(target)))
+            self.events.append(RemoveEvent(piece=self.ref(target), source=self.place_of(target),
+                                           visible=self.viewer.sees_hand(self.hand_of(target.current_map))))
         m = target.current_map
         if isinstance(target, Stack) and target.members and m is not None and not self.in_restore:
             # VASSAL 3.7 takes the pieces still in a removed stack off the map
@@ -527,12 +529,16 @@ class Engine:
             after = self.ref(target)
             if after.states != before.states:
                 new_place = self.place_of(target)
+                # (a piece in a private window the viewer cannot open is not named)
+                seen = self.viewer.sees_hand(self.hand_of(target.current_map))
                 if place is not None and new_place != place:
-                    self.events.append(MoveEvent(piece=after, source=place, target=new_place))
+                    self.events.append(MoveEvent(piece=after, source=place, target=new_place,
+                                                 visible=seen or self.viewer.sees_hand(
+                                                     self.hands.get(place.map or ""))))
                 if ("obs;" in target.type or "hide;" in target.type) and \
                         not self.mask_events(target, before, after, new_place):
                     return
-                self.events.append(ChangeEvent(before=before, after=after, place=new_place))
+                self.events.append(ChangeEvent(before=before, after=after, place=new_place, visible=seen))
 
     def on_move(self, cmd: MovePiece) -> None:
         # the fields read once (MovePiece's properties decode them one by one)
@@ -781,7 +787,15 @@ class Engine:
                 from_hand=origin.hand.name, player=who,
                 hand_count=self.count_on(self.state.maps.get(origin.hand.name))))
             return
-        self.events.append(MoveEvent(piece=ref, source=before, target=target, stack_id=stack_id))
+        # inside private windows the viewer cannot open (a card rearranged in
+        # another side's hand, or passed between two such): not named
+        viewer = self.viewer
+        unseen = (origin.hand is not None and not viewer.sees_hand(origin.hand)
+                  and hand is not None and not viewer.sees_hand(hand))
+        if not unseen and (origin.hand is not None or hand is not None) and self.visible(p):
+            ref = self.seen_ref(p, ref)     # (a card its hand's side masked: that side sees it)
+        self.events.append(MoveEvent(piece=ref, source=before, target=target, stack_id=stack_id,
+                                     visible=not unseen))
 
     def mask_events(self, p: Piece, before: PieceRef, after: PieceRef, place: Place) -> bool:
         """MaskEvent/HideEvent for a change of an ``obs;``/``hide;`` state.

@@ -211,9 +211,23 @@ class Event:
         return {}
 
 
+#: how an event names a piece the viewer may not know: one in a private
+#: window (a PlayerHand) the viewer cannot open, before and after the event
+UNSEEN_PIECE = "1 card"
+
+
+def _unseen_record(ref: PieceRef) -> dict[str, object]:
+    """A piece's record without what names it (its id stays: VASSAL's ids
+    say nothing of what a card is)."""
+    return {"id": ref.id, "name": None, "unit_id": None}
+
+
 @dataclass
 class MoveEvent(Event):
-    """A piece (or each piece of a moved stack) changed place."""
+    """A piece (or each piece of a moved stack) changed place.  ``visible``
+    is False for a piece moved inside private windows the viewer cannot
+    open (a card rearranged in another side's hand, or passed between two
+    such hands): its text and record do not name it nor its change."""
 
     kind = "move"
     piece: PieceRef = None  # type: ignore[assignment]
@@ -222,25 +236,29 @@ class MoveEvent(Event):
     stack_id: str | None = None
     #: the state change logged with the move ("mark moved", a flip…)
     change: ChangeEvent | None = None
+    visible: bool = True
 
     def text(self) -> str:
         src, dst = self.source, self.target
+        what = self.piece.label() if self.visible else UNSEEN_PIECE
         if src.map != dst.map and dst.map is not None:
-            text = (f"{self.piece.label()} moved {src.map}: {src.label()} → "
-                    f"{dst.map}: {dst.label()}")
+            text = f"{what} moved {src.map}: {src.label()} → {dst.map}: {dst.label()}"
         else:
-            text = f"{self.piece.label()} moved {src.label()} → {dst.label()}"
-        if self.change is not None:
+            text = f"{what} moved {src.label()} → {dst.label()}"
+        if self.change is not None and self.visible:
             extra = self.change.summary(skip=("Moved",))
             if extra:
                 text += f" ({extra})"
         return text
 
     def _fields(self) -> dict[str, object]:
-        rec: dict[str, object] = {"piece": self.piece.record(), "from": self.source.record(),
-                                  "to": self.target.record(), "stack": self.stack_id}
-        if self.change is not None:
+        rec: dict[str, object] = {"piece": self.piece.record() if self.visible else _unseen_record(self.piece),
+                                  "from": self.source.record(), "to": self.target.record(),
+                                  "stack": self.stack_id}
+        if self.change is not None and self.visible:
             rec["changes"] = {k: list(v) for k, v in self.change.changes().items()}
+        if not self.visible:
+            rec["visible"] = False
         return rec
 
 
@@ -252,11 +270,15 @@ class AddEvent(Event):
     kind = "add"
     piece: PieceRef = None  # type: ignore[assignment]
     target: Place = None  # type: ignore[assignment]
+    #: False for a piece added into a private window the viewer cannot open
+    visible: bool = True
 
     def text(self) -> str:
-        return f"{self.piece.label()} added at {self.target.label()}"
+        return f"{self.piece.label() if self.visible else UNSEEN_PIECE} added at {self.target.label()}"
 
     def _fields(self) -> dict[str, object]:
+        if not self.visible:
+            return {"piece": _unseen_record(self.piece), "to": self.target.record(), "visible": False}
         return {"piece": self.piece.record(), "to": self.target.record()}
 
 
@@ -268,11 +290,15 @@ class RemoveEvent(Event):
     kind = "remove"
     piece: PieceRef = None  # type: ignore[assignment]
     source: Place = None  # type: ignore[assignment]
+    #: False for a piece deleted from a private window the viewer cannot open
+    visible: bool = True
 
     def text(self) -> str:
-        return f"{self.piece.label()} removed from {self.source.label()}"
+        return f"{self.piece.label() if self.visible else UNSEEN_PIECE} removed from {self.source.label()}"
 
     def _fields(self) -> dict[str, object]:
+        if not self.visible:
+            return {"piece": _unseen_record(self.piece), "from": self.source.record(), "visible": False}
         return {"piece": self.piece.record(), "from": self.source.record()}
 
 
@@ -286,6 +312,9 @@ class ChangeEvent(Event):
     before: PieceRef = None  # type: ignore[assignment]
     after: PieceRef = None  # type: ignore[assignment]
     place: Place = None  # type: ignore[assignment]
+    #: False for a piece in a private window the viewer cannot open: its
+    #: text and record say only that something there changed
+    visible: bool = True
 
     def changes(self) -> dict[str, tuple[str | None, str | None]]:
         old, new = self.before.properties(), self.after.properties()
@@ -308,6 +337,8 @@ class ChangeEvent(Event):
         return ", ".join(parts)
 
     def text(self) -> str:
+        if not self.visible:
+            return f"{UNSEEN_PIECE} changed at {self.place.label()}"
         name_before, name_after = self.before.label(), self.after.label()
         what = self.summary() or "state changed"
         if name_before != name_after:
@@ -315,6 +346,9 @@ class ChangeEvent(Event):
         return f"{name_before} changed at {self.place.label()}: {what}"
 
     def _fields(self) -> dict[str, object]:
+        if not self.visible:
+            return {"piece": _unseen_record(self.after), "name_before": None, "at": self.place.record(),
+                    "changes": {}, "visible": False}
         return {"piece": self.after.record(), "name_before": self.before.name,
                 "at": self.place.record(),
                 "changes": {k: list(v) for k, v in self.changes().items()}}
@@ -480,13 +514,13 @@ class CardDrawEvent(MoveEvent):
         who = f"{self.player} drew" if self.player else "drew"
         where = (f"to {self.hand} ({self.hand_count} in hand)" if self.hand is not None
                  else f"to {self.target.label()}")
-        what = self.piece.label() if self.visible else "1 card"
+        what = self.piece.label() if self.visible else UNSEEN_PIECE
         return f"{who} {what} from {self.deck.label()} {where} ({self.deck.size} left)"
 
     def _fields(self) -> dict[str, object]:
         rec = super()._fields()
         if not self.visible:
-            rec["piece"] = {"id": self.piece.id, "name": None, "unit_id": None}
+            rec["piece"] = _unseen_record(self.piece)
             rec.pop("changes", None)        # property values would tell the card
         rec.update({"deck": self.deck.record(), "hand": self.hand, "hand_count": self.hand_count,
                     "player": self.player, "visible": self.visible})
@@ -506,14 +540,14 @@ class CardReturnEvent(MoveEvent):
 
     def text(self) -> str:
         who = f"{self.player} put" if self.player else "put"
-        what = self.piece.label() if self.visible else "1 card"
+        what = self.piece.label() if self.visible else UNSEEN_PIECE
         src = f" from {self.from_hand}" if self.from_hand else ""
         return f"{who} {what}{src} into {self.deck.label()} ({self.deck.size} in it)"
 
     def _fields(self) -> dict[str, object]:
         rec = super()._fields()
         if not self.visible:
-            rec["piece"] = {"id": self.piece.id, "name": None, "unit_id": None}
+            rec["piece"] = _unseen_record(self.piece)
             rec.pop("changes", None)
         rec.update({"deck": self.deck.record(), "from_hand": self.from_hand,
                     "player": self.player, "visible": self.visible})
@@ -621,8 +655,7 @@ class _ConcealEvent(Event):
         return f"{what} {verb}{by} at {self.place.label()}"
 
     def _record(self) -> dict[str, object]:
-        piece = self.piece.record() if self.visible else \
-            {"id": self.piece.id, "name": None, "unit_id": None}
+        piece = self.piece.record() if self.visible else _unseen_record(self.piece)
         return {"piece": piece, "by": self.by, "side": self.side, "at": self.place.record(),
                 "visible": self.visible}
 

@@ -306,6 +306,7 @@ CASES = [
     ("multi-board-without-setup", lambda s: _second_board(s, "Other")),
     ("board-without-grid", _gridless_board),
     ("grid-without-numbering", lambda s: s.grid.remove(s.numbering)),
+    ("grid-unusable", _set("grid", "dx", "1e-320")),
     ("setup-stack-unknown-board", _set("stack", "owningBoard", "Mian")),
     ("setup-stack-bad-location", _set("stack", "location", "0x03")),
     ("setup-stack-no-grid", lambda s: s.board.remove(s.grid)),
@@ -358,6 +359,22 @@ def test_defect_is_found(tmp_path, code, mutate):
     assert found, f"{code} not reported; got:\n" + "\n".join(map(format_finding, findings))
     assert all(f.severity == CODES[code].severity for f in found)
     assert all(f.file for f in found)
+
+
+@pytest.mark.parametrize("attribute,value,unusable", [
+    ("dx", "1e-320", True), ("dy", "2e9", True), ("dx", "NaN", True), ("dy", "-Infinity", True),
+    ("dx", "0.002", False), ("dy", "75,0", False),   # (the last: malformed, bad-double-attribute's)
+])
+def test_a_grid_that_parses_but_gives_no_geometry_is_an_error(tmp_path, attribute, value, unusable):
+    """Numbers Java reads but no geometry comes of (a replay or audit reads
+    such a board's locations as pixels): lint says so, never clean."""
+    findings = run(tmp_path, _set("grid", attribute, value))
+    found = [f for f in findings if f.code == "grid-unusable"]
+    assert bool(found) is unusable, [format_finding(f) for f in findings]
+    if unusable:
+        (finding,) = found
+        assert finding.component_path == "Map[Main Map]/BoardPicker/Board[Main]/HexGrid"
+        assert f"{attribute}=" in finding.message and "board 'Main'" in finding.message
 
 
 def test_findings_carry_line_and_component_path(tmp_path):

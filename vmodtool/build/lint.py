@@ -130,6 +130,10 @@ CODES: dict[str, CodeInfo] = {
     "grid-without-numbering": CodeInfo(
         "warning", "a hex or square grid without numbering: every location is reported as "
         "offboard"),
+    "grid-unusable": CodeInfo(
+        "error", "a grid whose numbers cannot give a geometry (a cell under 0.001 px or over "
+        "10^9 px, Infinity or NaN): VASSAL's pixel arithmetic overflows; replays and audits "
+        "read the board's locations as pixels"),
     "setup-stack-unknown-board": CodeInfo(
         "error", "a SetupStack's owningBoard names no board of its map: the stack is placed "
         "on another board or not at all"),
@@ -910,10 +914,15 @@ class _Linter:
                     self.add("multi-board-without-setup", f"map {entry.name!r} has "
                              f"{len(boards)} boards and no <setup>: players choose the boards "
                              "when a game starts", picker)
+        sizes: dict[str, tuple[int, int]] | None = None
         for board_entry in bf.boards():
             if board_entry.grid is None:
                 self.add("board-without-grid", f"board {board_entry.name!r} has no grid: every "
                          "location on it is 'offboard'", board_entry.element)
+                continue
+            if sizes is None:
+                sizes = self.module.board_sizes()[0]
+            self._check_grid_geometry(board_entry, sizes.get(board_entry.name))
         for element in bf.root.iter(*[t for t, n in _GRID_TAGS.items() if n in _NUMBERING]):
             kind = _GRID_TAGS[str(element.tag)]  # iter() yields only the named tags
             if not any(child.tag == _NUMBERING[kind] for child in element):
@@ -922,6 +931,24 @@ class _Linter:
                 self.add("grid-without-numbering", f"{kind}{where} has no {kind}Numbering: "
                          "every location is reported as 'offboard' (in move reports too)",
                          element)
+
+    def _check_grid_geometry(self, board: BoardEntry, size: tuple[int, int] | None) -> None:
+        """The board's grid built as a replay builds it: a number that parses
+        but gives no geometry (``dx="1e-320"``) is an error, not a clean lint
+        (a malformed number is the attribute check's)."""
+        assert board.grid is not None
+        grid_path = self.path(board.grid)
+        if any(f.component_path is not None and (f.component_path == grid_path
+                                                 or f.component_path.startswith(grid_path + "/"))
+               and f.code in ("bad-int-attribute", "bad-double-attribute") for f in self.findings):
+            return
+        if size is None:
+            size = (board.width or 500, board.height or 500)     # (Board's defaults)
+        try:
+            grid_from_element(board.grid, size)
+        except VmodError as exc:
+            self.add("grid-unusable", f"the grid of board {board.name!r} cannot be used: "
+                     f"{exc.message}", board.grid)
 
     def check_setup_stacks(self) -> None:
         bf = self.bf

@@ -4,6 +4,7 @@ traceback."""
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -157,3 +158,14 @@ def test_inspect_and_dump_every_corpus_file(path, capsys):
         out, err = capsys.readouterr()
         assert info.value.code == 0, err
         assert out
+
+
+def test_board_sizes_nested_past_the_json_reader_are_a_located_error(tmp_path):
+    """--board-sizes is read as untrusted text: JSON nested past Python's
+    recursion limit is exit 2 naming the file (it was exit 70)."""
+    sizes = tmp_path / "sizes.json"
+    sizes.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    demo = Path(__file__).resolve().parents[1] / "examples" / "formats" / "demo.vlog"
+    result = CliRunner().invoke(cli, ["replay", str(demo), "--board-sizes", str(sizes)])
+    assert result.exit_code == 2 and "sizes.json" in result.output and "nested deeper" in result.output, \
+        result.output

@@ -1,20 +1,32 @@
 """File helpers shared by every layer: atomic writes that never destroy an
-input and only ever replace a regular file, and what a file is by its first
-bytes (for error messages)."""
+input and only ever replace a regular file, what a file is by its first
+bytes (for error messages), and JSON read from files as untrusted text."""
 
 from __future__ import annotations
 
 import codecs
 import contextlib
+import json
 import os
 import stat
 from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple, Union
+from typing import Any, NamedTuple, Union
 
 from vmodtool.errors import FormatError, VmodError
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+def parse_json(text: str | bytes) -> Any:
+    """``json.loads`` for text from a file: JSON nested past Python's
+    recursion limit is a ValueError like any other malformed JSON (the
+    decoder raises RecursionError for it), so that a reader's ``except
+    ValueError`` reports it and nothing crashes."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("the JSON is nested deeper than vmodtool reads") from None
 
 
 def output_kind(path: PathLike, *, follow: bool = False) -> str | None:

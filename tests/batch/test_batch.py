@@ -117,7 +117,7 @@ def test_yaml_manifest_and_its_errors(tmp_path: Path) -> None:
     assert read_manifest(manifest) == [Game("g1", (tmp_path / "a.vlog", tmp_path / "b.vlog"), None,
                                             tmp_path / "s.yaml")]
     manifest.write_text("games:\n  - name: g1\n    files: []\n", "utf-8")
-    with pytest.raises(ManifestError, match=r"games\[0\]: files must be a non-empty list"):
+    with pytest.raises(ManifestError, match=r"games\[0\]\.files \(line 3\): files must be a non-empty list"):
         read_manifest(manifest)
     manifest.write_text("games: [\n", "utf-8")
     with pytest.raises(ManifestError, match=r"games.yaml: line \d+: not valid YAML"):
@@ -257,6 +257,21 @@ def test_an_interrupted_run_resumes_where_it_stopped(archive: Path, tmp_path: Pa
     assert not (tmp_path / "i.jsonl.partial").exists()
     assert [{k: v for k, v in r.items() if k != "seconds"} for r in _records(out)] == \
         [{k: v for k, v in r.items() if k != "seconds"} for r in _records(full)]
+
+
+def test_a_partial_file_line_nested_past_the_json_reader_is_run_again(archive: Path, tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    """What a resume reads back is untrusted text: a line nested past
+    Python's recursion limit is a record not written, run again."""
+    games = games_from([archive], batch_tasks.COMMANDS["check-game"])[:3]
+    full = tmp_path / "full.jsonl"
+    run_batch(games, _options(archive), output=full)
+    lines = full.read_bytes().splitlines(keepends=True)
+    deep = b"[" * 100_000 + b"]" * 100_000 + b"\n"
+    (tmp_path / "d.jsonl.partial").write_bytes(lines[0] + deep + lines[2])
+    ran = _counting(monkeypatch)
+    summary = run_batch(games, _options(archive), output=tmp_path / "d.jsonl")
+    assert ran == [games[1].name] and summary.reused == 2
 
 
 def test_a_bug_in_one_game_is_its_internal_error_and_is_run_again(archive: Path, tmp_path: Path,
@@ -407,5 +422,22 @@ def test_a_worker_collects_its_garbage_once_its_memory_has_grown(monkeypatch) ->
 def test_a_yaml_manifest_with_a_tag_its_text_cannot_have_is_a_manifest_error(tmp_path: Path) -> None:
     manifest = tmp_path / "games.yaml"
     manifest.write_text("games:\n  - name: !!int g1\n    files: [a.vlog]\n", "utf-8")
-    with pytest.raises(ManifestError, match=r"games.yaml: not valid YAML: a tagged value cannot be read"):
+    with pytest.raises(ManifestError, match=r"games.yaml: line 2: 'g1' is not a YAML int, which its tag !!int"):
         read_manifest(manifest)
+
+
+@pytest.mark.parametrize("text", ["games: " + "[" * 5000 + "]" * 5000,
+                                  "games:\n" + "".join("  " * i + "- \n" for i in range(1, 3000)),
+                                  "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+                                      f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n"
+                                      for i in range(9)) + "games: *j\n"],
+                         ids=["deep-flow", "deep-block", "alias-bomb"])
+def test_a_hostile_yaml_manifest_is_a_located_manifest_error(tmp_path: Path, text: str) -> None:
+    """Nested past any real manifest, or an alias bomb: the scenario's
+    bounded YAML reader refuses it with its line (it recursed out, exit 70)."""
+    manifest = tmp_path / "games.yaml"
+    manifest.write_text(text, "utf-8")
+    with pytest.raises(ManifestError, match=r"games.yaml: line \d+: "):
+        read_manifest(manifest)
+    result = CliRunner().invoke(cli, ["batch", "audit", str(manifest), "-o", str(tmp_path / "out.jsonl")])
+    assert result.exit_code == 2 and "games.yaml: line" in result.output, result.output

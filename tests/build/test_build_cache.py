@@ -162,6 +162,24 @@ def test_corrupt_cache_entries_are_drawn_again(folder, monkeypatch):
     assert count.faces == 0 and count.boards == 0
 
 
+def test_cache_indexes_nested_past_the_json_reader_are_drawn_again(folder, monkeypatch):
+    """A cache is read as untrusted text: an index nested past Python's
+    recursion limit (the JSON decoder raises RecursionError) is a miss, not
+    a crash."""
+    build(folder, scenario_text(), "first.vmod", cache=True)
+    cache = folder / "cache"
+    deep = "[" * 100_000 + "]" * 100_000
+    for name in (I.BOARD_CACHE[1], SC.CACHE_NAME, C.MANIFEST_NAME):
+        (cache / name).write_text(deep, encoding="utf-8")
+    pack = cache / I.FACE_PACK
+    pack.write_bytes(deep.encode() + b"\n" + pack.read_bytes().partition(b"\n")[2])
+    (cache / MODEL_CACHE).unlink()                  # (signed: its index is never parsed unsigned)
+    count = Counting(monkeypatch)
+    warm = build(folder, scenario_text(), "warm.vmod", cache=True)
+    assert count.boards == 1 and count.faces > 0
+    assert warm == build(folder, scenario_text(), "cold.vmod", cache=False)
+
+
 def test_a_manifest_without_hashes_is_not_trusted(folder, monkeypatch):
     build(folder, scenario_text(), "first.vmod", cache=True)
     manifest = folder / "cache" / C.MANIFEST_NAME

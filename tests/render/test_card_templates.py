@@ -35,6 +35,7 @@ from vmodtool.scenario import check_scenario, load_scenario
 from vmodtool.scenario.card_templates import (
     CardTemplate,
     bundled_card_templates,
+    is_card_template,
     load_card_template,
     resolve_card_template,
 )
@@ -398,3 +399,17 @@ def test_a_file_whose_tag_cannot_be_read_is_not_a_card_template(tmp_path):
     assert is_card_template(path) is False         # (PyYAML raised ValueError here: exit 70)
     path.write_text("kind: card\n", encoding="utf-8")
     assert is_card_template(path) is True
+
+
+@pytest.mark.parametrize("text", ["kind: " + "[" * 5000 + "]" * 5000,
+                                  "kind: card\nregions:\n" + "".join("  " * i + "- \n" for i in range(1, 3000))],
+                         ids=["deep-flow", "deep-block"])
+def test_a_template_file_nested_past_the_limits_is_a_located_error(tmp_path: Path, text: str) -> None:
+    """Telling a card template from a counter one reads the file with the
+    bounded YAML reader (yaml.safe_load recursed out of it: exit 70)."""
+    path = tmp_path / "deep.yaml"
+    path.write_text(text, "utf-8")
+    assert not is_card_template(path)
+    result = CliRunner().invoke(cli, ["templates", "show", str(path), "-o", str(tmp_path / "x.png")])
+    assert result.exit_code == 2 and "deep.yaml: line " in result.output, result.output
+    assert not (tmp_path / "x.png").exists()

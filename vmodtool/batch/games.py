@@ -174,26 +174,29 @@ def _csv_games(manifest: Path, text: str) -> list[Game]:
 
 
 def _yaml_games(manifest: Path, text: str) -> list[Game]:
-    import yaml
+    # the scenario's YAML reader: safe, bounded (nesting, values, scalar
+    # sizes) and with a line for every value
+    from vmodtool.scenario.source import load_yaml
 
-    from vmodtool.scenario.source import CONSTRUCTOR_ERRORS
+    doc = load_yaml(text, str(manifest))
+    if doc.problems:
+        first = doc.problems[0]
+        raise ManifestError(first.message, file=manifest,
+                            place=f"line {first.line}" if first.line is not None else None)
+    data = doc.data
 
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        place = f"line {mark.line + 1}" if mark is not None else None
-        raise ManifestError(f"not valid YAML ({getattr(exc, 'problem', None) or exc})", file=manifest,
-                            place=place) from None
-    except CONSTRUCTOR_ERRORS as exc:      # (``!!int x``: raised with no place)
-        raise ManifestError(f"not valid YAML: a tagged value cannot be read ({type(exc).__name__}: {exc})",
-                            file=manifest) from None
+    def at(path: tuple[Any, ...], place: str) -> str:
+        line, _ = doc.where(path)
+        return f"{place} (line {line})" if line is not None else place
+
+    top: tuple[Any, ...] = ("games",) if isinstance(data, dict) else ()
     items = data.get("games") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ManifestError("expected a list of games (games: [{name, files: [...]}])", file=manifest)
     games = []
     for index, item in enumerate(items):
-        place = f"games[{index}]"
+        path = (*top, index)
+        place = at(path, f"games[{index}]")
         if not isinstance(item, dict):
             raise _located(manifest, place, "a game must be a map with name and files")
         name = item.get("name")
@@ -203,12 +206,16 @@ def _yaml_games(manifest: Path, text: str) -> list[Game]:
         if not isinstance(name, (str, int)) or str(name) == "":
             raise _located(manifest, place, "name is missing")
         if not isinstance(files, list) or not files:
-            raise _located(manifest, place, "files must be a non-empty list of file names")
-        games.append(Game(str(name), tuple(_resolve(manifest, f, f"{place}.files[{i}]", "a file")
+            raise _located(manifest, at((*path, "files"), f"games[{index}].files"),
+                           "files must be a non-empty list of file names")
+        games.append(Game(str(name), tuple(_resolve(manifest, f, at((*path, "files", i), f"games[{index}].files[{i}]"),
+                                                    "a file")
                                            for i, f in enumerate(files)),
-                          module=_resolve(manifest, item["module"], f"{place}.module", "module")
+                          module=_resolve(manifest, item["module"], at((*path, "module"), f"games[{index}].module"),
+                                          "module")
                           if item.get("module") else None,
-                          scenario=_resolve(manifest, item["scenario"], f"{place}.scenario", "scenario")
+                          scenario=_resolve(manifest, item["scenario"],
+                                            at((*path, "scenario"), f"games[{index}].scenario"), "scenario")
                           if item.get("scenario") else None))
     return games
 

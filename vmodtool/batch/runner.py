@@ -31,6 +31,7 @@ from typing import IO, Any
 from vmodtool.batch.games import Game
 from vmodtool.batch.tasks import Options, Task, forget_trees, game_options, payload_of, run_task, task_key
 from vmodtool.errors import VmodError
+from vmodtool.fileio import parse_json
 from vmodtool.pools import process_pool
 
 __all__ = ["BatchProgress", "BatchSummary", "run_batch", "EXIT_INTERNAL"]
@@ -154,7 +155,7 @@ def _index(path: Path, *, trim: bool = False) -> dict[str, tuple[int, int]]:
             if not line.endswith(b"\n"):
                 break
             try:
-                record = json.loads(line)
+                record = parse_json(line)
             except ValueError:
                 record = None
             if isinstance(record, dict) and isinstance(record.get("key"), str) and record["key"] \

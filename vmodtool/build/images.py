@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import PIL  # its version only: Pillow's drawing modules are imported where they draw
 
 from vmodtool.build.module_images import ModuleImages
-from vmodtool.fileio import atomic_write
+from vmodtool.fileio import atomic_write, parse_json
 from vmodtool.scenario.cards import HAND_MARGIN, VASSAL_CARD_DPI, card_pixels, hand_board_size
 from vmodtool.scenario.model import Scenario
 
@@ -88,7 +88,7 @@ def _cached_board(cache_dir: Path, key: str) -> tuple[bytes, tuple[int, int], di
     the board of ``key`` with the bytes it recorded and its warnings; None
     otherwise (corrupt: drawn again)."""
     try:
-        index = json.loads((cache_dir / BOARD_CACHE[1]).read_text("utf-8"))
+        index = parse_json((cache_dir / BOARD_CACHE[1]).read_text("utf-8"))
         if not key or index.get("key") != key:
             return None
         _notes(index)                          # an entry without its warnings is drawn again
@@ -238,7 +238,7 @@ def _read_pack(cache_dir: Path, key: str) -> tuple[int, list[tuple[_PackFace, by
     try:
         raw = (cache_dir / FACE_PACK).read_bytes()
         end = raw.index(b"\n")
-        index = json.loads(raw[:end])
+        index = parse_json(raw[:end])
         if not isinstance(index, dict) or index.get("format") != _PACK_FORMAT or index.get("key") != key:
             return None
         body = memoryview(raw)[end + 1:]

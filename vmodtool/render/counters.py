@@ -51,7 +51,7 @@ import PIL
 from PIL import Image, ImageDraw, ImageFont
 
 from vmodtool.errors import VmodError
-from vmodtool.fileio import atomic_write
+from vmodtool.fileio import atomic_write, parse_json
 from vmodtool.render import fonts
 from vmodtool.render.nato import NatoError, check_nato, render_symbol
 from vmodtool.render.png import encode_png
@@ -1134,7 +1134,7 @@ def _old_manifest(path: Path) -> tuple[dict[str, tuple[str, str]], object]:
     manifest; nothing when it is missing, of another renderer or not what
     this function writes."""
     try:
-        data = json.loads(path.read_text("utf-8"))
+        data = parse_json(path.read_text("utf-8"))
         if data.get("renderer") != RENDERER_VERSION:
             return {}, None
         return {str(e["path"]): (str(e["key"]), str(e["sha256"])) for e in data.get("entries", [])}, data

@@ -12,13 +12,13 @@ module (the maps of the module ``vmodtool build`` makes of a scenario,
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from vmodtool.errors import FormatError, VmodError
+from vmodtool.fileio import parse_json
 from vmodtool.replay.events import Place
 from vmodtool.vassal.buildfile import BoardEntry
 from vmodtool.vassal.grid import (
@@ -45,7 +45,7 @@ def load_board_sizes(path: PathLike) -> dict[str, tuple[int, int]]:
     ``board-sizes.json`` (``{"boards": {NAME: {"width": W, "height": H}}}``)
     or a plain ``{NAME: [W, H]}`` / ``{NAME: {"width": W, "height": H}}``."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = parse_json(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise VmodError(f"cannot read board sizes: {exc}", file=path) from None
     boards = data.get("boards", data) if isinstance(data, dict) else None

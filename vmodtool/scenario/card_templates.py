@@ -177,15 +177,17 @@ def card_template_file(ref: str, folder: Path | None) -> Path | None:
 def is_card_template(path: Path) -> bool:
     """Whether the YAML file at ``path`` says ``kind: card`` (what
     ``vmodtool templates show`` previews as a card)."""
-    import yaml
-
-    from vmodtool.scenario.source import CONSTRUCTOR_ERRORS
+    from vmodtool.scenario.source import load_yaml
 
     try:
-        data = yaml.safe_load(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, *CONSTRUCTOR_ERRORS):
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
         return False
-    return isinstance(data, dict) and data.get("kind") == "card"
+    # the bounded reader: a file nested past its limits is no card template
+    # (it recursed out of yaml.safe_load); its problems are load_card_template's
+    doc = load_yaml(text, str(path))
+    data = doc.data
+    return not doc.problems and isinstance(data, dict) and data.get("kind") == "card"
 
 
 def load_card_template(path: Path) -> CardTemplate:

@@ -12,7 +12,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from vmodtool.fileio import atomic_write
+from vmodtool.fileio import atomic_write, parse_json
 from vmodtool.scenario.problems import Problem
 from vmodtool.scenario.schema_check import schema_problems
 from vmodtool.scenario.source import Document
@@ -52,7 +52,7 @@ def cached_schema_problems(doc: Document, cache_dir: Path | None) -> list[Proble
     key = _key(doc.digest) if doc.digest else ""
     index = cache_dir / CACHE_NAME
     try:
-        if key and json.loads(index.read_text("utf-8")).get("clean") == key:
+        if key and parse_json(index.read_text("utf-8")).get("clean") == key:
             return []
     except (OSError, ValueError, AttributeError):
         pass

@@ -13,7 +13,7 @@ import html
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from vmodtool.errors import FormatError
 
@@ -65,18 +65,27 @@ class Place(NamedTuple):
 #: depend on nothing else (bounded: cleared when full)
 _NAMES: dict[tuple[str | None, str, tuple[str, ...]], str] = {}
 _PROPERTIES: dict[tuple[str | None, str, tuple[str, ...]], Mapping[str, str]] = {}
+#: what each keeps at most: entries, and characters of the keys' types and
+#: states (a piece's type runs to tens of kilobytes); emptied at either
 _KEPT = 100_000
+_KEPT_CHARS = 32 * 1024 * 1024
+#: characters of the keys held, by cache
+_held_chars: dict[int, int] = {}
 T = TypeVar("T")
 
 
-def _shared(cache: dict[Any, T], key: object, make: Callable[[], T]) -> T:
+def _shared(cache: dict[tuple[str | None, str, tuple[str, ...]], T],
+            key: tuple[str | None, str, tuple[str, ...]], make: Callable[[], T]) -> T:
     """``cache[key]``, made when missing (the cache cleared when full)."""
     value = cache.get(key)
     if value is None:
         value = make()
-        if len(cache) >= _KEPT:
+        held = _held_chars.get(id(cache), 0)
+        if len(cache) >= _KEPT or held > _KEPT_CHARS:
             cache.clear()
+            held = 0
         cache[key] = value
+        _held_chars[id(cache)] = held + len(key[1]) + sum(map(len, key[2]))
     return value
 
 

@@ -69,6 +69,14 @@ def split_nested(text: str, count: int) -> list[str]:
 
 
 _SPLIT_CACHE: dict[tuple[str, int], tuple[str, ...]] = {}
+#: what each of the two caches here keeps at most: entries, and characters
+#: of their keys (states and types run to tens of kilobytes; the split
+#: tokens take as much again); a cache that reaches either is emptied.  A
+#: process replaying game after game (a batch worker) holds no more.
+_CACHE_ENTRIES = 50_000
+_CACHE_CHARS = 32 * 1024 * 1024
+#: characters of the keys in _SPLIT_CACHE and _TYPE_CACHE
+_cached_chars = [0, 0]
 
 
 def split_levels(text: str, count: int) -> tuple[str, ...]:
@@ -78,9 +86,11 @@ def split_levels(text: str, count: int) -> tuple[str, ...]:
     key = (text, count)
     found = _SPLIT_CACHE.get(key)
     if found is None:
-        if len(_SPLIT_CACHE) > 50000:
+        if len(_SPLIT_CACHE) >= _CACHE_ENTRIES or _cached_chars[0] > _CACHE_CHARS:
             _SPLIT_CACHE.clear()
+            _cached_chars[0] = 0
         found = _SPLIT_CACHE[key] = tuple(split_nested(text, count))
+        _cached_chars[0] += len(text)
     return found
 
 
@@ -98,9 +108,11 @@ def type_tokens(type_text: str) -> tuple[str, ...]:
     else:
         toks = split_chain(type_text)       # every level, in one pass where it can be
     result = tuple(toks)
-    if len(_TYPE_CACHE) > 50000:
+    if len(_TYPE_CACHE) >= _CACHE_ENTRIES or _cached_chars[1] > _CACHE_CHARS:
         _TYPE_CACHE.clear()
+        _cached_chars[1] = 0
     _TYPE_CACHE[type_text] = result
+    _cached_chars[1] += len(type_text)
     return result
 
 

@@ -300,8 +300,7 @@ def split_chain_levels(text: str, levels: int) -> tuple[list[str], str | None]:
     return found if found is not None else _chain_literal(text, levels)
 
 
-#: type chains already split (pieces of one kind share one type string)
-_TYPE_CACHE: dict[str, list[str]] = {}
+#: the keys a type cache keeps at most (it is emptied then; see _ShapeCache)
 _TYPE_CACHE_SIZE = 20000
 
 
@@ -330,9 +329,8 @@ def _type_chain(type_text: str) -> list[str]:
     share one type string)."""
     types = _TYPE_CACHE.get(type_text)
     if types is None:
-        if len(_TYPE_CACHE) >= _TYPE_CACHE_SIZE:
-            _TYPE_CACHE.clear()
-        types = _TYPE_CACHE[type_text] = split_chain(type_text)
+        types = split_chain(type_text)
+        _TYPE_CACHE.remember(type_text, types)
     return types
 
 
@@ -357,6 +355,8 @@ class _ShapeCache(dict[str, _V]):
 
 #: type chains already measured: (traits, the innermost trait's prefix)
 _SHAPE_CACHE: _ShapeCache[tuple[int, str]] = _ShapeCache()
+#: type chains already split (pieces of one kind share one type string)
+_TYPE_CACHE: _ShapeCache[list[str]] = _ShapeCache()
 
 
 def _type_shape(type_text: str) -> tuple[int, str]:

@@ -1,0 +1,46 @@
+"""The caches the readers keep across games (a batch worker replays game
+after game in one process) hold a bounded number of entries and of
+characters: a few huge piece types or states empty them rather than stay
+held (types run to tens of kilobytes; a hostile file's to megabytes)."""
+
+from __future__ import annotations
+
+import pytest
+
+from vmodtool.replay import events, state
+from vmodtool.vassal import pieces
+
+
+def _types(n: int, size: int) -> list[str]:
+    return [f"mark;{i};" + "x" * size + "\tpiece;;;a.png;N" for i in range(n)]
+
+
+def test_the_replays_split_caches_hold_a_bounded_number_of_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(state, "_CACHE_CHARS", 100_000)
+    state._TYPE_CACHE.clear()
+    state._SPLIT_CACHE.clear()
+    held = []
+    for text in _types(40, 10_000):                   # 400,000 characters of keys
+        assert state.type_tokens(text) == tuple(text.split("\t"))
+        assert state.split_levels(text, 2) == tuple(text.split("\t"))
+        held.append(sum(map(len, state._TYPE_CACHE)) + sum(len(k[0]) for k in state._SPLIT_CACHE))
+    assert max(held) <= 2 * (100_000 + 10_100)        # each: the bound and one more key at most
+    assert state._TYPE_CACHE and state._SPLIT_CACHE   # (still caching after each emptying)
+
+
+def test_the_piece_type_cache_holds_a_bounded_number_of_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pieces, "_SHAPES_CHARS", 100_000)
+    pieces._TYPE_CACHE.clear()
+    pieces._TYPE_CACHE.chars = 0
+    for text in _types(40, 10_000):
+        assert pieces._type_chain(text) == text.split("\t")
+        assert sum(map(len, pieces._TYPE_CACHE)) <= 100_000 + 10_100
+
+
+def test_the_refs_name_caches_hold_a_bounded_number_of_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(events, "_KEPT_CHARS", 100_000)
+    cache: dict[tuple[str | None, str, tuple[str, ...]], str] = {}
+    for i, text in enumerate(_types(40, 10_000)):
+        assert events._shared(cache, (str(i), text, ("s" * 100,)), lambda: "N") == "N"
+        assert sum(len(k[1]) + sum(map(len, k[2])) for k in cache) <= 100_000 + 10_300
+    assert len(cache) < 40

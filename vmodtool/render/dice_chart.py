@@ -30,6 +30,7 @@ class ChartGroup(Protocol):
     player: str | None
     sides: int
     rolls: int
+    faces: list[int]
 
     @property
     def counts(self) -> list[int]: ...
@@ -63,7 +64,7 @@ def _panel(draw: ImageDraw.ImageDraw, group: ChartGroup, x0: int, y0: int) -> No
     font = load_font("regular", 11)
     small = load_font("condensed", 10)
     counts = group.counts
-    total = sum(counts)
+    total = len(group.faces)
     expected = total / len(counts) if counts else 0.0
     mean = group.mean
     label = f"{group.player or 'unknown player'} — d{group.sides}: {group.rolls} roll(s), {total} dice"
@@ -71,6 +72,9 @@ def _panel(draw: ImageDraw.ImageDraw, group: ChartGroup, x0: int, y0: int) -> No
         label += f", mean {mean:.2f}"
     draw.rectangle((x0, y0, x0 + PANEL_W, y0 + PANEL_H), outline=_AXIS)
     draw.text((x0 + 6, y0 + 4), label, fill=_TEXT, font=font)
+    if not counts and total:            # (a die of too many sides to count face by face)
+        draw.text((x0 + 6, y0 + 24), "faces not counted one by one", fill=_TEXT, font=small)
+        return
     top, bottom = y0 + 24, y0 + PANEL_H - 20
     left, right = x0 + 8, x0 + PANEL_W - 8
     peak = max([*counts, expected, 1.0]) * 1.08

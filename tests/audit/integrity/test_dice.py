@@ -319,3 +319,49 @@ def test_special_dice_faces_are_read_by_their_text() -> None:
     assert pattern is not None
     m = pattern.fullmatch("Grey Die = <img src=\"d6-4-grey.png\"> (Rolled by Анна)")
     assert m is not None and _Reader._special_values(button, m.groupdict()) == (4,)
+
+
+def _module_with_sides(tmp_path: Path, sides: str) -> Path:
+    """The demo module with its 2d6 button's ``nSides`` set to ``sides``."""
+    import zipfile
+
+    from vmodtool.vassal.archive import build_zip
+    with zipfile.ZipFile(DEMO_MODULE) as z:
+        entries = {n: z.read(n) for n in z.namelist()}
+    text = entries["buildFile.xml"].decode("utf-8")
+    assert text.count('nSides="6"') == 1
+    entries["buildFile.xml"] = text.replace('nSides="6"', f'nSides="{sides}"').encode("utf-8")
+    path = tmp_path / "dice.vmod"
+    path.write_bytes(build_zip(entries, compress_level=1))
+    return path
+
+
+@pytest.mark.parametrize("sides,expected", [("2147483647", 2147483647), ("2147483648", 6), ("1001", 1001)])
+def test_a_button_of_more_sides_than_can_be_counted_is_not_judged_face_by_face(tmp_path: Path, sides: str,
+                                                                             expected: int) -> None:
+    """``nSides`` is read as Java reads it (an int it refuses: the default),
+    and a die of more than MAX_COUNTED_FACES sides has its faces test not
+    judged: its counts were a list of every face (2^31 of them: the
+    machine's memory), now only the faces seen."""
+    from vmodtool.audit.integrity.dice import MAX_COUNTED_FACES
+    from vmodtool.render.dice_chart import dice_chart_png
+
+    module_path = _module_with_sides(tmp_path, sides)
+    w = GameWriter(Module.open(module_path), players=[Player("pw-a", "Алиса", "Синие")])
+    w.snapshot()
+    for i in range(30):
+        w.dice("2d6", [1 + i % 6, 6 - i % 6], player="Алиса")
+    path = tmp_path / "rolls.vlog"
+    path.write_bytes(w.to_bytes(date_saved="1700000000000"))
+    record = record_game([path], module=module_path)
+    (group,) = dice_groups(read_rolls(record))
+    assert group.sides == expected and group.counted is (expected <= MAX_COUNTED_FACES)
+    data = group.record()
+    if group.counted:
+        assert len(data["counts"]) == expected
+    else:
+        assert data["counts"] == {str(v): 10 for v in range(1, 7)} and data["chi_square"] is None
+        assert "faces not judged (more than 1,000 sides)" in group.line()
+    assert dice_chart_png([group]).startswith(b"\x89PNG")
+    result = CliRunner().invoke(cli, ["check-game", str(path), "-m", str(module_path), "--format", "json"])
+    assert result.exit_code in (0, 1, 3), result.output

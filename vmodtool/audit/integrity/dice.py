@@ -36,6 +36,7 @@ from vmodtool.audit.integrity.model import NOTE, SUSPICIOUS, Finding, GameRecord
 from vmodtool.audit.integrity.stats import ChiSquare, Runs, chi_square_fair, in_words, runs_test
 from vmodtool.errors import VmodError
 from vmodtool.replay.events import AddEvent, ChangeEvent, ChatEvent, DiceEvent, MoveEvent, PropertyEvent, RemoveEvent
+from vmodtool.vassal.pieces import java_int
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -56,6 +57,10 @@ MIN_PER_FACE = 5
 MIN_PER_SIDE_RUNS = 10
 #: standard dice, for a die whose sides no button or label says
 _STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
+#: the most faces a die's rolls are counted face by face for (the faces
+#: test, the counts, the chart); a button of more sides (``nSides`` is any
+#: Java int) has its faces test not judged, and its counts only the faces seen
+MAX_COUNTED_FACES = 1000
 
 _P = "VASSAL.build.module."
 _DEFAULT_REPORT = "** $name$ = $result$ *** &lt;$PlayerName$&gt;"
@@ -199,7 +204,16 @@ class DiceGroup:
         return f"d{self.sides}"
 
     @property
+    def counted(self) -> bool:
+        """Whether the faces are counted one by one (not for a die of more
+        than :data:`MAX_COUNTED_FACES` sides)."""
+        return self.sides <= MAX_COUNTED_FACES
+
+    @property
     def counts(self) -> list[int]:
+        """The count of each face, 1 to ``sides`` (empty when not :attr:`counted`)."""
+        if not self.counted:
+            return []
         c = Counter(self.faces)
         return [c.get(face, 0) for face in range(1, self.sides + 1)]
 
@@ -209,7 +223,7 @@ class DiceGroup:
 
     @property
     def chi_judged(self) -> bool:
-        return len(self.faces) >= MIN_PER_FACE * self.sides
+        return self.counted and len(self.faces) >= MIN_PER_FACE * self.sides
 
     @property
     def runs_judged(self) -> bool:
@@ -217,7 +231,7 @@ class DiceGroup:
 
     def compute(self) -> DiceGroup:
         if self.sides >= 2 and self.faces:
-            self.chi = chi_square_fair(self.counts)
+            self.chi = chi_square_fair(self.counts) if self.counted else None
             self.runs = runs_test(self.faces, self.sides)
         return self
 
@@ -233,7 +247,8 @@ class DiceGroup:
     def record(self) -> dict[str, Any]:
         return {"player": self.player, "die": self.die, "sides": self.sides, "button": self.button,
                 "sides_inferred": self.sides_inferred, "rolls": self.rolls, "dice": len(self.faces),
-                "counts": {str(i): c for i, c in enumerate(self.counts, 1)}, "mean": self.mean,
+                "counts": {str(i): c for i, c in enumerate(self.counts, 1)} if self.counted else
+                {str(face): c for face, c in sorted(Counter(self.faces).items())}, "mean": self.mean,
                 "fair_mean": (self.sides + 1) / 2,
                 "chi_square": dict(self.chi.record(), judged=self.chi_judged) if self.chi else None,
                 "runs": dict(self.runs.record(), judged=self.runs_judged) if self.runs else None}
@@ -244,9 +259,15 @@ class DiceGroup:
         if self.button is not None:
             what += f", {self.button}"
         mean = f"{self.mean:.2f}" if self.mean is not None else "-"
-        counts = " ".join(str(c) for c in self.counts)
+        counts = " ".join(str(c) for c in self.counts) if self.counted else \
+            f"{len(set(self.faces))} distinct faces"
         text = f"{what}: {self.rolls} roll(s), {len(self.faces)} dice [{counts}], mean {mean} " \
                f"(fair {(self.sides + 1) / 2:.2f})"
+        if not self.counted:
+            text += f"; faces not judged (more than {MAX_COUNTED_FACES:,} sides)"
+            if self.runs is not None and self.runs_judged:
+                return text + f"; runs {in_words(self.runs.p)} (p = {self.runs.p:.3g})"
+            return text + "; runs: too few rolls to judge"
         if not self.chi_judged:
             return text + "; too few rolls to judge"
         assert self.chi is not None
@@ -285,10 +306,10 @@ def dice_buttons(module: Module | None) -> dict[str, ButtonDef]:
 
 
 def _number(element: etree._Element, key: str, default: int) -> int:
-    try:
-        return int((element.get(key) or str(default)).strip())
-    except ValueError:
-        return default
+    """An int attribute as Java's ``Integer.parseInt`` reads it; ``default``
+    for one it refuses (VASSAL then drops the button: lint reports it)."""
+    value = java_int(element.get(key) or str(default))
+    return default if value is None else value
 
 
 # ---------------------------------------------------------------------------------- the rolls

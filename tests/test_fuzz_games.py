@@ -179,35 +179,53 @@ def exercise(game: Game, data: bytes, folder: Path, report: bool = True,
 
     path = folder / f"fuzz{game.log.suffix}"
     path.write_bytes(data)
-    problems = []
+    problems: list[str] = []
     runner = CliRunner()
     for args in invocations(game, path, folder, report):
         result = runner.invoke(cli, args, catch_exceptions=True)
-        what = f"{args[0]} ({' '.join(args[2:]) or 'no options'})"
         if tally is not None:
             tally[args[0], result.exit_code] += 1
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            exc = result.exception
-            tb = exc.__traceback__
-            while tb is not None and tb.tb_next is not None:
-                tb = tb.tb_next
-            at = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}" if tb is not None else ""
-            problems.append(f"{what}: {type(exc).__name__}{at}: {str(exc)[:200]}")
-        elif result.exit_code not in EXIT_CODES:
-            problems.append(f"{what}: exit code {result.exit_code}: {result.output[-300:]}")
-        elif result.exit_code == 2 and path.name not in result.stderr and "Usage:" not in result.stderr:
-            problems.append(f"{what}: exit 2 without naming the file: {result.stderr.strip()[:300]}")
-        elif "Traceback (most recent call last)" in result.output:
-            problems.append(f"{what}: a traceback in its output")
+        problems += result_problems(f"{args[0]} ({' '.join(args[2:]) or 'no options'})", result, {path.name})
     return problems
+
+
+def result_problems(what: str, result: Any, names: set[str]) -> list[str]:
+    """What is wrong with one command's ``result`` (a CliRunner result): an
+    exception out of it, an undocumented exit code, an exit 2 naming none of
+    ``names`` (the files it read), a traceback in its output."""
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        exc = result.exception
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        at = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}" if tb is not None else ""
+        return [f"{what}: {type(exc).__name__}{at}: {str(exc)[:200]}"]
+    if result.exit_code not in EXIT_CODES:
+        return [f"{what}: exit code {result.exit_code}: {result.output[-300:]}"]
+    if result.exit_code == 2 and not any(n in result.stderr for n in names) and "Usage:" not in result.stderr:
+        return [f"{what}: exit 2 without naming the file: {result.stderr.strip()[:300]}"]
+    if "Traceback (most recent call last)" in result.output:
+        return [f"{what}: a traceback in its output"]
+    return []
 
 
 # -- the bounded run of the suite ---------------------------------------------------------------------
 
+def fuzz_settings(variable: str, default: int) -> Any:
+    """Hypothesis settings of a bounded fuzz run: ``$variable`` examples
+    (``default`` without it), derandomised, no deadline."""
+    return settings(max_examples=int(os.environ.get(variable, str(default))), deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def op_strategy(mutations: Sequence[str]) -> Any:
+    """One damage op: (a mutation's name, where in [0, 1), a value)."""
+    return st.tuples(st.sampled_from(mutations), st.floats(0, 1, exclude_max=True), st.integers(0, 10_000))
+
+
 GAMES = example_games()
-GAME_FUZZ = settings(max_examples=int(os.environ.get("VMODTOOL_FUZZ_GAME_EXAMPLES", "25")), deadline=None,
-                     derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-_op = st.tuples(st.sampled_from(MUTATIONS), st.floats(0, 1, exclude_max=True), st.integers(0, 10_000))
+GAME_FUZZ = fuzz_settings("VMODTOOL_FUZZ_GAME_EXAMPLES", 25)
+_op = op_strategy(MUTATIONS)
 
 
 def _check(game: Game, ops: Any) -> None:

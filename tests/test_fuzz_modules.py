@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import SHARED
-from tests.test_fuzz_games import EXIT_CODES
+from tests.test_fuzz_games import fuzz_settings, op_strategy, result_problems
 from vmodtool.vassal.archive import build_zip
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,39 +132,24 @@ def exercise(case: ModuleCase, module: Path, folder: Path,
     from vmodtool.cli import cli
 
     names = {module.name} | ({case.log.name} if case.log is not None else set())
-    problems = []
+    problems: list[str] = []
     runner = CliRunner()
     for args in invocations(case, module, folder):
         result = runner.invoke(cli, args, catch_exceptions=True)
-        what = args[0]
         if tally is not None:
-            tally[what, result.exit_code] += 1
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            exc = result.exception
-            tb = exc.__traceback__
-            while tb is not None and tb.tb_next is not None:
-                tb = tb.tb_next
-            at = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}" if tb is not None else ""
-            problems.append(f"{what}: {type(exc).__name__}{at}: {str(exc)[:200]}")
-        elif result.exit_code not in EXIT_CODES:
-            problems.append(f"{what}: exit code {result.exit_code}: {result.output[-300:]}")
-        elif result.exit_code == 2 and not any(n in result.stderr for n in names) and "Usage:" not in result.stderr:
-            problems.append(f"{what}: exit 2 without naming the file: {result.stderr.strip()[:300]}")
-        elif "Traceback (most recent call last)" in result.output:
-            problems.append(f"{what}: a traceback in its output")
+            tally[args[0], result.exit_code] += 1
+        problems += result_problems(args[0], result, names)
     return problems
 
 
 CASES = module_cases()
-MODULE_FUZZ = settings(max_examples=int(os.environ.get("VMODTOOL_FUZZ_MODULE_EXAMPLES", "20")), deadline=None,
-                       derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-_op = st.tuples(st.sampled_from(MUTATIONS), st.floats(0, 1, exclude_max=True), st.integers(0, 10_000))
+MODULE_FUZZ = fuzz_settings("VMODTOOL_FUZZ_MODULE_EXAMPLES", 20)
+_op = op_strategy(MUTATIONS)
 
 
 def _check(case: ModuleCase, ops: Any) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        problems = exercise(case, damaged_module(case, ops, folder), folder)
+        problems = exercise(case, damaged_module(case, ops, Path(tmp)), Path(tmp))
     assert not problems, f"{case.name} damaged by {ops}:\n" + "\n".join(problems)
 
 

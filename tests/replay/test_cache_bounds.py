@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from vmodtool.bounded import BoundedCache
 from vmodtool.replay import events, state
 from vmodtool.vassal import pieces
 
@@ -16,7 +17,8 @@ def _types(n: int, size: int) -> list[str]:
 
 
 def test_the_replays_split_caches_hold_a_bounded_number_of_characters(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(state, "_CACHE_CHARS", 100_000)
+    monkeypatch.setattr(state._TYPE_CACHE, "max_chars", 100_000)
+    monkeypatch.setattr(state._SPLIT_CACHE, "max_chars", 100_000)
     state._TYPE_CACHE.clear()
     state._SPLIT_CACHE.clear()
     held = []
@@ -29,17 +31,15 @@ def test_the_replays_split_caches_hold_a_bounded_number_of_characters(monkeypatc
 
 
 def test_the_piece_type_cache_holds_a_bounded_number_of_characters(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pieces, "_SHAPES_CHARS", 100_000)
+    monkeypatch.setattr(pieces._TYPE_CACHE, "max_chars", 100_000)
     pieces._TYPE_CACHE.clear()
-    pieces._TYPE_CACHE.chars = 0
     for text in _types(40, 10_000):
         assert pieces._type_chain(text) == text.split("\t")
         assert sum(map(len, pieces._TYPE_CACHE)) <= 100_000 + 10_100
 
 
 def test_the_refs_name_caches_hold_a_bounded_number_of_characters(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(events, "_KEPT_CHARS", 100_000)
-    cache: dict[tuple[str | None, str, tuple[str, ...]], str] = {}
+    cache: BoundedCache[tuple[str | None, str, tuple[str, ...]], str] = BoundedCache(100_000, 100_000)
     for i, text in enumerate(_types(40, 10_000)):
         assert events._shared(cache, (str(i), text, ("s" * 100,)), lambda: "N") == "N"
         assert sum(len(k[1]) + sum(map(len, k[2])) for k in cache) <= 100_000 + 10_300

@@ -185,37 +185,34 @@ def _yaml_games(manifest: Path, text: str) -> list[Game]:
                             place=f"line {first.line}" if first.line is not None else None)
     data = doc.data
 
-    def at(path: tuple[Any, ...], place: str) -> str:
-        line, _ = doc.where(path)
+    top: tuple[Any, ...] = ("games",) if isinstance(data, dict) else ()
+
+    def at(index: int, *keys: str | int) -> str:
+        """``games[3].files[1]``, with the line it was written on."""
+        place = f"games[{index}]" + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys)
+        line, _ = doc.where((*top, index, *keys))
         return f"{place} (line {line})" if line is not None else place
 
-    top: tuple[Any, ...] = ("games",) if isinstance(data, dict) else ()
     items = data.get("games") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ManifestError("expected a list of games (games: [{name, files: [...]}])", file=manifest)
     games = []
     for index, item in enumerate(items):
-        path = (*top, index)
-        place = at(path, f"games[{index}]")
         if not isinstance(item, dict):
-            raise _located(manifest, place, "a game must be a map with name and files")
+            raise _located(manifest, at(index), "a game must be a map with name and files")
         name = item.get("name")
         files = item.get("files")
         if isinstance(files, str):
             files = [files]
         if not isinstance(name, (str, int)) or str(name) == "":
-            raise _located(manifest, place, "name is missing")
+            raise _located(manifest, at(index), "name is missing")
         if not isinstance(files, list) or not files:
-            raise _located(manifest, at((*path, "files"), f"games[{index}].files"),
-                           "files must be a non-empty list of file names")
-        games.append(Game(str(name), tuple(_resolve(manifest, f, at((*path, "files", i), f"games[{index}].files[{i}]"),
-                                                    "a file")
+            raise _located(manifest, at(index, "files"), "files must be a non-empty list of file names")
+        games.append(Game(str(name), tuple(_resolve(manifest, f, at(index, "files", i), "a file")
                                            for i, f in enumerate(files)),
-                          module=_resolve(manifest, item["module"], at((*path, "module"), f"games[{index}].module"),
-                                          "module")
+                          module=_resolve(manifest, item["module"], at(index, "module"), "module")
                           if item.get("module") else None,
-                          scenario=_resolve(manifest, item["scenario"],
-                                            at((*path, "scenario"), f"games[{index}].scenario"), "scenario")
+                          scenario=_resolve(manifest, item["scenario"], at(index, "scenario"), "scenario")
                           if item.get("scenario") else None))
     return games
 

@@ -627,6 +627,7 @@ class _Linter:
         #: prototype uses inside place/replace-marker definitions (not expanded
         #: into the piece that carries the marker trait)
         self.marker_refs: list[tuple[str, etree._Element]] = []
+        self._board_sizes: dict[str, tuple[int, int]] | None = None
 
     # ------------------------------------------------------------ plumbing
     def _label(self, entry: str) -> str | None:
@@ -914,15 +915,12 @@ class _Linter:
                     self.add("multi-board-without-setup", f"map {entry.name!r} has "
                              f"{len(boards)} boards and no <setup>: players choose the boards "
                              "when a game starts", picker)
-        sizes: dict[str, tuple[int, int]] | None = None
         for board_entry in bf.boards():
             if board_entry.grid is None:
                 self.add("board-without-grid", f"board {board_entry.name!r} has no grid: every "
                          "location on it is 'offboard'", board_entry.element)
                 continue
-            if sizes is None:
-                sizes = self.module.board_sizes()[0]
-            self._check_grid_geometry(board_entry, sizes.get(board_entry.name))
+            self._check_grid_geometry(board_entry, self.board_sizes().get(board_entry.name))
         for element in bf.root.iter(*[t for t, n in _GRID_TAGS.items() if n in _NUMBERING]):
             kind = _GRID_TAGS[str(element.tag)]  # iter() yields only the named tags
             if not any(child.tag == _NUMBERING[kind] for child in element):
@@ -931,6 +929,12 @@ class _Linter:
                 self.add("grid-without-numbering", f"{kind}{where} has no {kind}Numbering: "
                          "every location is reported as 'offboard' (in move reports too)",
                          element)
+
+    def board_sizes(self) -> dict[str, tuple[int, int]]:
+        """The module's board sizes (from the images), read once per lint."""
+        if self._board_sizes is None:
+            self._board_sizes = self.module.board_sizes()[0]
+        return self._board_sizes
 
     def _check_grid_geometry(self, board: BoardEntry, size: tuple[int, int] | None) -> None:
         """The board's grid built as a replay builds it: a number that parses
@@ -955,7 +959,6 @@ class _Linter:
         boards_by_map: dict[etree._Element | None, list[BoardEntry]] = {}  # None: outside any map
         for entry in bf.boards():
             boards_by_map.setdefault(entry.map_element, []).append(entry)
-        sizes = None
         for stack in bf.root.iter(*_SETUP_STACK_TAGS):
             map_element = next((a for a in stack.iterancestors(*_MAP_TAGS)), None)
             boards = boards_by_map.get(map_element, [])
@@ -978,9 +981,7 @@ class _Linter:
                 self.add("setup-stack-no-grid", f"location {location!r} on board "
                          f"{board.name!r}, which has no grid: VASSAL uses x/y", stack)
                 continue
-            if sizes is None:
-                sizes = self.module.board_sizes()[0]
-            size = sizes.get(board.name)
+            size = self.board_sizes().get(board.name)
             if size is None and not board.image:
                 size = (board.width or 500, board.height or 500)  # Board defaults
             if size is None:

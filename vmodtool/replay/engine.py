@@ -411,7 +411,7 @@ class Engine:
                 self.warn(f"AddPiece {piece.id}: the piece cannot be decoded ({problem}); its "
                           "name and properties are unknown")
             self.events.append(AddEvent(piece=self.ref(piece), target=self.place_of(piece),
-                                        visible=self.viewer.sees_hand(self.hand_of(piece.current_map))))
+                                        visible=not self.hands or self.sees_map(piece.current_map)))
 
     def _add_fresh_piece(self, plan: _PiecePlan) -> None:
         """What ``Piece(...)``, ``register`` and ``piece_set_state`` do for a
@@ -480,7 +480,7 @@ class Engine:
             self.ghosts.pop(target.id, None)
         if isinstance(target, Piece) and not self.in_restore:
             self.events.append(RemoveEvent(piece=self.ref(target), source=self.place_of(target),
-                                           visible=self.viewer.sees_hand(self.hand_of(target.current_map))))
+                                           visible=not self.hands or self.sees_map(target.current_map)))
         m = target.current_map
         if isinstance(target, Stack) and target.members and m is not None and not self.in_restore:
             # VASSAL 3.7 takes the pieces still in a removed stack off the map
@@ -530,7 +530,7 @@ class Engine:
             if after.states != before.states:
                 new_place = self.place_of(target)
                 # (a piece in a private window the viewer cannot open is not named)
-                seen = self.viewer.sees_hand(self.hand_of(target.current_map))
+                seen = not self.hands or self.sees_map(target.current_map)
                 if place is not None and new_place != place:
                     self.events.append(MoveEvent(piece=after, source=place, target=new_place,
                                                  visible=seen or self.viewer.sees_hand(
@@ -664,6 +664,11 @@ class Engine:
     def hand_of(self, m: MapState | None) -> HandDef | None:
         return self.hands.get(m.name) if m is not None else None
 
+    def sees_map(self, m: MapState | None) -> bool:
+        """Whether the viewer may look at map ``m`` (a public map, or a
+        private window it may open)."""
+        return self.viewer.sees_hand(self.hand_of(m))
+
     @staticmethod
     def deck_ref(d: Deck) -> DeckRef:
         return DeckRef(d.id, d.name, len(d.members))
@@ -716,7 +721,7 @@ class Engine:
         parent = p.parent
         if isinstance(parent, Deck) and parent.face_down:
             return False
-        return viewer.sees_hand(self.hand_of(p.current_map))
+        return self.sees_map(p.current_map)
 
     def seen_ref(self, p: Piece, ref: PieceRef | None = None) -> PieceRef:
         """The piece's ref named as one who sees through its mask or hide
@@ -804,7 +809,7 @@ class Engine:
         gets no event of its own."""
         types = type_tokens(p.type)
         olds, news = before.states, after.states
-        in_view = self.viewer.sees_hand(self.hand_of(p.current_map))
+        in_view = self.sees_map(p.current_map)
         other = False
         found: list[Event] = []
         for i in range(max(len(olds), len(news))):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from vmodtool.bounded import BoundedCache
 from vmodtool.errors import FormatError
 
 if TYPE_CHECKING:
@@ -62,30 +63,19 @@ class Place(NamedTuple):
 
 #: names and properties by (id, type, states), shared by the refs of a piece
 #: in one state (a change's "before" is the previous change's "after"): both
-#: depend on nothing else (bounded: cleared when full)
-_NAMES: dict[tuple[str | None, str, tuple[str, ...]], str] = {}
-_PROPERTIES: dict[tuple[str | None, str, tuple[str, ...]], Mapping[str, str]] = {}
-#: what each keeps at most: entries, and characters of the keys' types and
-#: states (a piece's type runs to tens of kilobytes); emptied at either
-_KEPT = 100_000
-_KEPT_CHARS = 32 * 1024 * 1024
-#: characters of the keys held, by cache
-_held_chars: dict[int, int] = {}
+#: depend on nothing else (bounded: 100,000 entries, 32 MiB of the keys'
+#: types and states)
+_RefKey = tuple[str | None, str, tuple[str, ...]]
+_NAMES: BoundedCache[_RefKey, str] = BoundedCache(100_000)
+_PROPERTIES: BoundedCache[_RefKey, Mapping[str, str]] = BoundedCache(100_000)
 T = TypeVar("T")
 
 
-def _shared(cache: dict[tuple[str | None, str, tuple[str, ...]], T],
-            key: tuple[str | None, str, tuple[str, ...]], make: Callable[[], T]) -> T:
-    """``cache[key]``, made when missing (the cache cleared when full)."""
+def _shared(cache: BoundedCache[_RefKey, T], key: _RefKey, make: Callable[[], T]) -> T:
+    """``cache[key]``, made when missing."""
     value = cache.get(key)
     if value is None:
-        value = make()
-        held = _held_chars.get(id(cache), 0)
-        if len(cache) >= _KEPT or held > _KEPT_CHARS:
-            cache.clear()
-            held = 0
-        cache[key] = value
-        _held_chars[id(cache)] = held + len(key[1]) + sum(map(len, key[2]))
+        value = cache.remember(key, make(), len(key[1]) + sum(map(len, key[2])))
     return value
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator
 
+from vmodtool.bounded import BoundedCache
 from vmodtool.errors import FormatError
 from vmodtool.vassal.decks import DeckState, DeckType
 from vmodtool.vassal.pieces import PieceDef, Trait, java_int, split_chain, split_chain_levels, written_pairs
@@ -68,15 +69,10 @@ def split_nested(text: str, count: int) -> list[str]:
     return out
 
 
-_SPLIT_CACHE: dict[tuple[str, int], tuple[str, ...]] = {}
-#: what each of the two caches here keeps at most: entries, and characters
-#: of their keys (states and types run to tens of kilobytes; the split
-#: tokens take as much again); a cache that reaches either is emptied.  A
-#: process replaying game after game (a batch worker) holds no more.
-_CACHE_ENTRIES = 50_000
-_CACHE_CHARS = 32 * 1024 * 1024
-#: characters of the keys in _SPLIT_CACHE and _TYPE_CACHE
-_cached_chars = [0, 0]
+#: the two caches here: a process replaying game after game (a batch
+#: worker) holds no more than 50,000 entries and 32 MiB of key text in each
+#: (the split tokens take as much again)
+_SPLIT_CACHE: BoundedCache[tuple[str, int], tuple[str, ...]] = BoundedCache(50_000)
 
 
 def split_levels(text: str, count: int) -> tuple[str, ...]:
@@ -86,15 +82,11 @@ def split_levels(text: str, count: int) -> tuple[str, ...]:
     key = (text, count)
     found = _SPLIT_CACHE.get(key)
     if found is None:
-        if len(_SPLIT_CACHE) >= _CACHE_ENTRIES or _cached_chars[0] > _CACHE_CHARS:
-            _SPLIT_CACHE.clear()
-            _cached_chars[0] = 0
-        found = _SPLIT_CACHE[key] = tuple(split_nested(text, count))
-        _cached_chars[0] += len(text)
+        found = _SPLIT_CACHE.remember(key, tuple(split_nested(text, count)), len(text))
     return found
 
 
-_TYPE_CACHE: dict[str, tuple[str, ...]] = {}
+_TYPE_CACHE: BoundedCache[str, tuple[str, ...]] = BoundedCache(50_000)
 
 
 def type_tokens(type_text: str) -> tuple[str, ...]:
@@ -107,13 +99,7 @@ def type_tokens(type_text: str) -> tuple[str, ...]:
         toks = type_text.split("\t")
     else:
         toks = split_chain(type_text)       # every level, in one pass where it can be
-    result = tuple(toks)
-    if len(_TYPE_CACHE) >= _CACHE_ENTRIES or _cached_chars[1] > _CACHE_CHARS:
-        _TYPE_CACHE.clear()
-        _cached_chars[1] = 0
-    _TYPE_CACHE[type_text] = result
-    _cached_chars[1] += len(type_text)
-    return result
+    return _TYPE_CACHE.remember(type_text, tuple(toks), len(type_text))
 
 
 def _split_basic(state: str) -> tuple[str, int, int]:

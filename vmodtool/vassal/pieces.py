@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from itertools import islice, repeat
 from math import isqrt
 from operator import getitem
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, cast
 
+from vmodtool.bounded import BoundedCache
 from vmodtool.errors import FormatError, PathLike
 from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence, digits_value, encode_sequence, unquote_token
 
@@ -50,7 +51,6 @@ __all__ = [
 #: prefixes of the non-trait (innermost) types: BasicPiece, Stack, Deck (§3.2)
 BASIC_PREFIXES = ("piece;", "stack", "deck;")
 
-_V = TypeVar("_V")
 _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
 
 
@@ -300,7 +300,7 @@ def split_chain_levels(text: str, levels: int) -> tuple[list[str], str | None]:
     return found if found is not None else _chain_literal(text, levels)
 
 
-#: the keys a type cache keeps at most (it is emptied then; see _ShapeCache)
+#: the keys a type cache keeps at most (it is emptied then)
 _TYPE_CACHE_SIZE = 20000
 
 
@@ -330,33 +330,17 @@ def _type_chain(type_text: str) -> list[str]:
     types = _TYPE_CACHE.get(type_text)
     if types is None:
         types = split_chain(type_text)
-        _TYPE_CACHE.remember(type_text, types)
+        _TYPE_CACHE.remember(type_text, types, len(type_text))
     return types
 
 
-#: the characters of keys a shape cache keeps at most (it is emptied then)
+#: the characters of keys a type cache keeps at most (it is emptied then)
 _SHAPES_CHARS = 32 * 1024 * 1024
 
-
-class _ShapeCache(dict[str, _V]):
-    """A dict emptied when it holds :data:`_TYPE_CACHE_SIZE` keys or
-    :data:`_SHAPES_CHARS` characters of them (types run to tens of
-    kilobytes)."""
-
-    chars = 0
-
-    def remember(self, key: str, value: _V) -> None:
-        if len(self) >= _TYPE_CACHE_SIZE or self.chars > _SHAPES_CHARS:
-            self.clear()
-            self.chars = 0
-        self[key] = value
-        self.chars += len(key)
-
-
 #: type chains already measured: (traits, the innermost trait's prefix)
-_SHAPE_CACHE: _ShapeCache[tuple[int, str]] = _ShapeCache()
+_SHAPE_CACHE: BoundedCache[str, tuple[int, str]] = BoundedCache(_TYPE_CACHE_SIZE, _SHAPES_CHARS)
 #: type chains already split (pieces of one kind share one type string)
-_TYPE_CACHE: _ShapeCache[list[str]] = _ShapeCache()
+_TYPE_CACHE: BoundedCache[str, list[str]] = BoundedCache(_TYPE_CACHE_SIZE, _SHAPES_CHARS)
 
 
 def _type_shape(type_text: str) -> tuple[int, str]:
@@ -366,7 +350,7 @@ def _type_shape(type_text: str) -> tuple[int, str]:
     shape = _SHAPE_CACHE.get(type_text)
     if shape is None:
         shape = _measure_chain(type_text) or _shape_of(_type_chain(type_text))
-        _SHAPE_CACHE.remember(type_text, shape)
+        _SHAPE_CACHE.remember(type_text, shape, len(type_text))
     return shape
 
 
@@ -419,7 +403,7 @@ def written_fields(text: str) -> tuple[str, str] | None:
 
 
 #: type fields as written -> the shape of their chain (None: not decided here)
-_WRITTEN_SHAPES: _ShapeCache[tuple[int, str] | None] = _ShapeCache()
+_WRITTEN_SHAPES: BoundedCache[str, tuple[int, str] | None] = BoundedCache(_TYPE_CACHE_SIZE, _SHAPES_CHARS)
 
 
 def _written_shape(written: str) -> tuple[int, str] | None:
@@ -439,7 +423,7 @@ def _written_shape(written: str) -> tuple[int, str] | None:
         shape = _measure_chain(written)
         if shape is not None and "\\" in shape[1]:
             shape = None            # the prefix itself would change
-    _WRITTEN_SHAPES.remember(written, shape)
+    _WRITTEN_SHAPES.remember(written, shape, len(written))
     return shape
 
 

@@ -265,13 +265,11 @@ class DiceGroup:
                f"(fair {(self.sides + 1) / 2:.2f})"
         if not self.counted:
             text += f"; faces not judged (more than {MAX_COUNTED_FACES:,} sides)"
-            if self.runs is not None and self.runs_judged:
-                return text + f"; runs {in_words(self.runs.p)} (p = {self.runs.p:.3g})"
-            return text + "; runs: too few rolls to judge"
-        if not self.chi_judged:
+        elif not self.chi_judged:
             return text + "; too few rolls to judge"
-        assert self.chi is not None
-        text += f"; faces {in_words(self.chi.p)} (p = {self.chi.p:.3g})"
+        else:
+            assert self.chi is not None
+            text += f"; faces {in_words(self.chi.p)} (p = {self.chi.p:.3g})"
         if self.runs is not None and self.runs_judged:
             text += f"; runs {in_words(self.runs.p)} (p = {self.runs.p:.3g})"
         else:

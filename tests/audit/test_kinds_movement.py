@@ -344,6 +344,39 @@ def test_one_search_settles_each_hex_once(quneitra, counting_heap):
         assert counting_heap.pops <= counting_heap.pushes + 2 and counting_heap.pops < 4 * hexes
 
 
+def test_a_destination_no_step_enters_is_answered_without_a_search(quneitra, counting_heap):
+    # a move into an enemy-occupied hex (blocked) or into terrain its class may
+    # not enter has no legal path: known before any search (a search would
+    # settle every hex it reaches, a published module's whole map, for nothing)
+    r = ground(quneitra)
+    costs = MoveCosts(quneitra, r.params)
+    hexes = sorted(quneitra.map.hex_ids)
+    src, enemy = "1005", "0905"
+    full_dist, _ = costs._search("tracked", src, frozenset({enemy}), frozenset())
+    assert enemy not in full_dist                       # what the search would have found
+    counting_heap.pops = counting_heap.pushes = 0
+    assert costs.cheapest("tracked", src, enemy, frozenset({enemy})) is None
+    # (a road across the hexside may still lead into prohibited terrain: a
+    # hex is closed when no neighbour has a legal step into it)
+    prohibited = [h for h in hexes if all(costs.step_cost("wheeled", a, h) is None
+                                          for a in costs.neighbours.get(h, ()))]
+    assert prohibited, "the example map has terrain wheeled units may not enter"
+    full_dist, _ = costs._search("wheeled", src, frozenset(), frozenset())
+    assert not set(prohibited) & set(full_dist)
+    searched = counting_heap.pops
+    for dst in prohibited:
+        assert dst not in costs.entrances("wheeled")
+        assert costs.cheapest("wheeled", src, dst) is None
+    assert counting_heap.pops == searched               # (the whole search above only)
+    # a unit that stays where it is (in its own blocked or prohibited hex) costs nothing
+    assert costs.cheapest("wheeled", prohibited[0], prohibited[0], frozenset({prohibited[0]})) == (0.0, ())
+    # every other destination: the same answer as the whole search gives
+    blocked = frozenset({enemy, "0804"})
+    dist, _ = costs._search("tracked", src, blocked, frozenset())
+    for dst in hexes:
+        found = MoveCosts(quneitra, r.params).cheapest("tracked", src, dst, blocked)
+        assert (found[0] if found else None) == (dist.get(dst) if dst != src else 0.0)
+
 # ======================================================================================
 # example B (WWI operational): move.allowance, window phase, enemy ZOC stops
 # ======================================================================================

@@ -145,6 +145,7 @@ class MoveCosts:
                           tuple[dict[str, float], dict[str, str]]] = tables.searches
         #: cheapest() answers (read-only)
         self._paths: dict[tuple[str, str, str, frozenset[str], frozenset[str]], Path | None] = tables.paths
+        self._entrances: dict[str, frozenset[str]] = tables.entrances
         self.sides_of = {c.id: c.side for c in scenario.counters}
         #: (side, moves of the other sides) -> the rule's enemy hexes (of
         #: one audit: the game's positions)
@@ -266,8 +267,21 @@ class MoveCosts:
         found = self._paths[key] = self._cheapest(cls, src, dst, blocked, stop)
         return found
 
+    def entrances(self, cls: str) -> frozenset[str]:
+        """The hexes some legal step of ``cls`` enters (a hex of prohibited
+        terrain, or behind prohibited hexsides on every side, is not one)."""
+        found = self._entrances.get(cls)
+        if found is None:
+            found = self._entrances[cls] = frozenset(b for near in self.edges(cls).values() for b, _ in near)
+        return found
+
     def _cheapest(self, cls: str, src: str, dst: str, blocked: frozenset[str],
                   stop: frozenset[str]) -> Path | None:
+        if dst != src and (dst in blocked or dst not in self.entrances(cls)):
+            # no step ever enters it: the search would settle every hex it can
+            # reach (a big map whole: 7,000 hexes for a move into an enemy hex
+            # on The Longest Day's) to find no path, which is known now
+            return None
         dist, prev = self._search(cls, src, blocked, stop, target=dst)
         if dst not in dist:
             return None
@@ -321,6 +335,8 @@ class _MapTables:
         self.searches: dict[tuple[str, str, frozenset[str], frozenset[str]],
                             tuple[dict[str, float], dict[str, str]]] = {}
         self.paths: dict[tuple[str, str, str, frozenset[str], frozenset[str]], Path | None] = {}
+        #: movement class -> the hexes a legal step enters (MoveCosts.entrances)
+        self.entrances: dict[str, frozenset[str]] = {}
 
 
 _T = TypeVar("_T")

@@ -22,7 +22,10 @@ Run from the repository root: ``python benchmarks/bench_peers.py [--runs 3]``
   (games generated deterministically with python-chess itself: random legal
   moves from a fixed seed); and the audit of the example games with all
   their rules against replaying the same logs alone, as the audit replays
-  them (the scenario's maps, properties and hands).
+  them (the scenario's maps, properties and hands); and the audit of the
+  TLD chain with The Longest Day example's rules (a game of a published
+  module, as users audit them) against the chain's read + replay, both in
+  fresh processes (a process's first audit: no search kept from another).
 
 Peers are installed in their own virtual environments under
 ``~/.cache/vmodtool-bench/`` (``$VMODTOOL_BENCH_CACHE``) with pip: python-chess
@@ -55,6 +58,7 @@ CACHE = Path(os.environ.get("VMODTOOL_BENCH_CACHE", Path.home() / ".cache" / "vm
 PYCACHE = CACHE / "pycache"
 TLD = SHARED / "corpus" / "tld"
 DEMO_LOG = ROOT / "examples" / "formats" / "demo.vlog"
+TLD_SCENARIO = ROOT / "examples" / "the-longest-day" / "scenario.yaml"
 SYSTEMS = ("modern-tactical", "ww1-operational", "combat-commander")
 CHESS_GAMES = 400
 
@@ -94,6 +98,18 @@ def measure(name: str) -> tuple[float, int]:
         end = time.perf_counter()
         logged = sum(1 for g in replay.games for _, node in g.log_steps() for _ in leaves(node))
         return (end - start if name == "replay" else end - read), logged
+    if name == "audit-tld":
+        # The Longest Day example's rules over the same chain, read and
+        # replayed as "replay" does (the scenario loaded before the clock)
+        from vmodtool.audit.game import audit_logs
+        from vmodtool.replay import load_board_sizes
+        from vmodtool.scenario import load_scenario
+        files = sorted((TLD / "game").glob("*.log"))
+        sizes = load_board_sizes(TLD / "board-sizes.json")
+        scenario = load_scenario(TLD_SCENARIO, module=TLD / "buildFile", board_sizes=sizes)
+        start = time.perf_counter()
+        report = audit_logs(files, scenario, module=TLD / "buildFile", board_sizes=sizes)
+        return time.perf_counter() - start, report.steps
     raise SystemExit(f"unknown measurement {name}")
 
 
@@ -312,7 +328,7 @@ def main() -> None:
     pwg_py, pwg_why = (None, "--no-peers") if args.no_peers else \
         peer_python("pywargame", "pywargame", _python_312())
 
-    ours: dict[str, list[float]] = {n: [] for n in ("read", "inspect", "replay", "replay-only")}
+    ours: dict[str, list[float]] = {n: [] for n in ("read", "inspect", "replay", "replay-only", "audit-tld")}
     counts: dict[str, int] = {}
     chess_runs: list[tuple[float, float]] = []
     pwg_runs: list[list[float]] = []
@@ -374,6 +390,10 @@ def main() -> None:
     else:
         print(f"  python-chess: not run ({chess_why})")
 
+    t_tld = best(ours["audit-tld"])
+    print(f"\naudit of the TLD chain ({counts['audit-tld']:,} steps) with The Longest Day example's rules, a "
+          f"game of a published module (fresh processes, as the replay above): {t_tld:.2f} s = "
+          f"{t_tld / t_replay:.2f}x its read + replay (target <= 1.5x)")
     print("\naudit with all example rules against replaying the same log alone (best of 3):")
     for system, t_audit, t_alone in audit_against_replay():
         print(f"  {system:18s} audit {t_audit * 1000:6.1f} ms, replay {t_alone * 1000:6.1f} ms = "
@@ -383,7 +403,8 @@ def main() -> None:
     print(json.dumps({"ratios": {"inspect/read": round(t_inspect / t_read, 2),
                                  "help/bare": round(starts['vmodtool --help'] / bare, 2),
                                  "help-not-cached/bare": round(starts['vmodtool --help, not cached'] / bare, 2),
-                                 "memory/plaintext": round(ratio, 2)}}))
+                                 "memory/plaintext": round(ratio, 2),
+                                 "audit-tld/replay": round(t_tld / t_replay, 2)}}))
 
 
 if __name__ == "__main__":

@@ -44,3 +44,20 @@ def test_the_refs_name_caches_hold_a_bounded_number_of_characters(monkeypatch: p
         assert events._shared(cache, (str(i), text, ("s" * 100,)), lambda: "N") == "N"
         assert sum(len(k[1]) + sum(map(len, k[2])) for k in cache) <= 100_000 + 10_300
     assert len(cache) < 40
+
+
+def test_a_pieces_unit_id_is_read_once_per_state() -> None:
+    # a piece's refs in one state (a move's, then the next change's "before")
+    # share its UnitId as they share its name: the second decodes nothing
+    # (a replay printing every step asked each ref's chain again)
+    types = "mark;UnitId\tpiece;;;;T-72"
+    first = events.PieceRef("p1", types, ("syr.t72.1", "null;0;0;0"))
+    assert first.label() == "T-72 [syr.t72.1]"
+    again = events.PieceRef("p1", types, ("syr.t72.1", "null;0;0;0"))
+    assert again.unit_id == "syr.t72.1" and again._def is None
+    assert again.label() == "T-72 [syr.t72.1]" and again._def is None
+    other = events.PieceRef("p1", types, ("syr.t72.2", "null;0;0;0"))
+    assert other.unit_id == "syr.t72.2"
+    bare = events.PieceRef("p2", "piece;;;;Chit", ("null;0;0;0",))
+    assert bare.unit_id is None
+    assert events.PieceRef("p2", "piece;;;;Chit", ("null;0;0;0",)).unit_id is None

@@ -67,6 +67,8 @@ class Place(NamedTuple):
 #: types and states)
 _RefKey = tuple[str | None, str, tuple[str, ...]]
 _NAMES: BoundedCache[_RefKey, str] = BoundedCache(100_000)
+#: the ``UnitId`` of each, as a 1-tuple (None is an answer: no such property)
+_UNITS: BoundedCache[_RefKey, tuple[str | None]] = BoundedCache(100_000)
 _PROPERTIES: BoundedCache[_RefKey, Mapping[str, str]] = BoundedCache(100_000)
 T = TypeVar("T")
 
@@ -152,12 +154,14 @@ class PieceRef:
     def unit_id(self) -> str | None:
         unit = self._unit
         if unit is False or unit is True:
-            try:
-                unit = self._definition().get_property("UnitId")
-            except FormatError:
-                unit = None
-            self._unit = unit
+            unit = self._unit = _shared(_UNITS, (self.id, self._type, self._states), self._own_unit)[0]
         return unit
+
+    def _own_unit(self) -> tuple[str | None]:
+        try:
+            return (self._definition().get_property("UnitId"),)
+        except FormatError:
+            return (None,)
 
     def properties(self) -> Mapping[str, str]:
         """The piece's properties then (read-only: shared by every ref of

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from vmodtool.replay.engine import Engine as ReplayEngine
     from vmodtool.vassal.module import Module
 
-__all__ = ["AuditGame", "audit_logs", "scenario_positions", "ScenarioPositions"]
+__all__ = ["AuditGame", "audit_logs", "open_audit", "OpenedAudit", "scenario_positions", "ScenarioPositions"]
 
 #: the event kinds wanted when a step is replayed without judging it (see AuditGame.run_step)
 _NOTHING: frozenset[str] = frozenset()
@@ -514,25 +514,33 @@ class AuditGame:
                                                player=player, side=side, turn=st.turn, phase=st.phase))
 
     # -- the whole game --------------------------------------------------------------------------
-    def prepare(self) -> Scenario:
+    def on_restore(self, k: int, engine: ReplayEngine) -> None:
+        """What the audit reads of file ``k``'s saved state as the replay
+        restores it (``Replay.steps(on_restore=)``): the first file's pieces,
+        and each file's start for the integrity check's capture."""
+        if k == 0:
+            self.capture_initial(engine)
+        if self.capture is not None:
+            self.capture.on_restore(k, engine)
+
+    def prepare(self, replayed: list[Step] | None = None) -> Scenario:
         """Replay the whole game and bind every piece in the order it
         appears; the scenario with the game's units (the one given when the
-        binding made no new unit)."""
+        binding made no new unit).  ``replayed``: every step of
+        :attr:`replay`, when the caller replayed it itself with
+        :meth:`on_restore` (``vmodtool report`` draws the game as it goes): the game
+        is not replayed again."""
         with relaxed_gc():
-            return self._prepare()
+            return self._prepare(replayed)
 
-    def _prepare(self) -> Scenario:
+    def _prepare(self, replayed: list[Step] | None) -> Scenario:
         # the whole replay first: a step's undo may come any number of steps
         # later, and the rules' memory must be saved before a step that will
         # be undone; the steps carry all the audit reads (events, stacks)
         capture = self.capture
-
-        def initial(k: int, engine: ReplayEngine) -> None:
-            if k == 0:
-                self.capture_initial(engine)
-            if capture is not None:
-                capture.on_restore(k, engine)
-        self._steps = steps = list(self.replay.steps(on_restore=initial))
+        if replayed is None:
+            replayed = list(self.replay.steps(on_restore=self.on_restore))
+        self._steps = steps = replayed
         if capture is not None:
             capture.finish(self.replay.engine)
         if self._initial is not None:
@@ -623,18 +631,27 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
 
     With ``integrity``, the game's PBEM integrity is checked too (the checks
     of ``vmodtool check-game``, over the same replay: no second pass) and
-    reported in :attr:`AuditReport.integrity`."""
+    reported in :attr:`AuditReport.integrity`.
+
+    :func:`open_audit` then :meth:`OpenedAudit.finish` are the same audit in
+    two halves, for a caller that replays the game itself."""
     # one relaxed collection for the whole audit, not one each for reading,
     # replaying and judging: between them a restored threshold would start
     # collections that scan the replay's objects (a tenth of a short audit)
     with relaxed_gc():
-        return _audit_logs(logs, scenario, module=module, board_sizes=board_sizes, plugin_folders=plugin_folders,
-                           trust_scenario_plugins=trust_scenario_plugins, only=only, integrity=integrity)
+        return open_audit(logs, scenario, module=module, board_sizes=board_sizes, plugin_folders=plugin_folders,
+                          trust_scenario_plugins=trust_scenario_plugins, only=only,
+                          integrity=integrity).finish()
 
 
-def _audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str | Path | None,
-                board_sizes: dict[str, tuple[int, int]] | None, plugin_folders: Sequence[Path],
-                trust_scenario_plugins: bool, only: Sequence[str] | None, integrity: bool) -> AuditReport:
+def open_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | str | Path | None = None,
+               board_sizes: dict[str, tuple[int, int]] | None = None,
+               plugin_folders: Sequence[Path] = (), trust_scenario_plugins: bool = False,
+               only: Sequence[str] | None = None, integrity: bool = False) -> OpenedAudit:
+    """The first half of :func:`audit_logs` (the same arguments): the rules
+    made, the logs read and checked against the module, nothing replayed
+    yet.  :attr:`OpenedAudit.replay` is the replay the audit reads (its
+    module's or the scenario's positions)."""
     # the rules first: a plug-in that is not a rule stops the audit before any log is read
     engine = Engine(scenario, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)
@@ -674,55 +691,100 @@ def _audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | st
         game.capture = Capture()
     if unnamed:
         game.log_maps = set()
-    bound = game.prepare()
-    if bound is not scenario:
-        # the rules are made again for the game's units (the binding made them)
-        engine = Engine(bound, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
-                        only=only)
-    game.run(engine)
-    if game.log_maps:
-        known = set(replay.positions.map_names())
-        if not game.log_maps & known:
+    return OpenedAudit(list(logs), scenario, module, engine, game, given, warnings,
+                       (tuple(plugin_folders), trust_scenario_plugins, only))
+
+
+class OpenedAudit:
+    """An audit whose logs are read and checked against the module
+    (:func:`open_audit`): :meth:`finish` replays the game, binds its pieces
+    and judges it."""
+
+    def __init__(self, logs: list[Path], scenario: Scenario, module: Module | None, engine: Engine,
+                 game: AuditGame, given: _ModuleName, warnings: list[str],
+                 rules: tuple[tuple[Path, ...], bool, Sequence[str] | None]) -> None:
+        self.logs = logs
+        self.scenario = scenario
+        self.module = module
+        self.engine = engine
+        self.game = game
+        self.given = given
+        self.warnings = warnings
+        self._rules = rules
+
+    @property
+    def replay(self) -> Replay:
+        """The replay the audit reads."""
+        return self.game.replay
+
+    def on_restore(self, k: int, engine: ReplayEngine) -> None:
+        """For a caller that replays :attr:`replay` itself
+        (``replay.steps(on_restore=…)``, then :meth:`finish` with its steps)."""
+        self.game.on_restore(k, engine)
+
+    def finish(self, replayed: list[Step] | None = None) -> AuditReport:
+        """Replay the game (unless ``replayed`` holds every step of
+        :attr:`replay`, replayed with :meth:`on_restore`), bind its pieces,
+        judge it: the report :func:`audit_logs` returns."""
+        with relaxed_gc():
+            return self._finish(replayed)
+
+    def _finish(self, replayed: list[Step] | None) -> AuditReport:
+        logs, scenario, module, engine, game, given = (self.logs, self.scenario, self.module, self.engine,
+                                                       self.game, self.given)
+        replay = game.replay
+        warnings = list(self.warnings)
+        plugin_folders, trust_scenario_plugins, only = self._rules
+        integrity = game.capture is not None
+        bound = game.prepare(replayed)
+        if bound is not scenario:
+            # the rules are made again for the game's units (the binding made them)
+            engine = Engine(bound, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
+                            only=only)
+        game.run(engine)
+        if game.log_maps:
+            known = set(replay.positions.map_names())
+            if not game.log_maps & known:
+                raise VmodError(
+                    f"{logs[0]} uses map(s) {_names(game.log_maps)}, none of which is in the module "
+                    f"given: {given.name!r} ({given.source}) has {_names(known) or 'no map'}; audit the log with "
+                    "the module it was played with")
+        if not game.piece_unit and engine.rules:
+            # (with no rule to run the audit claims nothing: the replay's own findings stand)
+            pieces = len(game.unknown_ids) + len(game.piece_marker) + len(game.ignored_ids)
+            how = ("none with a UnitId property naming one of its counters (what a module made by 'vmodtool build' "
+                   "writes; a game played with another module needs a binding, which 'vmodtool import' proposes)"
+                   if scenario.binding.implied else "none matched by the scenario's binding.units")
             raise VmodError(
-                f"{logs[0]} uses map(s) {_names(game.log_maps)}, none of which is in the module "
-                f"given: {given.name!r} ({given.source}) has {_names(known) or 'no map'}; audit the log with "
-                "the module it was played with")
-    if not game.piece_unit and engine.rules:
-        # (with no rule to run the audit claims nothing: the replay's own findings stand)
-        pieces = len(game.unknown_ids) + len(game.piece_marker) + len(game.ignored_ids)
-        how = ("none with a UnitId property naming one of its counters (what a module made by 'vmodtool build' "
-               "writes; a game played with another module needs a binding, which 'vmodtool import' proposes)"
-               if scenario.binding.implied else "none matched by the scenario's binding.units")
-        raise VmodError(
-            f"no piece of {_names(str(p) for p in logs)} is a unit of the scenario "
-            f"{scenario.path or scenario.game.title}: {pieces} piece(s), {how}; nothing could be checked")
-    engine.mark_unseen()
-    warnings += [w.message if hasattr(w, "message") else str(w) for w in replay.warnings]
-    if game.binder.problems:
-        sample = ", ".join(sorted(game.binder.problems)[:8])
-        warnings.append(f"{len(game.binder.problems)} piece(s) matched a binding.units entry but no side "
-                        f"(give the entry a side or add a binding.sides entry) and are not units: {sample}")
-    if game.unknown_pieces:
-        sample = ", ".join(sorted(game.unknown_pieces)[:8])
-        warnings.append(f"{len(game.unknown_pieces)} piece(s) are not units or markers of the "
-                        f"scenario and were ignored by the rules: {sample}")
-    checked = None
-    if integrity:
-        from vmodtool.audit.integrity import check_game
-        from vmodtool.audit.integrity.model import GameRecord
-        cap = game.capture
-        assert cap is not None
-        checked = check_game(GameRecord(list(logs), replay, game.replayed_steps, module, cap.starts, cap.ends,
-                                        cap.ghosts))
-    return AuditReport(
-        integrity=checked,
-        logs=[str(p) for p in logs], scenario=str(scenario.path), violations=engine.sorted_violations(),
-        steps=game.steps, rules_checked=[spec.id for spec, _ in engine.rules],
-        not_checked=engine.not_checked,
-        rule_failures=[f.__dict__ for f in engine.failures], replay_warnings=warnings,
-        chain_differences=[d.text() for d in replay.chain_differences],
-        phase_names={p.id: p.name for p in (scenario.turns.phases if scenario.turns else ())},
-        side_names={s.id: s.name for s in scenario.game.sides})
+                f"no piece of {_names(str(p) for p in logs)} is a unit of the scenario "
+                f"{scenario.path or scenario.game.title}: {pieces} piece(s), {how}; nothing could be checked")
+        engine.mark_unseen()
+        warnings += [w.message if hasattr(w, "message") else str(w) for w in replay.warnings]
+        if game.binder.problems:
+            sample = ", ".join(sorted(game.binder.problems)[:8])
+            warnings.append(f"{len(game.binder.problems)} piece(s) matched a binding.units entry but no side "
+                            f"(give the entry a side or add a binding.sides entry) and are not units: {sample}")
+        if game.unknown_pieces:
+            sample = ", ".join(sorted(game.unknown_pieces)[:8])
+            warnings.append(f"{len(game.unknown_pieces)} piece(s) are not units or markers of the "
+                            f"scenario and were ignored by the rules: {sample}")
+        checked = None
+        if integrity:
+            from vmodtool.audit.integrity import check_game
+            from vmodtool.audit.integrity.model import GameRecord
+            cap = game.capture
+            assert cap is not None
+            checked = check_game(GameRecord(list(logs), replay, game.replayed_steps, module, cap.starts, cap.ends,
+                                            cap.ghosts))
+        return AuditReport(
+            integrity=checked,
+            logs=[str(p) for p in logs], scenario=str(scenario.path), violations=engine.sorted_violations(),
+            steps=game.steps, rules_checked=[spec.id for spec, _ in engine.rules],
+            not_checked=engine.not_checked,
+            rule_failures=[f.__dict__ for f in engine.failures], replay_warnings=warnings,
+            chain_differences=[d.text() for d in replay.chain_differences],
+            phase_names={p.id: p.name for p in (scenario.turns.phases if scenario.turns else ())},
+            side_names={s.id: s.name for s in scenario.game.sides})
 
 
 class _ModuleName(NamedTuple):

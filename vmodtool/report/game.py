@@ -1,15 +1,20 @@
 """``vmodtool report`` without Click: replay a game once (recording its
-frames and what ``check-game`` reads), run the checks, with a scenario the
-audit, and write the page."""
+frames and what ``check-game`` and, with a scenario, the audit read), run
+the checks and the audit, and write the page."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vmodtool.report.frames import record_frames
 from vmodtool.report.scene import SceneBuilder
+
+if TYPE_CHECKING:
+    from vmodtool.audit.game import OpenedAudit
+    from vmodtool.replay.engine import Engine
 
 __all__ = ["ReportResult", "write_game_report"]
 
@@ -37,20 +42,30 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
 
     opened = Module.open(module) if module is not None else None
     try:
-        replay = Replay.open(list(logs), module=opened, board_sizes=board_sizes)
-        builder = SceneBuilder(replay.positions, opened)
-        capture = Capture()
-        frames, steps = record_frames(replay, builder, on_restore=capture.on_restore)
-        capture.finish(replay.engine)
-        record = GameRecord(list(logs), replay, steps, opened, capture.starts, capture.ends, capture.ghosts)
-        check = check_game(record)
-        violations = []
+        audit: OpenedAudit | None = None
         if scenario is not None:
-            from vmodtool.audit.game import audit_logs
+            # the game replayed once, for the page and the audit alike (the
+            # audit's replay: its module's, or the scenario's, positions)
+            from vmodtool.audit.game import open_audit
             from vmodtool.scenario import load_scenario
 
             loaded = load_scenario(scenario, module=opened, board_sizes=board_sizes)
-            violations = audit_logs(list(logs), loaded, module=opened, board_sizes=board_sizes).violations
+            audit = open_audit(list(logs), loaded, module=opened, board_sizes=board_sizes)
+            replay = audit.replay
+        else:
+            replay = Replay.open(list(logs), module=opened, board_sizes=board_sizes)
+        builder = SceneBuilder(replay.positions, opened)
+        capture = Capture()
+
+        def restored(k: int, engine: Engine) -> None:
+            capture.on_restore(k, engine)
+            if audit is not None:
+                audit.on_restore(k, engine)
+        frames, steps = record_frames(replay, builder, on_restore=restored)
+        capture.finish(replay.engine)
+        record = GameRecord(list(logs), replay, steps, opened, capture.starts, capture.ends, capture.ghosts)
+        check = check_game(record)
+        violations = audit.finish(steps).violations if audit is not None else []
         rolls = dice.read_rolls(record)
         groups = dice.dice_groups(rolls)
         chart = dice_chart_png(groups) if groups else None

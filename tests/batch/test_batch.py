@@ -397,6 +397,39 @@ def test_games_sharing_a_published_module_and_its_scenario_equal_each_audited_al
                                  "--format", "json"])
 
 
+def test_a_worker_knows_its_loaded_scenario_and_module_without_reading_them_again(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    # a worker asks for the game's scenario and module at every game: a
+    # published module runs to tens of megabytes, hashed at every game before;
+    # the same files (by device, inode, size and time) are the loaded ones,
+    # and a file changed meanwhile is loaded again
+    import shutil
+
+    from vmodtool.scenario import model
+
+    scenario = tmp_path / "scenario.yaml"
+    shutil.copy(REPO / "examples" / "modern-tactical" / "scenario.yaml", scenario)
+    module = tmp_path / "game.vmod"
+    built = CliRunner().invoke(cli, ["build", str(scenario), "-o", str(module), "-q"])
+    assert built.exit_code == 0, built.output
+    batch_tasks.forget_trees()
+    options = Options("audit", module=module, scenario=scenario)
+    first = batch_tasks._scenario(options)
+    assert isinstance(first[0], model.Scenario)
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("the files were read again")
+    monkeypatch.setattr(batch_tasks, "file_digest", no_reading)
+    monkeypatch.setattr(batch_tasks.hashlib, "sha256", no_reading)
+    for _ in range(3):
+        assert batch_tasks._scenario(options) is first
+    monkeypatch.undo()
+    os.utime(scenario, ns=(scenario.stat().st_atime_ns, scenario.stat().st_mtime_ns + 10**9))
+    again = batch_tasks._scenario(options)
+    assert again is not first and again[0].game == first[0].game
+    batch_tasks.forget_trees()
+
+
 def test_a_worker_collects_its_garbage_once_its_memory_has_grown(monkeypatch) -> None:
     """Memory bounded by the largest game, not by how many a worker ran: a
     full collection once the resident size has grown by 64 MB (or every 8

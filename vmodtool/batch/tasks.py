@@ -167,13 +167,25 @@ _SCENARIOS: dict[tuple[Any, ...], Any] = {}
 _SCENARIO_CACHE_SIZE = 4
 
 
+def _stamp(path: Path) -> tuple[int, int, int, int] | None:
+    """Which file is at ``path`` now (device, inode, size, modification
+    time; None when there is none): a file the batch did not change gives
+    the same stamp, without reading it (a published module runs to tens of
+    megabytes, and a worker asks for it at every game)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def _scenario(opts: Options) -> Any:
     from vmodtool.scenario import load_scenario
     from vmodtool.vassal.module import Module
 
     assert opts.scenario is not None
-    key: tuple[Any, ...] = (str(opts.scenario), file_digest(opts.scenario), _s(opts.module),
-           file_digest(opts.module) if opts.module is not None and opts.module.is_file() else None,
+    key: tuple[Any, ...] = (str(opts.scenario), _stamp(opts.scenario), _s(opts.module),
+           _stamp(opts.module) if opts.module is not None and opts.module.is_file() else None,
            opts.board_sizes)
     if opts.module is not None and opts.module.is_dir():
         key = ()                      # an unpacked module folder: not cached

@@ -87,3 +87,24 @@ def test_a_report_without_a_scenario_replays_once(module: Path, tmp_path: Path,
     assert counts == {"read": 1, "replayed": 1}
     findings = _page(out)["findings"]
     assert isinstance(findings, list) and not [f for f in findings if f["source"] == "audit"]
+
+
+def test_without_m_the_scenarios_module_file_draws_the_page(module: Path, tmp_path: Path) -> None:
+    # a scenario naming its module (module.file): the audit reads that module,
+    # and the page draws its boards and pieces as with -m
+    import shutil
+
+    shutil.copy(module, tmp_path / "game.vmod")
+    text = SCENARIO.read_text(encoding="utf-8")
+    at = text.index("\nmap:")
+    (tmp_path / "scenario.yaml").write_text(text[:at] + "\nmodule:\n  file: game.vmod\n" + text[at:],
+                                            encoding="utf-8")
+    out = tmp_path / "page.html"
+    result = write_game_report([LOG], out, scenario=tmp_path / "scenario.yaml")
+    with_m = tmp_path / "with-m.html"
+    write_game_report([LOG], with_m, module=module, scenario=SCENARIO)
+    page, expected = _page(out), _page(with_m)
+    names = [str(i).split("/", 1)[1] for i in page["images"]]           # type: ignore[attr-defined]
+    assert names and names == [str(i).split("/", 1)[1] for i in expected["images"]]  # type: ignore[attr-defined]
+    assert page["findings"] == expected["findings"] and page["steps"] == expected["steps"]
+    assert result.missing_images == []

@@ -41,8 +41,8 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
     from vmodtool.vassal.module import Module
 
     opened = Module.open(module) if module is not None else None
+    audit: OpenedAudit | None = None
     try:
-        audit: OpenedAudit | None = None
         if scenario is not None:
             # the game replayed once, for the page and the audit alike (the
             # audit's replay: its module's, or the scenario's, positions)
@@ -52,9 +52,12 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
             loaded = load_scenario(scenario, module=opened, board_sizes=board_sizes)
             audit = open_audit(list(logs), loaded, module=opened, board_sizes=board_sizes)
             replay = audit.replay
+            # without -m, the scenario's module.file (as the audit reads it)
+            played_with = audit.module
         else:
             replay = Replay.open(list(logs), module=opened, board_sizes=board_sizes)
-        builder = SceneBuilder(replay.positions, opened)
+            played_with = opened
+        builder = SceneBuilder(replay.positions, played_with)
         capture = Capture()
 
         def restored(k: int, engine: Engine) -> None:
@@ -63,17 +66,19 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
                 audit.on_restore(k, engine)
         frames, steps = record_frames(replay, builder, on_restore=restored)
         capture.finish(replay.engine)
-        record = GameRecord(list(logs), replay, steps, opened, capture.starts, capture.ends, capture.ghosts)
+        record = GameRecord(list(logs), replay, steps, played_with, capture.starts, capture.ends, capture.ghosts)
         check = check_game(record)
         violations = audit.finish(steps).violations if audit is not None else []
         rolls = dice.read_rolls(record)
         groups = dice.dice_groups(rolls)
         chart = dice_chart_png(groups) if groups else None
         findings = finding_records(frames, replay.positions, violations=violations, check=check)
-        title = (opened.name if opened is not None and opened.name else "game") + " — " + \
+        title = (played_with.name if played_with is not None and played_with.name else "game") + " — " + \
             ", ".join(p.name for p in logs[:3]) + (" …" if len(logs) > 3 else "")
         missing = write_page(output, frames, builder.catalog, title=title, findings=findings, dice_png=chart)
         return ReportResult(len(steps), len(frames.pieces), len(findings), missing)
     finally:
         if opened is not None:
             opened.close()
+        if audit is not None and audit.module is not None and audit.module is not opened:
+            audit.module.close()        # (the scenario's module.file, opened by the audit)

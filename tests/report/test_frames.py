@@ -27,14 +27,6 @@ SCENARIO = ROOT / "examples" / "modern-tactical" / "scenario.yaml"
 LOG = ROOT / "examples" / "modern-tactical" / "logs" / "game-1.vlog"
 
 
-@pytest.fixture(scope="module")
-def module(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("frames") / "game.vmod"
-    result = CliRunner().invoke(cli, ["build", str(SCENARIO), "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
-
-
 def test_incremental_equals_full(module: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fast, steps = record_frames(Replay.open([LOG], module=module))
     monkeypatch.setattr(frames_module, "FULL_EVERY", 1)

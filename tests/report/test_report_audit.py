@@ -9,26 +9,15 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
+from tests.report.conftest import ROOT, SCENARIO
 from vmodtool.audit.game import audit_logs
-from vmodtool.cli import cli
 from vmodtool.replay import game as replay_game
 from vmodtool.report.game import write_game_report
 from vmodtool.scenario import load_scenario
 from vmodtool.vassal import savefile
 
-ROOT = Path(__file__).resolve().parents[2]
-SCENARIO = ROOT / "examples" / "modern-tactical" / "scenario.yaml"
 LOG = ROOT / "examples" / "modern-tactical" / "logs" / "illegal-over-long-move.vlog"
-
-
-@pytest.fixture(scope="module")
-def module(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("report-audit") / "game.vmod"
-    result = CliRunner().invoke(cli, ["build", str(SCENARIO), "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
 
 
 def _page(path: Path) -> dict[str, object]:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vmodtool.errors import FormatError, UnsafeFileError
-from vmodtool.vassal.obfuscation import Encoding, decode_saved_game, encode_saved_game
+from vmodtool.vassal.obfuscation import Encoding, decode_saved_game, encode_saved_game, sniff_encoding
 
 
 def test_spec_example():
@@ -119,4 +119,17 @@ def test_truncated_compressed_data():
 def test_roundtrip_property(text, key, encoding):
     if encoding in (Encoding.VOBS, Encoding.VOXZ) and key == 0:
         key = 1
+    if encoding is Encoding.PLAIN and sniff_encoding(text.encode("utf-8")) is not Encoding.PLAIN:
+        with pytest.raises(ValueError, match="cannot begin"):
+            encode_saved_game(text, encoding, key=key)
+        return
     assert decode_saved_game(encode_saved_game(text, encoding, key=key)).text == text
+
+
+@pytest.mark.parametrize("text", ["!VCSZ", "!VCSK00", "VOBS", "!VOBS x", "!VOXZ"])
+def test_a_plain_entry_that_would_read_as_another_encoding_is_refused(text):
+    # found by the property above (Hypothesis drew "!VCSZ"): written plain, the
+    # text's own first bytes make every reader take it for an obfuscated entry
+    with pytest.raises(ValueError, match="cannot begin"):
+        encode_saved_game(text, Encoding.PLAIN)
+    assert decode_saved_game(encode_saved_game(text, Encoding.VCSK, key=7)).text == text

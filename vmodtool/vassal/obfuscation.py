@@ -498,6 +498,12 @@ def encode_saved_game(text: str, encoding: Encoding = Encoding.VCSK, *, key: int
         raise ValueError("the key is a byte value 0-255")
     table = _xor_table(key)
     if encoding is Encoding.PLAIN:
+        taken = sniff_encoding(raw[:8])
+        if taken is not Encoding.PLAIN:
+            # every reader (VASSAL's and ours) would take it for that encoding:
+            # written plain, the text could not be read back
+            raise ValueError(f"a plain entry cannot begin as this text does ({raw[:8]!r}): it reads as "
+                             f"{taken.value}; choose another encoding")
         return raw
     if encoding is Encoding.XZ:
         return lzma.compress(raw, format=lzma.FORMAT_XZ, preset=3)

@@ -20,8 +20,9 @@ each step recorded (``Step.stacks``), not from a live engine.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -653,8 +654,9 @@ def open_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
     yet.  :attr:`OpenedAudit.replay` is the replay the audit reads (its
     module's or the scenario's positions)."""
     # the rules first: a plug-in that is not a rule stops the audit before any log is read
-    engine = Engine(scenario, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
+    rules = partial(Engine, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)
+    engine = rules(scenario)
     source = scenario.module
     if source is not None and source.board_sizes:
         board_sizes = {**source.board_sizes, **(board_sizes or {})}
@@ -691,8 +693,7 @@ def open_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         game.capture = Capture()
     if unnamed:
         game.log_maps = set()
-    return OpenedAudit(list(logs), scenario, module, engine, game, given, warnings,
-                       (tuple(plugin_folders), trust_scenario_plugins, only))
+    return OpenedAudit(list(logs), scenario, module, engine, game, given, warnings, rules)
 
 
 class OpenedAudit:
@@ -702,7 +703,7 @@ class OpenedAudit:
 
     def __init__(self, logs: list[Path], scenario: Scenario, module: Module | None, engine: Engine,
                  game: AuditGame, given: _ModuleName, warnings: list[str],
-                 rules: tuple[tuple[Path, ...], bool, Sequence[str] | None]) -> None:
+                 rules: Callable[[Scenario], Engine]) -> None:
         self.logs = logs
         self.scenario = scenario
         self.module = module
@@ -710,6 +711,7 @@ class OpenedAudit:
         self.game = game
         self.given = given
         self.warnings = warnings
+        #: the rules made for a scenario (again for the game's bound units)
         self._rules = rules
 
     @property
@@ -734,13 +736,11 @@ class OpenedAudit:
                                                        self.game, self.given)
         replay = game.replay
         warnings = list(self.warnings)
-        plugin_folders, trust_scenario_plugins, only = self._rules
         integrity = game.capture is not None
         bound = game.prepare(replayed)
         if bound is not scenario:
             # the rules are made again for the game's units (the binding made them)
-            engine = Engine(bound, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
-                            only=only)
+            engine = self._rules(bound)
         game.run(engine)
         if game.log_maps:
             known = set(replay.positions.map_names())

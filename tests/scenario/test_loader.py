@@ -237,6 +237,37 @@ def test_init_writes_a_valid_starter(tmp_path):
     assert result.exit_code != 0
 
 
+def test_init_hint_can_be_pasted_into_a_shell(tmp_path):
+    """The next command init prints is quoted for the shell: a folder name with
+    a space ("Marne Salient 1918") pasted unquoted was two arguments."""
+    import shlex
+    result = CliRunner().invoke(cli, ["init", "Marne Salient 1918", "--dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    command = result.output.strip().split("then run: ", 1)[1]
+    words = shlex.split(command)
+    assert words[:2] == ["vmodtool", "check-scenario"] and len(words) == 3
+    assert Path(words[2]) == tmp_path / "Marne Salient 1918" / "scenario.yaml"
+
+
+def test_a_mapping_given_as_text_says_what_it_takes(tmp_path):
+    """``game.scale: 2 km per hex`` said only "expected a mapping"; the message
+    now says what the mapping holds (its keys, or the free mapping's meaning)."""
+    text = BASE.replace("game:\n", "game:\n  scale: 2 km per hex\n", 1)
+    assert "scale: 2 km" in text
+    with pytest.raises(ScenarioProblems) as info:
+        load_scenario(write(tmp_path, text))
+    message = next(p.message for p in info.value.problems if "scale" in p.message)
+    assert "expected a mapping (key: value), found the text '2 km per hex'" in message
+    assert 'hex: "250 m"' in message
+    # a mapping with named keys lists them
+    text = re.sub(r"(?ms)^game:\n(  .*?\n)+(?=\S)", "game: Marne 1918\n", BASE, count=1)
+    with pytest.raises(ScenarioProblems) as info:
+        load_scenario(write(tmp_path, text))
+    message = next(p.message for p in info.value.problems if "Marne 1918" in p.message)
+    assert "found the text 'Marne 1918'; it takes the keys: " in message
+    assert "sides" in message and "title" in message
+
+
 def test_schema_command_prints_the_schema():
     result = CliRunner().invoke(cli, ["schema"])
     schema = json.loads(result.output)

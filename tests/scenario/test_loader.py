@@ -282,3 +282,32 @@ def test_turn_tracker_levels_are_names_or_positions(tmp_path):
     assert any("levels.turn" in m and "out of range" in m for m in messages), messages
     assert any("levels.phase" in m and "non-empty" in m for m in messages), messages
     assert any("unknown key 'month'" in m for m in messages), messages
+
+
+STARTER_RIVER = '      between: [["0401", "0501"], ["0401", "0502"], ["0402", "0502"], ["0402", "0503"]]\n'
+
+
+def test_a_river_typed_as_a_path_is_the_river_typed_as_pairs(tmp_path):
+    """``path`` along hexsides is a zig-zag from bank to bank: each two hexes in
+    a row are one hexside, the same hexsides as the pairs."""
+    assert STARTER_RIVER in BASE
+    as_pairs = load_scenario(write(tmp_path, BASE, "pairs.yaml"))
+    text = BASE.replace(STARTER_RIVER, '      path: ["0501", "0401", "0502", "0402", "0503"]\n')
+    as_path = load_scenario(write(tmp_path, text, "path.yaml"))
+    assert as_path.map.hexsides == as_pairs.map.hexsides and len(as_pairs.map.hexsides) == 4
+    assert not [p for p in check_scenario(tmp_path / "path.yaml")[1] if p.severity == "warning"]
+
+
+def test_a_river_in_pieces_is_reported_at_its_entry(tmp_path):
+    """A river typed as pairs that do not meet was drawn as separate dashes with
+    no word; it is a warning located at the entry, naming the pieces.  A type
+    with a symbol (a bridge) or ``continuous: false`` is made of pieces."""
+    text = BASE.replace(STARTER_RIVER, '      between: [["0401", "0501"], ["0402", "0503"]]\n')
+    path = write(tmp_path, text)
+    problems = [p for p in check_scenario(path)[1] if p.severity == "warning"]
+    assert len(problems) == 1, problems
+    assert problems[0].line == line_of(text, "- type: river")
+    assert "River is in 2 pieces that do not meet: 0401|0501; 0402|0503" in problems[0].message
+    quiet = text.replace('river: {name: "River",', 'river: {continuous: false, name: "River",')
+    assert quiet != text
+    assert not [p for p in check_scenario(write(tmp_path, quiet))[1] if p.severity == "warning"]

@@ -102,6 +102,8 @@ class HexsideType:
     width: float | None = None
     drawn_as: str = "hexside"      # hexside | centre_line
     symbol: str | None = None
+    #: each entry of this type is one line (a river, a road): one in pieces is reported
+    continuous: bool = True
 
 
 @dataclass(frozen=True)

@@ -311,3 +311,19 @@ def test_a_river_in_pieces_is_reported_at_its_entry(tmp_path):
     quiet = text.replace('river: {name: "River",', 'river: {continuous: false, name: "River",')
     assert quiet != text
     assert not [p for p in check_scenario(write(tmp_path, quiet))[1] if p.severity == "warning"]
+
+
+def test_sides_without_a_fill_get_distinct_colour_blind_safe_colours(tmp_path):
+    """Two sides that gave no fill printed alike (both the one default grey);
+    they take the palette's colours in side order, and two sides given one
+    fill are a warning at the second."""
+    from vmodtool.scenario.model import SIDE_PALETTE
+    text = re.sub(r',\s*fill: "#[0-9a-f]{6}"', "", BASE)
+    assert text != BASE
+    scenario = load_scenario(write(tmp_path, text))
+    fills = [side.fill for side in scenario.game.sides]
+    assert fills == list(SIDE_PALETTE[:len(fills)]) and len(set(fills)) == len(fills) == 2
+    same = re.sub(r'fill: "#[0-9a-f]{6}"', 'fill: "#9FC5E8"', BASE)
+    warnings = [p for p in check_scenario(write(tmp_path, same))[1] if p.severity == "warning"]
+    assert len(warnings) == 1 and "has the fill #9FC5E8 of side 'blue'" in warnings[0].message
+    assert warnings[0].line == line_of(same, "id: red")

@@ -376,12 +376,19 @@ class _Builder:
     def build_game(self) -> M.Game:
         p = ("game",)
         sides = []
-        for sp, _ in self.list_of(p + ("sides",)):
+        fills: dict[str, str] = {}
+        for i, (sp, _) in enumerate(self.list_of(p + ("sides",))):
             sid = self.text(sp + ("id",))
             if not sid:
                 continue
-            sides.append(M.Side(sid, self.text(sp + ("name",), sid) or sid,
-                                self.text(sp + ("fill",), "#dddddd") or "#dddddd",
+            default = M.SIDE_PALETTE[i % len(M.SIDE_PALETTE)]
+            fill = self.text(sp + ("fill",), default) or default
+            if fill.lower() in fills:
+                self.err(sp + ("fill",) if self.text(sp + ("fill",)) else sp,
+                         f"side {sid!r} has the fill {fill} of side {fills[fill.lower()]!r}: their counters "
+                         f"print alike (leave fill out for a colour of its own)", severity="warning")
+            fills.setdefault(fill.lower(), sid)
+            sides.append(M.Side(sid, self.text(sp + ("name",), sid) or sid, fill,
                                 self.text(sp + ("ink",), "#000000") or "#000000",
                                 self.text(sp + ("stripe",))))
         self.unique(((sp + ("id",), self.text(sp + ("id",)) or "") for sp, _ in self.list_of(p + ("sides",))

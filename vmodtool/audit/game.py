@@ -686,7 +686,8 @@ def open_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         if found is None:
             unnamed = True
         else:
-            warnings += _check_module(str(log), found, given)
+            warnings += _check_module(str(log), found, given,
+                                      source.aliases if source is not None else (), scenario.path)
     game = AuditGame(scenario, replay, module)
     if integrity:
         from vmodtool.audit.integrity.chain import Capture
@@ -759,6 +760,9 @@ class OpenedAudit:
                 f"no piece of {_names(str(p) for p in logs)} is a unit of the scenario "
                 f"{scenario.path or scenario.game.title}: {pieces} piece(s), {how}; nothing could be checked")
         engine.mark_unseen()
+        where = log_places(game.replayed_steps, logs)
+        violations = [replace(v, log=place[0], log_step=place[1])
+                      for v in engine.sorted_violations() for place in (where(v.step),)]
         warnings += [w.message if hasattr(w, "message") else str(w) for w in replay.warnings]
         if game.binder.problems:
             sample = ", ".join(sorted(game.binder.problems)[:8])
@@ -778,13 +782,35 @@ class OpenedAudit:
                                             cap.ghosts))
         return AuditReport(
             integrity=checked,
-            logs=[str(p) for p in logs], scenario=str(scenario.path), violations=engine.sorted_violations(),
+            logs=[str(p) for p in logs], scenario=str(scenario.path), violations=violations,
             steps=game.steps, rules_checked=[spec.id for spec, _ in engine.rules],
             not_checked=engine.not_checked,
             rule_failures=[f.__dict__ for f in engine.failures], replay_warnings=warnings,
             chain_differences=[d.text() for d in replay.chain_differences],
             phase_names={p.id: p.name for p in (scenario.turns.phases if scenario.turns else ())},
-            side_names={s.id: s.name for s in scenario.game.sides})
+            side_names={s.id: s.name for s in scenario.game.sides},
+            bound={"units": len(game.piece_unit), "markers": len(game.piece_marker),
+                   "ignored": len(game.ignored_ids), "unbound": len(game.unknown_ids)})
+
+
+def log_places(steps: Sequence[Step], logs: Sequence[Path | str]) -> Callable[[int], tuple[str | None, int]]:
+    """Where a step of the chain (its number, 1 = the first log's first
+    step, 0 = the starting state) is: (the log file's name, the step within
+    that log), read from the steps the replay made (each names its file and
+    its place there).  What a player quotes to an opponent; the chain step
+    is what the audit numbers by."""
+    by_number = {s.number: (Path(s.file).name if s.file else None, s.file_step) for s in steps}
+    first = Path(logs[0]).name if logs else None
+    last_number = max(by_number, default=0)
+
+    def place(step: int) -> tuple[str | None, int]:
+        found = by_number.get(step)
+        if found is not None:
+            return found
+        if step <= 0 or not by_number:
+            return first, 0                      # the starting state: before the first log's step 1
+        return by_number[last_number]            # (past the end: the game's end, the last step)
+    return place
 
 
 class _ModuleName(NamedTuple):
@@ -846,15 +872,25 @@ def _log_module(saved: SavedGame) -> _ModuleName | None:
 _MODULEDATA: dict[bytes, tuple[str, str, tuple[str, ...]] | None] = {}
 
 
-def _check_module(log: str, found: _ModuleName, given: _ModuleName) -> list[str]:
+def _check_module(log: str, found: _ModuleName, given: _ModuleName, aliases: Sequence[str] = (),
+                  scenario_path: Path | None = None) -> list[str]:
     """A :class:`VmodError` when a log was saved with another module than
     the one given (by name: the game's positions and pieces would be read
     with the wrong module); a warning when only the version differs
-    (players update a module in the middle of a game)."""
+    (players update a module in the middle of a game), or when the log's
+    name is one of the scenario's ``module.aliases`` (a module renamed
+    between versions)."""
     names = {found.name.strip(), *(t.strip() for t in found.translations)}
     if not names & {given.name.strip(), *(t.strip() for t in given.translations)}:
+        where = f"module.aliases of {scenario_path}" if scenario_path else "module.aliases"
+        if names & {a.strip() for a in aliases}:
+            return [f"{log} was saved with module {found.name!r} {found.version}, the module given is "
+                    f"{given.name!r} {given.version} ({given.source}); audited as the same module renamed "
+                    f"({where}): pieces or maps may differ"]
         raise VmodError(f"{log} was saved with module {found.name!r} {found.version}, but the module given "
-                        f"is {given.name!r} ({given.source}); audit it with the module and scenario of that game")
+                        f"is {given.name!r} ({given.source}); audit it with the module of that game, or, if "
+                        f"{found.name!r} is the same module under an earlier name, add it to {where} "
+                        f"(aliases: [{found.name!r}])")
     if found.version != given.version:
         return [f"{log} was saved with version {found.version} of module {found.name!r}, the module given "
                 f"is version {given.version} ({given.source}): pieces or maps may differ"]

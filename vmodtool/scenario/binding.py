@@ -201,6 +201,9 @@ class ModuleSource:
     file: str | None = None          # as written, relative to the scenario
     name: str | None = None
     board_sizes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    #: other names of the module (renamed between versions): a log saved
+    #: with one is accepted with a warning naming both
+    aliases: tuple[str, ...] = ()
 
 
 def _any() -> tuple[Pattern, ...]:

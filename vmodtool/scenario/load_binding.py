@@ -55,7 +55,8 @@ def build_module_source(b: _Builder) -> ModuleSource | None:
             from vmodtool.scenario import limits as L
             if all(b.within(p + ("board_sizes", name, i), v, L.MAX_MAP_PIXELS) for i, v in enumerate(value)):
                 sizes[str(name)] = (value[0], value[1])
-    return ModuleSource(b.text(p + ("file",)), b.text(p + ("name",)), sizes)
+    aliases = tuple(dict.fromkeys(a for a in b.get(p + ("aliases",), list, []) if isinstance(a, str) and a))
+    return ModuleSource(b.text(p + ("file",)), b.text(p + ("name",)), sizes, aliases)
 
 
 def open_module(b: _Builder, source: ModuleSource | None, given: Module | str | os.PathLike[str] | None

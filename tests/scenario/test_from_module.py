@@ -129,6 +129,25 @@ def test_a_module_without_a_hex_map_gets_a_placeholder_that_loads(tmp_path):
     assert load_scenario(out).map.module_map is None
 
 
+def test_a_hex_grid_of_one_zone_is_the_map(tmp_path):
+    """Ragnarok's board is a ZonedGrid with no background grid: its hexes are
+    the HexGrid of its zone "map" (issue 43, item 7).  Import proposes that
+    board, as ``from_module`` typed by hand takes it, not a placeholder."""
+    folder = shared_path("corpus", "ragnarok")
+    sizes = load_board_sizes(folder / "board-sizes.json")
+    with Module.open(folder / "buildFile.xml") as module:
+        result = scenario_from_module(module, module_file=str(folder / "buildFile.xml"), board_sizes=sizes)
+    data = yaml.safe_load(result.text)
+    assert data["map"]["from_module"] == "Main Map" and "grid" not in data["map"]
+    assert "PLACEHOLDER" not in result.text and 'the hex grid of zone "map"' in result.text
+    assert not any("placeholder" in n for n in result.notes)
+    out = tmp_path / "ragnarok.yaml"
+    out.write_text(result.text, encoding="utf-8")
+    scenario = load_scenario(out, board_sizes=sizes)
+    assert (scenario.map.module_map, scenario.map.module_board) == ("Main Map", "Map")
+    assert len(scenario.map.grid.hexes) == 467
+
+
 def test_the_demo_module(tmp_path):
     with Module.open(DEMO) as module:
         out, data = _write(tmp_path, module)

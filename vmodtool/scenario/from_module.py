@@ -43,7 +43,7 @@ from lxml import etree
 
 from vmodtool.errors import VmodError
 from vmodtool.scenario.binding import UNIT_ID, Pattern
-from vmodtool.scenario.module_map import ModuleMapError, module_map_grid
+from vmodtool.scenario.module_map import ModuleMapError, board_hex_grids, module_map_grid
 from vmodtool.vassal.buildfile import BoardEntry, MapEntry, PieceSlotEntry
 from vmodtool.vassal.grid import HexGrid, ZonedGrid, board_from_element
 from vmodtool.vassal.metadata import ModuleMetadata
@@ -719,10 +719,29 @@ def _usable_hex_board(board: BoardEntry, sizes: Mapping[str, tuple[int, int]]) -
         built = board_from_element(board.element)
     except VmodError as exc:
         return False, f"its grid cannot be read ({exc.message})"
-    grid = built.grid
-    if not (isinstance(grid, HexGrid) or (isinstance(grid, ZonedGrid) and isinstance(grid.background, HexGrid))):
-        return False, f"board {yaml_text(board.name)} has {board.grid_kind or 'no grid'}, not a hex grid"
+    # (the board's HexGrid, a ZonedGrid's background one, else a zone's own:
+    # the grids map.from_module takes, in the order it takes them)
+    if not board_hex_grids(built):
+        what = board.grid_kind or "no grid"
+        if isinstance(built.grid, ZonedGrid):
+            what += " without a hex grid in it or any of its zones"
+        return False, f"board {yaml_text(board.name)} has {what}, not a hex grid"
     return True, ""
+
+
+def _grid_kind(board: BoardEntry) -> str:
+    """What hex grid of a usable board the scenario takes, for the comment:
+    ``ZonedGrid, the hex grid of zone "map"`` when it is a zone's own."""
+    kind = board.grid_kind or "no grid"
+    try:
+        grid = board_from_element(board.element).grid
+    except VmodError:
+        return kind
+    if isinstance(grid, ZonedGrid) and not isinstance(grid.background, HexGrid):
+        zones = [z.name for z in grid.zones if not z.use_parent_grid and isinstance(z.own_grid, HexGrid)]
+        if zones:
+            return f"{kind}, the hex grid of zone{'s' if len(zones) > 1 else ''} {_listing(zones)}"
+    return kind
 
 
 @dataclass
@@ -983,12 +1002,13 @@ class _Writer:
         self.add("map:")
         if choice.board is not None and choice.entry is not None:
             entry, board = choice.entry, choice.board
+            kind = _grid_kind(board)
             if len(entry.boards) > 1:
                 self.add(f"  from_module: {{map: {yaml_text(entry.name)}, board: {yaml_text(board.name)}}}"
-                         f"   # its board with the hex grid ({board.grid_kind})")
+                         f"   # its board with the hex grid ({kind})")
             else:
                 self.add(f"  from_module: {yaml_text(entry.name)}   # the first map window with a hex grid "
-                         f"(board {yaml_text(board.name)}, {board.grid_kind})")
+                         f"(board {yaml_text(board.name)}, {kind})")
             self.add("  # Hexes are the labels VASSAL shows.  Every hex is clear until you say otherwise:",
                      "  terrain_types:",
                      '    clear: {code: ".", name: "Clear", fill: "#e6e2c3"}',

@@ -32,6 +32,7 @@ from vmodtool.audit.cards import CARD_EVENT_TYPES, CardFeed, CardTable
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.state import AuditState
+from vmodtool.audit.terrain import PieceTerrain
 from vmodtool.audit.timeline import Clock, ClockChange
 from vmodtool.errors import VmodError
 from vmodtool.replay import ChangeEvent, ChatEvent, DiceEvent, MoveEvent, Replay
@@ -114,6 +115,9 @@ class AuditGame:
         self.capture: Capture | None = None
         #: the scenario's cards, decks and hands (§4.10; empty without them)
         self.cards = CardTable(scenario)
+        #: the game's terrain pieces (``binding.terrain``; None without)
+        self.terrain: PieceTerrain | None = (
+            PieceTerrain(scenario.map, self._board_point) if scenario.binding.terrain else None)
         self._use(scenario)
         self.engine: Engine                        # set by run()
         self._wanted: frozenset[str] = frozenset()  # the event kinds the engine wants (set by run())
@@ -184,6 +188,25 @@ class AuditGame:
             return None, box
         return None, None
 
+    def _board_point(self, map_name: str | None, x: int, y: int) -> tuple[int, int] | None:
+        """The scenario map's board point of a map point (None: not on it)."""
+        if map_name != self.map_name:
+            return None
+        geometry = self.replay.positions.geometry(map_name)
+        found = geometry.to_board(x, y) if geometry is not None else None
+        return (found[1][0], found[1][1]) if found is not None else None
+
+    def _terrain_moved(self, pid: str, where: Place | None) -> None:
+        """A terrain piece is now at ``where`` (None: gone): the map the
+        rules read terrain from follows."""
+        terrain = self.terrain
+        assert terrain is not None
+        hex_id = self.place(where)[0] if where is not None else None
+        changed = (terrain.place(pid, hex_id, where.map, where.x, where.y) if where is not None
+                   else terrain.remove(pid))
+        if changed:
+            self.state.terrain_map = terrain.current
+
     def _space(self, place: Place | None) -> int | None:
         """Which space (1 = the first) of a track a replay Place is in (None
         off tracks)."""
@@ -207,6 +230,10 @@ class AuditGame:
             self.ignored_ids.add(pid)           # a card: followed by the card events, never a unit
             return None, None
         bound = self.binder.bind(ref)
+        if (bound.terrain is not None or bound.hexside is not None) and self.terrain is not None:
+            self.terrain.bind(pid, bound.terrain, bound.hexside)
+            self.ignored_ids.add(pid)             # no unit, no marker: its terrain follows it
+            return None, None
         if bound.unit is not None:
             self.piece_unit[pid] = bound.unit
             self.unit_piece[bound.unit] = pid
@@ -247,7 +274,9 @@ class AuditGame:
             if maps is not None and where.map is not None:
                 maps.add(where.map)
             if uid is None and kind is None:
-                if feed is not None:
+                if self.terrain is not None and ref.id in self.terrain.kinds:
+                    self._terrain_moved(ref.id, where)
+                elif feed is not None:
                     feed.initial(self.state, ref, where)
                 continue
             hex_id, box = self.place(where)
@@ -377,6 +406,8 @@ class AuditGame:
                                            phase=st.phase))
                     if tb in self.drawn_boxes and fb not in self.drawn_boxes:
                         self._chit_drawn(ev.piece, kind, n, sub, player, side, live)
+                elif self.terrain is not None and ev.piece.id in self.terrain.kinds:
+                    self._terrain_moved(ev.piece.id, ev.target)
                 elif self.card_feed is not None:
                     self.card_feed.moved(st, ev.piece, ev.target)     # a card moved as a plain piece
             elif type(ev) is AddEvent:
@@ -399,6 +430,8 @@ class AuditGame:
                         dispatch(st, Event("marker_add", n, sub, unit=ev.piece.id, marker=kind,
                                            to_hex=th, to_box=tb, player=player, side=side,
                                            turn=st.turn, phase=st.phase))
+                elif self.terrain is not None and ev.piece.id in self.terrain.kinds:
+                    self._terrain_moved(ev.piece.id, ev.target)
                 elif self.card_feed is not None:
                     self.card_feed.moved(st, ev.piece, ev.target)
             elif type(ev) is RemoveEvent:
@@ -415,6 +448,8 @@ class AuditGame:
                         dispatch(st, Event("marker_remove", n, sub, unit=ev.piece.id, marker=kind,
                                            from_hex=fh, from_box=fb, player=player, side=side,
                                            turn=st.turn, phase=st.phase))
+                elif self.terrain is not None and ev.piece.id in self.terrain.kinds:
+                    self._terrain_moved(ev.piece.id, None)
                 elif self.card_feed is not None:
                     self.card_feed.moved(st, ev.piece, None)
             elif type(ev) is ChangeEvent:
@@ -772,6 +807,7 @@ class OpenedAudit:
             sample = ", ".join(sorted(game.unknown_pieces)[:8])
             warnings.append(f"{len(game.unknown_pieces)} piece(s) are not units or markers of the "
                             f"scenario and were ignored by the rules: {sample}")
+        terrain_pieces = len(game.terrain.kinds) if game.terrain is not None else 0
         checked = None
         if integrity:
             from vmodtool.audit.integrity import check_game
@@ -790,7 +826,8 @@ class OpenedAudit:
             phase_names={p.id: p.name for p in (scenario.turns.phases if scenario.turns else ())},
             side_names={s.id: s.name for s in scenario.game.sides},
             bound={"units": len(game.piece_unit), "markers": len(game.piece_marker),
-                   "ignored": len(game.ignored_ids), "unbound": len(game.unknown_ids)})
+                   "ignored": len(game.ignored_ids) - terrain_pieces, "unbound": len(game.unknown_ids),
+                   **({"terrain": terrain_pieces} if game.terrain is not None else {})})
 
 
 def log_places(steps: Sequence[Step], logs: Sequence[Path | str]) -> Callable[[int], tuple[str | None, int]]:

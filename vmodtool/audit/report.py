@@ -107,7 +107,8 @@ class AuditReport:
         if self.bound:
             b = self.bound
             yield (f"bound: {b.get('units', 0)} unit(s), {b.get('markers', 0)} marker(s), "
-                   f"{b.get('ignored', 0)} ignored, {b.get('unbound', 0)} not bound")
+                   + (f"{b['terrain']} terrain piece(s), " if "terrain" in b else "")
+                   + f"{b.get('ignored', 0)} ignored, {b.get('unbound', 0)} not bound")
         for rule_id, counts in sorted(self.summary().items()):
             yield "  " + rule_id + ": " + ", ".join(f"{n} {k}" for k, n in counts.items() if n)
         if self.not_checked:

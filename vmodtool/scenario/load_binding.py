@@ -28,6 +28,7 @@ from vmodtool.scenario.binding import (
     PieceSelector,
     SideBinding,
     StatusBinding,
+    TerrainBinding,
     UnitBinding,
     built_module_binding,
 )
@@ -194,7 +195,8 @@ def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], 
                 b.err(mp, "a markers entry needs exactly one of 'kind' (a marker kind) and 'kind_from' "
                           "(the property naming it)")
             continue
-        marker_entries.append(MarkerBinding(match, kind, kind_from, b.pos(mp).line))
+        before = b.get(mp + ("before_units",), bool, False)
+        marker_entries.append(MarkerBinding(match, kind, kind_from, b.pos(mp).line, before))
     faces = None
     layer = b.text(p + ("faces", "layer"))
     if layer:
@@ -224,7 +226,30 @@ def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], 
                                         _patterns(b, sp + ("value",))))
     ignore = [s for ip, _ in b.list_of(p + ("ignore",)) if (s := _selector(b, ip)) is not None]
     return Binding(tuple(side_entries), tuple(units), overrides, tuple(marker_entries), faces, tuple(status),
-                   tuple(ignore))
+                   tuple(ignore), _terrain_entries(b, p + ("terrain",)))
+
+
+def _terrain_entries(b: _Builder, p: Path) -> tuple[TerrainBinding, ...]:
+    """``binding.terrain``: pieces that are the terrain of their hex (a
+    terrain type of ``map.terrain_types``) or a hexside feature (a type of
+    ``map.hexside_types``)."""
+    hex_map = getattr(b, "map", None)
+    terrain_types = list(hex_map.terrain_types) if hex_map is not None else []
+    hexside_types = list(hex_map.hexside_types) if hex_map is not None else []
+    out = []
+    for tp, entry in b.list_of(p):
+        match = _selector(b, tp + ("match",))
+        if match is None or not isinstance(entry, dict):
+            continue
+        if ("terrain" in entry) == ("hexside" in entry):
+            b.err(tp, "a terrain entry needs exactly one of 'terrain' (a terrain type of map.terrain_types) "
+                      "and 'hexside' (a hexside type of map.hexside_types)")
+            continue
+        terrain = b.ref(tp + ("terrain",), terrain_types, "terrain type")
+        hexside = b.ref(tp + ("hexside",), hexside_types, "hexside type")
+        if terrain is not None or hexside is not None:
+            out.append(TerrainBinding(match, terrain, hexside, b.pos(tp).line))
+    return tuple(out)
 
 
 def check_box_places(b: _Builder, module: Module | None, boxes: list[M.Box]) -> list[M.Box]:

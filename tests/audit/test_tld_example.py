@@ -53,9 +53,18 @@ def _palette_units(module: Module) -> dict[tuple[str, str] | str, str]:
         if side is None or "prototype;Unit" not in slot.definition or "prototype;Fortification" in slot.definition:
             continue
         piece = PieceDef.parse(slot.definition)
+        if _division_marker(piece.name, lists):
+            continue
         out.setdefault((piece.name, _image(piece)), side)
         out.setdefault(piece.name, side)
     return out
+
+
+def _division_marker(name: str, lists: list[str | None]) -> bool:
+    """An American infantry division's markers: the pieces of its palette
+    list named by its number alone ("90" in "90 Inf Div"), three of them."""
+    return (bool(lists) and lists[-1] == "American" and (lists[0] or "").endswith(" Inf Div")
+            and name == (lists[0] or "").split(" ")[0])
 
 
 def _overstacked(replay: Replay, units: dict[tuple[str, str] | str, str]
@@ -221,3 +230,43 @@ def test_faces_come_from_the_unnamed_flip_layer() -> None:
             if trait.type.startswith("emb2;Flip;") and int(trait.state.split(";")[0] or "-1") > 0:
                 flipped.add(p.id)
     assert reduced and reduced == flipped & set(game.piece_unit)
+
+
+def test_duplicate_division_markers_are_one_marker_kind_not_units() -> None:
+    """TLD's American infantry divisions have three pieces named by the
+    division's number (with the Unit prototype); they were bound as units
+    ("8 units … 90 Infantry (90), (90 #2), (90 #3)" in 4224, issue 43)."""
+    log = shared_path("corpus", "tld", "game", "0606-1.log")
+    module = Module.open(_module())
+    scenario = load_scenario(EXAMPLE, module=module)
+    report = audit_logs([log], scenario, module=module)
+    assert "90" in _division_names(module)
+    assert not any(u.split(" #")[0] == "90" for v in report.violations for u in v.units)
+    v = next(v for v in report.violations if v.rule_id == "stack.end_of_movement" and v.hexes == ("4224",))
+    assert v.units == ("1/357/90", "3/357/90", "1/359/90", "2/359/90", "3/359/90")
+    assert report.bound["markers"] > 100           # the division markers (and DISRUPTs) of the game
+
+
+def _division_names(module: Module) -> set[str]:
+    names = set()
+    for slot in module.buildfile.piece_slots():
+        lists = [a.get("entryName") for a in slot.element.iterancestors() if str(a.tag).endswith("ListWidget")]
+        piece = PieceDef.parse(slot.definition)
+        if _division_marker(piece.name, lists):
+            names.add(piece.name)
+    return names
+
+
+def test_a_chain_finding_names_its_log_and_its_step_there() -> None:
+    logs = [shared_path("corpus", "tld", "game", n) for n in ("0606-1.log", "0606-2.log")]
+    code, out = _audit(*map(str, logs), "--scenario", str(EXAMPLE), "-m", str(_module()), "--format", "json")
+    report = json.loads(out)
+    first_steps = 1091                                  # the steps of 0606-1.log
+    later = [v for v in report["violations"] if v["step"] > first_steps]
+    assert later and report["violations"][0]["step"] <= first_steps
+    for v in report["violations"]:
+        assert {"log", "log_step", "step"} <= set(v)
+        if v["step"] > first_steps:
+            assert v["log"] == "0606-2.log" and v["log_step"] == v["step"] - first_steps
+        else:
+            assert v["log"] == "0606-1.log" and v["log_step"] == v["step"]

@@ -78,6 +78,20 @@ def test_tld_scenario_loads_with_the_module_map(tld):
     assert {b.module_map for b in scenario.boxes} >= {"Allied Remnants"}
 
 
+def test_tld_division_markers_are_proposed_as_markers_before_units(tld):
+    """The American infantry divisions' pieces named by the division's
+    number ("90" ×3 in "90 Inf Div") share the units' prototype: proposed as
+    one marker kind tried before the units, not as units (issue 43)."""
+    result, data, out, folder = tld
+    entry = next(m for m in data["binding"]["markers"] if m.get("before_units"))
+    assert "90" in entry["match"]["name"] and "Pieces/American/90 Inf Div" in entry["match"]["palette"]
+    assert entry["kind"] in data["markers"]
+    assert not any("Ind Arty" in p or "Rem & Repl" in p for p in entry["match"]["palette"])
+    sizes = load_board_sizes(folder / "board-sizes.json")
+    scenario = load_scenario(out, module=folder / "buildFile", board_sizes=sizes)
+    assert any(m.before_units for m in scenario.binding.markers)
+
+
 def test_the_same_module_gives_the_same_text():
     folder = shared_path("corpus", "tld")
     sizes = load_board_sizes(folder / "board-sizes.json")

@@ -58,6 +58,7 @@ class SlotIndex:
 
     def __init__(self, buildfile: BuildFile) -> None:
         self.by_name_image: dict[tuple[str, str], _Slot] = {}
+        self.by_name_stem: dict[tuple[str, str], _Slot] = {}
         self.by_name: dict[str, _Slot] = {}
         for entry in buildfile.piece_slots():
             types = _slot_types(entry.definition)
@@ -67,10 +68,21 @@ class SlotIndex:
             slot = _Slot(_palette_path(entry), tuple(n for n in (entry.gpid, entry.entry_name) if n),
                          tuple(_prototype_names_of(types)))
             self.by_name_image.setdefault((name, image), slot)
+            self.by_name_stem.setdefault((name, image_stem(image)), slot)
             self.by_name.setdefault(name, slot)
 
     def find(self, name: str, image: str) -> _Slot | None:
-        return self.by_name_image.get((name, image)) or self.by_name.get(name)
+        """The slot of a piece's name and image; else of its name and the
+        image's stem (a module updated between games renamed ``1445.svg``
+        ``1445.f.svg``: the stem still tells apart pieces of one name, such
+        as The Longest Day's many "1"); else of its name."""
+        return (self.by_name_image.get((name, image)) or self.by_name_stem.get((name, image_stem(image)))
+                or self.by_name.get(name))
+
+
+def image_stem(image: str) -> str:
+    """An image file's name up to its first dot, without folders."""
+    return image.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
 def _palette_path(entry: PieceSlotEntry) -> str:

@@ -257,7 +257,7 @@ class _Piece:
     name_varies: bool
     properties: dict[str, str]
     layers: list[_Layer]
-    kind: str = "unit"                  # unit | marker | card | helper
+    kind: str = "unit"                  # unit | marker | formation_marker | card | helper
 
     @property
     def label(self) -> str:
@@ -507,6 +507,8 @@ class _Proposal:
         self.sides: list[_Side] = self._palette_sides() or self._property_sides() or []
         if not self.sides:
             self.sides = [_Side("side_a", "Side A"), _Side("side_b", "Side B")]
+        #: a formation's markers among its units (bound before the units)
+        self.formation_markers = self._formation_markers()
         self.unit_types, self.unbound_units = self._unit_types()
         self.markers = self._markers()
         self.ignored = [p for p in self.pieces if p.kind in ("card", "helper")]
@@ -590,7 +592,9 @@ class _Proposal:
     # -- unit types ---------------------------------------------------------------
     def _unit_types(self) -> tuple[list[_Group], list[_Piece]]:
         units = [p for p in self.pieces if p.kind == "unit"]
-        others = [p for p in self.pieces if p.kind != "unit"]
+        # (a formation's markers share the units' prototype: not a reason to
+        # group the units otherwise)
+        others = [p for p in self.pieces if p.kind not in ("unit", "formation_marker")]
         by_proto, rest = _group_by_prototype(units, others, self.order)
         ids = _Ids()
         groups: list[_Group] = []
@@ -626,6 +630,38 @@ class _Proposal:
         return groups, unbound
 
     # -- markers -------------------------------------------------------------------
+    def _formation_markers(self) -> _Group | None:
+        """Pieces that look like units (the units' prototype) but are a
+        formation's markers: in a palette folder of units, two or more
+        pieces of one name that is the folder's first word (``90`` ×3 in
+        "90 Inf Div"), none of which flips, beside units of other names.
+        Bound as one marker kind before the units (``before_units``): as
+        units they were counted in stacks."""
+        by_folder: dict[str, list[_Piece]] = {}
+        for piece in self.pieces:
+            if piece.kind == "unit" and piece.where == "palette":
+                by_folder.setdefault(_palette_path(piece), []).append(piece)
+        found: list[_Piece] = []
+        names: list[str] = []
+        folders: list[str] = []
+        for path, members in by_folder.items():
+            word = path.rsplit("/", 1)[-1].split(" ")[0]
+            same = [p for p in members if p.name == word]
+            if (len(same) < 2 or len(same) == len(members)
+                    or any(layer.flips for p in same for layer in p.layers)):
+                continue
+            found += same
+            names.append(word)
+            folders.append(path)
+        if not found:
+            return None
+        for piece in found:
+            piece.kind = "formation_marker"
+        selector = (f"{{name: {_pattern_list([_glob_literal(n) for n in dict.fromkeys(names)])}, "
+                    f"palette: {_pattern_list([_glob_literal(f) for f in folders])}}}")
+        return _Group("formation", "Formation marker", selector, found,
+                      "name: its palette folder's number, repeated")
+
     def _markers(self) -> list[_Group]:
         """Marker kinds: one per prototype that only marker pieces share
         (``Activation Marker``; a generic ``Marker`` prototype names no
@@ -670,6 +706,10 @@ class _Proposal:
                 out.append(_Group(ids.make(folder, "marker"), folder, f"{{palette: {_pattern_list(patterns)}}}",
                                   members, f"palette folder {yaml_text(folder)}"))
         for group in self.sideless:
+            group.id = ids.make(group.name, "marker")
+            out.append(group)
+        if self.formation_markers is not None:
+            group = self.formation_markers
             group.id = ids.make(group.name, "marker")
             out.append(group)
         return out
@@ -1140,7 +1180,9 @@ class _Writer:
         if self.p.markers:
             self.add("  markers:")
             for group in self.p.markers:
-                self.add(f"    - {{match: {group.selector}, kind: {_key(group.id)}}}")
+                before = (", before_units: true}   # pieces with the units' prototype, tried first"
+                          if group is self.p.formation_markers else "}")
+                self.add(f"    - {{match: {group.selector}, kind: {_key(group.id)}{before}")
         # faces
         if self.layer is not None:
             self.add(f"  faces: {{layer: {yaml_text(self.layer)}}}   # the layer that flips the unit pieces: "

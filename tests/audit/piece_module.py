@@ -22,7 +22,9 @@ SIZE = (600, 500)
 def _piece(name: str, *, proto: str = "Unit", side: str | None = None, label: str | None = None) -> str:
     traits = [UsePrototype.build(prototype_name=proto)]
     if side is not None:
-        traits.append(Marker.build(properties={"Side": side}))
+        # (a leader also says whom it stands for: the property name_from reads)
+        extra = {"Commander": f"Gen. {label}"} if label is not None else {}
+        traits.append(Marker.build(properties={"Side": side, **extra}))
     if label is not None:
         traits.append(Labeler.build(state=label))
     traits.append(BasicPiece.build(image=f"{name}.png", piece_name=name))

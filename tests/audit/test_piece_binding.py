@@ -110,3 +110,31 @@ def test_division_markers_are_markers_and_leaders_keep_their_names(tmp_path: Pat
     game.run(Engine(bound, rules=[]))
     assert sorted(c.id for c in bound.counters) == ["Leader (Fergusson)", "Leader (Wellesley)", "Rifles"]
     assert sorted(game.piece_marker.values()) == ["division"] * 3
+
+
+def test_name_from_names_units_by_a_property(tmp_path: Path) -> None:
+    text = SCENARIO.replace("    - {match: {prototype: [Unit, Leader]}, type: infantry}\n",
+                            "    - {match: {prototype: Leader}, type: infantry, name_from: Commander}\n"
+                            "    - {match: {prototype: Unit}, type: infantry}\n")
+    assert text != SCENARIO
+    write_scenario(tmp_path, text)
+    w = _writer(tmp_path)
+    w.move(_piece(w, "Rifles"), "0302", player="Ann")
+    log = tmp_path / "game.vlog"
+    log.write_bytes(w.to_bytes())
+    from vmodtool.audit.engine import Engine
+    from vmodtool.audit.game import AuditGame
+    from vmodtool.replay import Replay
+    module = Module.open(tmp_path / "buildFile.xml")
+    scenario = load_scenario(tmp_path / "scenario.yaml", module=module)
+    game = AuditGame(scenario, Replay.open([log], module=module, board_sizes={BOARD: SIZE}), module)
+    bound = game.prepare()
+    game.run(Engine(bound, rules=[]))
+    assert sorted(c.id for c in bound.counters) == ["Gen. Fergusson", "Gen. Wellesley", "Rifles"]
+
+
+def test_name_from_with_counter_from_is_a_located_problem(tmp_path: Path) -> None:
+    from vmodtool.scenario import check_scenario
+    text = SCENARIO.replace("type: infantry}", "counter_from: UnitId, name_from: Commander}")
+    _, problems = check_scenario(write_scenario(tmp_path, text))
+    assert any("'name_from' goes with 'type'" in p.message and p.path[-1] == "name_from" for p in problems)

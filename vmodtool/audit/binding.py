@@ -401,7 +401,7 @@ class PieceBinder:
             if entry.type is not None:
                 side = override.side if override is not None and override.side else entry.side
                 formation = override.formation if override is not None and override.formation else entry.formation
-                return self._unit(facts, entry.type, side, formation)
+                return self._unit(facts, entry.type, side, formation, entry.name_from)
         for marker in b.markers:
             if not marker.before_units and facts.matches(marker.match):
                 found = self._marker(facts, marker)
@@ -421,7 +421,8 @@ class PieceBinder:
             return BoundPiece(marker=value) if value else None
         return BoundPiece(marker=marker.kind)
 
-    def _unit(self, facts: _Facts, unit_type: str, side: str | None, formation: str | None) -> BoundPiece:
+    def _unit(self, facts: _Facts, unit_type: str, side: str | None, formation: str | None,
+              name_from: str | None = None) -> BoundPiece:
         if side is None:
             for entry in self.binding.sides:
                 if facts.matches(entry.match):
@@ -430,7 +431,8 @@ class PieceBinder:
         # the BasicPiece's name, or the name a label gives it in the game (a
         # generic "British Leader" named "British Leader (Fergusson)"): what
         # the piece is called whatever its layers show
-        name = facts.own_name() or f"piece {facts.ref.id}"
+        named = (facts.prop(name_from) or "").strip() if name_from is not None else ""
+        name = named or facts.own_name() or f"piece {facts.ref.id}"
         if side is None:
             if name not in self._no_side:
                 self._no_side.add(name)

@@ -128,6 +128,8 @@ class UnitBinding:
     formation: str | None = None
     counter_from: str | None = None
     line: int | None = None
+    #: the property whose value names the unit (else its label or BasicPiece name)
+    name_from: str | None = None
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,11 @@ def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], 
             continue
         if counter_from is not None and not counter_ids:
             b.err(up + ("counter_from",), "counter_from names counters, but the scenario has no counters")
-        units.append(UnitBinding(match, utype, side, formation, counter_from, b.pos(up).line))
+        name_from = b.text(up + ("name_from",))
+        if name_from is not None and counter_from is not None:
+            b.err(up + ("name_from",), "'name_from' goes with 'type': a counter has its own name")
+            continue
+        units.append(UnitBinding(match, utype, side, formation, counter_from, b.pos(up).line, name_from))
     overrides: dict[str, PieceOverride] = {}
     for op, entry in b.list_of(p + ("overrides",)):
         piece = b.text(op + ("piece",))

@@ -138,3 +138,15 @@ def test_name_from_with_counter_from_is_a_located_problem(tmp_path: Path) -> Non
     text = SCENARIO.replace("type: infantry}", "counter_from: UnitId, name_from: Commander}")
     _, problems = check_scenario(write_scenario(tmp_path, text))
     assert any("'name_from' goes with 'type'" in p.message and p.path[-1] == "name_from" for p in problems)
+
+
+def test_a_terrain_binding_that_matches_no_piece_is_said(tmp_path: Path) -> None:
+    text = SCENARIO.replace("{match: {name: Woods}, terrain: woods}", "{match: {name: Forest}, terrain: woods}")
+    text = text.replace("    - {match: {name: River}, hexside: river}\n", "")
+    write_scenario(tmp_path, text)
+    w = _writer(tmp_path)
+    w.move(_piece(w, "Rifles"), "0203", player="Ann")
+    report = _audit(tmp_path, w, text)
+    assert report.errors == []                                # the typed terrain: clear
+    assert any(x.startswith("no piece of the game matched binding.terrain") for x in report.replay_warnings)
+    assert not any("matched binding.terrain" in x for x in _audit(tmp_path, w).replay_warnings)

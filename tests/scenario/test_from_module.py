@@ -92,6 +92,14 @@ def test_tld_division_markers_are_proposed_as_markers_before_units(tld):
     assert any(m.before_units for m in scenario.binding.markers)
 
 
+def test_pieces_on_no_side_are_offered_as_terrain(tld):
+    """TLD's fortifications are on no side: the binding offers them as terrain
+    (commented: the user says which terrain type they are)."""
+    result, data, out, folder = tld
+    assert "terrain" not in data["binding"]
+    assert '#  - {match: {prototype: "Fortification"}, terrain: TYPE}' in result.text
+
+
 def test_the_same_module_gives_the_same_text():
     folder = shared_path("corpus", "tld")
     sizes = load_board_sizes(folder / "board-sizes.json")

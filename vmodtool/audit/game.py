@@ -808,6 +808,10 @@ class OpenedAudit:
             warnings.append(f"{len(game.unknown_pieces)} piece(s) are not units or markers of the "
                             f"scenario and were ignored by the rules: {sample}")
         terrain_pieces = len(game.terrain.kinds) if game.terrain is not None else 0
+        if game.terrain is not None and not terrain_pieces:
+            lines = ", ".join(str(t.line) for t in scenario.binding.terrain if t.line is not None)
+            warnings.append(f"no piece of the game matched binding.terrain (line(s) {lines or '?'}): the terrain "
+                            "the rules read is the map's typed terrain alone")
         checked = None
         if integrity:
             from vmodtool.audit.integrity import check_game

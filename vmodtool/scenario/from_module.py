@@ -1183,6 +1183,13 @@ class _Writer:
                 before = (", before_units: true}   # pieces with the units' prototype, tried first"
                           if group is self.p.formation_markers else "}")
                 self.add(f"    - {{match: {group.selector}, kind: {_key(group.id)}{before}")
+        # terrain
+        if self.p.sideless:
+            example = self.p.sideless[0]
+            self.add("  # terrain:   # pieces on no side may be terrain (woods, towns, rivers the module's scenarios",
+                     "  #            # place): bound here, they type the hex (or hexside) they stand on at every step",
+                     f"  #  - {{match: {example.selector}, terrain: TYPE}}   # a type of map.terrain_types "
+                     "(or hexside: TYPE)")
         # faces
         if self.layer is not None:
             self.add(f"  faces: {{layer: {yaml_text(self.layer)}}}   # the layer that flips the unit pieces: "

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from vmodtool.commands import REPLACED, BadInput, Command, check_output, output_option, warn
+from vmodtool.commands import REPLACED, BadInput, Command, check_output, module_option, output_option, warn
 
 __all__ = ["terrain"]
 
@@ -20,6 +20,8 @@ __all__ = ["terrain"]
               type=click.Path(exists=True, dir_okay=False, path_type=str),
               help="A few hexes labelled per terrain type (and hexsides per hexside type).")
 @output_option(f"The terrain to write, as scenario YAML ({REPLACED}).", required=True, metavar="FILE.yaml")
+@module_option("The module of a scenario whose map is the module's (map.from_module), when the scenario "
+               "does not name its file and MODULE|IMAGE is an image.")
 @click.option("--picture", "picture_file", default=None, metavar="FILE.png",
               type=click.Path(dir_okay=False, path_type=str),
               help=f"Also draw the result over the board, doubtful hexes outlined ({REPLACED}).")
@@ -27,8 +29,8 @@ __all__ = ["terrain"]
               help="Name this many hexes whose labels would teach the classifier most.")
 @click.option("--keep-typed", is_flag=True,
               help="Keep the hexes and hexsides the scenario already types (they win over the image).")
-def terrain(source: str, scenario_file: str, samples_file: str, output: str, picture_file: str | None,
-            suggest_count: int, keep_typed: bool) -> None:
+def terrain(source: str, scenario_file: str, samples_file: str, output: str, module: str | None,
+            picture_file: str | None, suggest_count: int, keep_typed: bool) -> None:
     """Read a scenario's terrain from its board image.
 
     MODULE|IMAGE is the board: an image of it (the VASSAL board, or the same
@@ -57,8 +59,9 @@ def terrain(source: str, scenario_file: str, samples_file: str, output: str, pic
         import numpy  # noqa: F401
     except ImportError:
         raise BadInput("vmodtool terrain needs numpy: pip install 'vmodtool[terrain]'") from None
-    from vmodtool.commands.board import _load
     from vmodtool.fileio import atomic_write
+    from vmodtool.scenario import check_scenario
+    from vmodtool.scenario.problems import ScenarioProblems
     from vmodtool.terrain.derive import (
         LOW_CONFIDENCE,
         derive_terrain,
@@ -73,7 +76,15 @@ def terrain(source: str, scenario_file: str, samples_file: str, output: str, pic
     if picture_file is not None:
         check_output(picture_file, source, scenario_file, samples_file, output, suffixes=(".png",),
                      what="a PNG picture")
-    scenario = _load(scenario_file)
+    image_source = Path(source)
+    if module is None and _is_module(image_source):
+        module = source
+    found, problems = check_scenario(scenario_file, module=module)
+    if found is None or any(p.severity == "error" for p in problems):
+        raise ScenarioProblems(problems, file=scenario_file)
+    scenario = found
+    for problem in problems:
+        warn(str(problem))
     samples = read_samples(Path(samples_file), scenario)
     image = read_board_image(Path(source), scenario)
     result = derive_terrain(scenario, image, samples, suggest_count)
@@ -110,6 +121,10 @@ def terrain(source: str, scenario_file: str, samples_file: str, output: str, pic
         buffer = _png(picture)
         atomic_write(picture_file, buffer)
         click.echo(f"wrote {picture_file}")
+
+
+def _is_module(path: Path) -> bool:
+    return path.is_dir() or path.suffix.lower() in (".vmod", ".xml") or path.name == "buildFile"
 
 
 def _png(image: object) -> bytes:

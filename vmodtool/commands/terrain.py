@@ -105,9 +105,9 @@ def terrain(source: str, scenario_file: str, samples_file: str, output: str, mod
              + ", ".join(f"{a}|{b} ({t}?)" for t, a, b, _ in result.doubtful_sides[:20])
              + (" …" if len(result.doubtful_sides) > 20 else ""))
     sides = max(1, sum(len(scenario.map.grid.neighbours(h)) for h in result.hexes) // 2)
-    for type_id, found in result.hexsides.items():
-        if len(found) > sides / 3:
-            warn(f"{type_id} found on {len(found)} of {sides} hexsides: its samples look like most hexsides "
+    for type_id, sides_found in result.hexsides.items():
+        if len(sides_found) > sides / 3:
+            warn(f"{type_id} found on {len(sides_found)} of {sides} hexsides: its samples look like most hexsides "
                  "(check that they are hexsides of that feature)")
     if result.suggested:
         click.echo("label these next (the classifier is least sure of them): " + ", ".join(result.suggested))

@@ -58,7 +58,7 @@ from vmodtool.vassal.commands import (
     leaf_commands,
     parse_commands,
 )
-from vmodtool.vassal.sequence import encode_sequence
+from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
 __all__ = ["MergeOptions", "StepAddress", "Edit", "MergedStep", "MergeResult", "merge_logs",
            "read_edits", "read_notes", "final_save_text", "MERGE_MARK", "NOTE_MARK"]
@@ -457,7 +457,7 @@ def merge_logs(paths: Sequence[PathLike], options: MergeOptions | None = None, *
     capture = Capture()
     restore_nodes = [g.restore_part() for g in games]
     head = [n.encode() for n in restore_nodes[0]]
-    if not head or not isinstance(restore_nodes[0][-1], EndSave):
+    if not any(isinstance(c, EndSave) for c in _restore_leaves(restore_nodes[0])):
         raise VmodError("the first log has no saved state (begin_save … end_save) to start from",
                         file=files[0])
     chain_steps = list(replay.steps(on_restore=capture.on_restore))
@@ -623,10 +623,13 @@ def final_save_text(engine: Engine, template: Sequence[Node]) -> str:
             if obj.members:
                 containers.append(AddPiece.build(pid, "stack", obj.state_string()).text)
         else:
-            pieces.append(AddPiece.build(pid, obj.type, obj.state_string()).text)
+            pieces.append(AddPiece.build(pid, obj.type, _piece_state(obj)).text)
     pieces_text = encode_sequence(pieces + containers, ESC) or ""
     props = engine.state.global_properties
     turns = engine.state.turns
+    # a restore part written as one nested group (GameWriter's, §4.7): its children
+    while len(template) == 1 and isinstance(template[0], CommandGroup) and template[0].children:
+        template = template[0].children
     top: list[str] = []
     placed = False
     roster_done: set[str] = set()
@@ -657,6 +660,23 @@ def final_save_text(engine: Engine, template: Sequence[Node]) -> str:
             roster_done.add(node.player_id)
         top.append(node.encode())
     return encode_sequence(top, ESC) or ""
+
+
+def _piece_state(p: Piece) -> str:
+    """The piece's whole state as its own VASSAL wrote it: the BasicPiece
+    token keeps its format (VASSAL 2.x/3.2 ``map;x;y;gpid`` without a
+    property count, §4.11), with the map and the position where the piece
+    stands now."""
+    toks = decode_sequence(p.basic, ";")
+    while len(toks) < 3:
+        toks.append("")
+    m = p.current_map
+    x, y = p.position
+    toks[0:3] = [m.name if m is not None else "null", str(x), str(y)]
+    text = encode_sequence(toks, ";") or ""
+    for token in reversed(p.levels):
+        text = encode_sequence([token, text], "\t") or ""
+    return text
 
 
 def _roster(engine: Engine) -> dict[str, tuple[str, str | None]]:

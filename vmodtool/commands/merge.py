@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from vmodtool.commands import BadInput, Command, check_output, echo_lines, output_option
+from vmodtool.commands import REPLACED, BadInput, Command, check_output, echo_lines, output_option
 
 __all__ = ["anonymize_command", "merge_command"]
 
@@ -36,9 +36,9 @@ def _name_mapping(spec: str | None, roster: list[str]) -> dict[str, str]:
 @click.command("anonymize", cls=Command)
 @click.argument("games", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=str))
-@output_option("The anonymized file (one input), or the folder the anonymized files are written into "
-               "under their own names (several inputs); never an input.", required=True,
-               metavar="OUT")
+@click.option("-o", "--output", "output", required=True, metavar="OUT", type=click.Path(path_type=str),
+              help="The anonymized file (one input), or the folder the anonymized files are written into "
+                   f"under their own names (several inputs); never an input ({REPLACED}).")
 @click.option("--names", "names", metavar="LIST",
               help="Replace the players' names: new names in roster order ('Player 1,Player 2') or "
                    "'Old=New,...' pairs; the roster and chat senders are renamed.")
@@ -78,6 +78,8 @@ def anonymize_command(games: tuple[str, ...], output: str, names: str | None, na
             raise BadInput("two inputs have the same file name; anonymize them in separate calls "
                            "with the same --key")
     else:
+        if out.is_dir():
+            raise BadInput(f"{output}: with one input -o names the output file, but this is a folder")
         targets = [out]
     for target in targets:
         check_output(str(target), *games, key_file, suffixes=_GAME_SUFFIXES, what="a VASSAL save or log")
@@ -116,7 +118,7 @@ def _game_bytes(text: str, entries: dict[str, bytes]) -> bytes:
 @click.command("merge", cls=Command)
 @click.argument("logs", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=str))
-@output_option("The merged log (.vlog); never an input.", required=True, metavar="FILE.vlog")
+@output_option(f"The merged log (.vlog); never an input ({REPLACED}).", required=True, metavar="FILE.vlog")
 @click.option("--force", "force", is_flag=True,
               help="Merge even when the chain's check finds logs out of order or missing.")
 @click.option("--drop-undone", "drop_undone", is_flag=True,

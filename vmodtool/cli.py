@@ -50,7 +50,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "check-game": ("check_game", "Check a PBEM game's integrity: logs, undos, dice."),
     "report": ("report", "Write a game as one HTML page to open in a browser."),
     "anonymize": ("merge", "Replace the player passwords in saves and logs."),
-    "merge": ("merge", "Merge the logs of a PBEM game into one log VASSAL steps through."),
+    "merge": ("merge", "Merge the logs of a PBEM game into one log."),
     "batch": ("batch", "Run a command on every game of an archive."),
     "templates": ("templates", "List the counter and card templates and preview one."),
 }

@@ -104,7 +104,7 @@ def anonymize_command(games: tuple[str, ...], output: str, names: str | None, na
 
 
 def _game_bytes(text: str, entries: dict[str, bytes]) -> bytes:
-    """A ``.vlog``/``.vsav`` archive as VASSAL writes one (§4.1, §4.2):
+    """A ``.vlog``/``.vsav`` archive as VASSAL writes one (``docs/vassal-format.md`` §4.1, §4.2):
     ``savedGame`` as ``!VCSK`` lower-case hex under a random key, the other
     entries (``savedata``, ``moduledata``) as given."""
     from vmodtool.vassal.archive import build_zip
@@ -137,9 +137,9 @@ def _game_bytes(text: str, entries: dict[str, bytes]) -> bytes:
               help="Also write the final position as a save.")
 def merge_command(logs: tuple[str, ...], output: str, force: bool, drop_undone: bool, drop_chat: str | None,
                   keep_dice: bool, edits_file: str | None, notes_file: str | None, save: str | None) -> None:
-    """Merge the logs of a PBEM game into one log VASSAL steps through.
+    """Merge the logs of a PBEM game into one log.
 
-    LOGS are the logs of one game in the order they were played.  The
+    The merged log is one VASSAL steps through.  LOGS are the logs of one game in the order they were played.  The
     merged log starts from the first log's saved state and holds every
     step of every log; at each boundary a step labelled '* [merge] ...'
     makes the state equal to the one the next log starts from, so the end

@@ -251,15 +251,18 @@ def transition_commands(before: Engine, after: Engine, diffs: Sequence[ChainDiff
                         ) -> list[str]:
     """The commands that turn ``before`` (a log's end) into ``after`` (the
     next log's saved state, whose restore leaves are ``restore``)."""
-    adds: dict[str, str] = {}
-    states: dict[str, str] = {}
+    adds: dict[str, AddPiece] = {}
     properties: dict[tuple[str | None, str], str] = {}
     turns: dict[str, str] = {}
     players: list[PlayerAdd] = []
     for cmd in restore:
-        if isinstance(cmd, AddPiece) and cmd.piece_id:
-            adds[cmd.piece_id] = cmd.text
-            states[cmd.piece_id] = cmd.state
+        if isinstance(cmd, AddPiece):
+            text = cmd.text
+            end = text.find("/", 2)
+            if end > 2 and "\\" not in text[2:end]:       # the id, without decoding the fields
+                adds[text[2:end]] = cmd
+            elif cmd.piece_id:
+                adds[cmd.piece_id] = cmd
         elif isinstance(cmd, GlobalPropertySet):
             properties[(cmd.container, cmd.name)] = cmd.text
         elif isinstance(cmd, TurnState):
@@ -286,21 +289,22 @@ def transition_commands(before: Engine, after: Engine, diffs: Sequence[ChainDiff
     for pid in touched:
         piece = new.get(pid)
         if isinstance(piece, Piece):
-            out.append(adds.get(pid) or AddPiece.build(pid, piece.type, piece.state_string()).text)
+            add = adds.get(pid)
+            out.append(add.text if add is not None else AddPiece.build(pid, piece.type, piece.state_string()).text)
     # every stack and deck as the next log saved it: VASSAL may have given
     # a stack another id, and the next log's steps name the new one
     for sid, obj in new.items():
         if not isinstance(obj, Stack) or sid.startswith("replay-") or not (obj.members or isinstance(obj, Deck)):
             continue
         was = old.get(sid)
-        state = obj.state_string()
-        if type(was) is type(obj) and was.state_string() == state and \
-                not any(m.id in gone for m in obj.members):
+        if isinstance(was, Stack) and _same_container(was, obj) and not any(m.id in gone for m in obj.members):
             continue
+        add = adds.get(sid)
         if isinstance(was, Stack):
-            out.append(ChangePiece.build(sid, states.get(sid) or state).text)
+            out.append(ChangePiece.build(sid, add.state if add is not None else obj.state_string()).text)
         else:
-            out.append(adds.get(sid) or AddPiece.build(sid, _container_type(obj), state).text)
+            out.append(add.text if add is not None else
+                       AddPiece.build(sid, _container_type(obj), obj.state_string()).text)
     # the stacks of the previous log that are gone (empty by now)
     for sid, obj in old.items():
         if type(obj) is Stack and obj.members and sid not in new and not sid.startswith("replay-"):
@@ -320,6 +324,19 @@ def transition_commands(before: Engine, after: Engine, diffs: Sequence[ChainDiff
         if before.state.turns.get(tracker) != value:
             out.append(turns.get(tracker) or f"TURN{tracker}\t{value}")
     return out
+
+
+def _same_container(a: Stack, b: Stack) -> bool:
+    """Whether two stacks (or decks) hold the same state: place, layer,
+    member ids in order (what ``state_string`` writes, without writing it)."""
+    if type(a) is not type(b) or a.x != b.x or a.y != b.y or a.layer != b.layer:
+        return False
+    if (a.map.name if a.map is not None else None) != (b.map.name if b.map is not None else None):
+        return False
+    ma, mb = a.members, b.members
+    if len(ma) != len(mb) or any(x.id != y.id for x, y in zip(ma, mb, strict=True)):
+        return False
+    return not isinstance(a, Deck) or a.state_string() == b.state_string()
 
 
 def _counts(diffs: Sequence[ChainDifference]) -> str:
@@ -505,7 +522,8 @@ def merge_logs(paths: Sequence[PathLike], options: MergeOptions | None = None, *
     # exactly are set right there, in the open)
     merged = Replay(games, replay.positions, files, properties=replay.properties,
                     hands=list(replay.hands.values()))
-    engine = merged._restore(0)
+    plans: dict[str, Any] = {}          # AddPiece texts parsed once (each log's saved state repeats most)
+    engine = merged._restore(0, plans)
     history: list[Step] = []
     roster_seen: set[tuple[str, str, str | None]] = {
         (c.player_id, c.name, c.side) for c in _restore_leaves(restore_nodes[0]) if isinstance(c, PlayerAdd)}
@@ -532,7 +550,7 @@ def merge_logs(paths: Sequence[PathLike], options: MergeOptions | None = None, *
     for k, game in enumerate(games):
         name = Path(files[k]).name
         if k > 0:
-            transition(k, merged._restore(k),
+            transition(k, merged._restore(k, plans),
                        f"{Path(files[k - 1]).name} → {name}: between the logs (the state {name} starts from)")
         for text in notes_at.get((k, 0), []):
             add("note", _chat_step(_note_text(text)), files[k], 0, None, text)

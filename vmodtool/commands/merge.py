@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from vmodtool.commands import REPLACED, BadInput, Command, check_output, echo_lines, output_option
+from vmodtool.commands import REPLACED, BadInput, Command, check_output, output_option, write_report
 
 __all__ = ["anonymize_command", "merge_command"]
 
@@ -100,7 +100,7 @@ def anonymize_command(games: tuple[str, ...], output: str, names: str | None, na
         renamed = f", {len(result.names)} name(s) replaced" if result.names else ""
         lines.append(f"{source} -> {target}: {result.passwords} player password(s) replaced "
                      f"({result.replaced} occurrence(s)){renamed}")
-    echo_lines(lines)
+    write_report(lines, None, one_line_items=True)       # file names reach the terminal escaped
 
 
 def _game_bytes(text: str, entries: dict[str, bytes]) -> bytes:
@@ -182,7 +182,8 @@ def merge_command(logs: tuple[str, ...], output: str, force: bool, drop_undone: 
     atomic_write(output, data)
     if save and save_data is not None:
         atomic_write(save, save_data)
-    echo_lines(result.summary + [f"written: {output}" + (f", {save}" if save else "")])
+    write_report(result.summary + [f"written: {output}" + (f", {save}" if save else "")], None,
+                 one_line_items=True)
 
 
 COMMANDS = [anonymize_command, merge_command]

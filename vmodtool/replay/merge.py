@@ -113,6 +113,11 @@ class Edit:
 
 @dataclass
 class MergeOptions:
+    """How to edit while merging: ``drop_undone`` leaves out undone steps
+    and their undos, ``drop_chat`` the chat lines it finds, ``keep_dice``
+    keeps every dice report, ``edits`` deletes or annotates steps,
+    ``force`` merges a chain whose check failed."""
+
     drop_undone: bool = False
     drop_chat: re.Pattern[str] | None = None
     keep_dice: bool = False

@@ -89,12 +89,23 @@ def test_key_file_is_made_private_and_reused(tmp_path):
         PasswordKey.from_file(path)
 
 
-def test_a_password_left_in_a_definition_is_refused_and_never_printed(tmp_path):
-    piece = PIECE.replace("Танк", f"Танк{LONG_PW}x")          # inside a name: not a field
+def test_a_password_in_a_label_is_replaced_and_counted(tmp_path):
+    piece = PIECE.replace("Танк", f"Танк {LONG_PW}x")          # inside a name: not a field
     game = SavedGame.read(_save(_text(piece), tmp_path))
-    with pytest.raises(FormatError, match="still in the decoded text") as info:
-        Anonymizer(PasswordKey.random()).file(game)
-    assert LONG_PW not in str(info.value)
+    key = PasswordKey.random()
+    result = Anonymizer(key).file(game)
+    assert result.elsewhere == 1
+    assert f"Танк {key.new_password(LONG_PW)}x" in _out_text(result.data)
+
+
+def test_a_password_left_in_another_entry_is_refused_and_never_printed(tmp_path):
+    from vmodtool.vassal.archive import build_zip
+    path = tmp_path / "game.vsav"
+    path.write_bytes(build_zip({"savedGame": encode_saved_game(_text(), key=0x21),
+                                "savedata": f"<data><description>{LONG_PW}</description></data>".encode()}))
+    with pytest.raises(FormatError, match="occurs in this entry") as info:
+        Anonymizer(PasswordKey.random()).file(SavedGame.read(path))
+    assert LONG_PW not in str(info.value) and "savedata" in str(info.value)
 
 
 def test_names_replaced_in_roster_senders_and_chat(tmp_path):
@@ -132,17 +143,27 @@ def test_cli_a_chain_in_two_calls_with_one_key(tmp_path):
 
 
 def test_cli_refusal_writes_nothing(tmp_path):
-    bad = _save(_text(PIECE.replace("Танк", f"Танк{LONG_PW}x")), tmp_path, "bad.vlog")
+    from vmodtool.vassal.archive import build_zip
+    bad = tmp_path / "bad.vsav"
+    bad.write_bytes(build_zip({"savedGame": encode_saved_game(_text(), key=0x21),
+                               "savedata": f"<data><description>{LONG_PW}</description></data>".encode()}))
     good = _save(_text(), tmp_path, "good.vlog")
     out = tmp_path / "out"
     code, stdout, stderr = _invoke(["anonymize", good, bad, "-o", out])
-    assert code == 2 and stderr.count("\n") == 1 and "bad.vlog" in stderr
+    assert code == 2 and stderr.count("\n") == 1 and "bad.vsav" in stderr
     assert LONG_PW not in stdout + stderr
     assert not out.exists() or not any(out.iterdir())
     code, _, stderr = _invoke(["anonymize", good, "-o", good])
     assert code == 2
     code, _, stderr = _invoke(["anonymize", good, "-o", tmp_path / "x.vlog", "--names", "A,B=C"])
     assert code == 2 and "--names" in stderr
+
+
+def test_cli_warns_of_a_password_in_a_label(tmp_path):
+    src = _save(_text(PIECE.replace("Танк", f"Танк {LONG_PW}x")), tmp_path)
+    code, stdout, stderr = _invoke(["anonymize", src, "-o", tmp_path / "out.vlog"])
+    assert code == 0 and "warning:" in stderr and "piece's label" in stderr
+    assert LONG_PW not in stdout + stderr
 
 
 # -- the corpus ----------------------------------------------------------------------------

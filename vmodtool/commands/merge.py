@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from vmodtool.commands import REPLACED, BadInput, Command, check_output, output_option, write_report
+from vmodtool.commands import REPLACED, BadInput, Command, check_output, output_option, warn, write_report
 
 __all__ = ["anonymize_command", "merge_command"]
 
@@ -97,6 +97,9 @@ def anonymize_command(games: tuple[str, ...], output: str, names: str | None, na
     lines = []
     for source, result, target in zip(games, made, targets, strict=True):
         atomic_write(target, result.data)
+        if result.elsewhere:
+            warn(f"{source}: {result.elsewhere} occurrence(s) of a player's password inside other text "
+                 "(a piece's label or definition) were replaced too; check the pieces that show them")
         renamed = f", {len(result.names)} name(s) replaced" if result.names else ""
         lines.append(f"{source} -> {target}: {result.passwords} player password(s) replaced "
                      f"({result.replaced} occurrence(s)){renamed}")

@@ -14,12 +14,13 @@ of a chain, and nobody gains a side (the old password no longer opens it).
 A password is replaced where it stands as a field (between the command
 text's delimiters ``TAB ; / , : | ESC \\``) or as a chat sender
 (``<id>``, ``&lt;id&gt;``); a password of :data:`LONG` characters or more
-is also replaced wherever it occurs inside a chat line (a player who typed
-it).  Before anything is written, :meth:`Anonymizer.check` looks for every
-old password again: as a field (every length) and, for a long one, as
-any substring of the decoded text and of the other archive entries; one
-left (a password inside a piece's definition, or written with escapes) is
-an error and nothing is written.  A password is never printed.
+is also replaced wherever else it occurs (typed into a chat line, written
+into a piece's label: counted apart, for the caller to warn).  Before
+anything is written, :meth:`Anonymizer.check` looks for every old password
+again: as a field (every length) and, for a long one, as any substring of
+the decoded text and of the other archive entries; one left (in
+``savedata``, or written with escapes) is an error and nothing is written.
+A password is never printed.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pathlib import Path
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.vassal.commands import (
     ESC,
+    AddPiece,
     LogEntry,
     MovePiece,
     PlayerAdd,
@@ -43,6 +45,8 @@ from vmodtool.vassal.commands import (
     UnknownCommand,
     leaf_commands,
 )
+from vmodtool.vassal.decks import NO_USER, ObscuredState, hidden_by
+from vmodtool.vassal.pieces import PieceDef
 from vmodtool.vassal.savefile import SAVED_GAME, SavedGame
 
 __all__ = ["PasswordKey", "Anonymizer", "AnonymizedFile", "game_passwords", "LONG"]
@@ -99,14 +103,47 @@ class PasswordKey:
         return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:14])
 
 
+_OWNER_TRAITS = ("obs;", "hide;", "restrict;")
+
+
+def _trait_owners(text: str) -> list[str]:
+    """The player ids an AddPiece's masking, hiding and restricting traits
+    hold (a scenario's designer may have masked pieces with a password no
+    roster names)."""
+    if not any(prefix in text for prefix in _OWNER_TRAITS):
+        return []
+    try:
+        piece = PieceDef.parse(text)
+    except VmodError:
+        return []
+    out = []
+    for trait in piece.traits:
+        prefix = trait.prefix
+        if prefix == "obs;":
+            owner = ObscuredState.parse(trait.state).by
+        elif prefix == "hide;":
+            owner = hidden_by(trait.state)
+        elif prefix == "restrict;":
+            owner = trait.state or None
+        else:
+            continue
+        if owner and owner not in ("null", NO_USER):
+            out.append(owner)
+    return out
+
+
 def game_passwords(game: SavedGame) -> dict[str, str]:
     """Every player id (password) of a file with its roster name (``""``
-    when no roster entry names it): roster entries, removals, movers and
-    ``UNMASK`` lists."""
+    when no roster entry names it): roster entries, removals, movers,
+    ``UNMASK`` lists and the owners of masked, hidden and restricted
+    pieces added."""
     found: dict[str, str] = {}
     for cmd in leaf_commands(game.commands):
         inner = cmd.logged if isinstance(cmd, LogEntry) else cmd
-        if isinstance(inner, PlayerAdd):
+        if isinstance(inner, AddPiece):
+            for owner in _trait_owners(inner.text):
+                found.setdefault(owner, "")
+        elif isinstance(inner, PlayerAdd):
             if inner.player_id:
                 if inner.name or inner.player_id not in found:
                     found[inner.player_id] = inner.name
@@ -129,6 +166,8 @@ class AnonymizedFile:
     passwords: int
     replaced: int
     names: dict[str, str] = field(default_factory=dict)
+    #: replacements inside other text (a piece's label or definition)
+    elsewhere: int = 0
 
 
 class Anonymizer:
@@ -146,11 +185,13 @@ class Anonymizer:
         self.names_in_chat = names_in_chat
 
     # -- the text ------------------------------------------------------------------------
-    def text(self, text: str, passwords: Iterable[str]) -> tuple[str, int]:
+    def text(self, text: str, passwords: Iterable[str]) -> tuple[str, int, int]:
         """``text`` with every occurrence of the passwords replaced (and the
-        names renamed); returns the new text and the count of replacements."""
+        names renamed); returns the new text, the count of replacements and,
+        of those, the count inside other text (a long password in a piece's
+        label or definition: replaced too, for a password must not stay)."""
         ids = sorted({p for p in passwords if p}, key=len, reverse=True)
-        count = 0
+        count = elsewhere = 0
         if ids:
             mapping = {old: self.key.new_password(old) for old in ids}
             alternation = "|".join(re.escape(i) for i in ids)
@@ -165,12 +206,14 @@ class Anonymizer:
             text = field_re.sub(field_sub, text)
             long_ids = [i for i in ids if len(i) >= LONG]
             if long_ids:
-                text, n = _in_chat(text, re.compile("|".join(re.escape(i) for i in long_ids)),
-                                   lambda m: mapping[m.group(0)])
+                anywhere = re.compile("|".join(re.escape(i) for i in long_ids))
+                text, n = _in_chat(text, anywhere, lambda m: mapping[m.group(0)])
                 count += n
+                text, elsewhere = anywhere.subn(lambda m: mapping[m.group(0)], text)
+                count += elsewhere
         if self.names:
             text = self._rename(text)
-        return text, count
+        return text, count, elsewhere
 
     def _rename(self, text: str) -> str:
         olds = sorted((n for n in self.names if n), key=len, reverse=True)
@@ -226,10 +269,10 @@ class Anonymizer:
         if clash:           # a 14-letter HMAC equal to a password: astronomically unlikely
             raise VmodError("a new password equals an old one; run again with another key",
                             file=game.file)
-        text, count = self.text(game.text, passwords)
+        text, count, elsewhere = self.text(game.text, passwords)
         self.check(text, game.entries, passwords, game.file)
         renamed = {n: self.names[n] for n in ids.values() if n in self.names}
-        return AnonymizedFile(game.to_bytes(text), len(ids), count, renamed)
+        return AnonymizedFile(game.to_bytes(text), len(ids), count, renamed, elsewhere)
 
 
 def _in_chat(text: str, pattern: re.Pattern[str],

@@ -292,6 +292,23 @@ def test_step_addresses():
         StepAddress.parse("x")
 
 
+def test_edit_lists_in_yaml_and_json(tmp_path):
+    edits = tmp_path / "edits.yaml"
+    edits.write_text("- {step: 2:5, delete: true}\n- {step: 7, note: Ход}\n- step: 1:0\n  note: x\n",
+                     encoding="utf-8")
+    assert read_edits(edits) == [Edit(StepAddress(5, 2), "delete"), Edit(StepAddress(7), "annotate", "Ход"),
+                                 Edit(StepAddress(0, 1), "annotate", "x")]
+    as_json = tmp_path / "edits.json"
+    as_json.write_text('{"edits": [{"step": "turn-2.vlog:1", "delete": true}]}', encoding="utf-8")
+    assert read_edits(as_json) == [Edit(StepAddress(1, "turn-2.vlog"), "delete")]
+
+
+def test_cli_a_bad_pattern_is_bad_input(demo_chain, tmp_path):
+    code, _, stderr = _invoke(["merge", *demo_chain, "-o", tmp_path / "g.vlog", "--drop-chat", "(["])
+    assert code == 2 and "--drop-chat" in stderr
+    assert not (tmp_path / "g.vlog").exists()
+
+
 def test_bad_notes_and_edits_are_located(tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("1: fine\nno step here\n", encoding="utf-8")

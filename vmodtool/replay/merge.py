@@ -208,11 +208,26 @@ def _read_text(path: PathLike, file: str, what: str) -> str:
         raise FormatError(f"not UTF-8 text ({exc.reason})", file=file, place=f"byte {exc.start}") from None
 
 
+def _edit_loader() -> type:
+    """``yaml.SafeLoader`` without YAML 1.1's base-60 numbers: ``step: 2:5``
+    is log 2, step 5 (the text ``"2:5"``), never the number 125."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    Loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
+    return Loader
+
+
 def _load_yaml(path: PathLike, file: str) -> object:
     import yaml
     text = _read_text(path, file, "edit list")
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_edit_loader())  # noqa: S506 - a SafeLoader with fewer resolvers
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         place = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else None

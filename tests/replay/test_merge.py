@@ -318,6 +318,9 @@ def test_bad_notes_and_edits_are_located(tmp_path):
     edits.write_text("- {step: 1, cut: true}\n", encoding="utf-8")
     with pytest.raises(VmodError, match=r"entry 1: unknown key"):
         read_edits(edits)
+    edits.write_text("- " + "[" * 50000 + "]" * 50000 + "\n", encoding="utf-8")
+    with pytest.raises(VmodError, match="edits.yaml"):
+        read_edits(edits)
     edits.write_text("- {step: 1, delete: [\n", encoding="utf-8")
     with pytest.raises(VmodError, match=r"line \d+, column \d+"):
         read_edits(edits)

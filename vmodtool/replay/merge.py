@@ -228,6 +228,8 @@ def _load_yaml(path: PathLike, file: str) -> object:
     text = _read_text(path, file, "edit list")
     try:
         return yaml.load(text, Loader=_edit_loader())  # noqa: S506 - a SafeLoader with fewer resolvers
+    except RecursionError:
+        raise FormatError("not an edit list: nested too deep", file=file) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         place = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else None

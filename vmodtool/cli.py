@@ -23,7 +23,7 @@ EXIT_BUG = 70
 
 #: command families, in the order ``vmodtool --help`` lists them
 COMMAND_MODULES = ("formats", "scenario", "import_module", "build", "counters", "slice", "board", "terrain", "lint",
-                   "replay", "audit", "report", "check_game", "batch", "templates")
+                   "replay", "audit", "report", "check_game", "merge", "batch", "templates")
 
 #: the commands of the families above, each with its family and the first
 #: paragraph of its help (what ``vmodtool --help`` shows): a family whose
@@ -50,6 +50,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("audit", "Check played logs against a scenario's rules."),
     "check-game": ("check_game", "Check a PBEM game's integrity: logs, undos, dice."),
     "report": ("report", "Write a game as one HTML page to open in a browser."),
+    "anonymize": ("merge", "Replace the player passwords in saves and logs."),
+    "merge": ("merge", "Merge the logs of a PBEM game into one log."),
     "batch": ("batch", "Run a command on every game of an archive."),
     "templates": ("templates", "List the counter and card templates and preview one."),
 }

@@ -18,18 +18,31 @@ out than the workers can run.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import re
 import time
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeGuard
 
 from vmodtool.batch.games import Game
-from vmodtool.batch.tasks import Options, Task, forget_trees, game_options, payload_of, run_task, task_key
+from vmodtool.batch.tasks import (
+    STATUS_OF_EXIT,
+    Options,
+    Task,
+    forget_trees,
+    game_options,
+    payload_of,
+    run_task,
+    task_key,
+)
 from vmodtool.errors import VmodError
 from vmodtool.fileio import parse_json
 from vmodtool.pools import process_pool
@@ -39,6 +52,14 @@ __all__ = ["BatchProgress", "BatchSummary", "run_batch", "EXIT_INTERNAL"]
 #: the exit code of a game whose run failed inside vmodtool (a bug) or whose
 #: worker was lost twice: the same code the CLI gives a bug
 EXIT_INTERNAL = 70
+
+#: the games not ``ok`` a summary holds (the rest are counted): the summary
+#: of a 300,000-game archive of missing files stays small
+NOT_OK_SHOWN = 200
+
+#: the longest record line a re-run reads back; a longer one is never held
+#: (its game is run again)
+MAX_RECORD_BYTES = 64 << 20
 
 #: how often one game may break a local process pool (a worker killed by the
 #: system, e.g. out of memory) before it is reported as an internal error
@@ -78,6 +99,8 @@ class BatchSummary:
     not_ok: list[dict[str, Any]]
     workers: int
     peak_worker_rss_mb: float | None = None
+    #: games not ``ok`` past the first :data:`NOT_OK_SHOWN` (counted, not held)
+    not_ok_more: int = 0
 
     @property
     def exit_code(self) -> int:
@@ -143,30 +166,86 @@ def _note(result: Any) -> str:
 
 def _index(path: Path, *, trim: bool = False) -> dict[str, tuple[int, int]]:
     """key -> (offset, length) of each whole record of a JSON Lines file
-    (later records of a key win; internal errors are not reused).  With
+    that has the shape of a record (:func:`_well_formed`; later records of a
+    key win, internal errors are not reused), read with a bound on a line
+    (:data:`MAX_RECORD_BYTES`: a longer one is skipped, not held).  With
     ``trim`` a torn last line (an interrupted write) is cut off."""
+    from vmodtool.fileio import bounded_lines
+
     index: dict[str, tuple[int, int]] = {}
     if not path.is_file():
         return index
     good = 0
     with path.open("rb") as fh:
-        offset = 0
-        for line in fh:
-            if not line.endswith(b"\n"):
+        for line in bounded_lines(fh, MAX_RECORD_BYTES):
+            if not line.whole:
                 break
+            good = line.offset + line.length
             try:
-                record = parse_json(line)
+                record = None if line.data is None else parse_json(line.data)
             except ValueError:
                 record = None
-            if isinstance(record, dict) and isinstance(record.get("key"), str) and record["key"] \
-                    and record.get("status") != "error":
-                index[record["key"]] = (offset, len(line))
-            offset += len(line)
-            good = offset
+            if _well_formed(record):
+                index[record["key"]] = (line.offset, line.length)
     if trim and good != path.stat().st_size:
         with path.open("r+b") as fh:
             fh.truncate(good)
     return index
+
+
+_KEY = re.compile(r"[0-9a-f]{64}")
+_REUSABLE = {status: code for code, status in STATUS_OF_EXIT.items()}
+
+
+def _well_formed(record: Any) -> TypeGuard[dict[str, Any]]:
+    """A record a re-run may reuse, by its shape: a content key, a status
+    other than an internal error with its own exit code, the game, command
+    and files as text, and the result (or, failed, the message)."""
+    if not isinstance(record, dict):
+        return False
+    key, status, code = record.get("key"), record.get("status"), record.get("exit_code")
+    if not isinstance(key, str) or not _KEY.fullmatch(key) or not isinstance(status, str) \
+            or status not in _REUSABLE or type(code) is not int or _REUSABLE[status] != code:
+        return False
+    files = record.get("files")
+    if not isinstance(record.get("game"), str) or not isinstance(record.get("command"), str) \
+            or not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        return False
+    return isinstance(record.get("error"), str) if status == "failed" else "result" in record
+
+
+def _proven(record: Any, task: Task, secret: bytes | None) -> TypeGuard[dict[str, Any]]:
+    """Whether a record read back may stand for ``task``'s run: well formed,
+    of this game, command and files, and signed with this user's key (a
+    record anyone else wrote, or edited, proves nothing: its game is run
+    again).  Without a key nothing is reused."""
+    if not _well_formed(record) or secret is None or record["key"] != task.key \
+            or record["game"] != task.game.name or record["command"] != task.options.command \
+            or record["files"] != [str(p) for p in task.game.files]:
+        return False
+    signature = record.get("signature")
+    return isinstance(signature, str) and hmac.compare_digest(signature, _signature(secret, record))
+
+
+def _signature(secret: bytes, record: dict[str, Any]) -> str:
+    """This user's HMAC of a record as it reads back (its position in the
+    batch and its time left out: they change when it is reused)."""
+    body = {k: v for k, v in record.items() if k not in _UNSIGNED}
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    return "hmac-sha256:" + hmac.new(secret, text, hashlib.sha256).hexdigest()
+
+
+_UNSIGNED = frozenset({"index", "seconds", "signature"})
+
+
+def _signed_line(record: dict[str, Any], secret: bytes | None) -> bytes:
+    """The record's line, signed (when there is a key) as it will read back."""
+    body = {k: v for k, v in record.items() if k != "signature"}
+    line = _line(body)
+    if secret is None:
+        return line
+    body["signature"] = _signature(secret, parse_json(line))
+    return _line(body)
 
 
 def _read_at(path: Path, where: tuple[int, int]) -> bytes:
@@ -260,9 +339,15 @@ def _run_local(jobs: int) -> Runner:
     return run
 
 
+#: how long connecting to a Dask scheduler may take
+_DASK_CONNECT_SECONDS = 10
+
+
 def _run_dask(address: str, send_files: bool) -> Runner:
     def run(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
         import importlib
+
+        from vmodtool.textsafe import escape_controls
 
         try:
             # untyped (and absent from the lint environment): used through Any
@@ -270,9 +355,16 @@ def _run_dask(address: str, send_files: bool) -> Runner:
         except ImportError:
             raise VmodError("--dask needs Dask distributed: pip install 'vmodtool[dask]'") from None
         try:
-            client = distributed.Client(address, timeout=10)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise VmodError(f"--dask {address}: cannot reach the scheduler ({exc})") from None
+            client = distributed.Client(address, timeout=_DASK_CONNECT_SECONDS)
+        except Exception as exc:  # noqa: BLE001 - whatever answers there is no input of ours: no bug
+            # a closed port is an OSError; something else answering that
+            # port (not a Dask scheduler) makes the protocol read a length
+            # of exabytes (MemoryError), a struct error or a comm error
+            if isinstance(exc, (OSError, TimeoutError, ValueError)) and not _garbled(exc):
+                raise VmodError(f"--dask {address}: cannot reach the scheduler "
+                                f"({escape_controls(str(exc))[:200]})") from None
+            raise VmodError(f"--dask {address}: what answers there is not a Dask scheduler (its reply "
+                            f"cannot be read: {type(exc).__name__})") from None
         try:
             slots = max(1, sum(client.nthreads().values()))
             pending = list(reversed(tasks))
@@ -306,6 +398,14 @@ def _run_dask(address: str, send_files: bool) -> Runner:
     return run
 
 
+def _garbled(exc: BaseException) -> bool:
+    """Whether a connect error comes from reading a reply that is no Dask
+    message (a length of exabytes, an array dimension) rather than from the
+    address or the network."""
+    text = str(exc)
+    return isinstance(exc, ValueError) and ("dimension" in text or "buffer" in text or "unpack" in text)
+
+
 def _high_water_mb(pid: int | None) -> float | None:
     """The peak resident memory of a live process (Linux), else ``None``."""
     try:
@@ -333,11 +433,19 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
     file (resumable, written atomically at the end); ``stream``: where each
     record goes as it finishes; ``jobs``: local processes (1: in this
     process); ``dask``: a scheduler's address instead; ``rerun``: run every
-    game even if a previous record fits."""
+    game even if a previous record fits.
+
+    A previous record is reused only when it proves itself
+    (:func:`_proven`: its shape, its game and this user's signature);
+    anything else is run again.  What is held per game is its task and
+    where its record is (three numbers), so that an archive of a few
+    hundred thousand games fits in a few hundred bytes a game."""
     from vmodtool import __version__
+    from vmodtool.build.scenario_cache import user_secret
     from vmodtool.fileio import atomic_write, check_output_target
 
     forget_trees()
+    secret = user_secret()
     digests: dict[Path, str] = {}
     tasks = []
     for index, game in enumerate(games):
@@ -355,14 +463,23 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
     progress = BatchProgress(total=len(tasks))
     statuses: dict[str, int] = {}
     not_ok: list[dict[str, Any]] = []
-    where: dict[int, tuple[Path, tuple[int, int]]] = {}
+    more = 0
+    # where each game's record is: 0 nowhere yet, 1 the partial file, 2 the previous output
+    sources = [None, partial, output]
+    source = bytearray(len(tasks))
+    offsets = array("q", bytes(8 * len(tasks)))
+    lengths = array("q", bytes(8 * len(tasks)))
     sink = None if partial is None else partial.open("ab")
     start = time.monotonic()
     try:
         def account(record: dict[str, Any], reused: bool) -> None:
+            nonlocal more
             statuses[record["status"]] = statuses.get(record["status"], 0) + 1
             if record["status"] != "ok":
-                not_ok.append(_short(record))
+                if len(not_ok) < NOT_OK_SHOWN:
+                    not_ok.append(_short(record))
+                else:
+                    more += 1
             progress.done += 1
             progress.reused += reused
             progress.failed += record["status"] in ("failed", "error")
@@ -372,12 +489,12 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
 
         def finished(task: Task, record: dict[str, Any]) -> None:
             record = {"index": task.index, **record}
-            line = _line(record)
+            line = _signed_line(record, secret)
             if sink is not None and partial is not None:
                 offset = sink.tell()
                 sink.write(line)
                 sink.flush()
-                where[task.index] = (partial, (offset, len(line)))
+                source[task.index], offsets[task.index], lengths[task.index] = 1, offset, len(line)
             if stream is not None:
                 stream.write(line)
                 stream.flush()
@@ -385,17 +502,22 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
 
         to_run = []
         for task in tasks:
-            source = (partial, previous[task.key]) if partial is not None and task.key in previous else \
-                (output, old[task.key]) if output is not None and task.key in old else None
-            if source is None:
+            kind, where = (1, previous[task.key]) if partial is not None and task.key in previous else \
+                (2, old[task.key]) if output is not None and task.key in old else (0, (0, 0))
+            path = sources[kind]
+            record = None
+            if path is not None:
+                try:
+                    record = parse_json(_read_at(path, where))
+                except (OSError, ValueError):
+                    record = None
+            if not _proven(record, task, secret):
                 to_run.append(task)
                 continue
-            line = _read_at(*source)
-            record = {**json.loads(line), "index": task.index}
-            line = _line(record)
-            where[task.index] = source
+            record = {**record, "index": task.index}
+            source[task.index], offsets[task.index], lengths[task.index] = kind, *where
             if stream is not None:
-                stream.write(line)
+                stream.write(_signed_line(record, secret))
                 stream.flush()
             account(record, True)
 
@@ -405,7 +527,8 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
             sink.close()
             sink = None
         if output is not None and partial is not None:
-            atomic_write(output, _ordered(tasks, where))
+            places = ((sources[source[i]], (offsets[i], lengths[i])) for i in range(len(tasks)))
+            atomic_write(output, _ordered(places, secret))
             partial.unlink(missing_ok=True)
     finally:
         if sink is not None:
@@ -413,17 +536,17 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
     workers = 0 if dask else max(1, jobs)
     return BatchSummary(len(tasks), statuses, progress.reused, time.monotonic() - start,
                         sorted(not_ok, key=lambda r: r["game"]), workers,
-                        None if peak is None else round(peak, 1))
+                        None if peak is None else round(peak, 1), more)
 
 
-def _ordered(tasks: Sequence[Task], where: dict[int, tuple[Path, tuple[int, int]]]) -> Iterator[bytes]:
+def _ordered(places: Iterator[tuple[Path | None, tuple[int, int]]], secret: bytes | None) -> Iterator[bytes]:
     """The records in the batch's order, each read back from where it was
     written (the partial file or the previous output), its index set."""
-    for task in tasks:
-        path, at = where[task.index]
+    for index, (path, at) in enumerate(places):
+        assert path is not None, "every game has its record"
         record = json.loads(_read_at(path, at))
-        record["index"] = task.index
-        yield _line(record)
+        record["index"] = index
+        yield _signed_line(record, secret)
 
 
 def cpu_count() -> int:

@@ -90,8 +90,28 @@ class Task:
 
 
 def game_options(game: Game, options: Options) -> Options:
-    """The options of one game: its manifest's module and scenario first."""
-    return replace(options, module=game.module or options.module, scenario=game.scenario or options.scenario)
+    """The options of one game: its manifest's module and scenario first
+    (the batch's own options object when the game overrides neither: an
+    archive of many games holds one).  ``trust_scenario_plugins`` is the
+    user's consent to the plug-ins of the scenario they named
+    (``--scenario``): it does not reach a scenario a manifest names instead
+    (that game's plug-in rules are reported not checked), unless it is the
+    same file."""
+    if game.module is None and game.scenario is None:
+        return options
+    trust = options.trust_scenario_plugins and (game.scenario is None or _same_file(game.scenario, options.scenario))
+    return replace(options, module=game.module or options.module, scenario=game.scenario or options.scenario,
+                   trust_scenario_plugins=trust)
+
+
+def _same_file(path: Path, named: Path | None) -> bool:
+    """Whether ``path`` is the file the user named (``None``: they named none)."""
+    if named is None:
+        return False
+    try:
+        return os.path.samefile(path, named)
+    except OSError:
+        return False
 
 
 def input_files(task: Task) -> list[Path]:

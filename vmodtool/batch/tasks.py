@@ -35,6 +35,7 @@ from typing import Any
 
 from vmodtool.batch.games import LOG_SUFFIXES, MODULE_SUFFIXES, Game
 from vmodtool.errors import VmodError
+from vmodtool.fileio import output_folder
 
 __all__ = ["COMMANDS", "Options", "Task", "run_task", "task_key", "input_files", "forget_trees", "STATUS_OF_EXIT"]
 
@@ -313,7 +314,8 @@ def _materialised(task: Task) -> Iterator[tuple[Task, dict[str, str]]]:
         for name, data in task.payload.items():
             target = local(Path(name))
             assert target is not None
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent != folder:
+                output_folder(folder, target.parent.relative_to(folder).as_posix())
             target.write_bytes(data)
         game = Game(task.game.name, tuple(local(p) or p for p in task.game.files),
                     local(task.game.module), local(task.game.scenario))

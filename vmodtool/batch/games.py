@@ -50,7 +50,7 @@ class ManifestError(VmodError):
     """A manifest or a grouping pattern that cannot be used."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Game:
     """One game: its name (unique in the batch), its files in order, and the
     module and scenario it overrides (``None``: the batch's options)."""
@@ -235,7 +235,9 @@ def _csv_games(manifest: Path, fh: IO[str]) -> list[Game]:
                                    f"({seen[1]}) and {path}")
                 extra[game][key] = (path, place)
     games = []
-    for name, items in rows.items():
+    while rows:                         # each row let go as its game is made: one copy at a time
+        name = next(iter(rows))
+        items = rows.pop(name)
         items.sort(key=lambda item: (item[0], item[1]))
         more = extra.get(name, {})
         games.append(Game(name, tuple(p for _, _, p in items),

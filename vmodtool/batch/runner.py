@@ -25,7 +25,7 @@ import os
 import re
 import time
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -239,13 +239,18 @@ _UNSIGNED = frozenset({"index", "seconds", "signature"})
 
 
 def _signed_line(record: dict[str, Any], secret: bytes | None) -> bytes:
-    """The record's line, signed (when there is a key) as it will read back."""
+    """The record's line, signed (when there is a key) as it will read back:
+    the record itself when its line is its JSON as is (the usual case),
+    else what the line's escapes make of it."""
+    from vmodtool.textsafe import escape_report
+
     body = {k: v for k, v in record.items() if k != "signature"}
-    line = _line(body)
-    if secret is None:
-        return line
-    body["signature"] = _signature(secret, parse_json(line))
-    return _line(body)
+    text = json.dumps(body, ensure_ascii=False)
+    line = escape_report(text)
+    if secret is not None:
+        body["signature"] = _signature(secret, body if line == text else parse_json(line))
+        line = escape_report(json.dumps(body, ensure_ascii=False))
+    return (line + "\n").encode("utf-8")
 
 
 def _read_at(path: Path, where: tuple[int, int]) -> bytes:
@@ -264,7 +269,32 @@ def _line(record: dict[str, Any]) -> bytes:
 
 # -- execution -------------------------------------------------------------------------
 
-Runner = Callable[[Sequence[Task], Callable[[Task, dict[str, Any]], None]], "float | None"]
+Runner = Callable[[Iterable[Task], Callable[[Task, dict[str, Any]], None]], "float | None"]
+
+
+class _Queue:
+    """The tasks still to hand out: made one by one as they are taken (an
+    archive's tasks are never all held), and those handed back to be run
+    again (a broken pool), which come first."""
+
+    def __init__(self, tasks: Iterable[Task]) -> None:
+        self._fresh = iter(tasks)
+        self._back: list[Task] = []
+
+    def __bool__(self) -> bool:
+        if not self._back:
+            task = next(self._fresh, None)
+            if task is None:
+                return False
+            self._back.append(task)
+        return True
+
+    def pop(self) -> Task:
+        """The next task (after a true ``bool``)."""
+        return self._back.pop()
+
+    def append(self, task: Task) -> None:
+        self._back.append(task)
 
 
 def _internal(task: Task, message: str) -> dict[str, Any]:
@@ -278,7 +308,7 @@ def _bug(task: Task, exc: BaseException) -> dict[str, Any]:
                            "please report it with the game's files")
 
 
-def _run_here(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
+def _run_here(tasks: Iterable[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
     for task in tasks:
         try:
             record = run_task(task)
@@ -290,10 +320,10 @@ def _run_here(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None
 
 
 def _run_local(jobs: int) -> Runner:
-    def run(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
+    def run(tasks: Iterable[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
         import multiprocessing
 
-        queue = list(reversed(tasks))
+        queue = _Queue(tasks)
         others = {child.pid for child in multiprocessing.active_children()}
         peak: float | None = None
         attempts: dict[int, int] = {}
@@ -344,7 +374,7 @@ _DASK_CONNECT_SECONDS = 10
 
 
 def _run_dask(address: str, send_files: bool) -> Runner:
-    def run(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
+    def run(tasks: Iterable[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
         import importlib
 
         from vmodtool.textsafe import escape_controls
@@ -367,7 +397,7 @@ def _run_dask(address: str, send_files: bool) -> Runner:
                             f"cannot be read: {type(exc).__name__})") from None
         try:
             slots = max(1, sum(client.nthreads().values()))
-            pending = list(reversed(tasks))
+            pending = _Queue(tasks)
             futures: dict[Any, Task] = {}
 
             def submit(task: Task) -> Any:
@@ -378,7 +408,10 @@ def _run_dask(address: str, send_files: bool) -> Runner:
                 futures[future] = task
                 return future
 
-            queue = distributed.as_completed([submit(pending.pop()) for _ in range(min(len(pending), 2 * slots))])
+            first: list[Any] = []
+            while pending and len(first) < 2 * slots:
+                first.append(submit(pending.pop()))
+            queue = distributed.as_completed(first)
             for future in queue:
                 task = futures.pop(future)
                 try:
@@ -447,11 +480,17 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
     forget_trees()
     secret = user_secret()
     digests: dict[Path, str] = {}
-    tasks = []
+    count = len(games)
+    keys = bytearray(32 * count)             # each game's key (sha256), 32 bytes a game
     for index, game in enumerate(games):
-        task = Task(index, game, game_options(game, options))
-        tasks.append(Task(index, task.game, task.options, task_key(task, __version__, digests)))
+        key = task_key(Task(index, game, game_options(game, options)), __version__, digests)
+        keys[32 * index:32 * (index + 1)] = bytes.fromhex(key)
     del digests
+
+    def task_at(index: int) -> Task:
+        """The task of a game, made when it is needed (not held)."""
+        game = games[index]
+        return Task(index, game, game_options(game, options), keys[32 * index:32 * (index + 1)].hex())
 
     partial = None if output is None else output.with_name(output.name + ".partial")
     old = {} if output is None or rerun else _index(output)
@@ -460,15 +499,15 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
     previous = {} if partial is None else _index(partial, trim=True)
     if rerun:
         previous = {}
-    progress = BatchProgress(total=len(tasks))
+    progress = BatchProgress(total=count)
     statuses: dict[str, int] = {}
     not_ok: list[dict[str, Any]] = []
     more = 0
     # where each game's record is: 0 nowhere yet, 1 the partial file, 2 the previous output
     sources = [None, partial, output]
-    source = bytearray(len(tasks))
-    offsets = array("q", bytes(8 * len(tasks)))
-    lengths = array("q", bytes(8 * len(tasks)))
+    source = bytearray(count)
+    offsets = array("q", bytes(8 * count))
+    lengths = array("q", bytes(8 * count))
     sink = None if partial is None else partial.open("ab")
     start = time.monotonic()
     try:
@@ -500,8 +539,9 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
                 stream.flush()
             account(record, False)
 
-        to_run = []
-        for task in tasks:
+        to_run = array("q")
+        for index in range(count):
+            task = task_at(index)
             kind, where = (1, previous[task.key]) if partial is not None and task.key in previous else \
                 (2, old[task.key]) if output is not None and task.key in old else (0, (0, 0))
             path = sources[kind]
@@ -512,7 +552,7 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
                 except (OSError, ValueError):
                     record = None
             if not _proven(record, task, secret):
-                to_run.append(task)
+                to_run.append(index)
                 continue
             record = {**record, "index": task.index}
             source[task.index], offsets[task.index], lengths[task.index] = kind, *where
@@ -522,31 +562,31 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
             account(record, True)
 
         runner = _run_dask(dask, send_files) if dask else _run_here if jobs <= 1 else _run_local(jobs)
-        peak = runner(to_run, finished)
+        peak = runner((task_at(i) for i in to_run), finished)
         if sink is not None:
             sink.close()
             sink = None
         if output is not None and partial is not None:
-            places = ((sources[source[i]], (offsets[i], lengths[i])) for i in range(len(tasks)))
-            atomic_write(output, _ordered(places, secret))
+            places = ((sources[source[i]], (offsets[i], lengths[i])) for i in range(count))
+            atomic_write(output, _ordered(places))
             partial.unlink(missing_ok=True)
     finally:
         if sink is not None:
             sink.close()
     workers = 0 if dask else max(1, jobs)
-    return BatchSummary(len(tasks), statuses, progress.reused, time.monotonic() - start,
+    return BatchSummary(count, statuses, progress.reused, time.monotonic() - start,
                         sorted(not_ok, key=lambda r: r["game"]), workers,
                         None if peak is None else round(peak, 1), more)
 
 
-def _ordered(places: Iterator[tuple[Path | None, tuple[int, int]]], secret: bytes | None) -> Iterator[bytes]:
+def _ordered(places: Iterator[tuple[Path | None, tuple[int, int]]]) -> Iterator[bytes]:
     """The records in the batch's order, each read back from where it was
     written (the partial file or the previous output), its index set."""
     for index, (path, at) in enumerate(places):
         assert path is not None, "every game has its record"
         record = json.loads(_read_at(path, at))
-        record["index"] = index
-        yield _signed_line(record, secret)
+        record["index"] = index             # not signed: the signature stands
+        yield _line(record)
 
 
 def cpu_count() -> int:

@@ -77,7 +77,7 @@ def _s(path: Path | None) -> str | None:
     return None if path is None else str(path)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Task:
     """One game to run: its position in the batch, the game, the options
     with the game's own module and scenario applied, its content key, and —
@@ -174,8 +174,9 @@ def task_key(task: Task, version: str, cache: dict[Path, str] | None = None) -> 
     """What the result of a game depends on, hashed: vmodtool's version, the
     command and its options, the game's name and the name and content of
     every input file.  The same key means the same result."""
+    own = task.game.files                # a game's own files are read once: not kept in the cache
     parts = {"version": version, "options": task.options.as_json(), "game": task.game.name,
-             "files": [[str(p), file_digest(p, cache)] for p in input_files(task)]}
+             "files": [[str(p), file_digest(p, None if p in own else cache)] for p in input_files(task)]}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()
 
 

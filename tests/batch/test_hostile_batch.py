@@ -279,11 +279,13 @@ def _edit(record: dict, how: str) -> dict:
         edited.pop("signature")
     elif how == "other game":
         edited["game"] = "z"
+    elif how == "signature not ascii":          # found by benchmarks/fuzz_batch.py (compare_digest raised)
+        edited["signature"] = "hmac-sha256:\u00e9" + edited["signature"][13:]
     return edited
 
 
 @pytest.mark.parametrize("how", ["no status", "status list", "no exit_code", "exit_code text", "forged ok",
-                                 "unsigned", "other game"])
+                                 "unsigned", "other game", "signature not ascii"])
 def test_a_resume_record_that_cannot_prove_itself_is_run_again(tmp_path: Path, three_games: list[Game],
                                                                monkeypatch: pytest.MonkeyPatch, how: str) -> None:
     full = tmp_path / "full.jsonl"

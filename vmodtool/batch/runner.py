@@ -11,7 +11,11 @@ A re-run reuses the record of every game whose key (its inputs' content,
 the options and vmodtool's version: :func:`~vmodtool.batch.tasks.task_key`)
 is in the previous output or in the partial file of an interrupted run; a
 game whose run ended in an internal error (a bug, a worker lost twice) is
-run again.  Memory stays bounded by the games in flight: previous records
+run again.  A record read back is untrusted text: it is reused only when
+it proves itself — the shape of a record, this game's name, command and
+files, and this user's HMAC signature over it (see :func:`_proven`) — and
+read with a bound on its line (:data:`MAX_RECORD_BYTES`); any other is run
+again.  Memory stays bounded by the games in flight: previous records
 are indexed by their byte offsets, not held, and no more games are handed
 out than the workers can run.
 """
@@ -472,9 +476,10 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
 
     A previous record is reused only when it proves itself
     (:func:`_proven`: its shape, its game and this user's signature);
-    anything else is run again.  What is held per game is its task and
-    where its record is (three numbers), so that an archive of a few
-    hundred thousand games fits in a few hundred bytes a game."""
+    anything else is run again.  What is held per game besides ``games``
+    is its key (32 bytes) and where its record is (17 bytes); its task is
+    made when it is handed out, so that an archive of a few hundred
+    thousand games costs a few hundred bytes a game."""
     from vmodtool import __version__
     from vmodtool.build.scenario_cache import user_secret
     from vmodtool.fileio import atomic_write, check_output_target

@@ -10,6 +10,9 @@ file fails its game only.  The record of a game::
     {"game", "command", "files", "status", "exit_code", "result" | "error",
      "seconds", "key"}
 
+(the batch adds its ``index`` and this user's ``signature``, see
+:mod:`vmodtool.batch.runner`).
+
 ``status`` is ``ok`` (exit 0), ``findings`` (exit 1), ``not_checked``
 (exit 3: the command could not look at everything) or ``failed`` (exit 2:
 bad input; ``error`` holds the message).  ``result`` is exactly the JSON the

@@ -11,7 +11,7 @@ import os
 import stat
 from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple, Union
+from typing import Any, BinaryIO, NamedTuple, Union
 
 from vmodtool.errors import FormatError, VmodError
 
@@ -135,6 +135,86 @@ def _machine_errors(target: Path) -> Iterator[None]:
         yield
     except OSError as exc:
         raise VmodError(f"cannot write the output: {exc.strerror or exc}", file=target) from None
+
+
+def output_folder(place: PathLike, *names: str) -> Path:
+    """The output folder ``place/names…``, made when it is not there: the
+    one way every command makes or reuses a folder it writes into (a
+    report's ``_files``, a build cache's ``vassal/``, a batch worker's
+    files).  ``place`` is what the user named (made with its parents; a
+    symbolic link the user names is followed, as for any path they give).
+    Each folder of ``names`` below it is made, or reused only when it is a
+    real folder: a symbolic link there (to a folder elsewhere) or anything
+    else is refused with a :class:`VmodError` naming it, so that no output
+    lands outside the named place.  ``names`` are folder names of the
+    program's own (``"cards/vassal"`` is two), never ``..`` or absolute."""
+    folder = Path(place)
+    if folder.exists() and not folder.is_dir():
+        raise VmodError("the output folder is not a folder: "
+                        f"this is {output_kind(folder, follow=True) or 'a file'}", file=folder)
+    with _machine_errors(folder):
+        folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        for part in Path(name).parts:
+            if part in ("", ".", "..") or Path(part).is_absolute():
+                raise ValueError(f"output_folder: {name!r} is not a folder name below the place")
+            folder = folder / part
+            try:
+                os.mkdir(folder)
+            except FileExistsError:
+                pass
+            except OSError as exc:
+                kind = output_kind(folder)
+                if kind is None:
+                    raise VmodError(f"cannot make the output folder: {exc.strerror or exc}", file=folder) from None
+            kind = output_kind(folder)
+            if kind != "a folder":
+                hint = ("; an output folder is used only when it is a real folder inside "
+                        f"{Path(place)}") if kind and kind.startswith("a symbolic link") else ""
+                raise VmodError(f"refusing to write into this: it is {kind or 'a file'}, not a folder{hint}",
+                                file=folder)
+    return folder
+
+
+class BoundedLine(NamedTuple):
+    """One line of a :func:`bounded_lines` read: where it starts, its length
+    in the file, and its bytes (``None`` when it was longer than the limit:
+    it was skipped, never held); ``whole`` is False for a last line without
+    its newline (a torn write)."""
+
+    offset: int
+    length: int
+    data: bytes | None
+    whole: bool
+
+
+def bounded_lines(fh: BinaryIO, limit: int, *, block: int = 1 << 16) -> Iterator[BoundedLine]:
+    """The lines of a binary file (JSON Lines, text a program wrote), none
+    held past ``limit`` bytes: a longer line is read through in blocks and
+    given as ``data=None`` (the caller treats it as a bad record), so that a
+    400 MB line without a newline costs a block of memory, not 400 MB."""
+    offset = fh.tell()
+    while True:
+        line = fh.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield BoundedLine(offset, len(line), line, line.endswith(b"\n"))
+            offset += len(line)
+            continue
+        length = len(line)                   # over-long: read through to its end, keeping nothing
+        del line
+        whole = False
+        while True:
+            more = fh.readline(block)
+            if not more:
+                break
+            length += len(more)
+            if more.endswith(b"\n"):
+                whole = True
+                break
+        yield BoundedLine(offset, length, None, whole)
+        offset += length
 
 
 def refuse_overwrite(output: PathLike, *inputs: PathLike) -> None:

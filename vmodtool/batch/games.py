@@ -23,13 +23,12 @@ Every game is independent: nothing of one reaches another.
 from __future__ import annotations
 
 import csv
-import io
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from vmodtool.errors import VmodError
 
@@ -51,7 +50,7 @@ class ManifestError(VmodError):
     """A manifest or a grouping pattern that cannot be used."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Game:
     """One game: its name (unique in the batch), its files in order, and the
     module and scenario it overrides (``None``: the batch's options)."""
@@ -68,10 +67,16 @@ def _natural(text: str) -> tuple[Any, ...]:
                  for part in re.split(r"(\d+)", text))
 
 
-def find_games(root: Path, suffixes: Sequence[str], *, group: str = "folder") -> list[Game]:
+def find_games(root: Path, suffixes: Sequence[str], *, group: str = "folder",
+               skipped: list[Path] | None = None) -> list[Game]:
     """The games under ``root`` (a folder), grouped by folder or by the
     regular expression ``group``; games in natural order of their names.  A
-    file that the pattern does not match is not part of any game."""
+    file that the pattern does not match is not part of any game.  For the
+    log commands a file is a game file by its suffix (``.vlog``, ``.vsav``)
+    or, whatever its name (``0611-2``, ``game.log``), when its first bytes
+    are a VASSAL save's or log's (:func:`_looks_like_vassal`).  Every other
+    file (hidden ones aside) is added to ``skipped``, for the command to
+    list."""
     pattern = None
     if group == "file":
         group = r"^(?P<game>.+)$"
@@ -83,15 +88,18 @@ def find_games(root: Path, suffixes: Sequence[str], *, group: str = "folder") ->
         if pattern.groups == 0:
             raise ManifestError(f"--group: the pattern {group!r} has no group to name the game; "
                                 "write e.g. '(?P<game>[^/]+)-turn\\d+'")
-    wanted = tuple(s.lower() for s in suffixes)
+    wanted = tuple(s.lower() for s in suffixes if s.lower() not in _AMBIGUOUS)
+    sniffed = any(s.lower() in _AMBIGUOUS for s in suffixes)
     found: dict[str, list[Path]] = {}
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in files:
-            if name.startswith(".") or not name.lower().endswith(wanted):
+        for name in sorted(files):
+            if name.startswith("."):
                 continue
             path = Path(folder) / name
-            if name.lower().endswith(_AMBIGUOUS) and not _looks_like_vassal(path):
+            if not name.lower().endswith(wanted) and not (sniffed and _looks_like_vassal(path)):
+                if skipped is not None:
+                    skipped.append(path)
                 continue
             rel = path.relative_to(root).as_posix()
             if pattern is None:
@@ -110,14 +118,29 @@ def find_games(root: Path, suffixes: Sequence[str], *, group: str = "folder") ->
 
 
 def _looks_like_vassal(path: Path) -> bool:
-    """A ``.log``/``.sav`` file that is a VASSAL save or log: a ZIP archive
-    or an obfuscated ``!VCSK`` text (anything else named so is not a game)."""
+    """A file without a game suffix (``.log``, ``.sav``, none) that is a
+    VASSAL save or log: a ZIP archive with a ``savedGame`` entry, or a bare
+    command stream (``!VCSK`` …, ``begin_save``: what
+    :func:`vmodtool.fileio.sniff` calls ``vassal-stream``).  A regular
+    file only: nothing is opened that could block (a FIFO) or is not a
+    file."""
+    import stat
+    import zipfile
+
+    from vmodtool.fileio import sniff
+
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with path.open("rb") as fh:
-            head = fh.read(5)
-    except OSError:
-        return True                 # unreadable: its game fails with the reader's message
-    return head.startswith((b"PK\x03\x04", b"!VCSK"))
+            head = fh.read(64)
+            if head.startswith(b"PK\x03\x04"):
+                with zipfile.ZipFile(fh) as archive:
+                    return "savedGame" in archive.NameToInfo
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError):
+        return False
+    kind = sniff(head)
+    return kind is not None and kind.key == "vassal-stream"
 
 
 def _located(manifest: Path, place: str, message: str) -> ManifestError:
@@ -127,21 +150,69 @@ def _located(manifest: Path, place: str, message: str) -> ManifestError:
 def _resolve(manifest: Path, text: Any, place: str, what: str) -> Path:
     if not isinstance(text, str) or not text.strip():
         raise _located(manifest, place, f"{what} must be a file name, not {text!r}")
+    if "\x00" in text or len(text) > MAX_CSV_FIELD:
+        raise _located(manifest, place, f"{what} is no file name: "
+                       + ("it holds a NUL character" if "\x00" in text else f"{len(text)} characters long"))
     path = Path(text.strip())
     return path if path.is_absolute() else manifest.parent / path
 
 
-def _csv_games(manifest: Path, text: str) -> list[Game]:
-    reader = csv.DictReader(io.StringIO(text))
-    fields = [f.strip().lower() for f in reader.fieldnames or ()]
+#: the longest field of a CSV manifest (a game name or a file path: a path is
+#: at most 4096 bytes on Linux), and the longest line
+MAX_CSV_FIELD = 4096
+_MAX_CSV_LINE = 5 * MAX_CSV_FIELD
+
+
+def _csv_rows(manifest: Path, fh: IO[str]) -> Iterator[tuple[str, list[str]]]:
+    """(place, fields) of each line of a CSV manifest, read as a stream with
+    a bound on a line and a field: what is over it, a NUL character or bytes
+    that are no UTF-8 is a :class:`ManifestError` naming the line."""
+    number = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal number
+        while True:
+            try:
+                line = fh.readline(_MAX_CSV_LINE + 1)
+            except UnicodeDecodeError as exc:
+                raise _located(manifest, f"line {number + 1}", f"not UTF-8 text (byte {exc.start} of a block)") \
+                    from None
+            if not line:
+                return
+            number += 1
+            if len(line) > _MAX_CSV_LINE:
+                raise _located(manifest, f"line {number}", f"the line is longer than {_MAX_CSV_LINE} characters "
+                               f"(a field is at most {MAX_CSV_FIELD}: a game name or a file path)")
+            if "\x00" in line:
+                raise _located(manifest, f"line {number}", "the line holds a NUL character (no file name has one)")
+            yield line
+
+    reader = csv.reader(lines())
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise _located(manifest, f"line {number}", f"not a CSV line ({exc})") from None
+        long = next((f for f in fields if len(f) > MAX_CSV_FIELD), None)
+        if long is not None:
+            raise _located(manifest, f"line {number}", f"a field is {len(long)} characters long; at most "
+                           f"{MAX_CSV_FIELD} (a game name or a file path)")
+        yield f"line {number}", fields
+
+
+def _csv_games(manifest: Path, fh: IO[str]) -> list[Game]:
+    rows_of = _csv_rows(manifest, fh)
+    header = next(rows_of, None)
+    fields = [f.strip().lower() for f in header[1]] if header is not None else []
     if "game" not in fields or "file" not in fields:
         raise _located(manifest, "line 1", "the header must name the columns game and file "
                        f"(and optionally order, module, scenario); it has: {', '.join(fields) or 'nothing'}")
     rows: dict[str, list[tuple[Any, int, Path]]] = {}
     extra: dict[str, dict[str, tuple[Path, str]]] = {}
-    for number, raw in enumerate(reader, start=2):
-        row = {(k or "").strip().lower(): (v or "").strip() for k, v in raw.items() if k is not None}
-        place = f"line {reader.line_num}"
+    for number, (place, values) in enumerate(rows_of, start=2):
+        row = {name: value.strip() for name, value in zip(fields, values, strict=False)}
         if not any(row.values()):
             continue
         game = row.get("game", "")
@@ -164,7 +235,9 @@ def _csv_games(manifest: Path, text: str) -> list[Game]:
                                    f"({seen[1]}) and {path}")
                 extra[game][key] = (path, place)
     games = []
-    for name, items in rows.items():
+    while rows:                         # each row let go as its game is made: one copy at a time
+        name = next(iter(rows))
+        items = rows.pop(name)
         items.sort(key=lambda item: (item[0], item[1]))
         more = extra.get(name, {})
         games.append(Game(name, tuple(p for _, _, p in items),
@@ -218,16 +291,29 @@ def _yaml_games(manifest: Path, text: str) -> list[Game]:
 
 
 def read_manifest(manifest: Path) -> list[Game]:
-    """The games a CSV or YAML manifest lists, in its order."""
+    """The games a CSV or YAML manifest lists, in its order.  A CSV manifest
+    is read as a stream, line by line, with bounds (:func:`_csv_rows`); a
+    YAML one up to the size of a scenario file and with its reader's
+    bounds."""
+    from vmodtool.scenario.limits import MAX_FILE_BYTES
+
     try:
-        raw = manifest.read_bytes()
+        if manifest.suffix.lower() == ".csv":
+            with manifest.open("r", encoding="utf-8-sig", newline="") as fh:
+                games = _csv_games(manifest, fh)
+        else:
+            with manifest.open("rb") as raw:
+                data = raw.read(MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:
+                raise ManifestError(f"a YAML manifest is read up to {MAX_FILE_BYTES // (1 << 20)} MB; "
+                                    "list a larger archive in a CSV manifest", file=manifest)
+            try:
+                text = data.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                raise ManifestError(f"not UTF-8 text (byte {exc.start})", file=manifest) from None
+            games = _yaml_games(manifest, text)
     except OSError as exc:
         raise ManifestError(f"cannot read the manifest ({exc.strerror or exc})", file=manifest) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ManifestError(f"not UTF-8 text (byte {exc.start})", file=manifest) from None
-    games = _csv_games(manifest, text) if manifest.suffix.lower() == ".csv" else _yaml_games(manifest, text)
     seen: set[str] = set()
     for game in games:
         if game.name in seen:
@@ -238,14 +324,16 @@ def read_manifest(manifest: Path) -> list[Game]:
     return games
 
 
-def games_from(sources: Iterable[Path], suffixes: Sequence[str], *, group: str = "folder") -> list[Game]:
+def games_from(sources: Iterable[Path], suffixes: Sequence[str], *, group: str = "folder",
+               skipped: list[Path] | None = None) -> list[Game]:
     """The games of every source: a manifest (``.csv``/``.yaml``), a folder
     tree, or one file (a game of its own).  Game names are unique: a name
-    met twice gets its source's position appended."""
+    met twice gets its source's position appended.  The files of a folder
+    that are no game file go to ``skipped`` (see :func:`find_games`)."""
     games: list[Game] = []
     for source in sources:
         if source.is_dir():
-            found = find_games(source, suffixes, group=group)
+            found = find_games(source, suffixes, group=group, skipped=skipped)
             if not found:
                 raise ManifestError(f"holds no {' or '.join(suffixes)} file"
                                     + ("" if group == "folder" else f" that --group {group!r} matches"),

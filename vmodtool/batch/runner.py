@@ -11,25 +11,42 @@ A re-run reuses the record of every game whose key (its inputs' content,
 the options and vmodtool's version: :func:`~vmodtool.batch.tasks.task_key`)
 is in the previous output or in the partial file of an interrupted run; a
 game whose run ended in an internal error (a bug, a worker lost twice) is
-run again.  Memory stays bounded by the games in flight: previous records
+run again.  A record read back is untrusted text: it is reused only when
+it proves itself — the shape of a record, this game's name, command and
+files, and this user's HMAC signature over it (see :func:`_proven`) — and
+read with a bound on its line (:data:`MAX_RECORD_BYTES`); any other is run
+again.  Memory stays bounded by the games in flight: previous records
 are indexed by their byte offsets, not held, and no more games are handed
 out than the workers can run.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeGuard
 
 from vmodtool.batch.games import Game
-from vmodtool.batch.tasks import Options, Task, forget_trees, game_options, payload_of, run_task, task_key
+from vmodtool.batch.tasks import (
+    STATUS_OF_EXIT,
+    Options,
+    Task,
+    forget_trees,
+    game_options,
+    payload_of,
+    run_task,
+    task_key,
+)
 from vmodtool.errors import VmodError
 from vmodtool.fileio import parse_json
 from vmodtool.pools import process_pool
@@ -39,6 +56,14 @@ __all__ = ["BatchProgress", "BatchSummary", "run_batch", "EXIT_INTERNAL"]
 #: the exit code of a game whose run failed inside vmodtool (a bug) or whose
 #: worker was lost twice: the same code the CLI gives a bug
 EXIT_INTERNAL = 70
+
+#: the games not ``ok`` a summary holds (the rest are counted): the summary
+#: of a 300,000-game archive of missing files stays small
+NOT_OK_SHOWN = 200
+
+#: the longest record line a re-run reads back; a longer one is never held
+#: (its game is run again)
+MAX_RECORD_BYTES = 64 << 20
 
 #: how often one game may break a local process pool (a worker killed by the
 #: system, e.g. out of memory) before it is reported as an internal error
@@ -78,6 +103,8 @@ class BatchSummary:
     not_ok: list[dict[str, Any]]
     workers: int
     peak_worker_rss_mb: float | None = None
+    #: games not ``ok`` past the first :data:`NOT_OK_SHOWN` (counted, not held)
+    not_ok_more: int = 0
 
     @property
     def exit_code(self) -> int:
@@ -143,30 +170,93 @@ def _note(result: Any) -> str:
 
 def _index(path: Path, *, trim: bool = False) -> dict[str, tuple[int, int]]:
     """key -> (offset, length) of each whole record of a JSON Lines file
-    (later records of a key win; internal errors are not reused).  With
+    that has the shape of a record (:func:`_well_formed`; later records of a
+    key win, internal errors are not reused), read with a bound on a line
+    (:data:`MAX_RECORD_BYTES`: a longer one is skipped, not held).  With
     ``trim`` a torn last line (an interrupted write) is cut off."""
+    from vmodtool.fileio import bounded_lines
+
     index: dict[str, tuple[int, int]] = {}
     if not path.is_file():
         return index
     good = 0
     with path.open("rb") as fh:
-        offset = 0
-        for line in fh:
-            if not line.endswith(b"\n"):
+        for line in bounded_lines(fh, MAX_RECORD_BYTES):
+            if not line.whole:
                 break
+            good = line.offset + line.length
             try:
-                record = parse_json(line)
+                record = None if line.data is None else parse_json(line.data)
             except ValueError:
                 record = None
-            if isinstance(record, dict) and isinstance(record.get("key"), str) and record["key"] \
-                    and record.get("status") != "error":
-                index[record["key"]] = (offset, len(line))
-            offset += len(line)
-            good = offset
+            if _well_formed(record):
+                index[record["key"]] = (line.offset, line.length)
     if trim and good != path.stat().st_size:
         with path.open("r+b") as fh:
             fh.truncate(good)
     return index
+
+
+_KEY = re.compile(r"[0-9a-f]{64}")
+_REUSABLE = {status: code for code, status in STATUS_OF_EXIT.items()}
+
+
+def _well_formed(record: Any) -> TypeGuard[dict[str, Any]]:
+    """A record a re-run may reuse, by its shape: a content key, a status
+    other than an internal error with its own exit code, the game, command
+    and files as text, and the result (or, failed, the message)."""
+    if not isinstance(record, dict):
+        return False
+    key, status, code = record.get("key"), record.get("status"), record.get("exit_code")
+    if not isinstance(key, str) or not _KEY.fullmatch(key) or not isinstance(status, str) \
+            or status not in _REUSABLE or type(code) is not int or _REUSABLE[status] != code:
+        return False
+    files = record.get("files")
+    if not isinstance(record.get("game"), str) or not isinstance(record.get("command"), str) \
+            or not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        return False
+    return isinstance(record.get("error"), str) if status == "failed" else "result" in record
+
+
+def _proven(record: Any, task: Task, secret: bytes | None) -> TypeGuard[dict[str, Any]]:
+    """Whether a record read back may stand for ``task``'s run: well formed,
+    of this game, command and files, and signed with this user's key (a
+    record anyone else wrote, or edited, proves nothing: its game is run
+    again).  Without a key nothing is reused."""
+    if not _well_formed(record) or secret is None or record["key"] != task.key \
+            or record["game"] != task.game.name or record["command"] != task.options.command \
+            or record["files"] != [str(p) for p in task.game.files]:
+        return False
+    signature = record.get("signature")
+    # compared as bytes: compare_digest refuses text that is not ASCII (a forged signature may be)
+    return isinstance(signature, str) and hmac.compare_digest(signature.encode("utf-8", "surrogatepass"),
+                                                              _signature(secret, record).encode("ascii"))
+
+
+def _signature(secret: bytes, record: dict[str, Any]) -> str:
+    """This user's HMAC of a record as it reads back (its position in the
+    batch and its time left out: they change when it is reused)."""
+    body = {k: v for k, v in record.items() if k not in _UNSIGNED}
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    return "hmac-sha256:" + hmac.new(secret, text, hashlib.sha256).hexdigest()
+
+
+_UNSIGNED = frozenset({"index", "seconds", "signature"})
+
+
+def _signed_line(record: dict[str, Any], secret: bytes | None) -> bytes:
+    """The record's line, signed (when there is a key) as it will read back:
+    the record itself when its line is its JSON as is (the usual case),
+    else what the line's escapes make of it."""
+    from vmodtool.textsafe import escape_report
+
+    body = {k: v for k, v in record.items() if k != "signature"}
+    text = json.dumps(body, ensure_ascii=False)
+    line = escape_report(text)
+    if secret is not None:
+        body["signature"] = _signature(secret, body if line == text else parse_json(line))
+        line = escape_report(json.dumps(body, ensure_ascii=False))
+    return (line + "\n").encode("utf-8")
 
 
 def _read_at(path: Path, where: tuple[int, int]) -> bytes:
@@ -185,7 +275,32 @@ def _line(record: dict[str, Any]) -> bytes:
 
 # -- execution -------------------------------------------------------------------------
 
-Runner = Callable[[Sequence[Task], Callable[[Task, dict[str, Any]], None]], "float | None"]
+Runner = Callable[[Iterable[Task], Callable[[Task, dict[str, Any]], None]], "float | None"]
+
+
+class _Queue:
+    """The tasks still to hand out: made one by one as they are taken (an
+    archive's tasks are never all held), and those handed back to be run
+    again (a broken pool), which come first."""
+
+    def __init__(self, tasks: Iterable[Task]) -> None:
+        self._fresh = iter(tasks)
+        self._back: list[Task] = []
+
+    def __bool__(self) -> bool:
+        if not self._back:
+            task = next(self._fresh, None)
+            if task is None:
+                return False
+            self._back.append(task)
+        return True
+
+    def pop(self) -> Task:
+        """The next task (after a true ``bool``)."""
+        return self._back.pop()
+
+    def append(self, task: Task) -> None:
+        self._back.append(task)
 
 
 def _internal(task: Task, message: str) -> dict[str, Any]:
@@ -199,7 +314,7 @@ def _bug(task: Task, exc: BaseException) -> dict[str, Any]:
                            "please report it with the game's files")
 
 
-def _run_here(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
+def _run_here(tasks: Iterable[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
     for task in tasks:
         try:
             record = run_task(task)
@@ -211,10 +326,10 @@ def _run_here(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None
 
 
 def _run_local(jobs: int) -> Runner:
-    def run(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
+    def run(tasks: Iterable[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
         import multiprocessing
 
-        queue = list(reversed(tasks))
+        queue = _Queue(tasks)
         others = {child.pid for child in multiprocessing.active_children()}
         peak: float | None = None
         attempts: dict[int, int] = {}
@@ -260,9 +375,15 @@ def _run_local(jobs: int) -> Runner:
     return run
 
 
+#: how long connecting to a Dask scheduler may take
+_DASK_CONNECT_SECONDS = 10
+
+
 def _run_dask(address: str, send_files: bool) -> Runner:
-    def run(tasks: Sequence[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
+    def run(tasks: Iterable[Task], done: Callable[[Task, dict[str, Any]], None]) -> float | None:
         import importlib
+
+        from vmodtool.textsafe import escape_controls
 
         try:
             # untyped (and absent from the lint environment): used through Any
@@ -270,12 +391,19 @@ def _run_dask(address: str, send_files: bool) -> Runner:
         except ImportError:
             raise VmodError("--dask needs Dask distributed: pip install 'vmodtool[dask]'") from None
         try:
-            client = distributed.Client(address, timeout=10)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise VmodError(f"--dask {address}: cannot reach the scheduler ({exc})") from None
+            client = distributed.Client(address, timeout=_DASK_CONNECT_SECONDS)
+        except Exception as exc:  # noqa: BLE001 - whatever answers there is no input of ours: no bug
+            # a closed port is an OSError; something else answering that
+            # port (not a Dask scheduler) makes the protocol read a length
+            # of exabytes (MemoryError), a struct error or a comm error
+            if isinstance(exc, (OSError, TimeoutError, ValueError)) and not _garbled(exc):
+                raise VmodError(f"--dask {address}: cannot reach the scheduler "
+                                f"({escape_controls(str(exc))[:200]})") from None
+            raise VmodError(f"--dask {address}: what answers there is not a Dask scheduler (its reply "
+                            f"cannot be read: {type(exc).__name__})") from None
         try:
             slots = max(1, sum(client.nthreads().values()))
-            pending = list(reversed(tasks))
+            pending = _Queue(tasks)
             futures: dict[Any, Task] = {}
 
             def submit(task: Task) -> Any:
@@ -286,7 +414,10 @@ def _run_dask(address: str, send_files: bool) -> Runner:
                 futures[future] = task
                 return future
 
-            queue = distributed.as_completed([submit(pending.pop()) for _ in range(min(len(pending), 2 * slots))])
+            first: list[Any] = []
+            while pending and len(first) < 2 * slots:
+                first.append(submit(pending.pop()))
+            queue = distributed.as_completed(first)
             for future in queue:
                 task = futures.pop(future)
                 try:
@@ -304,6 +435,14 @@ def _run_dask(address: str, send_files: bool) -> Runner:
         finally:
             client.close()
     return run
+
+
+def _garbled(exc: BaseException) -> bool:
+    """Whether a connect error comes from reading a reply that is no Dask
+    message (a length of exabytes, an array dimension) rather than from the
+    address or the network."""
+    text = str(exc)
+    return isinstance(exc, ValueError) and ("dimension" in text or "buffer" in text or "unpack" in text)
 
 
 def _high_water_mb(pid: int | None) -> float | None:
@@ -333,17 +472,32 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
     file (resumable, written atomically at the end); ``stream``: where each
     record goes as it finishes; ``jobs``: local processes (1: in this
     process); ``dask``: a scheduler's address instead; ``rerun``: run every
-    game even if a previous record fits."""
+    game even if a previous record fits.
+
+    A previous record is reused only when it proves itself
+    (:func:`_proven`: its shape, its game and this user's signature);
+    anything else is run again.  What is held per game besides ``games``
+    is its key (32 bytes) and where its record is (17 bytes); its task is
+    made when it is handed out, so that an archive of a few hundred
+    thousand games costs a few hundred bytes a game."""
     from vmodtool import __version__
+    from vmodtool.build.scenario_cache import user_secret
     from vmodtool.fileio import atomic_write, check_output_target
 
     forget_trees()
+    secret = user_secret()
     digests: dict[Path, str] = {}
-    tasks = []
+    count = len(games)
+    keys = bytearray(32 * count)             # each game's key (sha256), 32 bytes a game
     for index, game in enumerate(games):
-        task = Task(index, game, game_options(game, options))
-        tasks.append(Task(index, task.game, task.options, task_key(task, __version__, digests)))
+        key = task_key(Task(index, game, game_options(game, options)), __version__, digests)
+        keys[32 * index:32 * (index + 1)] = bytes.fromhex(key)
     del digests
+
+    def task_at(index: int) -> Task:
+        """The task of a game, made when it is needed (not held)."""
+        game = games[index]
+        return Task(index, game, game_options(game, options), keys[32 * index:32 * (index + 1)].hex())
 
     partial = None if output is None else output.with_name(output.name + ".partial")
     old = {} if output is None or rerun else _index(output)
@@ -352,17 +506,26 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
     previous = {} if partial is None else _index(partial, trim=True)
     if rerun:
         previous = {}
-    progress = BatchProgress(total=len(tasks))
+    progress = BatchProgress(total=count)
     statuses: dict[str, int] = {}
     not_ok: list[dict[str, Any]] = []
-    where: dict[int, tuple[Path, tuple[int, int]]] = {}
+    more = 0
+    # where each game's record is: 0 nowhere yet, 1 the partial file, 2 the previous output
+    sources = [None, partial, output]
+    source = bytearray(count)
+    offsets = array("q", bytes(8 * count))
+    lengths = array("q", bytes(8 * count))
     sink = None if partial is None else partial.open("ab")
     start = time.monotonic()
     try:
         def account(record: dict[str, Any], reused: bool) -> None:
+            nonlocal more
             statuses[record["status"]] = statuses.get(record["status"], 0) + 1
             if record["status"] != "ok":
-                not_ok.append(_short(record))
+                if len(not_ok) < NOT_OK_SHOWN:
+                    not_ok.append(_short(record))
+                else:
+                    more += 1
             progress.done += 1
             progress.reused += reused
             progress.failed += record["status"] in ("failed", "error")
@@ -372,57 +535,64 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
 
         def finished(task: Task, record: dict[str, Any]) -> None:
             record = {"index": task.index, **record}
-            line = _line(record)
+            line = _signed_line(record, secret)
             if sink is not None and partial is not None:
                 offset = sink.tell()
                 sink.write(line)
                 sink.flush()
-                where[task.index] = (partial, (offset, len(line)))
+                source[task.index], offsets[task.index], lengths[task.index] = 1, offset, len(line)
             if stream is not None:
                 stream.write(line)
                 stream.flush()
             account(record, False)
 
-        to_run = []
-        for task in tasks:
-            source = (partial, previous[task.key]) if partial is not None and task.key in previous else \
-                (output, old[task.key]) if output is not None and task.key in old else None
-            if source is None:
-                to_run.append(task)
+        to_run = array("q")
+        for index in range(count):
+            task = task_at(index)
+            kind, where = (1, previous[task.key]) if partial is not None and task.key in previous else \
+                (2, old[task.key]) if output is not None and task.key in old else (0, (0, 0))
+            path = sources[kind]
+            record = None
+            if path is not None:
+                try:
+                    record = parse_json(_read_at(path, where))
+                except (OSError, ValueError):
+                    record = None
+            if not _proven(record, task, secret):
+                to_run.append(index)
                 continue
-            line = _read_at(*source)
-            record = {**json.loads(line), "index": task.index}
-            line = _line(record)
-            where[task.index] = source
+            record = {**record, "index": task.index}
+            source[task.index], offsets[task.index], lengths[task.index] = kind, *where
             if stream is not None:
-                stream.write(line)
+                stream.write(_signed_line(record, secret))
                 stream.flush()
             account(record, True)
 
         runner = _run_dask(dask, send_files) if dask else _run_here if jobs <= 1 else _run_local(jobs)
-        peak = runner(to_run, finished)
+        peak = runner((task_at(i) for i in to_run), finished)
         if sink is not None:
             sink.close()
             sink = None
         if output is not None and partial is not None:
-            atomic_write(output, _ordered(tasks, where))
+            places = ((sources[source[i]], (offsets[i], lengths[i])) for i in range(count))
+            atomic_write(output, _ordered(places))
             partial.unlink(missing_ok=True)
     finally:
         if sink is not None:
             sink.close()
     workers = 0 if dask else max(1, jobs)
-    return BatchSummary(len(tasks), statuses, progress.reused, time.monotonic() - start,
+    return BatchSummary(count, statuses, progress.reused, time.monotonic() - start,
                         sorted(not_ok, key=lambda r: r["game"]), workers,
-                        None if peak is None else round(peak, 1))
+                        None if peak is None else round(peak, 1), more)
 
 
-def _ordered(tasks: Sequence[Task], where: dict[int, tuple[Path, tuple[int, int]]]) -> Iterator[bytes]:
+def _ordered(places: Iterator[tuple[Path | None, tuple[int, int]]]) -> Iterator[bytes]:
     """The records in the batch's order, each read back from where it was
     written (the partial file or the previous output), its index set."""
-    for task in tasks:
-        path, at = where[task.index]
+    for index, (path, at) in enumerate(places):
+        assert path is not None, "every game has its record"
         record = json.loads(_read_at(path, at))
-        record["index"] = task.index
+        record["index"] = index             # not signed: the signature stands
         yield _line(record)
 
 

@@ -10,6 +10,9 @@ file fails its game only.  The record of a game::
     {"game", "command", "files", "status", "exit_code", "result" | "error",
      "seconds", "key"}
 
+(the batch adds its ``index`` and this user's ``signature``, see
+:mod:`vmodtool.batch.runner`).
+
 ``status`` is ``ok`` (exit 0), ``findings`` (exit 1), ``not_checked``
 (exit 3: the command could not look at everything) or ``failed`` (exit 2:
 bad input; ``error`` holds the message).  ``result`` is exactly the JSON the
@@ -35,6 +38,7 @@ from typing import Any
 
 from vmodtool.batch.games import LOG_SUFFIXES, MODULE_SUFFIXES, Game
 from vmodtool.errors import VmodError
+from vmodtool.fileio import output_folder
 
 __all__ = ["COMMANDS", "Options", "Task", "run_task", "task_key", "input_files", "forget_trees", "STATUS_OF_EXIT"]
 
@@ -76,7 +80,7 @@ def _s(path: Path | None) -> str | None:
     return None if path is None else str(path)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Task:
     """One game to run: its position in the batch, the game, the options
     with the game's own module and scenario applied, its content key, and —
@@ -90,8 +94,28 @@ class Task:
 
 
 def game_options(game: Game, options: Options) -> Options:
-    """The options of one game: its manifest's module and scenario first."""
-    return replace(options, module=game.module or options.module, scenario=game.scenario or options.scenario)
+    """The options of one game: its manifest's module and scenario first
+    (the batch's own options object when the game overrides neither: an
+    archive of many games holds one).  ``trust_scenario_plugins`` is the
+    user's consent to the plug-ins of the scenario they named
+    (``--scenario``): it does not reach a scenario a manifest names instead
+    (that game's plug-in rules are reported not checked), unless it is the
+    same file."""
+    if game.module is None and game.scenario is None:
+        return options
+    trust = options.trust_scenario_plugins and (game.scenario is None or _same_file(game.scenario, options.scenario))
+    return replace(options, module=game.module or options.module, scenario=game.scenario or options.scenario,
+                   trust_scenario_plugins=trust)
+
+
+def _same_file(path: Path, named: Path | None) -> bool:
+    """Whether ``path`` is the file the user named (``None``: they named none)."""
+    if named is None:
+        return False
+    try:
+        return os.path.samefile(path, named)
+    except OSError:
+        return False
 
 
 def input_files(task: Task) -> list[Path]:
@@ -153,8 +177,9 @@ def task_key(task: Task, version: str, cache: dict[Path, str] | None = None) -> 
     """What the result of a game depends on, hashed: vmodtool's version, the
     command and its options, the game's name and the name and content of
     every input file.  The same key means the same result."""
+    own = task.game.files                # a game's own files are read once: not kept in the cache
     parts = {"version": version, "options": task.options.as_json(), "game": task.game.name,
-             "files": [[str(p), file_digest(p, cache)] for p in input_files(task)]}
+             "files": [[str(p), file_digest(p, None if p in own else cache)] for p in input_files(task)]}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()
 
 
@@ -293,7 +318,8 @@ def _materialised(task: Task) -> Iterator[tuple[Task, dict[str, str]]]:
         for name, data in task.payload.items():
             target = local(Path(name))
             assert target is not None
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent != folder:
+                output_folder(folder, target.parent.relative_to(folder).as_posix())
             target.write_bytes(data)
         game = Game(task.game.name, tuple(local(p) or p for p in task.game.files),
                     local(task.game.module), local(task.game.scenario))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Union
 
 from vmodtool.build.images import renders_in_workers, start_module_images
 from vmodtool.errors import VmodError
-from vmodtool.fileio import atomic_write, refuse_overwrite
+from vmodtool.fileio import atomic_write, output_folder, refuse_overwrite
 from vmodtool.gc_policy import relaxed_gc
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
     if out.suffix.lower() not in (".vmod", ".zip"):
         raise VmodError("the module file name should end in .vmod", file=out)
     if cache_dir is not None:
-        Path(cache_dir).mkdir(parents=True, exist_ok=True)
+        output_folder(cache_dir)
     # raises with every problem; writes nothing (but the cache).  Without a
     # cache the schema check waits until the workers are drawing (the model's
     # own checks passed: a model they can work on), and it still refuses

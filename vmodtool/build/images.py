@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import PIL  # its version only: Pillow's drawing modules are imported where they draw
 
 from vmodtool.build.module_images import ModuleImages
-from vmodtool.fileio import atomic_write, parse_json
+from vmodtool.fileio import atomic_write, output_folder, parse_json
 from vmodtool.scenario.cards import HAND_MARGIN, VASSAL_CARD_DPI, card_pixels, hand_board_size
 from vmodtool.scenario.model import Scenario
 
@@ -183,7 +183,7 @@ def _board(scenario: Scenario, cache_dir: Path | None) -> _Board:
                 pass                              # drawn again
     data, size, notes, lines = _drawn_board(scenario)
     if cache_dir is not None and key:
-        cache_dir.mkdir(parents=True, exist_ok=True)
+        output_folder(cache_dir)
         atomic_write(cache_dir / BOARD_CACHE[0], data)
         _write_board_index(cache_dir, key, hashlib.sha256(data).hexdigest(), size, notes, scenario, lines)
     return data, size, lines

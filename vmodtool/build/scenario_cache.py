@@ -36,7 +36,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vmodtool.fileio import atomic_write
+from vmodtool.fileio import atomic_write, output_folder
 from vmodtool.scenario.limits import MAX_FILE_BYTES
 from vmodtool.vassal.grid_numbering import RegularGridNumbering
 
@@ -234,7 +234,7 @@ def _store(path: str | os.PathLike[str], cache_dir: Path, scenario: Scenario, in
              "folders": [[os.fspath(f), _folder_state(f)] for f in inputs.folders],
              "sha256": _sha(payload)}
     head = json.dumps(index, ensure_ascii=True).encode("ascii")
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    output_folder(cache_dir)
     signature = _signature(secret, head, payload).encode("ascii")
     atomic_write(cache_dir / MODEL_CACHE, signature + b"\n" + head + b"\n" + payload)
     return str(index["sha256"])

@@ -9,10 +9,19 @@ from typing import TYPE_CHECKING
 
 import click
 
-from vmodtool.commands import REPLACED, BadInput, Command, board_size_options, board_sizes, check_output, jobs_option
+from vmodtool.commands import (
+    REPLACED,
+    BadInput,
+    Command,
+    board_size_options,
+    board_sizes,
+    check_output,
+    jobs_option,
+    warn,
+)
 
 if TYPE_CHECKING:
-    from vmodtool.batch import BatchProgress, BatchSummary
+    from vmodtool.batch import BatchProgress, BatchSummary, Game
 
 __all__ = ["batch"]
 
@@ -49,7 +58,8 @@ _COMMANDS = ("audit", "check-game", "replay", "lint", "inspect")
               type=click.Path(exists=True, file_okay=False, path_type=str),
               help="audit: import and run the Python rule plug-ins in this folder (repeatable).")
 @click.option("--trust-scenario-plugins", is_flag=True,
-              help="audit: import and run the plug-ins of the scenario's plugins.paths (code with your rights).")
+              help="audit: import and run the plug-ins of the --scenario file's plugins.paths (code with your "
+                   "rights); never those of a scenario a manifest names instead (their rules: NOT CHECKED).")
 @click.option("--rule", "rules", multiple=True, metavar="ID", help="audit: only these rule ids (repeatable).")
 @click.option("--integrity/--no-integrity", default=True, show_default=True,
               help="audit: also check each game's PBEM integrity.")
@@ -97,7 +107,17 @@ def batch(ctx: click.Context, command: str, sources: tuple[str, ...], output: st
             if Path(source).is_dir() and Path(output).resolve().is_relative_to(Path(source).resolve()) \
                     and output.lower().endswith(COMMANDS[command]):
                 raise BadInput(f"{output}: the output would be read as a game of {source}")
-    games = games_from([Path(s) for s in sources], COMMANDS[command], group=group)
+    skipped: list[Path] = []
+    games = games_from([Path(s) for s in sources], COMMANDS[command], group=group, skipped=skipped)
+    if skipped:
+        shown = ", ".join(str(p) for p in skipped[:_SKIPPED_SHOWN])
+        more = f" and {len(skipped) - _SKIPPED_SHOWN} more" if len(skipped) > _SKIPPED_SHOWN else ""
+        what = "modules" if command == "lint" else "VASSAL saves or logs"
+        warn(f"skipped {len(skipped)} file(s) that are not {what}: {shown}{more}")
+    if output is not None and output != "-":
+        _refuse_reading_the_output(Path(output), games)
+    if trust_scenario_plugins and command == "audit":
+        _untrusted_scenarios(games, Path(scenario) if scenario else None)
     options = Options(command=command, module=Path(module) if module else None,
                       scenario=Path(scenario) if scenario else None,
                       board_sizes=tuple(sorted(board_sizes(board_sizes_file, board_size).items())),
@@ -114,6 +134,53 @@ def batch(ctx: click.Context, command: str, sources: tuple[str, ...], output: st
     for line in table:
         click.echo(line, err=not to_file)
     ctx.exit(summary.exit_code)
+
+
+#: the skipped files a warning names (the rest are counted)
+_SKIPPED_SHOWN = 10
+
+
+def _refuse_reading_the_output(output: Path, games: list[Game]) -> None:
+    """A game file (or module, scenario) that is the batch's own output or
+    its ``.partial`` file would be read as a game and then replaced: refused
+    before any work, as every command refuses an output that is an input."""
+    import os
+
+    targets = {}
+    for path in (output, output.with_name(output.name + ".partial")):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue                # not there: a game naming it fails as a missing file
+        targets[(st.st_dev, st.st_ino)] = path
+    if not targets:
+        return
+    for game in games:
+        for path in [*game.files, *(p for p in (game.module, game.scenario) if p is not None)]:
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            target = targets.get((st.st_dev, st.st_ino))
+            if target is not None:
+                raise BadInput(f"{output}: refusing to overwrite an input file: game {game.name!r} names "
+                               f"{path}, which is {'this output' if target == output else 'its resume file'}; "
+                               "choose another output path")
+
+
+def _untrusted_scenarios(games: list[Game], named: Path | None) -> None:
+    """A warning naming the scenarios whose plug-ins --trust-scenario-plugins
+    does not reach: those a manifest names, other than ``--scenario``."""
+    from vmodtool.batch import Options
+    from vmodtool.batch.tasks import game_options
+
+    trusting = Options("audit", scenario=named, trust_scenario_plugins=True)
+    others = sorted({str(g.scenario) for g in games
+                     if g.scenario is not None and not game_options(g, trusting).trust_scenario_plugins})
+    if others:
+        warn(f"--trust-scenario-plugins trusts the plug-ins of {named or 'the --scenario file (none given)'} "
+             f"only: those of {len(others)} scenario(s) a manifest names are not imported (their rules are "
+             f"NOT CHECKED): {', '.join(others[:_SKIPPED_SHOWN])}{' …' if len(others) > _SKIPPED_SHOWN else ''}")
 
 
 class _Bar:
@@ -153,6 +220,8 @@ def summary_lines(summary: BatchSummary, output: str | None) -> list[str]:
         for row in summary.not_ok:
             note = row.get("error") or row.get("note") or ""
             lines.append(escape_controls(f"{row['game']:{width}}  {row['status']:11}  {row['exit_code']:4}  {note}"))
+    if summary.not_ok_more:
+        lines.append(f"… and {summary.not_ok_more} more game(s) not ok (every record is in the JSON Lines)")
     counts = ", ".join(f"{n} {s}" for s, n in sorted(summary.statuses.items()))
     reused = f" ({summary.reused} unchanged since the last run, not run again)" if summary.reused else ""
     where = f"; records in {output}" if output else ""

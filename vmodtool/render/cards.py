@@ -40,7 +40,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageOps
 
 from vmodtool.errors import VmodError
-from vmodtool.fileio import atomic_write
+from vmodtool.fileio import atomic_write, output_folder
 from vmodtool.render import fonts
 from vmodtool.render.counter_pdf import png_bytes
 from vmodtool.render.counters import MIN_TEXT_SCALE, safe_name, shrink_wrap
@@ -503,7 +503,7 @@ def render_card_files(scenario: Scenario, out_dir: str | os.PathLike[str],
     for res in resolutions:
         dpi = VASSAL_CARD_DPI if res == "vassal" else int(res)
         sub = folder / ("vassal" if res == "vassal" else f"{dpi}dpi")
-        sub.mkdir(parents=True, exist_ok=True)
+        output_folder(out_dir, sub.relative_to(out_dir).as_posix())
         for deck in scenario.decks:
             back = sub / back_filename(deck.id)
             atomic_write(back, png_bytes(render_card_back(scenario, deck, dpi), dpi=dpi))

@@ -51,7 +51,7 @@ import PIL
 from PIL import Image, ImageDraw, ImageFont
 
 from vmodtool.errors import VmodError
-from vmodtool.fileio import atomic_write, parse_json
+from vmodtool.fileio import atomic_write, output_folder, parse_json
 from vmodtool.render import fonts
 from vmodtool.render.nato import NatoError, check_nato, render_symbol
 from vmodtool.render.png import encode_png
@@ -1184,7 +1184,7 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
                            "(choose e.g. -o counters/)", file=out)
     style = counter_style(scenario)
     specs = list(specs) if specs is not None else counter_specs(scenario, style)
-    out.mkdir(parents=True, exist_ok=True)
+    output_folder(out)
     manifest_path = out / MANIFEST_NAME
     old, old_doc = _old_manifest(manifest_path) if cache else ({}, None)
     entries: list[ManifestEntry] = []
@@ -1196,7 +1196,7 @@ def render_all(scenario: Any, out_dir: str | os.PathLike[str], *,
         rdir = _res_dir(res)
         px = resolution_px(style, res)
         border = res == "vassal"
-        (out / rdir).mkdir(exist_ok=True)
+        output_folder(out, rdir)         # a real folder inside out: never a link to elsewhere
         for spec in specs:
             key = spec.key(px, border)
             paths = [f"{rdir}/{face_filename(spec.id, name)}" for name, _f in spec.faces]

@@ -50,7 +50,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from vmodtool.errors import VmodError
-from vmodtool.fileio import atomic_write, refuse_overwrite
+from vmodtool.fileio import atomic_write, output_folder, refuse_overwrite
 from vmodtool.pools import process_pool
 from vmodtool.render import fonts
 from vmodtool.render.counter_pdf import pdf_from_pngs, png_bytes
@@ -562,7 +562,7 @@ def write_sheets(scenario: Any, pdf_path: str | os.PathLike[str] | None, options
     pngs: list[Path] = []
     if png_dir is not None:
         folder = Path(png_dir)
-        folder.mkdir(parents=True, exist_ok=True)
+        output_folder(folder)
         for name, data in zip(names, pages, strict=True):  # a name for every page
             atomic_write(folder / name, data)
             pngs.append(folder / name)

@@ -51,7 +51,7 @@ from typing import Any
 from PIL import Image, UnidentifiedImageError
 
 from vmodtool.errors import PathLike, VmodError
-from vmodtool.fileio import atomic_write, refuse_overwrite
+from vmodtool.fileio import atomic_write, output_folder, refuse_overwrite
 from vmodtool.render.counter_pdf import png_bytes
 from vmodtool.render.sheets import MARK_GAP_MM, MARK_LENGTH_MM, TARGET_MM
 
@@ -676,7 +676,7 @@ def slice_sheet(front: PathLike, out_dir: PathLike, *, back: PathLike | None = N
             raise SliceError(f"a name is given for row {r + 1}, col {c + 1}, but the sheet has "
                              f"{sheet.rows} rows and {sheet.cols} columns", file=front_where)
     folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    output_folder(folder)
     inputs = [p for p in (front, back) if p is not None]
     written: dict[str, Path] = {}
 

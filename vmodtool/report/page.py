@@ -17,7 +17,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from vmodtool.fileio import atomic_write
+from vmodtool.fileio import atomic_write, output_folder
 from vmodtool.report.frames import Frames
 from vmodtool.report.scene import ImageCatalog
 
@@ -57,8 +57,7 @@ def write_page(output: Path, frames: Frames, catalog: ImageCatalog, *, title: st
     """Write the page and its images folder; returns the module images it
     drew as boxes because the module does not hold them (or they cannot be
     read)."""
-    folder = folder_of(output)
-    folder.mkdir(exist_ok=True)
+    folder = output_folder(output.parent, folder_of(output).name)     # a real folder beside the page
     names: list[str] = []
     missing: list[str] = []
     for i, image in enumerate(frames.images):

@@ -85,6 +85,10 @@ class SavedGame:
         :data:`~vmodtool.vassal.obfuscation.DEFAULT_MAX_PLAINTEXT`)."""
         file = os.fspath(path)
         head = read_head(path)
+        if not head:
+            # VASSAL writes no save or log of 0 bytes (even an empty game is
+            # a zip with its savedGame entry): this is no game to check
+            raise FormatError("an empty file (0 bytes), not a VASSAL save or log", file=file)
         if not is_zip_data(head):
             try:
                 with open(path, "rb") as fh:

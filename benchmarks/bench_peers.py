@@ -265,9 +265,10 @@ def memory() -> tuple[float, int]:
     return peak / game.decoded.plaintext_bytes, game.decoded.plaintext_bytes
 
 
-def audit_against_replay(runs: int) -> list[tuple[str, float, float]]:
-    """(system, audit s, replay s) of each example game as users run the
-    commands: each a fresh ``vmodtool`` process (wall time, median of
+def audit_against_replay(runs: int) -> list[tuple[str, float, float, float, float]]:
+    """(system, audit s, replay s, audit CPU s, replay CPU s) of each example
+    game as users run the commands: each a fresh ``vmodtool`` process (wall
+    and CPU time, medians of
     ``runs``, the two interleaved), the audit with every rule of the
     scenario (its plug-in rules with their consent flag,
     ``--trust-scenario-plugins``), the replay with the module built from the
@@ -289,6 +290,7 @@ def audit_against_replay(runs: int) -> list[tuple[str, float, float]]:
             commands = {"audit": [*tool, "audit", log, "--scenario", str(folder / "scenario.yaml"), *consent],
                         "replay": [*tool, "replay", log, "-m", str(module)]}
             times: dict[str, list[float]] = {name: [] for name in commands}
+            cpu: dict[str, list[float]] = {name: [] for name in commands}
             for cmd in commands.values():            # the bytecode cache written, the exit code checked
                 done = subprocess.run(cmd, env=env, capture_output=True, check=False)
                 if done.returncode != 0:
@@ -296,9 +298,14 @@ def audit_against_replay(runs: int) -> list[tuple[str, float, float]]:
             for _ in range(runs):
                 for name, cmd in commands.items():
                     start = time.perf_counter()
-                    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+                    child = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    _, status, usage = os.wait4(child.pid, 0)
                     times[name].append(time.perf_counter() - start)
-            out.append((system, statistics.median(times["audit"]), statistics.median(times["replay"])))
+                    cpu[name].append(usage.ru_utime + usage.ru_stime)
+                    if status != 0:
+                        raise SystemExit(f"{' '.join(cmd)} failed")
+            out.append((system, statistics.median(times["audit"]), statistics.median(times["replay"]),
+                        statistics.median(cpu["audit"]), statistics.median(cpu["replay"])))
     return out
 
 
@@ -407,10 +414,11 @@ def main() -> None:
           f"game of a published module (fresh processes, as the replay above): {t_tld:.2f} s = "
           f"{t_tld / t_replay:.2f}x its read + replay (target <= 1.5x)")
     print(f"\nexample games: 'vmodtool audit' with all the scenario's rules (plug-ins with their consent flag) "
-          f"against 'vmodtool replay' of the same log, each a fresh process (wall, median of {args.examples}):")
-    for system, t_audit, t_alone in audit_against_replay(args.examples):
+          f"against 'vmodtool replay' of the same log, each a fresh process (medians of {args.examples}):")
+    for system, t_audit, t_alone, c_audit, c_alone in audit_against_replay(args.examples):
         print(f"  {system:18s} audit {t_audit * 1000:6.1f} ms, replay {t_alone * 1000:6.1f} ms = "
-              f"{t_audit / t_alone:.2f}x (target <= 1.5x)")
+              f"{t_audit / t_alone:.2f}x (target <= 1.5x); CPU {c_audit * 1000:6.1f} ms against "
+              f"{c_alone * 1000:6.1f} ms = {c_audit / c_alone:.2f}x")
     load = os.getloadavg()
     print(f"\nload average at end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(json.dumps({"ratios": {"inspect/read": round(t_inspect / t_read, 2),

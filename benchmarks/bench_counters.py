@@ -3,14 +3,19 @@
 * ``png``: 1,000 distinct two-sided counters to PNG (VASSAL size and
   300 dpi), all cores, cold cache, then the re-run with a warm cache.
 * ``pdf``: 500 distinct two-sided counters (5/8") to a duplex A4 PDF sheet
-  set at 300 dpi.  Target: under 2 s (protograf: 16.7 s for 500 counters on
-  a 2-core machine).
+  set at 300 dpi (target: under 2 s), against protograf laying out the same
+  500 counters (their labels, factors and side colours, two-sided, 5/8", A4)
+  with its own API in the same run (``protograf_counters.py``).  protograf
+  is installed with pip into its own virtual environment under
+  ``~/.cache/vmodtool-bench/`` (``$VMODTOOL_BENCH_CACHE``); when it cannot be
+  installed or run it is reported as "not run" with the reason, never with a
+  number.  ``--no-peers`` skips it.
 
 Counters are the modern-tactical example's, repeated with distinct labels so
 that no two counters are alike.  Each case runs in its own process so that
 peak memory (this process + worker processes) is its own.
 
-Run from the repository root: ``python benchmarks/bench_counters.py``.
+Run from the repository root: ``python benchmarks/bench_counters.py [--no-peers]``.
 """
 
 from __future__ import annotations
@@ -76,7 +81,43 @@ def case_pdf() -> dict:
     return {"case": "500 two-sided counters -> A4 duplex PDF at 300 dpi",
             "counters": res.counters, "pages": res.pages, "pdf_s": t1 - t0,
             "ms_per_counter": (t1 - t0) * 1000 / res.counters, "pdf_mb": size / 1e6,
-            "target_s": 2.0, "protograf_s": 16.7, "speedup_vs_protograf": 16.7 / (t1 - t0)}
+            "target_s": 2.0}
+
+
+def protograf_spec(path: Path) -> None:
+    """The counters of the ``pdf`` case as protograf_counters.py reads them."""
+    sc = scenario_with(500)
+    fills = {side.id: side.fill for side in sc.game.sides}
+    counters = []
+    for c in sc.counters:
+        factors = sc.unit_types[c.type].faces[0].factors
+        counters.append({"label": c.label or c.id, "fill": fills.get(c.side, "#dddddd"),
+                         "factors": "-".join(str(factors[k]) for k in ("attack", "defense", "move") if k in factors)})
+    path.write_text(json.dumps({"counters": counters}), encoding="utf-8")
+
+
+def protograf_run() -> tuple[float, int] | str:
+    """(seconds, pages) of protograf laying out the ``pdf`` case's counters,
+    or why it was not run."""
+    from bench_peers import _python_312, peer_python
+
+    # the newest protograf needs a newer Python than ours may be
+    python, why = peer_python("protograf", "protograf", _python_312() or sys.executable)
+    if python is None:
+        return why
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = Path(tmp) / "spec.json"
+        protograf_spec(spec)
+        try:
+            done = subprocess.run([python, str(ROOT / "benchmarks" / "protograf_counters.py"), str(spec),
+                                   str(Path(tmp) / "protograf.pdf")], capture_output=True, text=True,
+                                  timeout=1800, cwd=tmp)
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"failed ({type(exc).__name__})"
+        if done.returncode != 0:
+            return f"failed: {(done.stderr.strip().splitlines() or ['?'])[-1][:120]}"
+        seconds, pages = done.stdout.split()[-2:]
+        return float(seconds), int(pages)
 
 
 def main() -> None:
@@ -86,14 +127,25 @@ def main() -> None:
         result.update(peak_mb=peak, peak_main_mb=own, peak_worker_mb=kids)
         print(json.dumps(result))
         return
-    print(f"cores: {os.cpu_count()}")
+    print(f"cores: {os.cpu_count()}; load average at start: {os.getloadavg()[0]:.2f}")
+    results = {}
     for case in ("png", "pdf"):
         out = subprocess.run([sys.executable, __file__, case], capture_output=True, text=True,
                              check=True).stdout
         r = json.loads(out.strip().splitlines()[-1])
+        results[case] = r
         print(r.pop("case"))
         for k, v in r.items():
             print(f"  {k:22s} {v:.3f}" if isinstance(v, float) else f"  {k:22s} {v}")
+    peer = "--no-peers" if "--no-peers" in sys.argv else protograf_run()
+    if isinstance(peer, str):
+        print(f"  protograf: not run ({peer})")
+    else:
+        seconds, pages = peer
+        ours = results["pdf"]["pdf_s"]
+        print(f"  protograf (same counters, same run): {seconds:.2f} s, {pages} pages = "
+              f"{seconds / ours:.1f}x our {ours:.2f} s")
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -13,16 +13,18 @@ Run from the repository root: ``python benchmarks/bench_peers.py [--runs 3]``
 * **start-up**: ``vmodtool --help`` and ``vmodtool inspect`` of the demo log
   against a bare interpreter (``python -c pass``), median of ``--startups``
   starts, bytecode cached (as an installed tool has it: the cache lives under
-  the bench cache folder, not in the repository).
+  the bench cache folder, not in the repository); ``--help`` also against an
+  empty Click group's ``--help`` (the floor of any Click tool), same run.
 * **memory**: tracemalloc peak of reading the largest save and splitting
   its command tree (``SavedGame.read`` + ``commands``), as a multiple of its
   plaintext.
 * **replay**: the TLD chain (19 logs) read, decoded and replayed per logged
   command, against python-chess reading and validating PGN games per ply
   (games generated deterministically with python-chess itself: random legal
-  moves from a fixed seed); and the audit of the example games with all
-  their rules against replaying the same logs alone, as the audit replays
-  them (the scenario's maps, properties and hands); and the audit of the
+  moves from a fixed seed); and ``vmodtool audit`` of each example game
+  with every rule (plug-ins with ``--trust-scenario-plugins``) against
+  ``vmodtool replay`` of the same log, both as users run them (fresh
+  processes, wall time, the module built beforehand); and the audit of the
   TLD chain with The Longest Day example's rules (a game of a published
   module, as users audit them) against the chain's read + replay, both in
   fresh processes (a process's first audit: no search kept from another).
@@ -228,20 +230,12 @@ def startups(runs: int) -> tuple[dict[str, float], dict[str, float]]:
     if script.exists() and _imports_this_tree():
         tool = [str(script)]
     print(f"  (vmodtool started as: {' '.join(Path(t).name if '/' in t else t for t in tool)})")
-    # the help cache in a folder of the benchmark's own; "not cached": a cache folder that cannot be made
-    # (under a regular file), so every start writes the page through Click
-    help_home = CACHE / "help-cache"
-    blocked = CACHE / "help-cache-blocked"
-    blocked.write_text("a file, so that no cache folder can be made under it\n")
-    env["XDG_CACHE_HOME"] = str(help_home)
-    uncached = dict(env, XDG_CACHE_HOME=str(blocked / "cache"))
     commands = {"bare interpreter": ([sys.executable, "-c", "pass"], env),
                 "Click alone (empty --help)": ([sys.executable, "-c",
                                                 "import click; click.group()(lambda: None)(['--help'])"], env),
                 "vmodtool --help": ([*tool, "--help"], env),
-                "vmodtool --help, not cached": ([*tool, "--help"], uncached),
                 "vmodtool inspect demo.vlog": ([*tool, "inspect", str(DEMO_LOG)], env)}
-    for cmd, cmd_env in commands.values():            # write the bytecode cache (and the help cache)
+    for cmd, cmd_env in commands.values():            # write the bytecode cache
         subprocess.run(cmd, env=cmd_env, stdout=subprocess.DEVNULL, check=True)
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
@@ -271,26 +265,47 @@ def memory() -> tuple[float, int]:
     return peak / game.decoded.plaintext_bytes, game.decoded.plaintext_bytes
 
 
-def audit_against_replay() -> list[tuple[str, float, float]]:
-    """(system, audit s, replay s) of each example game, best of 3."""
-    from vmodtool.audit.game import audit_logs, scenario_positions
-    from vmodtool.replay import Replay
-    from vmodtool.scenario import load_scenario
+def audit_against_replay(runs: int) -> list[tuple[str, float, float, float, float]]:
+    """(system, audit s, replay s, audit CPU s, replay CPU s) of each example
+    game as users run the commands: each a fresh ``vmodtool`` process (wall
+    and CPU time, medians of
+    ``runs``, the two interleaved), the audit with every rule of the
+    scenario (its plug-in rules with their consent flag,
+    ``--trust-scenario-plugins``), the replay with the module built from the
+    same scenario (built once, beforehand, into a temporary folder)."""
+    import tempfile
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    tool = [sys.executable, "-m", "vmodtool"]
     out = []
-    for system in SYSTEMS:
-        scenario = load_scenario(ROOT / "examples" / system / "scenario.yaml")
-        log = ROOT / "examples" / system / "logs" / "game-1.vlog"
-        t_audit = t_replay = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            audit_logs([log], scenario)
-            t_audit = min(t_audit, time.perf_counter() - start)
-            start = time.perf_counter()
-            positions, properties, hands = scenario_positions(scenario)
-            for _step in Replay.open([log], positions=positions, properties=properties, hands=hands).steps():
-                pass
-            t_replay = min(t_replay, time.perf_counter() - start)
-        out.append((system, t_audit, t_replay))
+    with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
+        for system in SYSTEMS:
+            folder = ROOT / "examples" / system
+            module = Path(tmp) / f"{system}.vmod"
+            subprocess.run([*tool, "build", str(folder / "scenario.yaml"), "-o", str(module)], env=env,
+                           check=True, capture_output=True)
+            log = str(folder / "logs" / "game-1.vlog")
+            consent = ["--trust-scenario-plugins"] if "kind: plugin" in \
+                (folder / "scenario.yaml").read_text(encoding="utf-8") else []
+            commands = {"audit": [*tool, "audit", log, "--scenario", str(folder / "scenario.yaml"), *consent],
+                        "replay": [*tool, "replay", log, "-m", str(module)]}
+            times: dict[str, list[float]] = {name: [] for name in commands}
+            cpu: dict[str, list[float]] = {name: [] for name in commands}
+            for cmd in commands.values():            # the bytecode cache written, the exit code checked
+                done = subprocess.run(cmd, env=env, capture_output=True, check=False)
+                if done.returncode != 0:
+                    raise SystemExit(f"{' '.join(cmd)}: exit {done.returncode}: {done.stderr.decode()[-300:]}")
+            for _ in range(runs):
+                for name, cmd in commands.items():
+                    start = time.perf_counter()
+                    child = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    _, status, usage = os.wait4(child.pid, 0)
+                    times[name].append(time.perf_counter() - start)
+                    cpu[name].append(usage.ru_utime + usage.ru_stime)
+                    if status != 0:
+                        raise SystemExit(f"{' '.join(cmd)} failed")
+            out.append((system, statistics.median(times["audit"]), statistics.median(times["replay"]),
+                        statistics.median(cpu["audit"]), statistics.median(cpu["replay"])))
     return out
 
 
@@ -304,6 +319,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3, help="rounds of the fresh-process measurements")
     ap.add_argument("--startups", type=int, default=21, help="starts per start-up measurement")
+    ap.add_argument("--examples", type=int, default=7, help="fresh-process runs of each example command")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -369,6 +385,9 @@ def main() -> None:
     for name, seconds in starts.items():
         print(f"  {name:30s} {seconds * 1000:6.1f} ms = {seconds / bare:.2f}x a bare interpreter "
               f"(CPU {cpu[name] * 1000:5.1f} ms = {cpu[name] / bare_cpu:.2f}x)")
+    click_floor = starts["Click alone (empty --help)"]
+    print(f"  vmodtool --help = {starts['vmodtool --help'] / click_floor:.2f}x an empty Click group's --help "
+          f"(target <= 1.3x)")
 
     ratio, plain = memory()
     print(f"\nmemory: SavedGame.read + command tree of the largest save: peak {ratio:.2f}x its "
@@ -394,15 +413,17 @@ def main() -> None:
     print(f"\naudit of the TLD chain ({counts['audit-tld']:,} steps) with The Longest Day example's rules, a "
           f"game of a published module (fresh processes, as the replay above): {t_tld:.2f} s = "
           f"{t_tld / t_replay:.2f}x its read + replay (target <= 1.5x)")
-    print("\naudit with all example rules against replaying the same log alone (best of 3):")
-    for system, t_audit, t_alone in audit_against_replay():
+    print(f"\nexample games: 'vmodtool audit' with all the scenario's rules (plug-ins with their consent flag) "
+          f"against 'vmodtool replay' of the same log, each a fresh process (medians of {args.examples}):")
+    for system, t_audit, t_alone, c_audit, c_alone in audit_against_replay(args.examples):
         print(f"  {system:18s} audit {t_audit * 1000:6.1f} ms, replay {t_alone * 1000:6.1f} ms = "
-              f"{t_audit / t_alone:.2f}x (target <= 1.5x)")
+              f"{t_audit / t_alone:.2f}x (target <= 1.5x); CPU {c_audit * 1000:6.1f} ms against "
+              f"{c_alone * 1000:6.1f} ms = {c_audit / c_alone:.2f}x")
     load = os.getloadavg()
     print(f"\nload average at end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(json.dumps({"ratios": {"inspect/read": round(t_inspect / t_read, 2),
                                  "help/bare": round(starts['vmodtool --help'] / bare, 2),
-                                 "help-not-cached/bare": round(starts['vmodtool --help, not cached'] / bare, 2),
+                                 "help/click-floor": round(starts['vmodtool --help'] / click_floor, 2),
                                  "memory/plaintext": round(ratio, 2),
                                  "audit-tld/replay": round(t_tld / t_replay, 2)}}))
 

@@ -100,7 +100,7 @@ def citations_in(path: Path, root: Path = ROOT) -> list[Citation]:
     the module docstring)."""
     text = path.read_text(encoding="utf-8")
     rel = path.relative_to(root).as_posix()
-    own = path.stem if rel.startswith("docs/") and path.suffix == ".md" else None
+    own = path.stem if rel.startswith("docs/") and rel.count("/") == 1 and path.suffix == ".md" else None
     names = [(m.start(), m.group(1)) for m in DOC_NAME.finditer(text)]
     out = []
     for m in CITATION.finditer(text):

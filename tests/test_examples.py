@@ -1,5 +1,5 @@
 """The bundled format examples are what their generator makes, and the
-README's commands work on them."""
+commands of docs/guide/inspect-and-dump.md work on them."""
 
 import importlib.util
 import json

@@ -45,7 +45,7 @@ LOG_ENTRY = "\x1bLOG\t"
 #: numbers a damaged or hand-edited log may hold where VASSAL wrote one
 HOSTILE_LOG_NUMBERS = ("-1", "0", "2147483647", "2147483648", "-2147483649", "9" * 40, "9" * 5000, "1e9",
                        "NaN", "", "0x10", "\u0663", "\uff11\uff12", "1.5", " 7")
-#: exit codes a command may end with (README: 1 findings, 2 bad input, 3 not all checked)
+#: exit codes a command may end with (docs/guide/commands.md: 1 findings, 2 bad input, 3 not all checked)
 EXIT_CODES = frozenset({0, 1, 2, 3})
 MUTATIONS = ("flip", "insert", "delete", "truncate", "drop", "repeat", "swap", "number", "id", "char")
 

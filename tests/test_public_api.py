@@ -1,9 +1,9 @@
 """The public API is what the README and docs/ say it is.
 
 * every dotted name ``vmodtool.x.y`` and every ``from vmodtool… import A, B``
-  in README.md and docs/*.md imports, and so does every name the README's
-  "Library" table lists for a module;
-* every ```python block of README.md and docs/*.md runs (from a copy of the
+  in README.md, docs/*.md and docs/guide/*.md imports, and so does every name the library
+  guide's table (docs/guide/library.md) lists for a module;
+* every ```python block of those runs (from a copy of the
   repository's examples, so a block that writes files writes nowhere that
   matters), and a line documented with its result (``expr   # '0304'``)
   gives that result;
@@ -32,7 +32,9 @@ import pytest
 import vmodtool
 
 REPO = Path(__file__).resolve().parent.parent
-DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *sorted((REPO / "docs").glob("guide/*.md"))]
+#: the page whose table says which module holds what
+LIBRARY = REPO / "docs" / "guide" / "library.md"
 
 #: a dotted vmodtool name in prose or code (not part of a URL or a path)
 DOTTED = re.compile(r"(?<![\w/.\-])vmodtool(?:\.[A-Za-z_]\w*)+(?![\w/])")
@@ -92,10 +94,9 @@ def mentioned_names(text: str) -> set[str]:
 
 def library_table(text: str) -> list[tuple[list[str], list[str]]]:
     """(modules, code spans of the description) for each row of the
-    README's Library table whose first cell names vmodtool modules."""
+    library guide's table whose first cell names vmodtool modules."""
     rows = []
-    section = text.split("\n## Library", 1)[1].split("\n## ", 1)[0]
-    for line in section.splitlines():
+    for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) != 2 or not cells[0].startswith("`vmodtool"):
             continue
@@ -127,7 +128,7 @@ def table_names(text: str) -> set[str]:
 
 
 def test_library_table_is_read():
-    rows = library_table((REPO / "README.md").read_text(encoding="utf-8"))
+    rows = library_table(LIBRARY.read_text(encoding="utf-8"))
     modules = {m for row_modules, _ in rows for m in row_modules}
     assert {"vmodtool.vassal.traits", "vmodtool.build", "vmodtool.audit"} <= modules
     assert len(rows) >= 15
@@ -137,7 +138,7 @@ def test_library_table_is_read():
 def test_every_name_the_docs_mention_imports(doc):
     text = doc.read_text(encoding="utf-8")
     names = mentioned_names(text)
-    if doc.name == "README.md":
+    if doc == LIBRARY:
         names |= table_names(text)
     assert not missing(names), f"{doc_id(doc)} names what does not exist: " + "; ".join(missing(names))
 

@@ -1,6 +1,6 @@
 """The terminal's width, found without :mod:`shutil` (which brings three
-compression modules into every start): the one place the command line and
-its start-up (:mod:`vmodtool.launcher`) read it."""
+compression modules into every start): the one place the command line reads
+it."""
 
 from __future__ import annotations
 

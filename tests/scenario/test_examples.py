@@ -79,10 +79,10 @@ def test_combat_commander_is_in_russian():
     assert any(t.kind == "casualty" for t in s.tracks)
 
 
-def test_readme_scenario_example_is_valid(tmp_path):
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Scenario files", 1)[1]
-    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+def test_the_guides_scenario_example_is_valid(tmp_path):
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "scenario-files.md").read_text(
+        encoding="utf-8")
+    block = guide.split("```yaml\n", 1)[1].split("```", 1)[0]
     path = tmp_path / "scenario.yaml"
     path.write_text(block, encoding="utf-8")
     scenario = load_scenario(path)

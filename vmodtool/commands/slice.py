@@ -69,8 +69,8 @@ def slice_command(sheet: str, output: str, back: str | None, page: int, back_pag
 
     The grid comes from the registration disks and cut marks that
     `vmodtool sheets` prints (a scan turned by a degree or so is
-    straightened), or from --grid COLSxROWS --origin X,Y --cell W[,H]
-    [--gutter G] (then the scan must be straight).  With --back the back
+    straightened), or from --grid COLSxROWS --origin X,Y --cell W[,H] and
+    optionally --gutter G (then the scan must be straight).  With --back the back
     page's faces are cut from behind each front (mirrored positions, as
     printed for duplex).  Images are named rNNcNN.png and rNNcNN-back.png,
     by --names CSV, or by the counters of --scenario; slice.json lists them.

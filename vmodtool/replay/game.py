@@ -271,6 +271,20 @@ class Replay:
             self.roster.redactor.learn(player_id, self.roster.players[player_id][0])
         return engine
 
+    def restore(self, k: int, add_plans: dict[str, Any] | None = None) -> Engine:
+        """A new engine holding file ``k``'s saved state, as the replay
+        restores it before that file's first step; ``add_plans`` (the
+        AddPiece texts parsed so far) may be shared between calls."""
+        return self._restore(k, add_plans)
+
+    def apply_step(self, engine: Engine, node: Node, number: int, history: list[Step], *,
+                   file_step: int | None = None, index: int | None = None) -> Step:
+        """Apply one step's commands to ``engine`` as the replay does and
+        return the :class:`Step` (``history``: the steps before it, for
+        undo; ``file_step``/``index`` default to ``number``)."""
+        return self._run_step(engine, node, number, number if file_step is None else file_step,
+                              number if index is None else index, history)
+
     def steps(self, *, until: int | None = None,
               on_restore: Callable[[int, Engine], None] | None = None) -> Iterator[Step]:
         """Replay from the first file's saved state, yielding each step after

@@ -545,7 +545,7 @@ def merge_logs(paths: Sequence[PathLike], options: MergeOptions | None = None, *
     merged = Replay(games, replay.positions, files, properties=replay.properties,
                     hands=list(replay.hands.values()))
     plans: dict[str, Any] = {}          # AddPiece texts parsed once (each log's saved state repeats most)
-    engine = merged._restore(0, plans)
+    engine = merged.restore(0, plans)
     history: list[Step] = []
     roster_seen: set[tuple[str, str, str | None]] = {
         (c.player_id, c.name, c.side) for c in _restore_leaves(restore_nodes[0]) if isinstance(c, PlayerAdd)}
@@ -556,8 +556,7 @@ def merge_logs(paths: Sequence[PathLike], options: MergeOptions | None = None, *
         texts.append(text)
         out_steps.append(MergedStep(kind, file, file_step, number, note))
         n = len(texts)
-        history.append(merged._run_step(engine, node if node is not None else parse_commands(text), n, n, n,
-                                        history))
+        history.append(merged.apply_step(engine, node if node is not None else parse_commands(text), n, history))
 
     def transition(k: int, target: Engine, label: str) -> None:
         diffs = compare_states(engine.state, target.state, engine.place_of, target.place_of, Engine.ref,
@@ -572,7 +571,7 @@ def merge_logs(paths: Sequence[PathLike], options: MergeOptions | None = None, *
     for k, game in enumerate(games):
         name = Path(files[k]).name
         if k > 0:
-            transition(k, merged._restore(k, plans),
+            transition(k, merged.restore(k, plans),
                        f"{Path(files[k - 1]).name} → {name}: between the logs (the state {name} starts from)")
         for text in notes_at.get((k, 0), []):
             add("note", _chat_step(_note_text(text)), files[k], 0, None, text)

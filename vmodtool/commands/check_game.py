@@ -41,10 +41,13 @@ EXIT_NOT_CHECKED = 3
               help="Also write every roll to FILE.csv (log, step, player, button, dice, sides, values).")
 @click.option("--dice-chart", "dice_chart", metavar="FILE.png", type=click.Path(dir_okay=False, path_type=str),
               help="Also draw the dice histograms per player and die type into FILE.png.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="List every finding a grouped one stands for (a restarted log's differences …).")
 @click.pass_context
 def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | None, output: str | None,
                        fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
-                       checks: tuple[str, ...], dice_csv: str | None, dice_chart: str | None) -> None:
+                       checks: tuple[str, ...], dice_csv: str | None, dice_chart: str | None,
+                       verbose: bool) -> None:
     """Check a PBEM game's integrity: logs, undos, dice.
 
     LOGS are the logs of one game (any module, any VASSAL version), in the
@@ -76,7 +79,7 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
     if fmt == "json":
         write_report([json.dumps(result.as_json(), ensure_ascii=False, indent=2)], output)
     else:
-        write_report(result.lines(), output, one_line_items=True)
+        write_report(result.lines(verbose=verbose), output, one_line_items=True)
     if result.suspicious:
         ctx.exit(EXIT_FINDINGS)
     if not result.complete:

@@ -68,9 +68,10 @@ class GameCheck:
                 seen[step.player] = step.side
         return [f"{p} ({s})" if s else p for p, s in seen.items()]
 
-    def lines(self) -> Iterable[str]:
+    def lines(self, *, verbose: bool = False) -> Iterable[str]:
         """The text report: the summary first (one screen), then every
-        finding."""
+        finding; the repeats of one cause a finding stands for are counted,
+        listed one by one only when ``verbose``."""
         r = self.record
         suspicious = self.suspicious
         yield (f"{len(r.logs)} log(s), {len(r.steps)} steps; players: {', '.join(self.players()) or 'none named'}; "
@@ -88,6 +89,10 @@ class GameCheck:
             yield "Details"
             for finding in details:
                 yield "  " + _finding_line(finding)
+                if finding.folded and verbose:
+                    yield from ("      " + _finding_line(f) for f in finding.folded)
+                elif finding.folded:
+                    yield f"      ({len(finding.folded)} finding(s) of this one cause folded: -v lists them)"
 
     def as_json(self) -> dict[str, Any]:
         r = self.record
@@ -100,9 +105,11 @@ def _finding_line(f: Finding) -> str:
     where = []
     if f.log:
         where.append(Path(f.log).name)
-    if f.file_step is not None:
+    if f.file_step == 0:
+        where.append("start")
+    elif f.file_step is not None:
         where.append(f"step {f.file_step}")
-    if f.step is not None and f.step != f.file_step:
+    if f.step is not None and (f.step != f.file_step or f.file_step == 0):
         where.append(f"(#{f.step})")
     who = f", {f.player}" if f.player else ""
     head = "SUSPICIOUS" if f.severity == SUSPICIOUS else "note"

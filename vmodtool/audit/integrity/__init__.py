@@ -31,8 +31,13 @@ CHECKS = ("chain", "undo", "dice", "actions", "decks")
 
 
 def record_game(logs: Sequence[Path], *, module: Module | str | Path | None = None,
-                board_sizes: dict[str, tuple[int, int]] | None = None) -> GameRecord:
-    """Replay the logs of one game, in the order given."""
+                board_sizes: dict[str, tuple[int, int]] | None = None,
+                dice_patterns: Sequence[str] = ()) -> GameRecord:
+    """Replay the logs of one game, in the order given; ``dice_patterns``
+    are regular expressions of chat lines that report dice (besides the
+    module's own reports)."""
+    from vmodtool.audit.integrity.dice_reports import user_patterns
+    user_patterns(dice_patterns)            # a bad pattern is refused before replaying
     from vmodtool.replay import Replay
     from vmodtool.vassal.module import Module as ModuleType
     if module is not None and not isinstance(module, ModuleType):
@@ -42,7 +47,8 @@ def record_game(logs: Sequence[Path], *, module: Module | str | Path | None = No
     capture = Capture()
     steps = list(replay.steps(on_restore=capture.on_restore))
     capture.finish(replay.engine)
-    return GameRecord(list(logs), replay, steps, module, capture.starts, capture.ends, capture.ghosts)
+    return GameRecord(list(logs), replay, steps, module, capture.starts, capture.ends, capture.ghosts,
+                      dice_patterns=tuple(dice_patterns))
 
 
 @dataclass

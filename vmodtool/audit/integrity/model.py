@@ -112,4 +112,6 @@ class GameRecord:
     starts: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
     ends: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
     ghosts: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
+    #: the user's dice report patterns (``check-game --dice-pattern``)
+    dice_patterns: Sequence[str] = ()
 

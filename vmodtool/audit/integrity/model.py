@@ -114,4 +114,7 @@ class GameRecord:
     ghosts: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
     #: the user's dice report patterns (``check-game --dice-pattern``)
     dice_patterns: Sequence[str] = ()
+    #: the game's sides when a scenario names them (inside ``audit``),
+    #: besides those the logs record
+    sides: Sequence[str] = ()
 

@@ -17,6 +17,7 @@ from vmodtool.commands import (
     format_option,
     module_option,
     report_output_option,
+    warn_lines,
     write_report,
 )
 
@@ -44,13 +45,16 @@ EXIT_NOT_CHECKED = 3
 @click.option("--dice-pattern", "dice_patterns", multiple=True, metavar="REGEX",
               help="A chat line that reports dice, as a regular expression searched in each line (repeatable; "
                    "groups 'player' and 'values' optional), besides the module's own dice and dice reports.")
+@click.option("--warnings", "keep_warnings", is_flag=True,
+              help="Keep the replay's warnings in the text report (by default they go to stderr, "
+                   "counted in the summary line).")
 @click.option("-v", "--verbose", is_flag=True,
               help="List every finding a grouped one stands for (a restarted log's differences …).")
 @click.pass_context
 def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | None, output: str | None,
                        fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
                        checks: tuple[str, ...], dice_csv: str | None, dice_chart: str | None,
-                       dice_patterns: tuple[str, ...], verbose: bool) -> None:
+                       dice_patterns: tuple[str, ...], keep_warnings: bool, verbose: bool) -> None:
     """Check a PBEM game's integrity: logs, undos, dice.
 
     LOGS are the logs of one game (any module, any VASSAL version), in the
@@ -79,10 +83,12 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
     result = check_game(record, list(checks) or list(CHECKS))
     if dice_csv or dice_chart:
         _dice_exports(record, dice_csv, dice_chart)
+    if not keep_warnings or fmt == "json":
+        warn_lines(f"replay: {w}" for w in record.replay.warnings)
     if fmt == "json":
         write_report([json.dumps(result.as_json(), ensure_ascii=False, indent=2)], output)
     else:
-        write_report(result.lines(verbose=verbose), output, one_line_items=True)
+        write_report(result.lines(verbose=verbose, warnings=keep_warnings), output, one_line_items=True)
     if result.suspicious:
         ctx.exit(EXIT_FINDINGS)
     if not result.complete:

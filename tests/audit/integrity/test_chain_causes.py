@@ -115,3 +115,23 @@ def test_the_example_chain_is_one_game() -> None:
     record = record_game(logs, module=module, board_sizes=sizes)
     assert not_one_game(record) == []
     assert not any(f.kind in ("not_one_game", "restarted_log") for f in section(record).findings)
+
+
+@pytest.mark.corpus
+def test_check_game_sends_replay_warnings_to_stderr_counted_in_the_summary() -> None:
+    """A corpus save whose stack lists a piece the save does not hold (one
+    replay warning; its mapless stacks' ``null;0;0`` positions are none)."""
+    from click.testing import CliRunner
+
+    from vmodtool.cli import cli
+    save = shared_path("corpus", "jspy", "New-180907.vsav")
+    result = CliRunner().invoke(cli, ["check-game", str(save), "--check", "undo"])
+    assert result.stdout.splitlines()[0].endswith("; 1 replay warning(s)")
+    [line] = result.stderr.splitlines()
+    assert line.startswith("replay: ") and line.endswith("lists unknown piece 1447557399911")
+    assert "replay: " not in result.stdout
+    kept = CliRunner().invoke(cli, ["check-game", str(save), "--check", "undo", "--warnings"])
+    assert kept.stderr == "" and kept.stdout.splitlines()[-1] == line
+    as_json = CliRunner().invoke(cli, ["check-game", str(save), "--check", "undo", "--format", "json"])
+    import json
+    assert len(json.loads(as_json.stdout)["replay_warnings"]) == 1

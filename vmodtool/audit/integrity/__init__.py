@@ -74,15 +74,19 @@ class GameCheck:
                 seen[step.player] = step.side
         return [f"{p} ({s})" if s else p for p, s in seen.items()]
 
-    def lines(self, *, verbose: bool = False) -> Iterable[str]:
+    def lines(self, *, verbose: bool = False, warnings: bool = False) -> Iterable[str]:
         """The text report: the summary first (one screen), then every
         finding; the repeats of one cause a finding stands for are counted,
-        listed one by one only when ``verbose``."""
+        listed one by one only when ``verbose``.  The replay's warnings are
+        counted in the first line, listed at the end with ``warnings``
+        (``check-game`` sends them to stderr unless ``--warnings``)."""
         r = self.record
         suspicious = self.suspicious
+        replay_warnings = r.replay.warnings
         yield (f"{len(r.logs)} log(s), {len(r.steps)} steps; players: {', '.join(self.players()) or 'none named'}; "
                f"{len(suspicious)} suspicious finding(s)"
-               + ("" if self.complete else "; some checks could NOT look at the game"))
+               + ("" if self.complete else "; some checks could NOT look at the game")
+               + (f"; {len(replay_warnings)} replay warning(s)" if replay_warnings else ""))
         for section in self.sections:
             mark = "" if section.checked else " — NOT CHECKED"
             yield ""
@@ -99,10 +103,14 @@ class GameCheck:
                     yield from ("      " + _finding_line(f) for f in finding.folded)
                 elif finding.folded:
                     yield f"      ({len(finding.folded)} finding(s) of this one cause folded: -v lists them)"
+        if warnings and replay_warnings:
+            yield ""
+            yield from (f"replay: {w}" for w in replay_warnings)
 
     def as_json(self) -> dict[str, Any]:
         r = self.record
         return {"schema": SCHEMA, "logs": [str(p) for p in r.logs], "steps": len(r.steps),
+                "replay_warnings": [w.record() for w in r.replay.warnings],
                 "players": self.players(), "suspicious": len(self.suspicious), "complete": self.complete,
                 "sections": [s.record() for s in self.sections]}
 

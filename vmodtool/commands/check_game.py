@@ -84,7 +84,7 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
     if dice_csv or dice_chart:
         _dice_exports(record, dice_csv, dice_chart)
     if not keep_warnings or fmt == "json":
-        warn_lines(f"replay: {w}" for w in record.replay.warnings)
+        warn_lines(result.warning_lines())
     if fmt == "json":
         write_report([json.dumps(result.as_json(), ensure_ascii=False, indent=2)], output)
     else:

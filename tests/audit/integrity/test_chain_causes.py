@@ -105,6 +105,10 @@ def test_the_tld_chain_is_one_game_and_restarts_nowhere(tld_chain) -> None:  # t
     assert not any(f.kind in ("not_one_game", "restarted_log") for f in s.findings)
     assert all(f.log and f.file_step == 0 and f.step is not None for f in s.findings
                if f.kind != "logs_out_of_order")
+    # the replay's warnings are placed as a player quotes them too
+    lines = check_game(tld_chain, []).warning_lines()
+    assert any(line.startswith("replay: 0606-3.log: step 419 (#2351): MovePiece of stack 1169409786745")
+               for line in lines)
 
 
 def test_the_example_chain_is_one_game() -> None:

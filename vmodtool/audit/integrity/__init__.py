@@ -105,7 +105,23 @@ class GameCheck:
                     yield f"      ({len(finding.folded)} finding(s) of this one cause folded: -v lists them)"
         if warnings and replay_warnings:
             yield ""
-            yield from (f"replay: {w}" for w in replay_warnings)
+            yield from self.warning_lines()
+
+    def warning_lines(self) -> list[str]:
+        """The replay's warnings, one line each, placed as a player quotes
+        them: the log's name, the step within it and the chain step."""
+        replay = self.record.replay
+        out = []
+        for w in replay.warnings:
+            where = "saved state"
+            if w.step is not None:
+                try:
+                    _, file_step = replay.log_position(w.step)
+                    where = f"step {file_step} (#{w.step})"
+                except ValueError:
+                    where = f"#{w.step}"
+            out.append(f"replay: {Path(w.file).name if w.file else '-'}: {where}: {w.message}")
+        return out
 
     def as_json(self) -> dict[str, Any]:
         r = self.record

@@ -52,7 +52,7 @@ EXIT_NOT_CHECKED = 3
               help="Also check the game's PBEM integrity (the checks of 'vmodtool check-game').")
 @click.option("--warnings", "keep_warnings", is_flag=True,
               help="Keep the replay's warnings in the text report (by default they go to stderr, "
-                   "counted in the summary line).")
+                   "counted in the summary line; the JSON report always holds them).")
 @click.pass_context
 def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module: str | None,
           output: str | None, fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
@@ -93,7 +93,7 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
                         board_sizes=sizes or None, plugin_folders=[Path(d) for d in plugin_dirs],
                         trust_scenario_plugins=trust_scenario_plugins, only=list(rules) or None,
                         integrity=integrity)
-    if not keep_warnings or fmt == "json":
+    if not keep_warnings and fmt != "json":        # (the JSON report holds them)
         warn_lines(f"replay: {w}" for w in report.replay_warnings)
     if fmt == "json":
         write_report([json.dumps(report.as_json(), ensure_ascii=False, indent=2)], output)

@@ -47,7 +47,7 @@ EXIT_NOT_CHECKED = 3
                    "groups 'player' and 'values' optional), besides the module's own dice and dice reports.")
 @click.option("--warnings", "keep_warnings", is_flag=True,
               help="Keep the replay's warnings in the text report (by default they go to stderr, "
-                   "counted in the summary line).")
+                   "counted in the summary line; the JSON report always holds them).")
 @click.option("-v", "--verbose", is_flag=True,
               help="List every finding a grouped one stands for (a restarted log's differences …).")
 @click.pass_context
@@ -83,7 +83,7 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
     result = check_game(record, list(checks) or list(CHECKS))
     if dice_csv or dice_chart:
         _dice_exports(record, dice_csv, dice_chart)
-    if not keep_warnings or fmt == "json":
+    if not keep_warnings and fmt != "json":        # (the JSON report holds them)
         warn_lines(result.warning_lines())
     if fmt == "json":
         write_report([json.dumps(result.as_json(), ensure_ascii=False, indent=2)], output)

@@ -138,4 +138,4 @@ def test_check_game_sends_replay_warnings_to_stderr_counted_in_the_summary() -> 
     assert kept.stderr == "" and kept.stdout.splitlines()[-1] == line
     as_json = CliRunner().invoke(cli, ["check-game", str(save), "--check", "undo", "--format", "json"])
     import json
-    assert len(json.loads(as_json.stdout)["replay_warnings"]) == 1
+    assert len(json.loads(as_json.stdout)["replay_warnings"]) == 1 and as_json.stderr == ""

@@ -66,6 +66,10 @@ def test_the_module_s_dice_reports_are_learned(modern) -> None:  # type: ignore[
     assert ReportFormat.of_format("piece report", "x", "$PlayerName$ flips $newPieceName$") is None
     assert is_dice_like("* Sami rolls the dice") and not is_dice_like("<Sami> - I rolled a 6")
     assert not is_dice_like("* UNDO: *** d6 = 3 *** <Joel>")
+    # a picture of a die is no word of the text (Paths of Glory's welcome message)
+    assert ReportFormat.of_format("component report", "Welcome Message",
+                                  '<img src="d6-1-grey.png" width="14"> Welcome, $PlayerName$! $version$') is None
+    assert not is_dice_like('* <img src="d6-4-black.png"> Welcome, Avi')
 
 
 @pytest.fixture(scope="module")

@@ -28,6 +28,7 @@ their count, never "no dice rolled".
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from vmodtool.vassal.module import Module
 
 __all__ = ["ReportFormat", "DiceMatch", "report_formats", "user_patterns", "DICE_WORDS", "is_dice_like",
-           "dice_faces", "move_reports"]
+           "dice_faces", "move_reports", "speaks_of_dice"]
 
 #: words of a chat line or a report format that speak of dice (English,
 #: French, German, Spanish, Italian, Russian), or a die's name (``2d6``)
@@ -117,7 +118,7 @@ class ReportFormat:
         """A report format as a pattern, when it reports dice: its text or a
         variable speaks of dice, and it has a value to read."""
         text = fmt.strip()
-        if not text or len(text) > _MAX_FORMAT or not DICE_WORDS.search(text):
+        if not text or len(text) > _MAX_FORMAT or not speaks_of_dice(text):
             return None
         parts: list[str] = []
         values: list[str] = []
@@ -223,12 +224,21 @@ def user_patterns(patterns: Sequence[str]) -> list[ReportFormat]:
     return out
 
 
+_TAG = re.compile(r"<[^<>]*>")
+
+
+def speaks_of_dice(text: str) -> bool:
+    """Whether a text's words (HTML tags aside: ``<img src="d6-1.png">``
+    is a picture, no word) speak of dice."""
+    return bool(DICE_WORDS.search(_TAG.sub(" ", html.unescape(text))))
+
+
 def is_dice_like(message: str, not_rolls: Sequence[re.Pattern[str]] = ()) -> bool:
     """Whether a chat line is a report (VASSAL's ``*`` prefix) that speaks
     of dice: a roll some reader should have taken.  Not an older VASSAL's
     ``* UNDO:`` echo (the undo check reads those), nor a line of one of
     ``not_rolls`` (:func:`move_reports`: a piece named "Dice" moved)."""
-    if not message.startswith("*") or message.startswith("* UNDO:") or not DICE_WORDS.search(message):
+    if not message.startswith("*") or message.startswith("* UNDO:") or not speaks_of_dice(message):
         return False
     return not any(p.fullmatch(text) for p in not_rolls for text in (message[2:], message[1:]))
 

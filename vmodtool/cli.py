@@ -22,8 +22,8 @@ from vmodtool.commands import CONTEXT_SETTINGS, Group
 EXIT_BUG = 70
 
 #: command families, in the order ``vmodtool --help`` lists them
-COMMAND_MODULES = ("formats", "scenario", "import_module", "build", "counters", "slice", "board", "lint", "replay",
-                   "audit", "report", "check_game", "batch", "templates")
+COMMAND_MODULES = ("formats", "scenario", "import_module", "build", "counters", "slice", "board", "terrain", "lint",
+                   "replay", "audit", "report", "check_game", "batch", "templates")
 
 #: the commands of the families above, each with its family and the first
 #: paragraph of its help (what ``vmodtool --help`` shows): a family whose
@@ -44,6 +44,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "slice": ("slice", "Cut a counter sheet (scan or export) into face images."),
     "board": ("board", "Draw a scenario's map board from its terrain data."),
     "grid-check": ("board", "Draw a hex grid over your own map image."),
+    "terrain": ("terrain", "Read a scenario's terrain from its board image."),
     "lint": ("lint", "Check a module for what VASSAL would reject."),
     "replay": ("replay", "Replay VASSAL logs as moves between hexes."),
     "audit": ("audit", "Check played logs against a scenario's rules."),

@@ -78,6 +78,28 @@ def test_tld_scenario_loads_with_the_module_map(tld):
     assert {b.module_map for b in scenario.boxes} >= {"Allied Remnants"}
 
 
+def test_tld_division_markers_are_proposed_as_markers_before_units(tld):
+    """The American infantry divisions' pieces named by the division's
+    number ("90" ×3 in "90 Inf Div") share the units' prototype: proposed as
+    one marker kind tried before the units, not as units (issue 43)."""
+    result, data, out, folder = tld
+    entry = next(m for m in data["binding"]["markers"] if m.get("before_units"))
+    assert "90" in entry["match"]["name"] and "Pieces/American/90 Inf Div" in entry["match"]["palette"]
+    assert entry["kind"] in data["markers"]
+    assert not any("Ind Arty" in p or "Rem & Repl" in p for p in entry["match"]["palette"])
+    sizes = load_board_sizes(folder / "board-sizes.json")
+    scenario = load_scenario(out, module=folder / "buildFile", board_sizes=sizes)
+    assert any(m.before_units for m in scenario.binding.markers)
+
+
+def test_pieces_on_no_side_are_offered_as_terrain(tld):
+    """TLD's fortifications are on no side: the binding offers them as terrain
+    (commented: the user says which terrain type they are)."""
+    result, data, out, folder = tld
+    assert "terrain" not in data["binding"]
+    assert '#  - {match: {prototype: "Fortification"}, terrain: TYPE}' in result.text
+
+
 def test_the_same_module_gives_the_same_text():
     folder = shared_path("corpus", "tld")
     sizes = load_board_sizes(folder / "board-sizes.json")
@@ -127,6 +149,25 @@ def test_a_module_without_a_hex_map_gets_a_placeholder_that_loads(tmp_path):
     out = tmp_path / "hannibal.yaml"
     out.write_text(result.text, encoding="utf-8")
     assert load_scenario(out).map.module_map is None
+
+
+def test_a_hex_grid_of_one_zone_is_the_map(tmp_path):
+    """Ragnarok's board is a ZonedGrid with no background grid: its hexes are
+    the HexGrid of its zone "map" (issue 43, item 7).  Import proposes that
+    board, as ``from_module`` typed by hand takes it, not a placeholder."""
+    folder = shared_path("corpus", "ragnarok")
+    sizes = load_board_sizes(folder / "board-sizes.json")
+    with Module.open(folder / "buildFile.xml") as module:
+        result = scenario_from_module(module, module_file=str(folder / "buildFile.xml"), board_sizes=sizes)
+    data = yaml.safe_load(result.text)
+    assert data["map"]["from_module"] == "Main Map" and "grid" not in data["map"]
+    assert "PLACEHOLDER" not in result.text and 'the hex grid of zone "map"' in result.text
+    assert not any("placeholder" in n for n in result.notes)
+    out = tmp_path / "ragnarok.yaml"
+    out.write_text(result.text, encoding="utf-8")
+    scenario = load_scenario(out, board_sizes=sizes)
+    assert (scenario.map.module_map, scenario.map.module_board) == ("Main Map", "Map")
+    assert len(scenario.map.grid.hexes) == 467
 
 
 def test_the_demo_module(tmp_path):

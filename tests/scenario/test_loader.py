@@ -237,6 +237,37 @@ def test_init_writes_a_valid_starter(tmp_path):
     assert result.exit_code != 0
 
 
+def test_init_hint_can_be_pasted_into_a_shell(tmp_path):
+    """The next command init prints is quoted for the shell: a folder name with
+    a space ("Marne Salient 1918") pasted unquoted was two arguments."""
+    import shlex
+    result = CliRunner().invoke(cli, ["init", "Marne Salient 1918", "--dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    command = result.output.strip().split("then run: ", 1)[1]
+    words = shlex.split(command)
+    assert words[:2] == ["vmodtool", "check-scenario"] and len(words) == 3
+    assert Path(words[2]) == tmp_path / "Marne Salient 1918" / "scenario.yaml"
+
+
+def test_a_mapping_given_as_text_says_what_it_takes(tmp_path):
+    """``game.scale: 2 km per hex`` said only "expected a mapping"; the message
+    now says what the mapping holds (its keys, or the free mapping's meaning)."""
+    text = BASE.replace("game:\n", "game:\n  scale: 2 km per hex\n", 1)
+    assert "scale: 2 km" in text
+    with pytest.raises(ScenarioProblems) as info:
+        load_scenario(write(tmp_path, text))
+    message = next(p.message for p in info.value.problems if "scale" in p.message)
+    assert "expected a mapping (key: value), found the text '2 km per hex'" in message
+    assert 'hex: "250 m"' in message
+    # a mapping with named keys lists them
+    text = re.sub(r"(?ms)^game:\n(  .*?\n)+(?=\S)", "game: Marne 1918\n", BASE, count=1)
+    with pytest.raises(ScenarioProblems) as info:
+        load_scenario(write(tmp_path, text))
+    message = next(p.message for p in info.value.problems if "Marne 1918" in p.message)
+    assert "found the text 'Marne 1918'; it takes the keys: " in message
+    assert "sides" in message and "title" in message
+
+
 def test_schema_command_prints_the_schema():
     result = CliRunner().invoke(cli, ["schema"])
     schema = json.loads(result.output)
@@ -251,3 +282,48 @@ def test_turn_tracker_levels_are_names_or_positions(tmp_path):
     assert any("levels.turn" in m and "out of range" in m for m in messages), messages
     assert any("levels.phase" in m and "non-empty" in m for m in messages), messages
     assert any("unknown key 'month'" in m for m in messages), messages
+
+
+STARTER_RIVER = '      between: [["0401", "0501"], ["0401", "0502"], ["0402", "0502"], ["0402", "0503"]]\n'
+
+
+def test_a_river_typed_as_a_path_is_the_river_typed_as_pairs(tmp_path):
+    """``path`` along hexsides is a zig-zag from bank to bank: each two hexes in
+    a row are one hexside, the same hexsides as the pairs."""
+    assert STARTER_RIVER in BASE
+    as_pairs = load_scenario(write(tmp_path, BASE, "pairs.yaml"))
+    text = BASE.replace(STARTER_RIVER, '      path: ["0501", "0401", "0502", "0402", "0503"]\n')
+    as_path = load_scenario(write(tmp_path, text, "path.yaml"))
+    assert as_path.map.hexsides == as_pairs.map.hexsides and len(as_pairs.map.hexsides) == 4
+    assert not [p for p in check_scenario(tmp_path / "path.yaml")[1] if p.severity == "warning"]
+
+
+def test_a_river_in_pieces_is_reported_at_its_entry(tmp_path):
+    """A river typed as pairs that do not meet was drawn as separate dashes with
+    no word; it is a warning located at the entry, naming the pieces.  A type
+    with a symbol (a bridge) or ``continuous: false`` is made of pieces."""
+    text = BASE.replace(STARTER_RIVER, '      between: [["0401", "0501"], ["0402", "0503"]]\n')
+    path = write(tmp_path, text)
+    problems = [p for p in check_scenario(path)[1] if p.severity == "warning"]
+    assert len(problems) == 1, problems
+    assert problems[0].line == line_of(text, "- type: river")
+    assert "River is in 2 pieces that do not meet: 0401|0501; 0402|0503" in problems[0].message
+    quiet = text.replace('river: {name: "River",', 'river: {continuous: false, name: "River",')
+    assert quiet != text
+    assert not [p for p in check_scenario(write(tmp_path, quiet))[1] if p.severity == "warning"]
+
+
+def test_sides_without_a_fill_get_distinct_colour_blind_safe_colours(tmp_path):
+    """Two sides that gave no fill printed alike (both the one default grey);
+    they take the palette's colours in side order, and two sides given one
+    fill are a warning at the second."""
+    from vmodtool.scenario.model import SIDE_PALETTE
+    text = re.sub(r',\s*fill: "#[0-9a-f]{6}"', "", BASE)
+    assert text != BASE
+    scenario = load_scenario(write(tmp_path, text))
+    fills = [side.fill for side in scenario.game.sides]
+    assert fills == list(SIDE_PALETTE[:len(fills)]) and len(set(fills)) == len(fills) == 2
+    same = re.sub(r'fill: "#[0-9a-f]{6}"', 'fill: "#9FC5E8"', BASE)
+    warnings = [p for p in check_scenario(write(tmp_path, same))[1] if p.severity == "warning"]
+    assert len(warnings) == 1 and "has the fill #9FC5E8 of side 'blue'" in warnings[0].message
+    assert warnings[0].line == line_of(same, "id: red")

@@ -112,6 +112,11 @@ class Violation:
     evidence: Mapping[str, Any] = field(default_factory=dict)
     confidence: str = "certain"          # certain | inferred-phase | annotation-based
     withdrawn_by_undo: bool = False
+    #: the log file (its name) holding ``step`` and the step within that log
+    #: (``step`` counts over the whole chain); set by the audit once the
+    #: game is judged (None: a violation not placed in a log)
+    log: str | None = None
+    log_step: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}

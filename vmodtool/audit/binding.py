@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from vmodtool.errors import VmodError
 from vmodtool.replay.state import type_tokens
-from vmodtool.scenario.binding import Binding, PieceSelector, StatusBinding, any_match
+from vmodtool.scenario.binding import Binding, MarkerBinding, PieceSelector, StatusBinding, any_match
 from vmodtool.scenario.model import Counter, Scenario
 from vmodtool.vassal.pieces import PieceDef
 from vmodtool.vassal.sequence import decode_sequence
@@ -58,6 +58,7 @@ class SlotIndex:
 
     def __init__(self, buildfile: BuildFile) -> None:
         self.by_name_image: dict[tuple[str, str], _Slot] = {}
+        self.by_name_stem: dict[tuple[str, str], _Slot] = {}
         self.by_name: dict[str, _Slot] = {}
         for entry in buildfile.piece_slots():
             types = _slot_types(entry.definition)
@@ -67,10 +68,21 @@ class SlotIndex:
             slot = _Slot(_palette_path(entry), tuple(n for n in (entry.gpid, entry.entry_name) if n),
                          tuple(_prototype_names_of(types)))
             self.by_name_image.setdefault((name, image), slot)
+            self.by_name_stem.setdefault((name, image_stem(image)), slot)
             self.by_name.setdefault(name, slot)
 
     def find(self, name: str, image: str) -> _Slot | None:
-        return self.by_name_image.get((name, image)) or self.by_name.get(name)
+        """The slot of a piece's name and image; else of its name and the
+        image's stem (a module updated between games renamed ``1445.svg``
+        ``1445.f.svg``: the stem still tells apart pieces of one name, such
+        as The Longest Day's many "1"); else of its name."""
+        return (self.by_name_image.get((name, image)) or self.by_name_stem.get((name, image_stem(image)))
+                or self.by_name.get(name))
+
+
+def image_stem(image: str) -> str:
+    """An image file's name up to its first dot, without folders."""
+    return image.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
 def _palette_path(entry: PieceSlotEntry) -> str:
@@ -132,6 +144,8 @@ class BoundPiece:
     unit: str | None = None        # scenario unit (counter) id
     marker: str | None = None      # marker kind
     ignored: bool = False          # matched ``ignore``: neither, on purpose
+    terrain: str | None = None     # the terrain type of the hex it stands on
+    hexside: str | None = None     # the feature of the hexside it stands on
 
 
 _NOTHING = BoundPiece()
@@ -193,6 +207,13 @@ _BUILT_IN = frozenset({"BasicName", "PieceName", "CurrentMap", "CurrentX", "Curr
                        "PieceUID", "UniqueID", "Moved", "InvisibleToOthers", "ObscuredToOthers"})
 
 
+#: a Labeler: a name the players give a piece in the game
+_LABEL = "label;"
+#: traits that change a piece's name for what it shows, not what it is (a
+#: layer's level name, a mask, hiding)
+_NAME_CHANGERS = ("emb2;", "emb;", "obs;", "hide;")
+
+
 class _Facts:
     """What selectors read of one piece, computed as they ask."""
 
@@ -215,6 +236,23 @@ class _Facts:
     def basic_name(self) -> str:
         piece = self.definition()
         return _basic(piece)[0] if piece is not None else ""
+
+    def own_name(self) -> str:
+        """The name the piece is given in the game by its labels
+        (``British Leader (Fergusson)``: a Labeler's text in its name
+        format) without what layers, masks and hiding make of it (a unit
+        flipped to its reduced side is the same unit); the BasicPiece's
+        name when no label names it."""
+        basic = self.basic_name()
+        piece = self.expanded() or self.definition()
+        if piece is None or not any(t.type.startswith(_LABEL) for t in piece.traits):
+            return basic
+        kept = [t for t in piece.traits if not t.type.startswith(_NAME_CHANGERS)]
+        try:
+            named = PieceDef.from_traits(kept, piece.id).name.strip()
+        except VmodError:
+            return basic
+        return named or basic
 
     def expanded(self) -> PieceDef | None:
         if self._expanded is False:
@@ -341,9 +379,17 @@ class PieceBinder:
         """The binding of a piece the audit has not seen before."""
         b = self.binding
         facts = _Facts(self, ref)
+        for terrain in b.terrain:
+            if facts.matches(terrain.match):
+                return BoundPiece(terrain=terrain.terrain, hexside=terrain.hexside)
         override = b.overrides.get(facts.basic_name()) if b.overrides else None
         if override is not None and override.type is not None:
             return self._unit(facts, override.type, override.side, override.formation)
+        for marker in b.markers:
+            if marker.before_units and facts.matches(marker.match):
+                found = self._marker(facts, marker)
+                if found is not None:
+                    return found
         for entry in b.units:
             if not facts.matches(entry.match):
                 continue
@@ -355,29 +401,38 @@ class PieceBinder:
             if entry.type is not None:
                 side = override.side if override is not None and override.side else entry.side
                 formation = override.formation if override is not None and override.formation else entry.formation
-                return self._unit(facts, entry.type, side, formation)
+                return self._unit(facts, entry.type, side, formation, entry.name_from)
         for marker in b.markers:
-            if not facts.matches(marker.match):
-                continue
-            if marker.kind_from is not None:
-                value = facts.prop(marker.kind_from)
-                if value:
-                    return BoundPiece(marker=value)
-                continue
-            return BoundPiece(marker=marker.kind)
+            if not marker.before_units and facts.matches(marker.match):
+                found = self._marker(facts, marker)
+                if found is not None:
+                    return found
         for sel in b.ignore:
             if facts.matches(sel):
                 return _IGNORED
         return _NOTHING
 
-    def _unit(self, facts: _Facts, unit_type: str, side: str | None, formation: str | None) -> BoundPiece:
+    @staticmethod
+    def _marker(facts: _Facts, marker: MarkerBinding) -> BoundPiece | None:
+        """The marker a matching ``markers`` entry makes of a piece (None:
+        its ``kind_from`` property is not set)."""
+        if marker.kind_from is not None:
+            value = facts.prop(marker.kind_from)
+            return BoundPiece(marker=value) if value else None
+        return BoundPiece(marker=marker.kind)
+
+    def _unit(self, facts: _Facts, unit_type: str, side: str | None, formation: str | None,
+              name_from: str | None = None) -> BoundPiece:
         if side is None:
             for entry in self.binding.sides:
                 if facts.matches(entry.match):
                     side = entry.side
                     break
-        # the BasicPiece's name: what the piece is called whatever its layers show
-        name = facts.basic_name() or f"piece {facts.ref.id}"
+        # the BasicPiece's name, or the name a label gives it in the game (a
+        # generic "British Leader" named "British Leader (Fergusson)"): what
+        # the piece is called whatever its layers show
+        named = (facts.prop(name_from) or "").strip() if name_from is not None else ""
+        name = named or facts.own_name() or f"piece {facts.ref.id}"
         if side is None:
             if name not in self._no_side:
                 self._no_side.add(name)

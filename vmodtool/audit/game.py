@@ -32,6 +32,7 @@ from vmodtool.audit.cards import CARD_EVENT_TYPES, CardFeed, CardTable
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.state import AuditState
+from vmodtool.audit.terrain import PieceTerrain
 from vmodtool.audit.timeline import Clock, ClockChange
 from vmodtool.errors import VmodError
 from vmodtool.replay import ChangeEvent, ChatEvent, DiceEvent, MoveEvent, Replay
@@ -114,6 +115,9 @@ class AuditGame:
         self.capture: Capture | None = None
         #: the scenario's cards, decks and hands (§4.10; empty without them)
         self.cards = CardTable(scenario)
+        #: the game's terrain pieces (``binding.terrain``; None without)
+        self.terrain: PieceTerrain | None = (
+            PieceTerrain(scenario.map, self._board_point) if scenario.binding.terrain else None)
         self._use(scenario)
         self.engine: Engine                        # set by run()
         self._wanted: frozenset[str] = frozenset()  # the event kinds the engine wants (set by run())
@@ -184,6 +188,25 @@ class AuditGame:
             return None, box
         return None, None
 
+    def _board_point(self, map_name: str | None, x: int, y: int) -> tuple[int, int] | None:
+        """The scenario map's board point of a map point (None: not on it)."""
+        if map_name != self.map_name:
+            return None
+        geometry = self.replay.positions.geometry(map_name)
+        found = geometry.to_board(x, y) if geometry is not None else None
+        return (found[1][0], found[1][1]) if found is not None else None
+
+    def _terrain_moved(self, pid: str, where: Place | None) -> None:
+        """A terrain piece is now at ``where`` (None: gone): the map the
+        rules read terrain from follows."""
+        terrain = self.terrain
+        assert terrain is not None
+        hex_id = self.place(where)[0] if where is not None else None
+        changed = (terrain.place(pid, hex_id, where.map, where.x, where.y) if where is not None
+                   else terrain.remove(pid))
+        if changed:
+            self.state.terrain_map = terrain.current
+
     def _space(self, place: Place | None) -> int | None:
         """Which space (1 = the first) of a track a replay Place is in (None
         off tracks)."""
@@ -207,6 +230,10 @@ class AuditGame:
             self.ignored_ids.add(pid)           # a card: followed by the card events, never a unit
             return None, None
         bound = self.binder.bind(ref)
+        if (bound.terrain is not None or bound.hexside is not None) and self.terrain is not None:
+            self.terrain.bind(pid, bound.terrain, bound.hexside)
+            self.ignored_ids.add(pid)             # no unit, no marker: its terrain follows it
+            return None, None
         if bound.unit is not None:
             self.piece_unit[pid] = bound.unit
             self.unit_piece[bound.unit] = pid
@@ -247,7 +274,9 @@ class AuditGame:
             if maps is not None and where.map is not None:
                 maps.add(where.map)
             if uid is None and kind is None:
-                if feed is not None:
+                if self.terrain is not None and ref.id in self.terrain.kinds:
+                    self._terrain_moved(ref.id, where)
+                elif feed is not None:
                     feed.initial(self.state, ref, where)
                 continue
             hex_id, box = self.place(where)
@@ -377,6 +406,8 @@ class AuditGame:
                                            phase=st.phase))
                     if tb in self.drawn_boxes and fb not in self.drawn_boxes:
                         self._chit_drawn(ev.piece, kind, n, sub, player, side, live)
+                elif self.terrain is not None and ev.piece.id in self.terrain.kinds:
+                    self._terrain_moved(ev.piece.id, ev.target)
                 elif self.card_feed is not None:
                     self.card_feed.moved(st, ev.piece, ev.target)     # a card moved as a plain piece
             elif type(ev) is AddEvent:
@@ -399,6 +430,8 @@ class AuditGame:
                         dispatch(st, Event("marker_add", n, sub, unit=ev.piece.id, marker=kind,
                                            to_hex=th, to_box=tb, player=player, side=side,
                                            turn=st.turn, phase=st.phase))
+                elif self.terrain is not None and ev.piece.id in self.terrain.kinds:
+                    self._terrain_moved(ev.piece.id, ev.target)
                 elif self.card_feed is not None:
                     self.card_feed.moved(st, ev.piece, ev.target)
             elif type(ev) is RemoveEvent:
@@ -415,6 +448,8 @@ class AuditGame:
                         dispatch(st, Event("marker_remove", n, sub, unit=ev.piece.id, marker=kind,
                                            from_hex=fh, from_box=fb, player=player, side=side,
                                            turn=st.turn, phase=st.phase))
+                elif self.terrain is not None and ev.piece.id in self.terrain.kinds:
+                    self._terrain_moved(ev.piece.id, None)
                 elif self.card_feed is not None:
                     self.card_feed.moved(st, ev.piece, None)
             elif type(ev) is ChangeEvent:
@@ -686,7 +721,8 @@ def open_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         if found is None:
             unnamed = True
         else:
-            warnings += _check_module(str(log), found, given)
+            warnings += _check_module(str(log), found, given,
+                                      source.aliases if source is not None else (), scenario.path)
     game = AuditGame(scenario, replay, module)
     if integrity:
         from vmodtool.audit.integrity.chain import Capture
@@ -759,6 +795,9 @@ class OpenedAudit:
                 f"no piece of {_names(str(p) for p in logs)} is a unit of the scenario "
                 f"{scenario.path or scenario.game.title}: {pieces} piece(s), {how}; nothing could be checked")
         engine.mark_unseen()
+        where = log_places(game.replayed_steps, logs)
+        violations = [replace(v, log=place[0], log_step=place[1])
+                      for v in engine.sorted_violations() for place in (where(v.step),)]
         warnings += [w.message if hasattr(w, "message") else str(w) for w in replay.warnings]
         if game.binder.problems:
             sample = ", ".join(sorted(game.binder.problems)[:8])
@@ -768,6 +807,11 @@ class OpenedAudit:
             sample = ", ".join(sorted(game.unknown_pieces)[:8])
             warnings.append(f"{len(game.unknown_pieces)} piece(s) are not units or markers of the "
                             f"scenario and were ignored by the rules: {sample}")
+        terrain_pieces = len(game.terrain.kinds) if game.terrain is not None else 0
+        if game.terrain is not None and not terrain_pieces:
+            lines = ", ".join(str(t.line) for t in scenario.binding.terrain if t.line is not None)
+            warnings.append(f"no piece of the game matched binding.terrain (line(s) {lines or '?'}): the terrain "
+                            "the rules read is the map's typed terrain alone")
         checked = None
         if integrity:
             from vmodtool.audit.integrity import check_game
@@ -778,13 +822,36 @@ class OpenedAudit:
                                             cap.ghosts, sides=[s.name for s in scenario.game.sides]))
         return AuditReport(
             integrity=checked,
-            logs=[str(p) for p in logs], scenario=str(scenario.path), violations=engine.sorted_violations(),
+            logs=[str(p) for p in logs], scenario=str(scenario.path), violations=violations,
             steps=game.steps, rules_checked=[spec.id for spec, _ in engine.rules],
             not_checked=engine.not_checked,
             rule_failures=[f.__dict__ for f in engine.failures], replay_warnings=warnings,
             chain_differences=[d.text() for d in replay.chain_differences],
             phase_names={p.id: p.name for p in (scenario.turns.phases if scenario.turns else ())},
-            side_names={s.id: s.name for s in scenario.game.sides})
+            side_names={s.id: s.name for s in scenario.game.sides},
+            bound={"units": len(game.piece_unit), "markers": len(game.piece_marker),
+                   "ignored": len(game.ignored_ids) - terrain_pieces, "unbound": len(game.unknown_ids),
+                   **({"terrain": terrain_pieces} if game.terrain is not None else {})})
+
+
+def log_places(steps: Sequence[Step], logs: Sequence[Path | str]) -> Callable[[int], tuple[str | None, int]]:
+    """Where a step of the chain (its number, 1 = the first log's first
+    step, 0 = the starting state) is: (the log file's name, the step within
+    that log), read from the steps the replay made (each names its file and
+    its place there).  What a player quotes to an opponent; the chain step
+    is what the audit numbers by."""
+    by_number = {s.number: (Path(s.file).name if s.file else None, s.file_step) for s in steps}
+    first = Path(logs[0]).name if logs else None
+    last_number = max(by_number, default=0)
+
+    def place(step: int) -> tuple[str | None, int]:
+        found = by_number.get(step)
+        if found is not None:
+            return found
+        if step <= 0 or not by_number:
+            return first, 0                      # the starting state: before the first log's step 1
+        return by_number[last_number]            # (past the end: the game's end, the last step)
+    return place
 
 
 class _ModuleName(NamedTuple):
@@ -846,15 +913,25 @@ def _log_module(saved: SavedGame) -> _ModuleName | None:
 _MODULEDATA: dict[bytes, tuple[str, str, tuple[str, ...]] | None] = {}
 
 
-def _check_module(log: str, found: _ModuleName, given: _ModuleName) -> list[str]:
+def _check_module(log: str, found: _ModuleName, given: _ModuleName, aliases: Sequence[str] = (),
+                  scenario_path: Path | None = None) -> list[str]:
     """A :class:`VmodError` when a log was saved with another module than
     the one given (by name: the game's positions and pieces would be read
     with the wrong module); a warning when only the version differs
-    (players update a module in the middle of a game)."""
+    (players update a module in the middle of a game), or when the log's
+    name is one of the scenario's ``module.aliases`` (a module renamed
+    between versions)."""
     names = {found.name.strip(), *(t.strip() for t in found.translations)}
     if not names & {given.name.strip(), *(t.strip() for t in given.translations)}:
+        where = f"module.aliases of {scenario_path}" if scenario_path else "module.aliases"
+        if names & {a.strip() for a in aliases}:
+            return [f"{log} was saved with module {found.name!r} {found.version}, the module given is "
+                    f"{given.name!r} {given.version} ({given.source}); audited as the same module renamed "
+                    f"({where}): pieces or maps may differ"]
         raise VmodError(f"{log} was saved with module {found.name!r} {found.version}, but the module given "
-                        f"is {given.name!r} ({given.source}); audit it with the module and scenario of that game")
+                        f"is {given.name!r} ({given.source}); audit it with the module of that game, or, if "
+                        f"{found.name!r} is the same module under an earlier name, add it to {where} "
+                        f"(aliases: [{found.name!r}])")
     if found.version != given.version:
         return [f"{log} was saved with version {found.version} of module {found.name!r}, the module given "
                 f"is version {given.version} ({given.source}): pieces or maps may differ"]

@@ -37,6 +37,10 @@ class AuditReport:
     side_names: Mapping[str, str] = field(default_factory=dict)
     #: the game's PBEM integrity (``vmodtool check-game``'s checks), when asked
     integrity: GameCheck | None = None
+    #: how many of the game's pieces the binding made units, markers, ignored
+    #: on purpose, or could not bind (``units``, ``markers``, ``ignored``,
+    #: ``unbound``); empty when not counted
+    bound: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def suspicious(self) -> int:
@@ -71,9 +75,21 @@ class AuditReport:
         when = " ".join(parts)
         side = self.side_names.get(v.side or "", v.side) if v.side else None
         who = ""
-        if side or v.player:
-            who = f"{side or ''}" + (f" ({v.player})" if v.player else "")
-        return ", ".join(p for p in (f"step {v.step}", when, who) if p)
+        if side:
+            who = side + (f" ({v.player})" if v.player else "")
+        elif v.player:
+            who = f"{v.player} (no side)"          # a mover the roster gives no side
+        return ", ".join(p for p in (self._where(v), when, who) if p)
+
+    def _where(self, v: Violation) -> str:
+        """``0607-3.log step 12 (chain step 1,234)``: the log and the step
+        within it a player quotes (the chain step too when there are several
+        logs); ``step N`` for a violation not placed in a log."""
+        if v.log is None or v.log_step is None:
+            return f"step {v.step}"
+        if len(self.logs) > 1:
+            return f"{v.log} step {v.log_step} (chain step {v.step:,})"
+        return f"{v.log} step {v.log_step}"
 
     def lines(self, *, warnings: bool = True) -> Iterator[str]:
         """The text report; the replay's warnings are counted in the summary
@@ -93,6 +109,11 @@ class AuditReport:
                + (f"; {len(self.not_checked)} rule(s) NOT CHECKED" if self.not_checked else "")
                + (f"; {len(self.replay_warnings)} replay warning(s)" + ("" if warnings else " (on stderr)")
                   if self.replay_warnings else ""))
+        if self.bound:
+            b = self.bound
+            yield (f"bound: {b.get('units', 0)} unit(s), {b.get('markers', 0)} marker(s), "
+                   + (f"{b['terrain']} terrain piece(s), " if "terrain" in b else "")
+                   + f"{b.get('ignored', 0)} ignored, {b.get('unbound', 0)} not bound")
         for rule_id, counts in sorted(self.summary().items()):
             yield "  " + rule_id + ": " + ", ".join(f"{n} {k}" for k, n in counts.items() if n)
         if self.not_checked:
@@ -129,5 +150,6 @@ class AuditReport:
             "rule_failures": [dict(f) for f in self.rule_failures],
             "replay_warnings": list(self.replay_warnings),
             "chain_differences": list(self.chain_differences),
+            **({"bound": dict(self.bound)} if self.bound else {}),
             **({"integrity": self.integrity.as_json()} if self.integrity is not None else {}),
         }

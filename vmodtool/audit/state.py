@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from vmodtool.scenario.model import Scenario
+from vmodtool.scenario.model import HexMap, Scenario
 
 __all__ = ["AuditState", "UnitState", "MarkerState", "Unit", "Marker", "Entered", "HAND_PREFIX"]
 
@@ -149,6 +149,9 @@ class AuditState:
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
+        #: the map the rules read terrain from: the scenario's, with the
+        #: terrain of ``binding.terrain`` pieces laid over it (vmodtool.audit.terrain)
+        self.terrain_map: HexMap = scenario.map
         self.units_state: dict[str, UnitState] = {}
         self.markers_state: dict[str, MarkerState] = {}
         self.stacks: dict[str, list[str]] = {}      # hex -> unit ids / marker keys, bottom -> top

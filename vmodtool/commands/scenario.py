@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Iterator
 
 import click
@@ -99,7 +100,9 @@ def init(name: str, parent: str) -> None:
     from vmodtool.scenario.starter import write_starter
 
     path = write_starter(name, parent)
-    click.echo(f"wrote {path}; edit it, then run: vmodtool check-scenario {path}")
+    # quoted for the shell, so the hint can be pasted as it is (a folder
+    # name with a space: "Marne Salient 1918")
+    click.echo(f"wrote {path}; edit it, then run: vmodtool check-scenario {shlex.quote(str(path))}")
 
 
 @click.command(cls=Command)

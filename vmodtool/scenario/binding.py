@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "Pattern", "PatternError", "PieceSelector", "SideBinding", "UnitBinding", "PieceOverride",
-    "MarkerBinding", "FaceBinding", "StatusBinding", "Binding", "ModuleSource", "built_module_binding",
+    "MarkerBinding", "TerrainBinding", "FaceBinding", "StatusBinding", "Binding", "ModuleSource",
+    "built_module_binding",
     "UNIT_ID", "UNIT_TYPE", "SIDE", "FORMATION", "MARKER_KIND", "FACE_LAYER", "CARD_ID", "CARD_DECK",
 ]
 
@@ -127,6 +128,8 @@ class UnitBinding:
     formation: str | None = None
     counter_from: str | None = None
     line: int | None = None
+    #: the property whose value names the unit (else its label or BasicPiece name)
+    name_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -142,11 +145,26 @@ class PieceOverride:
 
 @dataclass(frozen=True)
 class MarkerBinding:
-    """Pieces that are markers of ``kind`` (or of the kind a property names)."""
+    """Pieces that are markers of ``kind`` (or of the kind a property names);
+    with ``before_units`` tried before the ``units`` entries (a division
+    marker that a units selector would also take)."""
 
     match: PieceSelector
     kind: str | None = None
     kind_from: str | None = None
+    line: int | None = None
+    before_units: bool = False
+
+
+@dataclass(frozen=True)
+class TerrainBinding:
+    """Pieces that are terrain: the hex a piece stands on is of terrain type
+    ``terrain`` while it is there, or the hexside it stands on (between its
+    hex and the neighbour nearest to it) has the feature ``hexside``."""
+
+    match: PieceSelector
+    terrain: str | None = None
+    hexside: str | None = None
     line: int | None = None
 
 
@@ -172,8 +190,9 @@ class StatusBinding:
 
 @dataclass(frozen=True)
 class Binding:
-    """The ``binding`` section: the selectors that make a piece a unit
-    (``overrides`` by exact name first, then ``units``), a marker or ignored,
+    """The ``binding`` section: the selectors that make a piece terrain
+    (first), a unit (``overrides`` by exact name, then ``markers`` entries
+    marked ``before_units``, then ``units``), a marker or ignored,
     the sides of units, and how a unit's face and statuses are read."""
 
     sides: tuple[SideBinding, ...] = ()
@@ -183,6 +202,8 @@ class Binding:
     faces: FaceBinding | None = None
     status: tuple[StatusBinding, ...] = ()
     ignore: tuple[PieceSelector, ...] = ()
+    #: pieces that define the terrain of their hex or hexside (tried first)
+    terrain: tuple[TerrainBinding, ...] = ()
     #: True when the scenario had no ``binding`` section (the binding of a
     #: module built by vmodtool)
     implied: bool = False
@@ -191,6 +212,7 @@ class Binding:
         yield from (s.match for s in self.sides)
         yield from (u.match for u in self.units)
         yield from (m.match for m in self.markers)
+        yield from (t.match for t in self.terrain)
         yield from self.ignore
 
 
@@ -201,6 +223,9 @@ class ModuleSource:
     file: str | None = None          # as written, relative to the scenario
     name: str | None = None
     board_sizes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    #: other names of the module (renamed between versions): a log saved
+    #: with one is accepted with a warning naming both
+    aliases: tuple[str, ...] = ()
 
 
 def _any() -> tuple[Pattern, ...]:

@@ -43,7 +43,7 @@ from lxml import etree
 
 from vmodtool.errors import VmodError
 from vmodtool.scenario.binding import UNIT_ID, Pattern
-from vmodtool.scenario.module_map import ModuleMapError, module_map_grid
+from vmodtool.scenario.module_map import ModuleMapError, board_hex_grids, module_map_grid
 from vmodtool.vassal.buildfile import BoardEntry, MapEntry, PieceSlotEntry
 from vmodtool.vassal.grid import HexGrid, ZonedGrid, board_from_element
 from vmodtool.vassal.metadata import ModuleMetadata
@@ -257,7 +257,7 @@ class _Piece:
     name_varies: bool
     properties: dict[str, str]
     layers: list[_Layer]
-    kind: str = "unit"                  # unit | marker | card | helper
+    kind: str = "unit"                  # unit | marker | formation_marker | card | helper
 
     @property
     def label(self) -> str:
@@ -507,6 +507,8 @@ class _Proposal:
         self.sides: list[_Side] = self._palette_sides() or self._property_sides() or []
         if not self.sides:
             self.sides = [_Side("side_a", "Side A"), _Side("side_b", "Side B")]
+        #: a formation's markers among its units (bound before the units)
+        self.formation_markers = self._formation_markers()
         self.unit_types, self.unbound_units = self._unit_types()
         self.markers = self._markers()
         self.ignored = [p for p in self.pieces if p.kind in ("card", "helper")]
@@ -590,7 +592,9 @@ class _Proposal:
     # -- unit types ---------------------------------------------------------------
     def _unit_types(self) -> tuple[list[_Group], list[_Piece]]:
         units = [p for p in self.pieces if p.kind == "unit"]
-        others = [p for p in self.pieces if p.kind != "unit"]
+        # (a formation's markers share the units' prototype: not a reason to
+        # group the units otherwise)
+        others = [p for p in self.pieces if p.kind not in ("unit", "formation_marker")]
         by_proto, rest = _group_by_prototype(units, others, self.order)
         ids = _Ids()
         groups: list[_Group] = []
@@ -626,6 +630,38 @@ class _Proposal:
         return groups, unbound
 
     # -- markers -------------------------------------------------------------------
+    def _formation_markers(self) -> _Group | None:
+        """Pieces that look like units (the units' prototype) but are a
+        formation's markers: in a palette folder of units, two or more
+        pieces of one name that is the folder's first word (``90`` ×3 in
+        "90 Inf Div"), none of which flips, beside units of other names.
+        Bound as one marker kind before the units (``before_units``): as
+        units they were counted in stacks."""
+        by_folder: dict[str, list[_Piece]] = {}
+        for piece in self.pieces:
+            if piece.kind == "unit" and piece.where == "palette":
+                by_folder.setdefault(_palette_path(piece), []).append(piece)
+        found: list[_Piece] = []
+        names: list[str] = []
+        folders: list[str] = []
+        for path, members in by_folder.items():
+            word = path.rsplit("/", 1)[-1].split(" ")[0]
+            same = [p for p in members if p.name == word]
+            if (len(same) < 2 or len(same) == len(members)
+                    or any(layer.flips for p in same for layer in p.layers)):
+                continue
+            found += same
+            names.append(word)
+            folders.append(path)
+        if not found:
+            return None
+        for piece in found:
+            piece.kind = "formation_marker"
+        selector = (f"{{name: {_pattern_list([_glob_literal(n) for n in dict.fromkeys(names)])}, "
+                    f"palette: {_pattern_list([_glob_literal(f) for f in folders])}}}")
+        return _Group("formation", "Formation marker", selector, found,
+                      "name: its palette folder's number, repeated")
+
     def _markers(self) -> list[_Group]:
         """Marker kinds: one per prototype that only marker pieces share
         (``Activation Marker``; a generic ``Marker`` prototype names no
@@ -670,6 +706,10 @@ class _Proposal:
                 out.append(_Group(ids.make(folder, "marker"), folder, f"{{palette: {_pattern_list(patterns)}}}",
                                   members, f"palette folder {yaml_text(folder)}"))
         for group in self.sideless:
+            group.id = ids.make(group.name, "marker")
+            out.append(group)
+        if self.formation_markers is not None:
+            group = self.formation_markers
             group.id = ids.make(group.name, "marker")
             out.append(group)
         return out
@@ -719,10 +759,29 @@ def _usable_hex_board(board: BoardEntry, sizes: Mapping[str, tuple[int, int]]) -
         built = board_from_element(board.element)
     except VmodError as exc:
         return False, f"its grid cannot be read ({exc.message})"
-    grid = built.grid
-    if not (isinstance(grid, HexGrid) or (isinstance(grid, ZonedGrid) and isinstance(grid.background, HexGrid))):
-        return False, f"board {yaml_text(board.name)} has {board.grid_kind or 'no grid'}, not a hex grid"
+    # (the board's HexGrid, a ZonedGrid's background one, else a zone's own:
+    # the grids map.from_module takes, in the order it takes them)
+    if not board_hex_grids(built):
+        what = board.grid_kind or "no grid"
+        if isinstance(built.grid, ZonedGrid):
+            what += " without a hex grid in it or any of its zones"
+        return False, f"board {yaml_text(board.name)} has {what}, not a hex grid"
     return True, ""
+
+
+def _grid_kind(board: BoardEntry) -> str:
+    """What hex grid of a usable board the scenario takes, for the comment:
+    ``ZonedGrid, the hex grid of zone "map"`` when it is a zone's own."""
+    kind = board.grid_kind or "no grid"
+    try:
+        grid = board_from_element(board.element).grid
+    except VmodError:
+        return kind
+    if isinstance(grid, ZonedGrid) and not isinstance(grid.background, HexGrid):
+        zones = [z.name for z in grid.zones if not z.use_parent_grid and isinstance(z.own_grid, HexGrid)]
+        if zones:
+            return f"{kind}, the hex grid of zone{'s' if len(zones) > 1 else ''} {_listing(zones)}"
+    return kind
 
 
 @dataclass
@@ -983,12 +1042,13 @@ class _Writer:
         self.add("map:")
         if choice.board is not None and choice.entry is not None:
             entry, board = choice.entry, choice.board
+            kind = _grid_kind(board)
             if len(entry.boards) > 1:
                 self.add(f"  from_module: {{map: {yaml_text(entry.name)}, board: {yaml_text(board.name)}}}"
-                         f"   # its board with the hex grid ({board.grid_kind})")
+                         f"   # its board with the hex grid ({kind})")
             else:
                 self.add(f"  from_module: {yaml_text(entry.name)}   # the first map window with a hex grid "
-                         f"(board {yaml_text(board.name)}, {board.grid_kind})")
+                         f"(board {yaml_text(board.name)}, {kind})")
             self.add("  # Hexes are the labels VASSAL shows.  Every hex is clear until you say otherwise:",
                      "  terrain_types:",
                      '    clear: {code: ".", name: "Clear", fill: "#e6e2c3"}',
@@ -1120,7 +1180,16 @@ class _Writer:
         if self.p.markers:
             self.add("  markers:")
             for group in self.p.markers:
-                self.add(f"    - {{match: {group.selector}, kind: {_key(group.id)}}}")
+                before = (", before_units: true}   # pieces with the units' prototype, tried first"
+                          if group is self.p.formation_markers else "}")
+                self.add(f"    - {{match: {group.selector}, kind: {_key(group.id)}{before}")
+        # terrain
+        if self.p.sideless:
+            example = self.p.sideless[0]
+            self.add("  # terrain:   # pieces on no side may be terrain (woods, towns, rivers the module's scenarios",
+                     "  #            # place): bound here, they type the hex (or hexside) they stand on at every step",
+                     f"  #  - {{match: {example.selector}, terrain: TYPE}}   # a type of map.terrain_types "
+                     "(or hexside: TYPE)")
         # faces
         if self.layer is not None:
             self.add(f"  faces: {{layer: {yaml_text(self.layer)}}}   # the layer that flips the unit pieces: "

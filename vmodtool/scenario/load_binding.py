@@ -28,6 +28,7 @@ from vmodtool.scenario.binding import (
     PieceSelector,
     SideBinding,
     StatusBinding,
+    TerrainBinding,
     UnitBinding,
     built_module_binding,
 )
@@ -55,7 +56,8 @@ def build_module_source(b: _Builder) -> ModuleSource | None:
             from vmodtool.scenario import limits as L
             if all(b.within(p + ("board_sizes", name, i), v, L.MAX_MAP_PIXELS) for i, v in enumerate(value)):
                 sizes[str(name)] = (value[0], value[1])
-    return ModuleSource(b.text(p + ("file",)), b.text(p + ("name",)), sizes)
+    aliases = tuple(dict.fromkeys(a for a in b.get(p + ("aliases",), list, []) if isinstance(a, str) and a))
+    return ModuleSource(b.text(p + ("file",)), b.text(p + ("name",)), sizes, aliases)
 
 
 def open_module(b: _Builder, source: ModuleSource | None, given: Module | str | os.PathLike[str] | None
@@ -170,7 +172,11 @@ def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], 
             continue
         if counter_from is not None and not counter_ids:
             b.err(up + ("counter_from",), "counter_from names counters, but the scenario has no counters")
-        units.append(UnitBinding(match, utype, side, formation, counter_from, b.pos(up).line))
+        name_from = b.text(up + ("name_from",))
+        if name_from is not None and counter_from is not None:
+            b.err(up + ("name_from",), "'name_from' goes with 'type': a counter has its own name")
+            continue
+        units.append(UnitBinding(match, utype, side, formation, counter_from, b.pos(up).line, name_from))
     overrides: dict[str, PieceOverride] = {}
     for op, entry in b.list_of(p + ("overrides",)):
         piece = b.text(op + ("piece",))
@@ -193,7 +199,8 @@ def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], 
                 b.err(mp, "a markers entry needs exactly one of 'kind' (a marker kind) and 'kind_from' "
                           "(the property naming it)")
             continue
-        marker_entries.append(MarkerBinding(match, kind, kind_from, b.pos(mp).line))
+        before = b.get(mp + ("before_units",), bool, False)
+        marker_entries.append(MarkerBinding(match, kind, kind_from, b.pos(mp).line, before))
     faces = None
     layer = b.text(p + ("faces", "layer"))
     if layer:
@@ -223,7 +230,30 @@ def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], 
                                         _patterns(b, sp + ("value",))))
     ignore = [s for ip, _ in b.list_of(p + ("ignore",)) if (s := _selector(b, ip)) is not None]
     return Binding(tuple(side_entries), tuple(units), overrides, tuple(marker_entries), faces, tuple(status),
-                   tuple(ignore))
+                   tuple(ignore), _terrain_entries(b, p + ("terrain",)))
+
+
+def _terrain_entries(b: _Builder, p: Path) -> tuple[TerrainBinding, ...]:
+    """``binding.terrain``: pieces that are the terrain of their hex (a
+    terrain type of ``map.terrain_types``) or a hexside feature (a type of
+    ``map.hexside_types``)."""
+    hex_map = getattr(b, "map", None)
+    terrain_types = list(hex_map.terrain_types) if hex_map is not None else []
+    hexside_types = list(hex_map.hexside_types) if hex_map is not None else []
+    out = []
+    for tp, entry in b.list_of(p):
+        match = _selector(b, tp + ("match",))
+        if match is None or not isinstance(entry, dict):
+            continue
+        if ("terrain" in entry) == ("hexside" in entry):
+            b.err(tp, "a terrain entry needs exactly one of 'terrain' (a terrain type of map.terrain_types) "
+                      "and 'hexside' (a hexside type of map.hexside_types)")
+            continue
+        terrain = b.ref(tp + ("terrain",), terrain_types, "terrain type")
+        hexside = b.ref(tp + ("hexside",), hexside_types, "hexside type")
+        if terrain is not None or hexside is not None:
+            out.append(TerrainBinding(match, terrain, hexside, b.pos(tp).line))
+    return tuple(out)
 
 
 def check_box_places(b: _Builder, module: Module | None, boxes: list[M.Box]) -> list[M.Box]:

@@ -376,12 +376,19 @@ class _Builder:
     def build_game(self) -> M.Game:
         p = ("game",)
         sides = []
-        for sp, _ in self.list_of(p + ("sides",)):
+        fills: dict[str, str] = {}
+        for i, (sp, _) in enumerate(self.list_of(p + ("sides",))):
             sid = self.text(sp + ("id",))
             if not sid:
                 continue
-            sides.append(M.Side(sid, self.text(sp + ("name",), sid) or sid,
-                                self.text(sp + ("fill",), "#dddddd") or "#dddddd",
+            default = M.SIDE_PALETTE[i % len(M.SIDE_PALETTE)]
+            fill = self.text(sp + ("fill",), default) or default
+            if fill.lower() in fills:
+                self.err(sp + ("fill",) if self.text(sp + ("fill",)) else sp,
+                         f"side {sid!r} has the fill {fill} of side {fills[fill.lower()]!r}: their counters "
+                         f"print alike (leave fill out for a colour of its own)", severity="warning")
+            fills.setdefault(fill.lower(), sid)
+            sides.append(M.Side(sid, self.text(sp + ("name",), sid) or sid, fill,
                                 self.text(sp + ("ink",), "#000000") or "#000000",
                                 self.text(sp + ("stripe",))))
         self.unique(((sp + ("id",), self.text(sp + ("id",)) or "") for sp, _ in self.list_of(p + ("sides",))
@@ -580,11 +587,13 @@ class _Builder:
         for hid, hdef in self.get(p + ("hexside_types",), dict, {}).items():
             hp: Path = p + ("hexside_types", hid)
             if isinstance(hdef, dict):
+                symbol = self.text(hp + ("symbol",))
                 htypes[str(hid)] = M.HexsideType(str(hid), self.text(hp + ("name",), str(hid)) or str(hid),
                                                  self.text(hp + ("stroke",)),
                                                  self.get(hp + ("width",), (int, float)),
                                                  self.text(hp + ("drawn_as",), "hexside") or "hexside",
-                                                 self.text(hp + ("symbol",)))
+                                                 symbol,
+                                                 self.get(hp + ("continuous",), bool, symbol is None))
         hexsides: list[M.Hexside] = []
         for hp, entry in self.list_of(p + ("hexsides",)):
             if not isinstance(entry, dict):
@@ -601,6 +610,7 @@ class _Builder:
                 pairs.append((ap, bp))
             if "between" not in entry and "path" not in entry:
                 self.err(hp, "a hexside entry needs 'between' (pairs of hexes) or 'path' (a line of hexes)")
+            entry_sides: list[tuple[str, str]] = []
             for ap, bp in pairs:
                 a = self.hex_id(ap, hexes)
                 b = self.hex_id(bp, hexes)
@@ -615,6 +625,9 @@ class _Builder:
                 elif htype:
                     x, y = sorted((a, b))
                     hexsides.append(M.Hexside(htype, x, y))
+                    entry_sides.append((x, y))
+            if htype and len(entry_sides) > 1 and htypes[htype].continuous:
+                self.check_continuous(hp, htypes[htype], entry_sides, grid)
         labels = []
         for lp, _ in self.list_of(p + ("labels",)):
             h = self.hex_id(lp + ("hex",), hexes)
@@ -653,6 +666,26 @@ class _Builder:
                         module_map=module_map.map_name if module_map else None,
                         module_board=module_map.board_name if module_map else None,
                         zones=tuple(module_map.zones) if module_map else ())
+
+    def check_continuous(self, hp: Path, htype: M.HexsideType, sides: list[tuple[str, str]],
+                         grid: MapGrid) -> None:
+        """Warn when one hexsides entry (one river, one road) falls into
+        pieces that do not meet: a river typed as 15 unconnected pairs was
+        drawn as 15 dashes.  Along hexsides (``drawn_as: hexside``) two
+        hexsides continue each other where they meet at a corner, that is when
+        their hexes are three that all touch; a centre line continues through
+        a hex the two have in common."""
+        along = htype.drawn_as != "centre_line"
+        pieces = hexside_pieces(sides, grid.adjacent if along else None)
+        if len(pieces) < 2:
+            return
+        shown = "; ".join("–".join(f"{a}|{b}" for a, b in piece[:3]) + (" …" if len(piece) > 3 else "")
+                          for piece in pieces[:4]) + (" …" if len(pieces) > 4 else "")
+        how = ("a river along hexsides goes on where two hexsides meet at a corner; typed as a 'path', "
+               "each three hexes in a row must all touch (a zig-zag from bank to bank)" if along else
+               "a line along hex centres goes on through a hex two of its pairs share")
+        self.err(hp, f"{htype.name} is in {len(pieces)} pieces that do not meet: {shown} ({how})",
+                 severity="warning")
 
     def build_terrain_rows(self, tp: Path, spec: GridSpec, grid: MapGrid, ttypes: Mapping[str, M.TerrainType],
                            codes: Mapping[str, str], terrain: dict[str, str]) -> None:
@@ -1363,3 +1396,34 @@ class _Builder:
         return tuple(out)
 
 
+
+
+def hexside_pieces(sides: Sequence[tuple[str, str]],
+                   adjacent: Callable[[str, str], bool] | None) -> list[list[tuple[str, str]]]:
+    """The connected pieces of a set of hexsides (each a pair of adjacent hex
+    ids), in the order given.  With ``adjacent`` two hexsides are joined when
+    they meet at a corner (they share a hex and their other hexes touch: a
+    river along hexsides); without it, when they share a hex (a road from
+    centre to centre)."""
+    parent = list(range(len(sides)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    by_hex: dict[str, list[int]] = {}
+    for i, (a, b) in enumerate(sides):
+        for h in (a, b):
+            for j in by_hex.get(h, ()):
+                if adjacent is not None:
+                    others = {a, b} ^ set(sides[j])
+                    if others and (len(others) != 2 or not adjacent(*sorted(others))):
+                        continue
+                parent[root(i)] = root(j)
+            by_hex.setdefault(h, []).append(i)
+    pieces: dict[int, list[tuple[str, str]]] = {}
+    for i, side in enumerate(sides):
+        pieces.setdefault(root(i), []).append(side)
+    return list(pieces.values())

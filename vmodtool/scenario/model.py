@@ -41,6 +41,13 @@ class Position:
         return f"{self.file or '<scenario>'}" + (f":{self.line}" if self.line else "")
 
 
+#: the fills of sides that give none, in side order: the Okabe–Ito colours
+#: (distinct under every common colour-vision deficiency), lightened 40 % toward
+#: white so black ink reads on them; sky blue and orange first, the pair most
+#: readers tell apart
+SIDE_PALETTE = ("#9ad2f2", "#f0c566", "#66c5ab", "#e0afca", "#f6ef8e", "#e59e66", "#66aad1", "#dddddd")
+
+
 @dataclass(frozen=True)
 class Side:
     """A side of the game: its id and name, and the colours its counters are
@@ -102,6 +109,8 @@ class HexsideType:
     width: float | None = None
     drawn_as: str = "hexside"      # hexside | centre_line
     symbol: str | None = None
+    #: each entry of this type is one line (a river, a road): one in pieces is reported
+    continuous: bool = True
 
 
 @dataclass(frozen=True)

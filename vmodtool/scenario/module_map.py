@@ -37,7 +37,7 @@ from vmodtool.vassal.grid_common import Point
 if TYPE_CHECKING:   # the buildFile's entries come from the caller: loading a scenario imports no XML parser
     from vmodtool.vassal.buildfile import BoardEntry, MapEntry
 
-__all__ = ["ModuleMap", "ModuleMapError", "module_map_grid", "find_map"]
+__all__ = ["ModuleMap", "ModuleMapError", "module_map_grid", "find_map", "board_hex_grids"]
 
 
 class ModuleMapError(ValueError):
@@ -65,7 +65,7 @@ def find_map(maps: list[MapEntry], name: str) -> MapEntry:
     raise ModuleMapError(f"the module has no map {name!r} (its maps: {listed})")
 
 
-def _hex_grids(board: Board) -> list[HexGrid]:
+def board_hex_grids(board: Board) -> list[HexGrid]:
     """The board's candidate map grids, in document order (see the module
     docstring): its HexGrid, a ZonedGrid's background HexGrid, else the
     zones' own HexGrids."""
@@ -117,7 +117,7 @@ def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tu
         board = board_from_element(chosen.element, size[0], size[1])
     except VmodError as exc:
         raise ModuleMapError(f"board {chosen.name!r} of map {entry.name!r}: {exc.message}") from None
-    candidates = _hex_grids(board)
+    candidates = board_hex_grids(board)
     if not candidates:
         kind = chosen.grid_kind or "no grid"
         raise ModuleMapError(f"board {chosen.name!r} of map {entry.name!r} has {kind}, not a hex grid "

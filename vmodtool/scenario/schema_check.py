@@ -216,6 +216,16 @@ _TYPE_NAMES = {"string": "a text (string)", "integer": "a whole number", "number
                "null": "null"}
 
 
+def _mapping_hint(schema: Mapping[str, Any]) -> str:
+    """What a mapping the value should have been holds: its keys, else the
+    schema's description of a free mapping (``game.scale``)."""
+    keys = sorted(schema.get("properties", {}))
+    if keys:
+        return f"; it takes the keys: {', '.join(keys)}"
+    described = schema.get("description")
+    return f" ({str(described).rstrip('.')})" if described else ""
+
+
 def _explain(doc: Document, error: ValidationError) -> list[Problem]:
     path = _original_path(doc, list(error.absolute_path))
     v = error.validator
@@ -305,7 +315,8 @@ def _explain(doc: Document, error: ValidationError) -> list[Problem]:
             return [doc.problem(path, f"expected text, found the unquoted number {raw}"
                                 + (f" (YAML reads it as {value})" if str(value) != raw else "")
                                 + f"; write it in quotes: \"{raw}\"")]
-        return [doc.problem(path, f"expected {want}, found {_describe(error.instance)}")]
+        return [doc.problem(path, f"expected {want}, found {_describe(error.instance)}"
+                            + (_mapping_hint(schema) if "object" in names else ""))]
     if v == "enum":
         options = [str(o) for o in error.validator_value] if isinstance(error.validator_value, list) else []
         hint = difflib.get_close_matches(str(error.instance), options, n=1)

@@ -154,6 +154,17 @@ class MoveCosts:
     def __deepcopy__(self, memo: dict[int, Any]) -> MoveCosts:
         return self
 
+    def follow(self, hex_map: HexMap) -> None:
+        """Read terrain from ``hex_map`` (the state's ``terrain_map``: the
+        scenario's, with terrain pieces laid over it): the tables made for
+        it (once per map: terrain pieces rarely move)."""
+        if hex_map is self.map:
+            return
+        self.map = hex_map
+        tables = _map_tables(hex_map, self.params)
+        self.sides, self.neighbours, self._edges = tables.sides, tables.neighbours, tables.edges
+        self._cache, self._paths, self._entrances = tables.searches, tables.paths, tables.entrances
+
     # -- per-edge costs ------------------------------------------------------------------
     def knows(self, cls: str | None) -> TypeGuard[str]:
         return cls is not None and cls in self.costs
@@ -516,6 +527,7 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         cls = unit.movement_class
         if not self.tables.knows(cls):
             return
+        self.tables.follow(state.terrain_map)
         self._new_step(event.step)
         blocked, stop, enemies = self._enemies(state, unit)
         if not self.enemy_prohibited:

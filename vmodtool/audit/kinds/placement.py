@@ -154,7 +154,7 @@ class Placement(BaseRule[AuditState]):
         units = [] if is_marker or self_key is None else [self_key]
 
         terrain_not = as_list(p.get("terrain_not"))
-        terrain = scenario.map.terrain.get(hex_id)
+        terrain = state.terrain_map.terrain.get(hex_id)
         if terrain in terrain_not:
             tname = scenario.map.terrain_types[terrain].name \
                 if terrain is not None and terrain in scenario.map.terrain_types else terrain

@@ -81,7 +81,7 @@ class Stacking(SettleRule):
         limit = self.params.get("limit")
         found: float | None        # a number of the scenario's rule entry (checked by its schema)
         if isinstance(limit, Mapping):
-            terrain = state.scenario.map.terrain.get(hex_id)
+            terrain = state.terrain_map.terrain.get(hex_id)
             found = limit.get(terrain, limit.get("default"))
         else:
             found = limit

@@ -139,3 +139,17 @@ def test_check_game_sends_replay_warnings_to_stderr_counted_in_the_summary() -> 
     as_json = CliRunner().invoke(cli, ["check-game", str(save), "--check", "undo", "--format", "json"])
     import json
     assert len(json.loads(as_json.stdout)["replay_warnings"]) == 1 and as_json.stderr == ""
+
+
+def test_a_missing_log_s_differences_are_folded_into_it(modern, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The pieces a left-out log moved are its consequences: one
+    ``missing_log`` finding, each of them folded in it (``-v`` lists them)."""
+    w, module, sizes, units = _writer(modern)
+    first = _session(w, units[:1], "Avi", tmp_path / "1.vlog")
+    _session(w, units[:12], "Sami", tmp_path / "2.vlog")        # the log left out
+    third = _session(w, units[1:2], "Avi", tmp_path / "3.vlog")
+    s = section(_record([first, third], module, sizes))
+    [f] = s.suspicious
+    assert f.kind == "missing_log" and f.count == 13
+    assert {g.kind for g in f.folded} == {"moved_between_logs"} and len(f.folded) == 12
+    assert all(g.log == str(third) and g.file_step == 0 for g in f.folded)

@@ -436,10 +436,12 @@ def section(record: GameRecord) -> Section:
             own.append(Finding(kind, SUSPICIOUS if suspicious else NOTE, text, log=b, step=at[k], file_step=0,
                                details=details))
         restart = restarts.get(k)
+        gap = moved >= gap_threshold and not out_of_order and restart is None
         if restart is not None and any(f.severity == SUSPICIOUS for f in own):
             findings.append(_restart_finding(names, k, restart, own, at[k], b))
-        else:
+        elif not gap:
             findings.extend(own)
+        # (a missing log's differences are its consequences: folded into it, below)
         module_summary = None
         if module_update:
             moved_defs = sum(1 for d in diffs if d.kind == "moved")
@@ -458,7 +460,6 @@ def section(record: GameRecord) -> Section:
                 "without logging it, or a removed stack that still held them): nothing was moved "
                 "between the logs",
                 log=b, step=at[k], file_step=0, details={"pieces": explained}))
-        gap = moved >= gap_threshold and not out_of_order and restart is None
         transitions.append({"from": names[k - 1], "to": names[k], "saved_by": {"from": who_a, "to": who_b},
                             "counts": dict(counts), "module_update": module_summary,
                             "unlogged_stack_moves": explained, "restacked_by_moves": len(consequences),
@@ -475,7 +476,8 @@ def section(record: GameRecord) -> Section:
                 "missing_log", SUSPICIOUS,
                 f"a log seems to be missing between {names[k - 1]} and {names[k]}: {moved} piece(s) moved, "
                 f"added or removed (a log here moves {typical:g} piece(s) in the median) and no given "
-                "log fits between", log=b, step=at[k], file_step=0, details={"pieces": moved}))
+                "log fits between", log=b, step=at[k], file_step=0, details={"pieces": moved},
+                folded=tuple(own)))
 
     if order_finding is not None:
         findings.insert(0, order_finding)

@@ -15,7 +15,7 @@ from lxml import etree
 
 from vmodtool.audit.integrity import check_game, record_game
 from vmodtool.audit.integrity.dice import read_rolls, section
-from vmodtool.audit.integrity.dice_reports import ReportFormat, is_dice_like, report_formats, user_patterns
+from vmodtool.audit.integrity.dice_reports import DiceMatch, ReportFormat, is_dice_like, report_formats, user_patterns
 from vmodtool.errors import VmodError
 from vmodtool.vassal.keys import NamedKeyStroke
 from vmodtool.vassal.traits import BasicPiece, DynamicProperty, ReportState, build_piece
@@ -36,7 +36,8 @@ def _tray_module(modern):  # type: ignore[no-untyped-def]
     bf = BuildFile.parse(module.buildfile.to_bytes())
     window = next(e for e in bf.root.iter() if isinstance(e.tag, str) and e.tag.endswith("PieceWindow"))
     holder = next(e for e in window.iter() if isinstance(e.tag, str) and e.tag.endswith(("ListWidget", "PanelWidget")))
-    for n, (name, fmt) in enumerate((("Dice Tray", TRAY_REPORT), ("Кубики", NUMERIC_REPORT))):
+    for n, (name, fmt) in enumerate((("Dice Tray", TRAY_REPORT), ("Кубики", NUMERIC_REPORT),
+                                     ("Würfelbecher", "$PlayerName$: $Wurf$"))):
         slot = etree.SubElement(holder, "VASSAL.build.widget.PieceSlot", entryName=name, gpid=f"tray{n}",
                                 height="50", width="50")
         slot.text = build_piece(
@@ -62,8 +63,18 @@ def test_the_module_s_dice_reports_are_learned(modern) -> None:  # type: ignore[
     assert reports["Dice Tray"].source == "piece report" and reports["Roll all"].source == "component report"
     m = reports["Dice Tray"].match("Avi rolls 5 dice: ARTx2 INFx1 XSWx2")
     assert m is not None and (m.player, m.values, m.text, m.dice) == ("Avi", (), "ARTx2 INFx1 XSWx2", 5)
-    # a report that does not speak of dice is not a dice report
+    # a report that does not speak of dice is not a dice report, unless its
+    # piece's name does
     assert ReportFormat.of_format("piece report", "x", "$PlayerName$ flips $newPieceName$") is None
+    assert ReportFormat.of_format("piece report", "x", "$PlayerName$: $Result$") is None
+    cup = ReportFormat.of_format("piece report", "Dice Cup", "$PlayerName$: $Result$", of_dice=True)
+    assert cup is not None and cup.match("Avi: 4,2") == DiceMatch("Dice Cup", "Avi", (4, 2), "", 2)
+    assert "Würfelbecher" in reports
+    # taken for its piece's name only, it reads dice, not any text
+    assert cup.match("Avi: moves 0402 -> 0403") is None and cup.match("Avi: ARTx2 INFx1") is not None
+    # the most specific format is tried first
+    order = [r.label for r in report_formats(module)]
+    assert order.index("Roll all") < order.index("Würfelbecher")
     assert is_dice_like("* Sami rolls the dice") and not is_dice_like("<Sami> - I rolled a 6")
     assert not is_dice_like("* UNDO: *** d6 = 3 *** <Joel>")
     # a picture of a die is no word of the text (Paths of Glory's welcome message)

@@ -13,7 +13,8 @@ components:
   Commands of maps and the module, action buttons …), DiceButtons aside
   (:mod:`vmodtool.audit.integrity.dice` reads those);
 
-each kept when its text or its variables speak of dice (:data:`DICE_WORDS`).
+each kept when its text or its variables speak of dice (:data:`DICE_WORDS`),
+or, for a piece's report, when the piece's (or prototype's) name does.
 A format becomes a pattern: its text literally, ``$PlayerName$`` /
 ``$PlayerSide$`` the roller, every other ``$variable$`` a value (numbers are
 dice faces; other text, such as symbol faces, counts the roll without faces,
@@ -87,6 +88,12 @@ class ReportFormat:
     regex: re.Pattern[str]
     #: the names of the groups that hold values (faces or their text)
     value_groups: tuple[str, ...]
+    #: the format's own text (what the pattern matches literally): the
+    #: more, the more specific (tried first)
+    literal: int = 0
+    #: taken only for its piece's name: its values must look like dice
+    #: (numbers, ``FACExN`` counts), not any text
+    strict: bool = False
 
     def match(self, text: str) -> DiceMatch | None:
         m = self.regex.fullmatch(text) if self.source != "pattern" else self.regex.search(text)
@@ -106,6 +113,8 @@ class ReportFormat:
                 texts.append(value)
         if not values and not texts and self.value_groups:
             return None
+        if texts and self.strict and not all(_SYMBOLS.fullmatch(t) for t in texts):
+            return None
         if texts:
             # faces that are not numbers: the numbers beside them count the
             # dice (``rolls 5 dice: ARTx2 …``), they are no faces
@@ -114,11 +123,12 @@ class ReportFormat:
         return DiceMatch(self.label, player, tuple(values), "", len(values))
 
     @classmethod
-    def of_format(cls, source: str, label: str, fmt: str) -> ReportFormat | None:
+    def of_format(cls, source: str, label: str, fmt: str, *, of_dice: bool = False) -> ReportFormat | None:
         """A report format as a pattern, when it reports dice: its text or a
-        variable speaks of dice, and it has a value to read."""
+        variable speaks of dice (or it is a report of a piece whose name
+        does: ``of_dice``), and it has a value to read."""
         text = fmt.strip()
-        if not text or len(text) > _MAX_FORMAT or not speaks_of_dice(text):
+        if not text or len(text) > _MAX_FORMAT or not (of_dice or speaks_of_dice(text)):
             return None
         parts: list[str] = []
         values: list[str] = []
@@ -141,8 +151,9 @@ class ReportFormat:
         if not values:
             return None
         body = "".join(parts)
-        # a report starting with "*" is logged as is, others after "* "
-        return cls(source, label, re.compile(r"\s*" + body + r"\s*", re.DOTALL), tuple(values))
+        literal = len(_VARIABLE.sub("", text).strip())
+        return cls(source, label, re.compile(r"\s*" + body + r"\s*", re.DOTALL), tuple(values), literal,
+                   strict=not speaks_of_dice(text))
 
 
 def _literal(text: str) -> str:
@@ -190,7 +201,9 @@ def report_formats(module: Module | None) -> list[ReportFormat]:
         if fmt in seen:
             return
         seen.add(fmt)
-        report = ReportFormat.of_format(source, label, fmt)
+        # a dice piece's report need not say "dice" ("$PlayerName$: $Result$")
+        report = ReportFormat.of_format(source, label, fmt, of_dice=source == "piece report" and
+                                        speaks_of_dice(label))
         if report is not None:
             out.append(report)
 
@@ -206,6 +219,8 @@ def report_formats(module: Module | None) -> list[ReportFormat]:
         component_format = element.get("reportFormat")
         if component_format:
             add("component report", element.get("name") or element.tag.rsplit(".", 1)[-1], component_format)
+    # the most specific first: "All units roll: $result$" before "$PlayerName$: $Wurf$"
+    out.sort(key=lambda r: -r.literal)
     return out
 
 
@@ -276,6 +291,8 @@ def move_reports(module: Module | None) -> list[re.Pattern[str]]:
     return out
 
 
+#: symbol faces with their counts, the text of a roll of symbol dice
+_SYMBOLS = re.compile(r"(?:\S+?\s*[x×]\s*\d+\b[\s,;]*)+")
 #: a symbol face with its count (``ARTx2``)
 _SYMBOL_COUNT = re.compile(r"(\S+?)\s*[x×]\s*(\d+)\b")
 

@@ -49,3 +49,16 @@ def test_a_suspicious_finding_makes_the_audit_fail(tmp_path: Path) -> None:
              if f["severity"] == "suspicious"}
     assert kinds and kinds <= {"moved_between_logs", "logs_out_of_order", "restart_reroll", "changed_between_logs",
                                "added_between_logs", "removed_between_logs"}, kinds
+
+
+def test_inside_audit_the_scenario_s_sides_are_the_game_s(tmp_path: Path) -> None:
+    """The integrity check inside ``audit`` knows the scenario's sides: its
+    off-turn reason never says the logs name no side."""
+    from vmodtool.audit.game import audit_logs
+    from vmodtool.scenario.loader import load_scenario
+    scenario = load_scenario(write(tmp_path))
+    report = audit_logs([LOG], scenario, module=DEMO, integrity=True)
+    assert report.integrity is not None
+    assert list(report.integrity.record.sides) == [s.name for s in scenario.game.sides]
+    reason = next(s for s in report.integrity.sections if s.name == "actions").data["off_turn"]["reason"] or ""
+    assert not reason.startswith("the logs name no side"), reason

@@ -144,3 +144,21 @@ def test_foreign_game_without_its_module_uses_no_map_of_the_scenario() -> None:
     assert f"{log} uses map(s)" in line
     assert "none of which is in the module given: 'Quneitra Gap, 1985'" in line
     assert "'Quneitra Gap'" in line           # the scenario's own map, named
+
+
+def test_replay_warnings_go_to_stderr_counted_in_the_summary(tmp_path: Path) -> None:
+    """The report on stdout counts the replay's warnings; the lines go to
+    stderr, or stay in the report with --warnings."""
+    from click.testing import CliRunner
+
+    from vmodtool.cli import cli
+    scenario = _variant(tmp_path, MODERN, 'version: "1.0"', 'version: "1.1"')
+    result = CliRunner().invoke(cli, ["audit", str(MODERN_LOG), "--scenario", str(scenario)])
+    assert result.exit_code == 0, result.output
+    warning = f"replay: {MODERN_LOG} was saved with version 1.0 of module 'Quneitra Gap, 1985'"
+    assert warning not in result.stdout and warning in result.stderr
+    summary = next(line for line in result.stdout.splitlines() if " steps, " in line and "error(s)" in line)
+    assert summary.endswith("; 1 replay warning(s) (on stderr)")
+    kept = CliRunner().invoke(cli, ["audit", str(MODERN_LOG), "--scenario", str(scenario), "--warnings"])
+    assert warning in kept.stdout and warning not in kept.stderr
+    assert "; 1 replay warning(s)\n" in kept.stdout

@@ -225,3 +225,24 @@ def test_a_piece_that_cannot_be_decoded_is_a_warning_with_file_and_step():
     (event,) = engine.events
     assert isinstance(event, AddEvent) and event.piece.name == "" and event.piece.unit_id is None
     assert engine.state.get("1").name == "" and engine.state.get("1").get_property("X") is None
+
+
+def test_a_mapless_stack_s_written_position_is_no_unknown_piece():
+    """VASSAL writes ``null;0;0;@@-1`` for a stack on no map and its 3.7
+    ``Stack.setState`` reads no position after ``null``: it looks the two
+    numbers up as pieces, finds none and says nothing (104 such warnings on
+    clean corpus saves before).  A real unknown member still warns, on a map
+    or off it, and so does a number that is not where the position is."""
+    restore = base() + [
+        AddPiece.build("n1", "stack", "null;0;0;@@-1").text,
+        AddPiece.build("n2", "stack", "null;172;53;p1").text,
+        AddPiece.build("n3", "stack", "null;0;0;ghost").text,
+        AddPiece.build("n4", "stack", "null;0;0;p2;99").text,
+        stack("s3", "Main Map", 300, 300, "0"),
+    ]
+    r = Replay([game(restore, [])])
+    r.run()
+    messages = sorted(w.message for w in r.warnings if "lists unknown piece" in w.message)
+    assert messages == ["stack n3 lists unknown piece ghost", "stack n4 lists unknown piece 99",
+                        "stack s3 lists unknown piece 0"]
+    assert r.engine.state.get("p1").parent.id == "n2"

@@ -92,7 +92,7 @@ def test_containers_of_module_map_and_zone_properties():
         "Module": {"Weather", "1d6_result", "1d6_total", "1d6_keep", "1d6_summary",
                    "Cards_result", "Turn_command", "Turn_value", "TurnNo", "Phase"},
         "Карта": {"Supply"},
-        "Карта:Box": {"Count"},
+        "Карта:Box": {"Count", "Count\tBox\tb\tКарта"},
     }
     assert props.defines("Supply", "Карта") and not props.defines("Supply", "Module")
     assert props.defines("Count", "")                  # no container: any (pre-3.2 commands)
@@ -111,3 +111,34 @@ def test_only_the_properties_the_module_lacks_are_dropped(tmp_path):
     assert names == ["2d6_total", "2d6_keep", "2d6_summary"]
     assert replay.engine is not None
     assert replay.engine.state.global_properties == {("Module", "2d6_result"): "3,5"}
+
+
+def test_a_zone_property_restored_by_its_zone_id_is_the_zone_s():
+    """A ZoneProperty restores itself as ``GlobalProperty<TAB>;Side<TAB>zone
+    <TAB>board<TAB>map;value;`` (``ZoneProperty.getPropertyId``, no
+    container id): the zone's property, never "a property the module does
+    not define in any container"."""
+    from tests.replay.test_engine import game
+    from vmodtool.vassal.sequence import encode_sequence
+    props = _module(f"""<?xml version="1.0" encoding="UTF-8"?>
+<{P}GameModule name="m" version="1">
+  <{P}module.Map mapName="Main Map">
+    <{P}module.map.BoardPicker>
+      <{P}module.map.boardPicker.Board name="Inland">
+        <{P}module.map.boardPicker.board.ZonedGrid>
+          <{P}module.map.boardPicker.board.mapgrid.Zone name="Allies">
+            <{P}module.properties.ZoneProperty name="Side"/>
+          </{P}module.map.boardPicker.board.mapgrid.Zone>
+        </{P}module.map.boardPicker.board.ZonedGrid>
+      </{P}module.map.boardPicker.Board>
+    </{P}module.map.BoardPicker>
+  </{P}module.Map>
+</{P}GameModule>""")
+    restore = encode_sequence(["GlobalProperty\t", "Side\tAllies\tInland\tMain Map", "Prussia", ""], ";") or ""
+    unknown = encode_sequence(["GlobalProperty\t", "Side\tOther\tInland\tMain Map", "Prussia", ""], ";") or ""
+    replay = Replay([game([restore, unknown], [])], properties=props)
+    replay.run()
+    [warning] = replay.warnings
+    assert repr("Side\tOther\tInland\tMain Map") in warning.message
+    assert replay.engine is not None
+    assert replay.engine.state.global_properties == {("Main Map:Allies", "Side"): "Prussia"}

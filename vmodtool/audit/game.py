@@ -819,7 +819,7 @@ class OpenedAudit:
             cap = game.capture
             assert cap is not None
             checked = check_game(GameRecord(list(logs), replay, game.replayed_steps, module, cap.starts, cap.ends,
-                                            cap.ghosts))
+                                            cap.ghosts, sides=[s.name for s in scenario.game.sides]))
         return AuditReport(
             integrity=checked,
             logs=[str(p) for p in logs], scenario=str(scenario.path), violations=violations,

@@ -91,7 +91,10 @@ class AuditReport:
             return f"{v.log} step {v.log_step} (chain step {v.step:,})"
         return f"{v.log} step {v.log_step}"
 
-    def lines(self) -> Iterator[str]:
+    def lines(self, *, warnings: bool = True) -> Iterator[str]:
+        """The text report; the replay's warnings are counted in the summary
+        line, and listed only with ``warnings`` (``audit`` sends them to
+        stderr unless ``--warnings``)."""
         for v in sorted(self.violations, key=lambda v: (v.step, v.rule_id, v.units)):
             refs = ", ".join(v.ref)
             tag = f"[{v.rule_id}" + (f", {refs}" if refs else "") + "]"
@@ -103,7 +106,9 @@ class AuditReport:
                f"{len(self.errors)} error(s), "
                f"{sum(1 for v in self.violations if v.severity == 'warning' and not v.withdrawn_by_undo)} "
                f"warning(s), {sum(1 for v in self.violations if v.withdrawn_by_undo)} withdrawn by undo"
-               + (f"; {len(self.not_checked)} rule(s) NOT CHECKED" if self.not_checked else ""))
+               + (f"; {len(self.not_checked)} rule(s) NOT CHECKED" if self.not_checked else "")
+               + (f"; {len(self.replay_warnings)} replay warning(s)" + ("" if warnings else " (on stderr)")
+                  if self.replay_warnings else ""))
         if self.bound:
             b = self.bound
             yield (f"bound: {b.get('units', 0)} unit(s), {b.get('markers', 0)} marker(s), "
@@ -117,7 +122,7 @@ class AuditReport:
                 yield f"  NOT CHECKED {rule_id}: {why}"
         for failure in self.rule_failures:
             yield f"rule {failure['rule_id']} failed at step {failure['step']}: {failure['error']}"
-        for warning in self.replay_warnings:
+        for warning in self.replay_warnings if warnings else ():
             yield f"replay: {warning}"
         if self.integrity is not None:
             # (the integrity check reads the differences between logs: its

@@ -296,6 +296,15 @@ def write_report(lines: Iterable[str], output: str | None, *, one_line_items: bo
     atomic_write(output, (f"{escape(line)}\n".encode() for line in lines))
 
 
+def warn_lines(lines: Iterable[str]) -> None:
+    """Warnings on stderr, one line each, escaped as a report's items
+    (the report on stdout stays the report)."""
+    from vmodtool.textsafe import escape_controls
+
+    for line in lines:
+        click.echo(escape_controls(line), err=True)
+
+
 class ProgressBars:
     """Click progress bars on stderr, one per label, for the library's
     ``progress(done, total)`` callbacks; only runs of at least ``minimum``

@@ -16,6 +16,7 @@ from vmodtool.commands import (
     format_option,
     module_option,
     report_output_option,
+    warn_lines,
     write_report,
 )
 
@@ -49,11 +50,14 @@ EXIT_NOT_CHECKED = 3
               help="Check only these rule ids (repeatable).")
 @click.option("--integrity/--no-integrity", default=True, show_default=True,
               help="Also check the game's PBEM integrity (the checks of 'vmodtool check-game').")
+@click.option("--warnings", "keep_warnings", is_flag=True,
+              help="Keep the replay's warnings in the text report (by default they go to stderr, "
+                   "counted in the summary line; the JSON report always holds them).")
 @click.pass_context
 def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module: str | None,
           output: str | None, fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
           plugin_dirs: tuple[str, ...], trust_scenario_plugins: bool, rules: tuple[str, ...],
-          integrity: bool) -> None:
+          integrity: bool, keep_warnings: bool) -> None:
     """Check played logs against a scenario's rules.
 
     LOGS are the logs of one game (a chain of .vlog files, in order).
@@ -89,10 +93,12 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
                         board_sizes=sizes or None, plugin_folders=[Path(d) for d in plugin_dirs],
                         trust_scenario_plugins=trust_scenario_plugins, only=list(rules) or None,
                         integrity=integrity)
+    if not keep_warnings and fmt != "json":        # (the JSON report holds them)
+        warn_lines(f"replay: {w}" for w in report.replay_warnings)
     if fmt == "json":
         write_report([json.dumps(report.as_json(), ensure_ascii=False, indent=2)], output)
     else:
-        write_report(report.lines(), output, one_line_items=True)
+        write_report(report.lines(warnings=keep_warnings), output, one_line_items=True)
     if report.errors or report.suspicious:
         ctx.exit(EXIT_FINDINGS)
     if not report.complete:

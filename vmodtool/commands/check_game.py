@@ -17,6 +17,7 @@ from vmodtool.commands import (
     format_option,
     module_option,
     report_output_option,
+    warn_lines,
     write_report,
 )
 
@@ -41,10 +42,19 @@ EXIT_NOT_CHECKED = 3
               help="Also write every roll to FILE.csv (log, step, player, button, dice, sides, values).")
 @click.option("--dice-chart", "dice_chart", metavar="FILE.png", type=click.Path(dir_okay=False, path_type=str),
               help="Also draw the dice histograms per player and die type into FILE.png.")
+@click.option("--dice-pattern", "dice_patterns", multiple=True, metavar="REGEX",
+              help="A chat line that reports dice, as a regular expression searched in each line (repeatable; "
+                   "groups 'player' and 'values' optional), besides the module's own dice and dice reports.")
+@click.option("--warnings", "keep_warnings", is_flag=True,
+              help="Keep the replay's warnings in the text report (by default they go to stderr, "
+                   "counted in the summary line; the JSON report always holds them).")
+@click.option("-v", "--verbose", is_flag=True,
+              help="List every finding a grouped one stands for (a restarted log's differences …).")
 @click.pass_context
 def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | None, output: str | None,
                        fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
-                       checks: tuple[str, ...], dice_csv: str | None, dice_chart: str | None) -> None:
+                       checks: tuple[str, ...], dice_csv: str | None, dice_chart: str | None,
+                       dice_patterns: tuple[str, ...], keep_warnings: bool, verbose: bool) -> None:
     """Check a PBEM game's integrity: logs, undos, dice.
 
     LOGS are the logs of one game (any module, any VASSAL version), in the
@@ -69,14 +79,16 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
     if dice_chart:
         check_output(dice_chart, *inputs, dice_csv, suffixes=(".png",), what="a PNG image")
     record = record_game([Path(p) for p in logs], module=module,
-                         board_sizes=board_sizes(board_sizes_file, board_size) or None)
+                         board_sizes=board_sizes(board_sizes_file, board_size) or None, dice_patterns=dice_patterns)
     result = check_game(record, list(checks) or list(CHECKS))
     if dice_csv or dice_chart:
         _dice_exports(record, dice_csv, dice_chart)
+    if not keep_warnings and fmt != "json":        # (the JSON report holds them)
+        warn_lines(result.warning_lines())
     if fmt == "json":
         write_report([json.dumps(result.as_json(), ensure_ascii=False, indent=2)], output)
     else:
-        write_report(result.lines(), output, one_line_items=True)
+        write_report(result.lines(verbose=verbose, warnings=keep_warnings), output, one_line_items=True)
     if result.suspicious:
         ctx.exit(EXIT_FINDINGS)
     if not result.complete:

@@ -464,7 +464,7 @@ class Engine:
             elif layer is not None:          # an @@layer token (its value parsed with the plan)
                 if layer is not _NO_LAYER:
                     s.layer = layer
-            elif tok:
+            elif tok and not _unread_position(map_id, toks, tok):
                 self.warn(f"stack {s.id} lists unknown piece {tok}")
         if new_map is not None:
             new_map.add(s)
@@ -1027,7 +1027,7 @@ class Engine:
                 layer = java_int(tok[2:])
                 if layer is not None:
                     s.layer = layer
-            elif tok:
+            elif tok and not _unread_position(map_id, toks, tok):
                 self.warn(f"stack {s.id} lists unknown piece {tok}")
         if new_map is not s.map:
             if new_map is not None:
@@ -1153,12 +1153,18 @@ class Engine:
     def on_global(self, cmd: GlobalPropertySet) -> None:
         if self._undefined_property(cmd):
             return
-        key = (cmd.container, cmd.name)
+        name, container = cmd.name, cmd.container
+        if "\t" in name:
+            # a ZoneProperty's id (name, zone, board, map): the zone's
+            # property, under the container id its changes name (``map:zone``)
+            parts = name.split("\t")
+            if len(parts) == 4:
+                name, container = parts[0], f"{parts[3]}:{parts[1]}"
+        key = (container, name)
         old = self.state.global_properties.get(key)
         self.state.global_properties[key] = cmd.value
         if not self.in_restore and old != cmd.value:
-            self.events.append(PropertyEvent(name=cmd.name, old=old, new=cmd.value,
-                                             container=cmd.container))
+            self.events.append(PropertyEvent(name=name, old=old, new=cmd.value, container=container))
 
     def on_turn(self, cmd: TurnState) -> None:
         old = self.state.turns.get(cmd.tracker_id)
@@ -1273,6 +1279,18 @@ def _stack_tokens(state: str) -> tuple[str | None, int, int, list[str]]:
     x = java_int(toks[1] if len(toks) > 1 else None) or 0
     y = java_int(toks[2] if len(toks) > 2 else None) or 0
     return map_id, x, y, toks[3:]
+
+
+def _unread_position(map_id: str | None, toks: Sequence[Any], tok: str) -> bool:
+    """Whether an unknown member token of a stack is the position VASSAL
+    wrote after ``null`` for a stack on no map (``null;0;0;@@-1``): 3.7's
+    ``Stack.setState`` reads no position after ``null`` and looks the two
+    numbers up as piece ids, finds none and says nothing.  Only these two
+    tokens of a mapless stack, only when they are numbers."""
+    if map_id is not None or not toks:
+        return False
+    lead = [t[0] if isinstance(t, tuple) else t for t in toks[:2]]
+    return tok in lead and java_int(tok) is not None
 
 
 #: an AddPiece parsed once (:func:`_plan_add`): a new piece (None, id, type,

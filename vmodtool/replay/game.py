@@ -18,6 +18,7 @@ previous file ended in is compared with it and every difference is kept in
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -220,6 +221,9 @@ class Replay:
         self.chain_differences: list[ChainDifference] = []
         self.warnings: list[ReplayWarning] = []
         self.engine: Engine | None = None
+        #: per file replayed so far, the chain steps played before its first
+        #: step (:meth:`log_position`, :meth:`chain_step`)
+        self.log_starts: list[int] = []
         self.roster = Roster()
         for g in self.games:
             self.roster.redactor.learn_from(g.commands)
@@ -295,6 +299,7 @@ class Replay:
         saved state a second time)."""
         self.chain_differences = []
         self.warnings = []
+        self.log_starts = []
         with relaxed_gc():
             yield from self._steps(until, on_restore)
 
@@ -308,6 +313,7 @@ class Replay:
         add_plans: dict[str, Any] = {}
         for k, game in enumerate(self.games):
             engine = self._restore(k, add_plans)
+            self.log_starts.append(number)
             self.warnings.extend(engine.warnings)
             if previous is not None:
                 self.chain_differences.extend(self._compare(previous, engine, k))
@@ -325,6 +331,23 @@ class Replay:
                 if until is not None and number >= until:
                     return
             previous = engine
+
+    def log_position(self, step: int) -> tuple[str | None, int]:
+        """Chain step ``step`` (counted from 1 over every file) as (the file
+        it is in, its step within that file, from 1), for a finding a player
+        quotes; step 0 is (the first file, 0), its saved state.  Valid for
+        the files replayed so far (:attr:`log_starts`); ``ValueError`` past
+        them or below 0."""
+        if step < 0 or not self.log_starts:
+            raise ValueError(f"no chain step {step} in this replay")
+        k = max(bisect.bisect_left(self.log_starts, step) - 1, 0)
+        return self.files[k], step - self.log_starts[k]
+
+    def chain_step(self, file_index: int, file_step: int = 0) -> int:
+        """The chain step of step ``file_step`` of file ``file_index`` (0: the
+        chain steps played before its saved state), the inverse of
+        :meth:`log_position`."""
+        return self.log_starts[file_index] + file_step
 
     def run(self) -> list[Step]:
         """All steps (the replay state ends in :attr:`engine`)."""

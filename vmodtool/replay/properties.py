@@ -12,7 +12,9 @@ is the pre-3.2 form: any container holding the property takes it.
 What adds a property to its container (``addTo``):
 
 * ``GlobalProperty`` (and its subclasses ``ZoneProperty``, the scenario
-  options' ``…ScenarioProperty``) — its ``name``;
+  options' ``…ScenarioProperty``) — its ``name``; a ``ZoneProperty`` is
+  restored from a save by ``name<TAB>zone<TAB>board<TAB>map`` with no
+  container id (:func:`zone_property_id`);
 * ``DiceButton`` — ``<name>_result``, ``_total``, ``_keep``, ``_summary``;
   ``SpecialDiceButton`` — ``<name>_result``;
 * ``TurnTracker`` — ``<name>_command``, ``<name>_value``; each ``TurnLevel``
@@ -26,7 +28,7 @@ from typing import Any
 
 from vmodtool.vassal.buildfile import BuildFile
 
-__all__ = ["ModuleProperties", "MODULE_CONTAINER"]
+__all__ = ["ModuleProperties", "MODULE_CONTAINER", "zone_property_id"]
 
 MODULE_CONTAINER = "Module"
 _MAP_KINDS = ("Map", "PrivateMap", "PlayerHand", "WidgetMap")
@@ -55,6 +57,10 @@ class ModuleProperties:
             name = element.get("name", "") if kind else ""
             if kind in ("GlobalProperty", "ZoneProperty") or kind.endswith("ScenarioProperty"):
                 add(_container_of(element), name)
+                if kind == "ZoneProperty":
+                    # a zone's property is restored by the id ZoneProperty
+                    # encodes (``GlobalProperty<TAB>;Side<TAB>zone<TAB>board<TAB>map;…``)
+                    add(_container_of(element), zone_property_id(element))
             elif kind == "DiceButton":
                 add(_container_of(element), *(name + s for s in _DICE_SUFFIXES))
             elif kind == "SpecialDiceButton":
@@ -74,6 +80,25 @@ class ModuleProperties:
         if not container:
             return any(name in names for names in self.by_container.values())
         return name in self.by_container.get(container, ())
+
+
+def zone_property_id(element: Any) -> str:
+    """The id a ``ZoneProperty`` restores itself by (``getPropertyId``):
+    its name, its zone's, its board's and its map's, TAB-joined (``null``
+    for one it has not), with no container id (a ZoneProperty has no parent
+    container: ``getContainerId`` is empty)."""
+    zone = board = map_name = None
+    for ancestor in element.iterancestors():
+        kind = _short(ancestor.tag)
+        if kind == "Zone" and zone is None:
+            zone = ancestor.get("name", "")
+        elif kind == "Board" and board is None:
+            board = ancestor.get("name", "")
+        elif kind in _MAP_KINDS:
+            map_name = ancestor.get("mapName", "")
+            break
+    parts = (element.get("name", ""), zone, board, map_name)
+    return "\t".join("null" if p is None else p for p in parts)
 
 
 def _container_of(element: Any) -> str:

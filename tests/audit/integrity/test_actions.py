@@ -143,14 +143,76 @@ def test_without_a_side_level_off_turn_moves_are_not_checked(tmp_path, ww1_modul
     assert not section.checked and not section.findings
     assert "no level of the module's turn tracker lists the players' sides" in section.data["off_turn"]["reason"]
     assert any("off-turn moves NOT CHECKED" in line for line in section.summary)
-    # and without a module at all
+    # without a module at all, the tracker's report still names the side
+    # whose phase begins: the off-turn move is judged (a note)
     w = writer(ww1_module)
     w.snapshot()
     w.report(f"TT|1|{GER}|Movement Phase")
     w.move(unit(w, "all.cav"), "0504", player=TOMMY)
     section = check(tmp_path, w)
+    assert section.checked and [f.kind for f in section.findings] == ["off_turn_move"]
+    assert section.data["off_turn"]["phasing_from"].startswith("turn announcements of the module's chat reports (1)")
+    # and with no report at all, NOT CHECKED saying why
+    w = writer(ww1_module)
+    w.snapshot()
+    w.move(unit(w, "all.cav"), "0504", player=TOMMY)
+    section = check(tmp_path, w)
     assert not section.checked and not section.findings
-    assert section.data["off_turn"]["reason"].startswith("no module given")
+    assert section.data["off_turn"]["reason"].startswith(f"the logs never show whose turn it is ({ALL}, {GER}): "
+                                                         "no module given (-m), no report of the module announces")
+
+
+def test_a_report_announcing_a_side_s_turn_sets_the_phasing_side(tmp_path):
+    """modern-tactical's tracker has no side level: the module's reports
+    that announce one side's turn or phase say who is phasing; a player's
+    own chat line does not."""
+    modern = built_module(example("modern-tactical"))
+    players = [Player("p1", "Avi", "Israel Defense Forces"), Player("p2", "Sami", "Syrian Arab Army")]
+    w = writer(modern, players)
+    w.snapshot()
+    w.chat("Israel Defense Forces turn, I think?", player="Sami")      # talk: not read
+    w.move(w.find(UnitId="syr.cav.1"), "1107", player="Sami")
+    section = check(tmp_path, w, modern)
+    assert not section.checked and "no report of the module announces" in section.data["off_turn"]["reason"]
+    w = writer(modern, players)
+    w.snapshot()
+    w.report("Turn 2 — Israel Defense Forces activation phase")
+    w.move(w.find(UnitId="syr.cav.1"), "1107", player="Sami")
+    w.report("Turn 2 — Syrian Arab Army activation phase")
+    w.move(w.find(UnitId="syr.cav.1"), "1108", player="Sami")
+    section = check(tmp_path, w, modern)
+    assert section.checked
+    [f] = section.findings
+    assert f.kind == "off_turn_move" and f.severity == NOTE and f.file_step == 2
+    assert f.message.endswith("during the turn of Israel Defense Forces")
+
+
+def test_a_global_property_naming_a_side_sets_the_phasing_side():
+    sides = frozenset({GER, ALL})
+    phasing = actions_check.PhasingSides([], sides, "the module has no turn tracker")
+    assert phasing.property("ActiveSide", ALL) and phasing.current == ALL
+    assert not phasing.property("Weather", "Rain") and phasing.current == ALL
+    assert phasing.announcement(f"* {GER} Player Turn 3") and phasing.current == GER
+    assert not phasing.announcement(f"* {GER} and {ALL} exchange prisoners (turn 3)")     # two sides named
+    assert not phasing.announcement(f"* UNDO: * {ALL} Player Turn 3") and phasing.current == GER
+    stems = actions_check._side_stems(["Allies", "Germans", "Франция"])
+    assert stems == {"Allies": "allie", "Germans": "german", "Франция": "франция"}
+
+
+def test_the_scenario_s_sides_count_as_sides_the_logs_name(tmp_path, ww1_module):
+    """Players who took no side in the roster: the logs name no side, but
+    inside ``audit`` the scenario's sides are the game's."""
+    w = writer(ww1_module, [Player("p1", FRITZ, ""), Player("p2", TOMMY, "")])
+    w.snapshot()
+    w.move(unit(w, "all.cav"), "0504", player=TOMMY)
+    path = tmp_path / "game.vlog"
+    path.write_bytes(w.to_bytes(date_saved="1767225600000"))
+    module, sizes = ww1_module
+    record = record_game([path], module=module, board_sizes=sizes)
+    assert actions_check.section(record).data["off_turn"]["reason"].startswith("the logs name no side")
+    record.sides = (GER, ALL)
+    reason = actions_check.section(record).data["off_turn"]["reason"] or ""
+    assert not reason.startswith("the logs name no side")
 
 
 # -- hidden moves -------------------------------------------------------------------------
@@ -242,7 +304,9 @@ def test_tld_off_turn_moves_are_not_checked_without_a_tracker(tld_chain):
     result = check_game(record, ["actions"])
     (section,) = result.sections
     assert not section.checked and not result.complete
-    assert section.data["off_turn"]["reason"] == "the module has no turn tracker"
+    assert section.data["off_turn"]["reason"] == (
+        "the logs never show whose turn it is (Allies, Germans): the module has no turn tracker, no report of "
+        "the module announces one side's turn or phase, no global property names a side")
     assert section.data["hidden"] == {"concealable_moves": 0, "moves": 0, "steps": 0, "suspicious": 0,
                                       "by_player": {}}
     assert "NOT CHECKED" in "\n".join(result.lines())

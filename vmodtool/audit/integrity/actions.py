@@ -46,6 +46,7 @@ from vmodtool.replay.events import (
     MoveEvent,
     PieceRef,
     Place,
+    PropertyEvent,
     TurnEvent,
     chat_display,
 )
@@ -243,29 +244,63 @@ class _Tracker:
     report: tuple[str, re.Pattern[str]] | None
 
 
-class PhasingSides:
-    """Who is phasing, step by step, from a module's turn trackers; built
-    only when some tracker level lists the players' sides (else
-    :meth:`of` returns the reason)."""
+#: words of a chat line that announce a turn or a phase (English, French,
+#: German, Spanish, Italian, Russian)
+_TURN_WORDS = re.compile(r"(?<!\w)(?:turn|phase|impulse|segment|tour|zug|runde|turno|fase|ход\w*|фаз\w*)(?!\w)",
+                         re.IGNORECASE)
+#: the longest chat line read as a turn announcement
+_MAX_ANNOUNCEMENT = 200
 
-    def __init__(self, trackers: list[_Tracker], sides: frozenset[str]) -> None:
+
+def _side_stems(sides: Iterable[str]) -> dict[str, str]:
+    """Each side's name as a chat line names it: a one-word side by its
+    stem (``Allies`` -> ``allie``: "Allied", "Allies"; ``Germans`` ->
+    ``german``: "German", "Germany"), a longer one by its whole name."""
+    out = {}
+    for side in sides:
+        low = side.lower()
+        if " " not in low and len(low) >= 5:
+            stem = low[:-3] + "ie" if low.endswith("ies") else low[:-1] if low.endswith("s") else low
+            out[side] = stem
+        else:
+            out[side] = low
+    return out
+
+
+class PhasingSides:
+    """Who is phasing, step by step: from a module's turn trackers when a
+    tracker level lists the players' sides; else from the logs themselves —
+    a chat line that announces a turn or phase of exactly one side
+    (``Beginning the Allied Movement Phase``, ``* Turn 3: French player``)
+    (a report of the module, never a player's own chat line) and a global
+    property set to a side's name.  :meth:`of` returns the
+    reason when the logs name fewer than two sides."""
+
+    def __init__(self, trackers: list[_Tracker], sides: frozenset[str], no_tracker: str | None = None) -> None:
         self.trackers = {t.definition.id: t for t in trackers}
         #: the players' sides a side level lists: the sides that take turns
         self.sides = frozenset(v for t in trackers for level in _levels(t.definition.levels)
-                               if level.name in t.side_levels for v in level.values) & sides
+                               if level.name in t.side_levels for v in level.values) & sides if trackers else sides
         self.current: str | None = None
+        #: why no tracker says it (None: one does); the chat and the
+        #: global properties say it then
+        self.no_tracker = no_tracker
+        self._stems = _side_stems(self.sides)
+        #: how often each source set the side
+        self.announced = 0
+        self.by_property = 0
 
     @classmethod
     def of(cls, record: GameRecord, sides: frozenset[str]) -> PhasingSides | str:
         module = record.module
-        if module is None:
-            return "no module given (-m): its turn tracker's levels are unknown"
         if len(sides) < 2:
             return (f"the logs name {'one side' if sides else 'no side'}"
                     f"{': ' + next(iter(sides)) if sides else ''}: no side can be out of turn")
+        if module is None:
+            return cls([], sides, "no module given (-m)")
         definitions = turn_trackers(module.buildfile)
         if not definitions:
-            return "the module has no turn tracker"
+            return cls([], sides, "the module has no turn tracker")
         elements = _tracker_elements(module.buildfile)
         found = []
         for tid, definition in definitions.items():
@@ -279,11 +314,14 @@ class PhasingSides:
                 report = _report_pattern(element.get("reportFormat", ""), element.get("turnFormat", ""))
             found.append(_Tracker(definition, names, report))
         if not found:
-            return (f"no level of the module's turn tracker lists the players' sides "
-                    f"({', '.join(sorted(sides))}): who is phasing is not recorded")
+            return cls([], sides, f"no level of the module's turn tracker lists the players' sides "
+                                  f"({', '.join(sorted(sides))})")
         return cls(found, sides)
 
     def describe(self) -> str:
+        if self.no_tracker is not None:
+            return (f"turn announcements of the module's chat reports ({self.announced}) and global properties "
+                    f"naming a side ({self.by_property}) ({self.no_tracker})")
         parts = []
         for t in self.trackers.values():
             levels = ", ".join(f"'{n}'" for n in sorted(t.side_levels))
@@ -305,6 +343,36 @@ class PhasingSides:
                 self.current = value
                 return True
         return False
+
+    def announcement(self, message: str) -> bool:
+        """A report line (the module's: ``*`` first) that announces a turn
+        or phase of exactly one side sets the side (only without a tracker
+        that says it).  A player's own chat line is not read: it is talk as
+        often as an announcement ("on subsequent turns, Allied units
+        arrive …", 25 such lines in The Longest Day's first logs)."""
+        if self.no_tracker is None or not message.startswith("*") or message.startswith("* UNDO:"):
+            return False
+        text = chat_display(message)
+        if len(text) > _MAX_ANNOUNCEMENT or not _TURN_WORDS.search(text):
+            return False
+        low = text.lower()
+        words = re.findall(r"\w+", low)
+        named = {side for side, stem in self._stems.items()
+                 if (stem in low if " " in stem else any(w.startswith(stem) for w in words))}
+        if len(named) != 1:
+            return False
+        self.current = named.pop()
+        self.announced += 1
+        return True
+
+    def property(self, name: str, value: str) -> bool:
+        """A global property set to a side's name (``ActiveSide``,
+        ``Phasing`` …) sets the side (only without a tracker that says it)."""
+        if self.no_tracker is None or value not in self.sides:
+            return False
+        self.current = value
+        self.by_property += 1
+        return True
 
     def report(self, message: str) -> bool:
         """A chat line: the tracker's report of a new turn sets the side."""
@@ -375,8 +443,11 @@ def _listed(items: list[str]) -> str:
 
 
 def _sides(record: GameRecord) -> frozenset[str]:
+    """The sides the logs record (the roster's PLAYER sides, the movers'),
+    and the scenario's when an audit gives them."""
     sides = {side for _, side in record.replay.roster.players.values() if side}
     sides.update(s.side for s in record.steps if s.side)
+    sides.update(record.sides)
     return frozenset(sides)
 
 
@@ -416,7 +487,12 @@ def section(record: GameRecord) -> Section:
                     continue
                 if isinstance(event, (ChatEvent, DiceEvent)) and event.message:
                     before = tracker.current
-                    if tracker.report(event.message):
+                    if tracker.report(event.message) or tracker.announcement(event.message):
+                        chat_set[step.number] = before
+                    continue
+                if isinstance(event, PropertyEvent):
+                    before = tracker.current
+                    if tracker.property(event.name, event.new):
                         chat_set[step.number] = before
                     continue
             if not isinstance(event, MoveEvent) or step.undo or not _displaced(event):
@@ -471,6 +547,10 @@ def section(record: GameRecord) -> Section:
     reason: str | None
     if tracker is None:
         reason = str(found)
+    elif not ever_known and tracker.no_tracker is not None:
+        reason = (f"the logs never show whose turn it is ({', '.join(sorted(tracker.sides))}): "
+                  f"{tracker.no_tracker}, no report of the module announces one side's turn or phase, no global "
+                  "property names a side")
     elif not ever_known:
         reason = f"the {tracker.describe()} never shows whose turn it is ({', '.join(sorted(tracker.sides))})"
     else:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import permutations
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from vmodtool.replay.chain import ChainDifference
     from vmodtool.replay.engine import Engine
 
-__all__ = ["section", "Capture", "signature", "best_order"]
+__all__ = ["section", "Capture", "signature", "best_order", "not_one_game", "restarted_from", "Apart"]
 
 Sig = dict[str, tuple[str | None, int, int]]
 
@@ -144,6 +145,108 @@ def _improve(order: list[int], total: Callable[[Sequence[int]], int]) -> list[in
     return best
 
 
+@dataclass(frozen=True)
+class Apart:
+    """Two files given one after the other that are not one game: ``k`` is
+    the later one's index, ``reason`` says why (in words), ``common`` the
+    pieces they share, ``versions`` the module versions they were saved with
+    (None where the file does not say)."""
+
+    k: int
+    reason: str
+    common: int
+    versions: tuple[str | None, str | None]
+
+    def record(self, names: Sequence[str]) -> dict[str, object]:
+        return {"from": names[self.k - 1], "to": names[self.k], "reason": self.reason,
+                "common_pieces": self.common, "module_versions": list(self.versions)}
+
+
+def module_version(record: GameRecord, k: int) -> str | None:
+    """The module version file ``k`` was saved with (its ``moduledata``,
+    else its ``savedata``; None when it has neither: a VASSAL 2.x log)."""
+    from vmodtool.errors import VmodError
+    from vmodtool.vassal.metadata import ModuleMetadata, SaveMetadata
+    game = record.replay.games[k]
+    for entry, kind in (("moduledata", ModuleMetadata), ("savedata", SaveMetadata)):
+        raw = game.entries.get(entry)
+        if raw:
+            try:
+                return kind.parse(raw, file=game.file).version or None
+            except VmodError:
+                continue
+    return None
+
+
+def not_one_game(record: GameRecord) -> list[Apart]:
+    """The places where the files given stop being one game: the next file
+    shares no piece with the end of the one before (another game, another
+    scenario's set-up), or it was saved with another module version and
+    shares fewer than half its pieces (set-ups of different versions: a
+    module update in a running game keeps the game's pieces).  A game's
+    logs, a module update between them and a log restarted from an earlier
+    state all share their pieces."""
+    out = []
+    for k in range(1, min(len(record.starts), len(record.ends) + 1)):
+        end, start = record.ends[k - 1], record.starts[k]
+        if not end or not start:
+            continue
+        common = len(end.keys() & start.keys())
+        versions = (module_version(record, k - 1), module_version(record, k))
+        other_version = None not in versions and versions[0] != versions[1]
+        if common == 0:
+            reason = "no piece in common"
+        elif other_version and common < min(len(end), len(start)) / 2:
+            reason = f"{common} piece(s) in common of {min(len(end), len(start))}"
+        else:
+            continue
+        if other_version:
+            reason += f", saved with module versions {versions[0]} and {versions[1]}"
+        out.append(Apart(k, reason, common, versions))
+    return out
+
+
+def _apart_finding(names: Sequence[str], apart: Sequence[Apart], log: str, at: int | None) -> Finding:
+    where = "; ".join(f"{names[a.k - 1]} → {names[a.k]}: {a.reason}" for a in apart)
+    return Finding("not_one_game", SUSPICIOUS,
+                   f"these files are not one game ({where}): their order and the differences between them "
+                   "are not judged", log=log, step=at, file_step=0,
+                   details={"transitions": [a.record(names) for a in apart]})
+
+
+def restarted_from(record: GameRecord) -> dict[int, int]:
+    """Logs that restart from an earlier saved state: log ``k`` -> the
+    earlier log ``j`` (not the one just before) at whose end every piece
+    stood where log ``k`` starts, while the log just before ended elsewhere
+    (what that log and those between played is not continued).  The latest
+    such ``j``."""
+    out: dict[int, int] = {}
+    ends = [_places(sig) for sig in record.ends]
+    for k in range(2, len(record.starts)):
+        start = _places(record.starts[k])
+        if k - 1 >= len(ends) or _cost_of(ends[k - 1], start) == 0:
+            continue
+        for j in range(k - 2, -1, -1):
+            if _cost_of(ends[j], start) == 0 and _cost_of(start, ends[j]) == 0:
+                out[k] = j
+                break
+    return out
+
+
+def _restart_finding(names: Sequence[str], k: int, j: int, own: Sequence[Finding], at: int | None,
+                     log: str) -> Finding:
+    skipped = ", ".join(names[j + 1:k])
+    kinds = Counter(f.kind.replace("_between_logs", "") for f in own)
+    return Finding(
+        "restarted_log", SUSPICIOUS,
+        f"{names[k]} restarts from the end of {names[j]}: what {skipped} played is not continued "
+        f"({len(own)} difference(s) with the end of {names[k - 1]}: "
+        + ", ".join(f"{n} {kind}" for kind, n in kinds.most_common()) + ")",
+        log=log, step=at, file_step=0,
+        details={"restarts_from": names[j], "not_continued": names[j + 1:k], "differences": len(own)},
+        folded=tuple(own))
+
+
 def _name(path: str | Path | None) -> str:
     return Path(path).name if path else "-"
 
@@ -240,7 +343,13 @@ def section(record: GameRecord) -> Section:
     order_data: dict[str, object] = {"order": names}
     order_finding: Finding | None = None
     head_line: str
-    if len(record.starts) == len(files) and len(record.ends) == len(files):
+    captured = len(record.starts) == len(files) and len(record.ends) == len(files)
+    apart = not_one_game(record) if captured else []
+    restarts = restarted_from(record) if captured and not apart else {}
+    if apart:
+        head_line = "NOT ONE GAME: " + "; ".join(a.reason for a in apart)
+        order_data["suggested_order"] = None
+    elif captured:
         n = len(files)
         ends = [_places(sig) for sig in record.ends]
         starts = [_places(sig) for sig in record.starts]
@@ -261,8 +370,10 @@ def section(record: GameRecord) -> Section:
     else:
         order_data["suggested_order"] = None
         head_line = "order not checked (the logs' start and end states were not captured)"
-    out_of_order = order_finding is not None
+    out_of_order = order_finding is not None or bool(apart)
 
+    # where each log's saved state stands in the chain (its step 0)
+    at = [replay.chain_step(k) if k < len(replay.log_starts) else None for k in range(len(files))]
     typical = statistics.median(len(s) for s in moved_in_log.values()) if moved_in_log else 0
     gap_threshold = max(GAP_MIN, typical / 2)
     transitions = []
@@ -304,6 +415,7 @@ def section(record: GameRecord) -> Section:
         moved_ids = {d.piece.id for d in real if d.kind == "moved" and d.piece is not None}
         change_of = {d.piece.id: d for d in real if d.kind == "changed" and d.piece is not None
                      and d.piece.id in moved_ids}
+        own: list[Finding] = []
         for d in ([] if out_of_order else real):
             if d.kind == "changed" and d.piece is not None and change_of.get(d.piece.id) is d:
                 continue
@@ -321,7 +433,15 @@ def section(record: GameRecord) -> Section:
                     details["change"] = also.record()
             else:
                 text += f" (since the end of {names[k - 1]})"
-            findings.append(Finding(kind, SUSPICIOUS if suspicious else NOTE, text, log=b, details=details))
+            own.append(Finding(kind, SUSPICIOUS if suspicious else NOTE, text, log=b, step=at[k], file_step=0,
+                               details=details))
+        restart = restarts.get(k)
+        gap = moved >= gap_threshold and not out_of_order and restart is None
+        if restart is not None and any(f.severity == SUSPICIOUS for f in own):
+            findings.append(_restart_finding(names, k, restart, own, at[k], b))
+        elif not gap:
+            findings.extend(own)
+        # (a missing log's differences are its consequences: folded into it, below)
         module_summary = None
         if module_update:
             moved_defs = sum(1 for d in diffs if d.kind == "moved")
@@ -331,7 +451,7 @@ def section(record: GameRecord) -> Section:
                 f"module updated between {names[k - 1]} and {names[k]}: {len(definitions):,} piece "
                 f"definition(s) changed, "
                 + (f"{moved_defs} position(s) changed" if moved_defs else "no position changed"),
-                log=b, details=module_summary))
+                log=b, step=at[k], file_step=0, details=module_summary))
         if explained:
             findings.append(Finding(
                 "unlogged_stack_move", NOTE,
@@ -339,31 +459,36 @@ def section(record: GameRecord) -> Section:
                 "them, not where VASSAL replaying it puts them (a move of a stack VASSAL created "
                 "without logging it, or a removed stack that still held them): nothing was moved "
                 "between the logs",
-                log=b, details={"pieces": explained}))
-        gap = moved >= gap_threshold and not out_of_order
+                log=b, step=at[k], file_step=0, details={"pieces": explained}))
         transitions.append({"from": names[k - 1], "to": names[k], "saved_by": {"from": who_a, "to": who_b},
                             "counts": dict(counts), "module_update": module_summary,
                             "unlogged_stack_moves": explained, "restacked_by_moves": len(consequences),
-                            "gap": gap})
+                            "gap": gap, "restarts_from": names[restart] if restart is not None else None})
         line = f"{head} ({', '.join(who_a) or 'no player named'} → {', '.join(who_b) or 'no player named'}): "
         line += ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no difference"
         if module_update:
             line += f"; module updated ({len(definitions):,} definitions)"
+        if restart is not None:
+            line += f"; restarts from the end of {names[restart]}"
         summary.append(line)
         if gap:
             findings.append(Finding(
                 "missing_log", SUSPICIOUS,
                 f"a log seems to be missing between {names[k - 1]} and {names[k]}: {moved} piece(s) moved, "
                 f"added or removed (a log here moves {typical:g} piece(s) in the median) and no given "
-                "log fits between", log=b, details={"pieces": moved}))
+                "log fits between", log=b, step=at[k], file_step=0, details={"pieces": moved},
+                folded=tuple(own)))
 
     if order_finding is not None:
         findings.insert(0, order_finding)
+    if apart:
+        findings.insert(0, _apart_finding(names, apart, files[apart[0].k], at[apart[0].k]))
     gaps = [f for f in findings if f.kind == "missing_log"]
     n_susp = sum(1 for f in findings if f.severity == SUSPICIOUS)
     summary.append(f"{n_susp} suspicious finding(s); {len(gaps)} missing log(s); "
                    f"{sum(1 for t in transitions if t['module_update'])} module update(s)")
     out.summary = summary
     out.findings = findings
-    out.data = {"transitions": transitions, **order_data}
+    out.data = {"transitions": transitions, **order_data,
+                "not_one_game": [a.record(names) for a in apart]}
     return out

@@ -32,6 +32,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vmodtool.audit.integrity.dice_reports import (
+    dice_faces,
+    is_dice_like,
+    move_reports,
+    report_formats,
+    user_patterns,
+)
 from vmodtool.audit.integrity.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
 from vmodtool.audit.integrity.stats import ChiSquare, Runs, chi_square_fair, in_words, runs_test
 from vmodtool.errors import VmodError
@@ -164,6 +171,9 @@ class Roll:
     #: the chain step of the undone roll this one logs again (same button,
     #: player and values after the undo): not a roll of its own
     repeat_of: int | None = None
+    #: what the report shows when its dice are not numbers (symbol faces:
+    #: ``ARTx2 INFx1``): the roll is counted, its faces not judged
+    shown: str = ""
 
     @property
     def die(self) -> str:
@@ -177,12 +187,12 @@ class Roll:
         return [v - self.plus for v in self.values if 1 <= v - self.plus <= self.sides]
 
     def text(self) -> str:
-        return f"{self.button} {','.join(str(v) for v in self.values)}"
+        return f"{self.button} {','.join(str(v) for v in self.values) or self.shown}"
 
     def record(self) -> dict[str, Any]:
         return {"log": self.log, "step": self.step, "file_step": self.file_step, "player": self.player,
                 "button": self.button, "dice": self.dice, "sides": self.sides, "values": list(self.values),
-                "source": self.source, "undone": self.undone, "repeat_of": self.repeat_of}
+                "source": self.source, "undone": self.undone, "repeat_of": self.repeat_of, "shown": self.shown}
 
 
 @dataclass
@@ -320,6 +330,8 @@ class _Seen:
     values: tuple[int, ...] | None
     player: str | None
     source: str
+    shown: str = ""
+    dice: int = 0
 
 
 class _Reader:
@@ -328,6 +340,12 @@ class _Reader:
         self.patterns = [(b, p) for b in self.buttons.values() if (p := b.pattern()) is not None]
         self.roster = record.replay.roster
         self.has_module = record.module is not None
+        #: dice reported by pieces and components, and the user's patterns
+        self.reports = report_formats(record.module) + user_patterns(record.dice_patterns)
+        #: dice-like report lines no reader took: (step, the line)
+        self.unread: list[tuple[Step, str]] = []
+        self.not_rolls = move_reports(record.module)
+        self._last_player: dict[str | None, str] = {}
 
     def player(self, name: str | None, step: Step) -> str | None:
         if name:
@@ -336,6 +354,17 @@ class _Reader:
                 return self.roster.who(name)[0]
             return name or step.player
         return step.player
+
+    def from_piece_report(self, message: str) -> _Seen | None:
+        """A chat line as one of the module's dice reports of pieces and
+        components, or as a user's pattern."""
+        for report in self.reports:
+            texts = [message] if report.source == "pattern" else _report_texts(message)
+            for text in texts:
+                m = report.match(text)
+                if m is not None:
+                    return _Seen(m.label, m.values, m.player, report.source, shown=m.text, dice=m.dice)
+        return None
 
     def from_report(self, message: str) -> _Seen | None:
         """A chat line as one of the module's reports, or as a report of the
@@ -398,15 +427,22 @@ class _Reader:
                     reports.append(_Seen(ev.button, tuple(r + 1 for r in ev.results), _name_in(ev.message),
                                          "special"))
                 elif ev.message:
-                    seen = self.from_report(ev.message)
+                    seen = self.from_report(ev.message) or (self.from_piece_report(ev.message)
+                                                            if self.reports else None)
                     if seen is not None:
                         reports.append(seen)
+                    elif is_dice_like(ev.message, self.not_rolls):
+                        self.unread.append((step, ev.message))
                 elif ev.button and ev.results is not None:
                     reports.append(_Seen(ev.button, tuple(r + 1 for r in ev.results), None, "special"))
-            elif isinstance(ev, ChatEvent) and self.patterns and ev.message.startswith("*"):
-                seen = self.from_report(ev.message)
+            elif isinstance(ev, ChatEvent):
+                seen = self.from_report(ev.message) if self.patterns and ev.message.startswith("*") else None
+                if seen is None and self.reports:
+                    seen = self.from_piece_report(ev.message)
                 if seen is not None:
                     reports.append(seen)
+                elif is_dice_like(ev.message, self.not_rolls):
+                    self.unread.append((step, ev.message))
             elif isinstance(ev, PropertyEvent) and ev.name.endswith("_result"):
                 button = ev.name[:-len("_result")]
                 known = self.buttons.get(button)
@@ -437,6 +473,8 @@ class _Reader:
             elif prop.values is not None:
                 seen_rolls.append(prop)
         seen_rolls.extend(reports)
+        if step.player:
+            self._last_player[step.file] = step.player
         out = []
         for s in seen_rolls:
             values = s.values or ()
@@ -446,10 +484,15 @@ class _Reader:
                 nds = _NDS.match(s.button)
                 if nds:
                     sides = int(nds.group(2))
-            out.append(Roll(step.file or "", step.number, step.file_step, self.player(s.player, step), s.button,
-                            len(values) if values else (bdef.n_dice if bdef else 0), sides, values,
+            player = self.player(s.player, step)
+            if player is None and s.source in ("piece report", "component report", "pattern"):
+                # a piece's report in a step of its own: the key command's mover
+                player = self._last_player.get(step.file)
+            dice_count = len(values) if values else (bdef.n_dice if bdef else s.dice or dice_faces(s.shown))
+            out.append(Roll(step.file or "", step.number, step.file_step, player, s.button,
+                            dice_count, sides, values,
                             s.source, plus=bdef.plus if bdef is not None else 0,
-                            undone=step.undone_by is not None, undone_by=step.undone_by))
+                            undone=step.undone_by is not None, undone_by=step.undone_by, shown=s.shown))
         return out
 
 
@@ -474,6 +517,11 @@ def read_rolls(record: GameRecord) -> list[Roll]:
     once, a roll logged again after an undo marked ``repeat_of``; a die
     whose sides neither its button nor its label says gets the smallest
     standard die that shows every value such dice rolled in the game (VASL's ``IFT DR``/``RS dr``: d6)."""
+    return _read(record)[0]
+
+
+def _read(record: GameRecord) -> tuple[list[Roll], list[tuple[Step, str]]]:
+    """:func:`read_rolls`, and the dice-like report lines no reader took."""
     reader = _Reader(record)
     rolls = [r for step in record.steps for r in reader.rolls_of(step)]
     highest = max((max(r.values) for r in rolls if r.sides is None and r.values), default=0)
@@ -485,7 +533,7 @@ def read_rolls(record: GameRecord) -> list[Roll]:
                 r = replace(r, sides=guess, sides_inferred=True)
         out.append(r)
     _link_undone(out)
-    return out
+    return out, reader.unread
 
 
 def dice_groups(rolls: Iterable[Roll], *, by_button: bool = False) -> list[DiceGroup]:
@@ -625,7 +673,7 @@ def _restarts(record: GameRecord, rolls: Sequence[Roll]) -> list[Finding]:
 # ---------------------------------------------------------------------------------- the section
 
 def section(record: GameRecord) -> Section:
-    logged = read_rolls(record)
+    logged, unread = _read(record)
     rolls = [r for r in logged if r.repeat_of is None]
     pairs, lonely = _link_undone(list(logged))
     sec = Section("dice", "Dice")
@@ -633,14 +681,28 @@ def section(record: GameRecord) -> Section:
     buttons = dice_groups(rolls, by_button=True)
     sources = Counter(r.source for r in rolls)
     players = {r.player for r in rolls}
-    if not rolls:
+    if not rolls and not unread:
         sec.summary.append("no dice rolled" + ("" if record.module is not None else
                                                " (read from the chat only: no module given)"))
+    elif not rolls:
+        sec.summary.append("no roll read")
     else:
-        dice_count = sum(len(r.values) for r in rolls)
+        dice_count = sum(len(r.values) or (r.dice if r.shown else 0) for r in rolls)
         src = ", ".join(f"{n} {_SOURCE_WORDS.get(s, s)}" for s, n in sources.most_common())
         sec.summary.append(f"{len(rolls)} roll(s), {dice_count} dice, by {len(players)} player(s) ({src})")
         sec.summary.extend(g.line() for g in groups)
+        shown: Counter[tuple[str | None, str]] = Counter((r.player, r.button) for r in rolls
+                                                         if not r.faces and r.repeat_of is None)
+        for (who, label), n in shown.items():
+            sec.summary.append(f"{who or 'unknown player'}, {label}: {n} roll(s) whose faces are not numbers "
+                               "(counted, faces not judged)")
+    if unread:
+        sec.checked = False
+        first_step, first_line = unread[0]
+        sec.summary.append(
+            f"NOT CHECKED: {len(unread)} dice-like report line(s) that no reader took, first "
+            f"{Path(first_step.file or '').name} step {first_step.file_step}: «{html.unescape(first_line)[:120]}» "
+            "(give the module, or --dice-pattern REGEX)")
     for g in groups:
         for test, p in g.unlikely():
             what = "the faces' counts" if test == "faces" else "the runs above and below the median"
@@ -674,9 +736,12 @@ def section(record: GameRecord) -> Section:
                                "min_dice_each_side_runs": MIN_PER_SIDE_RUNS},
                 "groups": [g.record() for g in groups], "buttons": [g.record() for g in buttons],
                 "undone": len(undone), "rerolls": len(rerolls), "logged_again": relogged,
-                "restart_rerolls": len(restarts)}
+                "restart_rerolls": len(restarts), "unread_reports": len(unread),
+                "unread_examples": [{"log": st.file, "log_step": st.file_step, "step": st.number, "line": line}
+                                    for st, line in unread[:20]]}
     return sec
 
 
 _SOURCE_WORDS = {"report": "button reports", "chat": "chat dice reports", "property": "property changes",
-                 "special": "special dice"}
+                 "special": "special dice", "piece report": "piece reports", "component report": "component reports",
+                 "pattern": "--dice-pattern lines"}

@@ -36,7 +36,11 @@ class Finding:
     the module's names (pieces, hex labels, layer levels); ``log``/``step``
     where (``step`` counts over the whole chain, ``file_step`` in the log);
     ``player`` the display name (never a password); ``details`` data for
-    JSON."""
+    JSON.  ``file_step`` 0 is the log's saved state (before its first
+    step; ``step`` then counts the chain steps played before it).
+    ``folded`` holds the repeats of one cause this finding stands for (a
+    restarted log's differences …): one finding, ``count`` of them, listed
+    one by one only on request (``check-game -v``)."""
 
     kind: str
     severity: str
@@ -46,11 +50,26 @@ class Finding:
     file_step: int | None = None
     player: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    folded: tuple[Finding, ...] = ()
+
+    @property
+    def log_step(self) -> int | None:
+        """The step within :attr:`log` (the name a player quotes)."""
+        return self.file_step
+
+    @property
+    def count(self) -> int:
+        """How many findings of one cause this one stands for."""
+        return 1 + len(self.folded)
 
     def record(self) -> dict[str, Any]:
-        return {"kind": self.kind, "severity": self.severity, "message": self.message, "log": self.log,
-                "step": self.step, "file_step": self.file_step, "player": self.player,
-                "details": self.details}
+        out: dict[str, Any] = {"kind": self.kind, "severity": self.severity, "message": self.message,
+                               "log": self.log, "log_step": self.file_step, "step": self.step,
+                               "file_step": self.file_step, "player": self.player, "details": self.details,
+                               "count": self.count}
+        if self.folded:
+            out["folded"] = [f.record() for f in self.folded]
+        return out
 
 
 @dataclass
@@ -93,4 +112,9 @@ class GameRecord:
     starts: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
     ends: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
     ghosts: list[dict[str, tuple[str | None, int, int]]] = field(default_factory=list)
+    #: the user's dice report patterns (``check-game --dice-pattern``)
+    dice_patterns: Sequence[str] = ()
+    #: the game's sides when a scenario names them (inside ``audit``),
+    #: besides those the logs record
+    sides: Sequence[str] = ()
 

@@ -6,8 +6,7 @@ the scene computed; pieces without images as labelled boxes."""
 
 from __future__ import annotations
 
-import io
-import warnings
+import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -20,11 +19,30 @@ __all__ = ["render_scene", "render_scene_map"]
 #: space between two maps and the height of a map's title bar
 _GAP = 8
 _TITLE = 20
+#: the most bytes the picture's canvases take (each map's RGBA canvas and the
+#: RGB picture, 4 bytes a pixel each): 16 million map pixels are drawn at
+#: VASSAL's scale, a larger game is drawn smaller (a 10000×10000 map at 0.4)
+PICTURE_BUDGET = 128_000_000
 
 
-def _image(catalog: ImageCatalog, cache: dict[str, PILImage.Image | None], name: str | None
-           ) -> PILImage.Image | None:
+def picture_scale(scene: Scene) -> float:
+    """The scale the scene is drawn at: 1 (VASSAL's pixels) unless its maps
+    would take more than :data:`PICTURE_BUDGET`."""
+    area = sum(max(m.width, 1) * max(m.height, 1) for m in scene.maps if m.boards or m.counters)
+    if area * 8 <= PICTURE_BUDGET:
+        return 1.0
+    return math.sqrt(PICTURE_BUDGET / (area * 8))
+
+
+def _image(catalog: ImageCatalog, cache: dict[str, PILImage.Image | None], name: str | None,
+           scale: float) -> PILImage.Image | None:
+    """A module image decoded under the decode budget (a JPEG drawn smaller
+    is decoded smaller) and scaled; ``None`` when absent, unreadable or
+    refused by the budget (the caller draws what it draws for a missing
+    image)."""
     from PIL import Image
+
+    from vmodtool.images import ImageError, image_size, load_image
 
     if not name:
         return None
@@ -34,51 +52,68 @@ def _image(catalog: ImageCatalog, cache: dict[str, PILImage.Image | None], name:
     data = catalog.data(name)
     if data:
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                img = Image.open(io.BytesIO(data)).convert("RGBA")
-        except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError):
+            w, h = image_size(data, file="images/" + name, convert_to="RGBA", budget=_NO_BUDGET, warn=_ignore)
+            want = (max(1, round(w * scale)), max(1, round(h * scale)))
+            img = load_image(data, file="images/" + name, mode="RGBA", max_size=want if scale < 1 else None,
+                             warn=_ignore)
+            if img.size != want:
+                img = img.resize(want, Image.Resampling.LANCZOS)
+        except ImageError:
             img = None
     cache[name] = img
     return img
 
 
+#: the header read for the size only: the budget is checked when decoding
+_NO_BUDGET = 1 << 62
+
+
+def _ignore(_message: str) -> None:
+    """Pillow's warnings about a module image: the picture shows what it can."""
+
+
 def render_scene_map(scene_map: SceneMap, catalog: ImageCatalog,
-                     cache: dict[str, PILImage.Image | None] | None = None) -> PILImage.Image:
-    """One map window as VASSAL draws it (boards, then pieces bottom → top)."""
+                     cache: dict[str, PILImage.Image | None] | None = None,
+                     scale: float = 1.0) -> PILImage.Image:
+    """One map window as VASSAL draws it (boards, then pieces bottom → top),
+    at ``scale`` (``cache`` holds images at that scale)."""
     from PIL import Image, ImageDraw
 
     from vmodtool.render.fonts import load_font
 
+    def at(v: float) -> int:
+        return round(v * scale)
+
     cache = {} if cache is None else cache
-    width, height = max(scene_map.width, 1), max(scene_map.height, 1)
+    width, height = max(at(scene_map.width), 1), max(at(scene_map.height), 1)
     canvas = Image.new("RGBA", (width, height), (255, 255, 255, 255))
     draw = ImageDraw.Draw(canvas)
     for board in scene_map.boards:
-        img = _image(catalog, cache, board.image)
+        img = _image(catalog, cache, board.image, scale)
         if img is None:
-            draw.rectangle((board.x, board.y, board.x + board.w - 1, board.y + board.h - 1),
+            draw.rectangle((at(board.x), at(board.y), at(board.x + board.w) - 1, at(board.y + board.h) - 1),
                            fill=(222, 222, 210, 255), outline=(120, 120, 120, 255))
             continue
         if board.reversed:
             img = img.rotate(180)
-        canvas.alpha_composite(img, (board.x, board.y))
+        _paste(canvas, img, at(board.x), at(board.y))
     font = load_font("regular", 10)
     for board in scene_map.boards:
         for text, x, y in board.labels:
-            draw.text((x, y - 12), text, fill=(90, 90, 90, 255), font=font, anchor="mm")
+            draw.text((at(x), at(y) - 12), text, fill=(90, 90, 90, 255), font=font, anchor="mm")
     for c in scene_map.counters:
         if c.box is not None:
             left, top, w, h = c.box
-            draw.rectangle((left, top, left + w - 1, top + h - 1), fill=(250, 246, 220, 255),
+            draw.rectangle((at(left), at(top), at(left + w) - 1, at(top + h) - 1), fill=(250, 246, 220, 255),
                            outline=(60, 60, 60, 255))
-            draw.text((left + w / 2, top + h / 2), c.label[:14], fill=(0, 0, 0, 255), font=font, anchor="mm")
+            draw.text((at(left + w / 2), at(top + h / 2)), c.label[:14], fill=(0, 0, 0, 255), font=font,
+                      anchor="mm")
             continue
         for layer in c.layers:
-            img = _image(catalog, cache, layer.image)
+            img = _image(catalog, cache, layer.image, scale)
             if img is None:
                 continue
-            _paste(canvas, img, layer.x, layer.y)
+            _paste(canvas, img, at(layer.x), at(layer.y))
     return canvas
 
 
@@ -93,25 +128,29 @@ def _paste(canvas: PILImage.Image, img: PILImage.Image, x: int, y: int) -> None:
 
 
 def render_scene(scene: Scene, catalog: ImageCatalog) -> PILImage.Image:
-    """Every map of the scene, each under a title bar, one below the other."""
+    """Every map of the scene, each under a title bar, one below the other,
+    at :func:`picture_scale`."""
     from PIL import Image, ImageDraw
 
     from vmodtool.render.fonts import load_font
 
-    cache: dict[str, PILImage.Image | None] = {}
-    parts = [(m.name, render_scene_map(m, catalog, cache)) for m in scene.maps
-             if m.boards or m.counters]
-    if not parts:
+    maps = [m for m in scene.maps if m.boards or m.counters]
+    if not maps:
         return Image.new("RGB", (200, 40), (255, 255, 255))
-    width = max(img.width for _, img in parts)
-    height = sum(img.height + _TITLE + _GAP for _, img in parts)
+    scale = picture_scale(scene)
+    width = max(max(round(m.width * scale), 1) for m in maps)
+    height = sum(max(round(m.height * scale), 1) + _TITLE + _GAP for m in maps)
     out = Image.new("RGB", (width, height), (255, 255, 255))
     draw = ImageDraw.Draw(out)
     font = load_font("regular", 12)
+    cache: dict[str, PILImage.Image | None] = {}
     y = 0
-    for name, img in parts:
-        draw.text((4, y + 3), f"{name} — step {scene.step}", fill=(0, 0, 0), font=font)
+    for m in maps:
+        # one map's canvas at a time: the picture and one canvas in memory
+        img = render_scene_map(m, catalog, cache, scale)
+        draw.text((4, y + 3), f"{m.name} — step {scene.step}", fill=(0, 0, 0), font=font)
         y += _TITLE
         out.paste(img, (0, y), img)
         y += img.height + _GAP
+        del img
     return out

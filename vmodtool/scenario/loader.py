@@ -833,14 +833,13 @@ class _Builder:
         found = self.local_file(fpath, name, "face image")
         if found is None:
             return None
-        from PIL import Image, UnidentifiedImageError
+        from vmodtool.images import ImageError, image_size
 
         try:
-            with Image.open(found) as im:
-                width, height = im.size
-                im.verify()
-        except (OSError, UnidentifiedImageError, ValueError, SyntaxError) as exc:
-            self.err(fpath, f"the face image {name!r} is not an image vmodtool can read ({exc})")
+            # a counter draws it as RGBA: its header is refused past the decode budget
+            width, height = image_size(found, "the face image", convert_to="RGBA", verify=True)
+        except ImageError as exc:
+            self.err(fpath, f"the face image {name!r} is not an image vmodtool can read ({exc.message})")
             return None
         crop = opts.get("crop")
         box: tuple[int, int, int, int] | None = None

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import struct
 import warnings
 from collections.abc import Callable, Iterator
@@ -131,10 +132,12 @@ def _open(source: Source, what: str, file: str | None, place: str | None, budget
     header_place = ", ".join(p for p in (place, "image header") if p)
     try:
         img = Image.open(io.BytesIO(source) if isinstance(source, bytes) else source)
-    except Image.DecompressionBombError:
-        # Pillow refuses past twice its own limit before telling the size
-        raise ImageError(_too_large(what, f"it claims more than {2 * (Image.MAX_IMAGE_PIXELS or 0):,} pixels",
-                                    budget), file=file, place=header_place) from None
+    except Image.DecompressionBombError as exc:
+        # Pillow refuses past twice its own limit; its message gives the count
+        claimed = re.search(r"\((\d+) pixels\)", str(exc))
+        detail = (f"it claims {int(claimed.group(1)):,} pixels" if claimed
+                  else f"it claims more than {2 * (Image.MAX_IMAGE_PIXELS or 0):,} pixels")
+        raise ImageError(_too_large(what, detail, budget), file=file, place=header_place) from None
     except _pil_errors() as exc:
         raise ImageError(f"cannot read {what}: {exc}", file=file, place=place) from None
     width, height = img.size

@@ -7,6 +7,7 @@ the scene computed; pieces without images as labelled boxes."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -35,11 +36,11 @@ def picture_scale(scene: Scene) -> float:
 
 
 def _image(catalog: ImageCatalog, cache: dict[str, PILImage.Image | None], name: str | None,
-           scale: float) -> PILImage.Image | None:
+           scale: float, warn: Callable[[str], None] | None = None) -> PILImage.Image | None:
     """A module image decoded under the decode budget (a JPEG drawn smaller
     is decoded smaller) and scaled; ``None`` when absent, unreadable or
     refused by the budget (the caller draws what it draws for a missing
-    image)."""
+    image, and ``warn`` is told why)."""
     from PIL import Image
 
     from vmodtool.images import ImageError, image_size, load_image
@@ -58,8 +59,10 @@ def _image(catalog: ImageCatalog, cache: dict[str, PILImage.Image | None], name:
                              warn=_ignore)
             if img.size != want:
                 img = img.resize(want, Image.Resampling.LANCZOS)
-        except ImageError:
+        except ImageError as exc:
             img = None
+            if warn is not None:
+                warn(f"not drawn: {exc}")
     cache[name] = img
     return img
 
@@ -74,9 +77,10 @@ def _ignore(_message: str) -> None:
 
 def render_scene_map(scene_map: SceneMap, catalog: ImageCatalog,
                      cache: dict[str, PILImage.Image | None] | None = None,
-                     scale: float = 1.0) -> PILImage.Image:
+                     scale: float = 1.0, warn: Callable[[str], None] | None = None) -> PILImage.Image:
     """One map window as VASSAL draws it (boards, then pieces bottom → top),
-    at ``scale`` (``cache`` holds images at that scale)."""
+    at ``scale`` (``cache`` holds images at that scale; ``warn`` is told of
+    an image that cannot be drawn)."""
     from PIL import Image, ImageDraw
 
     from vmodtool.render.fonts import load_font
@@ -89,7 +93,7 @@ def render_scene_map(scene_map: SceneMap, catalog: ImageCatalog,
     canvas = Image.new("RGBA", (width, height), (255, 255, 255, 255))
     draw = ImageDraw.Draw(canvas)
     for board in scene_map.boards:
-        img = _image(catalog, cache, board.image, scale)
+        img = _image(catalog, cache, board.image, scale, warn)
         if img is None:
             draw.rectangle((at(board.x), at(board.y), at(board.x + board.w) - 1, at(board.y + board.h) - 1),
                            fill=(222, 222, 210, 255), outline=(120, 120, 120, 255))
@@ -110,7 +114,7 @@ def render_scene_map(scene_map: SceneMap, catalog: ImageCatalog,
                       anchor="mm")
             continue
         for layer in c.layers:
-            img = _image(catalog, cache, layer.image, scale)
+            img = _image(catalog, cache, layer.image, scale, warn)
             if img is None:
                 continue
             _paste(canvas, img, at(layer.x), at(layer.y))
@@ -127,9 +131,11 @@ def _paste(canvas: PILImage.Image, img: PILImage.Image, x: int, y: int) -> None:
     canvas.alpha_composite(part, (x + sx, y + sy))
 
 
-def render_scene(scene: Scene, catalog: ImageCatalog) -> PILImage.Image:
+def render_scene(scene: Scene, catalog: ImageCatalog,
+                 warn: Callable[[str], None] | None = None) -> PILImage.Image:
     """Every map of the scene, each under a title bar, one below the other,
-    at :func:`picture_scale`."""
+    at :func:`picture_scale`; ``warn`` is told of each image that cannot be
+    drawn (absent images excepted: a grey board shows them)."""
     from PIL import Image, ImageDraw
 
     from vmodtool.render.fonts import load_font
@@ -147,7 +153,7 @@ def render_scene(scene: Scene, catalog: ImageCatalog) -> PILImage.Image:
     y = 0
     for m in maps:
         # one map's canvas at a time: the picture and one canvas in memory
-        img = render_scene_map(m, catalog, cache, scale)
+        img = render_scene_map(m, catalog, cache, scale, warn)
         draw.text((4, y + 3), f"{m.name} — step {scene.step}", fill=(0, 0, 0), font=font)
         y += _TITLE
         out.paste(img, (0, y), img)

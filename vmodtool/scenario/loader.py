@@ -858,7 +858,13 @@ class _Builder:
     def check_templates(self) -> None:
         """``styles.counter.template``: every name is a bundled template or
         a template file in the scenario's folder that is a valid template."""
-        from vmodtool.scenario.templates import TemplateError, bundled_templates, load_template, template_file
+        from vmodtool.scenario.templates import (
+            TemplateError,
+            bundled_templates,
+            is_template_file,
+            load_template,
+            template_file,
+        )
 
         tp = ("styles", "counter", "template")
         raw = self.get(tp)
@@ -879,6 +885,10 @@ class _Builder:
             if not isinstance(ref, str):
                 continue
             found = template_file(ref, self.folder)
+            if found is None and is_template_file(self.folder / ref):
+                # a file, but outside the folder (``..``, an absolute path or a symbolic link)
+                self.err(rp, f"the counter template {ref!r} must be inside the scenario's folder")
+                continue
             if found is None:
                 names = ", ".join(bundled_templates())
                 self.err(rp, f"unknown counter template {ref!r}: name a bundled template ({names}) "

@@ -152,10 +152,20 @@ def template_file(ref: str, folder: Path | None) -> Path | None:
     if ref in bundled:
         return bundled[ref]
     if folder is not None and (ref.endswith((".yaml", ".yml")) or "/" in ref):
-        candidate = folder / ref
-        if is_template_file(candidate):
-            return candidate
+        return file_in_folder(folder, ref)
     return None
+
+
+def file_in_folder(folder: Path, ref: str) -> Path | None:
+    """``folder / ref`` when it is a file inside ``folder`` once ``..`` and
+    symbolic links are resolved (a scenario's template, like its images,
+    must be in the scenario's folder); None otherwise."""
+    candidate = folder / ref
+    try:
+        candidate.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return None
+    return candidate if is_template_file(candidate) else None
 
 
 def is_template_file(path: Path) -> bool:

@@ -398,7 +398,7 @@ def test_pillow_warnings_become_located_warnings_or_errors(tmp_path):
         warnings.simplefilter("error")
         assert read_image(path, warn=seen.append).size == (40, 30)
     assert seen == [f"{path}: the image: Invalid APNG, will use default PNG image if possible"]
-    with pytest.raises(VmodError, match=r"odd\.png: the image looks damaged: Invalid APNG"):
+    with pytest.raises(VmodError, match=r"odd\.png: cannot read the image: it looks damaged: Invalid APNG"):
         read_image(path)
     code, _, err = invoke(["grid-check", path, "--hex-height", "10", "--columns", "2", "--rows", "2",
                            "-o", tmp_path / "o.png"])

@@ -59,7 +59,14 @@ _TWO_BYTES = frozenset({"I;16", "I;16L", "I;16B", "I;16N", "BGR;15", "BGR;16"})
 
 class ImageError(VmodError):
     """An image vmodtool cannot read: damaged, not an image, or larger
-    than :data:`DECODE_BUDGET` allows."""
+    than :data:`DECODE_BUDGET` allows.  ``reason`` is the why alone (the
+    message says "cannot read <what>: <reason>"), for a caller that names
+    the image its own way."""
+
+    def __init__(self, what: str, reason: str, *, file: PathLike | None = None,
+                 place: str | None = None) -> None:
+        self.reason = reason
+        super().__init__(f"cannot read {what}: {reason}", file=file, place=place)
 
 
 def bytes_per_pixel(mode: str) -> int:
@@ -112,14 +119,14 @@ def _warnings_to(file: str | None, what: str, warn: Callable[[str], None] | None
             continue
         message = str(w.message)
         if warn is None:
-            raise ImageError(f"{what} looks damaged: {message}", file=file)
+            raise ImageError(what, f"it looks damaged: {message}", file=file)
         if message not in seen:
             seen.add(message)
             warn(f"{file}: {what}: {message}" if file else f"{what}: {message}")
 
 
-def _too_large(what: str, detail: str, budget: int) -> str:
-    return (f"cannot read {what}: {detail}, more than the {budget:,} bytes vmodtool decodes one image into "
+def _too_large(detail: str, budget: int) -> str:
+    return (f"{detail}, more than the {budget:,} bytes vmodtool decodes one image into "
             "(a decompression bomb, or a scan at too high a resolution: scale it down)")
 
 
@@ -137,24 +144,24 @@ def _open(source: Source, what: str, file: str | None, place: str | None, budget
         claimed = re.search(r"\((\d+) pixels\)", str(exc))
         detail = (f"it claims {int(claimed.group(1)):,} pixels" if claimed
                   else f"it claims more than {2 * (Image.MAX_IMAGE_PIXELS or 0):,} pixels")
-        raise ImageError(_too_large(what, detail, budget), file=file, place=header_place) from None
+        raise ImageError(what, _too_large(detail, budget), file=file, place=header_place) from None
     except _pil_errors() as exc:
-        raise ImageError(f"cannot read {what}: {exc}", file=file, place=place) from None
+        raise ImageError(what, str(exc), file=file, place=place) from None
     width, height = img.size
     problem = None
     if width <= 0 or height <= 0:
-        problem = f"cannot read {what}: its header gives a size of {width}x{height} pixels"
+        problem = f"its header gives a size of {width}x{height} pixels"
     else:
         if max_size is not None and img.format == "JPEG":
             # decoded at 1/2, 1/4 or 1/8 of its size, no smaller than asked
             img.draft(img.mode, max_size)
         cost = decoded_cost(img.size, img.mode, convert_to)
         if cost > budget:
-            problem = _too_large(what, f"it is {width}x{height} pixels of mode {img.mode}, {cost:,} bytes decoded"
+            problem = _too_large(f"it is {width}x{height} pixels of mode {img.mode}, {cost:,} bytes decoded"
                                  + (f" as {convert_to}" if convert_to and convert_to != img.mode else ""), budget)
     if problem:
         img.close()
-        raise ImageError(problem, file=file, place=header_place)
+        raise ImageError(what, problem, file=file, place=header_place)
     return img
 
 
@@ -175,7 +182,7 @@ def image_size(source: Source, what: str = "the image", *, file: PathLike | None
             if verify:
                 img.verify()
         except _pil_errors() as exc:
-            raise ImageError(f"cannot read {what}: {exc}", file=name, place=place) from None
+            raise ImageError(what, str(exc), file=name, place=place) from None
         finally:
             img.close()
     return size
@@ -210,7 +217,7 @@ def load_image(source: Source, what: str = "the image", *, file: PathLike | None
                 img.close()
         except errors as exc:
             img.close()
-            raise ImageError(f"cannot read {what}: {exc}", file=name,
+            raise ImageError(what, str(exc), file=name,
                              place=", ".join(p for p in (place, "image data") if p)) from None
     out.info = info
     return out

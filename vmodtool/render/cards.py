@@ -339,7 +339,7 @@ def _picture(folder: Path, name: str, box: tuple[int, int], where: CardSpec | De
     try:
         img = load_image(path, "the card image", mode="RGB")
     except ImageError as exc:
-        raise CardError(f"{where.position}: the image {name!r} of {where.id!r} cannot be read: {exc.message}"
+        raise CardError(f"{where.position}: the image {name!r} of {where.id!r} cannot be read: {exc.reason}"
                         ) from None
     return ImageOps.contain(img, box, Image.Resampling.LANCZOS)
 

@@ -865,7 +865,7 @@ def _source_image(path: str, digest: str) -> Image.Image:
     try:
         return load_image(path, "the face image", mode="RGBA")
     except ImageError as exc:
-        raise CounterError(f"the face image cannot be read ({exc.message})", file=path, place=exc.place) from None
+        raise CounterError(f"the face image cannot be read ({exc.reason})", file=path, place=exc.place) from None
 
 
 @lru_cache(maxsize=512)

@@ -839,7 +839,7 @@ class _Builder:
             # a counter draws it as RGBA: its header is refused past the decode budget
             width, height = image_size(found, "the face image", convert_to="RGBA", verify=True)
         except ImageError as exc:
-            self.err(fpath, f"the face image {name!r}: {exc.message}")
+            self.err(fpath, f"the face image {name!r} is not an image vmodtool can read ({exc.reason})")
             return None
         crop = opts.get("crop")
         box: tuple[int, int, int, int] | None = None

@@ -149,8 +149,7 @@ def read_sheet_image(path: PathLike, page: int = 1) -> Image.Image:
             # counted as converted to RGB: what the sheet is read as
             image = load_image(path, "the sheet image", convert_to="RGB")
         except ImageError as exc:
-            raise SliceError(f"{exc.message} (a PNG, JPEG … or a PDF of page images)", file=where,
-                             place=exc.place) from None
+            raise SliceError(exc.message, file=where, place=exc.place) from None
     info = dict(image.info)
     if image.mode != "RGB":
         if image.mode in ("RGBA", "LA", "P", "PA") :

@@ -23,7 +23,6 @@ from typing import Any
 
 from vmodtool.scenario.templates import (
     TemplateError,
-    file_in_folder,
     is_template_file,
     side_entry,
     template_document,
@@ -169,10 +168,9 @@ def card_template_file(ref: str, folder: Path | None) -> Path | None:
     if ref in bundled:
         return bundled[ref]
     if ref.endswith((".yaml", ".yml")) or "/" in ref:
-        if folder is not None:
-            return file_in_folder(folder, ref)
-        if is_template_file(Path(ref)):
-            return Path(ref)
+        candidate = folder / ref if folder is not None else Path(ref)
+        if is_template_file(candidate):
+            return candidate
     return None
 
 

@@ -861,7 +861,7 @@ class _Builder:
         from vmodtool.scenario.templates import (
             TemplateError,
             bundled_templates,
-            is_template_file,
+            file_in_folder,
             load_template,
             template_file,
         )
@@ -885,7 +885,7 @@ class _Builder:
             if not isinstance(ref, str):
                 continue
             found = template_file(ref, self.folder)
-            if found is None and is_template_file(self.folder / ref):
+            if found is not None and ref not in bundled_templates() and file_in_folder(self.folder, ref) is None:
                 # a file, but outside the folder (``..``, an absolute path or a symbolic link)
                 self.err(rp, f"the counter template {ref!r} must be inside the scenario's folder")
                 continue

@@ -152,14 +152,18 @@ def template_file(ref: str, folder: Path | None) -> Path | None:
     if ref in bundled:
         return bundled[ref]
     if folder is not None and (ref.endswith((".yaml", ".yml")) or "/" in ref):
-        return file_in_folder(folder, ref)
+        candidate = folder / ref
+        if is_template_file(candidate):
+            return candidate
     return None
 
 
 def file_in_folder(folder: Path, ref: str) -> Path | None:
     """``folder / ref`` when it is a file inside ``folder`` once ``..`` and
-    symbolic links are resolved (a scenario's template, like its images,
-    must be in the scenario's folder); None otherwise."""
+    symbolic links are resolved; None otherwise.  A template a scenario
+    file names, like its images, must be in the scenario's folder (checked
+    when the scenario is loaded; a template named on the command line, as
+    ``templates show FILE`` does, may be anywhere)."""
     candidate = folder / ref
     try:
         candidate.resolve().relative_to(folder.resolve())

@@ -22,25 +22,28 @@ _GAP = 8
 _TITLE = 20
 #: the most bytes the picture's canvases take (each map's RGBA canvas and the
 #: RGB picture, 4 bytes a pixel each): 16 million map pixels are drawn at
-#: VASSAL's scale, a larger game is drawn smaller (a 10000×10000 map at 0.4)
+#: VASSAL's scale, a larger game smaller, at 1/2, 1/3 … (a 10000×10000 map at
+#: 1/3), so that each image is reduced in one pass (``Image.reduce``)
 PICTURE_BUDGET = 128_000_000
 
 
 def picture_scale(scene: Scene) -> float:
     """The scale the scene is drawn at: 1 (VASSAL's pixels) unless its maps
-    would take more than :data:`PICTURE_BUDGET`."""
+    would take more than :data:`PICTURE_BUDGET`, then the largest 1/k that
+    fits."""
     area = sum(max(m.width, 1) * max(m.height, 1) for m in scene.maps if m.boards or m.counters)
     if area * 8 <= PICTURE_BUDGET:
         return 1.0
-    return math.sqrt(PICTURE_BUDGET / (area * 8))
+    return 1 / math.ceil(math.sqrt(area * 8 / PICTURE_BUDGET))
 
 
 def _image(catalog: ImageCatalog, cache: dict[str, PILImage.Image | None], name: str | None,
-           scale: float, warn: Callable[[str], None] | None = None) -> PILImage.Image | None:
+           scale: float, warn: Callable[[str], None] | None = None, *, keep: bool = True) -> PILImage.Image | None:
     """A module image decoded under the decode budget (a JPEG drawn smaller
     is decoded smaller) and scaled; ``None`` when absent, unreadable or
     refused by the budget (the caller draws what it draws for a missing
-    image, and ``warn`` is told why)."""
+    image, and ``warn`` is told why).  ``keep``: cached for the next use (a
+    piece's image; a board's is drawn once and not kept)."""
     from PIL import Image
 
     from vmodtool.images import ImageError, image_size, load_image
@@ -57,13 +60,17 @@ def _image(catalog: ImageCatalog, cache: dict[str, PILImage.Image | None], name:
             want = (max(1, round(w * scale)), max(1, round(h * scale)))
             img = load_image(data, file="images/" + name, mode="RGBA", max_size=want if scale < 1 else None,
                              warn=_ignore)
-            if img.size != want:
+            factor = round(1 / scale)
+            if factor > 1 and img.size == (w, h):
+                img = img.reduce(factor)           # one pass, no intermediate copy
+            elif img.size != want:                 # a JPEG decoded at 1/2, 1/4 or 1/8
                 img = img.resize(want, Image.Resampling.LANCZOS)
         except ImageError as exc:
             img = None
             if warn is not None:
                 warn(f"not drawn: {exc}")
-    cache[name] = img
+    if keep or img is None:
+        cache[name] = img
     return img
 
 
@@ -93,7 +100,7 @@ def render_scene_map(scene_map: SceneMap, catalog: ImageCatalog,
     canvas = Image.new("RGBA", (width, height), (255, 255, 255, 255))
     draw = ImageDraw.Draw(canvas)
     for board in scene_map.boards:
-        img = _image(catalog, cache, board.image, scale, warn)
+        img = _image(catalog, cache, board.image, scale, warn, keep=False)
         if img is None:
             draw.rectangle((at(board.x), at(board.y), at(board.x + board.w) - 1, at(board.y + board.h) - 1),
                            fill=(222, 222, 210, 255), outline=(120, 120, 120, 255))
@@ -101,6 +108,7 @@ def render_scene_map(scene_map: SceneMap, catalog: ImageCatalog,
         if board.reversed:
             img = img.rotate(180)
         _paste(canvas, img, at(board.x), at(board.y))
+        del img
     font = load_font("regular", 10)
     for board in scene_map.boards:
         for text, x, y in board.labels:
@@ -124,6 +132,9 @@ def render_scene_map(scene_map: SceneMap, catalog: ImageCatalog,
 def _paste(canvas: PILImage.Image, img: PILImage.Image, x: int, y: int) -> None:
     """alpha_composite at (x, y), clipped to the canvas (Pillow refuses
     negative destinations)."""
+    if x >= 0 and y >= 0 and x + img.width <= canvas.width and y + img.height <= canvas.height:
+        canvas.alpha_composite(img, (x, y))        # inside: no cropped copy
+        return
     sx, sy = max(0, -x), max(0, -y)
     if sx >= img.width or sy >= img.height or x >= canvas.width or y >= canvas.height:
         return
@@ -146,17 +157,20 @@ def render_scene(scene: Scene, catalog: ImageCatalog,
     scale = picture_scale(scene)
     width = max(max(round(m.width * scale), 1) for m in maps)
     height = sum(max(round(m.height * scale), 1) + _TITLE + _GAP for m in maps)
-    out = Image.new("RGB", (width, height), (255, 255, 255))
-    draw = ImageDraw.Draw(out)
     font = load_font("regular", 12)
     cache: dict[str, PILImage.Image | None] = {}
+    out: PILImage.Image | None = None
     y = 0
     for m in maps:
-        # one map's canvas at a time: the picture and one canvas in memory
+        # one map's canvas at a time; the picture is made once the first is
+        # drawn (its board images decoded and let go by then)
         img = render_scene_map(m, catalog, cache, scale, warn)
-        draw.text((4, y + 3), f"{m.name} — step {scene.step}", fill=(0, 0, 0), font=font)
+        if out is None:
+            out = Image.new("RGB", (width, height), (255, 255, 255))
+        ImageDraw.Draw(out).text((4, y + 3), f"{m.name} — step {scene.step}", fill=(0, 0, 0), font=font)
         y += _TITLE
         out.paste(img, (0, y), img)
         y += img.height + _GAP
         del img
+    assert out is not None
     return out

@@ -25,7 +25,8 @@ from click.testing import CliRunner
 from vmodtool.cli import cli, main
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.fileio import atomic_write, check_output_target, output_kind, refuse_overwrite
-from vmodtool.render.board import MAX_IMAGE_PIXELS, image_header, read_image
+from vmodtool.images import DECODE_BUDGET, image_size
+from vmodtool.render.board import image_header, read_image
 from vmodtool.textsafe import escape_controls, escape_report
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.obfuscation import encode_saved_game
@@ -373,7 +374,7 @@ def test_grid_check_refuses_an_image_past_the_pixel_limit_from_its_header(bomb_p
     code, _, err = _grid_check_limited([bomb_png, "--hex-height", "64"])
     line = one_error_line(err)
     assert code == 2 and f"{bomb_png}: image header: " in line and "12000x12000" in line
-    assert f"{MAX_IMAGE_PIXELS:,}" in line and "Warning" not in err
+    assert f"{DECODE_BUDGET:,} bytes" in line and "Warning" not in err
     code, _, err = _grid_check_limited([bomb_png, "--vassal", "dx=64", "--vassal", "dy=75"])
     assert code == 2 and "image header" in one_error_line(err)
 
@@ -383,7 +384,9 @@ def test_an_image_under_the_limit_is_read_without_pillow_warnings_leaking(tmp_pa
     path.write_bytes(_bilevel_png(9500, 9500))           # past Pillow's warning threshold, under ours
     with warnings.catch_warnings():
         warnings.simplefilter("error")                   # any warning escaping would raise here
-        assert image_header(path) == (9500, 9500)
+        assert image_size(path) == (9500, 9500)          # 90 MB as 1-bit pixels (a byte each)
+        with pytest.raises(VmodError, match="9500x9500 pixels of mode 1, 451,250,000 bytes decoded as RGB"):
+            image_header(path)                           # grid-check draws it over an RGB copy
 
 
 def test_pillow_warnings_become_located_warnings_or_errors(tmp_path):
@@ -395,7 +398,7 @@ def test_pillow_warnings_become_located_warnings_or_errors(tmp_path):
         warnings.simplefilter("error")
         assert read_image(path, warn=seen.append).size == (40, 30)
     assert seen == [f"{path}: the image: Invalid APNG, will use default PNG image if possible"]
-    with pytest.raises(VmodError, match=r"odd\.png: the image looks damaged: Invalid APNG"):
+    with pytest.raises(VmodError, match=r"odd\.png: cannot read the image: it looks damaged: Invalid APNG"):
         read_image(path)
     code, _, err = invoke(["grid-check", path, "--hex-height", "10", "--columns", "2", "--rows", "2",
                            "-o", tmp_path / "o.png"])

@@ -50,7 +50,7 @@ GRID = {"dx": "64.95", "dy": "75.0", "x0": "40", "y0": "38", "sideways": "false"
 NUMBERING = {"first": "H", "sep": "", "hLeading": "1", "vLeading": "1", "hOff": "1",
              "vOff": "1", "stagger": "false", "hType": "N", "vType": "N", "visible": "true"}
 COUNTER = 60
-FLIP = key("F", CTRL, name="Flip")
+FLIP = key("F", CTRL)                       # Ctrl+F: a name would make VASSAL ignore the keys
 ALICE, BORIS = ("alice-secret", "Алиса", "Синие"), ("boris-secret", "Борис", "Красные")
 PREFIX = "VASSAL.build."
 DICE = "2d6"                                       # a DiceButton: defines 2d6_result, _total, _keep, _summary

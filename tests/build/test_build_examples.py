@@ -134,3 +134,23 @@ def test_a_build_leaves_the_garbage_collector_as_it_found_it(tmp_path):
         gc.freeze = real                      # type: ignore[assignment]
     assert seen and seen[0][0] >= 1_000_000 and seen[0][1] > frozen   # frozen under a raised threshold
     assert gc.get_threshold() == threshold and gc.get_freeze_count() <= frozen   # (3.12+ may thaw its own)
+
+
+def test_key_strokes_are_written_as_vassal_reads_them(built):
+    """Issue 40 item 16: Ctrl+F flips a counter or a card in VASSAL. The
+    Face layer's and the card Mask's key is ``70,130``: written
+    ``70,130,Flip`` VASSAL 3.7.26 reads the named command "Flip" and ignores
+    the keys.  No key of a built module has a name beside a key stroke
+    (lint reads every key field of every trait)."""
+    import re
+
+    scenario, out = built
+    with Module.open(out) as module:
+        text = (module.read_file("buildFile.xml") or b"").decode("utf-8")
+        findings = lint_module(module)
+    assert [f for f in findings if f.code == "named-key-hides-keystroke"] == []
+    assert ",Flip" not in text and ",Discard" not in text
+    if any(len(t.faces) > 1 for t in scenario.unit_types.values()):
+        assert re.search(r"emb2;[^\t]*;Face;[^\t]*;70\\*,130;", text), "the Face layer's Ctrl+F"
+    if scenario.decks:
+        assert re.search(r"obs;70\\*,130;", text), "the card Mask's Ctrl+F"

@@ -296,6 +296,7 @@ CASES = [
     ("bad-colour", _set("map", "backgroundcolor", "white")),
     ("bad-keystroke", _set("dice", "hotkey", "F1")),
     ("named-key-comma", _set("dice", "hotkey", "70,130,Roll, twice")),
+    ("named-key-hides-keystroke", _set("dice", "hotkey", "82,130,Roll")),
     ("cdata-definition", _cdata),
     ("custom-class", None),  # needs the class file: see test_custom_class_present
     ("missing-class", _custom_class),
@@ -526,3 +527,19 @@ def test_summary_helpers():
                 Finding("legacy-root", "info", "i")]
     assert summarize(findings) == {"error": 1, "warning": 1, "info": 1}
     assert [f.code for f in at_least(findings, "warning")] == ["missing-image", "unused-image"]
+
+
+@pytest.mark.parametrize("token,flagged", [
+    ("70,130,Flip", True), ("70,0,Flip", True), ("57347,0,ShuffleAction", False), ("63743,0,FlipMarker", False),
+    ("0,0,Flip", False), ("57347,130,Flip", True), ("70,130", False), ("", False)])
+def test_a_name_beside_a_real_key_stroke_is_flagged(tmp_path, token, flagged):
+    """Issue 40 item 16: ``70,130,Flip`` is read by VASSAL 3.7 as the named
+    command "Flip", the Ctrl+F ignored; the placeholders VASSAL's editor
+    writes for a named command (0 or U+E000…U+F8FF, no modifiers) are not
+    flagged (none of the corpus modules' ~5000 named keys is)."""
+    findings = run(tmp_path, _set("dice", "hotkey", token))
+    found = [f for f in findings if f.code == "named-key-hides-keystroke"]
+    assert bool(found) == flagged, [format_finding(f) for f in findings]
+    if flagged:
+        assert f"write {token.rsplit(',', 1)[0]} for the key stroke" in found[0].message
+

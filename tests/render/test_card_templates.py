@@ -413,3 +413,19 @@ def test_a_template_file_nested_past_the_limits_is_a_located_error(tmp_path: Pat
     result = CliRunner().invoke(cli, ["templates", "show", str(path), "-o", str(tmp_path / "x.png")])
     assert result.exit_code == 2 and "deep.yaml: line " in result.output, result.output
     assert not (tmp_path / "x.png").exists()
+
+
+def test_a_card_template_outside_the_scenario_folder_is_refused(tmp_path: Path) -> None:
+    """Issue 40 item 4, for decks: ``../x.yaml`` or a symbolic link out of
+    the folder is refused at its line."""
+    path = _copy(tmp_path)
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("vmodtool_template: 1\nkind: card\nname: outside\n", "utf-8")
+    (path.parent / "link.yaml").symlink_to(outside)
+    for ref in ("../outside.yaml", "link.yaml"):
+        text = path.read_text("utf-8")
+        line = _set_template(path, ref)
+        msgs = [str(p) for p in check_scenario(path)[1] if p.severity == "error"]
+        assert any(f"{path}:{line}" in m and f"the card template {ref!r} must be inside the scenario's folder" in m
+                   for m in msgs), msgs
+        path.write_text(text, "utf-8")

@@ -237,8 +237,8 @@ def test_slice_command(tmp_path):
 
 
 @pytest.mark.parametrize("args, text", [
-    (["README.md"], "README.md: not an image Pillow can read"),
-    (["examples/formats/demo.vlog"], "demo.vlog: not an image Pillow can read"),
+    (["README.md"], "README.md: cannot read the sheet image: "),
+    (["examples/formats/demo.vlog"], "demo.vlog: cannot read the sheet image: "),
     (["--grid", "3x3", "--origin", "0,0", "--cell", "5000", "BLANK"], "outside the 300 × 200 image"),
     (["BLANK"], "BLANK.png: no registration marks found"),
     (["BLANK", "--page", "2"], "--page is for a PDF"),

@@ -252,3 +252,24 @@ def test_silhouette_art_is_drawn_instead_of_the_nato_box() -> None:
     assert face.art == "tank"
     plain = replace(face, art=None, nato=None)
     assert C.render_face(face, 120).tobytes() != C.render_face(plain, 120).tobytes()
+
+
+@pytest.mark.parametrize("how", ["dotdot", "symlink", "absolute"])
+def test_a_template_outside_the_scenario_folder_is_refused(tmp_path: Path, how: str) -> None:
+    """Issue 40 item 4: a template file is read only from the scenario's
+    folder, as its images are (``..``, an absolute path and a symbolic link
+    out of the folder are refused at check-scenario, and never rendered)."""
+    from click.testing import CliRunner
+
+    from vmodtool.cli import cli
+    path = _copy(tmp_path, "modern-tactical")
+    outside = tmp_path / "outside.yaml"
+    outside.write_text((ROOT / "templates" / "silhouette.yaml").read_text("utf-8"), "utf-8")
+    ref = {"dotdot": "../outside.yaml", "symlink": "link.yaml", "absolute": str(outside)}[how]
+    if how == "symlink":
+        (path.parent / "link.yaml").symlink_to(outside)
+    _add_style(path, f"    template: {ref}")
+    result = CliRunner().invoke(cli, ["check-scenario", str(path)])
+    assert result.exit_code == 2, result.output
+    flagged = [ln for ln in result.output.splitlines() if f"the counter template {ref!r} must be inside" in ln]
+    assert len(flagged) == 1 and flagged[0].startswith(f"{path}:"), result.output

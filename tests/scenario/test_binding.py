@@ -173,3 +173,18 @@ def test_patterns(pattern: str, value: str, matches: bool) -> None:
 def test_a_bad_regular_expression_is_an_error() -> None:
     with pytest.raises(PatternError):
         Pattern.parse("re:[")
+
+
+def test_board_takes_the_module_on_the_command_line(tmp_path: Path) -> None:
+    """Issue 40 item 15: ``board`` of a from_module scenario without
+    module.file takes -m/--module, as its message says and as check-scenario
+    does."""
+    path = write(tmp_path, old=f"module:\n  file: {DEMO}\n", new="")
+    out = tmp_path / "board.png"
+    result = CliRunner().invoke(cli, ["board", str(path), "-o", str(out)])
+    assert result.exit_code == 2 and "or --module" in result.output and not out.exists()
+    result = CliRunner().invoke(cli, ["board", str(path), "-o", str(out), "-m", str(DEMO)])
+    assert result.exit_code == 0, result.output
+    assert out.is_file() and "wrote" in result.output
+    result = CliRunner().invoke(cli, ["board", str(path), "-o", str(DEMO), "--module", str(DEMO)])
+    assert result.exit_code == 2                   # the module is no output

@@ -603,3 +603,15 @@ def test_values_and_places_are_pyyaml_s_for_every_scalar_kind():
     assert doc.info[("a", 2)].raw == "017" and doc.info[("a", 2)].tag == "int" and doc.info[("a", 2)].plain
     assert doc.info[("c", 9)].plain is False and doc.info[("d", 0)].tag == "str"
     assert doc.key_info[("e", "q")].line == 5
+
+
+def test_check_scenario_escapes_a_newline_in_a_name_from_the_file(tmp_path: Path) -> None:
+    """Issue 40 item 12: a title with a newline (``vmodtool import`` takes
+    it from the module's name, ``"nl\\nhere"``) is written escaped: the
+    summary stays one line, no line of the report is forged."""
+    text = STARTER.replace('"Hostile — Враждебный"', '"nl\\nhere — Враждебный"')
+    assert "nl\\nhere" in text
+    code, output = run_check(write(tmp_path, text))
+    assert code == 0, output
+    assert len(output) == 1 and output[0].startswith(f"{tmp_path / 'scenario.yaml'}: ok — nl\\nhere — Враждебный:"), \
+        output

@@ -92,6 +92,23 @@ def test_vassal_37_layout() -> None:
         assert golden.read_bytes() == expected
 
 
+def test_a_crlf_moduledata_round_trips_byte_for_byte() -> None:
+    """Issue 40 item 14: a VASSAL 3.7 moduledata saved on Windows (CRLF)
+    is written back with its CRLFs; equality ignores the line ending."""
+    lf = (b'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<data version="1">\n'
+          b"  <version>1.2</version>\n  <extra1/>\n  <extra2/>\n  <VassalVersion>3.7.26</VassalVersion>\n"
+          b"  <dateSaved>1700000000000</dateSaved>\n  <description>\xd0\x98\xd0\xb3\xd1\x80\xd0\xb0</description>\n"
+          b"  <name>Kursk</name>\n</data>\n")
+    crlf = lf.replace(b"\n", b"\r\n")
+    parsed = ModuleMetadata.parse(crlf)
+    assert parsed.to_bytes() == crlf
+    assert ModuleMetadata.parse(lf).to_bytes() == lf
+    assert parsed == ModuleMetadata.parse(lf) and parsed.copy().to_bytes() == crlf
+    assert parsed.to_bytes(line_end="\n") == lf
+    saved = SaveMetadata.parse(crlf.replace(b"  <name>Kursk</name>\r\n", b""))
+    assert saved.to_bytes().count(b"\r\n") == 9
+
+
 def test_tolerant_reading() -> None:
     data = b"""<?xml version="1.0"?>
 <anything>

@@ -44,8 +44,10 @@ from vmodtool.vassal.sequence import encode_sequence
 __all__ = ["add_decks", "add_hands", "card_definition", "discard_deck_of", "FLIP_CARD", "DISCARD_CARD",
            "SHUFFLE_VALUES", "hand_board_size", "HAND_MARGIN"]
 
-FLIP_CARD = key("F", CTRL, name="Flip card")
-DISCARD_CARD = key("D", CTRL, name="Discard")
+# plain key strokes (Ctrl+F, Ctrl+D): a name would make VASSAL ignore the keys
+# (docs/vassal-format.md §3.1.6; lint named-key-hides-keystroke)
+FLIP_CARD = key("F", CTRL)
+DISCARD_CARD = key("D", CTRL)
 #: the deck's ``shuffle`` → VASSAL's ``DrawPile.shuffle``
 SHUFFLE_VALUES = {"always": "Always", "never": "Never", "menu": "Via right-click Menu"}
 REPORT_FORMAT = "$oldPieceName$ $menuCommand$ ($location$) *"

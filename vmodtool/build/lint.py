@@ -38,6 +38,7 @@ from vmodtool.errors import FormatError, UnsafeFileError, VmodError
 from vmodtool.vassal.buildfile import BoardEntry, BuildFile, vassal_text
 from vmodtool.vassal.grid import LocationError, grid_from_element
 from vmodtool.vassal.grid_common import parse_double_attribute
+from vmodtool.vassal.keys import is_meant_keystroke
 from vmodtool.vassal.metadata import ExtensionMetadata, ModuleMetadata
 from vmodtool.vassal.module import BUILDFILE_NAMES, Module, version_tuple
 from vmodtool.vassal.pieces import PieceDef, Trait, java_int
@@ -103,6 +104,10 @@ CODES: dict[str, CodeInfo] = {
         "warning", "a key stroke is not keyCode,modifiers[,name]: VASSAL reads no key"),
     "named-key-comma": CodeInfo(
         "warning", "a named key command contains ',': VASSAL keeps only the text before it"),
+    "named-key-hides-keystroke": CodeInfo(
+        "warning", "a key is written keyCode,modifiers,name with a real key stroke (70,130,Flip): "
+        "VASSAL reads a named command and ignores the key stroke, so pressing the keys does "
+        "nothing; write 70,130 for Ctrl+F"),
     "cdata-definition": CodeInfo(
         "error", "a piece definition is in a CDATA section, which VASSAL's Builder.getText "
         "skips: the piece vanishes"),
@@ -600,6 +605,10 @@ def _key_problem(value: str | None, legacy_char: bool = False) -> tuple[str, str
     if len(parts) > 3:
         return ("named-key-comma", f"the command name {','.join(parts[2:])!r} contains ','; "
                 f"VASSAL keeps only {parts[2]!r}")
+    if len(parts) == 3 and parts[2] and is_meant_keystroke(int(parts[0]), int(parts[1])):
+        return ("named-key-hides-keystroke", f"a key stroke with the name {parts[2]!r}: VASSAL 3.7 "
+                f"reads the named command {parts[2]!r} and ignores the keys; write "
+                f"{parts[0]},{parts[1]} for the key stroke")
     return None
 
 

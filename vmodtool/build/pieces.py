@@ -38,7 +38,10 @@ MARKER_PROTOTYPE = "vmodtool marker"
 # what the audit reads of a built module's pieces: one definition, the
 # binding a built module implies (vmodtool.scenario.binding)
 FACE_LAYER = B.FACE_LAYER
-FLIP = key("F", CTRL, name="Flip")
+# key strokes as VASSAL's editor writes them: ``70,130`` is Ctrl+F, whereas
+# ``70,130,Flip`` would be read as the named command "Flip" and the keys ignored
+# (docs/vassal-format.md §3.1.6); the menu texts are the traits' own fields
+FLIP = key("F", CTRL)
 MARK_MOVED = key("M", CTRL)
 DELETE = key("D", CTRL)
 REPORT_FORMAT = "$oldPieceName$ $menuCommand$ ($location$) *"
@@ -108,7 +111,7 @@ class PieceFactory:
         for i, kind in enumerate(k for k in scenario.markers.values()
                                  if k.representation == "layer"):
             char = _LAYER_KEY_CHARS[i % len(_LAYER_KEY_CHARS)]
-            self.layers.append(LayerMarker(kind, key(char, CTRL_SHIFT, name=_safe(kind.name)),
+            self.layers.append(LayerMarker(kind, key(char, CTRL_SHIFT),
                                            layer_images.get(kind.id, "")))
 
     # -- prototypes ---------------------------------------------------------------

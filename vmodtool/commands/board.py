@@ -14,6 +14,7 @@ from vmodtool.commands import (
     Command,
     check_output,
     dpi_option,
+    module_option,
     output_option,
     warn,
 )
@@ -28,12 +29,14 @@ __all__ = ["board", "grid_check"]
 _PNG_HINT = "the board is always written as PNG"
 
 
-def _load(file: str) -> Scenario:
-    """The scenario; its warnings on stderr, its errors raised (all of them)."""
+def _load(file: str, module: str | None = None) -> Scenario:
+    """The scenario (its map from ``module`` when it takes it from a module
+    and names none itself); its warnings on stderr, its errors raised (all
+    of them)."""
     from vmodtool.scenario import check_scenario
     from vmodtool.scenario.problems import ScenarioProblems
 
-    scenario, problems = check_scenario(file)
+    scenario, problems = check_scenario(file, module=module)
     if scenario is None or any(p.severity == "error" for p in problems):
         raise ScenarioProblems(problems, file=file)
     for problem in problems:
@@ -66,9 +69,11 @@ def _load(file: str) -> Scenario:
               help="Millimetres neighbouring PDF pages share, to trim and glue.")
 @click.option("--numbers/--no-numbers", default=True, show_default=True, help="Hex numbers.")
 @click.option("--dots/--no-dots", default=True, show_default=True, help="Hex centre dots.")
+@module_option("The module the game is played with, for a scenario whose map is taken from the module "
+               "(map.from_module; default: the scenario's module.file).")
 def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
           hex_size: float | None, sheet: bool | None, key_file: str | None, paper: str, orientation: str,
-          overlap: float, numbers: bool, dots: bool) -> None:
+          overlap: float, numbers: bool, dots: bool, module: str | None) -> None:
     """Draw a scenario's map board from its terrain data.
 
     Without options the PNG is the VASSAL board: the grid's board size in
@@ -100,15 +105,16 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
     if scale is not None and scale <= 0:
         raise click.BadParameter("must be more than 0", param_hint="--scale")
     pdf = output.lower().endswith(".pdf")
-    check_output(output, scenario_file, suffixes=(".png", ".pdf"), what="a PNG image or a PDF", hint=_PNG_HINT)
+    inputs = [scenario_file, *([module] if module else [])]
+    check_output(output, *inputs, suffixes=(".png", ".pdf"), what="a PNG image or a PDF", hint=_PNG_HINT)
     if pdf and scale is not None:
         raise click.UsageError("a PDF is printed at --dpi, not --scale")
     if pdf and dpi is None:
         dpi = 300
     if key_file:
-        check_output(key_file, scenario_file, output, suffixes=(".png",), what="a PNG image",
+        check_output(key_file, *inputs, output, suffixes=(".png",), what="a PNG image",
                      hint="the key is written as PNG")
-    scenario = _load(scenario_file)
+    scenario = _load(scenario_file, module)
     if dpi is not None:
         scale = print_scale(scenario.map.grid, dpi, hex_size or DEFAULT_HEX_SIZE_IN)
     scale = scale or 1.0

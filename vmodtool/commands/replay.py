@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import click
@@ -76,7 +76,7 @@ def replay_command(logs: tuple[str, ...], module: str | None, output: str | None
     replay = Replay.open(list(logs), module=module, board_sizes=board_sizes(board_sizes_file, board_size),
                          viewer=viewer)
     if png is not None and step is not None:
-        _write_png(replay, step, png)
+        _write_png(replay, step, png, warn)
     elif step is not None:
         board = replay.state_at(step)
         write_report(board_records(board) if fmt == "jsonl" else board_lines(board), output,
@@ -88,7 +88,7 @@ def replay_command(logs: tuple[str, ...], module: str | None, output: str | None
         warn(str(w))
 
 
-def _write_png(replay: Replay, step: int, path: str) -> None:
+def _write_png(replay: Replay, step: int, path: str, warn: Callable[[str], None]) -> None:
     import io
 
     from vmodtool.fileio import atomic_write
@@ -96,7 +96,7 @@ def _write_png(replay: Replay, step: int, path: str) -> None:
     from vmodtool.report.scene import SceneBuilder, scene_at
 
     builder = SceneBuilder(replay.positions, replay.positions.module)
-    picture = render_scene(scene_at(replay, step, builder), builder.catalog)
+    picture = render_scene(scene_at(replay, step, builder), builder.catalog, warn)
     buf = io.BytesIO()
     picture.save(buf, "PNG", optimize=False)
     atomic_write(path, buf.getvalue())

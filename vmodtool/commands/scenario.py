@@ -77,7 +77,9 @@ def check_scenario_command(ctx: click.Context, file: str, output: str | None, fm
                                   "problems": [p.as_dict() for p in problems]},
                                  ensure_ascii=False, indent=2)], output)
     else:
-        write_report(text(), output)
+        # one line per problem: a newline in a name from the file (an imported
+        # module's title) is escaped, not a forged report line
+        write_report(text(), output, one_line_items=True)
     if errors:
         ctx.exit(EXIT_BAD_INPUT)
 

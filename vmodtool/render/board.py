@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import struct
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +40,7 @@ from PIL import Image
 
 from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
+from vmodtool.images import image_size, load_image
 from vmodtool.render.board_canvas import Canvas, Colour
 from vmodtool.render.board_geometry import HexGeometry
 from vmodtool.render.board_layout import (
@@ -80,7 +79,7 @@ if TYPE_CHECKING:
 __all__ = ["BoardOptions", "BoardDrawing", "DrawnHexside", "DrawnBridge", "board_drawing", "render_board",
            "write_board", "render_key", "write_key", "print_scale", "overlay_grid",
            "grid_overlay_drawing", "module_board_image", "module_board", "read_image", "image_header",
-           "MAX_IMAGE_PIXELS", "PAPER", "DEFAULT_HEX_SIZE_IN"]
+           "PAPER", "DEFAULT_HEX_SIZE_IN"]
 
 Point = tuple[float, float]
 PathLike = str | Path
@@ -1172,97 +1171,23 @@ def _overlay_canvas(size: tuple[int, int], grid: HexGrid | MapGrid,
     return canvas
 
 
-#: the most pixels vmodtool decodes from a user's image: a 34×22-inch map
-#: scanned at 300 dpi is 67 million, and 100 million take at most 400 MB
-#: decoded (4 bytes a pixel); an image whose header claims more is refused
-#: before any pixel is decoded (a decompression bomb: a few kilobytes of PNG
-#: can claim billions of pixels)
-MAX_IMAGE_PIXELS = 100_000_000
-
-#: what Pillow raises for a damaged or hostile file, on open or on decoding
-#: (its plug-ins use ``SyntaxError``, ``struct.error``, ``IndexError`` … as
-#: well as ``OSError``)
-_PIL_ERRORS: tuple[type[Exception], ...] = (
-    OSError, ValueError, SyntaxError, EOFError, IndexError, KeyError, TypeError, ZeroDivisionError,
-    OverflowError, MemoryError, struct.error, Image.DecompressionBombError)
-
-
-def _pillow_warnings(path: PathLike, what: str, caught: list[warnings.WarningMessage],
-                     warn: Callable[[str], None] | None) -> None:
-    """Pillow's warnings (a malformed MPO, a truncated TIFF tag …), never
-    printed by Python: located one-line warnings for ``warn``, or without
-    it a :class:`VmodError` (a damaged image is refused where no warning
-    can be shown).  Its decompression-bomb warning is dropped:
-    :data:`MAX_IMAGE_PIXELS` is the bound vmodtool checks itself."""
-    seen: set[str] = set()
-    for w in caught:
-        if issubclass(w.category, Image.DecompressionBombWarning):
-            continue
-        message = str(w.message)
-        if warn is None:
-            raise VmodError(f"{what} looks damaged: {message}", file=str(path))
-        if message not in seen:
-            seen.add(message)
-            warn(f"{path}: {what}: {message}")
-
-
-def _open_checked(path: PathLike, what: str) -> Image.Image:
-    """The image opened (its header read, no pixel decoded) and its size
-    checked against :data:`MAX_IMAGE_PIXELS`; the caller closes it."""
-    try:
-        img = Image.open(path)
-    except Image.DecompressionBombError:
-        # past twice Pillow's own limit: the header is all Pillow read
-        raise VmodError(f"cannot read {what}: it claims more than {MAX_IMAGE_PIXELS:,} pixels, the most "
-                        "vmodtool decodes (a decompression bomb, or a scan at too high a resolution: "
-                        "scale it down)", file=str(path), place="image header") from None
-    except _PIL_ERRORS as exc:
-        raise VmodError(f"cannot read {what}: {exc}", file=str(path)) from None
-    width, height = img.size
-    problem = None
-    if width <= 0 or height <= 0:
-        problem = f"its header gives a size of {width}x{height} pixels"
-    elif width * height > MAX_IMAGE_PIXELS:
-        problem = (f"it is {width}x{height} pixels ({width * height:,}), more than the {MAX_IMAGE_PIXELS:,} "
-                   "vmodtool decodes (a decompression bomb, or a scan at too high a resolution: "
-                   "scale it down)")
-    if problem:
-        img.close()
-        raise VmodError(f"cannot read {what}: {problem}", file=str(path), place="image header")
-    return img
-
-
 def image_header(path: PathLike, what: str = "the image", *,
                  warn: Callable[[str], None] | None = None) -> tuple[int, int]:
     """The pixel size of a user's image from its header alone (nothing is
-    decoded), refused past :data:`MAX_IMAGE_PIXELS`: what a command checks
-    before it spends memory and time on the pixels."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        img = _open_checked(path, what)
-        size = img.size
-        img.close()
-    _pillow_warnings(path, what, caught, warn)
-    return size
+    decoded), refused past the decode budget (:mod:`vmodtool.images`; the
+    image and its RGB overlay counted): what a command checks before it
+    spends memory and time on the pixels."""
+    return image_size(path, what, convert_to="RGB", warn=warn)
 
 
 def read_image(path: PathLike, what: str = "the image", *,
                warn: Callable[[str], None] | None = None) -> Image.Image:
-    """A user's image, loaded whole once its header passed
-    :data:`MAX_IMAGE_PIXELS`; a one-line :class:`VmodError` naming the file
-    for anything Pillow cannot read.  Pillow's warnings go to ``warn`` (with
-    the file named), never to stderr."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        img = _open_checked(path, what)
-        try:
-            with img:  # not ``with Image.open() as img``: Pillow's __enter__ -> Self reads as Any here
-                img.load()
-                loaded = img.copy()
-        except _PIL_ERRORS as exc:
-            raise VmodError(f"cannot read {what}: {exc}", file=str(path), place="image data") from None
-    _pillow_warnings(path, what, caught, warn)
-    return loaded
+    """A user's image, loaded whole once its header passed the decode
+    budget (:func:`vmodtool.images.load_image`); a one-line
+    :class:`VmodError` naming the file for anything Pillow cannot read.
+    Pillow's warnings go to ``warn`` (with the file named), never to
+    stderr."""
+    return load_image(path, what, convert_to="RGB", warn=warn)
 
 
 def grid_from_vassal_attributes(attributes: Mapping[str, str], size: tuple[int, int]) -> HexGrid:

@@ -41,6 +41,7 @@ from PIL import Image, ImageDraw, ImageOps
 
 from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, output_folder
+from vmodtool.images import ImageError, load_image
 from vmodtool.render import fonts
 from vmodtool.render.counter_pdf import png_bytes
 from vmodtool.render.counters import MIN_TEXT_SCALE, safe_name, shrink_wrap
@@ -336,11 +337,11 @@ def _text_errors(scenario: Scenario, *, skip_unusable: bool) -> Iterator[tuple[t
 def _picture(folder: Path, name: str, box: tuple[int, int], where: CardSpec | DeckSpec) -> Image.Image:
     path = folder / name
     try:
-        with Image.open(path) as img:
-            img.load()
-            return ImageOps.contain(img.convert("RGB"), box, Image.Resampling.LANCZOS)
-    except (OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise CardError(f"{where.position}: the image {name!r} of {where.id!r} cannot be read: {exc}") from None
+        img = load_image(path, "the card image", mode="RGB")
+    except ImageError as exc:
+        raise CardError(f"{where.position}: the image {name!r} of {where.id!r} cannot be read: {exc.reason}"
+                        ) from None
+    return ImageOps.contain(img, box, Image.Resampling.LANCZOS)
 
 
 def _text_block(draw: ImageDraw.ImageDraw, lines: tuple[str, ...], frac: float, font: str, w: int,

@@ -52,6 +52,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, output_folder, parse_json
+from vmodtool.images import ImageError, load_image
 from vmodtool.render import fonts
 from vmodtool.render.nato import NatoError, check_nato, render_symbol
 from vmodtool.render.png import encode_png
@@ -862,11 +863,9 @@ def _source_image(path: str, digest: str) -> Image.Image:
     """A face image file, decoded once per process (``digest``: its bytes'
     sha256, so an edited file is read again)."""
     try:
-        with Image.open(path) as im:
-            rgba: Image.Image = im.convert("RGBA")
-            return rgba
-    except (OSError, ValueError) as exc:
-        raise CounterError(f"the face image cannot be read ({exc})", file=path) from None
+        return load_image(path, "the face image", mode="RGBA")
+    except ImageError as exc:
+        raise CounterError(f"the face image cannot be read ({exc.reason})", file=path, place=exc.place) from None
 
 
 @lru_cache(maxsize=512)

@@ -44,14 +44,14 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 
 from vmodtool.errors import PathLike, VmodError
 from vmodtool.fileio import atomic_write, output_folder, refuse_overwrite
+from vmodtool.images import DECODE_BUDGET, ImageError, decoded_cost, load_image
 from vmodtool.render.counter_pdf import png_bytes
 from vmodtool.render.sheets import MARK_GAP_MM, MARK_LENGTH_MM, TARGET_MM
 
@@ -146,12 +146,10 @@ def read_sheet_image(path: PathLike, page: int = 1) -> Image.Image:
         if page != 1:
             raise SliceError(f"page {page} asked of an image file; --page is for a PDF", file=where)
         try:
-            with Image.open(path) as im:
-                im.load()
-                image = im.copy()
-                image.info = dict(im.info)
-        except (UnidentifiedImageError, OSError, Image.DecompressionBombError, ValueError) as exc:
-            raise SliceError(f"not an image Pillow can read (PNG, JPEG …): {exc}", file=where) from None
+            # counted as converted to RGB: what the sheet is read as
+            image = load_image(path, "the sheet image", convert_to="RGB")
+        except ImageError as exc:
+            raise SliceError(exc.message, file=where, place=exc.place) from None
     info = dict(image.info)
     if image.mode != "RGB":
         if image.mode in ("RGBA", "LA", "P", "PA") :
@@ -237,9 +235,11 @@ def _pdf_page_image(data: bytes, page: int, where: str) -> Image.Image:
         png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", stream) + chunk(b"IEND", b"")
         return _decoded(png, mode, where, place)
     expected = width * height * channels
-    if not 0 < width * height <= (Image.MAX_IMAGE_PIXELS or 1 << 28):
-        raise SliceError(f"the page image claims {width}x{height} pixels, more than an image may have here",
-                         file=where, place=place)
+    cost = decoded_cost((width, height), mode, "RGB")
+    if width <= 0 or height <= 0 or cost > DECODE_BUDGET:
+        # refused from the dictionary, before a byte is inflated
+        raise SliceError(f"the page image claims {width}x{height} pixels ({cost:,} bytes decoded), more than "
+                         f"the {DECODE_BUDGET:,} bytes vmodtool decodes one image into", file=where, place=place)
     try:
         # never more than the declared size is inflated (bounded memory)
         raw = zlib.decompressobj().decompress(stream, expected)
@@ -251,12 +251,9 @@ def _pdf_page_image(data: bytes, page: int, where: str) -> Image.Image:
 def _decoded(data: bytes, mode: str, where: str, place: str) -> Image.Image:
     """A PDF page's image stream (JPEG, or PNG made of its Flate data)."""
     try:
-        with Image.open(BytesIO(data)) as im:
-            im.load()
-            out: Image.Image = im.convert(mode)
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise SliceError(f"the page image cannot be decoded: {exc}", file=where, place=place) from None
-    return out
+        return load_image(data, "the page image", file=where, place=place, mode=mode, convert_to="RGB")
+    except ImageError as exc:
+        raise SliceError(exc.message, file=where, place=exc.place) from None
 
 
 # -- the registration disks --------------------------------------------------------------------

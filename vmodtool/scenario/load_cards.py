@@ -108,7 +108,7 @@ def _template(b: _Builder, path: Path) -> str:
         card_template_file,
         load_card_template,
     )
-    from vmodtool.scenario.templates import TemplateError
+    from vmodtool.scenario.templates import TemplateError, file_in_folder
 
     ref = b.text(path)
     if not ref:
@@ -116,6 +116,10 @@ def _template(b: _Builder, path: Path) -> str:
     if ref not in bundled_card_templates():
         b.files_read.append(b.folder / ref)     # the model cache's inputs: read, or looked for
     found = card_template_file(ref, b.folder)
+    if found is not None and ref not in bundled_card_templates() and file_in_folder(b.folder, ref) is None:
+        # a file, but outside the folder (``..``, an absolute path or a symbolic link)
+        b.err(path, f"the card template {ref!r} must be inside the scenario's folder")
+        return DEFAULT_CARD_TEMPLATE
     if found is None:
         b.err(path, f"unknown card template {ref!r}: name a bundled card template "
                     f"({', '.join(bundled_card_templates())}) or a card template file (.yaml) in the scenario's folder")

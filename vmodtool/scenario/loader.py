@@ -866,14 +866,13 @@ class _Builder:
         found = self.local_file(fpath, name, "face image")
         if found is None:
             return None
-        from PIL import Image, UnidentifiedImageError
+        from vmodtool.images import ImageError, image_size
 
         try:
-            with Image.open(found) as im:
-                width, height = im.size
-                im.verify()
-        except (OSError, UnidentifiedImageError, ValueError, SyntaxError) as exc:
-            self.err(fpath, f"the face image {name!r} is not an image vmodtool can read ({exc})")
+            # a counter draws it as RGBA: its header is refused past the decode budget
+            width, height = image_size(found, "the face image", convert_to="RGBA", verify=True)
+        except ImageError as exc:
+            self.err(fpath, f"the face image {name!r} is not an image vmodtool can read ({exc.reason})")
             return None
         crop = opts.get("crop")
         box: tuple[int, int, int, int] | None = None
@@ -892,7 +891,13 @@ class _Builder:
     def check_templates(self) -> None:
         """``styles.counter.template``: every name is a bundled template or
         a template file in the scenario's folder that is a valid template."""
-        from vmodtool.scenario.templates import TemplateError, bundled_templates, load_template, template_file
+        from vmodtool.scenario.templates import (
+            TemplateError,
+            bundled_templates,
+            file_in_folder,
+            load_template,
+            template_file,
+        )
 
         tp = ("styles", "counter", "template")
         raw = self.get(tp)
@@ -913,6 +918,10 @@ class _Builder:
             if not isinstance(ref, str):
                 continue
             found = template_file(ref, self.folder)
+            if found is not None and ref not in bundled_templates() and file_in_folder(self.folder, ref) is None:
+                # a file, but outside the folder (``..``, an absolute path or a symbolic link)
+                self.err(rp, f"the counter template {ref!r} must be inside the scenario's folder")
+                continue
             if found is None:
                 names = ", ".join(bundled_templates())
                 self.err(rp, f"unknown counter template {ref!r}: name a bundled template ({names}) "

@@ -158,6 +158,20 @@ def template_file(ref: str, folder: Path | None) -> Path | None:
     return None
 
 
+def file_in_folder(folder: Path, ref: str) -> Path | None:
+    """``folder / ref`` when it is a file inside ``folder`` once ``..`` and
+    symbolic links are resolved; None otherwise.  A template a scenario
+    file names, like its images, must be in the scenario's folder (checked
+    when the scenario is loaded; a template named on the command line, as
+    ``templates show FILE`` does, may be anywhere)."""
+    candidate = folder / ref
+    try:
+        candidate.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return None
+    return candidate if is_template_file(candidate) else None
+
+
 def is_template_file(path: Path) -> bool:
     """Whether ``path`` is a file; False for a name no file can have (too
     long, a NUL byte), which a scenario may write."""

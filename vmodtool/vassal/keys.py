@@ -30,6 +30,8 @@ __all__ = [
     "encode_key_list",
     "key",
     "check_key_name",
+    "is_meant_keystroke",
+    "NAMED_KEY_CODES",
 ]
 
 #: combined (old | new) InputEvent masks, as VASSAL writes them
@@ -40,6 +42,11 @@ ALT = 520
 CTRL_SHIFT = CTRL | SHIFT
 ALT_SHIFT = ALT | SHIFT
 NONE = 0
+
+#: the key codes VASSAL's ``NamedKeyManager`` gives named commands
+#: (U+E000…U+F8FE, and U+F8FF seen in modules): a named key's stored code is one of these (VASSAL's
+#: editor writes ``57347,0,ShuffleAction``) or 0
+NAMED_KEY_CODES = range(0xE000, 0xF900)
 
 # java.awt.event.InputEvent masks
 _OLD_TO_NEW = ((1, 64), (2, 128), (4, 256), (8, 512), (32, 8192))
@@ -96,6 +103,15 @@ def key(spec: str, modifiers: int = CTRL, name: str | None = None) -> NamedKeySt
     if name is not None:
         check_key_name(name)
     return NamedKeyStroke(code, modifiers, name)
+
+
+def is_meant_keystroke(key_code: int, modifiers: int) -> bool:
+    """Whether ``key_code``/``modifiers`` are a key someone presses (Ctrl+F
+    is ``70,130``) rather than the placeholder of a named command (0, or a
+    code of :data:`NAMED_KEY_CODES` without modifiers).  A named token with
+    a meant key stroke, ``70,130,Flip``, is read by VASSAL 3.7 as the named
+    command alone: the keys do nothing (§3.1.6)."""
+    return normalize_modifiers(modifiers) != 0 or not (key_code == 0 or key_code in NAMED_KEY_CODES)
 
 
 def check_key_name(name: str) -> str:

@@ -158,6 +158,10 @@ class _Metadata:
     description_translations: dict[str, str] = field(default_factory=dict)
     extra1: str = ""
     extra2: str = ""
+    #: the line ending :meth:`to_bytes` writes: the parsed file's (VASSAL on
+    #: Windows writes ``"\r\n"``), so that a 3.7 file round-trips byte for
+    #: byte; not part of what the metadata says (equality ignores it)
+    line_end: str = field(default="\n", compare=False, repr=False)
 
     #: zip entry name of this kind of metadata
     ENTRY: ClassVar[str] = ""
@@ -171,6 +175,9 @@ class _Metadata:
         docstring).  Malformed XML raises :class:`FormatError` with line."""
         root = parse_xml(data, file=file)
         metadata = cls()
+        # the first line's ending (the declaration's) is the file's
+        first = data.find(b"\n")
+        metadata.line_end = "\r\n" if first > 0 and data[first - 1:first] == b"\r" else "\n"
         state = {"description_seen": False, "vassal_version_seen": False}
         metadata._read(root, state)
         return metadata
@@ -241,9 +248,12 @@ class _Metadata:
         """Elements a subclass writes after ``description``."""
         return []
 
-    def to_bytes(self, *, line_end: str = "\n") -> bytes:
-        """The file as VASSAL 3.7 writes it (``line_end="\\r\\n"`` gives
-        what VASSAL writes on Windows)."""
+    def to_bytes(self, *, line_end: str | None = None) -> bytes:
+        """The file as VASSAL 3.7 writes it, with the line ending of the file
+        it was parsed from (:attr:`line_end`) unless ``line_end`` is given
+        (``"\\r\\n"`` is what VASSAL writes on Windows)."""
+        if line_end is None:
+            line_end = self.line_end
         lines = [_DECLARATION, '<data version="1">']
         for tag, text, language in self._elements():
             lang = "" if language is None else f' lang="{_escape_attribute(language)}"'

@@ -11,10 +11,8 @@ module says which boards still lack one instead of guessing.
 
 from __future__ import annotations
 
-import io
 import os
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
@@ -30,6 +28,12 @@ PathLike = Union[str, "os.PathLike[str]"]
 BUILDFILE_NAMES = ("buildFile.xml", "buildFile")
 _MAX_XML = 256 * 1024 * 1024
 _MAX_IMAGE = 256 * 1024 * 1024
+#: a board image's size is read from its header whatever its pixels would cost
+_HEADER_ONLY = 1 << 62
+
+
+def _ignore_warning(_message: str) -> None:
+    """Pillow's warning about a module image's header: the size is all that is read."""
 
 
 def version_tuple(version: str | None) -> tuple[int, ...]:
@@ -179,17 +183,14 @@ class Module:
         size: tuple[int, int] | None = None
         data = self.read_file("images/" + image) if image else None
         if data:
-            from PIL import Image
+            from vmodtool.images import ImageError, image_size
             try:
-                # the header only: Pillow's decompression-bomb warning is no
-                # concern here, and must not reach stderr raw
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    with Image.open(io.BytesIO(data)) as img:
-                        size = img.size
-            # not an image Pillow knows (e.g. SVG: UnidentifiedImageError is an
-            # OSError), a damaged header, or one too large to trust
-            except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError):
+                # the header only: a board's size is wanted whatever it would
+                # cost to decode (the readers of its pixels check the budget)
+                size = image_size(data, file="images/" + image, budget=_HEADER_ONLY, warn=_ignore_warning)
+            # not an image Pillow knows (e.g. SVG), a damaged header, or one
+            # too large to trust
+            except ImageError:
                 size = None
         self._sizes[image] = size
         return size

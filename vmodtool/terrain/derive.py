@@ -12,8 +12,6 @@ typed.
 
 from __future__ import annotations
 
-import io
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vmodtool.errors import VmodError
+from vmodtool.images import image_size, load_image
 from vmodtool.scenario import model as M
 from vmodtool.scenario.source import Document, load_document
 from vmodtool.terrain.classify import FeatureDetector, HexClassifier, Scaler, SymbolDetector, grow_lines, suggest
@@ -157,8 +156,6 @@ def read_board_image(source: Path, scenario: M.Scenario) -> npt.NDArray[np.uint8
     """The board image as 8-bit RGB: ``source`` an image file, or a module
     (``.vmod``, a module folder or buildFile) whose board of the scenario's
     map is read.  Refused past :data:`MAX_BOARD_PIXELS`, before decoding."""
-    from PIL import Image
-
     data: bytes | None
     name = str(source)
     if source.is_dir() or source.suffix.lower() in (".vmod", ".zip", ".xml") or source.name == "buildFile":
@@ -186,17 +183,11 @@ def read_board_image(source: Path, scenario: M.Scenario) -> npt.NDArray[np.uint8
             data = source.read_bytes()
         except OSError as exc:
             raise VmodError(f"cannot read the image: {exc.strerror}", file=source) from None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            img = Image.open(io.BytesIO(data))
-            width, height = img.size
-            if width * height > MAX_BOARD_PIXELS:
-                raise VmodError(f"the image is {width}×{height} pixels, more than the "
-                                f"{MAX_BOARD_PIXELS:,} a board may have", file=name)
-            rgb = img.convert("RGB")
-    except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError) as exc:
-        raise VmodError(f"not an image Pillow can read ({exc})", file=name) from None
+    width, height = image_size(data, "the board image", file=name, budget=MAX_BOARD_PIXELS * 4)
+    if width * height > MAX_BOARD_PIXELS:
+        raise VmodError(f"the image is {width}×{height} pixels, more than the "
+                        f"{MAX_BOARD_PIXELS:,} a board may have", file=name)
+    rgb = load_image(data, "the board image", file=name, mode="RGB", budget=MAX_BOARD_PIXELS * 4)
     return np.asarray(rgb, dtype=np.uint8)
 
 

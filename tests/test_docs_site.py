@@ -61,8 +61,8 @@ def test_the_readme_is_a_front_page() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= 250
     # the two Quick-start commands, exactly (CI runs the second as written)
-    assert "```sh\npython -m pip install . && vmodtool build examples/modern-tactical/scenario.yaml " \
-           "-o modern-tactical.vmod\n```" in readme
+    assert "```sh\npython -m pip install . && vmodtool audit examples/modern-tactical/logs/game-1.vlog " \
+           "--scenario examples/modern-tactical/scenario.yaml\n```" in readme
     assert "```sh\npython -m pip install '.[test]' && python -m pytest\n```" in readme
 
 

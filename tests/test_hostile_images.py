@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from tests.cli_runner import PEAK_RSS_CHILD
 from vmodtool.images import DECODE_BUDGET, ImageError, decoded_cost, image_size, load_image
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,23 +33,7 @@ MIB = 1 << 20
 #: what a refused image may cost the whole command (issue 40's target)
 CEILING = 300 * MIB
 
-#: the child runs vmodtool's entry point under a 3 GiB address-space limit
-#: and, at exit, writes its peak RSS (VmHWM: the memory after exec, whereas
-#: ``ru_maxrss`` of a forked child also counts the pytest process)
-_CHILD = """
-import atexit, resource, sys
-resource.setrlimit(resource.RLIMIT_AS, (3 * 1024 ** 3, 3 * 1024 ** 3))
-report = sys.argv.pop(1)
-def peak():
-    with open("/proc/self/status") as status:
-        kib = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
-    with open(report, "w") as out:
-        out.write(kib)
-atexit.register(peak)
-sys.argv[0] = "vmodtool"
-from vmodtool.cli import main
-main()
-"""
+_CHILD = PEAK_RSS_CHILD.format(gib=3)
 
 
 def run_measured(args: list[object], tmp_path: Path) -> tuple[int, str, str, int]:

@@ -6,21 +6,10 @@ from __future__ import annotations
 
 import json
 
-from click.testing import CliRunner
-
+from tests.cli_runner import invoke
 from tests.replay.test_decks import PLAYERS, _buildfile_text
-from vmodtool.cli import cli
 from vmodtool.vassal.gamewriter import GameWriter
 from vmodtool.vassal.module import Module
-
-
-def invoke(args):
-    try:
-        runner = CliRunner(mix_stderr=False)          # Click 8.1
-    except TypeError:
-        runner = CliRunner()
-    result = runner.invoke(cli, [str(a) for a in args], prog_name="vmodtool")
-    return result.exit_code, result.stdout, result.stderr
 
 
 def _game(tmp_path):

@@ -9,10 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
+from tests.cli_runner import invoke as _invoke
 from tests.conftest import shared_files, shared_path
-from vmodtool.cli import cli
 from vmodtool.errors import VmodError
 from vmodtool.replay import Replay
 from vmodtool.replay.chain import compare_states
@@ -331,15 +330,6 @@ def test_an_address_beyond_the_chain_is_an_error(demo_chain):
         merge_logs(demo_chain, MergeOptions(edits=[Edit(StepAddress(9, 1), "delete")]))
     with pytest.raises(VmodError, match="no log named 'nope'"):
         merge_logs(demo_chain, MergeOptions(edits=[Edit(StepAddress(1, "nope"), "delete")]))
-
-
-def _invoke(args):
-    try:
-        runner = CliRunner(mix_stderr=False)          # Click 8.1
-    except TypeError:
-        runner = CliRunner()
-    result = runner.invoke(cli, [str(a) for a in args], prog_name="vmodtool")
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_cli_merges_and_saves(demo_chain, tmp_path):

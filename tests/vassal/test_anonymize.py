@@ -11,10 +11,9 @@ import stat
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
+from tests.cli_runner import invoke as _invoke
 from tests.conftest import rel_id, shared_files, shared_path
-from vmodtool.cli import cli
 from vmodtool.errors import FormatError, VmodError
 from vmodtool.vassal.anonymize import LONG, Anonymizer, PasswordKey, game_passwords
 from vmodtool.vassal.commands import ESC
@@ -120,15 +119,6 @@ def test_names_replaced_in_roster_senders_and_chat(tmp_path):
 
 
 # -- the command ---------------------------------------------------------------------------
-
-def _invoke(args):
-    try:
-        runner = CliRunner(mix_stderr=False)          # Click 8.1
-    except TypeError:
-        runner = CliRunner()
-    result = runner.invoke(cli, [str(a) for a in args], prog_name="vmodtool")
-    return result.exit_code, result.stdout, result.stderr
-
 
 def test_cli_a_chain_in_two_calls_with_one_key(tmp_path):
     one, two = _save(_text(), tmp_path, "a.vlog"), _save(_text(), tmp_path, "b.vlog")

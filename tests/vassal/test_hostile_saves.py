@@ -27,6 +27,7 @@ from click.testing import CliRunner
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.cli_runner import PEAK_RSS_CHILD
 from vmodtool.cli import cli
 from vmodtool.errors import FormatError, UnsafeFileError, VmodError
 from vmodtool.vassal.archive import Archive, build_zip
@@ -238,23 +239,7 @@ def test_honest_vcsk_peak_is_a_small_multiple_of_the_text():
 # --------------------------------------------------------------------------
 # the command line: exit 2, one line, bounded memory
 
-#: the child sets its own address-space limit and, at exit, writes its peak
-#: RSS (VmHWM: the memory of the process after exec, whereas ``ru_maxrss`` of a
-#: forked child also counts the pytest process it was forked from)
-_CHILD = """
-import atexit, resource, sys
-resource.setrlimit(resource.RLIMIT_AS, (2 * 1024 ** 3, 2 * 1024 ** 3))
-report = sys.argv.pop(1)
-def peak():
-    with open("/proc/self/status") as status:
-        kib = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
-    with open(report, "w") as out:
-        out.write(kib)
-atexit.register(peak)
-sys.argv[0] = "vmodtool"
-from vmodtool.cli import main
-main()
-"""
+_CHILD = PEAK_RSS_CHILD.format(gib=2)
 
 
 def _run_measured(args: list[str], tmp_path: Path) -> tuple[int, str, int]:

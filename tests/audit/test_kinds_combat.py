@@ -1,0 +1,128 @@
+"""Combat moves and attached pieces (issue 43 items 1 and 2,
+``docs/seed-rules.md`` §4.11) on seeded games written with ``GameWriter``
+against the module ``vmodtool build`` makes of the ww1-operational example.
+
+The clean game has a leader carried by a unit, a two-hex retreat and an
+advance after a ``#attack`` in the Combat Phase, and a retreat after a roll
+in the Exploitation Phase (a movement phase here); each seeded copy carries
+ONE illegal move instead: every one is caught, and the clean game is clean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.audit.helpers import built_module, example
+from vmodtool.audit.game import audit_logs
+from vmodtool.scenario.model import RuleSpec, Scenario
+from vmodtool.vassal.gamewriter import GameWriter, Player
+
+FRITZ, TOMMY = "Fritz", "Tommy"
+PLAYERS = [Player("ger-2b8e", FRITZ, "German Empire"), Player("all-c4d1", TOMMY, "Allies")]
+COMBAT = {"phases": ["combat"], "rolls": True}
+COSTS = {"foot": {"default": 1}, "mounted": {"default": 1}, "tracked": {"default": 1}}
+
+
+def _rules(*, attached: bool = True, combat: bool = True) -> tuple[RuleSpec, ...]:
+    move: dict[str, object] = {"subject": {"not": {"tags": ["aircraft"]}}, "window": "phase",
+                               "phases": ["movement", "exploitation"], "allowance": {"factor": "move"},
+                               "costs": COSTS, "phasing_side_only": True}
+    if attached:
+        move["attached"] = {"tags": ["hq"]}
+    if combat:
+        move["combat"] = COMBAT
+    return (RuleSpec("move", "movement_allowance", move, check_at="phase_end"),
+            RuleSpec("retreat", "retreat", {"combat": COMBAT, "max_hexes": 2}),
+            RuleSpec("advance", "advance_after_combat", {"combat": COMBAT, "max_hexes": 1}))
+
+
+def _scenario(**kw: bool) -> Scenario:
+    """The example with these rules only, and HQs that move 2 on their own
+    (slower than the infantry that carries one)."""
+    base = example("ww1-operational")
+    hq = base.unit_types["corps_hq"]
+    faces = tuple(replace(f, factors={**f.factors, "move": 2}) for f in hq.faces)
+    return replace(base, rules=_rules(**kw), unit_types={**base.unit_types, "corps_hq": replace(hq, faces=faces)})
+
+
+SEEDS = ("leader-alone", "retreat-toward-enemy", "advance-too-far", "exploit-too-far")
+
+
+def _game(tmp_path: Path, seed: str | None = None) -> Path:
+    scenario = example("ww1-operational")
+    module, sizes = built_module(scenario)
+    w = GameWriter(module, players=PLAYERS, board_sizes=sizes)
+    unit = {p.piece.get_property("UnitId"): pid for pid, p in w.pieces.items() if p.piece.get_property("UnitId")}
+    where = scenario.map.name
+
+    def mv(uid: str, hex_id: str, who: str) -> None:
+        w.move(unit[uid], hex_id, map_name=where, player=who)
+
+    def phase(name: str) -> None:
+        w.report(f"TT|1|German Empire|{name}")
+
+    w.snapshot()
+    phase("Movement Phase")
+    mv("ger.storm.1", "1001", FRITZ)
+    # the III Corps HQ (2 MP of its own) carried 3 hexes by the 27th Division
+    w.move_stack([unit["ger.hq14"], unit["ger.inf.1"]], "1104", map_name=where, player=FRITZ)
+    mv("ger.hq4", "1201" if seed == "leader-alone" else "1203", FRITZ)     # alone: 3 hexes, has 2
+    phase("Combat Phase")
+    w.chat("#attack 1001,1002 > 0902", player=FRITZ)
+    w.dice("2d6", [5, 4], player=FRITZ)
+    if seed == "retreat-toward-enemy":
+        mv("all.bri.1", "0903", TOMMY)          # still next to the 1002 stack: not away
+    else:
+        mv("all.bri.1", "0802", TOMMY)          # two hexes, dragged hex by hex
+        mv("all.bri.1", "0702", TOMMY)
+    mv("ger.storm.1", "0902", FRITZ)            # into the hex the 58th left
+    if seed == "advance-too-far":
+        mv("ger.storm.1", "0802", FRITZ)        # a second hex
+    phase("Exploitation Phase")
+    w.dice("1d6", [6], player=FRITZ)            # 1003 attacks 0904 (a roll, no #attack)
+    mv("all.bri.3", "0905", TOMMY)              # retreat in a movement phase: not movement
+    mv("ger.inf4.2", "0603" if seed == "exploit-too-far" else "1106", FRITZ)   # 5 hexes, has 4
+    phase("Replacement & Reinforcement Phase")
+    path = tmp_path / f"{seed or 'clean'}.vlog"
+    path.write_bytes(w.to_bytes())
+    return path
+
+
+def _found(path: Path, scenario: Scenario) -> list[tuple[str, str]]:
+    report = audit_logs([path], scenario)
+    return sorted((v.rule_id, v.message) for v in report.violations if not v.withdrawn_by_undo)
+
+
+def test_the_clean_game_is_clean(tmp_path: Path) -> None:
+    assert _found(_game(tmp_path), _scenario()) == []
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_each_illegal_move_is_caught(tmp_path: Path, seed: str) -> None:
+    found = _found(_game(tmp_path, seed), _scenario())
+    expected = {
+        "leader-alone": ("move", "ger.hq4", "needs 3 MP"),
+        "retreat-toward-enemy": ("retreat", "all.bri.1", "not away from the enemy"),
+        "advance-too-far": ("advance", "ger.storm.1", "2 hexes, at most 1"),
+        "exploit-too-far": ("move", "ger.inf4.2", "needs 5 MP"),
+    }[seed]
+    assert len(found) == 1, found
+    rule_id, message = found[0]
+    assert rule_id == expected[0] and expected[1] in message and expected[2] in message, found
+
+
+def test_without_attached_the_carried_leader_is_charged(tmp_path: Path) -> None:
+    found = _found(_game(tmp_path), _scenario(attached=False))
+    assert [(r, "ger.hq14" in m and "needs 3 MP" in m) for r, m in found] == [("move", True)]
+
+
+def test_without_combat_windows_the_advance_is_movement(tmp_path: Path) -> None:
+    """Without ``combat`` on the movement rule, the exploitation retreat
+    stays uncharged (not the phasing side's) but the windows still judge
+    the combat phase: the rules read their own ``combat``."""
+    assert _found(_game(tmp_path), _scenario(combat=False)) == []
+    found = _found(_game(tmp_path, "advance-too-far"), _scenario(combat=False))
+    assert [r for r, _ in found] == ["advance"]

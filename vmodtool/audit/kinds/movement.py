@@ -458,6 +458,7 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
             self.subscribes |= COMBAT_EVENTS
         self.attached = p.get("attached")
         self.phasing_only = bool(p.get("phasing_side_only", False))
+        self.take_backs = bool(p.get("take_backs", False))
         self.phases = frozenset(as_list(p.get("phases")))
         self.exempt_kinds = frozenset(as_list(p.get("exempt_annotations", ["retreat", "advance"])))
         self.enemy_prohibited = p.get("enemy_occupied", "prohibited") == PROHIBITED
@@ -667,6 +668,19 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         self.retreats = [r for r in self.retreats if r["used"] is None]
         return out
 
+    def _take_back(self, uid: str, to_hex: str) -> None:
+        """A drag back to a hex the unit began an earlier drag of the window
+        in takes those drags back (a player correcting a move): what they
+        cost is no longer spent."""
+        legs = self.legs.get(uid)
+        if not legs:
+            return
+        for i, (a, _b, _c) in enumerate(legs):
+            if a == to_hex:
+                del legs[i:]
+                self.spent[uid] = sum(c for _a, _b, c in legs)
+                return
+
     def _judge(self, state: AuditState, item: _Drag) -> Violation | None:
         event, uid = item["event"], item["uid"]
         a, b = item["from_hex"], item["to_hex"]
@@ -679,6 +693,8 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
                                       units=[uid], hexes=[a, b], reason=item["reason"],
                                       movement_class=item["cls"])
         cost, legs = item["best"]
+        if self.take_backs:
+            self._take_back(uid, b)
         before = self.spent.get(uid, 0.0)
         earlier = list(self.legs.get(uid, ()))
         total = before + cost

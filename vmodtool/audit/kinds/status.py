@@ -416,7 +416,8 @@ class SettleRule(BaseRule[AuditState]):
             if deferred:
                 # (findings of a side an earlier check did not judge, in hexes unchanged since)
                 fresh = {k: v for k, v in found.items() if k in fresh or _is_new(self.open.get(k), v[0])}
-        judged = self._judged_sides(state)
+        # (the end of the game is the last check that can see a finding: every side's)
+        judged = None if event.kind == "game_end" else self._judged_sides(state)
         start = self.__dict__.get("_at_start")
         out = []
         for key, (sig, build) in sorted(fresh.items(), key=lambda kv: repr(kv[0])):
@@ -482,7 +483,7 @@ class SettleRule(BaseRule[AuditState]):
 
 
 #: what a finding that stood when the log began says
-_INHERITED = " (it stood so when the log began: inherited from an earlier log)"
+_INHERITED = " (it stood so in the saved game the log began from: inherited, not made in this log)"
 
 
 def _is_new(old: object, sig: object) -> bool:

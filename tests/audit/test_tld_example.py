@@ -80,10 +80,13 @@ def _overstacked(replay: Replay, units: dict[tuple[str, str] | str, str]
     return {k: tuple(n for _, n in sorted(v)) for k, v in here.items() if len(v) > LIMIT}
 
 
-def _expected(logs: list[Path], points: set[int]) -> dict[int, dict[tuple[str, str], tuple[str, ...]]]:
-    """What a settle-point check reports at each of ``points``: the hexes
-    over the limit there, except those it reported at the previous point
-    with the same units (a finding is reported once until put right)."""
+def _expected(logs: list[Path], points: dict[int, str | None]
+              ) -> dict[int, dict[tuple[str, str], tuple[str, ...]]]:
+    """What a settle-point check reports at each of ``points`` (step ->
+    the side it judges, the stacking rule's ``applies_to: phasing``; None:
+    every side): the hexes of that side over the limit there, except those
+    it reported before with these units or more (a standing finding is
+    reported once, again only when it gains a unit or after a fix)."""
     module = Module.open(_module())
     units = _palette_units(module)
     replay = Replay.open(logs, module=module, board_sizes={MAP: (5340, 5024)})
@@ -91,10 +94,14 @@ def _expected(logs: list[Path], points: set[int]) -> dict[int, dict[tuple[str, s
     open_: dict[tuple[str, str], tuple[str, ...]] = {}
     for step in replay.steps():
         if step.number in points:
+            side = points[step.number]
             now = _overstacked(replay, units)
-            # (a stack is the same finding while it holds the same units)
-            reported[step.number] = {k: v for k, v in now.items() if open_.get(k) != tuple(sorted(v))}
-            open_ = {k: tuple(sorted(v)) for k, v in now.items()}
+            judged = {k: v for k, v in now.items() if side is None or k[1] == side}
+            reported[step.number] = {k: v for k, v in judged.items()
+                                     if k not in open_ or not set(v) <= set(open_[k])}
+            # (a side not judged keeps what was reported of it; what is put right is closed)
+            open_ = {k: (tuple(sorted(v)) if k in judged else open_[k]) for k, v in now.items()
+                     if k in judged or k in open_}
     return reported
 
 
@@ -131,16 +138,23 @@ def test_stacking_on_the_first_log_equals_an_independent_count() -> None:
     assert code == 1, out
     report = json.loads(out)
     found = _found(report)
-    # the log ends in the Follow-Up Movement phase ("Now for the Follow-Up
-    # movement phase.", step 658): the end of the game is its end
-    assert set(found) == {1091}
-    expected = _expected([log], {1091})
-    assert found[1091] == expected[1091]
-    assert len(found[1091]) == 16
+    # the Allied Follow-Up Movement phase ("Now for the Follow-Up movement
+    # phase.", step 658) ends at step 1089 ("So, assuming that everything is
+    # up to this point is ok, it's time for you to do your mechanized
+    # movement phase."): the Allied stacks are judged there
+    assert set(found) == {1089}
+    expected = _expected([log], {1089: "allied"})
+    assert found[1089] == expected[1089]
+    assert len(found[1089]) == 16
     # hexes are the module's labels, units its piece names
-    assert ("4224", "allied") in found[1091]
-    assert found[1091][("4224", "allied")][:3] == ("1/357/90", "3/357/90", "1/359/90")
+    assert ("4224", "allied") in found[1089]
+    assert found[1089][("4224", "allied")][:3] == ("1/357/90", "3/357/90", "1/359/90")
     assert report["not_checked"] == {}
+    # 12 of them stood so in the saved game the log began from (the landing
+    # craft of the module's 6 June set-up): inherited, said so
+    inherited = {v["hexes"][0] for v in report["violations"]
+                 if v["rule_id"] == "stack.end_of_movement" and v["evidence"].get("inherited")}
+    assert len(inherited) == 12 and "4223" in inherited and "7128" not in inherited
 
 
 @pytest.mark.parametrize("name", ["0606-1.log"])
@@ -149,31 +163,63 @@ def test_the_units_of_a_hex_are_the_modules_pieces(name: str) -> None:
     scenario = load_scenario(EXAMPLE, module=_module())
     report = audit_logs([log], scenario, module=_module())
     v = next(v for v in report.violations if v.rule_id == "stack.end_of_movement" and v.hexes == ("4223",))
-    assert "10 units of Allied in 4223" in v.message
+    assert "10 units of Allies in 4223" in v.message
     assert "2/12/4" in v.units and "345/90" in v.units
 
 
 def test_stacking_on_the_whole_chain_equals_an_independent_count() -> None:
+    """The stacking rule judges the phasing side at the end of its movement
+    phases (``applies_to: phasing``): each over-stack is reported once, where
+    it arose, and again only when a unit joins it."""
     logs = shared_files("corpus", "tld/game/*.log")
     if not logs:
         shared_path("corpus", "tld", "game")
     scenario = load_scenario(EXAMPLE, module=_module())
     report = audit_logs(logs, scenario, module=_module()).as_json()
     found = _found(report)
-    # the ends of the movement phases, as the players typed them: "Ready for
-    # your movement phase..." (1372, ends the Follow-Up Movement), "Defensive
-    # fire phase" (3566), "reset phase" (7369), "Reset Phase" (9299), and one
-    # more at 10132 (the end of 1931's movement phase was undone)
-    assert set(found) == {1372, 3566, 7369, 9299, 10132}
-    expected = _expected(logs, set(found))
+    stacks = [v for v in report["violations"] if v["rule_id"] == "stack.end_of_movement"
+              and not v["withdrawn_by_undo"]]
+    # every finding is of the side whose movement phase ended there
+    assert stacks and all(v["evidence"]["side_counted"] == v["phasing_side"] for v in stacks)
+    sides = {v["step"]: v["phasing_side"] for v in stacks}
+    # the ends of the movement phases, as the players typed them: step 1089
+    # (the Allied Follow-Up Movement), "Defensive fire phase" (3566),
+    # "reset phase" (7369), "Reset Phase" (9299, the German movement
+    # phase), and 10132 (the end of 1931's movement phase was undone); at
+    # 1372 ("Ready for your movement phase...": the German Mechanized
+    # Movement ends) no German stack is over the limit
+    assert set(found) == {1089, 3566, 7369, 9299, 10132}
+    expected = _expected(logs, sides)
     for step in sorted(found):
         # the same hexes and units (the order within a stack after a log's
         # restore is the saved game's, which the audit does not re-read)
         assert {k: sorted(v) for k, v in found[step].items()} == \
             {k: sorted(v) for k, v in expected[step].items()}, step
-    assert sum(len(f) for f in found.values()) == 43
+    # no over-stack reported twice with the same units (or fewer)
+    seen: dict[tuple[str, str], set[str]] = {}
+    for v in sorted(stacks, key=lambda v: v["step"]):
+        key = (v["hexes"][0], v["evidence"]["side_counted"])
+        assert key not in seen or not set(v["units"]) <= seen[key], v["message"]
+        seen[key] = set(v["units"])
+    assert sum(len(f) for f in found.values()) == 35
     # identity is the VASSAL id: the binding bound each piece once
     assert report["steps"] == 10148
+
+
+def test_a_stacking_check_at_the_end_of_the_german_movement_judges_the_germans_only() -> None:
+    """At 9299 (the end of the German movement phase) Allied over-stacks
+    stand on the map (an independent count from the replay), and the check
+    reports German stacks only: the Allied ones are judged at the end of
+    the Allied movement phase (10132)."""
+    logs = shared_files("corpus", "tld/game/*.log")
+    if not logs:
+        shared_path("corpus", "tld", "game")
+    scenario = load_scenario(EXAMPLE, module=_module())
+    report = audit_logs(logs, scenario, module=_module()).as_json()
+    found = _found(report)
+    every = _expected(logs, {9299: None})[9299]
+    assert {side for _, side in every} == {"allied", "german"}
+    assert found[9299] and {side for _, side in found[9299]} == {"german"}
 
 
 def test_movement_findings_follow_the_modules_grid() -> None:
@@ -221,3 +267,27 @@ def test_faces_come_from_the_unnamed_flip_layer() -> None:
             if trait.type.startswith("emb2;Flip;") and int(trait.state.split(";")[0] or "-1") > 0:
                 flipped.add(p.id)
     assert reduced and reduced == flipped & set(game.piece_unit)
+
+
+def test_a_phase_announced_to_the_other_player_is_that_players() -> None:
+    """The example's chat pattern: "your … phase" (group ``addressed``)
+    starts the phase of the side the speaker addresses; a side named in the
+    line is that side's; "German Coastal Artillery" (German fire in the
+    Allied player turn) names no phasing side."""
+    from vmodtool.audit.timeline import Clock
+    clock = Clock(load_scenario(EXAMPLE, module=_module()))
+    ready = clock.time("<Joel> - Ready for your movement phase...")
+    assert ready is not None and (ready.phase, ready.side, ready.addressed) == ("movement", None, True)
+    named = clock.time("<Nate> - German Replacement Phase, June 7")
+    assert named is not None and (named.phase, named.side, named.addressed) == ("replacement", "german", False)
+    coastal = clock.time("<Joel> - Starting German Coastal Artillery phase...")
+    assert coastal is not None and (coastal.phase, coastal.side) == ("coastal_artillery", None)
+    late = clock.time("<Joel> - So, assuming that everything is up to this point is ok, it's time for you "
+                      "to do your mechanized movement phase.")
+    assert late is not None and (late.phase, late.addressed) == ("mechanized", True)
+    # in the audit: the German Mechanized Movement phase begun by Joel (of the Allies) is the Germans'
+    logs = [shared_path("corpus", "tld", "game", name) for name in ("0606-1.log", "0606-2.log")]
+    scenario = load_scenario(EXAMPLE, module=_module())
+    report = audit_logs(logs, scenario, module=_module())
+    after = [v for v in report.violations if v.step > 1089 and v.phase == "mechanized"]
+    assert after and {v.phasing_side for v in after} == {"german"}

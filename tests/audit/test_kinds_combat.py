@@ -126,3 +126,31 @@ def test_without_combat_windows_the_advance_is_movement(tmp_path: Path) -> None:
     assert _found(_game(tmp_path), _scenario(combat=False)) == []
     found = _found(_game(tmp_path, "advance-too-far"), _scenario(combat=False))
     assert [r for r, _ in found] == ["advance"]
+
+
+@pytest.mark.parametrize("take_backs", [True, False])
+def test_a_move_taken_back_costs_nothing_with_take_backs(tmp_path: Path, take_backs: bool) -> None:
+    """The 50th Reserve Division (4 MP) is dragged 3 hexes, back to where it
+    began (the player corrects his move) and 3 hexes again: 3 MP spent, not 9."""
+    scenario = example("ww1-operational")
+    module, sizes = built_module(scenario)
+    w = GameWriter(module, players=PLAYERS, board_sizes=sizes)
+    division = next(pid for pid, p in w.pieces.items() if p.piece.get_property("UnitId") == "ger.inf.3")
+    w.snapshot()
+    w.report("TT|1|German Empire|Movement Phase")
+    other = next(pid for pid, p in w.pieces.items() if p.piece.get_property("UnitId") == "ger.inf4.2")
+    for hex_id in ("1006", "1003", "1006"):
+        w.move(division, hex_id, map_name=scenario.map.name, player=FRITZ)
+        # (another drag in between: a drag straight back is read as VASSAL's undo of the last)
+        w.move(other, "1106" if hex_id == "1006" else "1105", map_name=scenario.map.name, player=FRITZ)
+    w.report("TT|1|German Empire|Combat Phase")
+    path = tmp_path / "take-back.vlog"
+    path.write_bytes(w.to_bytes())
+    rules = _rules()
+    move = replace(rules[0], params={**rules[0].params, "take_backs": take_backs})
+    found = _found(path, replace(_scenario(), rules=(move,)))
+    if take_backs:
+        assert found == []
+    else:
+        # (the drag back charged as movement, and the third drag on top of both)
+        assert [m.split(" it ")[-1] for _, m in found] == ["spent 6 MP, has 4", "spent 9 MP, has 4"]

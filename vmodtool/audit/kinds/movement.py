@@ -668,18 +668,19 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         self.retreats = [r for r in self.retreats if r["used"] is None]
         return out
 
-    def _take_back(self, uid: str, to_hex: str) -> None:
-        """A drag back to a hex the unit began an earlier drag of the window
-        in takes those drags back (a player correcting a move): what they
-        cost is no longer spent."""
+    def _take_back(self, uid: str, to_hex: str) -> bool:
+        """Whether a drag goes back to a hex the unit began an earlier drag
+        of the window in: it takes those drags back (a player correcting a
+        move), what they cost is no longer spent, and it costs nothing."""
         legs = self.legs.get(uid)
         if not legs:
-            return
+            return False
         for i, (a, _b, _c) in enumerate(legs):
             if a == to_hex:
                 del legs[i:]
                 self.spent[uid] = sum(c for _a, _b, c in legs)
-                return
+                return True
+        return False
 
     def _judge(self, state: AuditState, item: _Drag) -> Violation | None:
         event, uid = item["event"], item["uid"]
@@ -693,8 +694,8 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
                                       units=[uid], hexes=[a, b], reason=item["reason"],
                                       movement_class=item["cls"])
         cost, legs = item["best"]
-        if self.take_backs:
-            self._take_back(uid, b)
+        if self.take_backs and self._take_back(uid, b):
+            return None                 # (the unit is back where it was: nothing spent)
         before = self.spent.get(uid, 0.0)
         earlier = list(self.legs.get(uid, ()))
         total = before + cost

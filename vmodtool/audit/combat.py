@@ -29,7 +29,8 @@ from vmodtool.audit.api import Event
 from vmodtool.audit.selectors import as_list, matches
 from vmodtool.audit.state import AuditState, Unit
 
-__all__ = ["CombatSpec", "new_window", "COMBAT_EVENTS", "enemy_distance", "enemy_hexes"]
+__all__ = ["CombatSpec", "new_window", "COMBAT_EVENTS", "enemy_distance", "enemy_hexes", "hex_sides",
+           "map_neighbours"]
 
 #: the events a rule with combat windows takes besides its own
 COMBAT_EVENTS = frozenset({"dice", "annotation", "phase_start", "phase_end", "turn_start", "turn_end"})
@@ -97,24 +98,24 @@ class CombatSpec:
     def _contact(self, state: AuditState, side: str | None) -> set[str]:
         """The hexes of the roller's units (or the ``units`` selector's)
         next to an enemy unit, and those enemy hexes."""
-        neighbours = state.scenario.map.neighbours
-        sides: dict[str, set[str]] = {}
-        units = [u for u in state.units() if u.on_map and u.hex is not None]
-        for u in units:
-            sides.setdefault(u.hex or "", set()).add(u.side)
+        neighbours = map_neighbours(state)
+        sides = hex_sides(state)
         out: set[str] = set()
-        for u in units:
-            if self.units is not None:
-                if not matches(self.units, u, state, u):
+        if self.units is None:
+            if side is None:
+                return out
+            for hex_id, here in sides.items():
+                if side not in here:
                     continue
-            elif side is None or u.side != side:
+                for h in neighbours.get(hex_id, ()):
+                    if any(s != side for s in sides.get(h, ())):
+                        out.add(hex_id)
+                        out.add(h)
+            return out
+        for u in state.units():
+            if not u.on_map or u.hex is None or not matches(self.units, u, state, u):
                 continue
-            assert u.hex is not None
-            try:
-                near = neighbours(u.hex)
-            except (KeyError, ValueError):
-                continue
-            for h in near:
+            for h in neighbours.get(u.hex, ()):
                 if any(s != u.side for s in sides.get(h, ())):
                     out.add(u.hex)
                     out.add(h)
@@ -134,10 +135,7 @@ class CombatSpec:
             hexes = window["hexes"]
             if hexes is not None:
                 near = set(hexes)
-                try:
-                    close = a in near or any(h in near for h in state.scenario.map.neighbours(a))
-                except (KeyError, ValueError):
-                    close = False
+                close = a in near or any(h in near for h in map_neighbours(state).get(a, ()))
                 if not close:
                     if window["open"] == "roll":
                         _close(window)      # (movement goes on elsewhere: the combat is over)
@@ -166,23 +164,55 @@ def _close(window: Window) -> None:
     window.update(new_window())
 
 
+def map_neighbours(state: AuditState) -> Mapping[str, tuple[str, ...]]:
+    """Each hex's neighbours on the scenario map (the table the movement
+    kinds keep per map)."""
+    from vmodtool.audit.kinds.movement import map_neighbours as table
+    return table(state.scenario.map)
+
+
+def hex_sides(state: AuditState) -> dict[str, set[str]]:
+    """hex -> the sides of the units on it (from the units' counters: no
+    unit views are made)."""
+    counters = getattr(state, "_counters", {})
+    out: dict[str, set[str]] = {}
+    for uid, s in state.units_state.items():
+        if not s.present or s.hex is None:
+            continue
+        counter = counters.get(uid)
+        side = counter.side if counter is not None else state.unit(uid).side
+        out.setdefault(s.hex, set()).add(side)
+    return out
+
+
+#: how far :func:`enemy_distance` looks (a retreat or an advance is judged
+#: near its combat)
+SEARCH_RADIUS = 12
+
+
 def enemy_distance(state: AuditState, unit: Unit, hex_id: str) -> int | None:
-    """Hexes from ``hex_id`` to the nearest unit of another side (None: no
-    enemy on the map)."""
-    distance = state.scenario.map.distance
-    best: int | None = None
-    for other in state.units():
-        if other.side == unit.side or not other.on_map or other.hex is None:
-            continue
-        try:
-            d = distance(hex_id, other.hex)
-        except (KeyError, ValueError):
-            continue
-        if best is None or d < best:
-            best = d
-    return best
+    """Hexes from ``hex_id`` to the nearest unit of another side (None: none
+    within :data:`SEARCH_RADIUS`)."""
+    neighbours = map_neighbours(state)
+    enemy = {h for h, sides in hex_sides(state).items() if any(s != unit.side for s in sides)}
+    if hex_id in enemy:
+        return 0
+    seen = {hex_id}
+    frontier = [hex_id]
+    for d in range(1, SEARCH_RADIUS + 1):
+        nxt = []
+        for a in frontier:
+            for b in neighbours.get(a, ()):
+                if b in seen:
+                    continue
+                if b in enemy:
+                    return d
+                seen.add(b)
+                nxt.append(b)
+        frontier = nxt
+    return None
 
 
 def enemy_hexes(state: AuditState, unit: Unit) -> set[str]:
     """The hexes that hold a unit of another side."""
-    return {u.hex for u in state.units() if u.side != unit.side and u.on_map and u.hex is not None}
+    return {h for h, sides in hex_sides(state).items() if any(s != unit.side for s in sides)}

@@ -16,7 +16,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
-from vmodtool.audit.combat import COMBAT_EVENTS, CombatSpec, Window, enemy_distance, enemy_hexes, new_window
+from vmodtool.audit.combat import (
+    COMBAT_EVENTS,
+    CombatSpec,
+    Window,
+    enemy_distance,
+    enemy_hexes,
+    map_neighbours,
+    new_window,
+)
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.movement import CheapCopy, describe
 from vmodtool.audit.selectors import matches
@@ -94,7 +102,7 @@ class Retreat(_CombatMoves):
             return (f"{what}: not away from the enemy ({before} hex(es) from the nearest enemy "
                     f"before, {after} after)", {"enemy_before": before, "enemy_after": after})
         if self.params.get("enemy_zoc", "prohibited") == "prohibited" and \
-                any(h in enemies for h in hex_map.neighbours(to_hex)):
+                any(h in enemies for h in map_neighbours(state).get(to_hex, ())):
             return f"{what}: into an enemy zone of control (next to an enemy unit)", {"into": "enemy_zoc"}
         return None
 

@@ -28,7 +28,7 @@ from vmodtool.audit.selectors import as_list, matches
 from vmodtool.audit.state import AuditState, Unit
 from vmodtool.scenario.model import HexMap, Scenario
 
-__all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Moment", "fmt_mp"]
+__all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Moment", "fmt_mp", "map_neighbours"]
 
 PROHIBITED = "prohibited"
 EPSILON = 1e-9
@@ -373,6 +373,12 @@ def _of_map(cache: _ByMap[_T], hex_map: HexMap, make: Callable[[], _T]) -> _T:
 def _neighbours(hex_map: HexMap) -> dict[str, tuple[str, ...]]:
     """Each hex's neighbours on a map (the hex geometry, once per map)."""
     return _of_map(_NEIGHBOURS, hex_map, lambda: {h: tuple(hex_map.neighbours(h)) for h in hex_map.hex_ids})
+
+
+def map_neighbours(hex_map: HexMap) -> dict[str, tuple[str, ...]]:
+    """Each hex's neighbours on a map, computed once per map (shared with
+    the combat windows, ``vmodtool/audit/combat.py``)."""
+    return _neighbours(hex_map)
 
 
 def _map_tables(hex_map: HexMap, params: Mapping[str, Any]) -> _MapTables:

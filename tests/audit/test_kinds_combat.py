@@ -3,9 +3,10 @@
 against the module ``vmodtool build`` makes of the ww1-operational example.
 
 The clean game has a leader carried by a unit, a two-hex retreat and an
-advance after a ``#attack`` in the Combat Phase, and a retreat after a roll
-in the Exploitation Phase (a movement phase here); each seeded copy carries
-ONE illegal move instead: every one is caught, and the clean game is clean.
+advance after a ``#attack`` in the Combat Phase, and a retreat and an
+advance after a roll in the Exploitation Phase (a movement phase here, the
+advancing unit's allowance already spent); each seeded copy carries ONE
+illegal move instead: every one is caught, and the clean game is clean.
 """
 
 from __future__ import annotations
@@ -82,9 +83,13 @@ def _game(tmp_path: Path, seed: str | None = None) -> Path:
     if seed == "advance-too-far":
         mv("ger.storm.1", "0802", FRITZ)        # a second hex
     phase("Exploitation Phase")
-    w.dice("1d6", [6], player=FRITZ)            # 1003 attacks 0904 (a roll, no #attack)
-    mv("all.bri.3", "0905", TOMMY)              # retreat in a movement phase: not movement
-    mv("ger.inf4.2", "0603" if seed == "exploit-too-far" else "1106", FRITZ)   # 5 hexes, has 4
+    mv("ger.storm.2", "1202", FRITZ)            # 2 MP
+    mv("ger.storm.2", "1004", FRITZ)            # 3 more: all of its 5, next to the 58th in 0904
+    w.dice("1d6", [6], player=FRITZ)            # 1003 and 1004 attack 0904 (a roll, no #attack)
+    mv("all.bri.3", "0804", TOMMY)              # retreat in a movement phase: not movement
+    mv("ger.storm.2", "0904", FRITZ)            # the advance: a 6th hex, not movement
+    # movement again, away from the combat (it closes the window)
+    mv("ger.a7v", "1208" if seed == "exploit-too-far" else "1205", FRITZ)   # 4 hexes, has 3
     phase("Replacement & Reinforcement Phase")
     path = tmp_path / f"{seed or 'clean'}.vlog"
     path.write_bytes(w.to_bytes())
@@ -107,7 +112,7 @@ def test_each_illegal_move_is_caught(tmp_path: Path, seed: str) -> None:
         "leader-alone": ("move", "ger.hq4", "needs 3 MP"),
         "retreat-toward-enemy": ("retreat", "all.bri.1", "not away from the enemy"),
         "advance-too-far": ("advance", "ger.storm.1", "2 hexes, at most 1"),
-        "exploit-too-far": ("move", "ger.inf4.2", "needs 5 MP"),
+        "exploit-too-far": ("move", "ger.a7v", "needs 4 MP"),
     }[seed]
     assert len(found) == 1, found
     rule_id, message = found[0]
@@ -119,13 +124,13 @@ def test_without_attached_the_carried_leader_is_charged(tmp_path: Path) -> None:
     assert [(r, "ger.hq14" in m and "needs 3 MP" in m) for r, m in found] == [("move", True)]
 
 
-def test_without_combat_windows_the_advance_is_movement(tmp_path: Path) -> None:
-    """Without ``combat`` on the movement rule, the exploitation retreat
-    stays uncharged (not the phasing side's) but the windows still judge
-    the combat phase: the rules read their own ``combat``."""
-    assert _found(_game(tmp_path), _scenario(combat=False)) == []
-    found = _found(_game(tmp_path, "advance-too-far"), _scenario(combat=False))
-    assert [r for r, _ in found] == ["advance"]
+def test_without_combat_windows_the_advance_is_charged_as_movement(tmp_path: Path) -> None:
+    """Without ``combat`` on the movement rule, Sturm 8's advance after the
+    Exploitation Phase roll is a 6th hex of movement for a unit of 5 MP;
+    the retreat and advance rules judge the combat with their own windows
+    all the same."""
+    found = _found(_game(tmp_path), _scenario(combat=False))
+    assert [(r, "ger.storm.2" in m and "spent 6 MP, has 5" in m) for r, m in found] == [("move", True)]
 
 
 @pytest.mark.parametrize("take_backs", [True, False])

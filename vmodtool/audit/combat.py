@@ -74,10 +74,12 @@ class CombatSpec:
         elif kind == "dice":
             if not self.rolls or (self.roll_label is not None and not self.roll_label.search(event.text or "")):
                 return
-            hexes = self._contact(state, event.side)
+            # (a roll whose step names no side: the phasing side's, who attacks in its phases)
+            side = event.side or state.phasing_side
+            hexes = self._contact(state, side)
             if not hexes:
                 return                      # (no unit of the roller's next to an enemy: not a combat roll)
-            self._open_roll(window, event.side, hexes)
+            self._open_roll(window, side, hexes)
         elif kind == "annotation":
             ann = event.annotation
             if ann is None or ann.kind not in self.annotations:

@@ -159,3 +159,55 @@ def test_a_move_taken_back_costs_nothing_with_take_backs(tmp_path: Path, take_ba
     else:
         # (the drag back charged as movement, and the third drag on top of both)
         assert sorted(m.split(" it ")[-1] for _, m in found) == ["spent 6 MP, has 4", "spent 9 MP, has 4"]
+
+
+# -- the kinds' own checks, step by step (tests/audit/harness.py) ---------------------------------
+def _harness(max_retreat: int = 2):
+    from tests.audit.harness import Game
+    from tests.audit.helpers import make_rule
+    scenario = example("ww1-operational")
+    retreat = make_rule(scenario, "retreat", {"combat": {"rolls": True}, "max_hexes": max_retreat})
+    advance = make_rule(scenario, "advance_after_combat", {"combat": {"rolls": True}, "max_hexes": 1},
+                        rule_id="advance")
+    g = Game(scenario, retreat, advance, phase="combat")
+    g.state.phasing_side = "ger"
+    g.place("ger.storm.1", "1001")          # next to the 58th in 0902
+    return g
+
+
+def test_a_retreat_longer_than_max_hexes() -> None:
+    g = _harness()
+    g.step(("dice", 4, 3))
+    for hex_id in ("0802", "0702", "0602"):
+        g.step(("move", "all.bri.1", hex_id))
+    assert [(v.rule_id, v.evidence.get("hexes_moved")) for v in g.violations] == [("test.rule", 3)]
+
+
+def test_a_retreat_next_to_another_enemy_unit() -> None:
+    g = _harness()
+    g.place("ger.inf4.2", "0601")           # not in the combat; 0702 is next to it
+    g.step(("dice", 4, 3))
+    g.step(("move", "all.bri.1", "0802"))
+    g.step(("move", "all.bri.1", "0702"))
+    assert [(v.rule_id, v.evidence.get("into")) for v in g.violations] == [("test.rule", "enemy_zoc")]
+
+
+def test_an_advance_into_a_hex_nobody_left() -> None:
+    g = _harness()
+    g.step(("dice", 4, 3))
+    g.step(("move", "all.bri.1", "0802"))
+    g.step(("move", "ger.storm.1", "0902"))  # the vacated hex: legal
+    assert g.violations == []
+    g2 = _harness()
+    g2.step(("dice", 4, 3))
+    g2.step(("move", "all.bri.1", "0802"))
+    g2.step(("move", "ger.storm.1", "0901"))  # next to the 58th, but 0901 was never held
+    assert [(v.rule_id, v.evidence.get("vacated")) for v in g2.violations] == [("advance", ["0902"])]
+
+
+def test_a_move_away_from_the_combat_is_not_a_combat_move() -> None:
+    g = _harness()
+    g.place("all.bri.1", "0602")            # far from every German unit
+    g.step(("dice", 4, 3))                   # (the 50th in 1003 is next to the 58th in 0904)
+    g.step(("move", "all.bri.1", "0702"))    # toward the Germans, but no part of the combat
+    assert g.violations == []

@@ -29,7 +29,7 @@ from vmodtool.audit.api import Event
 from vmodtool.audit.selectors import as_list, matches
 from vmodtool.audit.state import AuditState, Unit
 
-__all__ = ["CombatSpec", "new_window", "COMBAT_EVENTS", "enemy_distance", "enemy_hexes", "hex_sides",
+__all__ = ["CombatSpec", "new_window", "COMBAT_EVENTS", "combat_enemies", "enemy_distance", "enemy_hexes", "hex_sides",
            "map_neighbours"]
 
 #: the events a rule with combat windows takes besides its own
@@ -158,7 +158,8 @@ class CombatSpec:
         retreat (or a displacement)."""
         if window["side"] is None or unit.side != window["side"]:
             return False
-        before, after = enemy_distance(state, unit, origin), enemy_distance(state, unit, to_hex)
+        enemy = combat_enemies(state, unit, window, origin)
+        before, after = enemy_distance(state, unit, origin, enemy), enemy_distance(state, unit, to_hex, enemy)
         return before is None or after is None or after <= before
 
 
@@ -192,11 +193,23 @@ def hex_sides(state: AuditState) -> dict[str, set[str]]:
 SEARCH_RADIUS = 12
 
 
-def enemy_distance(state: AuditState, unit: Unit, hex_id: str) -> int | None:
-    """Hexes from ``hex_id`` to the nearest unit of another side (None: none
-    within :data:`SEARCH_RADIUS`)."""
+def combat_enemies(state: AuditState, unit: Unit, window: Window, origin: str) -> set[str]:
+    """The hexes of the enemy units in the combat: those of the window's
+    hexes that hold one (in a combat phase, those next to ``origin``, where
+    the unit began its combat moves); every enemy hex when there are none."""
+    enemy = enemy_hexes(state, unit)
+    hexes = window["hexes"]
+    near = set(map_neighbours(state).get(origin, ())) if hexes is None else set(hexes)
+    return (enemy & near) or enemy
+
+
+def enemy_distance(state: AuditState, unit: Unit, hex_id: str, enemy: set[str] | None = None) -> int | None:
+    """Hexes from ``hex_id`` to the nearest of ``enemy`` (default: every
+    hex with a unit of another side); None: none within
+    :data:`SEARCH_RADIUS`."""
     neighbours = map_neighbours(state)
-    enemy = {h for h, sides in hex_sides(state).items() if any(s != unit.side for s in sides)}
+    if enemy is None:
+        enemy = enemy_hexes(state, unit)
     if hex_id in enemy:
         return 0
     seen = {hex_id}

@@ -20,6 +20,7 @@ from vmodtool.audit.combat import (
     COMBAT_EVENTS,
     CombatSpec,
     Window,
+    combat_enemies,
     enemy_distance,
     enemy_hexes,
     map_neighbours,
@@ -81,8 +82,9 @@ class _CombatMoves(CheapCopy, BaseRule[AuditState]):
 class Retreat(_CombatMoves):
     """A retreat (a combat move that is not an advance) goes at most
     ``max_hexes`` hexes from where it began, ends farther from the enemy
-    than it began, never into an enemy-occupied hex nor (``enemy_zoc:
-    prohibited``, the default) into a hex next to an enemy unit."""
+    units of the combat than it began, never into an enemy-occupied hex nor
+    (``enemy_zoc: prohibited``, the default) into a hex next to any enemy
+    unit."""
 
     advances = False
 
@@ -97,10 +99,12 @@ class Retreat(_CombatMoves):
         enemies = enemy_hexes(state, unit)
         if to_hex in enemies:
             return f"{what}: {to_hex} holds enemy units", {"into": "enemy"}
-        before, after = enemy_distance(state, unit, origin), enemy_distance(state, unit, to_hex)
+        fighting = combat_enemies(state, unit, window, origin)
+        before, after = (enemy_distance(state, unit, origin, fighting),
+                         enemy_distance(state, unit, to_hex, fighting))
         if before is not None and after is not None and after <= before:
             return (f"{what}: not away from the enemy ({before} hex(es) from the nearest enemy "
-                    f"before, {after} after)", {"enemy_before": before, "enemy_after": after})
+                    f"of the combat before, {after} after)", {"enemy_before": before, "enemy_after": after})
         if self.params.get("enemy_zoc", "prohibited") == "prohibited" and \
                 any(h in enemies for h in map_neighbours(state).get(to_hex, ())):
             return f"{what}: into an enemy zone of control (next to an enemy unit)", {"into": "enemy_zoc"}

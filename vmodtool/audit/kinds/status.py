@@ -387,7 +387,8 @@ class SettleRule(BaseRule[AuditState]):
         changed = getattr(state, "changed", None)
         if changed is None:             # (a foreign GameView: every hex is judged)
             return False
-        return bool(self.__dict__.get("_mark", 0) == state._log_base + len(changed))
+        return bool(self.__dict__.get("_mark", 0) == state._log_base + len(changed)) and \
+            not self.__dict__.get("_deferred", False)   # (a side's findings waiting for a check that judges it)
 
     def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
         if event.kind == "setup_end":

@@ -285,6 +285,7 @@ class TestStandingViolations:
         self._overstack(ww1, st, "all", step=2)
         out = feed(r, st, [phase_end("movement", 3)])
         assert [v.evidence["side_counted"] for v in out] == ["ger"]   # the Allied stack waits
+        assert not r.idle(st)           # (so the engine does not skip the next check: nothing changed)
         st.phasing_side = "all"
         out = feed(r, st, [phase_end("movement", 5)])                  # nothing changed since
         assert [v.evidence["side_counted"] for v in out] == ["all"]

@@ -106,13 +106,20 @@ class CombatSpec:
         if self.units is None:
             if side is None:
                 return out
+            memo = vars(state)
+            key = (memo.get("_token"), memo.get("_all_moves"), side)
+            hit = memo.get("_combat_contact")
+            if hit is not None and hit[0] == key:
+                return set(hit[1])          # (rolls in a row, nothing moved between)
+            enemy = {h for h, here in sides.items() if any(s != side for s in here)}
             for hex_id, here in sides.items():
                 if side not in here:
                     continue
                 for h in neighbours.get(hex_id, ()):
-                    if any(s != side for s in sides.get(h, ())):
+                    if h in enemy:
                         out.add(hex_id)
                         out.add(h)
+            memo["_combat_contact"] = (key, frozenset(out))
             return out
         for u in state.units():
             if not u.on_map or u.hex is None or not matches(self.units, u, state, u):
@@ -176,7 +183,19 @@ def map_neighbours(state: AuditState) -> Mapping[str, tuple[str, ...]]:
 
 def hex_sides(state: AuditState) -> dict[str, set[str]]:
     """hex -> the sides of the units on it (from the units' counters: no
-    unit views are made)."""
+    unit views are made); kept with the state until a unit is placed,
+    moved or removed (a roll after a roll, a retreat after its roll)."""
+    memo = vars(state)
+    key = (memo.get("_token"), memo.get("_all_moves"))
+    hit = memo.get("_combat_sides")
+    if hit is not None and hit[0] == key:
+        return hit[1]  # type: ignore[no-any-return]
+    out = _hex_sides(state)
+    memo["_combat_sides"] = (key, out)
+    return out
+
+
+def _hex_sides(state: AuditState) -> dict[str, set[str]]:
     counters = getattr(state, "_counters", {})
     out: dict[str, set[str]] = {}
     for uid, s in state.units_state.items():

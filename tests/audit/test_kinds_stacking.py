@@ -251,3 +251,76 @@ class TestCohabitation:
         move(st, "syr.hq_78", "1006")
         out = feed(rule(scen, "hq.with_own_type"), st, [step_end()])
         assert summary(out) == [("hq.with_own_type", ("syr.hq_78",), ("1006",), "error")]
+
+
+# -- standing violations and applies_to (issue 43 item 5, docs/seed-rules.md §4.11) --------------
+class TestStandingViolations:
+    """A state rule reports a finding once where it arose, again only when
+    it gains a unit or after a fix; ``applies_to`` limits a check to a side."""
+
+    def _overstack(self, ww1, st, side="ger", step=1):
+        # 1101 holds ger.hq14 (exempt), ger.inf.1, ger.storm.1: two more make 4 counted units
+        units = ["ger.inf.2", "ger.inf.3"] if side == "ger" else ["all.bri.1", "all.bri.3", "all.cav", "all.tank"]
+        hex_id = "1101" if side == "ger" else "0503"
+        for uid in units:
+            move(st, uid, hex_id, step=step)
+        return hex_id
+
+    def test_a_stack_that_only_loses_units_is_not_reported_again(self, ww1):
+        st = setup_state(ww1, phase="movement", phasing_side="ger")
+        r = rule(ww1, "stack.limit")
+        self._overstack(ww1, st)
+        move(st, "ger.storm.2", "1101", step=2)                  # 5 counted units
+        assert len(feed(r, st, [phase_end("movement", 3)])) == 1
+        move(st, "ger.storm.2", "1002", step=4)                  # 4: still over, but no new act
+        assert feed(r, st, [phase_end("movement", 5)]) == []
+        move(st, "ger.storm.2", "1101", step=6)                  # a unit moved in: a new act
+        out = feed(r, st, [phase_end("movement", 7)])
+        assert len(out) == 1 and "ger.storm.2" in out[0].units
+
+    def test_applies_to_phasing_judges_the_phasing_side_only(self, ww1):
+        st = setup_state(ww1, phase="movement", phasing_side="ger")
+        r = rule(ww1, "stack.limit", applies_to="phasing")
+        self._overstack(ww1, st, "ger")
+        self._overstack(ww1, st, "all", step=2)
+        out = feed(r, st, [phase_end("movement", 3)])
+        assert [v.evidence["side_counted"] for v in out] == ["ger"]   # the Allied stack waits
+        assert not r.idle(st)           # (so the engine does not skip the next check: nothing changed)
+        st.phasing_side = "all"
+        out = feed(r, st, [phase_end("movement", 5)])                  # nothing changed since
+        assert [v.evidence["side_counted"] for v in out] == ["all"]
+        assert feed(r, st, [phase_end("movement", 7)]) == []          # each reported once
+        # with applies_to all (the default), both at the first check
+        st2 = setup_state(ww1, phase="movement", phasing_side="ger")
+        self._overstack(ww1, st2, "ger")
+        self._overstack(ww1, st2, "all", step=2)
+        assert len(feed(rule(ww1, "stack.limit"), st2, [phase_end("movement", 3)])) == 2
+
+    def test_applies_to_moved_judges_the_sides_that_moved(self, ww1):
+        st = setup_state(ww1, phase="movement", phasing_side="ger")
+        r = rule(ww1, "stack.limit", applies_to="moved")
+        assert feed(r, st, [phase_end("movement", 1)]) == []
+        self._overstack(ww1, st, "all", step=2)
+        self._overstack(ww1, st, "ger", step=3)
+        assert len(feed(r, st, [phase_end("movement", 4)])) == 2
+        move(st, "ger.storm.2", "1101", step=5)                          # only a German unit moved
+        out = feed(r, st, [phase_end("movement", 6)])
+        assert [v.evidence["side_counted"] for v in out] == ["ger"]
+
+    def test_a_stack_standing_when_the_log_began_says_it_was_inherited(self, ww1):
+        st = setup_state(ww1, phase="movement", phasing_side="ger")
+        self._overstack(ww1, st, "ger")                                  # in the saved state
+        r = rule(ww1, "stack.limit")
+        assert feed(r, st, [Event("setup_end", 0)]) == []
+        self._overstack(ww1, st, "all", step=2)                          # made in the log
+        out = feed(r, st, [phase_end("movement", 3)])
+        inherited = {v.evidence["side_counted"]: v.evidence.get("inherited", False) for v in out}
+        assert inherited == {"ger": True, "all": False}
+        assert "inherited" in next(v.message for v in out if v.evidence["side_counted"] == "ger")
+
+    def test_game_end_judges_every_side(self, ww1):
+        st = setup_state(ww1, phase="movement", phasing_side="ger")
+        r = rule(ww1, "stack.limit", applies_to="phasing")
+        self._overstack(ww1, st, "all")
+        assert feed(r, st, [phase_end("movement", 3)]) == []
+        assert len(feed(r, st, [Event("game_end", 4)])) == 1

@@ -109,7 +109,7 @@ def test_every_property_has_a_description(schema: dict) -> None:
 def test_rule_kinds_each_have_params_and_a_switch(schema: dict) -> None:
     defs = schema["$defs"]
     kinds = defs["rule"]["properties"]["kind"]["enum"]
-    assert len(kinds) == 19
+    assert len(kinds) == 21
     switched = [c["if"]["properties"]["kind"]["const"] for c in defs["rule"]["allOf"]
                 if "params" in c.get("then", {}).get("properties", {})]
     assert switched == kinds

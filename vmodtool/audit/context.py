@@ -50,6 +50,10 @@ class Context:
     def check_in(self) -> tuple[str, ...]:
         return self.spec.check_in
 
+    @property
+    def applies_to(self) -> str:
+        return self.spec.applies_to
+
     def violation(self, event: Event, state: MomentView, message: str, *, severity: str | None = None,
                   units: Sequence[str] = (), hexes: Sequence[str | None] = (),
                   confidence: str | None = None, **evidence: Any) -> Violation:

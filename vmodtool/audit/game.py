@@ -342,6 +342,10 @@ class AuditGame:
         new_turn = change.turn if change.turn is not None else state.turn
         new_phase = change.phase if change.phase is not None else state.phase
         new_side = change.side if change.side is not None else state.phasing_side
+        if change.side is None and change.addressed and side in self.side_ids.values():
+            # ("your movement phase": the side the speaker addresses, of two)
+            others = sorted({s for s in self.side_ids.values() if s != side})
+            new_side = others[0] if len(others) == 1 else new_side
         if (new_turn, new_phase, new_side) == (state.turn, state.phase, state.phasing_side):
             return
         if state.active_formation is not None:

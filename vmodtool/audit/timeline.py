@@ -48,6 +48,10 @@ class ClockChange:
     turn: int | None
     side: str | None
     phase: str | None
+    #: the line announces the phase of the side it is addressed to (a
+    #: ``report_regex`` group ``addressed`` matched: "your movement
+    #: phase"), not the speaker's: with two sides, the other one
+    addressed: bool = False
 
 
 class Clock:
@@ -104,7 +108,7 @@ class Clock:
                 side = rest[0]
         side_id = self.side_ids.get(side.strip().casefold()) if side else None
         phase_id = self.phase_ids.get(phase.strip().rstrip(" *").casefold()) if phase else None
-        return ClockChange(turn, side_id, phase_id)
+        return ClockChange(turn, side_id, phase_id, bool(groups.get("addressed")))
 
     def tracker_time(self, levels: Sequence[tuple[str, str]]) -> ClockChange | None:
         """The time the turn tracker's active levels show ((level name, value),

@@ -52,8 +52,8 @@ __all__ = ["load_scenario", "check_scenario", "scenario_schema", "ScenarioInputs
 
 SCHEMAS = ("vmodtool/1", "wgscen/1")
 RULE_KINDS = ("stacking", "stack_order", "cohabitation", "escorted_move", "obligation",
-              "movement_allowance", "command_range", "status_forbids", "state_never",
-              "transition_window", "placement", "phase_sweep", "per_turn_limit", "replacement",
+              "movement_allowance", "retreat", "advance_after_combat", "command_range", "status_forbids",
+              "state_never", "transition_window", "placement", "phase_sweep", "per_turn_limit", "replacement",
               "setup_conformity", "hand_limit", "card_window", "card_source", "plugin")
 END_TURN_CHIT = "end_turn"
 GRID_NOT_BUILT = "the grid cannot be built; fix the grid keys above"
@@ -1387,7 +1387,8 @@ class _Builder:
                                   bool(self.get(rp + ("enabled",), bool, True)), plugin,
                                   tuple(a for a in self.get(rp + ("needs_annotations",), list, [])
                                         if isinstance(a, str)), self.pos(rp),
-                                  self._check_in(rp)))
+                                  self._check_in(rp),
+                                  self.text(rp + ("applies_to",), "all") or "all"))
         return out
 
     def _check_in(self, rp: Path) -> tuple[str, ...]:

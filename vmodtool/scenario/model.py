@@ -421,6 +421,9 @@ class RuleSpec:
     position: Position = Position()
     #: the phases in which a settle-point check (``check_at``) runs; empty: all
     check_in: tuple[str, ...] = ()
+    #: whose findings a state rule judges at a check: ``phasing``, ``moved``
+    #: (the sides whose units moved since its last check) or ``all``
+    applies_to: str = "all"
 
 
 @dataclass(frozen=True)

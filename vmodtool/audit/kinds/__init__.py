@@ -30,7 +30,16 @@ def rule_class(name: str) -> KindClass:
     """The class of a built-in kind (imports every kind module once)."""
     if name not in KINDS:
         # importing a kind module registers its kinds (idempotent)
-        from vmodtool.audit.kinds import cards, command, movement, placement, replacement, stacking, status  # noqa: F401
+        from vmodtool.audit.kinds import (  # noqa: F401
+            cards,
+            combat,
+            command,
+            movement,
+            placement,
+            replacement,
+            stacking,
+            status,
+        )
     try:
         return KINDS[name]
     except KeyError:

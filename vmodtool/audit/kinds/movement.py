@@ -22,12 +22,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypedDict, TypeGuard, TypeVar
 
 from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
+from vmodtool.audit.combat import COMBAT_EVENTS, CombatSpec, Window, new_window
 from vmodtool.audit.kinds import register
 from vmodtool.audit.selectors import as_list, matches
 from vmodtool.audit.state import AuditState, Unit
 from vmodtool.scenario.model import HexMap, Scenario
 
-__all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Moment", "fmt_mp"]
+__all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Moment", "fmt_mp", "map_neighbours"]
 
 PROHIBITED = "prohibited"
 EPSILON = 1e-9
@@ -385,6 +386,12 @@ def _neighbours(hex_map: HexMap) -> dict[str, tuple[str, ...]]:
     return _of_map(_NEIGHBOURS, hex_map, lambda: {h: tuple(hex_map.neighbours(h)) for h in hex_map.hex_ids})
 
 
+def map_neighbours(hex_map: HexMap) -> dict[str, tuple[str, ...]]:
+    """Each hex's neighbours on a map, computed once per map (shared with
+    the combat windows, ``vmodtool/audit/combat.py``)."""
+    return _neighbours(hex_map)
+
+
 def _map_tables(hex_map: HexMap, params: Mapping[str, Any]) -> _MapTables:
     """The tables of a map and a rule entry's params (equal params: the same
     entry of the scenario, whose rules are made again for every audit)."""
@@ -417,6 +424,8 @@ class _Drag(TypedDict):
     minimum_search: tuple[frozenset[str], frozenset[str]] | None   # (blocked, stop)
     allowance: float | None
     ends_in_zoc: bool
+    carrier: bool                   # not an ``attached`` piece (a leader, an HQ …)
+    side: str
 
 
 #: a ``#retreat``/``#advance`` annotation naming hexes: the step that used it
@@ -439,10 +448,15 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
     legal cost from its old to its new hex (judged on the game as it was when
     the drag happened); drags of one unit in one window are summed.  Moves in
     a step that carries a ``#retreat``/``#advance`` annotation (or matching a
-    pending one that names the hexes) are exempt.  Judged at the end of the
-    step, dated to the move."""
+    pending one that names the hexes) are exempt, and so are the combat
+    moves of a ``combat`` window (§4.11: judged by ``retreat`` and
+    ``advance_after_combat``).  A unit matching ``attached`` (a leader, an
+    HQ, a marker on a unit) that makes the same drag in the same step as a
+    unit that does not match is carried by it: not charged.  With
+    ``phasing_side_only`` the moves of a unit not of the phasing side are
+    not movement.  Judged at the end of the step, dated to the move."""
 
-    _shared = ("ctx", "params", "tables")
+    _shared = ("ctx", "params", "tables", "combat")
     # a step_end only judges the drags of the step (none: nothing to do); a
     # move of a unit that is not a subject is not charged
     quiet_step_end = True
@@ -454,6 +468,14 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         self.window = p.get("window", "activation")
         self.subscribes = frozenset({"move", "annotation", "step_end", "game_end"}
                                     | WINDOW_BOUNDS.get(self.window, WINDOW_BOUNDS["activation"]))
+        combat = p.get("combat")
+        #: the combat windows whose moves are not movement (None: no ``combat``)
+        self.combat: CombatSpec | None = CombatSpec(combat) if isinstance(combat, dict) else None
+        if self.combat is not None:
+            self.subscribes |= COMBAT_EVENTS
+        self.attached = p.get("attached")
+        self.phasing_only = bool(p.get("phasing_side_only", False))
+        self.take_backs = bool(p.get("take_backs", False))
         self.phases = frozenset(as_list(p.get("phases")))
         self.exempt_kinds = frozenset(as_list(p.get("exempt_annotations", ["retreat", "advance"])))
         self.enemy_prohibited = p.get("enemy_occupied", "prohibited") == PROHIBITED
@@ -473,6 +495,7 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         self.step_exempt = False
         self.step_no: int | None = None
         self.retreats: list[_Retreat] = []          # pending annotations naming hexes
+        self.combat_window: Window = new_window()
 
     def idle(self, state: AuditState) -> bool:
         """Whether its ``step_end`` now would do nothing (see
@@ -485,15 +508,25 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         if kind == "move":
             self._on_move(state, event)
             return ()
-        if kind == "annotation":
-            self._on_annotation(event)
+        combat = self.combat
+        if kind in ("annotation", "dice"):
+            if combat is not None:
+                combat.on_event(state, event, self.combat_window)
+            if kind == "annotation":
+                self._on_annotation(event)
             return ()
         out = self._flush(state) if self.pending else ()
+        if combat is not None and kind in COMBAT_EVENTS:
+            combat.on_event(state, event, self.combat_window)
+        self._window_bound(kind)
+        return out
+
+    def _window_bound(self, kind: str) -> None:
+        """Forget the window's moves at one of its bounds."""
         if kind in WINDOW_BOUNDS.get(self.window, ()):
             self.spent, self.legs, self.minimum_used, self.stopped = {}, {}, {}, {}
             if kind.startswith(("phase", "turn")):
                 self.retreats = []
-        return out
 
     def _new_step(self, step: int) -> None:
         if self.step_no != step:
@@ -522,8 +555,12 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
             unit = state.unit(event.unit)
         except KeyError:
             return
+        if self.combat is not None and self.combat.combat_move(state, event, unit, self.combat_window):
+            return                      # (a retreat, an advance: judged by their own kinds)
         if not matches(self.params.get("subject"), unit, state, unit):
             return
+        if self.phasing_only and state.phasing_side is not None and unit.side != state.phasing_side:
+            return                      # (not its side's movement: a displacement, or the clock missed a phase)
         cls = unit.movement_class
         if not self.tables.knows(cls):
             return
@@ -547,6 +584,8 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
             "best": best, "reason": reason, "minimum_search": minimum_search,
             "allowance": self._allowance(unit),
             "ends_in_zoc": event.to_hex in stop,
+            "carrier": self.attached is None or not matches(self.attached, unit, state, unit),
+            "side": unit.side,
         })
 
     def _enemies(self, state: AuditState, unit: Unit) -> Enemies:
@@ -634,14 +673,32 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
     def _flush(self, state: AuditState) -> list[Violation]:
         out: list[Violation] = []
         pending, self.pending = self.pending, []
+        carried = {(d["event"].step, d["from_hex"], d["to_hex"], d["side"]) for d in pending if d["carrier"]}
         for item in pending:
             if self._exempt(item):
                 continue
+            if not item["carrier"] and (item["event"].step, item["from_hex"], item["to_hex"],
+                                        item["side"]) in carried:
+                continue                # (attached to a unit that made the same drag: counted once)
             v = self._judge(state, item)
             if v is not None:
                 out.append(v)
         self.retreats = [r for r in self.retreats if r["used"] is None]
         return out
+
+    def _take_back(self, uid: str, to_hex: str) -> bool:
+        """Whether a drag goes back to a hex the unit began an earlier drag
+        of the window in: it takes those drags back (a player correcting a
+        move), what they cost is no longer spent, and it costs nothing."""
+        legs = self.legs.get(uid)
+        if not legs:
+            return False
+        for i, (a, _b, _c) in enumerate(legs):
+            if a == to_hex:
+                del legs[i:]
+                self.spent[uid] = sum(c for _a, _b, c in legs)
+                return True
+        return False
 
     def _judge(self, state: AuditState, item: _Drag) -> Violation | None:
         event, uid = item["event"], item["uid"]
@@ -655,6 +712,8 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
                                       units=[uid], hexes=[a, b], reason=item["reason"],
                                       movement_class=item["cls"])
         cost, legs = item["best"]
+        if self.take_backs and self._take_back(uid, b):
+            return None                 # (the unit is back where it was: nothing spent)
         before = self.spent.get(uid, 0.0)
         earlier = list(self.legs.get(uid, ()))
         total = before + cost

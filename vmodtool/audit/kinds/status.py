@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
@@ -326,7 +326,8 @@ class SettleRule(BaseRule[AuditState]):
         self.point = point
         # game_end closes every open window (a log may stop inside an activation);
         # a finding already reported at the last settle point is not repeated
-        self.subscribes = frozenset({point, "game_end"}) if point else _CHANGE_EVENTS | {"game_end"}
+        self.subscribes = frozenset({point, "game_end", "setup_end"}) if point else \
+            _CHANGE_EVENTS | {"game_end", "setup_end"}
         self.open: dict[Hashable, object] = {}
         #: the phases the settle point counts in (``check_in``; empty: all)
         self.check_in = frozenset(getattr(ctx, "check_in", ()) or ())
@@ -386,9 +387,13 @@ class SettleRule(BaseRule[AuditState]):
         changed = getattr(state, "changed", None)
         if changed is None:             # (a foreign GameView: every hex is judged)
             return False
-        return bool(self.__dict__.get("_mark", 0) == state._log_base + len(changed))
+        return bool(self.__dict__.get("_mark", 0) == state._log_base + len(changed)) and \
+            not self.__dict__.get("_deferred", False)   # (a side's findings waiting for a check that judges it)
 
     def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+        if event.kind == "setup_end":
+            self._note_start(state)
+            return []
         if event.kind not in self.subscribes:
             return []
         if self.check_in and state.phase not in self.check_in:
@@ -402,20 +407,96 @@ class SettleRule(BaseRule[AuditState]):
             # have new findings; the others' are already open (reported)
             mark, hexes = changed_since(self.__dict__.get("_mark", 0))
             self._mark = mark
-            if not hexes:
+            deferred = self.__dict__.get("_deferred", False)
+            if not hexes and not deferred:
                 return []
             fresh = self._judge_changed(state, hexes)
             found = self._found
             if not fresh and not found and not self.open:
                 return []               # (nothing found, now or before: the usual case)
-        out = [build(event) for key, (sig, build) in sorted(fresh.items(), key=lambda kv: repr(kv[0]))
-               if self.open.get(key) != sig]
-        self.open = {key: sig for key, (sig, _) in found.items()}
+            if deferred:
+                # (findings of a side an earlier check did not judge, in hexes unchanged since)
+                fresh = {k: v for k, v in found.items() if k in fresh or _is_new(self.open.get(k), v[0])}
+        # (the end of the game is the last check that can see a finding: every side's)
+        judged = None if event.kind == "game_end" else self._judged_sides(state)
+        start = self.__dict__.get("_at_start")
+        out = []
+        for key, (sig, build) in sorted(fresh.items(), key=lambda kv: repr(kv[0])):
+            if not _is_new(self.open.get(key), sig):
+                continue
+            if judged is not None and not self._of_sides(state, key, sig, judged):
+                continue                # (not this check's side: judged at its own)
+            violation = build(event)
+            if start is not None and key in start and not _is_new(start[key], sig):
+                violation = replace(violation, message=violation.message + _INHERITED,
+                                    evidence={**violation.evidence, "inherited": True})
+            out.append(violation)
+        opened = {key: sig for key, (sig, _) in found.items()}
+        self._deferred = False
+        if judged is not None:
+            self._deferred = any(not self._of_sides(state, key, sig, judged) and _is_new(self.open.get(key), sig)
+                                 for key, sig in opened.items())
+            # a finding of a side not judged now stays as it was reported
+            opened = {key: (sig if self._of_sides(state, key, sig, judged) else self.open[key])
+                      for key, sig in opened.items()
+                      if key in self.open or self._of_sides(state, key, sig, judged)}
+        self.open = opened
         return out
+
+    def _judged_sides(self, state: AuditState) -> frozenset[str | None] | None:
+        """The sides whose findings this check reports (``applies_to``;
+        None: every side's)."""
+        applies = getattr(self.ctx, "applies_to", "all")
+        if applies == "phasing":
+            return frozenset({state.phasing_side}) if state.phasing_side is not None else None
+        if applies == "moved":
+            counts = dict(getattr(state, "_side_moves", {}))
+            before: dict[str | None, int] = self.__dict__.get("_side_counts", {})
+            self._side_counts = counts
+            return frozenset(s for s, n in counts.items() if n != before.get(s, 0))
+        return None
+
+    @staticmethod
+    def _of_sides(state: AuditState, key: Hashable, sig: object, sides: frozenset[str | None]) -> bool:
+        """Whether a finding (its key and signature name its units) is of
+        one of ``sides``: a unit it names is of one, or its key names one."""
+        named = [x for part in (key, sig) if isinstance(part, tuple) for x in part] + [key, sig]
+        found = False
+        for x in named:
+            if isinstance(x, str) and x in state.units_state:
+                found = True
+                if state.unit(x).side in sides:
+                    return True
+        if not found:
+            # (a finding of no unit, such as a side's stack: the side in its key)
+            return any(isinstance(x, str) and x in sides for x in named)
+        return False
+
+    def _note_start(self, state: AuditState) -> None:
+        """The findings at the start of the game (the saved state the first
+        log begins from): reported at the first check that can see them,
+        as inherited from an earlier log."""
+        self._at_start = {key: sig for key, (sig, _) in self.findings(state).items()}
 
     @property
     def when(self) -> str:
         return point_text(self.check_at)
+
+
+#: what a finding that stood when the log began says
+_INHERITED = " (it stood so in the saved game the log began from: inherited, not made in this log)"
+
+
+def _is_new(old: object, sig: object) -> bool:
+    """Whether a finding with signature ``sig`` is to be reported when
+    ``old`` was (None: it was not open): a finding that merely persists, or
+    only lost units (a stack of 10 become 9), is not a new act; one that
+    gained a unit, or changed otherwise, is."""
+    if old is None:
+        return True
+    if isinstance(old, tuple) and isinstance(sig, tuple):
+        return not set(sig) <= set(old)
+    return old != sig
 
 
 def _during_applies(during: Any, state: AuditState, unit: Unit) -> bool:

@@ -1,0 +1,139 @@
+"""Combat-move kinds (``docs/seed-rules.md`` §4.11): ``retreat`` and
+``advance_after_combat`` judge the moves a combat window makes combat moves
+(:mod:`vmodtool.audit.combat`), which ``movement_allowance`` then leaves
+alone.
+
+A combat move of a unit of the side whose combat it is that does not move
+away from the enemy is an advance; every other combat move is a retreat
+(or a displacement).  Both are measured from where the unit began its
+combat moves in the window, so a retreat of two hexes dragged hex by hex
+is one retreat of two hexes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
+from vmodtool.audit.combat import (
+    COMBAT_EVENTS,
+    CombatSpec,
+    Window,
+    combat_enemies,
+    enemy_distance,
+    enemy_hexes,
+    map_neighbours,
+    new_window,
+)
+from vmodtool.audit.kinds import register
+from vmodtool.audit.kinds.movement import CheapCopy, describe
+from vmodtool.audit.selectors import matches
+from vmodtool.audit.state import AuditState, Unit
+
+__all__ = ["Retreat", "AdvanceAfterCombat"]
+
+
+class _CombatMoves(CheapCopy, BaseRule[AuditState]):
+    """A kind judging the combat moves of one class (``advance`` or not)."""
+
+    _shared = ("ctx", "params", "spec")
+    advances: bool = False
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        self.spec = CombatSpec(self.params.get("combat") or {})
+        self.max_hexes = int(self.params.get("max_hexes", 1))
+        self.subscribes = COMBAT_EVENTS | {"move"}
+        self.window: Window = new_window()
+
+    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+        if event.kind != "move":
+            self.spec.on_event(state, event, self.window)
+            return ()
+        if event.unit is None or not event.from_hex or not event.to_hex or event.from_hex == event.to_hex:
+            return ()
+        try:
+            unit = state.unit(event.unit)
+        except KeyError:
+            return ()
+        window = self.window
+        if not self.spec.combat_move(state, event, unit, window):
+            return ()
+        if not matches(self.params.get("subject"), unit, state, unit):
+            return ()
+        origin = window["origin"].get(unit.uid, event.from_hex)
+        if CombatSpec.is_advance(state, unit, origin, event.to_hex, window) != self.advances:
+            return ()
+        problem = self.judge(state, unit, origin, event.to_hex, window)
+        if problem is None:
+            return ()
+        message, evidence = problem
+        return [self.ctx.violation(event, state, f"{describe(state, unit.uid)} {message}",
+                                   units=[unit.uid], hexes=[origin, event.to_hex], origin=origin,
+                                   **evidence)]
+
+    def judge(self, state: AuditState, unit: Unit, origin: str, to_hex: str,
+              window: Window) -> tuple[str, dict[str, Any]] | None:  # pragma: no cover - each kind's own
+        raise NotImplementedError
+
+
+@register("retreat")
+class Retreat(_CombatMoves):
+    """A retreat (a combat move that is not an advance) goes at most
+    ``max_hexes`` hexes from where it began, ends farther from the enemy
+    units of the combat than it began, never into an enemy-occupied hex nor
+    (``enemy_zoc: prohibited``, the default) into a hex next to any enemy
+    unit."""
+
+    advances = False
+
+    def judge(self, state: AuditState, unit: Unit, origin: str, to_hex: str,
+              window: Window) -> tuple[str, dict[str, Any]] | None:
+        hex_map = state.scenario.map
+        far = hex_map.distance(origin, to_hex)
+        what = f"retreated {origin} → {to_hex}"
+        if far > self.max_hexes:
+            return (f"{what}: {far} hexes, at most {self.max_hexes}",
+                    {"hexes_moved": far, "max_hexes": self.max_hexes})
+        enemies = enemy_hexes(state, unit)
+        if to_hex in enemies:
+            return f"{what}: {to_hex} holds enemy units", {"into": "enemy"}
+        fighting = combat_enemies(state, unit, window, origin)
+        before, after = (enemy_distance(state, unit, origin, fighting),
+                         enemy_distance(state, unit, to_hex, fighting))
+        if before is not None and after is not None and after <= before:
+            return (f"{what}: not away from the enemy ({before} hex(es) from the nearest enemy "
+                    f"of the combat before, {after} after)", {"enemy_before": before, "enemy_after": after})
+        if self.params.get("enemy_zoc", "prohibited") == "prohibited" and \
+                any(h in enemies for h in map_neighbours(state).get(to_hex, ())):
+            return f"{what}: into an enemy zone of control (next to an enemy unit)", {"into": "enemy_zoc"}
+        return None
+
+
+@register("advance_after_combat")
+class AdvanceAfterCombat(_CombatMoves):
+    """An advance (a combat move of the side whose combat it is, not away
+    from the enemy) enters a hex vacated in the window first and goes at
+    most ``max_hexes`` (default 1) from where it began; never into an
+    enemy-occupied hex."""
+
+    advances = True
+
+    def judge(self, state: AuditState, unit: Unit, origin: str, to_hex: str,
+              window: Window) -> tuple[str, dict[str, Any]] | None:
+        hex_map = state.scenario.map
+        far = hex_map.distance(origin, to_hex)
+        what = f"advanced {origin} → {to_hex}"
+        if far > self.max_hexes:
+            return (f"{what}: {far} hexes, at most {self.max_hexes}",
+                    {"hexes_moved": far, "max_hexes": self.max_hexes})
+        if to_hex in enemy_hexes(state, unit):
+            return f"{what}: {to_hex} holds enemy units", {"into": "enemy"}
+        vacated = [h for h, side in window["vacated"].items() if side != unit.side]
+        if not any(hex_map.distance(origin, v) == 1 and hex_map.distance(v, to_hex) <= self.max_hexes - 1
+                   for v in vacated):
+            left = ", ".join(sorted(vacated)) or "none"
+            return (f"{what}: not into a hex the enemy vacated in this combat (vacated: {left})",
+                    {"vacated": sorted(vacated)})
+        return None

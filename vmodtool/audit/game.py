@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from vmodtool.audit.api import EVENT_KINDS, Event
 from vmodtool.audit.binding import PieceBinder, read_property
 from vmodtool.audit.cards import CARD_EVENT_TYPES, CardFeed, CardTable
+from vmodtool.audit.coverage import unjudged_reasons, where_label
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.state import AuditState
@@ -100,6 +101,10 @@ class AuditGame:
         self.unknown_pieces: set[str] = set()
         self.unknown_ids: set[str] = set()        # VASSAL piece ids of those pieces
         self.ignored_ids: set[str] = set()        # pieces the binding ignores on purpose
+        #: no false clean: unit id -> where it stood on a map in a place that
+        #: is neither a location of the scenario's map nor a box (the last
+        #: such place; no rule looked at it there: see :func:`unjudged_reason`)
+        self.unjudged: dict[str, str] = {}
         #: the maps the log's pieces and boards are on, collected only when
         #: set (not None): for a log without moduledata (see audit_logs)
         self.log_maps: set[str] | None = None
@@ -125,11 +130,16 @@ class AuditGame:
         self.state = AuditState(scenario)
         self.faces = {c.id: [f.name for f in scenario.unit_type_of(c).faces]
                       for c in scenario.counters}
+        self.counter_names = {c.id: c.label or "" for c in scenario.counters}
         self.layer_kinds = [k.id for k in scenario.markers.values() if k.representation == "layer"]
         self.box_by_zone = {b.name: b.id for b in scenario.boxes if b.module_map is None}
         self.box_by_zone.update({b.id: b.id for b in scenario.boxes if b.module_map is None})
         #: boxes that are module windows or zones: (map, zone or None) -> box id
         self.box_by_place = {(b.module_map, b.module_zone): b.id for b in scenario.boxes if b.module_map}
+        #: holding boxes bound to a whole module window: box id -> the names
+        #: that mean the box itself (its name, the window's)
+        self.whole_window_box = {b.id: (b.name, b.module_map) for b in scenario.boxes
+                                 if b.module_map and b.module_zone is None and b.role == "holding"}
         self.track_space: dict[str, int] = {}     # zone of a track space -> 1, 2, … along it
         for track in scenario.tracks:
             for i, space in enumerate(track.spaces, 1):
@@ -183,6 +193,25 @@ class AuditGame:
             box = self.box_by_place.get((place.map, place.location)) or self.box_by_place.get((place.map, None))
             return None, box
         return None, None
+
+    def _note_place(self, uid: str, where: Place | None, hex_id: str | None, box: str | None) -> None:
+        """No false clean: remember a unit put where no rule can look at it
+        (:mod:`vmodtool.audit.coverage`): on a map but in no location of the
+        scenario's map and no box; or in a holding box that stands for a
+        whole window whose grid names the place otherwise (a main map taken
+        as one box "Map": its units are in Belfort or Nancy, not in "Map")."""
+        if hex_id is not None or where is None or where.map is None:
+            self.unjudged.pop(uid, None)
+            return
+        if box is None:
+            self.unjudged[uid] = where_label(where)
+            return
+        window = self.whole_window_box.get(box)
+        loc = where.location
+        if window is not None and loc != "offboard" and loc not in window:   # (None: a place not named)
+            self.unjudged[uid] = where_label(where)
+        else:
+            self.unjudged.pop(uid, None)
 
     def _space(self, place: Place | None) -> int | None:
         """Which space (1 = the first) of a track a replay Place is in (None
@@ -254,6 +283,7 @@ class AuditGame:
             self.rank[ref.id or ""] = rank
             if uid is not None:
                 self.state.place_unit(uid, hex_id, box)
+                self._note_place(uid, where, hex_id, box)
                 self._set_face_and_layers(uid, ref)
                 order[uid] = rank
             elif kind is not None and ref.id is not None:    # (a marker: identified by its id)
@@ -351,6 +381,7 @@ class AuditGame:
                 th, tb = self.place(ev.target)
                 if uid is not None:
                     st.place_unit(uid, th, tb)
+                    self._note_place(uid, ev.target, th, tb)
                     if fh:
                         touched.append(fh)
                     if th:
@@ -384,6 +415,7 @@ class AuditGame:
                 th, tb = self.place(ev.target)
                 if uid is not None:
                     st.place_unit(uid, th, tb)
+                    self._note_place(uid, ev.target, th, tb)
                     self._set_face_and_layers(uid, ev.piece)
                     if th:
                         touched.append(th)
@@ -557,6 +589,11 @@ class AuditGame:
         if new:
             self._use(replace(self.scenario, counters=self.scenario.counters + tuple(new)))
         return self.scenario
+
+    def unit_name(self, uid: str) -> str:
+        """``name (id)`` of a unit of the game, for the report."""
+        counter = self.counter_names.get(uid)
+        return f"{counter} ({uid})" if counter and counter != uid else uid
 
     @property
     def replayed_steps(self) -> list[Step]:
@@ -759,6 +796,9 @@ class OpenedAudit:
                 f"no piece of {_names(str(p) for p in logs)} is a unit of the scenario "
                 f"{scenario.path or scenario.game.title}: {pieces} piece(s), {how}; nothing could be checked")
         engine.mark_unseen()
+        # no false clean: units that stood where the scenario names nothing
+        for rule_id, why in unjudged_reasons(engine.rules, game.unjudged, game.unit_name).items():
+            engine.not_checked.setdefault(rule_id, why)
         warnings += [w.message if hasattr(w, "message") else str(w) for w in replay.warnings]
         if game.binder.problems:
             sample = ", ".join(sorted(game.binder.problems)[:8])
@@ -780,7 +820,7 @@ class OpenedAudit:
             integrity=checked,
             logs=[str(p) for p in logs], scenario=str(scenario.path), violations=engine.sorted_violations(),
             steps=game.steps, rules_checked=[spec.id for spec, _ in engine.rules],
-            not_checked=engine.not_checked,
+            not_checked=engine.not_checked, units_not_checked=dict(sorted(game.unjudged.items())),
             rule_failures=[f.__dict__ for f in engine.failures], replay_warnings=warnings,
             chain_differences=[d.text() for d in replay.chain_differences],
             phase_names={p.id: p.name for p in (scenario.turns.phases if scenario.turns else ())},

@@ -35,6 +35,10 @@ class AuditReport:
     chain_differences: Sequence[str] = ()
     phase_names: Mapping[str, str] = field(default_factory=dict)
     side_names: Mapping[str, str] = field(default_factory=dict)
+    #: no false clean: unit id -> where it stood on a map in no location or
+    #: box of the scenario (no rule looked at it there; its rules are in
+    #: :attr:`not_checked`)
+    units_not_checked: Mapping[str, str] = field(default_factory=dict)
     #: the game's PBEM integrity (``vmodtool check-game``'s checks), when asked
     integrity: GameCheck | None = None
 
@@ -87,7 +91,9 @@ class AuditReport:
                f"{len(self.errors)} error(s), "
                f"{sum(1 for v in self.violations if v.severity == 'warning' and not v.withdrawn_by_undo)} "
                f"warning(s), {sum(1 for v in self.violations if v.withdrawn_by_undo)} withdrawn by undo"
-               + (f"; {len(self.not_checked)} rule(s) NOT CHECKED" if self.not_checked else ""))
+               + (f"; {len(self.not_checked)} rule(s) NOT CHECKED" if self.not_checked else "")
+               + (f"; {len(self.units_not_checked)} unit(s) NOT CHECKED (in no location or box of the scenario)"
+                  if self.units_not_checked else ""))
         for rule_id, counts in sorted(self.summary().items()):
             yield "  " + rule_id + ": " + ", ".join(f"{n} {k}" for k, n in counts.items() if n)
         if self.not_checked:
@@ -121,6 +127,7 @@ class AuditReport:
                 self.violations, key=lambda v: (v.step, v.rule_id, v.units))],
             "not_checked": dict(self.not_checked),
             "complete": self.complete,
+            "units_not_checked": dict(self.units_not_checked),
             "rule_failures": [dict(f) for f in self.rule_failures],
             "replay_warnings": list(self.replay_warnings),
             "chain_differences": list(self.chain_differences),

@@ -18,10 +18,15 @@ from typing import Any
 
 from vmodtool.replay.events import Place
 
-__all__ = ["where_label", "unjudged_reasons", "LOCATION_FREE_KINDS"]
+__all__ = ["where_label", "unjudged_reasons", "LOCATION_FREE_KINDS", "GEOMETRY_KINDS", "area_not_judged"]
 
 #: rule kinds that judge no unit's place (cards in hands and decks)
 LOCATION_FREE_KINDS = frozenset({"hand_limit", "card_window", "card_source"})
+
+#: rule kinds that measure the map between hexes (paths, ranges, adjacency):
+#: on an area map they cannot judge spaces (they are written for hex
+#: geometry) and are NOT CHECKED rather than guessed
+GEOMETRY_KINDS = frozenset({"movement_allowance", "command_range", "escorted_move"})
 
 #: how many units a reason names before "and N more"
 _SAMPLE = 8
@@ -50,3 +55,14 @@ def unjudged_reasons(rules: Iterable[tuple[Any, Any]], unjudged: Mapping[str, st
            f"map, no box), so no rule looked at them there: {'; '.join(shown)}{more} (take the map's "
            "locations with map.from_module, or bind the window or zone as a box)")
     return {spec.id: why for spec, _ in rules if spec.kind not in LOCATION_FREE_KINDS}
+
+
+def area_not_judged(rules: Iterable[Any], has_areas: bool) -> dict[str, str]:
+    """Rule id → why it is NOT CHECKED on an area map (``has_areas``): the
+    enabled rules of :data:`GEOMETRY_KINDS`, whose paths and ranges are
+    hex geometry; ``rules`` are the scenario's rule entries."""
+    if not has_areas:
+        return {}
+    return {r.id: (f"a rule of kind {r.kind} measures paths and ranges between hexes; the map is an area map "
+                   "(spaces and connections), which it cannot judge")
+            for r in rules if r.kind in GEOMETRY_KINDS and r.enabled}

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from vmodtool.audit.api import EVENT_KINDS, Event
 from vmodtool.audit.binding import PieceBinder, read_property
 from vmodtool.audit.cards import CARD_EVENT_TYPES, CardFeed, CardTable
-from vmodtool.audit.coverage import unjudged_reasons, where_label
+from vmodtool.audit.coverage import area_not_judged, unjudged_reasons, where_label
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.state import AuditState
@@ -152,6 +152,9 @@ class AuditGame:
         self.trackers = self._trackers()
         self.map_name = scenario.map.name
         self.hexes = scenario.map.grid.hexes          # label -> raw cell: membership only
+        #: an area map's spaces: locations of the map as hexes are (issue 42);
+        #: the spaces of a zone bound to a box are that box's
+        self.spaces, self.box_by_space = _area_places(scenario)
         self.card_feed = CardFeed(self.cards, self.place) if self.cards else None
 
     def _trackers(self) -> dict[str, TurnTrackerDef]:
@@ -183,8 +186,10 @@ class AuditGame:
             return None, None
         if place.map == self.map_name:
             loc = place.location
-            if loc in self.hexes:
+            if loc in self.hexes or loc in self.spaces:
                 return loc, None
+            if loc in self.box_by_space:
+                return None, self.box_by_space[loc]
             box = self.box_by_place.get((place.map, loc)) if self.box_by_place else None
             return None, box
         if place.location in self.box_by_zone:
@@ -639,6 +644,19 @@ class AuditGame:
         engine.note_units(self.state, self.unit_piece)
 
 
+def _area_places(scenario: Scenario) -> tuple[set[str], dict[str, str]]:
+    """The spaces of the scenario's area map that are locations, and space →
+    box id for the spaces in a zone of that map bound to a box (a reserve
+    box of regions is one box)."""
+    areas = scenario.map.areas
+    if areas is None:
+        return set(), {}
+    zone_box = {b.module_zone: b.id for b in scenario.boxes
+                if b.module_map == scenario.map.name and b.module_zone is not None}
+    boxed = {name: zone_box[s.zone] for name, s in areas.spaces.items() if s.zone in zone_box}
+    return {name for name in areas.spaces if name not in boxed}, boxed
+
+
 class _Initial(NamedTuple):
     """A restored save before step 1: its pieces (with where they are and
     their place in their stack), its boards and turn trackers' states."""
@@ -690,7 +708,11 @@ def open_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
     made, the logs read and checked against the module, nothing replayed
     yet.  :attr:`OpenedAudit.replay` is the replay the audit reads (its
     module's or the scenario's positions)."""
-    # the rules first: a plug-in that is not a rule stops the audit before any log is read
+    # the rules first: a plug-in that is not a rule stops the audit before any log is read;
+    # on an area map the kinds written for hex geometry are not run (NOT CHECKED)
+    skipped = area_not_judged(scenario.rules, scenario.map.areas is not None)
+    if skipped:
+        only = [r.id for r in scenario.rules if r.id not in skipped and (only is None or r.id in only)]
     rules = partial(Engine, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)
     engine = rules(scenario)
@@ -730,7 +752,9 @@ def open_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         game.capture = Capture()
     if unnamed:
         game.log_maps = set()
-    return OpenedAudit(list(logs), scenario, module, engine, game, given, warnings, rules)
+    opened = OpenedAudit(list(logs), scenario, module, engine, game, given, warnings, rules)
+    opened.skipped = skipped
+    return opened
 
 
 class OpenedAudit:
@@ -750,6 +774,8 @@ class OpenedAudit:
         self.warnings = warnings
         #: the rules made for a scenario (again for the game's bound units)
         self._rules = rules
+        #: rule id -> why it was not run (a kind an area map cannot judge)
+        self.skipped: dict[str, str] = {}
 
     @property
     def replay(self) -> Replay:
@@ -796,6 +822,8 @@ class OpenedAudit:
                 f"no piece of {_names(str(p) for p in logs)} is a unit of the scenario "
                 f"{scenario.path or scenario.game.title}: {pieces} piece(s), {how}; nothing could be checked")
         engine.mark_unseen()
+        for rule_id, why in self.skipped.items():
+            engine.not_checked.setdefault(rule_id, why)
         # no false clean: units that stood where the scenario names nothing
         for rule_id, why in unjudged_reasons(engine.rules, game.unjudged, game.unit_name).items():
             engine.not_checked.setdefault(rule_id, why)

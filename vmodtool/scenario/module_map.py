@@ -1,5 +1,8 @@
 """A scenario map taken from a module (``map.from_module``): the module's own
-board and hex grid, so the scenario's hexes are the labels VASSAL shows
+board and hex grid, so the scenario's hexes are the labels VASSAL shows —
+or, on a board of ``RegionGrid`` regions and gridless zones without a hex
+grid, an area map whose spaces are the names VASSAL gives
+(:func:`~vmodtool.scenario.locations.spaces_of_board`)
 (``docs/scenario-format.md``, "Games played with any module";
 ``docs/vassal-format.md`` §5.1).
 
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vmodtool.errors import FormatError, VmodError
+from vmodtool.scenario.locations import AreaMap, area_map, spaces_of_board
 from vmodtool.scenario.mapgrid import MapGrid
 from vmodtool.vassal.grid import Board, HexGrid, ZonedGrid, board_from_element
 from vmodtool.vassal.grid_common import Point
@@ -55,6 +59,8 @@ class ModuleMap:
     size: tuple[int, int]
     grid: MapGrid
     zones: list[str] = field(default_factory=list)
+    #: an area map (a board of regions and zones, no hex grid): its spaces
+    areas: AreaMap | None = None
 
 
 def find_map(maps: list[MapEntry], name: str) -> MapEntry:
@@ -119,6 +125,11 @@ def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tu
         raise ModuleMapError(f"board {chosen.name!r} of map {entry.name!r}: {exc.message}") from None
     candidates = _hex_grids(board)
     if not candidates:
+        spaces = spaces_of_board(board)
+        if spaces:
+            # an area map: its locations are the spaces VASSAL names (issue 42)
+            return ModuleMap(entry.name, chosen.name, size, MapGrid(None, {}, {}, size, HexGrid()), [],
+                             area_map(spaces.values()))
         kind = chosen.grid_kind or "no grid"
         raise ModuleMapError(f"board {chosen.name!r} of map {entry.name!r} has {kind}, not a hex grid "
                              "(a scenario map is a hex map; name a map with a hex grid)")

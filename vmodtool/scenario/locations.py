@@ -5,7 +5,7 @@ them, and the one location interface rules ask of any map
 A hex map's locations are its hexes (:class:`~vmodtool.scenario.mapgrid.MapGrid`);
 an area map's are named *spaces* — a module's ``RegionGrid`` regions and
 gridless ``Zone``\\ s, named as VASSAL names them (``Map.locationName``,
-``docs/vassal-format.md`` §5.8), or spaces typed in the scenario — joined by
+``docs/vassal-format.md`` §5.9), or spaces typed in the scenario — joined by
 typed *connections* (a kind such as clear, mountain, river, sea, rail, each
 with a cost).  :class:`Locations` is what a rule asks of either: whether a
 label is a location and of which kind, its neighbours, the distance in

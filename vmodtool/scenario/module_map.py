@@ -115,6 +115,13 @@ def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tu
             listed = ", ".join(repr(b.name) for b in entry.boards[:12])
             raise ModuleMapError(f"map {entry.name!r} of the module has no board {board_name!r} (its boards: {listed})")
     size = sizes.get(chosen.name)
+    if size is None and chosen.grid_kind in ("RegionGrid", "ZonedGrid"):
+        # an area map's spaces need no board size (a region or zone names
+        # its own points); where pieces are does, and the replay says so
+        areas = spaces_of_board(board_from_element(chosen.element))
+        if areas and not _hex_grids(board_from_element(chosen.element)):
+            return ModuleMap(entry.name, chosen.name, (0, 0), MapGrid(None, {}, {}, (0, 0), HexGrid()), [],
+                             area_map(areas.values()))
     if size is None:
         raise ModuleMapError(
             f"the size of board {chosen.name!r} is unknown (the module has no image for it): give it as "

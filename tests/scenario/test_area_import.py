@@ -76,6 +76,9 @@ def test_import_of_an_area_module_passes_check_scenario(folder: str, name: str, 
     assert positions.set_boards(scenario.map.name, [(board, False, 0, 0)]) is None
     entry = next(e for e in module.buildfile.maps() if e.name == scenario.map.name)
     ex, ey = int(entry.element.get("edgeWidth") or 0), int(entry.element.get("edgeHeight") or 0)
-    wrong = [(n, s.point) for n, s in areas.spaces.items()
+    board_entry = next(b for b in entry.boards if b.name == board)
+    own = spaces_of_board(board_from_element(board_entry.element, 20000, 20000))
+    assert set(own) <= set(areas.spaces)          # (and the names only the window's other boards give)
+    wrong = [(n, s.point) for n, s in own.items()
              if s.point is not None and positions.location(scenario.map.name, s.point[0] + ex, s.point[1] + ey) != n]
     assert wrong == []

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vmodtool.errors import FormatError, VmodError
-from vmodtool.scenario.locations import AreaMap, area_map, spaces_of_board
+from vmodtool.scenario.locations import AreaMap, Space, area_map, spaces_of_board
 from vmodtool.scenario.mapgrid import MapGrid
 from vmodtool.vassal.grid import Board, HexGrid, ZonedGrid, board_from_element
 from vmodtool.vassal.grid_common import Point
@@ -100,6 +100,25 @@ def _named_hexes(board: Board, grid: HexGrid, zones: set[str]) -> dict[str, Poin
     return found
 
 
+def _area_spaces(entry: MapEntry, chosen: BoardEntry, board: Board) -> dict[str, Space]:
+    """The spaces of an area map: the chosen board's, then the names only
+    the window's other boards give (a save may show any of its boards: the
+    Classic and the Deluxe map of Paths of Glory name a few boxes apart)."""
+    spaces = spaces_of_board(board)
+    if not spaces:
+        return spaces
+    for other in entry.boards:
+        if other is chosen or other.grid_kind not in ("RegionGrid", "ZonedGrid"):
+            continue
+        try:
+            extra = spaces_of_board(board_from_element(other.element))
+        except VmodError:
+            continue
+        for name, space in extra.items():
+            spaces.setdefault(name, space)
+    return spaces
+
+
 def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tuple[int, int]]) -> ModuleMap:
     """The scenario map of module map ``entry`` (its board ``board_name``,
     default its only or first board); ``sizes`` are the boards' pixel sizes
@@ -118,7 +137,7 @@ def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tu
     if size is None and chosen.grid_kind in ("RegionGrid", "ZonedGrid"):
         # an area map's spaces need no board size (a region or zone names
         # its own points); where pieces are does, and the replay says so
-        areas = spaces_of_board(board_from_element(chosen.element))
+        areas = _area_spaces(entry, chosen, board_from_element(chosen.element))
         if areas and not _hex_grids(board_from_element(chosen.element)):
             return ModuleMap(entry.name, chosen.name, (0, 0), MapGrid(None, {}, {}, (0, 0), HexGrid()), [],
                              area_map(areas.values()))
@@ -132,7 +151,7 @@ def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tu
         raise ModuleMapError(f"board {chosen.name!r} of map {entry.name!r}: {exc.message}") from None
     candidates = _hex_grids(board)
     if not candidates:
-        spaces = spaces_of_board(board)
+        spaces = _area_spaces(entry, chosen, board)
         if spaces:
             # an area map: its locations are the spaces VASSAL names (issue 42)
             return ModuleMap(entry.name, chosen.name, size, MapGrid(None, {}, {}, size, HexGrid()), [],

@@ -27,6 +27,12 @@ from vmodtool.vassal.grid import board_from_element
 from vmodtool.vassal.module import Module
 
 EXAMPLE = EXAMPLES / "paths-of-glory" / "scenario.yaml"
+
+
+def shared_path_or_none(*parts: str) -> Path | None:
+    """A corpus folder, or None without ../shared (for parametrisation)."""
+    found = shared_files("corpus", f"{parts[0]}/*")
+    return found[0].parent if found else None
 POG_SAVES = shared_files("corpus/pog", "*.vsav")
 
 
@@ -201,6 +207,37 @@ def test_no_corpus_game_is_clean_while_a_place_holds_more_units_than_the_limit(m
                                       "--format", "json"])
     if result.exit_code == 2:
         pytest.skip(f"no audit: {result.output.strip().splitlines()[-1][:160]}")    # (claims nothing)
+    assert result.exit_code in (0, 1, 3), result.output
+    if result.exit_code != 0:
+        return
+    report = json.loads(result.output)
+    assert report["complete"] and not report["units_not_checked"]
+    counts = _replay_counts(game, scenario, module_path, per_side=False, any_map=True)
+    crowded = {key: n for key, n in counts.items() if n > 1}
+    assert not crowded, f"0 errors, exit 0, while the replay shows {crowded}"
+
+
+#: the bundled examples that bind a corpus module: (example folder, corpus folder, module file)
+BOUND = [("the-longest-day", "tld", "buildFile"), ("paths-of-glory", "pog", "buildFile.xml"),
+         ("ragnarok", "ragnarok", "buildFile.xml")]
+BOUND_GAMES = [(example, folder / name, game) for example, corpus, name in BOUND
+               for folder in [shared_path_or_none(corpus)] if folder is not None
+               for game in sorted(folder.rglob("*")) if game.suffix in (".vsav", ".vlog", ".log")]
+
+
+@pytest.mark.parametrize("example,module_path,game", BOUND_GAMES,
+                         ids=[f"{e}/{g.name}" for e, _, g in BOUND_GAMES])
+def test_no_corpus_game_audited_with_its_example_is_clean_while_over_the_limit(example: str, module_path: Path,
+                                                                               game: Path, tmp_path: Path) -> None:
+    """The examples' own bindings, their rules replaced by one stacking
+    rule over all units (limit 1, sides together)."""
+    text = (EXAMPLES / example / "scenario.yaml").read_text(encoding="utf-8")
+    text = text.split("\nrules:\n", 1)[0] + (
+        "\nrules:\n  - {id: stack.one, kind: stacking, params: {limit: 1, per_side: false}}\n")
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["audit", str(game), "--scenario", str(scenario), "-m", str(module_path),
+                                      "--format", "json"])
     assert result.exit_code in (0, 1, 3), result.output
     if result.exit_code != 0:
         return

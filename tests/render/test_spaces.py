@@ -47,3 +47,10 @@ def test_a_hex_map_has_no_spaces_to_draw(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["board", str(scenario), "--spaces", "-o", str(tmp_path / "x.png")])
     assert result.exit_code == 2
     assert "not an area map" in result.output
+
+
+def test_an_area_map_is_not_drawn_as_a_hex_board(tmp_path: Path) -> None:
+    scenario = _write(tmp_path, "")
+    result = CliRunner().invoke(cli, ["board", str(scenario), "-o", str(tmp_path / "board.png")])
+    assert result.exit_code == 2, result.output
+    assert "is an area map (spaces, no hexes)" in result.output and "--spaces" in result.output

@@ -96,6 +96,7 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
         return
     if image_file or module:
         raise click.UsageError("--image and --module go with --spaces")
+    from vmodtool.errors import VmodError
     from vmodtool.render.board import (
         DEFAULT_HEX_SIZE_IN,
         BoardOptions,
@@ -121,6 +122,9 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
         check_output(key_file, scenario_file, output, suffixes=(".png",), what="a PNG image",
                      hint="the key is written as PNG")
     scenario = _load(scenario_file)
+    if scenario.map.areas is not None:
+        raise VmodError("the scenario's map is an area map (spaces, no hexes): draw its spaces and connections "
+                        "with --spaces", file=scenario_file)
     if dpi is not None:
         scale = print_scale(scenario.map.grid, dpi, hex_size or DEFAULT_HEX_SIZE_IN)
     scale = scale or 1.0

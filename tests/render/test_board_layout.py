@@ -53,7 +53,9 @@ def drawing_of(path: Path, scale: str):
     return _DRAWINGS[key]
 
 
-ALL_EXAMPLES = game_examples() + module_examples()
+#: examples whose map is an area map (spaces, no hexes): no hex board to draw (``board --spaces``)
+AREA_EXAMPLES = {"paths-of-glory"}
+ALL_EXAMPLES = game_examples() + [p for p in module_examples() if p.parent.name not in AREA_EXAMPLES]
 
 
 def text_conflicts(index: BoxIndex) -> list:

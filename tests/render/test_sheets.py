@@ -182,7 +182,8 @@ def test_sheets_command(tmp_path):
 def _example_scenarios():
     """Every example; those bound to a published module with its buildFile
     from shared/ (skipped without it)."""
-    modules = {"ragnarok": ("corpus", "ragnarok", "buildFile.xml"), "the-longest-day": ("corpus", "tld", "buildFile")}
+    modules = {"ragnarok": ("corpus", "ragnarok", "buildFile.xml"), "the-longest-day": ("corpus", "tld", "buildFile"),
+               "paths-of-glory": ("corpus", "pog", "buildFile.xml")}
     for path in sorted(EXAMPLES.glob("*/scenario.yaml")):
         yield pytest.param(path, modules.get(path.parent.name), id=path.parent.name)
 

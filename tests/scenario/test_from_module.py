@@ -140,13 +140,14 @@ def test_a_prototype_only_units_use_groups_them_through_sub_prototypes():
 
 
 def test_a_module_without_a_hex_map_gets_a_placeholder_that_loads(tmp_path):
-    with Module.open(shared_path("corpus", "hannibal", "buildFile")) as module:
-        result = scenario_from_module(module, module_file=str(shared_path("corpus", "hannibal", "buildFile")))
+    path = shared_path("corpus", "table-battles-fallujah", "buildFile.xml")     # boards without grids
+    with Module.open(path) as module:
+        result = scenario_from_module(module, module_file=str(path))
     data = yaml.safe_load(result.text)
     assert "from_module" not in data["map"] and data["map"]["grid"]["kind"] == "hex"
     assert "# from_module" not in result.text and "PLACEHOLDER" in result.text
     assert any("no map window with a hex grid" in n for n in result.notes)
-    out = tmp_path / "hannibal.yaml"
+    out = tmp_path / "fallujah.yaml"
     out.write_text(result.text, encoding="utf-8")
     assert load_scenario(out).map.module_map is None
 
@@ -168,6 +169,20 @@ def test_a_hex_grid_of_one_zone_is_the_map(tmp_path):
     scenario = load_scenario(out, board_sizes=sizes)
     assert (scenario.map.module_map, scenario.map.module_board) == ("Main Map", "Map")
     assert len(scenario.map.grid.hexes) == 467
+
+
+def test_a_module_of_regions_gets_an_area_map(tmp_path):
+    """Issue 42: Hannibal's main map is a RegionGrid: its spaces are the map."""
+    path = shared_path("corpus", "hannibal", "buildFile")
+    with Module.open(path) as module:
+        result = scenario_from_module(module, module_file=str(path))
+    data = yaml.safe_load(result.text)
+    assert data["map"]["from_module"] == "Main Map" and data["map"]["connections_proposed"] is True
+    assert any("PROPOSAL" in n for n in result.notes)
+    out = tmp_path / "hannibal.yaml"
+    out.write_text(result.text, encoding="utf-8")
+    areas = load_scenario(out).map.areas
+    assert areas is not None and "Latium - Rome" in areas.spaces
 
 
 def test_the_demo_module(tmp_path):

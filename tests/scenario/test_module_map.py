@@ -188,7 +188,10 @@ def test_zone_hex_grid_without_numbering_is_refused(tmp_path: Path) -> None:
         _map_of(module, "Field", {"Field": (900, 600)})
 
 
-def test_zones_without_hex_grids_are_refused(tmp_path: Path) -> None:
+def test_zones_without_hex_grids_make_an_area_map(tmp_path: Path) -> None:
+    """Issue 42: a board of zones and regions is an area map whose spaces
+    are the names VASSAL gives (here one gridless zone), not a refusal."""
     module = _module(tmp_path, _zone("box", _WEST, "", fmt="$name$"))
-    with pytest.raises(ModuleMapError, match="not a hex grid"):
-        _map_of(module, "Field", {"Field": (900, 600)})
+    result = _map_of(module, "Field", {"Field": (900, 600)})
+    assert result.areas is not None and list(result.areas.spaces) == ["box"]
+    assert result.grid.hexes == {}

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from vmodtool.audit.api import EVENT_KINDS, Event
 from vmodtool.audit.binding import PieceBinder, read_property
 from vmodtool.audit.cards import CARD_EVENT_TYPES, CardFeed, CardTable
+from vmodtool.audit.coverage import area_not_judged, unjudged_reasons, where_label
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.state import AuditState
@@ -101,6 +102,10 @@ class AuditGame:
         self.unknown_pieces: set[str] = set()
         self.unknown_ids: set[str] = set()        # VASSAL piece ids of those pieces
         self.ignored_ids: set[str] = set()        # pieces the binding ignores on purpose
+        #: no false clean: unit id -> where it stood on a map in a place that
+        #: is neither a location of the scenario's map nor a box (the last
+        #: such place; no rule looked at it there: see :func:`unjudged_reason`)
+        self.unjudged: dict[str, str] = {}
         #: the maps the log's pieces and boards are on, collected only when
         #: set (not None): for a log without moduledata (see audit_logs)
         self.log_maps: set[str] | None = None
@@ -129,11 +134,16 @@ class AuditGame:
         self.state = AuditState(scenario)
         self.faces = {c.id: [f.name for f in scenario.unit_type_of(c).faces]
                       for c in scenario.counters}
+        self.counter_names = {c.id: c.label or "" for c in scenario.counters}
         self.layer_kinds = [k.id for k in scenario.markers.values() if k.representation == "layer"]
         self.box_by_zone = {b.name: b.id for b in scenario.boxes if b.module_map is None}
         self.box_by_zone.update({b.id: b.id for b in scenario.boxes if b.module_map is None})
         #: boxes that are module windows or zones: (map, zone or None) -> box id
         self.box_by_place = {(b.module_map, b.module_zone): b.id for b in scenario.boxes if b.module_map}
+        #: holding boxes bound to a whole module window: box id -> the names
+        #: that mean the box itself (its name, the window's)
+        self.whole_window_box = {b.id: (b.name, b.module_map) for b in scenario.boxes
+                                 if b.module_map and b.module_zone is None and b.role == "holding"}
         self.track_space: dict[str, int] = {}     # zone of a track space -> 1, 2, … along it
         for track in scenario.tracks:
             for i, space in enumerate(track.spaces, 1):
@@ -146,6 +156,9 @@ class AuditGame:
         self.trackers = self._trackers()
         self.map_name = scenario.map.name
         self.hexes = scenario.map.grid.hexes          # label -> raw cell: membership only
+        #: an area map's spaces: locations of the map as hexes are (issue 42);
+        #: the spaces of a zone bound to a box are that box's
+        self.spaces, self.box_by_space = _area_places(scenario)
         self.card_feed = CardFeed(self.cards, self.place) if self.cards else None
 
     def _trackers(self) -> dict[str, TurnTrackerDef]:
@@ -177,8 +190,10 @@ class AuditGame:
             return None, None
         if place.map == self.map_name:
             loc = place.location
-            if loc in self.hexes:
+            if loc in self.hexes or loc in self.spaces:
                 return loc, None
+            if loc in self.box_by_space:
+                return None, self.box_by_space[loc]
             box = self.box_by_place.get((place.map, loc)) if self.box_by_place else None
             return None, box
         if place.location in self.box_by_zone:
@@ -206,6 +221,25 @@ class AuditGame:
                    else terrain.remove(pid))
         if changed:
             self.state.terrain_map = terrain.current
+
+    def _note_place(self, uid: str, where: Place | None, hex_id: str | None, box: str | None) -> None:
+        """No false clean: remember a unit put where no rule can look at it
+        (:mod:`vmodtool.audit.coverage`): on a map but in no location of the
+        scenario's map and no box; or in a holding box that stands for a
+        whole window whose grid names the place otherwise (a main map taken
+        as one box "Map": its units are in Belfort or Nancy, not in "Map")."""
+        if hex_id is not None or where is None or where.map is None:
+            self.unjudged.pop(uid, None)
+            return
+        if box is None:
+            self.unjudged[uid] = where_label(where)
+            return
+        window = self.whole_window_box.get(box)
+        loc = where.location
+        if window is not None and loc != "offboard" and loc not in window:   # (None: a place not named)
+            self.unjudged[uid] = where_label(where)
+        else:
+            self.unjudged.pop(uid, None)
 
     def _space(self, place: Place | None) -> int | None:
         """Which space (1 = the first) of a track a replay Place is in (None
@@ -283,6 +317,7 @@ class AuditGame:
             self.rank[ref.id or ""] = rank
             if uid is not None:
                 self.state.place_unit(uid, hex_id, box)
+                self._note_place(uid, where, hex_id, box)
                 self._set_face_and_layers(uid, ref)
                 order[uid] = rank
             elif kind is not None and ref.id is not None:    # (a marker: identified by its id)
@@ -384,6 +419,7 @@ class AuditGame:
                 th, tb = self.place(ev.target)
                 if uid is not None:
                     st.place_unit(uid, th, tb)
+                    self._note_place(uid, ev.target, th, tb)
                     if fh:
                         touched.append(fh)
                     if th:
@@ -419,6 +455,7 @@ class AuditGame:
                 th, tb = self.place(ev.target)
                 if uid is not None:
                     st.place_unit(uid, th, tb)
+                    self._note_place(uid, ev.target, th, tb)
                     self._set_face_and_layers(uid, ev.piece)
                     if th:
                         touched.append(th)
@@ -597,6 +634,11 @@ class AuditGame:
             self._use(replace(self.scenario, counters=self.scenario.counters + tuple(new)))
         return self.scenario
 
+    def unit_name(self, uid: str) -> str:
+        """``name (id)`` of a unit of the game, for the report."""
+        counter = self.counter_names.get(uid)
+        return f"{counter} ({uid})" if counter and counter != uid else uid
+
     @property
     def replayed_steps(self) -> list[Step]:
         """Every step of the game, as :meth:`prepare` replayed them."""
@@ -639,6 +681,19 @@ class AuditGame:
         engine.dispatch(self.state, Event("game_end", self.steps, turn=self.state.turn,
                                           phase=self.state.phase))
         engine.note_units(self.state, self.unit_piece)
+
+
+def _area_places(scenario: Scenario) -> tuple[set[str], dict[str, str]]:
+    """The spaces of the scenario's area map that are locations, and space →
+    box id for the spaces in a zone of that map bound to a box (a reserve
+    box of regions is one box)."""
+    areas = scenario.map.areas
+    if areas is None:
+        return set(), {}
+    zone_box = {b.module_zone: b.id for b in scenario.boxes
+                if b.module_map == scenario.map.name and b.module_zone is not None}
+    boxed = {name: zone_box[s.zone] for name, s in areas.spaces.items() if s.zone in zone_box}
+    return {name for name in areas.spaces if name not in boxed}, boxed
 
 
 class _Initial(NamedTuple):
@@ -692,7 +747,11 @@ def open_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
     made, the logs read and checked against the module, nothing replayed
     yet.  :attr:`OpenedAudit.replay` is the replay the audit reads (its
     module's or the scenario's positions)."""
-    # the rules first: a plug-in that is not a rule stops the audit before any log is read
+    # the rules first: a plug-in that is not a rule stops the audit before any log is read;
+    # on an area map the kinds written for hex geometry are not run (NOT CHECKED)
+    skipped = area_not_judged(scenario.rules, scenario.map.areas is not None)
+    if skipped:
+        only = [r.id for r in scenario.rules if r.id not in skipped and (only is None or r.id in only)]
     rules = partial(Engine, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)
     engine = rules(scenario)
@@ -733,7 +792,9 @@ def open_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         game.capture = Capture()
     if unnamed:
         game.log_maps = set()
-    return OpenedAudit(list(logs), scenario, module, engine, game, given, warnings, rules)
+    opened = OpenedAudit(list(logs), scenario, module, engine, game, given, warnings, rules)
+    opened.skipped = skipped
+    return opened
 
 
 class OpenedAudit:
@@ -753,6 +814,8 @@ class OpenedAudit:
         self.warnings = warnings
         #: the rules made for a scenario (again for the game's bound units)
         self._rules = rules
+        #: rule id -> why it was not run (a kind an area map cannot judge)
+        self.skipped: dict[str, str] = {}
 
     @property
     def replay(self) -> Replay:
@@ -799,6 +862,11 @@ class OpenedAudit:
                 f"no piece of {_names(str(p) for p in logs)} is a unit of the scenario "
                 f"{scenario.path or scenario.game.title}: {pieces} piece(s), {how}; nothing could be checked")
         engine.mark_unseen()
+        for rule_id, why in self.skipped.items():
+            engine.not_checked.setdefault(rule_id, why)
+        # no false clean: units that stood where the scenario names nothing
+        for rule_id, why in unjudged_reasons(engine.rules, game.unjudged, game.unit_name).items():
+            engine.not_checked.setdefault(rule_id, why)
         where = log_places(game.replayed_steps, logs)
         violations = [replace(v, log=place[0], log_step=place[1])
                       for v in engine.sorted_violations() for place in (where(v.step),)]
@@ -828,7 +896,7 @@ class OpenedAudit:
             integrity=checked,
             logs=[str(p) for p in logs], scenario=str(scenario.path), violations=violations,
             steps=game.steps, rules_checked=[spec.id for spec, _ in engine.rules],
-            not_checked=engine.not_checked,
+            not_checked=engine.not_checked, units_not_checked=dict(sorted(game.unjudged.items())),
             rule_failures=[f.__dict__ for f in engine.failures], replay_warnings=warnings,
             chain_differences=[d.text() for d in replay.chain_differences],
             phase_names={p.id: p.name for p in (scenario.turns.phases if scenario.turns else ())},

@@ -35,6 +35,10 @@ class AuditReport:
     chain_differences: Sequence[str] = ()
     phase_names: Mapping[str, str] = field(default_factory=dict)
     side_names: Mapping[str, str] = field(default_factory=dict)
+    #: no false clean: unit id -> where it stood on a map in no location or
+    #: box of the scenario (no rule looked at it there; its rules are in
+    #: :attr:`not_checked`)
+    units_not_checked: Mapping[str, str] = field(default_factory=dict)
     #: the game's PBEM integrity (``vmodtool check-game``'s checks), when asked
     integrity: GameCheck | None = None
     #: how many of the game's pieces the binding made units, markers, ignored
@@ -108,7 +112,9 @@ class AuditReport:
                f"warning(s), {sum(1 for v in self.violations if v.withdrawn_by_undo)} withdrawn by undo"
                + (f"; {len(self.not_checked)} rule(s) NOT CHECKED" if self.not_checked else "")
                + (f"; {len(self.replay_warnings)} replay warning(s)" + ("" if warnings else " (on stderr)")
-                  if self.replay_warnings else ""))
+                  if self.replay_warnings else "")
+               + (f"; {len(self.units_not_checked)} unit(s) NOT CHECKED (in no location or box of the scenario)"
+                  if self.units_not_checked else ""))
         if self.bound:
             b = self.bound
             yield (f"bound: {b.get('units', 0)} unit(s), {b.get('markers', 0)} marker(s), "
@@ -147,6 +153,7 @@ class AuditReport:
                 self.violations, key=lambda v: (v.step, v.rule_id, v.units))],
             "not_checked": dict(self.not_checked),
             "complete": self.complete,
+            "units_not_checked": dict(self.units_not_checked),
             "rule_failures": [dict(f) for f in self.rule_failures],
             "replay_warnings": list(self.replay_warnings),
             "chain_differences": list(self.chain_differences),

@@ -69,11 +69,16 @@ def _load(file: str, module: str | None = None) -> Scenario:
               help="Millimetres neighbouring PDF pages share, to trim and glue.")
 @click.option("--numbers/--no-numbers", default=True, show_default=True, help="Hex numbers.")
 @click.option("--dots/--no-dots", default=True, show_default=True, help="Hex centre dots.")
+@click.option("--spaces", is_flag=True,
+              help="An area map: draw its spaces and connections (proposed ones dashed) to check them.")
+@click.option("--image", "image_file", type=click.Path(exists=True, dir_okay=False, path_type=str), default=None,
+              metavar="BOARD.png", help="With --spaces: the module's board image to draw over.")
 @module_option("The module the game is played with, for a scenario whose map is taken from the module "
                "(map.from_module; default: the scenario's module.file).")
 def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
           hex_size: float | None, sheet: bool | None, key_file: str | None, paper: str, orientation: str,
-          overlap: float, numbers: bool, dots: bool, module: str | None) -> None:
+          overlap: float, numbers: bool, dots: bool, spaces: bool = False, image_file: str | None = None,
+          module: str | None = None) -> None:
     """Draw a scenario's map board from its terrain data.
 
     Without options the PNG is the VASSAL board: the grid's board size in
@@ -89,6 +94,12 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
       vmodtool board examples/modern-tactical/scenario.yaml -o board.png
       vmodtool board scenario.yaml -o map.pdf --paper a4 --overlap 10
     """
+    if spaces:
+        _draw_spaces(scenario_file, output, image_file, module)
+        return
+    if image_file:
+        raise click.UsageError("--image goes with --spaces")
+    from vmodtool.errors import VmodError
     from vmodtool.render.board import (
         DEFAULT_HEX_SIZE_IN,
         BoardOptions,
@@ -115,6 +126,9 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
         check_output(key_file, *inputs, output, suffixes=(".png",), what="a PNG image",
                      hint="the key is written as PNG")
     scenario = _load(scenario_file, module)
+    if scenario.map.areas is not None:
+        raise VmodError("the scenario's map is an area map (spaces, no hexes): draw its spaces and connections "
+                        "with --spaces", file=scenario_file)
     if dpi is not None:
         scale = print_scale(scenario.map.grid, dpi, hex_size or DEFAULT_HEX_SIZE_IN)
     scale = scale or 1.0
@@ -155,6 +169,37 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
                + (f", {dpi:g} dpi" if dpi else "") + ")")
     if key_file:
         click.echo(f"wrote {key_file}: title and terrain key")
+
+
+def _draw_spaces(scenario_file: str, output: str, image_file: str | None, module_file: str | None) -> None:
+    """``board --spaces``: an area map's spaces and connections as a PNG."""
+    from PIL import Image
+
+    from vmodtool.errors import VmodError
+    from vmodtool.fileio import atomic_write, refuse_overwrite
+    from vmodtool.render.png import BOARD_LEVEL, encode_png
+    from vmodtool.render.spaces import draw_spaces
+    from vmodtool.scenario.loader import load_scenario
+
+    check_output(output, scenario_file, suffixes=(".png",), what="a PNG image", hint=_PNG_HINT)
+    refuse_overwrite(output, *[p for p in (scenario_file, image_file, module_file) if p])
+    scenario = load_scenario(scenario_file, module=module_file)
+    areas = scenario.map.areas
+    if areas is None:
+        raise VmodError("the scenario's map is a hex map, not an area map: --spaces draws spaces and connections "
+                        "(draw a hex map without it)", file=scenario_file)
+    background = None
+    if image_file:
+        try:
+            background = Image.open(image_file)
+            background.load()
+        except (OSError, Image.DecompressionBombError) as exc:
+            raise VmodError(f"cannot read the board image: {exc}", file=image_file) from None
+    picture, counts = draw_spaces(areas, background, scenario.map.size)
+    atomic_write(output, encode_png(picture, BOARD_LEVEL))
+    click.echo(f"wrote {output}: {counts['spaces']} spaces, {counts['connections']} connections"
+               + (" (proposed: check each against the printed map)" if areas.proposed else "")
+               + (f", {counts['without_point']} spaces without a point" if counts["without_point"] else ""))
 
 
 #: the most hexes grid-check draws over one image (a 60×40-hex map has 2400)

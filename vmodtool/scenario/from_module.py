@@ -42,7 +42,9 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from vmodtool.errors import VmodError
+from vmodtool.scenario.adjacency import propose_connections
 from vmodtool.scenario.binding import UNIT_ID, Pattern
+from vmodtool.scenario.locations import Space, spaces_of_board
 from vmodtool.scenario.module_map import ModuleMapError, board_hex_grids, module_map_grid
 from vmodtool.vassal.buildfile import BoardEntry, MapEntry, PieceSlotEntry
 from vmodtool.vassal.grid import HexGrid, ZonedGrid, board_from_element
@@ -794,6 +796,8 @@ class _MapChoice:
     board: BoardEntry | None
     why_not: str = ""
     checked: str = ""                 # what module_map_grid said, when it could run
+    #: an area map (issue 42): a board of regions and zones, its spaces by name
+    areas: dict[str, Space] | None = None
 
 
 def _choose_map(maps: Sequence[MapEntry], sizes: Mapping[str, tuple[int, int]]) -> _MapChoice:
@@ -813,8 +817,28 @@ def _choose_map(maps: Sequence[MapEntry], sizes: Mapping[str, tuple[int, int]]) 
                     reasons.append(f"map {yaml_text(entry.name)}: {exc}")
                     continue
             return _MapChoice(entry, board)
+    area = _area_choice(ordered, sizes)
+    if area is not None:
+        return area
     hint = next((m for m in ordered if any(b.grid is not None for b in m.boards)), ordered[0] if ordered else None)
     return _MapChoice(hint, None, "; ".join(reasons[:3]) or "no map window has a board with a grid")
+
+
+def _area_choice(ordered: Sequence[MapEntry], sizes: Mapping[str, tuple[int, int]]) -> _MapChoice | None:
+    """The first map window (main maps first) whose board has no hex grid
+    but regions: an area map, with its spaces (issue 42)."""
+    for entry in ordered:
+        for board in entry.boards:
+            if board.grid_kind not in ("RegionGrid", "ZonedGrid"):
+                continue
+            size = sizes.get(board.name, (None, None))
+            try:
+                spaces = spaces_of_board(board_from_element(board.element, size[0], size[1]))
+            except VmodError:
+                continue
+            if sum(1 for sp in spaces.values() if sp.source == "region") >= 2:
+                return _MapChoice(entry, board, areas=spaces)
+    return None
 
 
 def _box_role(name: str) -> str:
@@ -1040,7 +1064,9 @@ class _Writer:
         maps = self.maps
         choice = self.choice
         self.add("map:")
-        if choice.board is not None and choice.entry is not None:
+        if choice.areas is not None and choice.entry is not None and choice.board is not None:
+            self._area_map(choice.entry, choice.board, choice.areas)
+        elif choice.board is not None and choice.entry is not None:
             entry, board = choice.entry, choice.board
             kind = _grid_kind(board)
             if len(entry.boards) > 1:
@@ -1082,6 +1108,32 @@ class _Writer:
         if others and choice.board is not None:
             self.add(f"  # The module's other map windows are boxes below: {_listing([m.name for m in others])}")
         self.add("")
+
+    def _area_map(self, entry: MapEntry, board: BoardEntry, spaces: dict[str, Space]) -> None:
+        """An area map: the board's spaces, and a *proposed* adjacency from
+        their positions (:mod:`vmodtool.scenario.adjacency`), marked as such."""
+        proposed = propose_connections(spaces.values())
+        zones = Counter(sp.zone for sp in spaces.values() if sp.zone)
+        where = f"{{map: {yaml_text(entry.name)}, board: {yaml_text(board.name)}}}" if len(entry.boards) > 1 \
+            else yaml_text(entry.name)
+        self.notes.append(f"map {entry.name!r} is an area map of {len(spaces)} spaces; its {len(proposed)} "
+                          "connections are a PROPOSAL from the spaces' positions: check them against the "
+                          "printed map (vmodtool board --spaces draws them)")
+        self.add(f"  from_module: {where}   # an area map ({board.grid_kind}): {len(spaces)} spaces, named as "
+                 "VASSAL names them",
+                 f"  # its zones: {_listing([f'{z} ({n})' for z, n in zones.most_common()], 8)}",
+                 "  # a zone that is a box (a reserve, an eliminated pile) goes in boxes with module: {map, zone}",
+                 "  terrain_types:",
+                 '    clear: {code: ".", name: "Clear", fill: "#e6e2c3"}',
+                 "  terrain: {default: clear}",
+                 "  # spaces: {NAME: {terrain: clear, fort: true, owner: SIDE, capacity: 3}}   # by space name",
+                 "  connections_proposed: true   # PROPOSAL: remove once every line below is checked",
+                 "  connections:   # PROPOSED from the spaces' positions (nearest neighbours, no crossing lines,",
+                 "                 # never between zones): check each against the printed map, add kinds",
+                 "                 # ([A, B, rail]) and connection_types")
+        self.add(*(f"    - [{yaml_text(a)}, {yaml_text(b)}]" for a, b in proposed))
+        if not proposed:
+            self.add("    []")
 
     def boxes_section(self) -> None:
         maps = self.maps

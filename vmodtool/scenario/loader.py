@@ -26,6 +26,7 @@ from vmodtool.scenario import limits as L
 from vmodtool.scenario import load_binding as LB
 from vmodtool.scenario import load_cards as LC
 from vmodtool.scenario import model as M
+from vmodtool.scenario.load_areas import build_areas
 from vmodtool.scenario.mapgrid import (
     SQRT3_2,
     AxisNumbering,
@@ -658,6 +659,7 @@ class _Builder:
                 self.err(p + ("name",), f"the map's name is the module's map window, {name!r}")
         else:
             name = self.text(p + ("name",), "Main Map") or "Main Map"
+        areas = build_areas(self, module_map.areas if module_map is not None else None, ttypes, terrain)
         return M.HexMap(id=self.text(p + ("id",), "main") or "main", name=name,
                         grid_spec=spec, grid=grid, terrain_types=ttypes, terrain=terrain,
                         hexside_types=htypes, hexsides=tuple(hexsides), labels=tuple(labels),
@@ -665,7 +667,7 @@ class _Builder:
                         edge_buffer=edge_buffer, board_image=board_image, size=size,
                         module_map=module_map.map_name if module_map else None,
                         module_board=module_map.board_name if module_map else None,
-                        zones=tuple(module_map.zones) if module_map else ())
+                        zones=tuple(module_map.zones) if module_map else (), areas=areas)
 
     def check_continuous(self, hp: Path, htype: M.HexsideType, sides: list[tuple[str, str]],
                          grid: MapGrid) -> None:

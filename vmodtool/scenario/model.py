@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.scenario.binding import Binding, ModuleSource
+from vmodtool.scenario.locations import AreaMap
 from vmodtool.scenario.mapgrid import GridSpec, MapGrid
 
 if TYPE_CHECKING:
@@ -168,6 +169,9 @@ class HexMap:
     module_map: str | None = None
     module_board: str | None = None
     zones: tuple[str, ...] = ()
+    #: an area map (issue 42): its spaces and connections; its locations
+    #: are the spaces (a map of regions and zones has no hexes)
+    areas: AreaMap | None = None
 
     @property
     def hex_ids(self) -> list[str]:

@@ -1,5 +1,8 @@
 """A scenario map taken from a module (``map.from_module``): the module's own
-board and hex grid, so the scenario's hexes are the labels VASSAL shows
+board and hex grid, so the scenario's hexes are the labels VASSAL shows —
+or, on a board of ``RegionGrid`` regions and gridless zones without a hex
+grid, an area map whose spaces are the names VASSAL gives
+(:func:`~vmodtool.scenario.locations.spaces_of_board`)
 (``docs/scenario-format.md``, "Games played with any module";
 ``docs/vassal-format.md`` §5.1).
 
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vmodtool.errors import FormatError, VmodError
+from vmodtool.scenario.locations import AreaMap, Space, area_map, spaces_of_board
 from vmodtool.scenario.mapgrid import MapGrid
 from vmodtool.vassal.grid import Board, HexGrid, ZonedGrid, board_from_element
 from vmodtool.vassal.grid_common import Point
@@ -55,6 +59,8 @@ class ModuleMap:
     size: tuple[int, int]
     grid: MapGrid
     zones: list[str] = field(default_factory=list)
+    #: an area map (a board of regions and zones, no hex grid): its spaces
+    areas: AreaMap | None = None
 
 
 def find_map(maps: list[MapEntry], name: str) -> MapEntry:
@@ -94,6 +100,25 @@ def _named_hexes(board: Board, grid: HexGrid, zones: set[str]) -> dict[str, Poin
     return found
 
 
+def _area_spaces(entry: MapEntry, chosen: BoardEntry, board: Board) -> dict[str, Space]:
+    """The spaces of an area map: the chosen board's, then the names only
+    the window's other boards give (a save may show any of its boards: the
+    Classic and the Deluxe map of Paths of Glory name a few boxes apart)."""
+    spaces = spaces_of_board(board)
+    if not spaces:
+        return spaces
+    for other in entry.boards:
+        if other is chosen or other.grid_kind not in ("RegionGrid", "ZonedGrid"):
+            continue
+        try:
+            extra = spaces_of_board(board_from_element(other.element))
+        except VmodError:
+            continue
+        for name, space in extra.items():
+            spaces.setdefault(name, space)
+    return spaces
+
+
 def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tuple[int, int]]) -> ModuleMap:
     """The scenario map of module map ``entry`` (its board ``board_name``,
     default its only or first board); ``sizes`` are the boards' pixel sizes
@@ -109,6 +134,13 @@ def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tu
             listed = ", ".join(repr(b.name) for b in entry.boards[:12])
             raise ModuleMapError(f"map {entry.name!r} of the module has no board {board_name!r} (its boards: {listed})")
     size = sizes.get(chosen.name)
+    if size is None and chosen.grid_kind in ("RegionGrid", "ZonedGrid"):
+        # an area map's spaces need no board size (a region or zone names
+        # its own points); where pieces are does, and the replay says so
+        areas = _area_spaces(entry, chosen, board_from_element(chosen.element))
+        if areas and not board_hex_grids(board_from_element(chosen.element)):
+            return ModuleMap(entry.name, chosen.name, (0, 0), MapGrid(None, {}, {}, (0, 0), HexGrid()), [],
+                             area_map(areas.values()))
     if size is None:
         raise ModuleMapError(
             f"the size of board {chosen.name!r} is unknown (the module has no image for it): give it as "
@@ -119,6 +151,11 @@ def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tu
         raise ModuleMapError(f"board {chosen.name!r} of map {entry.name!r}: {exc.message}") from None
     candidates = board_hex_grids(board)
     if not candidates:
+        spaces = _area_spaces(entry, chosen, board)
+        if spaces:
+            # an area map: its locations are the spaces VASSAL names (issue 42)
+            return ModuleMap(entry.name, chosen.name, size, MapGrid(None, {}, {}, size, HexGrid()), [],
+                             area_map(spaces.values()))
         kind = chosen.grid_kind or "no grid"
         raise ModuleMapError(f"board {chosen.name!r} of map {entry.name!r} has {kind}, not a hex grid "
                              "(a scenario map is a hex map; name a map with a hex grid)")

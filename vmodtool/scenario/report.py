@@ -30,6 +30,13 @@ def scenario_summary(scenario: Scenario) -> dict[str, Any]:
     text = (f"{scenario.game.title}: {counts['sides']} sides, {counts['counters']} counters of "
             f"{counts['unit_types']} types, {counts['hexes']} hexes ({w}x{h} px), "
             f"{counts['turns']} turns, {counts['rules']} rules")
+    areas = scenario.map.areas
+    if areas is not None:
+        counts["spaces"] = len(areas.spaces)
+        counts["connections"] = len(areas.connections)
+        text = text.replace(f"{counts['hexes']} hexes (", f"an area map of {counts['spaces']} spaces and "
+                            f"{counts['connections']} connections" + (" (proposed)" if areas.proposed else "")
+                            + " (", 1)
     if scenario.decks or scenario.hands:
         text += f", {counts['decks']} decks of {counts['cards']} cards, {counts['hands']} hands"
     return {"title": scenario.game.title, "id": scenario.game.id, **counts, "text": text}

@@ -891,7 +891,8 @@ class OpenedAudit:
             cap = game.capture
             assert cap is not None
             checked = check_game(GameRecord(list(logs), replay, game.replayed_steps, module, cap.starts, cap.ends,
-                                            cap.ghosts, sides=[s.name for s in scenario.game.sides]))
+                                            cap.ghosts, sides=[s.name for s in scenario.game.sides],
+                                            dice_patterns=scenario.module.dice_reports if scenario.module else ()))
         return AuditReport(
             integrity=checked,
             logs=[str(p) for p in logs], scenario=str(scenario.path), violations=violations,

@@ -226,6 +226,8 @@ class ModuleSource:
     #: other names of the module (renamed between versions): a log saved
     #: with one is accepted with a warning naming both
     aliases: tuple[str, ...] = ()
+    #: chat lines that report dice rolls, as ``check-game --dice-pattern``
+    dice_reports: tuple[str, ...] = ()
 
 
 def _any() -> tuple[Pattern, ...]:

@@ -12,6 +12,7 @@ same way as the rest of the file's.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
@@ -57,7 +58,17 @@ def build_module_source(b: _Builder) -> ModuleSource | None:
             if all(b.within(p + ("board_sizes", name, i), v, L.MAX_MAP_PIXELS) for i, v in enumerate(value)):
                 sizes[str(name)] = (value[0], value[1])
     aliases = tuple(dict.fromkeys(a for a in b.get(p + ("aliases",), list, []) if isinstance(a, str) and a))
-    return ModuleSource(b.text(p + ("file",)), b.text(p + ("name",)), sizes, aliases)
+    dice_reports = []
+    for i, text in enumerate(b.get(p + ("dice_reports",), list, [])):
+        if not isinstance(text, str) or not text:
+            continue
+        try:
+            re.compile(text)
+        except re.error as exc:
+            b.err(p + ("dice_reports", i), f"not a regular expression: {exc}")
+            continue
+        dice_reports.append(text)
+    return ModuleSource(b.text(p + ("file",)), b.text(p + ("name",)), sizes, aliases, tuple(dice_reports))
 
 
 def open_module(b: _Builder, source: ModuleSource | None, given: Module | str | os.PathLike[str] | None

@@ -169,3 +169,38 @@ def test_a_whole_game_check_names_the_tray_rolls(tray_game) -> None:  # type: ig
     text = "\n".join(game.lines())
     assert "10 roll(s)" in text and "Avi, Dice Tray: 3 roll(s) whose faces are not numbers" in text
     assert game.complete
+
+
+def test_a_scenario_names_the_dice_reports_of_its_module(tray_game, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """``module.dice_reports`` in the scenario is ``--dice-pattern`` for the
+    audit's integrity check: the tray rolls no module component describes
+    (audited without the module) are read, with their player; without it they
+    are NOT CHECKED with their count.  A pattern that does not compile is a
+    located scenario error."""
+    from vmodtool.audit.game import audit_logs
+    from vmodtool.scenario import load_scenario
+    from vmodtool.scenario.problems import ScenarioProblems
+
+    path, _module, _sizes = tray_game
+    text = (Path(__file__).resolve().parents[3] / "examples" / "modern-tactical" / "scenario.yaml").read_text("utf-8")
+
+    def dice(patterns: list[str] | None):  # type: ignore[no-untyped-def]
+        body = text if patterns is None else text.replace(
+            "\ngame:\n", "\nmodule:\n  dice_reports:\n" + "".join(f"    - '{p}'\n" for p in patterns) + "game:\n", 1)
+        scenario_file = tmp_path / "scenario.yaml"
+        scenario_file.write_text(body, encoding="utf-8")
+        report = audit_logs([path], load_scenario(scenario_file), integrity=True)
+        assert report.integrity is not None
+        return next(s for s in report.integrity.sections if s.name == "dice")
+
+    plain = dice(None)
+    assert not plain.checked and plain.data["unread_reports"] == 10
+    read = dice([r"^\* (?P<player>\w+) rolls \d+ dice: (?P<values>.+)$", r"^\* Бросок кубиков: (?P<a>\d) и (?P<b>\d)$",
+                 r"^\* All units roll: (?P<v>\d+)$"])
+    assert read.checked and read.data["rolls"] == 10 and read.data["unread_reports"] == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("\ngame:\n", "\nmodule:\n  dice_reports: ['(unclosed']\ngame:\n", 1), encoding="utf-8")
+    with pytest.raises(ScenarioProblems) as info:
+        load_scenario(bad)
+    problem = next(p for p in info.value.problems if "dice_reports" in str(p))
+    assert "not a regular expression" in problem.message and problem.line is not None

@@ -247,6 +247,8 @@ def test_init_hint_can_be_pasted_into_a_shell(tmp_path):
     words = shlex.split(command)
     assert words[:2] == ["vmodtool", "check-scenario"] and len(words) == 3
     assert Path(words[2]) == tmp_path / "Marne Salient 1918" / "scenario.yaml"
+    result = CliRunner().invoke(cli, ["init", "Битва", "--dir", str(tmp_path)])
+    assert result.output.strip().endswith(f"vmodtool check-scenario {tmp_path}/Битва/scenario.yaml")
 
 
 def test_a_mapping_given_as_text_says_what_it_takes(tmp_path):

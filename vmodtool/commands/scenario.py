@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Iterator
 
@@ -104,7 +105,14 @@ def init(name: str, parent: str) -> None:
     path = write_starter(name, parent)
     # quoted for the shell, so the hint can be pasted as it is (a folder
     # name with a space: "Marne Salient 1918")
-    click.echo(f"wrote {path}; edit it, then run: vmodtool check-scenario {shlex.quote(str(path))}")
+    click.echo(f"wrote {path}; edit it, then run: vmodtool check-scenario {_shell_word(str(path))}")
+
+
+def _shell_word(text: str) -> str:
+    """``text`` as one word of a POSIX shell: as it is when it is letters
+    (any script: "мой-сценарий/scenario.yaml"), digits and ``@%+=:,./-``,
+    else quoted."""
+    return text if re.fullmatch(r"[\w@%+=:,./-]+", text) else shlex.quote(text)
 
 
 @click.command(cls=Command)

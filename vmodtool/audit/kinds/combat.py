@@ -12,7 +12,7 @@ is one retreat of two hexes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
@@ -77,6 +77,18 @@ class _CombatMoves(CheapCopy, BaseRule[AuditState]):
               window: Window) -> tuple[str, dict[str, Any]] | None:  # pragma: no cover - each kind's own
         raise NotImplementedError
 
+    def beyond_reach(self, state: AuditState, what: str, origin: str, to_hex: str,
+                     enemies: Collection[str]) -> tuple[str, dict[str, Any]] | None:
+        """What both kinds refuse: more than ``max_hexes`` from where the
+        move began, or into a hex the enemy holds."""
+        far = state.scenario.map.distance(origin, to_hex)
+        if far > self.max_hexes:
+            return (f"{what}: {far} hexes, at most {self.max_hexes}",
+                    {"hexes_moved": far, "max_hexes": self.max_hexes})
+        if to_hex in enemies:
+            return f"{what}: {to_hex} holds enemy units", {"into": "enemy"}
+        return None
+
 
 @register("retreat")
 class Retreat(_CombatMoves):
@@ -90,15 +102,11 @@ class Retreat(_CombatMoves):
 
     def judge(self, state: AuditState, unit: Unit, origin: str, to_hex: str,
               window: Window) -> tuple[str, dict[str, Any]] | None:
-        hex_map = state.scenario.map
-        far = hex_map.distance(origin, to_hex)
         what = f"retreated {origin} → {to_hex}"
-        if far > self.max_hexes:
-            return (f"{what}: {far} hexes, at most {self.max_hexes}",
-                    {"hexes_moved": far, "max_hexes": self.max_hexes})
         enemies = enemy_hexes(state, unit)
-        if to_hex in enemies:
-            return f"{what}: {to_hex} holds enemy units", {"into": "enemy"}
+        beyond = self.beyond_reach(state, what, origin, to_hex, enemies)
+        if beyond is not None:
+            return beyond
         fighting = combat_enemies(state, unit, window, origin)
         before, after = (enemy_distance(state, unit, origin, fighting),
                          enemy_distance(state, unit, to_hex, fighting))
@@ -123,13 +131,10 @@ class AdvanceAfterCombat(_CombatMoves):
     def judge(self, state: AuditState, unit: Unit, origin: str, to_hex: str,
               window: Window) -> tuple[str, dict[str, Any]] | None:
         hex_map = state.scenario.map
-        far = hex_map.distance(origin, to_hex)
         what = f"advanced {origin} → {to_hex}"
-        if far > self.max_hexes:
-            return (f"{what}: {far} hexes, at most {self.max_hexes}",
-                    {"hexes_moved": far, "max_hexes": self.max_hexes})
-        if to_hex in enemy_hexes(state, unit):
-            return f"{what}: {to_hex} holds enemy units", {"into": "enemy"}
+        beyond = self.beyond_reach(state, what, origin, to_hex, enemy_hexes(state, unit))
+        if beyond is not None:
+            return beyond
         vacated = [h for h, side in window["vacated"].items() if side != unit.side]
         if not any(hex_map.distance(origin, v) == 1 and hex_map.distance(v, to_hex) <= self.max_hexes - 1
                    for v in vacated):

@@ -620,3 +620,23 @@ def test_escorted_move_custom_selector(quneitra):
     s = g.step(("move", "idf.cobra", "0306"))
     assert g.found() == [("heli.pair", s, ("idf.cobra",), ("0207", "0306"))]
     assert "(it moved alone)" in g.violations[0].message
+
+
+@pytest.mark.parametrize("exempt", [False, True])
+def test_a_unit_that_entered_the_map_this_window_with_exempt_entering(quneitra, exempt):
+    """``exempt_entering``: a unit that came onto the map in the window
+    (TLD's strategic movement off a display the module lacks) is not charged
+    its later drags in it; without it, the drags after entering are summed
+    (1008 → 0807 → 0805: 4 MP of 3, flagged)."""
+    g = Game(quneitra, rule(quneitra, "move.ground", params={"exempt_entering": exempt}), phase="action")
+    g.place("syr.cav.1", None, "syr_elim")
+    g.activation("bn_85")
+    g.step(("enter", "syr.cav.1", "1008"))
+    g.step(("move", "syr.cav.1", "0807"))
+    g.step(("move", "syr.cav.1", "0805"))
+    assert [f[0] for f in g.found()] == ([] if exempt else ["move.ground"])
+    g.clock("activation_end", text="bn_85")
+    g.activation("bn_85")                          # a new window: charged again
+    g.step(("move", "syr.cav.1", "0807"))
+    g.step(("move", "syr.cav.1", "1008"))
+    assert len(g.found()) == (1 if exempt else 2)

@@ -454,7 +454,10 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
     HQ, a marker on a unit) that makes the same drag in the same step as a
     unit that does not match is carried by it: not charged.  With
     ``phasing_side_only`` the moves of a unit not of the phasing side are
-    not movement.  Judged at the end of the step, dated to the move."""
+    not movement.  With ``exempt_entering`` a unit that entered the map in
+    the window (from a display or box, or a window the scenario does not
+    bind: strategic movement) is not charged its later moves in it.  Judged
+    at the end of the step, dated to the move."""
 
     _shared = ("ctx", "params", "tables", "combat")
     # a step_end only judges the drags of the step (none: nothing to do); a
@@ -476,6 +479,9 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         self.attached = p.get("attached")
         self.phasing_only = bool(p.get("phasing_side_only", False))
         self.take_backs = bool(p.get("take_backs", False))
+        self.exempt_entering = bool(p.get("exempt_entering", False))
+        if self.exempt_entering:
+            self.subscribes |= {"enter"}
         self.phases = frozenset(as_list(p.get("phases")))
         self.exempt_kinds = frozenset(as_list(p.get("exempt_annotations", ["retreat", "advance"])))
         self.enemy_prohibited = p.get("enemy_occupied", "prohibited") == PROHIBITED
@@ -491,6 +497,7 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         self.legs: dict[str, list[tuple[str, str, float]]] = {}   # uid -> [(from, to, cost)] this window
         self.minimum_used: dict[str, bool] = {}
         self.stopped: dict[str, str] = {}          # uid -> EZOC hex its last drag ended in
+        self.entered: set[str] = set()             # units that entered the map this window
         self.pending: list[_Drag] = []              # this step's judged drags
         self.step_exempt = False
         self.step_no: int | None = None
@@ -507,6 +514,10 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         kind = event.kind
         if kind == "move":
             self._on_move(state, event)
+            return ()
+        if kind == "enter":
+            if event.unit is not None and (not self.phases or state.phase in self.phases):
+                self.entered.add(event.unit)
             return ()
         combat = self.combat
         if kind in ("annotation", "dice"):
@@ -525,6 +536,7 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         """Forget the window's moves at one of its bounds."""
         if kind in WINDOW_BOUNDS.get(self.window, ()):
             self.spent, self.legs, self.minimum_used, self.stopped = {}, {}, {}, {}
+            self.entered = set()
             if kind.startswith(("phase", "turn")):
                 self.retreats = []
 
@@ -561,6 +573,8 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
             return
         if self.phasing_only and state.phasing_side is not None and unit.side != state.phasing_side:
             return                      # (not its side's movement: a displacement, or the clock missed a phase)
+        if unit.uid in self.entered:
+            return                      # (it came onto the map this window: strategic movement, an entry)
         cls = unit.movement_class
         if not self.tables.knows(cls):
             return

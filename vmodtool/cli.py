@@ -18,8 +18,7 @@ import click
 
 from vmodtool import __version__
 from vmodtool.commands import CONTEXT_SETTINGS, Group
-
-EXIT_BUG = 70
+from vmodtool.exit_codes import EXIT_BUG as EXIT_BUG
 
 #: command families, in the order ``vmodtool --help`` lists them
 COMMAND_MODULES = ("formats", "scenario", "import_module", "build", "counters", "slice", "board", "terrain", "lint",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.api import Violation
+from vmodtool.exit_codes import check_exit_code
 
 if TYPE_CHECKING:
     from vmodtool.audit.integrity import GameCheck
@@ -62,6 +63,12 @@ class AuditReport:
         rule that could not decide) and no plug-in failed.  Only then does a
         report without errors mean the game is clean."""
         return not self.not_checked and not self.rule_failures
+
+    @property
+    def exit_code(self) -> int:
+        """``vmodtool audit``'s exit code for this report
+        (:func:`vmodtool.exit_codes.check_exit_code`)."""
+        return check_exit_code(found=bool(self.errors or self.suspicious), complete=self.complete)
 
     def summary(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}

@@ -237,8 +237,7 @@ def _audit(task: Task) -> tuple[Any, int]:
                         board_sizes=dict(opts.board_sizes) or None, plugin_folders=list(opts.plugins),
                         trust_scenario_plugins=opts.trust_scenario_plugins, only=list(opts.rules) or None,
                         integrity=opts.integrity)
-    code = 1 if report.errors or report.suspicious else 0 if report.complete else 3
-    return report.as_json(), code
+    return report.as_json(), report.exit_code
 
 
 def _check_game(task: Task) -> tuple[Any, int]:
@@ -248,8 +247,7 @@ def _check_game(task: Task) -> tuple[Any, int]:
     record = record_game(list(task.game.files), module=opts.module,
                          board_sizes=dict(opts.board_sizes) or None)
     result = check_game(record, list(opts.checks) or list(CHECKS))
-    code = 1 if result.suspicious else 0 if result.complete else 3
-    return result.as_json(), code
+    return result.as_json(), result.exit_code
 
 
 def _replay(task: Task) -> tuple[Any, int]:

@@ -27,11 +27,13 @@ if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
 
 from vmodtool.errors import VmodError
-from vmodtool.terminal import help_width
 
-EXIT_FINDINGS = 1
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
+# the exit codes live in vmodtool.exit_codes; re-exported for the command modules
+from vmodtool.exit_codes import EXIT_BAD_INPUT as EXIT_BAD_INPUT
+from vmodtool.exit_codes import EXIT_FINDINGS as EXIT_FINDINGS
+from vmodtool.exit_codes import EXIT_INTERRUPTED as EXIT_INTERRUPTED
+from vmodtool.exit_codes import EXIT_NOT_CHECKED as EXIT_NOT_CHECKED
+from vmodtool.terminal import help_width
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from vmodtool.commands import (
-    EXIT_FINDINGS,
     Command,
     board_size_options,
     board_sizes,
@@ -20,12 +19,7 @@ from vmodtool.commands import (
     write_report,
 )
 
-__all__ = ["audit", "EXIT_NOT_CHECKED"]
-
-#: no errors, but some rule was not checked (a plug-in not run, a rule that
-#: could not decide or saw no unit, a plug-in that failed): not the
-#: all-clear of exit 0
-EXIT_NOT_CHECKED = 3
+__all__ = ["audit"]
 
 
 @click.command(cls=Command)
@@ -99,10 +93,8 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
         write_report([json.dumps(report.as_json(), ensure_ascii=False, indent=2)], output)
     else:
         write_report(report.lines(warnings=keep_warnings), output, one_line_items=True)
-    if report.errors or report.suspicious:
-        ctx.exit(EXIT_FINDINGS)
-    if not report.complete:
-        ctx.exit(EXIT_NOT_CHECKED)
+    if report.exit_code:
+        ctx.exit(report.exit_code)
 
 
 COMMANDS = [audit]

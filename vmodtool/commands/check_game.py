@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from vmodtool.commands import (
-    EXIT_FINDINGS,
     Command,
     board_size_options,
     board_sizes,
@@ -24,7 +23,6 @@ from vmodtool.commands import (
 __all__ = ["check_game_command"]
 
 #: nothing suspicious, but some check could not look at the game
-EXIT_NOT_CHECKED = 3
 
 
 @click.command("check-game", cls=Command)
@@ -89,10 +87,8 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
         write_report([json.dumps(result.as_json(), ensure_ascii=False, indent=2)], output)
     else:
         write_report(result.lines(verbose=verbose, warnings=keep_warnings), output, one_line_items=True)
-    if result.suspicious:
-        ctx.exit(EXIT_FINDINGS)
-    if not result.complete:
-        ctx.exit(EXIT_NOT_CHECKED)
+    if result.exit_code:
+        ctx.exit(result.exit_code)
 
 
 def _dice_exports(record: object, csv_file: str | None, chart_file: str | None) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.integrity.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
+from vmodtool.exit_codes import check_exit_code
 
 if TYPE_CHECKING:
     from vmodtool.vassal.module import Module
@@ -66,6 +67,12 @@ class GameCheck:
     def complete(self) -> bool:
         """Whether every check could look at the game."""
         return all(s.checked for s in self.sections)
+
+    @property
+    def exit_code(self) -> int:
+        """``vmodtool check-game``'s exit code for this check
+        (:func:`vmodtool.exit_codes.check_exit_code`)."""
+        return check_exit_code(found=bool(self.suspicious), complete=self.complete)
 
     def players(self) -> list[str]:
         seen: dict[str, str | None] = {}

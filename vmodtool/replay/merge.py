@@ -27,7 +27,6 @@ forced.
 from __future__ import annotations
 
 import html
-import json
 import os
 import re
 from collections.abc import Sequence
@@ -720,8 +719,3 @@ def _piece_state(p: Piece) -> str:
 
 def _roster(engine: Engine) -> dict[str, tuple[str, str | None]]:
     return {pid: (entry[0], entry[1]) for pid, entry in engine.roster.players.items()}
-
-
-def summary_json(result: MergeResult) -> str:
-    return json.dumps({"summary": result.summary, "steps": [s.__dict__ for s in result.steps]},
-                      ensure_ascii=False)

@@ -101,10 +101,6 @@ class AreaMap:
     def __contains__(self, label: object) -> bool:
         return label in self.spaces
 
-    @property
-    def has_connections(self) -> bool:
-        return bool(self.connections)
-
     def location_kind(self, label: str) -> str | None:
         return SPACE if label in self.spaces else None
 

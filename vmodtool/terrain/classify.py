@@ -358,13 +358,6 @@ class SymbolDetector:
         return logd < self.threshold, np.clip(margin * 4, 0.0, 1.0)
 
 
-def _nearest(rows: FloatArray, samples: FloatArray) -> FloatArray:
-    if len(samples) == 0:
-        return np.full(len(rows), np.inf)
-    d = np.linalg.norm(rows[:, None, :] - samples[None, :, :], axis=2)
-    return np.asarray(d.min(axis=1), dtype=np.float64)
-
-
 def suggest(scaled: FloatArray, confidence: FloatArray, exclude: set[int], count: int,
             diversity: float = 1.0) -> list[int]:
     """``count`` row indices to label next: least confident first, skipping

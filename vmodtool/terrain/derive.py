@@ -12,7 +12,8 @@ typed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -293,11 +294,8 @@ def terrain_yaml(scenario: M.Scenario, result: TerrainResult, *, keep: bool = Fa
     hexsides the scenario types already stay as typed (and win)."""
     hmap = scenario.map
     typed_hexes = typed_terrain(hmap) if keep else {}
-    counts: dict[str, int] = {}
-    for label, (name, _) in result.hexes.items():
-        if label not in typed_hexes:
-            counts[name] = counts.get(name, 0) + 1
-    default = max(counts, key=lambda k: (counts[k], k)) if counts else (_most_common(hmap.terrain) or "")
+    default = (_most_common(name for label, (name, _) in result.hexes.items() if label not in typed_hexes)
+               or _most_common(hmap.terrain.values()) or "")
     lines = [f"# map.terrain and map.hexsides read from {source or 'the board image'} by vmodtool terrain",
              f"# samples: {samples_file or '-'}; confidence 0-1 after each entry (1: a sample or typed by hand)"]
     low = sorted(result.low_confidence(), key=lambda t: t[2])
@@ -340,10 +338,10 @@ def terrain_yaml(scenario: M.Scenario, result: TerrainResult, *, keep: bool = Fa
     return "\n".join(lines) + "\n"
 
 
-def _most_common(terrain: Mapping[str, str]) -> str | None:
-    counts: dict[str, int] = {}
-    for name in terrain.values():
-        counts[name] = counts.get(name, 0) + 1
+def _most_common(names: Iterable[str]) -> str | None:
+    """The commonest name (the greater name on a tie, so the answer does not
+    depend on the order), None when there is none."""
+    counts = Counter(names)
     return max(counts, key=lambda k: (counts[k], k)) if counts else None
 
 
@@ -351,20 +349,10 @@ def typed_terrain(hmap: M.HexMap) -> dict[str, str]:
     """The hexes a scenario types other than its default (the most common
     type: the scenario's ``terrain.default`` fills every hex it does not
     type), which a merge keeps as typed."""
-    base = _most_common(hmap.terrain)
+    base = _most_common(hmap.terrain.values())
     return {h: t for h, t in hmap.terrain.items() if t != base}
 
 
 def label_counts(result: TerrainResult) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for name, _ in result.hexes.values():
-        counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
-def accuracy(result: TerrainResult, truth: Mapping[str, str], skip: Sequence[str] = ()) -> float:
-    """The share of hexes (less ``skip``) whose derived terrain is ``truth``'s."""
-    judged = [h for h in truth if h not in set(skip)]
-    if not judged:
-        return 1.0
-    return sum(result.hexes[h][0] == truth[h] for h in judged) / len(judged)
+    """How many hexes got each terrain type."""
+    return dict(Counter(name for name, _ in result.hexes.values()))

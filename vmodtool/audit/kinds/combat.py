@@ -12,6 +12,7 @@ is one retreat of two hexes.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable
 from typing import Any
 
@@ -34,7 +35,7 @@ from vmodtool.audit.state import AuditState, Unit
 __all__ = ["Retreat", "AdvanceAfterCombat"]
 
 
-class _CombatMoves(CheapCopy, BaseRule[AuditState]):
+class _CombatMoves(CheapCopy, BaseRule[AuditState], ABC):
     """A kind judging the combat moves of one class (``advance`` or not)."""
 
     _shared = ("ctx", "params", "spec")
@@ -73,9 +74,10 @@ class _CombatMoves(CheapCopy, BaseRule[AuditState]):
                                    units=[unit.uid], hexes=[origin, event.to_hex], origin=origin,
                                    **evidence)]
 
+    @abstractmethod
     def judge(self, state: AuditState, unit: Unit, origin: str, to_hex: str,
-              window: Window) -> tuple[str, dict[str, Any]] | None:  # pragma: no cover - each kind's own
-        raise NotImplementedError
+              window: Window) -> tuple[str, dict[str, Any]] | None:
+        """The (message, evidence) of a combat move this kind refuses, or None."""
 
     def beyond_reach(self, state: AuditState, what: str, origin: str, to_hex: str,
                      enemies: Collection[str]) -> tuple[str, dict[str, Any]] | None:

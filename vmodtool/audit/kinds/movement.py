@@ -341,7 +341,7 @@ class _MapTables:
         self.sides: dict[frozenset[str], frozenset[str]] = {}
         for side in hex_map.hexsides:
             self.sides[side.pair] = self.sides.get(side.pair, frozenset()) | {side.type}
-        self.neighbours = _neighbours(hex_map)
+        self.neighbours = map_neighbours(hex_map)
         self.edges: dict[str, dict[str, tuple[tuple[str, float], ...]]] = {}
         #: the searches made over these tables (see MoveCosts.dijkstra, cheapest)
         self.searches: dict[tuple[str, str, frozenset[str], frozenset[str]],
@@ -381,15 +381,10 @@ def _of_map(cache: _ByMap[_T], hex_map: HexMap, make: Callable[[], _T]) -> _T:
     return value
 
 
-def _neighbours(hex_map: HexMap) -> dict[str, tuple[str, ...]]:
-    """Each hex's neighbours on a map (the hex geometry, once per map)."""
-    return _of_map(_NEIGHBOURS, hex_map, lambda: {h: tuple(hex_map.neighbours(h)) for h in hex_map.hex_ids})
-
-
 def map_neighbours(hex_map: HexMap) -> dict[str, tuple[str, ...]]:
-    """Each hex's neighbours on a map, computed once per map (shared with
-    the combat windows, ``vmodtool/audit/combat.py``)."""
-    return _neighbours(hex_map)
+    """Each hex's neighbours on a map, computed once per map (the movement
+    tables and the combat windows, ``vmodtool/audit/combat.py``)."""
+    return _of_map(_NEIGHBOURS, hex_map, lambda: {h: tuple(hex_map.neighbours(h)) for h in hex_map.hex_ids})
 
 
 def _map_tables(hex_map: HexMap, params: Mapping[str, Any]) -> _MapTables:

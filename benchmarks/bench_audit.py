@@ -39,10 +39,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from vmodtool.assemble.images import module_image_names  # noqa: E402
+from vmodtool.assemble.module import OFF_MAP_NAME, assemble_module  # noqa: E402
 from vmodtool.audit.game import audit_logs, scenario_positions  # noqa: E402
 from vmodtool.audit.kinds.movement import MoveCosts  # noqa: E402
-from vmodtool.build.images import module_image_names  # noqa: E402
-from vmodtool.build.module import OFF_MAP_NAME, assemble_module  # noqa: E402
 from vmodtool.replay import Replay  # noqa: E402
 from vmodtool.scenario import load_scenario  # noqa: E402
 from vmodtool.scenario.offmap import layout_off_map  # noqa: E402

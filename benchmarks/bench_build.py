@@ -99,7 +99,7 @@ turns: {{first: 1, last: 5, structure: [{{phase: move, name: "Movement"}}]}}
 def peer_spec(scenario_path: Path) -> dict[str, object]:
     """What ``pywargame_build.py`` needs to build the same module: the same
     counters (names, faces, texts, image names, hexes), board size and grid."""
-    from vmodtool.build.pieces import unit_name
+    from vmodtool.assemble.pieces import unit_name
     from vmodtool.render.counters import face_filename
     from vmodtool.render.fonts import font_path
     from vmodtool.scenario import load_scenario

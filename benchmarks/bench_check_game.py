@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.fresh import run  # noqa: E402
-from vmodtool.audit.integrity import CHECKS, check_game, record_game  # noqa: E402
+from vmodtool.checkgame import CHECKS, check_game, record_game  # noqa: E402
 from vmodtool.replay import Replay  # noqa: E402
 from vmodtool.vassal.module import Module  # noqa: E402
 
@@ -39,7 +39,7 @@ def measure(what: str) -> tuple[float, int]:
     # the code of both sides imported before the clock starts (as the
     # replay's is by the imports above)
     for name in CHECKS:
-        importlib.import_module(f"vmodtool.audit.integrity.{name}")
+        importlib.import_module(f"vmodtool.checkgame.{name}")
     gc.collect()
     start = time.perf_counter()
     if what == "replay":

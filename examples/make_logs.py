@@ -40,8 +40,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:           # run from a checkout without installing
     sys.path.insert(0, str(HERE.parent))
 
-from vmodtool.build.builder import build_module_file  # noqa: E402
-from vmodtool.build.module import OFF_MAP_NAME  # noqa: E402
+from vmodtool.assemble.builder import build_module_file  # noqa: E402
+from vmodtool.assemble.module import OFF_MAP_NAME  # noqa: E402
 from vmodtool.fileio import atomic_write  # noqa: E402
 from vmodtool.scenario import load_scenario  # noqa: E402
 from vmodtool.scenario.cards import HAND_MARGIN, card_pixels  # noqa: E402

@@ -19,7 +19,7 @@ from vmodtool.cli import COMMAND_MODULES, LAZY_COMMANDS, all_commands, cli
 REPO = Path(__file__).resolve().parents[1]
 DEMO_LOG = REPO / "examples" / "formats" / "demo.vlog"
 DEMO_MODULE = REPO / "examples" / "formats" / "demo.vmod"
-HEAVY = ("vmodtool.scenario", "vmodtool.render", "vmodtool.build", "vmodtool.audit", "vmodtool.report")
+HEAVY = ("vmodtool.scenario", "vmodtool.render", "vmodtool.assemble", "vmodtool.audit", "vmodtool.report")
 
 PROBE = """
 import sys

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import game_examples
-from vmodtool.build.builder import build_module_file
+from vmodtool.assemble.builder import build_module_file
 from vmodtool.vassal.commands import AddPiece, ChangePiece, LogEntry, leaf_commands
 from vmodtool.vassal.decks import draw_piles
 from vmodtool.vassal.gamewriter import expand_prototypes

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.build.test_build_cache import scenario_text
+from tests.assemble.test_build_cache import scenario_text
 from vmodtool.pools import pool_context, process_pool
 
 REPO = Path(__file__).resolve().parents[1]

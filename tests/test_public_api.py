@@ -45,7 +45,7 @@ CODE_SPAN = re.compile(r"`([^`]+)`")
 #: words in the Library table that are VASSAL's (entry names, encodings), not Python names
 FORMAT_WORDS = {"savedGame", "VOBS", "buildFile.xml", "moduledata", "savedata", "extensiondata"}
 
-PACKAGES = ["vmodtool", "vmodtool.vassal", "vmodtool.scenario", "vmodtool.render", "vmodtool.build",
+PACKAGES = ["vmodtool", "vmodtool.vassal", "vmodtool.scenario", "vmodtool.render", "vmodtool.assemble",
             "vmodtool.replay", "vmodtool.audit"]
 
 
@@ -130,7 +130,7 @@ def table_names(text: str) -> set[str]:
 def test_library_table_is_read():
     rows = library_table(LIBRARY.read_text(encoding="utf-8"))
     modules = {m for row_modules, _ in rows for m in row_modules}
-    assert {"vmodtool.vassal.traits", "vmodtool.build", "vmodtool.audit"} <= modules
+    assert {"vmodtool.vassal.traits", "vmodtool.assemble", "vmodtool.audit"} <= modules
     assert len(rows) >= 15
 
 
@@ -317,7 +317,7 @@ def imported_by(statement: str) -> set[str]:
 def test_cli_start_up_imports_none_of_the_heavy_layers():
     loaded = imported_by("import vmodtool.cli")
     assert "vmodtool.cli" in loaded
-    heavy = {m for m in loaded if m.startswith(("vmodtool.render", "vmodtool.build", "vmodtool.replay",
+    heavy = {m for m in loaded if m.startswith(("vmodtool.render", "vmodtool.assemble", "vmodtool.replay",
                                                  "vmodtool.audit", "vmodtool.vassal.savefile",
                                                  "vmodtool.vassal.buildfile", "vmodtool.vassal.archive"))}
     assert not heavy, f"vmodtool --help imports {sorted(heavy)}"

@@ -5,7 +5,7 @@ The layers (see ``docs/architecture.md``):
 * :mod:`vmodtool.vassal` — VASSAL's file formats and grid geometry, exact.
 * :mod:`vmodtool.scenario` — the scenario file: loaded, checked, immutable.
 * :mod:`vmodtool.render` — counters, NATO symbols, print sheets, boards.
-* :mod:`vmodtool.build` — scenario → ``.vmod``; lint for any module.
+* :mod:`vmodtool.assemble` — scenario → ``.vmod``; lint for any module.
 * :mod:`vmodtool.replay` — logs as steps, events and board states.
 * :mod:`vmodtool.audit` — a game checked against the scenario's rules.
 * :mod:`vmodtool.errors` — the error types every layer raises.

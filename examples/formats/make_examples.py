@@ -28,7 +28,7 @@ from PIL import Image, ImageDraw
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from vmodtool.build.components import DEFAULTS  # noqa: E402
+from vmodtool.assemble.components import DEFAULTS  # noqa: E402
 from vmodtool.fileio import atomic_write  # noqa: E402
 from vmodtool.vassal import traits as T  # noqa: E402
 from vmodtool.vassal.archive import build_zip  # noqa: E402

@@ -120,8 +120,8 @@ def built_module(scenario: Scenario):
     """The module ``vmodtool build`` makes of a scenario, without images
     (its buildFile: maps, grids, piece slots, trackers), and its board
     sizes: (Module, {board name: (width, height)})."""
-    from vmodtool.build.images import module_image_names
-    from vmodtool.build.module import assemble_module
+    from vmodtool.assemble.images import module_image_names
+    from vmodtool.assemble.module import assemble_module
     from vmodtool.scenario.cards import hand_board_size
     from vmodtool.scenario.offmap import OFF_MAP_NAME, layout_off_map
     from vmodtool.vassal.module import Module

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from vmodtool.assemble.builder import build_module_file
 from vmodtool.audit.game import audit_logs
-from vmodtool.build.builder import build_module_file
 from vmodtool.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +61,7 @@ def test_the_audit_without_a_module_imports_no_build_and_judges_as_with_the_buil
     assert done.returncode == 0, done.stderr
     child = json.loads(done.stdout)
     assert "vmodtool.audit.game" in child["modules"]
-    assert not [m for m in child["modules"] if m.startswith(("vmodtool.build", "vmodtool.render", "PIL"))]
+    assert not [m for m in child["modules"] if m.startswith(("vmodtool.assemble", "vmodtool.render", "PIL"))]
 
     module = tmp_path / f"{system}.vmod"
     build_module_file(folder / "scenario.yaml", module, jobs=1)

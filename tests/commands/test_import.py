@@ -11,7 +11,7 @@ import yaml
 from click.testing import CliRunner
 
 from tests.conftest import SHARED, rel_id, shared_path
-from vmodtool.build.builder import build_module_file
+from vmodtool.assemble.builder import build_module_file
 from vmodtool.cli import cli
 from vmodtool.scenario import load_scenario
 from vmodtool.vassal.archive import build_zip

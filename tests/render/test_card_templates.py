@@ -327,7 +327,7 @@ def test_back_text_that_does_not_fit_is_located_at_the_deck(cc) -> None:
 
 # -- the built module and the command ---------------------------------------------------------
 def test_built_example_holds_the_fate_cards(cc, tmp_path: Path) -> None:
-    from vmodtool.build.builder import build_module_file
+    from vmodtool.assemble.builder import build_module_file
 
     vmod = tmp_path / "cc.vmod"
     build_module_file(CC, vmod, jobs=1)

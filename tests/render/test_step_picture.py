@@ -12,7 +12,7 @@ from PIL import Image
 
 from vmodtool.render.step_picture import _TITLE, render_scene
 from vmodtool.replay import Replay
-from vmodtool.report.scene import SceneBuilder, scene_at
+from vmodtool.replay.scene import SceneBuilder, scene_at
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_LOG = ROOT / "examples" / "formats" / "demo.vlog"
@@ -66,7 +66,7 @@ def test_replay_png_command(tmp_path: Path) -> None:
 def test_grid_labels_at_their_hex_centres() -> None:
     """Boards without an image (or with visible numbering) show the grid's
     labels, each at the point VASSAL's ``getLocation`` gives its name."""
-    from vmodtool.report.scene import hex_labels
+    from vmodtool.replay.scene import hex_labels
 
     replay = Replay.open([DEMO_LOG], module=DEMO_MODULE)
     geometry = replay.positions.geometry(replay.positions.map_names()[0])

@@ -219,7 +219,7 @@ def test_crop_and_position(tmp_path: Path) -> None:
 
 
 def test_face_image_reaches_counters_module_and_sheets(tmp_path: Path) -> None:
-    from vmodtool.build.builder import build_module_file
+    from vmodtool.assemble.builder import build_module_file
     from vmodtool.render.sheets import SheetOptions, write_sheets
 
     path = _with_face_image(tmp_path, "image: merkava.png,")

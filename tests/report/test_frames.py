@@ -16,9 +16,9 @@ from tests.replay.test_fast_paths import change as change_piece
 from vmodtool.cli import cli
 from vmodtool.replay import Replay, load_board_sizes
 from vmodtool.replay.positions import Positions
+from vmodtool.replay.scene import SceneBuilder, scene_at
 from vmodtool.report import frames as frames_module
 from vmodtool.report.frames import counters_at, record_frames
-from vmodtool.report.scene import SceneBuilder, scene_at
 from vmodtool.vassal.commands import AddPiece
 
 ROOT = Path(__file__).resolve().parents[2]

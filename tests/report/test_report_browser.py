@@ -65,7 +65,7 @@ def _open(browser: Any, page_file: Path) -> tuple[Any, list[str], list[str]]:
 
 def test_step_to_a_violation(browser: Any, report: Path, tmp_path: Path) -> None:
     from vmodtool.replay import Replay
-    from vmodtool.report.scene import scene_at
+    from vmodtool.replay.scene import scene_at
 
     page, errors, outside = _open(browser, report)
     replay = Replay.open([LOG], module=report.with_name("game.vmod"))
@@ -115,9 +115,9 @@ def test_hostile_names_stay_text(browser: Any, tmp_path: Path) -> None:
     """A piece name and a chat line that try to close the data block or run
     script are shown as text: no dialog, no image element, no error."""
     from vmodtool.replay import Replay
+    from vmodtool.replay.scene import SceneBuilder
     from vmodtool.report.frames import record_frames
     from vmodtool.report.page import write_page
-    from vmodtool.report.scene import SceneBuilder
 
     demo = ROOT / "examples" / "formats"
     replay = Replay.open([demo / "demo.vlog"], module=demo / "demo.vmod")

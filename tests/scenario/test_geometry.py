@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from vmodtool.assemble.builder import build_module_file
+from vmodtool.assemble.images import module_image_names
+from vmodtool.assemble.module import assemble_module
 from vmodtool.audit.game import scenario_positions
-from vmodtool.build.builder import build_module_file
-from vmodtool.build.images import module_image_names
-from vmodtool.build.module import assemble_module
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.properties import ModuleProperties
 from vmodtool.scenario import load_scenario
@@ -181,6 +181,6 @@ def test_a_scenario_without_turns_dice_boxes_or_tracks():
 
 
 def test_the_build_layer_still_offers_the_layout():
-    from vmodtool.build import offmap
-    from vmodtool.build.module import OFF_MAP_NAME as BUILD_NAME
+    from vmodtool.assemble import offmap
+    from vmodtool.assemble.module import OFF_MAP_NAME as BUILD_NAME
     assert offmap.layout_off_map is layout_off_map and BUILD_NAME == OFF_MAP_NAME == offmap.OFF_MAP_NAME

@@ -194,7 +194,7 @@ def tld_anonymized(tmp_path_factory):
 
 
 def test_check_game_of_the_anonymized_tld_chain_finds_the_same(tld_anonymized):
-    from vmodtool.audit.integrity import check_game, record_game
+    from vmodtool.checkgame import check_game, record_game
     logs, anonymized = tld_anonymized
 
     def findings(paths):

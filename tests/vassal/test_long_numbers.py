@@ -15,8 +15,8 @@ import sys
 
 import pytest
 
-from vmodtool.build.lint import _java_int_ok
 from vmodtool.errors import FormatError
+from vmodtool.lint import _java_int_ok
 from vmodtool.vassal.buildfile import BuildFile
 from vmodtool.vassal.commands import parse_commands
 from vmodtool.vassal.grid_common import LocationError, parse_int_attribute
@@ -115,7 +115,7 @@ def test_the_replay_s_property_list_and_unique_id_past_the_tokens() -> None:
 
 
 def test_a_dice_summary_of_two_billion_dice_is_not_a_roll() -> None:
-    from vmodtool.audit.integrity.dice import _MAX_SUMMARY_DICE, _summary_dice
+    from vmodtool.checkgame.dice import _MAX_SUMMARY_DICE, _summary_dice
 
     assert _summary_dice([("5", "1"), ("6", "2")]) == 3
     assert _summary_dice([("5", "2147483647")]) > _MAX_SUMMARY_DICE

@@ -55,7 +55,7 @@ from vmodtool.vassal.savefile import SavedGame
 from vmodtool.vassal.turntracker import TurnTrackerDef, turn_trackers
 
 if TYPE_CHECKING:
-    from vmodtool.audit.integrity.chain import Capture
+    from vmodtool.checkgame.chain import Capture
     from vmodtool.replay.engine import Engine as ReplayEngine
     from vmodtool.vassal.module import Module
 
@@ -788,7 +788,7 @@ def open_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
                                       source.aliases if source is not None else (), scenario.path)
     game = AuditGame(scenario, replay, module)
     if integrity:
-        from vmodtool.audit.integrity.chain import Capture
+        from vmodtool.checkgame.chain import Capture
         game.capture = Capture()
     if unnamed:
         game.log_maps = set()
@@ -886,8 +886,8 @@ class OpenedAudit:
                             "the rules read is the map's typed terrain alone")
         checked = None
         if integrity:
-            from vmodtool.audit.integrity import check_game
-            from vmodtool.audit.integrity.model import GameRecord
+            from vmodtool.checkgame import check_game
+            from vmodtool.checkgame.model import GameRecord
             cap = game.capture
             assert cap is not None
             checked = check_game(GameRecord(list(logs), replay, game.replayed_steps, module, cap.starts, cap.ends,

@@ -14,7 +14,7 @@ from vmodtool.audit.api import Violation
 from vmodtool.exit_codes import check_exit_code
 
 if TYPE_CHECKING:
-    from vmodtool.audit.integrity import GameCheck
+    from vmodtool.checkgame import GameCheck
 
 __all__ = ["AuditReport", "REPORT_SCHEMA_VERSION"]
 

@@ -481,7 +481,7 @@ def run_batch(games: Sequence[Game], options: Options, *, output: Path | None = 
     made when it is handed out, so that an archive of a few hundred
     thousand games costs a few hundred bytes a game."""
     from vmodtool import __version__
-    from vmodtool.build.scenario_cache import user_secret
+    from vmodtool.assemble.scenario_cache import user_secret
     from vmodtool.fileio import atomic_write, check_output_target
 
     forget_trees()

@@ -241,7 +241,7 @@ def _audit(task: Task) -> tuple[Any, int]:
 
 
 def _check_game(task: Task) -> tuple[Any, int]:
-    from vmodtool.audit.integrity import CHECKS, check_game, record_game
+    from vmodtool.checkgame import CHECKS, check_game, record_game
 
     opts = task.options
     record = record_game(list(task.game.files), module=opts.module,
@@ -268,7 +268,7 @@ def _replay(task: Task) -> tuple[Any, int]:
 
 
 def _lint(task: Task) -> tuple[Any, int]:
-    from vmodtool.build.lint import at_least, findings_to_json, lint_path, summarize
+    from vmodtool.lint import at_least, findings_to_json, lint_path, summarize
 
     out = []
     code = 0

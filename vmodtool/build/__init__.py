@@ -1,38 +1,82 @@
-"""Scenario → VASSAL module: the buildFile components, piece definitions,
-images and the .vmod archive; plus lint for any module::
+"""Deprecated import path: the module assembler is :mod:`vmodtool.assemble`
+and lint is :mod:`vmodtool.lint`.
 
-    from vmodtool.build import build_module_file, lint_module
-    build_module_file("scenario.yaml", "game.vmod")     # the whole pipeline
-    findings = lint_module(Module.open("game.vmod"))    # any module, ours or not
-
-:func:`assemble_module` is the pure step in between (scenario + rendered
-images → buildFile and archive entries).  Names are imported on first use
-(PEP 562): importing the package loads none of its modules until one of
-their names is used.
+``import vmodtool.build`` (and ``vmodtool.build.<module>``) keeps working
+for one release: it warns (``DeprecationWarning``) and forwards every
+name and submodule to its new home.  A package named ``build`` was the
+wrong name: pytest's default ``norecursedirs`` and many tools treat
+``build/`` as output and skip it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
+from typing import Any
 
-from vmodtool._lazy import lazy_exports
+warnings.warn("vmodtool.build is now vmodtool.assemble (and vmodtool.build.lint is vmodtool.lint); "
+              "the old path will be removed in the next release", DeprecationWarning, stacklevel=2)
 
-if TYPE_CHECKING:
-    from vmodtool.build.builder import BuildSummary, build_module_file
-    from vmodtool.build.images import render_module_images
-    from vmodtool.build.lint import CODES, Finding, findings_to_json, format_finding, lint_module, lint_path
-    from vmodtool.build.module import ModuleBuild, ModuleImages, assemble_module
+#: old submodule → its new module
+MOVED = {
+    "builder": "vmodtool.assemble.builder",
+    "components": "vmodtool.assemble.components",
+    "decks": "vmodtool.assemble.decks",
+    "images": "vmodtool.assemble.images",
+    "module": "vmodtool.assemble.module",
+    "module_images": "vmodtool.assemble.module_images",
+    "offmap": "vmodtool.assemble.offmap",
+    "pieces": "vmodtool.assemble.pieces",
+    "scenario_cache": "vmodtool.assemble.scenario_cache",
+    "lint": "vmodtool.lint.linter",
+}
 
-__all__ = [
-    "build_module_file", "BuildSummary",
-    "assemble_module", "ModuleImages", "ModuleBuild",
-    "render_module_images",
-    "lint_module", "lint_path", "Finding", "CODES", "format_finding", "findings_to_json",
-]
+#: the package's old top-level names → the module holding them now
+_NAMES = {
+    "build_module_file": "vmodtool.assemble.builder", "BuildSummary": "vmodtool.assemble.builder",
+    "assemble_module": "vmodtool.assemble.module", "ModuleImages": "vmodtool.assemble.module",
+    "ModuleBuild": "vmodtool.assemble.module", "render_module_images": "vmodtool.assemble.images",
+    "lint_module": "vmodtool.lint", "lint_path": "vmodtool.lint", "Finding": "vmodtool.lint",
+    "CODES": "vmodtool.lint", "format_finding": "vmodtool.lint", "findings_to_json": "vmodtool.lint",
+}
 
-__getattr__, __dir__ = lazy_exports(globals(), {
-    "vmodtool.build.builder": ("build_module_file", "BuildSummary"),
-    "vmodtool.build.module": ("assemble_module", "ModuleImages", "ModuleBuild"),
-    "vmodtool.build.images": ("render_module_images",),
-    "vmodtool.build.lint": ("lint_module", "lint_path", "Finding", "CODES", "format_finding", "findings_to_json"),
-})
+
+class _Forward(importlib.abc.MetaPathFinder):
+    """Finds ``vmodtool.build.X`` as the module it moved to (imported only
+    when asked for, as before)."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        prefix, _, name = fullname.rpartition(".")
+        if prefix != __name__ or name not in MOVED:
+            return None
+        return importlib.util.spec_from_loader(fullname, _Alias(MOVED[name]))
+
+
+class _Alias(importlib.abc.Loader):
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def create_module(self, spec: Any) -> Any:
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module: Any) -> None:
+        return None
+
+
+if not any(isinstance(f, _Forward) for f in sys.meta_path):
+    sys.meta_path.insert(0, _Forward())
+
+
+def __getattr__(name: str) -> Any:
+    if name in MOVED:
+        return importlib.import_module(MOVED[name])
+    if name in _NAMES:
+        return getattr(importlib.import_module(_NAMES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*MOVED, *_NAMES])

@@ -30,7 +30,7 @@ def build(scenario: str, output: str, jobs: int, cache_dir: str | None, quiet: b
       vmodtool build examples/modern-tactical/scenario.yaml -o modern-tactical.vmod
       vmodtool build scenario.yaml -o game.vmod -j 4 --cache .counters
     """
-    from vmodtool.build.builder import build_module_file
+    from vmodtool.assemble.builder import build_module_file
 
     bars = ProgressBars(not quiet, 50)
     summary = build_module_file(scenario, output, jobs=jobs or None, cache_dir=cache_dir,

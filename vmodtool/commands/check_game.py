@@ -68,7 +68,7 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
       vmodtool check-game turn1.vlog turn2.vlog turn3.vlog -m game.vmod
       vmodtool check-game logs/*.vlog -m game.vmod --format json -o check.json
     """
-    from vmodtool.audit.integrity import CHECKS, check_game, record_game
+    from vmodtool.checkgame import CHECKS, check_game, record_game
 
     check_report_output(output, *logs, module, board_sizes_file)
     inputs = (*logs, module, board_sizes_file, output if output != "-" else None)
@@ -92,7 +92,7 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
 
 
 def _dice_exports(record: object, csv_file: str | None, chart_file: str | None) -> None:
-    from vmodtool.audit.integrity import GameRecord, dice
+    from vmodtool.checkgame import GameRecord, dice
     from vmodtool.fileio import atomic_write
 
     assert isinstance(record, GameRecord)

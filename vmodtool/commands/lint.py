@@ -40,7 +40,7 @@ def lint(ctx: click.Context, module: str, output: str | None, fmt: str, min_seve
       vmodtool lint examples/formats/demo.vmod
       vmodtool lint game.vmod --min-severity warning --format json -o lint.json
     """
-    from vmodtool.build.lint import at_least, findings_to_json, format_finding, lint_path, summarize
+    from vmodtool.lint import at_least, findings_to_json, format_finding, lint_path, summarize
 
     check_report_output(output, module)
     findings = lint_path(module)

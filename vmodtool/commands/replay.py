@@ -93,7 +93,7 @@ def _write_png(replay: Replay, step: int, path: str, warn: Callable[[str], None]
 
     from vmodtool.fileio import atomic_write
     from vmodtool.render.step_picture import render_scene
-    from vmodtool.report.scene import SceneBuilder, scene_at
+    from vmodtool.replay.scene import SceneBuilder, scene_at
 
     builder = SceneBuilder(replay.positions, replay.positions.module)
     picture = render_scene(scene_at(replay, step, builder), builder.catalog, warn)

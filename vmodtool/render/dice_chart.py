@@ -25,7 +25,7 @@ _AXIS = (120, 120, 120)
 
 
 class ChartGroup(Protocol):
-    """What a panel shows (``vmodtool.audit.integrity.dice.DiceGroup``)."""
+    """What a panel shows (``vmodtool.checkgame.dice.DiceGroup``)."""
 
     player: str | None
     sides: int

@@ -1,5 +1,5 @@
 """One step of a game as a picture (``vmodtool replay --step N --png``): the
-maps of a :class:`~vmodtool.report.scene.Scene` stacked top to bottom, each
+maps of a :class:`~vmodtool.replay.scene.Scene` stacked top to bottom, each
 with its boards' images at their offsets (a grey rectangle for a board
 whose image the module lacks) and its counters' image layers at the pixels
 the scene computed; pieces without images as labelled boxes."""
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from PIL import Image as PILImage
 
-    from vmodtool.report.scene import ImageCatalog, Scene, SceneMap
+    from vmodtool.replay.scene import ImageCatalog, Scene, SceneMap
 
 __all__ = ["render_scene", "render_scene_map"]
 

@@ -19,7 +19,7 @@ edit list, notes inserted as chat lines ``[note] …``.  A dice report is
 never dropped silently: every one dropped is counted in the summary, and
 ``keep_dice`` keeps them (a dropped step's dice lines stay as a chat step).
 
-The chain's own check (:mod:`vmodtool.audit.integrity.chain`) runs on the
+The chain's own check (:mod:`vmodtool.checkgame.chain`) runs on the
 same replay first: logs out of order or missing stop the merge unless
 forced.
 """
@@ -472,9 +472,9 @@ def merge_logs(paths: Sequence[PathLike], options: MergeOptions | None = None, *
     command text; ``VmodError`` for a log that cannot be read, a log of
     another module, or (unless ``options.force``) logs out of order or
     missing."""
-    from vmodtool.audit.integrity import check_game
-    from vmodtool.audit.integrity.chain import Capture
-    from vmodtool.audit.integrity.model import GameRecord
+    from vmodtool.checkgame import check_game
+    from vmodtool.checkgame.chain import Capture
+    from vmodtool.checkgame.model import GameRecord
 
     options = options or MergeOptions()
     if not paths:

@@ -13,7 +13,7 @@ from vmodtool.vassal.grid_common import LocationError
 
 if TYPE_CHECKING:
     from vmodtool.audit.api import Violation
-    from vmodtool.audit.integrity import GameCheck
+    from vmodtool.checkgame import GameCheck
     from vmodtool.replay.positions import Positions
 
 __all__ = ["finding_records"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vmodtool.report.scene import Counter, Scene, SceneBuilder, SceneDelta
+from vmodtool.replay.scene import Counter, Scene, SceneBuilder, SceneDelta
 
 if TYPE_CHECKING:
     from vmodtool.replay.engine import Engine

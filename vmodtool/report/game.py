@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vmodtool.replay.scene import SceneBuilder
 from vmodtool.report.frames import record_frames
-from vmodtool.report.scene import SceneBuilder
 
 if TYPE_CHECKING:
     from vmodtool.audit.game import OpenedAudit
@@ -32,8 +32,8 @@ class ReportResult:
 def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path | None = None,
                       scenario: str | Path | None = None,
                       board_sizes: dict[str, tuple[int, int]] | None = None) -> ReportResult:
-    from vmodtool.audit.integrity import GameRecord, check_game, dice
-    from vmodtool.audit.integrity.chain import Capture
+    from vmodtool.checkgame import GameRecord, check_game, dice
+    from vmodtool.checkgame.chain import Capture
     from vmodtool.render.dice_chart import dice_chart_png
     from vmodtool.replay import Replay
     from vmodtool.report.findings import finding_records

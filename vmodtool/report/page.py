@@ -18,8 +18,8 @@ from string import Template
 from typing import Any
 
 from vmodtool.fileio import atomic_write, output_folder
+from vmodtool.replay.scene import ImageCatalog
 from vmodtool.report.frames import Frames
-from vmodtool.report.scene import ImageCatalog
 
 __all__ = ["asset_text", "folder_of", "json_for_script", "write_page"]
 

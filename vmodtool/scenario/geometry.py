@@ -3,7 +3,7 @@ its logs reads it, computed from the scenario without building anything:
 its maps as VASSAL sees them (boards, grids, zones, edges, which maps
 stack), its turn tracker and the global properties it defines.
 
-This mirrors what :mod:`vmodtool.build.module` writes; the audit of a log
+This mirrors what :mod:`vmodtool.assemble.module` writes; the audit of a log
 played with a built module reads positions and game time from here when no
 module is given (``tests/scenario/test_geometry.py`` compares both for every
 example):

@@ -10,7 +10,7 @@ a card-sized zone named after the deck, in a row below the tracks (VASSAL
 names a point in a deck's area after the deck, too).
 
 Pure arithmetic: ``vmodtool build`` draws the board from this layout
-(:func:`vmodtool.build.offmap.draw_off_map`) and writes its zones; the audit
+(:func:`vmodtool.assemble.offmap.draw_off_map`) and writes its zones; the audit
 reads the same zones (:mod:`vmodtool.scenario.geometry`) without building.
 """
 

@@ -1,0 +1,1 @@
+"""Tests of vmodtool.assemble (module generation and lint)."""

@@ -1,1 +1,0 @@
-"""Tests of vmodtool.build (module generation and lint)."""

@@ -96,7 +96,7 @@ def measure(name: str) -> tuple[float, int]:
         for game in replay.games:
             _ = game.commands
         read = time.perf_counter()
-        replay.run()
+        list(replay.steps())
         end = time.perf_counter()
         logged = sum(1 for g in replay.games for _, node in g.log_steps() for _ in leaves(node))
         return (end - start if name == "replay" else end - read), logged

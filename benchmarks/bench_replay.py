@@ -45,7 +45,7 @@ def timed(files, **kwargs):
     first = collect = 0.0
     for i in range(3):
         start = time.perf_counter()
-        steps = replay.run()
+        steps = list(replay.steps())
         elapsed = time.perf_counter() - start
         if i == 0:
             first = elapsed
@@ -99,7 +99,7 @@ def main() -> None:
         spent[0] += time.perf_counter() - t0
         return result
     replay._run_step = timed_step
-    replay.run()
+    list(replay.steps())
     del replay._run_step
     print(f"  logged commands alone: {spent[0]:.2f} s = {spent[0] * 1e6 / logged:.2f} µs per logged "
           f"command (target 12)")

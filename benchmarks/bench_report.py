@@ -47,7 +47,7 @@ def replay_alone() -> tuple[float, int]:
     start = time.perf_counter()
     replay = Replay.open(logs, module=SHARED / "corpus" / "tld" / "buildFile",
                          board_sizes={"Normandy": (5340, 5024)})
-    steps = len(replay.run())
+    steps = len(list(replay.steps()))
     return time.perf_counter() - start, steps
 
 

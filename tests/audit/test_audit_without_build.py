@@ -111,7 +111,7 @@ def test_a_log_of_turn_commands_dice_and_properties_replays_as_with_the_built_mo
     positions, properties, _hands = scenario_positions(scenario)
     ours = Replay.open([path], positions=positions, properties=properties)
     theirs = Replay.open([path], module=built)
-    ours_steps, theirs_steps = ours.run(), theirs.run()
+    ours_steps, theirs_steps = list(ours.steps()), list(theirs.steps())
     assert [s.record() for s in ours_steps] == [s.record() for s in theirs_steps]
     assert [w_.message for w_ in ours.warnings] == [w_.message for w_ in theirs.warnings]
     assert any("NoSuchProperty" in w_.message for w_ in ours.warnings)

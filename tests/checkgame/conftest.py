@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.audit.conftest import cc, modern, ww1
 from tests.conftest import game_examples
+
+# the example scenarios, as the audit tests have them (check-game's tests
+# sat under tests/audit until check-game became its own package)
+__all__ = ["cc", "modern", "ww1"]
 
 
 @pytest.fixture(scope="session")

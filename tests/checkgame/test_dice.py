@@ -105,7 +105,7 @@ def test_p_values_in_words() -> None:
 # ------------------------------------------------------------------ the replay's dice events
 
 def test_default_dice_report_names_the_roller_and_the_dice() -> None:
-    steps = Replay.open(DEMO_LOG, module=DEMO_MODULE).run()
+    steps = list(Replay.open(DEMO_LOG, module=DEMO_MODULE).steps())
     step = next(s for s in steps if any(isinstance(e, DiceEvent) for e in s.events))
     event = next(e for e in step.events if isinstance(e, DiceEvent))
     assert (step.player, step.side) == ("Борис", "Красные")

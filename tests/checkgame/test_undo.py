@@ -105,7 +105,7 @@ def test_an_old_style_undo_line_undoes_the_roll_it_names(tmp_path, ww1_module):
     w.steps.append("LOG\tCHAT* UNDO: *** d6 = 2 *** &lt;Fritz&gt;")  # step 4: the roll's
     w.steps.append("LOG\tCHAT*** d6 = 6 *** &lt;Fritz&gt;")           # step 5: rolled again
     path = game(tmp_path, w)
-    steps = Replay.open(path).run()
+    steps = list(Replay.open(path).steps())
     assert steps[3].undo and steps[3].undoes == 1 and steps[0].undone_by == 4
     record = record_game([path])
     section = undo_check.section(record)
@@ -222,7 +222,7 @@ def test_tld_undo_counts_per_player_match_a_count_of_the_replays_steps(tld_recor
 
 @pytest.mark.parametrize("log", TLD_LOGS, ids=[p.name for p in TLD_LOGS])
 def test_inspect_counts_the_undo_steps_the_replay_finds(log):
-    steps = Replay.open(log).run()
+    steps = list(Replay.open(log).steps())
     expected = sum(1 for s in steps if s.undo)
     assert inspect_file(log)["undo_steps"] == expected
     if log.name == "0607-1.log":

@@ -42,7 +42,7 @@ def test_report_of_the_demo(tmp_path: Path) -> None:
     assert steps[5]["undone_by"] == 7  # step 6 was undone by step 7
     text = out.read_text(encoding="utf-8")
     replay = Replay.open([LOG], module=MODULE)
-    replay.run()
+    list(replay.steps())
     ids = [pid for pid in replay.roster.players if pid]
     assert ids and not any(pid in text for pid in ids)
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text

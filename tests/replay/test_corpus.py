@@ -17,7 +17,7 @@ LOGS = [p for p in shared_files("corpus", "**/*") if p.suffix in (".vlog", ".log
 @pytest.mark.parametrize("log", LOGS, ids=rel_id)
 def test_corpus_log_replays(log):
     replay = Replay.open(log)
-    steps = replay.run()
+    steps = list(replay.steps())
     assert steps, "a log has steps"
     for step in steps:
         for event in step.events:
@@ -30,7 +30,7 @@ def test_tld_chain():
     files = sorted((tld / "game").glob("*.log"))
     replay = Replay.open(files, module=tld / "buildFile",
                          board_sizes=load_board_sizes(tld / "board-sizes.json"))
-    steps = replay.run()
+    steps = list(replay.steps())
     assert len(steps) == 10148
     assert steps[0].player == "Joel" and steps[0].side == "Allies"
     # the Normandy board names hexes; the other display boards have no size in the corpus

@@ -30,7 +30,7 @@ def members(replay, did):
 
 def test_a_deck_takes_its_cards_off_the_map_bottom_to_top():
     r = Replay([game(cards() + [deck("d1", "Main Map;500;500;true;c1,c2,c3")], [])])
-    r.run()
+    list(r.steps())
     assert members(r, "d1") == ["c1", "c2", "c3"]
     d = r.engine.state.get("d1")
     assert d.name == "Колода" and d.face_down and d.state_string() == "Main Map;500;500;true;c1,c2,c3"
@@ -43,7 +43,7 @@ def test_a_deck_change_sets_order_and_face():
     new = "Main Map;500;500;false;c3,c1,c2"
     r = Replay([game(cards() + [deck("d1", "Main Map;500;500;true;c1,c2,c3")],
                      [log(ChangePiece.build("d1", new, "Main Map;500;500;true;c1,c2,c3").text)])])
-    (step,) = r.run()
+    (step,) = list(r.steps())
     assert members(r, "d1") == ["c3", "c1", "c2"]
     assert [type(e) for e in step.events] == [DeckFaceEvent, DeckOrderEvent]
     assert step.events[1].how == "by hand"
@@ -56,7 +56,7 @@ def test_a_stale_deck_change_goes_through_stack_merge_state():
     Deck.setState then reads as "not face down" (VASSAL's own quirk)."""
     r = Replay([game(cards() + [deck("d1", "Main Map;500;500;true;c1,c2,c3")],
                      [log(ChangePiece.build("d1", "Main Map;500;500;true;c2", "Main Map;1;1;true;c2").text)])])
-    r.run()
+    list(r.steps())
     d = r.engine.state.get("d1")
     assert d.face_down is False
     assert members(r, "d1") == []        # the ids landed where the face and card list were
@@ -66,7 +66,7 @@ def test_a_piece_dropped_on_an_empty_deck_joins_it_and_a_draw_leaves_it():
     steps = [log(move("c4", "Main Map", (500, 500), "Main Map", (0, 0))),
              log(move("c4", "Main Map", (100, 100), "Main Map", (500, 500)))]
     r = Replay([game([piece("c4", "Main Map", 0, 0, "C4"), deck("d1", "Main Map;500;500;false")], steps)])
-    s1, s2 = r.run()
+    s1, s2 = list(r.steps())
     assert isinstance(s1.events[0], CardReturnEvent) and s1.events[0].deck.size == 1
     assert isinstance(s2.events[0], CardDrawEvent) and s2.events[0].deck.size == 0
     assert members(r, "d1") == []
@@ -76,7 +76,7 @@ def test_a_piece_dropped_on_an_empty_deck_joins_it_and_a_draw_leaves_it():
 def test_load_deck_and_deck_repos_are_dropped():
     r = Replay([game(cards() + [deck("d1", "Main Map;500;500;true;c1,c2,c3")],
                      [log("DECK\t"), log("DECKREPOS\tx")])])
-    steps = r.run()
+    steps = list(r.steps())
     assert [e.prefix for s in steps for e in s.events if isinstance(e, UnknownEvent)] == ["DECK\t", "DECKREPOS\t"]
     assert members(r, "d1") == ["c1", "c2", "c3"]
     assert ESC not in str(steps)

@@ -85,7 +85,7 @@ def _replay(tmp_path, w: GameWriter, module: Module, viewer: Viewer = OBSERVER):
     path = tmp_path / "game.vlog"
     path.write_bytes(w.to_bytes(date_saved="1"))
     replay = Replay.open(path, module=module, board_sizes={"Felt": (800, 600)}, viewer=viewer)
-    return replay, replay.run()
+    return replay, list(replay.steps())
 
 
 def _events(steps, kind):

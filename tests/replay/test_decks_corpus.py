@@ -94,7 +94,7 @@ def test_a_concealed_vasl_piece_is_hidden_from_an_observer_only():
 def test_the_tours_masks_and_hides_name_no_password():
     path = shared_path("corpus", "vassal-tour", "tour.log")
     replay = Replay.open(path)
-    events = [e for s in replay.run() for e in s.events if isinstance(e, (MaskEvent, HideEvent))]
+    events = [e for s in list(replay.steps()) for e in s.events if isinstance(e, (MaskEvent, HideEvent))]
     assert [(type(e).__name__, getattr(e, "masked", getattr(e, "hidden", None))) for e in events] == \
         [("MaskEvent", True), ("MaskEvent", False), ("HideEvent", True), ("HideEvent", False)]
     ids = set(replay.roster.redactor._labels)           # the player ids the log carries

@@ -65,7 +65,7 @@ def test_move_to_empty_point_then_new_stack():
     g = game(base(), [log(move("p1", "Main Map", (300, 300), "Main Map", (100, 100)),
                           stack("s3", "Main Map", 300, 300, "p1"))])
     r = Replay([g])
-    steps = r.run()
+    steps = list(r.steps())
     assert where(r, "p1") == ("Main Map", (300, 300), "s3", ["p1"])
     ev = [e for e in steps[0].events if isinstance(e, MoveEvent)][0]
     assert (ev.source.x, ev.source.y, ev.target.x, ev.target.y) == (100, 100, 300, 300)
@@ -76,7 +76,7 @@ def test_move_to_empty_point_then_new_stack():
 def test_move_onto_stack_with_under_id_goes_above_it():
     g = game(base(), [log(move("p1", "Main Map", (200, 200), "Main Map", (100, 100), "p2"))])
     r = Replay([g])
-    r.run()
+    list(r.steps())
     assert where(r, "p1") == ("Main Map", (200, 200), "s2", ["p2", "p1"])
 
 
@@ -84,7 +84,7 @@ def test_move_onto_stack_without_under_id_goes_to_the_bottom():
     # MovePiece with newUnderId null merges, then VASSAL re-inserts at index 0
     g = game(base(), [log(move("p1", "Main Map", (200, 200), "Main Map", (100, 100)))])
     r = Replay([g])
-    r.run()
+    list(r.steps())
     assert where(r, "p1") == ("Main Map", (200, 200), "s2", ["p1", "p2"])
 
 
@@ -93,7 +93,7 @@ def test_whole_stack_moves_and_other_map():
                        stack("s2", "Main Map", 200, 200, "p2", "p3")],
              [log(move("s2", "Other", (5, 5), "Main Map", (200, 200)))])
     r = Replay([g])
-    steps = r.run()
+    steps = list(r.steps())
     assert where(r, "p2")[:2] == ("Other", (5, 5))
     assert where(r, "p3")[3] == ["p2", "p3"]
     assert [e.stack_id for e in steps[0].events] == ["s2", "s2"]
@@ -106,7 +106,7 @@ def test_undo_bracket_restores_state_and_marks_step():
                move("p1", "Main Map", (100, 100), "Main Map", (300, 300)), "UNDO\tfalse")
     r = Replay([game(base(), [fwd, undo])])
     before = Replay([game(base(), [])]).initial_state().by_id()
-    steps = r.run()
+    steps = list(r.steps())
     assert steps[1].undo and steps[1].undoes == 1 and steps[1].undo_kind == "bracket"
     assert steps[0].undone_by == 2 and all(e.undone for e in steps[0].events)
     after = r.snapshot().by_id()
@@ -117,15 +117,15 @@ def test_undo_bracket_restores_state_and_marks_step():
 def test_old_style_undo_is_an_exact_inverse():
     a = log(move("p1", "Main Map", (300, 300), "Main Map", (100, 100)))
     b = log(move("p1", "Main Map", (100, 100), "Main Map", (300, 300)))
-    steps = Replay([game(base(), [a, b])]).run()
+    steps = list(Replay([game(base(), [a, b])]).steps())
     assert steps[1].undo_kind == "inverse" and steps[0].undone_by == 2
 
 
 def test_change_flip_and_delete_events():
     new = encode_sequence(["A1x", "Main Map;100;100;1;0"], "\t")
     old = encode_sequence(["A1", "Main Map;100;100;1;0"], "\t")
-    steps = Replay([game(base(), [log(ChangePiece.build("p1", new, old).text),
-                                  log(RemovePiece.build("p2").text)])]).run()
+    steps = list(Replay([game(base(), [log(ChangePiece.build("p1", new, old).text),
+                                       log(RemovePiece.build("p2").text)])]).steps())
     change = steps[0].events[0]
     assert change.kind == "change" and change.changes()["UnitId"] == ("A1", "A1x")
     assert isinstance(steps[1].events[0], RemoveEvent)
@@ -138,7 +138,7 @@ def test_bad_input_warns_with_step_and_goes_on():
              log("STRANGE\tcustom command"),
              log(move("p2", "Main Map", (300, 300), "Main Map", (200, 200)))]
     r = Replay([game(base(), steps)])
-    out = r.run()
+    out = list(r.steps())
     msgs = {(w.step, w.message.split(" ")[0]) for w in r.warnings}
     assert (1, "MovePiece") in msgs and (2, "ChangePiece") in msgs and (3, "MovePiece") in msgs
     assert out[3].events[0].kind == "unknown"
@@ -150,7 +150,7 @@ def test_truncated_log_text_still_replays():
                          log(move("p2", "Main Map", (400, 400), "Main Map", (200, 200)))]).text
     cut = SavedGame.from_bytes(text[:-40].encode(), file="cut.vlog")
     r = Replay([cut])
-    steps = r.run()
+    steps = list(r.steps())
     assert len(steps) == 2 and any(w.step == 2 for w in r.warnings)
 
 
@@ -170,7 +170,7 @@ def test_unknown_map_with_a_module_is_reported(tmp_path):
     from vmodtool.replay.positions import Positions
     from vmodtool.vassal.module import Module
     r = Replay([g], Positions(Module.open(bf)))
-    steps = r.run()
+    steps = list(r.steps())
     ev = steps[0].events[0]
     assert ev.target.location == "0304"
     assert any(w.step == 2 and "Nowhere" in w.message for w in r.warnings)
@@ -207,7 +207,7 @@ def test_unreadable_file_is_a_clear_error(tmp_path):
 def test_parse_is_what_vassal_splits():
     g = game(base(), [log(move("p1", "Main Map", (1, 1), "Main Map", (100, 100)), "CHAThi")])
     assert isinstance(parse_commands(g.text), CommandGroup)
-    steps = Replay([g]).run()
+    steps = list(Replay([g]).steps())
     assert [type(e) for e in steps[0].events] == [MoveEvent, ChatEvent]
     assert isinstance(AddEvent, type)
 
@@ -241,7 +241,7 @@ def test_a_mapless_stack_s_written_position_is_no_unknown_piece():
         stack("s3", "Main Map", 300, 300, "0"),
     ]
     r = Replay([game(restore, [])])
-    r.run()
+    list(r.steps())
     messages = sorted(w.message for w in r.warnings if "lists unknown piece" in w.message)
     assert messages == ["stack n3 lists unknown piece ghost", "stack n4 lists unknown piece 99",
                         "stack s3 lists unknown piece 0"]

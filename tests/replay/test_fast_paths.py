@@ -257,7 +257,7 @@ def test_chain_findings_are_the_plain_comparisons(name: str) -> None:
         return fast
 
     replay._compare = both      # type: ignore[method-assign]
-    replay.run()
+    list(replay.steps())
     assert len(found) == 1
     kinds = sorted({d.kind for d in found[0]})
     expected = {"same": [], "moved": ["moved"], "trait state": ["changed"], "properties": ["changed"],
@@ -269,7 +269,7 @@ def test_chain_findings_are_the_plain_comparisons(name: str) -> None:
 
 def test_a_snapshot_equal_to_the_end_state_shares_the_parsed_strings() -> None:
     replay = chain(END)
-    replay.run()
+    list(replay.steps())
     assert replay.chain_differences == []
     # the second log's p3 was added from a text the first log never had
     # (its end state came from a ChangePiece), p2 from the first log's text
@@ -322,7 +322,7 @@ def test_split_levels_is_split_nested(text: str, count: int) -> None:
 def test_a_changed_level_drops_the_whole_state() -> None:
     """While ``_state`` is set it is the truth: a change of a level clears it."""
     replay = chain(END)
-    replay.run()
+    list(replay.steps())
     engine = replay.engine
     assert engine is not None
     p4 = engine.state.get("p4")
@@ -403,7 +403,7 @@ def test_relaxed_gc_nests_and_restores_the_collector() -> None:
     assert gc.get_threshold() == threshold
     assert gc.get_freeze_count() == 0
     replay = chain(END)
-    replay.run()
+    list(replay.steps())
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == threshold
 
 

@@ -71,7 +71,7 @@ def test_golden_log_matches_truth(vlog):
 
 @pytest.mark.parametrize("vlog", LOGS, ids=rel_id)
 def test_undone_steps_are_marked(vlog):
-    steps = _open(vlog).run()
+    steps = list(_open(vlog).steps())
     undos = [s for s in steps if s.undo]
     assert undos
     for s in undos:

@@ -44,7 +44,7 @@ def _write(result, path: Path) -> Path:
 
 def _replayed(path: Path) -> tuple[list, Engine]:
     replay = Replay.open([path])
-    steps = replay.run()
+    steps = list(replay.steps())
     assert replay.engine is not None
     return steps, replay.engine
 

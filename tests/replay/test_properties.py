@@ -29,7 +29,7 @@ def _demo_without_dice(tmp_path: Path) -> Path:
 
 def test_undefined_dice_properties_are_warned_and_not_set(tmp_path):
     replay = Replay.open(DEMO / "demo.vlog", module=_demo_without_dice(tmp_path))
-    steps = replay.run()
+    steps = list(replay.steps())
     warned = [w for w in replay.warnings if "global property" in w.message]
     assert [(w.file, w.step) for w in warned] == [(str(DEMO / "demo.vlog"), 4)] * 4
     assert [w.message.split("'")[1] for w in warned] == ["2d6_result", "2d6_total", "2d6_keep",
@@ -42,7 +42,7 @@ def test_undefined_dice_properties_are_warned_and_not_set(tmp_path):
 
 def test_defined_dice_properties_are_set(tmp_path):
     replay = Replay.open(DEMO / "demo.vlog", module=DEMO / "demo.vmod")
-    steps = replay.run()
+    steps = list(replay.steps())
     assert replay.warnings == []
     changes = [(e.name, e.old, e.new) for e in steps[3].events if isinstance(e, PropertyEvent)]
     assert changes == [("2d6_result", "1", "3,5"), ("2d6_total", "0", "8"), ("2d6_keep", "0", "2"),
@@ -51,7 +51,7 @@ def test_defined_dice_properties_are_set(tmp_path):
 
 def test_without_a_module_every_property_is_taken():
     replay = Replay.open(DEMO / "demo.vlog")
-    steps = replay.run()
+    steps = list(replay.steps())
     assert replay.warnings == []
     assert len([e for e in steps[3].events if isinstance(e, PropertyEvent)]) == 4
 
@@ -106,7 +106,7 @@ def test_only_the_properties_the_module_lacks_are_dropped(tmp_path):
     etree.SubElement(holder, P + "module.properties.GlobalProperty", name="2d6_result")
     (folder / "buildFile.xml").write_bytes(bf.to_bytes())
     replay = Replay.open(DEMO / "demo.vlog", module=folder)
-    replay.run()
+    list(replay.steps())
     names = [w.message.split("'")[1] for w in replay.warnings]
     assert names == ["2d6_total", "2d6_keep", "2d6_summary"]
     assert replay.engine is not None
@@ -137,7 +137,7 @@ def test_a_zone_property_restored_by_its_zone_id_is_the_zone_s():
     restore = encode_sequence(["GlobalProperty\t", "Side\tAllies\tInland\tMain Map", "Prussia", ""], ";") or ""
     unknown = encode_sequence(["GlobalProperty\t", "Side\tOther\tInland\tMain Map", "Prussia", ""], ";") or ""
     replay = Replay([game([restore, unknown], [])], properties=props)
-    replay.run()
+    list(replay.steps())
     [warning] = replay.warnings
     assert repr("Side\tOther\tInland\tMain Map") in warning.message
     assert replay.engine is not None

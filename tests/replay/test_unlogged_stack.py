@@ -34,7 +34,7 @@ def _undo_then_stack_move() -> Replay:
 
 def test_a_move_of_an_unlogged_stack_is_ignored_and_explained() -> None:
     r = _undo_then_stack_move()
-    steps = r.run()
+    steps = list(r.steps())
     assert where(r, "p1")[:2] == where(r, "p3")[:2] == ("Main Map", (100, 100))
     [w] = steps[4].warnings
     assert "created on the mover's machine without logging it" in w.message
@@ -44,7 +44,7 @@ def test_a_move_of_an_unlogged_stack_is_ignored_and_explained() -> None:
 
 def test_a_logged_move_of_the_piece_ends_its_ghost() -> None:
     r = Replay([game(_start(), _steps() + [log(move("p1", "Main Map", (500, 500), "Main Map", (100, 100)))])])
-    r.run()
+    list(r.steps())
     assert r.engine is not None and r.engine.ghosts == {"p3": ("Main Map", 400, 400)}
     assert where(r, "p1")[:2] == ("Main Map", (500, 500))
 
@@ -53,7 +53,7 @@ def test_a_command_naming_a_removed_piece_says_when_it_was_removed() -> None:
     g = game(base(), [log(RemovePiece.build("s1").text), log(RemovePiece.build("s1").text),
                       log(move("s1", "Main Map", (9, 9), "Main Map", (100, 100)))])
     r = Replay([g])
-    steps = r.run()
+    steps = list(r.steps())
     assert "removed at step 1" in steps[1].warnings[0].message
     assert "removed at step 1" in steps[2].warnings[0].message
     assert r.engine is not None and r.engine.ghosts == {"p1": ("Main Map", 100, 100)}   # s1 still held it
@@ -64,6 +64,6 @@ def test_pieces_left_in_a_removed_stack_are_ghosts_where_it_was() -> None:
     # replay does); the VASSAL that wrote an old log may have kept them
     g = game(_start(), [log(RemovePiece.build("s1").text)])
     r = Replay([g])
-    r.run()
+    list(r.steps())
     assert where(r, "p1")[0] is None
     assert r.engine is not None and r.engine.ghosts == {"p1": ("Main Map", 100, 100), "p3": ("Main Map", 100, 100)}

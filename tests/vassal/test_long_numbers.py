@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from vmodtool.errors import FormatError
-from vmodtool.lint import _java_int_ok
+from vmodtool.lint.linter import _java_int_ok
 from vmodtool.vassal.buildfile import BuildFile
 from vmodtool.vassal.commands import parse_commands
 from vmodtool.vassal.grid_common import LocationError, parse_int_attribute

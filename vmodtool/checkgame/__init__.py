@@ -43,13 +43,10 @@ def record_game(logs: Sequence[Path], *, module: Module | str | Path | None = No
     from vmodtool.vassal.module import Module as ModuleType
     if module is not None and not isinstance(module, ModuleType):
         module = ModuleType.open(module)
-    from vmodtool.checkgame.chain import Capture
+    from vmodtool.checkgame.recorder import GameRecorder
     replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
-    capture = Capture()
-    steps = list(replay.steps(on_restore=capture.on_restore))
-    capture.finish(replay.engine)
-    return GameRecord(list(logs), replay, steps, module, capture.starts, capture.ends, capture.ghosts,
-                      dice_patterns=tuple(dice_patterns))
+    (record,) = replay.run(GameRecorder(logs, replay, module, dice_patterns=dice_patterns))
+    return record
 
 
 @dataclass

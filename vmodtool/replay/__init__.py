@@ -28,10 +28,12 @@ from vmodtool.replay.events import (
 from vmodtool.replay.game import BoardState, PieceSnapshot, Replay, Step
 from vmodtool.replay.positions import Positions, load_board_sizes
 from vmodtool.replay.viewer import Viewer
+from vmodtool.replay.visitor import BoardView, LogStart, PieceOnBoard, ReplayVisitor, walk_step
 
 __all__ = [
     "Replay", "Step", "BoardState", "PieceSnapshot", "ChainDifference", "ReplayWarning",
     "Positions", "load_board_sizes", "Event", "MoveEvent", "AddEvent", "RemoveEvent",
     "ChangeEvent", "ChatEvent", "DiceEvent", "PropertyEvent", "TurnEvent", "PlayerEvent",
     "BoardsEvent", "UnknownEvent", "PieceRef", "Place", "Viewer",
+    "ReplayVisitor", "BoardView", "LogStart", "PieceOnBoard", "walk_step",
 ]

@@ -22,7 +22,7 @@ import bisect
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, TypeVar, Union, overload
 
 from vmodtool.errors import VmodError
 from vmodtool.gc_policy import relaxed_gc
@@ -33,6 +33,7 @@ from vmodtool.replay.positions import Positions
 from vmodtool.replay.properties import ModuleProperties
 from vmodtool.replay.state import Deck, Piece, Stack
 from vmodtool.replay.viewer import OBSERVER, Viewer
+from vmodtool.replay.visitor import Drive, LogStart, ReplayVisitor
 from vmodtool.vassal.commands import (
     AddPiece,
     ChangePiece,
@@ -55,6 +56,9 @@ __all__ = ["Replay", "Step", "PieceSnapshot", "BoardState", "DeckSnapshot", "Han
            "relaxed_gc"]
 
 PathLike = Union[str, "os.PathLike[str]"]
+R1 = TypeVar("R1")
+R2 = TypeVar("R2")
+R3 = TypeVar("R3")
 
 
 @dataclass
@@ -304,7 +308,8 @@ class Replay:
             yield from self._steps(until, on_restore)
 
     def _steps(self, until: int | None,
-               on_restore: Callable[[int, Engine], None] | None = None) -> Iterator[Step]:
+               on_restore: Callable[[int, Engine], None] | None = None, *,
+               drive: Drive | None = None) -> Iterator[Step]:
         number = 0
         history: list[Step] = []
         previous: Engine | None = None
@@ -315,21 +320,34 @@ class Replay:
             engine = self._restore(k, add_plans)
             self.log_starts.append(number)
             self.warnings.extend(engine.warnings)
+            differences: list[ChainDifference] = []
             if previous is not None:
-                self.chain_differences.extend(self._compare(previous, engine, k))
+                differences = self._compare(previous, engine, k)
+                self.chain_differences.extend(differences)
             self.engine = engine
+            log = LogStart(k, self.files[k], number, tuple(differences))
             if on_restore is not None:
                 on_restore(k, engine)
+            if drive is not None:
+                drive.begin_log(log, engine)
             if until is not None and number >= until:
+                if drive is not None:
+                    drive.end_log(log, engine)
                 return
             for file_step, (index, node) in enumerate(game.log_steps(), 1):
                 number += 1
                 step = self._run_step(engine, node, number, file_step, index, history)
                 history.append(step)
                 self.warnings.extend(step.warnings)
+                if drive is not None:
+                    drive.step(step)
                 yield step
                 if until is not None and number >= until:
+                    if drive is not None:
+                        drive.end_log(log, engine)
                     return
+            if drive is not None:
+                drive.end_log(log, engine)
             previous = engine
 
     def log_position(self, step: int) -> tuple[str | None, int]:
@@ -349,9 +367,32 @@ class Replay:
         :meth:`log_position`."""
         return self.log_starts[file_index] + file_step
 
-    def run(self) -> list[Step]:
-        """All steps (the replay state ends in :attr:`engine`)."""
-        return list(self.steps())
+    @overload
+    def run(self, v1: ReplayVisitor[R1], /, *, until: int | None = None) -> tuple[R1]: ...
+
+    @overload
+    def run(self, v1: ReplayVisitor[R1], v2: ReplayVisitor[R2], /, *,
+            until: int | None = None) -> tuple[R1, R2]: ...
+
+    @overload
+    def run(self, v1: ReplayVisitor[R1], v2: ReplayVisitor[R2], v3: ReplayVisitor[R3], /, *,
+            until: int | None = None) -> tuple[R1, R2, R3]: ...
+
+    @overload
+    def run(self, *visitors: ReplayVisitor[Any], until: int | None = None) -> tuple[Any, ...]: ...
+
+    def run(self, *visitors: ReplayVisitor[Any], until: int | None = None) -> tuple[Any, ...]:
+        """Replay the game once, driving every visitor through it
+        (:mod:`vmodtool.replay.visitor`), in the order given, and return
+        their results in that order.  ``until`` stops after that step."""
+        self.chain_differences = []
+        self.warnings = []
+        self.log_starts = []
+        drive = Drive(tuple(visitors))
+        with relaxed_gc():
+            for _ in self._steps(until, drive=drive):
+                pass
+        return tuple(v.result() for v in visitors)
 
     def _run_step(self, engine: Engine, node: Node, number: int, file_step: int,
                   index: int, history: list[Step]) -> Step:

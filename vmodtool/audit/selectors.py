@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from vmodtool.audit.state import AuditState, Unit
+from vmodtool.audit.api import GameView, UnitView
 
 __all__ = ["matches", "predicate", "select", "as_list", "reads", "reads_markers", "is_fixed", "Subject", "Predicate"]
 
@@ -27,7 +27,7 @@ class Subject(Protocol):
 
 
 #: a compiled selector: (unit, state, subject) -> whether the unit matches
-Predicate = Callable[[Unit, "AuditState | None", "Subject | None"], bool]
+Predicate = Callable[[UnitView, "GameView | None", "Subject | None"], bool]
 
 
 def as_list(value: Any) -> list[Any]:
@@ -36,7 +36,7 @@ def as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
 
 
-def matches(selector: Any, unit: Unit, state: AuditState | None = None,
+def matches(selector: Any, unit: UnitView, state: GameView | None = None,
             subject: Subject | None = None) -> bool:
     """Whether ``unit`` matches ``selector`` (a mapping or a list of them)."""
     if selector is None:
@@ -118,11 +118,11 @@ def reads(selector: Any, key: str) -> bool:
     return False
 
 
-def _always(unit: Unit, state: AuditState | None, subject: Subject | None) -> bool:
+def _always(unit: UnitView, state: GameView | None, subject: Subject | None) -> bool:
     return True
 
 
-def _never(unit: Unit, state: AuditState | None, subject: Subject | None) -> bool:
+def _never(unit: UnitView, state: GameView | None, subject: Subject | None) -> bool:
     return False
 
 
@@ -143,7 +143,7 @@ def _compile(selector: Any) -> Predicate:
     if len(tests) == 1:
         return tests[0]
 
-    def all_hold(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+    def all_hold(u: UnitView, st: GameView | None, sub: Subject | None) -> bool:
         for t in tests:
             if not t(u, st, sub):
                 return False
@@ -174,7 +174,7 @@ def _compile_key(key: str, value: Any) -> Predicate:
     if key == "same":
         attrs = tuple(as_list(value))
 
-        def same(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+        def same(u: UnitView, st: GameView | None, sub: Subject | None) -> bool:
             if sub is None:
                 return False
             for attr in attrs:
@@ -186,7 +186,7 @@ def _compile_key(key: str, value: Any) -> Predicate:
         wanted = [(skey, [str(v) if not isinstance(v, str) else v for v in as_list(expected)], as_list(expected))
                   for skey, expected in (value or {}).items()]
 
-        def in_state(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+        def in_state(u: UnitView, st: GameView | None, sub: Subject | None) -> bool:
             values = u.state
             for skey, as_text, given in wanted:
                 got = values.get(skey)
@@ -211,7 +211,7 @@ def _compile_key(key: str, value: Any) -> Predicate:
         seen: Callable[[], object] = _gone  # the scenario ``index`` is of
         index: dict[str, str] = {}          # formation -> command, or box -> role
 
-        def by_scenario(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+        def by_scenario(u: UnitView, st: GameView | None, sub: Subject | None) -> bool:
             nonlocal seen, index
             if st is None:
                 return _key_matches(key, value, u, st, sub)
@@ -234,7 +234,7 @@ def _compile_key(key: str, value: Any) -> Predicate:
     return lambda u, st, sub: _key_matches(key, value, u, st, sub)
 
 
-def _key_matches(key: str, value: Any, unit: Unit, state: AuditState | None,
+def _key_matches(key: str, value: Any, unit: UnitView, state: GameView | None,
                  subject: Subject | None) -> bool:
     if key in ("tags", "tags_all"):
         return set(as_list(value)) <= unit.tags
@@ -298,6 +298,6 @@ def _key_matches(key: str, value: Any, unit: Unit, state: AuditState | None,
     return True      # unknown keys were reported by the scenario checker
 
 
-def select(units: Iterable[Unit], selector: Any, state: AuditState | None = None,
-           subject: Subject | None = None) -> list[Unit]:
+def select(units: Iterable[UnitView], selector: Any, state: GameView | None = None,
+           subject: Subject | None = None) -> list[UnitView]:
     return [u for u in units if matches(selector, u, state, subject)]

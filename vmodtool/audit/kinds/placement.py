@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from vmodtool.audit.api import BaseRule, Event, Violation
+from vmodtool.audit.api import Event, GameView, Rule, UnitView, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.status import (
+from vmodtool.audit.rulekit import (
     Placer,
-    _names,
     describe_selector,
     is_elimination_box,
+    join_names,
     marker_kinds,
     marker_name,
     matches_carried,
@@ -22,7 +22,6 @@ from vmodtool.audit.kinds.status import (
     unit_list,
 )
 from vmodtool.audit.selectors import Subject, as_list, matches
-from vmodtool.audit.state import AuditState, Unit
 from vmodtool.scenario.model import Scenario, SetupBox, SetupStack
 
 __all__ = ["Placement", "SetupConformity"]
@@ -35,7 +34,7 @@ def _on(params: Mapping[Any, Any]) -> str:
 
 
 @register("placement")
-class Placement(BaseRule[AuditState]):
+class Placement(Rule):
     """When a piece matching ``subject`` enters the map (``on: enter_map``:
     from a box, the palette or created; ``on: return_from_box``: from an
     eliminated/dead box or re-created), it must be placed in one of
@@ -52,7 +51,7 @@ class Placement(BaseRule[AuditState]):
 
     subscribes = frozenset({"enter", "add", "marker_add", "marker_move"})
 
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         p = self.params
         subject = p.get("subject")
         kinds = marker_kinds(subject)
@@ -77,7 +76,7 @@ class Placement(BaseRule[AuditState]):
         return self._check_unit(state, event, unit, unit.hex)
 
     # -- units -----------------------------------------------------------------------------
-    def _check_unit(self, state: AuditState, event: Event, unit: Unit, hex_id: str) -> list[Violation]:
+    def _check_unit(self, state: GameView, event: Event, unit: UnitView, hex_id: str) -> list[Violation]:
         """The requirements for ``unit``, placed in ``hex_id`` (its hex)."""
         p = self.params
         scenario = state.scenario
@@ -93,7 +92,7 @@ class Placement(BaseRule[AuditState]):
         phases = as_list(p.get("phases"))
         if phases and state.phase not in phases:
             v(f"{who} {verb} in {hex_id} in the {phase_name(scenario, state.phase)}; this is allowed only "
-              f"in the {_names([phase_name(scenario, x) for x in phases])}.", "phase")
+              f"in the {join_names([phase_name(scenario, x) for x in phases])}.", "phase")
         face = p.get("face")
         if face is not None:
             if face == "reduced_if_two_step":
@@ -102,7 +101,7 @@ class Placement(BaseRule[AuditState]):
                       f"come back reduced.", "face")
             elif face != "any" and unit.face not in as_list(face):
                 v(f"{who} {verb} in {hex_id} {unit.face} side up; it must be placed "
-                  f"{_names(as_list(face))} side up.", "face")
+                  f"{join_names(as_list(face))} side up.", "face")
         out.extend(self._hex_checks(state, event, hex_id, unit, unit.uid, who, verb))
         if p.get("unique_on_map"):
             others = [o for o in state.units() if o.uid != unit.uid and o.on_map and o.side == unit.side
@@ -115,7 +114,7 @@ class Placement(BaseRule[AuditState]):
         return out
 
     # -- markers ----------------------------------------------------------------------------
-    def _check_marker(self, state: AuditState, event: Event, kinds: tuple[str, ...], marker: str,
+    def _check_marker(self, state: GameView, event: Event, kinds: tuple[str, ...], marker: str,
                       hex_id: str) -> list[Violation]:
         """The requirements for a ``marker`` counter the event placed in ``hex_id``."""
         p = self.params
@@ -127,7 +126,7 @@ class Placement(BaseRule[AuditState]):
         if phases and state.phase not in phases:
             out.append(self.ctx.violation(
                 event, state, f"{who} placed in {hex_id} in the {phase_name(scenario, state.phase)}; "
-                f"this is allowed only in the {_names([phase_name(scenario, x) for x in phases])}.",
+                f"this is allowed only in the {join_names([phase_name(scenario, x) for x in phases])}.",
                 hexes=[hex_id], check="phase", marker=event.unit))
         out.extend(self._hex_checks(state, event, hex_id, subj, event.unit, who, "placed"))
         if p.get("unique_on_map"):
@@ -141,7 +140,7 @@ class Placement(BaseRule[AuditState]):
         return out
 
     # -- shared hex requirements ------------------------------------------------------------------
-    def _hex_checks(self, state: AuditState, event: Event, hex_id: str, subj: Subject, self_key: str | None,
+    def _hex_checks(self, state: GameView, event: Event, hex_id: str, subj: Subject, self_key: str | None,
                     who: str, verb: str) -> list[Violation]:
         """The requirements on the hex a piece (``self_key``: a unit's id, a
         marker's piece key) was placed in; ``subj`` is the unit, or a
@@ -160,7 +159,7 @@ class Placement(BaseRule[AuditState]):
                 if terrain is not None and terrain in scenario.map.terrain_types else terrain
             out.append(self.ctx.violation(
                 event, state, f"{who} {verb} in {hex_id}, a {tname} hex; it may not be placed in "
-                f"{_names(terrain_not)} terrain.", units=units, hexes=[hex_id], check="terrain", **extra))
+                f"{join_names(terrain_not)} terrain.", units=units, hexes=[hex_id], check="terrain", **extra))
 
         has = p.get("hex_has")
         if has is not None and not self._hex_holds(state, hex_id, has, subj, self_key):
@@ -183,7 +182,7 @@ class Placement(BaseRule[AuditState]):
                     units=units, hexes=[hex_id], check="hex_has_not", **extra))
         return out
 
-    def _hex_matches(self, state: AuditState, hex_id: str, sel: Any, subj: Subject,
+    def _hex_matches(self, state: GameView, hex_id: str, sel: Any, subj: Subject,
                      self_key: str | None) -> list[str]:
         """Descriptions of the pieces in the hex matching ``sel``."""
         kinds = marker_kinds(sel)
@@ -193,10 +192,10 @@ class Placement(BaseRule[AuditState]):
         return [f"{u.name} ({u.uid})" for u in state.units_in(hex_id)
                 if u.uid != self_key and matches_carried(sel, state, u, subj)]
 
-    def _hex_holds(self, state: AuditState, hex_id: str, sel: Any, subj: Subject, self_key: str | None) -> bool:
+    def _hex_holds(self, state: GameView, hex_id: str, sel: Any, subj: Subject, self_key: str | None) -> bool:
         return bool(self._hex_matches(state, hex_id, sel, subj, self_key))
 
-    def _anywhere(self, state: AuditState, sel: Any, subj: Subject, self_key: str | None) -> bool:
+    def _anywhere(self, state: GameView, sel: Any, subj: Subject, self_key: str | None) -> bool:
         if marker_kinds(sel) is not None:
             return True
         return any(u.on_map and u.uid != self_key and matches_carried(sel, state, u, subj)
@@ -205,7 +204,7 @@ class Placement(BaseRule[AuditState]):
 
 # -- setup_conformity -------------------------------------------------------------------------
 @register("setup_conformity")
-class SetupConformity(BaseRule[AuditState]):
+class SetupConformity(Rule):
     """At ``setup_end`` every unit must be where the scenario's ``setup``
     puts it (hex or box) on the face it gives (``faces``, else the counter's
     face, else the front); a unit the setup does not place may not be on the
@@ -215,7 +214,7 @@ class SetupConformity(BaseRule[AuditState]):
 
     subscribes = frozenset({"setup_end"})
 
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         scenario = state.scenario
         exact = self.params.get("tolerance", "exact") == "exact"
         expected: dict[str, tuple[str, str, str | None]] = {}    # uid -> (kind, where, face)
@@ -230,7 +229,7 @@ class SetupConformity(BaseRule[AuditState]):
                 for uid in entry.units:
                     expected[uid] = ("box", entry.box, entry.faces.get(uid, default_face.get(uid)))
         out: list[Violation] = []
-        ids = set(getattr(state, "units_state", {}) or {u.uid for u in state.units()})
+        ids = set(state.unit_places())
         present = {u.uid: u for u in state.units()}
 
         for uid, (kind, where, face) in expected.items():
@@ -277,7 +276,7 @@ class SetupConformity(BaseRule[AuditState]):
         return out
 
 
-def _name(state: AuditState, uid: str) -> str:
+def _name(state: GameView, uid: str) -> str:
     try:
         return f"{state.unit(uid).name} ({uid})"
     except KeyError:

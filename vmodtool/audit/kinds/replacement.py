@@ -31,21 +31,20 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
+from vmodtool.audit.api import Event, GameView, Rule, RuleContext, UnitView, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.status import (
-    _old_new_state,
+from vmodtool.audit.rulekit import (
     current_steps,
     describe_selector,
     is_elimination_box,
     matches_carried,
+    old_new_state,
     phase_name,
     side_name,
     step_rank,
     unit_list,
 )
 from vmodtool.audit.selectors import as_list, matches
-from vmodtool.audit.state import AuditState, Unit
 from vmodtool.vassal.pieces import java_int
 
 __all__ = ["Replacement", "SUBCHECK_SUFFIXES"]
@@ -68,7 +67,7 @@ def _turn_number(key: object) -> int | None:
 
 
 @register("replacement")
-class Replacement(BaseRule[AuditState]):
+class Replacement(Rule):
 
     subscribes = frozenset({"flip", "enter"})
 
@@ -89,12 +88,12 @@ class Replacement(BaseRule[AuditState]):
                 return (hit[0],)
         return refs
 
-    def _v(self, event: Event, state: AuditState, check: str, msg: str, **kw: Any) -> Violation:
+    def _v(self, event: Event, state: GameView, check: str, msg: str, **kw: Any) -> Violation:
         v = self.ctx.violation(event, state, msg, check=check, **kw)
         return dataclasses.replace(v, ref=self._ref(check))
 
     # -- gains ------------------------------------------------------------------------------
-    def _gain(self, state: AuditState, event: Event) -> tuple[int, str] | None:
+    def _gain(self, state: GameView, event: Event) -> tuple[int, str] | None:
         """(steps gained, how) of a step gain, or None."""
         if event.unit is None:
             return None
@@ -106,7 +105,7 @@ class Replacement(BaseRule[AuditState]):
             if not is_elimination_box(state.scenario, event.from_box):
                 return None
             return current_steps(state, unit), "return"
-        old, new = _old_new_state(state, event)
+        old, new = old_new_state(state, event)
         if "step" not in old or "step" not in new:
             return None
         a = step_rank(state.scenario, unit.type, old["step"])
@@ -115,14 +114,14 @@ class Replacement(BaseRule[AuditState]):
             return None
         return b - a, "flip"
 
-    def _eligible(self, state: AuditState, unit: Unit) -> bool:
+    def _eligible(self, state: GameView, unit: UnitView) -> bool:
         p = self.params
         if matches(p.get("eligible"), unit, state):
             return True
         air = p.get("aircraft_eligible")
         return air is not None and matches(air, unit, state)
 
-    def _budget(self, state: AuditState, turn: int | None, side: str) -> float | None:
+    def _budget(self, state: GameView, turn: int | None, side: str) -> float | None:
         budget = self.params.get("budget")
         if budget is None:
             return None
@@ -168,7 +167,7 @@ class Replacement(BaseRule[AuditState]):
         return total
 
     # -- the check ----------------------------------------------------------------------------
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         gain = self._gain(state, event)
         if gain is None or event.unit is None:      # (a gain is a unit's)
             return []

@@ -218,6 +218,46 @@ def join_names(values: Any) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 
 
+def _describe_side(value: Any, scenario: Scenario | None, subject: Subject | None) -> str:
+    if value in ("friendly", "same"):
+        return "of the placing player's side" if isinstance(subject, Placer) else "of its side"
+    if value in ("enemy", "other"):
+        return "of the enemy"
+    return "of side " + join_names([side_name(scenario, v) for v in as_list(value)])
+
+
+def _describe_served_by(value: Any, scenario: Scenario | None, subject: Subject | None) -> str:
+    serves = sorted(getattr(subject, "serves", ()) or ())
+    return "of a type it serves" + (f" ({', '.join(serves)})" if serves else "")
+
+
+def _describe_state(value: Any, scenario: Scenario | None, subject: Subject | None) -> str:
+    if not isinstance(value, Mapping):
+        return f"state={value}"
+    return "with " + ", ".join(f"{k} {join_names(v)}" for k, v in value.items())
+
+
+#: how each selector key reads in a message: (its value, the scenario, the subject) -> words
+_DESCRIBE_KEY: dict[str, Callable[[Any, Scenario | None, Subject | None], str]] = {
+    "tags": lambda v, sc, sub: "tagged " + " and ".join(as_list(v)),
+    "tags_all": lambda v, sc, sub: "tagged " + " and ".join(as_list(v)),
+    "tags_any": lambda v, sc, sub: "tagged " + join_names(v),
+    "type": lambda v, sc, sub: "of type " + join_names(v),
+    "side": _describe_side,
+    "same": lambda v, sc, sub: "of the same " + " and ".join(as_list(v)),
+    "served_by": _describe_served_by,
+    "state": _describe_state,
+    "face": lambda v, sc, sub: "showing face " + join_names(v),
+    "markers": lambda v, sc, sub: "marked " + join_names([marker_name(sc, k) for k in as_list(v)]),
+    "marker_kind": lambda v, sc, sub: join_names([marker_name(sc, k) for k in as_list(v)]) + " markers",
+    "in": lambda v, sc, sub: "in box " + join_names(v),
+    "in_box_role": lambda v, sc, sub: "in a box of role " + join_names(v),
+    "on_map": lambda v, sc, sub: "on the map" if v else "off the map",
+    "not": lambda v, sc, sub: "not " + describe_selector(v, sc, sub),
+    "formation": lambda v, sc, sub: "of formation " + join_names(v),
+}
+
+
 def describe_selector(selector: Any, scenario: Scenario | None = None, subject: Subject | None = None) -> str:
     """A short English rendering of a selector for messages."""
     if selector is None or selector == {}:
@@ -228,47 +268,8 @@ def describe_selector(selector: Any, scenario: Scenario | None = None, subject: 
         return str(selector)
     parts: list[str] = []
     for key, value in selector.items():
-        if key in ("tags", "tags_all"):
-            parts.append("tagged " + " and ".join(as_list(value)))
-        elif key == "tags_any":
-            parts.append("tagged " + join_names(value))
-        elif key == "type":
-            parts.append("of type " + join_names(value))
-        elif key == "side":
-            if value in ("friendly", "same"):
-                parts.append("of the placing player's side" if isinstance(subject, Placer)
-                             else "of its side")
-            elif value in ("enemy", "other"):
-                parts.append("of the enemy")
-            else:
-                parts.append("of side " + join_names([side_name(scenario, v) for v in as_list(value)]))
-        elif key == "same":
-            parts.append("of the same " + " and ".join(as_list(value)))
-        elif key == "served_by":
-            serves = sorted(getattr(subject, "serves", ()) or ())
-            parts.append("of a type it serves" + (f" ({', '.join(serves)})" if serves else ""))
-        elif key == "state" and isinstance(value, Mapping):
-            parts.append("with " + ", ".join(f"{k} {join_names(v)}" for k, v in value.items()))
-        elif key == "face":
-            parts.append("showing face " + join_names(value))
-        elif key == "markers":
-            names = [marker_name(scenario, k) for k in as_list(value)]
-            parts.append("marked " + join_names(names))
-        elif key == "marker_kind":
-            names = [marker_name(scenario, k) for k in as_list(value)]
-            parts.append(join_names(names) + " markers")
-        elif key == "in":
-            parts.append("in box " + join_names(value))
-        elif key == "in_box_role":
-            parts.append("in a box of role " + join_names(value))
-        elif key == "on_map":
-            parts.append("on the map" if value else "off the map")
-        elif key == "not":
-            parts.append("not " + describe_selector(value, scenario, subject))
-        elif key == "formation":
-            parts.append("of formation " + join_names(value))
-        else:
-            parts.append(f"{key}={value}")
+        describe = _DESCRIBE_KEY.get(key)
+        parts.append(describe(value, scenario, subject) if describe is not None else f"{key}={value}")
     return ", ".join(parts)
 
 

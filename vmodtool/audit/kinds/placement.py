@@ -215,65 +215,90 @@ class SetupConformity(Rule):
     subscribes = frozenset({"setup_end"})
 
     def check(self, state: GameView, event: Event) -> Iterable[Violation]:
-        scenario = state.scenario
         exact = self.params.get("tolerance", "exact") == "exact"
-        expected: dict[str, tuple[str, str, str | None]] = {}    # uid -> (kind, where, face)
-        stacks: list[tuple[str, tuple[str, ...]]] = []
-        default_face = {c.id: c.face for c in scenario.counters}
-        for entry in scenario.setup:
-            if isinstance(entry, SetupStack):
-                stacks.append((entry.hex, entry.units))
-                for uid in entry.units:
-                    expected[uid] = ("hex", entry.hex, entry.faces.get(uid, default_face.get(uid)))
-            elif isinstance(entry, SetupBox):
-                for uid in entry.units:
-                    expected[uid] = ("box", entry.box, entry.faces.get(uid, default_face.get(uid)))
-        out: list[Violation] = []
-        ids = set(state.unit_places())
+        expected, stacks = _expected(state.scenario)
         present = {u.uid: u for u in state.units()}
-
+        out: list[Violation] = []
         for uid, (kind, where, face) in expected.items():
-            want = where if kind == "hex" else f"box {where}"
+            found = self._placed(state, event, uid, present.get(uid), kind, where, face, exact)
+            if found is not None:
+                out.append(found)
+        if exact:
+            out += self._extra(state, event, expected, present)
+            out += self._order(state, event, stacks)
+        return out
+
+    def _placed(self, state: GameView, event: Event, uid: str, unit: UnitView | None, kind: str, where: str,
+                face: str | None, exact: bool) -> Violation | None:
+        """What is wrong with one set-up unit: missing, elsewhere (``exact``)
+        or on the wrong face (``exact``)."""
+        want = where if kind == "hex" else f"box {where}"
+        name = _name(state, uid)
+        if unit is None or (unit.hex is None and unit.box is None):
+            return self.ctx.violation(
+                event, state, f"{name} is missing at the start; the setup places it in {want}.",
+                units=[uid], hexes=[where] if kind == "hex" else [], check="missing", expected=want)
+        if not exact:
+            return None
+        got = unit.hex if unit.hex is not None else f"box {unit.box}"
+        if (kind == "hex" and unit.hex != where) or (kind == "box" and (unit.hex is not None
+                                                                        or unit.box != where)):
+            return self.ctx.violation(
+                event, state, f"{name} starts in {got}; the setup places it in {want}.",
+                units=[uid], hexes=[h for h in (unit.hex, where if kind == "hex" else None) if h],
+                check="place", expected=want, actual=got)
+        want_face = face or _front(state.scenario, uid)
+        if want_face is not None and unit.face != want_face:
+            return self.ctx.violation(
+                event, state, f"{name} starts {unit.face} side up in {got}; the setup gives "
+                f"{want_face}.", units=[uid], hexes=[unit.hex] if unit.hex else [], check="face",
+                expected=want_face, actual=unit.face)
+        return None
+
+    def _extra(self, state: GameView, event: Event, expected: Mapping[str, object],
+               present: Mapping[str, UnitView]) -> list[Violation]:
+        """Units on the board that the setup does not place."""
+        out: list[Violation] = []
+        for uid in sorted(state.unit_places()):
             unit = present.get(uid)
-            name = _name(state, uid)
-            if unit is None or (unit.hex is None and unit.box is None):
-                out.append(self.ctx.violation(
-                    event, state, f"{name} is missing at the start; the setup places it in {want}.",
-                    units=[uid], hexes=[where] if kind == "hex" else [], check="missing", expected=want))
+            if uid in expected or unit is None or (unit.hex is None and unit.box is None):
                 continue
             got = unit.hex if unit.hex is not None else f"box {unit.box}"
-            if not exact:
-                continue
-            if (kind == "hex" and unit.hex != where) or (kind == "box" and (unit.hex is not None
-                                                                            or unit.box != where)):
-                out.append(self.ctx.violation(
-                    event, state, f"{name} starts in {got}; the setup places it in {want}.",
-                    units=[uid], hexes=[h for h in (unit.hex, where if kind == "hex" else None) if h],
-                    check="place", expected=want, actual=got))
-                continue
-            want_face = face or _front(scenario, uid)
-            if want_face is not None and unit.face != want_face:
-                out.append(self.ctx.violation(
-                    event, state, f"{name} starts {unit.face} side up in {got}; the setup gives "
-                    f"{want_face}.", units=[uid], hexes=[unit.hex] if unit.hex else [], check="face",
-                    expected=want_face, actual=unit.face))
-        if exact:
-            for uid in sorted(ids):
-                unit = present.get(uid)
-                if uid in expected or unit is None or (unit.hex is None and unit.box is None):
-                    continue
-                got = unit.hex if unit.hex is not None else f"box {unit.box}"
-                out.append(self.ctx.violation(
-                    event, state, f"{_name(state, uid)} is in {got} at the start, but the setup does not "
-                    f"place it.", units=[uid], hexes=[unit.hex] if unit.hex else [], check="extra"))
-            for hex_id, order in stacks:
-                actual = [u.uid for u in state.units_in(hex_id) if u.uid in order]
-                if sorted(actual) == sorted(order) and actual != list(order):
-                    out.append(self.ctx.violation(
-                        event, state, f"The stack in {hex_id} starts as {', '.join(actual)} (bottom → top); "
-                        f"the setup gives {', '.join(order)}.", units=list(order), hexes=[hex_id],
-                        check="order"))
+            out.append(self.ctx.violation(
+                event, state, f"{_name(state, uid)} is in {got} at the start, but the setup does not "
+                f"place it.", units=[uid], hexes=[unit.hex] if unit.hex else [], check="extra"))
         return out
+
+    def _order(self, state: GameView, event: Event,
+               stacks: Sequence[tuple[str, tuple[str, ...]]]) -> list[Violation]:
+        """Set-up stacks whose units are all there, in another order."""
+        out: list[Violation] = []
+        for hex_id, order in stacks:
+            actual = [u.uid for u in state.units_in(hex_id) if u.uid in order]
+            if sorted(actual) == sorted(order) and actual != list(order):
+                out.append(self.ctx.violation(
+                    event, state, f"The stack in {hex_id} starts as {', '.join(actual)} (bottom → top); "
+                    f"the setup gives {', '.join(order)}.", units=list(order), hexes=[hex_id],
+                    check="order"))
+        return out
+
+
+def _expected(scenario: Scenario) -> tuple[dict[str, tuple[str, str, str | None]],
+                                           list[tuple[str, tuple[str, ...]]]]:
+    """Where the setup puts each unit (uid -> (``hex`` or ``box``, where,
+    face)), and the set-up stacks (hex, units bottom -> top)."""
+    expected: dict[str, tuple[str, str, str | None]] = {}
+    stacks: list[tuple[str, tuple[str, ...]]] = []
+    default_face = {c.id: c.face for c in scenario.counters}
+    for entry in scenario.setup:
+        if isinstance(entry, SetupStack):
+            stacks.append((entry.hex, entry.units))
+            for uid in entry.units:
+                expected[uid] = ("hex", entry.hex, entry.faces.get(uid, default_face.get(uid)))
+        elif isinstance(entry, SetupBox):
+            for uid in entry.units:
+                expected[uid] = ("box", entry.box, entry.faces.get(uid, default_face.get(uid)))
+    return expected, stacks
 
 
 def _name(state: GameView, uid: str) -> str:

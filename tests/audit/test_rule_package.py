@@ -145,3 +145,21 @@ def test_a_package_that_does_not_import_is_one_line(tmp_path: Path, monkeypatch:
     with pytest.raises(PluginError, match="rule kind 'broken' of entry point broken-rules .* failed to import: "
                                           "RuntimeError: no"):
         kind_class("broken")
+
+
+def test_a_plugin_folder_is_named_as_the_user_named_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from vmodtool.cli import cli
+    monkeypatch.chdir(REPO)
+    log = "examples/ww1-operational/logs/illegal-overstack.vlog"
+    scenario = "examples/ww1-operational/scenario.yaml"
+    text = CliRunner().invoke(cli, ["audit", log, "--scenario", scenario, "--plugins",
+                                    "examples/ww1-operational/rules"]).output
+    assert ("1 rule(s) not built in:\n"
+            "  tank.breakdown_after_attack: plugin folder examples/ww1-operational/rules\n") in text
+    report = json.loads(CliRunner().invoke(cli, ["audit", log, "--scenario", scenario, "--format", "json",
+                                                 "--trust-scenario-plugins"]).output)
+    assert report["rule_sources"] == {"tank.breakdown_after_attack": "plugin folder examples/ww1-operational/rules"}
+    without = json.loads(CliRunner().invoke(cli, ["audit", log, "--scenario", scenario, "--format", "json"]).output)
+    assert "rule_sources" not in without and "tank.breakdown_after_attack" in without["not_checked"]

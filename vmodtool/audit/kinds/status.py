@@ -13,6 +13,8 @@ from vmodtool.audit.api import GameView, Rule, RuleContext, RuleEvent, UnitView,
 from vmodtool.audit.kinds import register
 from vmodtool.audit.rulekit import (  # (the helpers lived here: their names stay importable)
     ELIMINATION_ROLES,
+    Finding,
+    Findings,
     Placer,
     SettleRule,
     box_role,
@@ -35,6 +37,7 @@ from vmodtool.audit.rulekit import (  # (the helpers lived here: their names sta
     point_text,
     side_name,
     step_rank,
+    unit_list,
     with_markers,
 )
 from vmodtool.audit.selectors import as_list, is_fixed, matches
@@ -44,7 +47,7 @@ __all__ = ["StatusForbids", "StateNever", "TransitionWindow", "PhaseSweep", "Obl
            "ELIMINATION_ROLES", "box_role", "is_elimination_box", "carried_markers", "layer_markers",
            "with_markers", "carried_view", "matches_carried", "describe_selector", "describe_unit", "phase_name",
            "side_name", "marker_name", "marker_kinds", "Placer", "SettleRule", "point_text",
-           "current_steps", "step_rank"]
+           "current_steps", "step_rank", "unit_list", "Finding", "Findings"]
 
 _ACTION_EVENTS = {"move": "move", "enter": "enter", "leave": "leave", "flip": "flip",
                   "transfer": "transfer"}

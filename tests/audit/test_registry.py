@@ -70,3 +70,15 @@ def test_a_user_rule_subclassing_rule_is_run_as_a_built_in_kind(tmp_path, modern
     engine.mark_unseen()
     assert engine.not_checked == {}
     assert engine.rule_sources == {"user.duck": f"plugin folder {tmp_path}"}
+
+
+def test_no_kind_reads_the_audit_state_itself():
+    """The kinds are written against the public GameView, as a user's rule
+    is: none imports AuditState or reads its fields (mypy holds them to the
+    protocol; this says so where a reader looks)."""
+    private = re.compile(r"\bAuditState\b|\.(units_state|markers_state|stacks|changed|_log_base|_side_moves|"
+                         r"_counters)\b")
+    offenders = [f"{path.name}:{n}" for path in [*KINDS_DIR.glob("*.py"), KINDS_DIR.parent / "rulekit.py"]
+                 for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if private.search(line.split("#")[0])]
+    assert offenders == []

@@ -73,10 +73,12 @@ class _Frame:
 class Engine:
     """Rule instances of one audit and the violations they found.
 
-    Plug-in rules are imported only from ``plugin_folders`` (the user's) and,
-    when ``trust_scenario_plugins`` is set, from the scenario's own
-    ``plugins.paths``; a plug-in rule whose module is in none of them is not
-    imported and goes to :attr:`not_checked`."""
+    The rules are made by the registry (:func:`vmodtool.audit.registry.make_rule`),
+    which alone decides consent: plug-in rules are imported only from
+    ``plugin_folders`` (the user's), from the scenario's own ``plugins.paths``
+    when ``trust_scenario_plugins`` is set, or from an installed rule package;
+    a plug-in rule found in none of them is not imported and goes to
+    :attr:`not_checked`.  Every rule made is then run alike."""
 
     def __init__(self, scenario: Scenario, *, rules: Sequence[RuleSpec] | None = None,
                  plugin_folders: Sequence[Path] = (), trust_scenario_plugins: bool = False,
@@ -97,7 +99,7 @@ class Engine:
         self._busy: set[int] = set()
         self._wanted: dict[str, bool] = {}             # see wants
         #: rule place -> unit id -> whether the unit matches the rule's fixed
-        #: ``subject`` (see BaseRule.subject_events; kept over rollbacks)
+        #: ``subject`` (see Rule.subject_events; kept over rollbacks)
         self._subjects: dict[int, dict[str, bool]] = {}
         folders = [Path(f) for f in plugin_folders]
         if trust_scenario_plugins:

@@ -18,22 +18,29 @@ The cases (``list`` prints them):
   ``--format jsonl``), ``check-game`` (text and ``--format json``),
   ``audit`` (text as its README runs it: no ``-m``, plug-ins trusted; and
   ``--format json`` with the built module; the clean ``game-1`` also without
-  trusting the plug-ins) and ``report`` with the scenario;
+  trusting the plug-ins) and ``report`` with the scenario; and ``batch``
+  ``audit``, ``check-game`` and ``replay`` of the logs folder (``-j 1``);
 * ``examples/formats``: the demo log with the demo module;
 * every corpus save and log: ``replay`` (text and jsonl), ``check-game``
   (text and json), ``report``, with its folder's module when the corpus
   holds one (and its ``board-sizes.json``); the corpus games of the examples
   that bind a published module (The Longest Day, Paths of Glory, Ragnarok)
   are also audited (text and json) and reported with that scenario; The
-  Longest Day's 19 logs are also run as the one game they are (a chain).
+  Longest Day's 19 logs are also run as the one game they are (a chain),
+  ``batch audit`` too.
 
 What is normalised, and only that: the absolute paths of the repository, of
 the corpus and of the run's scratch folder (where modules are built and
 output files written) are replaced by ``<REPO>``, ``<SHARED>`` and
 ``<WORK>`` in every text recorded (each run has its own scratch folder; the
-report names its output file and folder).  Nothing else is: the report
+report names its output file and folder), and in a batch's JSON records
+each game's ``seconds``, ``key`` (hashed over its input paths, which lie in
+the scratch folder) and ``signature`` (this user's HMAC, a new secret per
+run), and the summary's time and memory.  Nothing else is: the report
 embeds no date, random id or temporary path (two runs are byte-identical).
 Binary output files (the report's PNG images) are recorded as their SHA-256.
+Each run has its own ``$XDG_CACHE_HOME`` in its scratch folder: no scenario
+model cached by an earlier run (or by older code) is read.
 
 Usage, from the repository root::
 
@@ -49,7 +56,9 @@ import argparse
 import difflib
 import fnmatch
 import hashlib
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -73,6 +82,14 @@ GAME_SUFFIXES = (".vlog", ".vsav", ".log", ".sav")
 TIMEOUT = 600                       # seconds per case
 DIFF_LINES = 40                     # lines of unified diff shown per differing file
 RESULT_FILES = ("command", "exit", "stdout", "stderr")
+#: a batch runs its games one after the other in its own process: its records come in one order
+BATCH = ["-j", "1", "-q"]
+#: what a batch run holds that differs from run to run, in each game's record (its top-level fields:
+#: the game's time, this user's HMAC of the record (a new secret per scratch folder), the key
+#: hashed over its input paths (a built module lies in the scratch folder)) and in the summary
+#: (time and memory)
+BATCH_FIELDS = ("seconds", "key", "signature")
+BATCH_SUMMARY = re.compile(r"; [0-9.]+ s on ([0-9]+) worker\(s\) \(peak memory of a worker [0-9]+ MB\)")
 
 
 @dataclass
@@ -87,6 +104,7 @@ class Case:
     after: str | None = None
     module_listing: str | None = None      # a built .vmod to record as entry names + hashes
     outputs: list[str] = field(default_factory=list)
+    batch: bool = False                    # a `vmodtool batch` run: its timings and signatures normalised
 
 
 def _rel(path: Path) -> str:
@@ -130,6 +148,17 @@ def example_cases() -> list[Case]:
             if plugins and log.stem == "game-1":
                 cases.append(Case(f"{base}/audit-untrusted", ["audit", *game, "--scenario", _rel(scenario)],
                                   after=build.id))
+        logs = scenario.parent / "logs"
+        if logs.is_dir():
+            every = [_rel(logs), "--group", "file", "-m", module]
+            cases += [
+                Case(f"examples/{name}/batch/audit", ["batch", "audit", *every, "--scenario", _rel(scenario),
+                                                      *plugins, *BATCH], after=build.id, batch=True),
+                Case(f"examples/{name}/batch/check-game", ["batch", "check-game", *every, *BATCH], after=build.id,
+                     batch=True),
+                Case(f"examples/{name}/batch/replay", ["batch", "replay", *every, *BATCH], after=build.id,
+                     batch=True),
+            ]
     demo = EXAMPLES / "formats"
     if (demo / "demo.vlog").is_file():
         cases += _game_cases("examples/formats/demo", [_rel(demo / "demo.vlog")], ["-m", _rel(demo / "demo.vmod")])
@@ -180,6 +209,9 @@ def corpus_cases() -> list[Case]:
             base = f"corpus/{folder.name}/game/chain"
             cases += _game_cases(base, [str(p) for p in chain], module)
             cases += _report_and_audit(base, [str(p) for p in chain], module, scenario)
+            if scenario is not None:
+                cases.append(Case(f"{base}/batch-audit", ["batch", "audit", str(folder / "game"), "--scenario",
+                                                          scenario, *module, *BATCH], batch=True))
     return cases
 
 
@@ -261,8 +293,12 @@ def run_case(case: Case, work: Path, dest: Path, normalise: Normaliser) -> float
     target.mkdir(parents=True, exist_ok=True)
     (target / "command").write_text(normalise(_command_line(case)) + "\n", encoding="utf-8")
     (target / "exit").write_text(code + "\n", encoding="utf-8")
-    (target / "stdout").write_text(normalise(_text(stdout)), encoding="utf-8")
-    (target / "stderr").write_text(normalise(_text(stderr)), encoding="utf-8")
+    out_text, err_text = normalise(_text(stdout)), normalise(_text(stderr))
+    if case.batch:
+        out_text = "".join(_batch_record(line) for line in out_text.splitlines(keepends=True))
+        err_text = _batch_summary(err_text)
+    (target / "stdout").write_text(out_text, encoding="utf-8")
+    (target / "stderr").write_text(err_text, encoding="utf-8")
     if case.module_listing:
         vmod = Path(case.module_listing.replace("{WORK}", str(work)))
         listing = _listing(vmod) if vmod.is_file() else "(no module written)\n"
@@ -270,6 +306,29 @@ def run_case(case: Case, work: Path, dest: Path, normalise: Normaliser) -> float
     for name in case.outputs:
         _keep_output(out / name, target / "files" / name, normalise)
     return seconds
+
+
+def _batch_record(line: str) -> str:
+    """A batch's JSON record with its run-specific top-level fields
+    (``BATCH_FIELDS``) replaced by ``"<field>"``; any other line as is."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(record, dict):
+        return line
+    for name in BATCH_FIELDS:
+        if name in record:
+            text = f'"{name}": {json.dumps(record[name], ensure_ascii=False)}'
+            at = line.rfind(text)                  # the record's own fields follow its result
+            if at >= 0:
+                line = f'{line[:at]}"{name}": "<{name}>"{line[at + len(text):]}'
+    return line
+
+
+def _batch_summary(text: str) -> str:
+    """A batch's summary with its time and memory replaced."""
+    return BATCH_SUMMARY.sub(r"; <seconds> s on \1 worker(s) (peak memory of a worker <MB> MB)", text)
 
 
 def _text(data: bytes) -> str:

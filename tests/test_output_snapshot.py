@@ -38,6 +38,8 @@ def test_every_example_log_is_replayed_checked_audited_and_reported() -> None:
         for kind in ("replay-text", "replay-jsonl", "check-game-text", "check-game-json", "audit-text",
                      "audit-json", "report-scenario"):
             assert f"{base}/{kind}" in ids
+    for system in {log.parent.parent.name for log in logs}:
+        assert {f"examples/{system}/batch/{cmd}" for cmd in ("audit", "check-game", "replay")} <= ids
     builds = {c.id for c in snap.example_cases() if c.id.endswith("/build")}
     assert "examples/own-art/build" in builds                   # an example without logs is built all the same
     assert {"examples/formats/demo/replay-jsonl", "examples/formats/demo/report"} <= ids
@@ -56,6 +58,18 @@ def test_only_run_specific_paths_are_normalised(tmp_path: Path) -> None:
     text = f"{work}/cases/x/report.html: 3 steps; {snap.REPO}/examples/a.vlog; {snap.SHARED}/corpus/b.vsav; 2026-12-07"
     assert normalise(text) == "<WORK>/cases/x/report.html: 3 steps; <REPO>/examples/a.vlog; <SHARED>/corpus/b.vsav; " \
                               "2026-12-07"
+
+
+def test_a_batch_record_loses_only_its_time_key_and_signature() -> None:
+    snap = _script()
+    line = ('{"index": 0, "game": "g", "result": {"seconds": 2.5, "key": "inner"}, "seconds": 1.15, '
+            '"key": "eca7", "signature": "hmac-sha256:87e8"}\n')
+    assert snap._batch_record(line) == ('{"index": 0, "game": "g", "result": {"seconds": 2.5, "key": "inner"}, '
+                                        '"seconds": "<seconds>", "key": "<key>", "signature": "<signature>"}\n')
+    assert snap._batch_record("game  status\n") == "game  status\n"
+    summary = "20 game(s): 15 findings, 5 ok; 2.3 s on 1 worker(s) (peak memory of a worker 48 MB)"
+    assert snap._batch_summary(summary) == ("20 game(s): 15 findings, 5 ok; <seconds> s on 1 worker(s) "
+                                            "(peak memory of a worker <MB> MB)")
 
 
 def test_record_then_compare_is_clean_and_a_change_is_reported(tmp_path: Path) -> None:

@@ -46,6 +46,7 @@ Usage, from the repository root::
 
     python benchmarks/output_snapshot.py record /work/baseline
     python benchmarks/output_snapshot.py compare /work/baseline [--only 'corpus/tld/*']
+    python /elsewhere/benchmarks/output_snapshot.py compare /work/baseline --repo .   # this tree's code
 
 Cases run two at a time (``--jobs``).  Stdlib only.
 """
@@ -509,6 +510,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if name != "list":
             p.add_argument("outdir", metavar="OUTDIR")
             p.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
+        p.add_argument("--repo", metavar="DIR", help="the repository (worktree) whose code and examples are run "
+                       "(default: the one this script lies in)")
         p.add_argument("--only", action="append", default=[], metavar="PATTERN",
                        help="only the cases whose id matches this glob, e.g. 'corpus/tld/*' (repeatable)")
         if name == "record":
@@ -517,6 +520,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.add_argument("--keep", metavar="DIR", help="keep this run's outputs in DIR")
             p.add_argument("--lines", type=int, default=DIFF_LINES, help="diff lines shown per differing file")
     args = ap.parse_args(argv)
+    if args.repo:
+        global REPO, EXAMPLES
+        REPO = Path(args.repo).resolve()
+        EXAMPLES = REPO / "examples"
+        if not (REPO / "vmodtool").is_dir():
+            _log(f"{REPO}: no vmodtool package here (--repo names a worktree)")
+            return 2
     handler = {"record": cmd_record, "compare": cmd_compare, "list": cmd_list}[args.command]
     return handler(args)
 

@@ -105,3 +105,13 @@ def test_record_refuses_to_overwrite_a_recording(tmp_path: Path) -> None:
     assert refused.returncode == 2
     assert "not empty" in refused.stderr
     assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_repo_names_the_tree_whose_code_runs(tmp_path: Path) -> None:
+    listed = _run("list", "--repo", str(REPO), "--only", "examples/formats/demo/replay-text")
+    assert listed.returncode == 0
+    assert listed.stdout == "examples/formats/demo/replay-text\tvmodtool replay examples/formats/demo.vlog " \
+                            "-m examples/formats/demo.vmod\n"
+    refused = _run("list", "--repo", str(tmp_path))
+    assert refused.returncode == 2
+    assert "no vmodtool package" in refused.stderr

@@ -37,19 +37,14 @@ MAX_CLASS_LINES = 500
 KNOWN_COMPLEX: dict[str, int] = {
     "vmodtool/audit/game.py:AuditGame.run_step": 69,
     "vmodtool/audit/game.py:OpenedAudit._finish": 36,
-    "vmodtool/audit/integrity/actions.py:section": 56,
-    "vmodtool/audit/integrity/chain.py:section": 105,
-    "vmodtool/audit/integrity/decks.py:section": 33,
-    "vmodtool/audit/integrity/dice.py:_Reader.rolls_of": 67,
-    "vmodtool/audit/integrity/dice.py:section": 37,
-    "vmodtool/audit/integrity/undo.py:section": 39,
-    "vmodtool/audit/kinds/placement.py:SetupConformity.check": 43,
-    "vmodtool/audit/kinds/replacement.py:Replacement.check": 57,
-    "vmodtool/audit/kinds/status.py:SettleRule.check": 31,
-    "vmodtool/audit/kinds/status.py:describe_selector": 33,
-    "vmodtool/audit/selectors.py:_key_matches": 41,
-    "vmodtool/build/lint.py:_Linter.walk_traits": 37,
-    "vmodtool/build/module.py:assemble_module": 41,
+    "vmodtool/checkgame/actions.py:section": 56,
+    "vmodtool/checkgame/chain.py:section": 105,
+    "vmodtool/checkgame/decks.py:section": 33,
+    "vmodtool/checkgame/dice.py:_Reader.rolls_of": 67,
+    "vmodtool/checkgame/dice.py:section": 37,
+    "vmodtool/checkgame/undo.py:section": 39,
+    "vmodtool/lint/linter.py:_Linter.walk_traits": 37,
+    "vmodtool/assemble/module.py:assemble_module": 41,
     "vmodtool/commands/batch.py:batch": 34,
     "vmodtool/commands/board.py:board": 36,
     "vmodtool/render/board.py:_plan_hexside_features": 33,
@@ -79,7 +74,7 @@ KNOWN_COMPLEX: dict[str, int] = {
 #: class (``path:Class``) -> its length in lines today
 KNOWN_LONG_CLASSES: dict[str, int] = {
     "vmodtool/audit/game.py:AuditGame": 592,
-    "vmodtool/build/lint.py:_Linter": 872,
+    "vmodtool/lint/linter.py:_Linter": 872,
     "vmodtool/replay/engine.py:Engine": 1075,
     "vmodtool/scenario/loader.py:_Builder": 1221,
     "vmodtool/vassal/buildfile.py:BuildFile": 531,
@@ -97,13 +92,9 @@ KNOWN_IMPORT_CYCLES: set[str] = set()
 #: into a function or hidden under ``if TYPE_CHECKING:`` (a circle all the
 #: same: the two files need each other)
 KNOWN_HIDDEN_IMPORT_CYCLES: set[str] = {
-    "audit.combat → audit.kinds → audit.kinds.cards → audit.kinds.movement → audit.combat",
-    "audit.combat → audit.kinds → audit.kinds.combat → audit.combat",
-    "audit.combat → audit.kinds → audit.kinds.combat → audit.kinds.movement → audit.combat",
-    "audit.combat → audit.kinds → audit.kinds.command → audit.kinds.movement → audit.combat",
-    "audit.combat → audit.kinds → audit.kinds.movement → audit.combat",
     "audit.combat → audit.kinds.movement → audit.combat",
     "render.card_sheets → render.sheets → render.card_sheets",
+    "replay.game → replay.visitor → replay.game",
     "scenario.cards → scenario.model → scenario.cards",
     "scenario.load_areas → scenario.loader → scenario.load_areas",
     "scenario.load_binding → scenario.loader → scenario.load_binding",
@@ -115,10 +106,10 @@ KNOWN_HIDDEN_IMPORT_CYCLES: set[str] = {
 KNOWN_EVENT_DISPATCH: dict[str, int] = {
     "vmodtool/audit/cards.py": 5,
     "vmodtool/audit/game.py": 14,
-    "vmodtool/audit/integrity/actions.py": 5,
-    "vmodtool/audit/integrity/decks.py": 4,
-    "vmodtool/audit/integrity/dice.py": 5,
-    "vmodtool/audit/integrity/undo.py": 9,
+    "vmodtool/checkgame/actions.py": 5,
+    "vmodtool/checkgame/decks.py": 4,
+    "vmodtool/checkgame/dice.py": 5,
+    "vmodtool/checkgame/undo.py": 9,
     "vmodtool/report/frames.py": 3,
 }
 

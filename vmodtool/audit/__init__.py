@@ -39,8 +39,8 @@ if TYPE_CHECKING:
         Violation,
     )
     from vmodtool.audit.game import audit_logs, scenario_positions
-    from vmodtool.audit.kinds import rule_class
     from vmodtool.audit.plugins import PluginError
+    from vmodtool.audit.registry import rule_class
     from vmodtool.audit.report import REPORT_SCHEMA_VERSION, AuditReport
 
 __all__ = [
@@ -61,5 +61,5 @@ __getattr__, __dir__ = lazy_exports(globals(), {
         "MarkerView", "SEVERITIES", "EVENT_KINDS",
     ),
     "vmodtool.audit.plugins": ("PluginError",),
-    "vmodtool.audit.kinds": ("rule_class",),
+    "vmodtool.audit.registry": ("rule_class",),
 })

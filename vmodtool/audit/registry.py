@@ -35,8 +35,9 @@ from vmodtool.audit.context import Context
 from vmodtool.audit.plugins import PluginError, PluginRule, make_plugin_rule, plugin_module, subscribes_problem
 from vmodtool.scenario.model import RuleSpec, Scenario
 
-__all__ = ["ENTRY_POINT_GROUP", "PLUGIN_CONSENT", "RuleSource", "BUILT_IN", "builtin_kinds", "installed_kinds",
-           "kind_class", "installed_class", "make_rule", "Made", "GuardedPlugin", "RuleRaised", "sources_of"]
+__all__ = ["rule_class", "ENTRY_POINT_GROUP", "PLUGIN_CONSENT", "RuleSource", "BUILT_IN", "builtin_kinds",
+           "installed_kinds", "kind_class", "installed_class", "make_rule", "Made", "GuardedPlugin", "RuleRaised",
+           "sources_of"]
 
 #: the entry-point group of installed rule packages
 ENTRY_POINT_GROUP = "vmodtool.rules"
@@ -106,6 +107,15 @@ def kind_class(name: str) -> tuple[RuleClass, RuleSource] | None:
         return None
     source = RuleSource("entry point", _dist_name(ep))
     return _load(ep, source), source
+
+
+def rule_class(name: str) -> RuleClass:
+    """The class of a kind: built-in, or of an installed rule package
+    (entry-point group ``vmodtool.rules``); ``KeyError`` for no such kind."""
+    found = kind_class(name)
+    if found is None:
+        raise KeyError(f"unknown rule kind {name!r}")
+    return found[0]
 
 
 def installed_class(reference: str) -> metadata.EntryPoint | None:

@@ -1,16 +1,18 @@
 """The built-in rule kinds.  Each module of this package holds kinds,
 registered under their scenario names with :func:`register`; the registry
 (:mod:`vmodtool.audit.registry`) imports every module of the package (no
-list to keep up) and finds installed rule packages too: :func:`rule_class`."""
+list to keep up) and finds installed rule packages too
+(:func:`vmodtool.audit.registry.rule_class`).  This package imports
+nothing of the registry: the registry reads it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from vmodtool.audit.api import Rule
 
-__all__ = ["register", "rule_class", "KINDS", "KindClass"]
+__all__ = ["register", "KINDS", "KindClass"]
 
 #: a built-in kind: a rule class made with a context
 KindClass = type[Rule]
@@ -28,12 +30,3 @@ def register(name: str) -> Callable[[_K], _K]:
         return cls
     return decorate
 
-
-def rule_class(name: str) -> Callable[..., Any]:
-    """The class of a kind: built-in, or of an installed rule package
-    (entry-point group ``vmodtool.rules``)."""
-    from vmodtool.audit.registry import kind_class
-    found = kind_class(name)
-    if found is None:
-        raise KeyError(f"unknown rule kind {name!r}")
-    return found[0]

@@ -31,6 +31,10 @@ SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK: Mapping[str, int] = MappingProxyType({s: i for i, s in enumerate(SEVERITIES)})
 
 _NO_DETAILS: Mapping[str, Any] = MappingProxyType({})
+#: what a finding whose check does not have one of the common attributes reads
+_ABSENT: Mapping[str, Any] = MappingProxyType({
+    "file": None, "log": None, "step": None, "place": None, "line": None, "path": None,
+    "details": _NO_DETAILS})
 
 
 class Location(NamedTuple):
@@ -66,9 +70,10 @@ class Finding:
     """
 
     # The base declares the common attributes as read-only properties for
-    # the type checker, and as plain class attributes at run time: a
-    # property would be a data descriptor, which a subclass's dataclass field
-    # of the same name could not be set through.
+    # the type checker only.  At run time it has no class attribute of those
+    # names (a property could not be set through by a subclass's dataclass
+    # field, and a plain class attribute would become that field's default);
+    # what a subclass lacks is answered by ``__getattr__``.
     if TYPE_CHECKING:
         @property
         def code(self) -> str: ...
@@ -91,8 +96,11 @@ class Finding:
         @property
         def details(self) -> Mapping[str, Any]: ...
     else:
-        file = log = step = place = line = path = None
-        details = _NO_DETAILS
+        def __getattr__(self, name):
+            try:
+                return _ABSENT[name]
+            except KeyError:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}") from None
 
     #: (JSON key, attribute) in the order :meth:`record` writes them
     RECORD: ClassVar[tuple[tuple[str, str], ...]] = (

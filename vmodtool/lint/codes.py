@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from vmodtool.findings import SEVERITIES
 
-__all__ = ["CodeInfo", "CODES", "FAMILIES", "registrar"]
+__all__ = ["CodeInfo", "CODES", "FAMILIES", "registrar", "family"]
 
 
 @dataclass(frozen=True)
@@ -74,3 +74,12 @@ def registrar(module: str) -> Callable[[str, str, str], CodeInfo]:
         return info
 
     return register
+
+
+def family(code: str) -> str:
+    """The check family (module of :mod:`vmodtool.lint`) that registered
+    ``code``; KeyError for an unknown code."""
+    for name, own in _BY_FAMILY.items():
+        if code in own:
+            return name
+    raise KeyError(code)

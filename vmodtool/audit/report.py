@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.api import Violation
 from vmodtool.exit_codes import check_exit_code
+from vmodtool.findings import SEVERITIES
 
 if TYPE_CHECKING:
     from vmodtool.checkgame import GameCheck
@@ -23,7 +24,8 @@ REPORT_SCHEMA_VERSION = "vmodtool-audit/1"
 
 @dataclass
 class AuditReport:
-    """Everything one audit found."""
+    """Everything one audit found (a :class:`vmodtool.findings.CheckResult`:
+    its :attr:`exit_code` and :meth:`as_json`)."""
 
     logs: Sequence[str]
     scenario: str
@@ -76,7 +78,7 @@ class AuditReport:
     def summary(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
         for v in self.violations:
-            entry = out.setdefault(v.rule_id, {"error": 0, "warning": 0, "info": 0, "withdrawn": 0})
+            entry = out.setdefault(v.rule_id, {**dict.fromkeys(SEVERITIES, 0), "withdrawn": 0})
             entry["withdrawn" if v.withdrawn_by_undo else v.severity] += 1
         return out
 

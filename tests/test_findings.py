@@ -6,10 +6,9 @@ its exit code and JSON (:class:`CheckResult`)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, ClassVar, cast
+from typing import Any, cast
 
 import pytest
 
@@ -75,63 +74,31 @@ def test_check_game_findings_keep_their_fields_constructor_and_json() -> None:
     json.dumps(record)
 
 
-@dataclass(frozen=True)
-class _ViolationAsFinding(Finding):
-    """How ``vmodtool.audit.api.Violation`` becomes a Finding: the same
-    fields, RECORD its field names, and properties for the base's names."""
-
-    rule_id: str
-    severity: str
-    step: int
-    message: str
-    ref: tuple[str, ...] = ()
-    units: tuple[str, ...] = ()
-    labels: tuple[str, ...] = ()
-    hexes: tuple[str, ...] = ()
-    player: str | None = None
-    side: str | None = None
-    turn: int | None = None
-    phase: str | None = None
-    phasing_side: str | None = None
-    activation: str | None = None
-    evidence: Mapping[str, Any] = field(default_factory=dict)
-    confidence: str = "certain"
-    withdrawn_by_undo: bool = False
-    log: str | None = None
-    log_step: int | None = None
-
-    RECORD: ClassVar[tuple[tuple[str, str], ...]] = tuple(
-        (name, name) for name in ("rule_id", "severity", "step", "message", "ref", "units", "labels", "hexes",
-                                  "player", "side", "turn", "phase", "phasing_side", "activation", "evidence",
-                                  "confidence", "withdrawn_by_undo", "log", "log_step"))
-
-    @property
-    def code(self) -> str:
-        return self.rule_id
-
-    @property
-    def details(self) -> Mapping[str, Any]:
-        return self.evidence
-
-    @property
-    def place(self) -> str | None:
-        return self.hexes[0] if self.hexes else None
+def _legacy_violation_json(v: Violation) -> dict[str, Any]:
+    """What ``Violation.as_dict`` returned before it was a Finding: every
+    field in order, tuples as lists, the evidence a plain dict."""
+    out = {k: (list(val) if isinstance(val, tuple) else val) for k, val in v.__dict__.items()}
+    out["evidence"] = dict(v.evidence)
+    return out
 
 
-def test_the_audit_violation_can_subclass_the_finding_with_its_json_unchanged() -> None:
+def test_the_audit_violation_is_a_finding_with_its_json_unchanged() -> None:
     values: dict[str, Any] = dict(rule_id="stacking", severity="error", step=12, message="too many",
                                   ref=("7.1",), units=("u1", "u2"), labels=("1/A", "2/A"), hexes=("0607",),
                                   player="Ann", side="red", turn=2, phase="move", evidence={"limit": 2},
                                   log="g.vlog", log_step=5)
-    as_finding = _ViolationAsFinding(**values)
-    assert as_finding.record() == Violation(**values).as_dict()
-    assert list(as_finding.record()) == list(Violation(**values).as_dict())
-    assert (as_finding.code, as_finding.place, as_finding.details) == ("stacking", "0607", {"limit": 2})
+    violation = Violation(**values)
+    assert isinstance(violation, Finding)
+    assert violation.record() == violation.as_dict() == _legacy_violation_json(violation)
+    assert list(violation.as_dict()) == list(_legacy_violation_json(violation))
+    assert (violation.code, violation.place, violation.details) == ("stacking", "0607", {"limit": 2})
+    assert violation.location.step == 12 and violation.location.log == "g.vlog"
 
 
 def test_severities_are_defined_once() -> None:
+    import vmodtool.audit.api as api
     import vmodtool.lint as lint
-    assert lint.SEVERITIES is SEVERITIES
+    assert lint.SEVERITIES is SEVERITIES and api.SEVERITIES is SEVERITIES
     assert list(findings.SEVERITY_RANK) == list(SEVERITIES)
 
 

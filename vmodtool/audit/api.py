@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, TypeVar
 
+from vmodtool.findings import SEVERITIES, Finding
+
 if TYPE_CHECKING:
     from vmodtool.scenario.model import HexMap, Scenario
 
@@ -29,7 +31,6 @@ __all__ = ["RuleEvent", "Event", "Violation", "Annotation", "UnitView", "MarkerV
            "SNAPSHOT_POINTS", "Severity"]
 
 Severity = str
-SEVERITIES = ("error", "warning", "info")
 
 #: what can happen; ``move`` is map → map, ``enter`` box/palette → map,
 #: ``leave`` map → box, ``transfer`` box → box, ``remove`` gone from the game,
@@ -107,10 +108,14 @@ Event = RuleEvent
 
 
 @dataclass(frozen=True)
-class Violation:
+class Violation(Finding):
     """A rule broken: which rule (id and rulebook refs), where in the game
     (step, turn, phase, phasing side, activation), who (player, side), which
-    units and hexes, a sentence, and the evidence."""
+    units and hexes, a sentence, and the evidence.  The audit's
+    :class:`~vmodtool.findings.Finding`: its ``code`` is the rule id, its
+    ``details`` the evidence, its ``place`` the first hex; its JSON
+    (:meth:`as_dict`, the same as :meth:`record`) keeps the audit report's
+    keys (``docs/audit-report.md``)."""
 
     rule_id: str
     severity: Severity
@@ -135,10 +140,27 @@ class Violation:
     log: str | None = None
     log_step: int | None = None
 
+    #: the JSON keys, each the field of its name, in the fields' order
+    RECORD: ClassVar[tuple[tuple[str, str], ...]] = tuple(
+        (name, name) for name in ("rule_id", "severity", "step", "message", "ref", "units", "labels", "hexes",
+                                  "player", "side", "turn", "phase", "phasing_side", "activation", "evidence",
+                                  "confidence", "withdrawn_by_undo", "log", "log_step"))
+
+    @property
+    def code(self) -> str:
+        return self.rule_id
+
+    @property
+    def details(self) -> Mapping[str, Any]:
+        return self.evidence
+
+    @property
+    def place(self) -> str | None:
+        return self.hexes[0] if self.hexes else None
+
     def as_dict(self) -> dict[str, Any]:
-        out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
-        out["evidence"] = dict(self.evidence)
-        return out
+        """The violation's JSON (the audit report's keys)."""
+        return self.record()
 
 
 class UnitView(Protocol):

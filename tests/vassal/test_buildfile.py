@@ -257,7 +257,7 @@ def test_attribute_escapes_are_the_references_one_character_at_a_time() -> None:
     against its definition: & < > TAB LF CR and the quote as references."""
     import random
 
-    from vmodtool.vassal.buildfile import _escape_attribute
+    from vmodtool.vassal.xmlspans import escape_attribute as _escape_attribute
 
     def by_definition(value: str, quote: str) -> str:
         value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

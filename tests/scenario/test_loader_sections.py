@@ -46,7 +46,12 @@ def test_a_value_of_the_wrong_type_reads_as_the_default_and_bounds_are_reported(
 
 
 def test_the_loader_reexports_what_moved_to_its_sections():
+    from vmodtool.scenario import load_hexsides, loader
+
     assert LOADER_RULE_KINDS is RULE_KINDS and "plugin" in RULE_KINDS
+    assert loader.hexside_pieces is load_hexsides.hexside_pieces
+    assert loader.hexside_pieces([("0101", "0102"), ("0301", "0302")], None) == [[("0101", "0102")],
+                                                                                [("0301", "0302")]]
 
 
 def _imports(module: str, file: Path, modules: set[str]) -> set[str]:

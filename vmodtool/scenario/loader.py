@@ -25,6 +25,7 @@ from vmodtool.scenario.load_boxes import build_boxes, build_tracks
 from vmodtool.scenario.load_counters import build_counters, build_markers
 from vmodtool.scenario.load_formations import build_formations, check_formation_hqs
 from vmodtool.scenario.load_game import build_game
+from vmodtool.scenario.load_hexsides import hexside_pieces
 from vmodtool.scenario.load_log import build_log
 from vmodtool.scenario.load_map import GRID_NOT_BUILT, build_map
 from vmodtool.scenario.load_rules import RULE_KINDS, build_plugin_paths, build_rules
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from vmodtool.vassal.module import Module
 
 __all__ = ["load_scenario", "check_scenario", "scenario_schema", "ScenarioInputs", "RULE_KINDS", "SCHEMAS",
-           "GRID_NOT_BUILT", "END_TURN_CHIT"]
+           "GRID_NOT_BUILT", "END_TURN_CHIT", "hexside_pieces"]
 
 SCHEMAS = ("vmodtool/1", "wgscen/1")
 

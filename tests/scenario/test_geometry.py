@@ -1,8 +1,9 @@
 """``vmodtool.scenario.geometry``: the maps, turn tracker and global
 properties of the module ``vmodtool build`` makes of a scenario, computed
-without building it, against what the built module itself says (its own
-grids and zones read by :class:`~vmodtool.replay.positions.Positions`), for
-the three examples."""
+once; build serialises them, and the module it writes, read back by
+VASSAL's readers (its grids and zones by
+:class:`~vmodtool.replay.positions.Positions`, its tracker and properties
+from the buildFile), gives the same geometry, for the three examples."""
 
 from __future__ import annotations
 
@@ -19,7 +20,10 @@ from vmodtool.replay.positions import Positions
 from vmodtool.replay.properties import ModuleProperties
 from vmodtool.scenario import load_scenario
 from vmodtool.scenario.geometry import (
+    ZoneSpec,
+    hand_zone,
     main_board,
+    off_map_zones,
     scenario_global_properties,
     scenario_maps,
     scenario_turn_trackers,
@@ -184,3 +188,30 @@ def test_the_build_layer_still_offers_the_layout():
     from vmodtool.assemble import offmap
     from vmodtool.assemble.module import OFF_MAP_NAME as BUILD_NAME
     assert offmap.layout_off_map is layout_off_map and BUILD_NAME == OFF_MAP_NAME == offmap.OFF_MAP_NAME
+
+
+@pytest.mark.parametrize("system", ["combat-commander", "ww1-operational"])
+def test_build_writes_the_zones_and_hands_the_geometry_computes(system):
+    """One source: every Zone element of the off-map window and of each
+    hand's window is a :class:`ZoneSpec` of the geometry, written as is."""
+    scenario = _scenario(system)
+    build = assemble_module(scenario, module_image_names(scenario))
+    zone_tag = "VASSAL.build.module.map.boardPicker.board.mapgrid.Zone"
+    keys = ("name", "path", "locationFormat")      # the others are the component's defaults
+    written = {name: [{k: z.get(k) for k in keys} for z in el.iter(zone_tag)]
+               for el in build.buildfile.root.iter()
+               if el.tag.endswith(("module.Map", "module.PlayerHand")) and (name := el.get("mapName"))}
+    assert written[OFF_MAP_NAME] == [z.attributes() for z in off_map_zones(scenario)] != []
+    for hand in scenario.hands:
+        assert written[hand.vassal_name] == [hand_zone(scenario, hand).attributes()]
+    assert written[scenario.map.name] == []
+
+
+def test_a_zone_spec_is_what_vassal_reads_of_its_attributes():
+    from vmodtool.vassal.grid import Zone
+
+    spec = ZoneSpec("Мёртвые", "0,0;40,0;40,30;0,30")
+    read = Zone.from_attributes(spec.attributes())
+    assert (read.name, read.location_format) == (spec.name, "$name$")
+    assert read.polygon.contains(20, 15) and not read.polygon.contains(50, 15)
+    assert spec.zone().polygon.contains(20, 15)

@@ -34,6 +34,7 @@ from lxml import etree
 from vmodtool.assemble import components as C
 from vmodtool.scenario import binding as B
 from vmodtool.scenario.cards import HAND_MARGIN, CardSpec, DeckSpec, card_pixels, hand_board_size
+from vmodtool.scenario.geometry import hand_zone, scenario_hands
 from vmodtool.scenario.model import Scenario
 from vmodtool.scenario.offmap import OFF_MAP_NAME, OffMapLayout
 from vmodtool.vassal import traits as T
@@ -154,12 +155,12 @@ def add_decks(off_map: etree._Element, scenario: Scenario, layout: OffMapLayout,
 
 def add_hands(root: etree._Element, scenario: Scenario, boards: Mapping[str, str],
               before: etree._Element | None = None) -> None:
-    """One PlayerHand per hand (``boards``: side id → board image)."""
-    names = {s.id: s.name for s in scenario.game.sides}
-    for hand in scenario.hands:
+    """One PlayerHand per hand (``boards``: side id → board image): the
+    windows, owners and zones :mod:`vmodtool.scenario.geometry` computes."""
+    for hand, window in zip(scenario.hands, scenario_hands(scenario), strict=True):
         hand_el = C.element("module.PlayerHand", {
-            "mapName": hand.vassal_name, "buttonName": hand.vassal_name, "tooltip": hand.vassal_name,
-            "side": encode_sequence([names[hand.side]], ",") or "", "visible": False,
+            "mapName": window.name, "buttonName": window.name, "tooltip": window.name,
+            "side": encode_sequence(list(window.sides), ",") or "", "visible": False,
             "launch": True, "markMoved": "Never", "icon": "",
             "createFormat": "", "moveToFormat": "", "moveWithinFormat": ""})
         if before is not None:
@@ -168,12 +169,9 @@ def add_hands(root: etree._Element, scenario: Scenario, boards: Mapping[str, str
             root.append(hand_el)
         picker = C.add(hand_el, "module.map.BoardPicker")
         board = C.add(picker, "module.map.boardPicker.Board", {"image": boards[hand.side],
-                                                               "name": hand.vassal_name})
-        # one zone over the whole board: a card in the hand is "in" the hand
-        w, h = hand_board_size(scenario.decks, hand)
+                                                               "name": window.name})
         zoned = C.add(board, "module.map.boardPicker.board.ZonedGrid")
-        C.add(zoned, "module.map.boardPicker.board.mapgrid.Zone", {
-            "name": hand.vassal_name, "path": f"0,0;{w},0;{w},{h};0,{h}", "locationFormat": "$name$"})
+        C.add(zoned, "module.map.boardPicker.board.mapgrid.Zone", hand_zone(scenario, hand).attributes())
         for cls in ("module.map.ForwardToKeyBuffer", "module.map.Scroller", "module.map.ForwardToChatter",
                     "module.map.MenuDisplayer", "module.map.MapCenterer", "module.map.PieceMover",
                     "module.map.KeyBufferer", "module.map.Zoomer", "module.properties.GlobalProperties",

@@ -21,6 +21,14 @@ from vmodtool.assemble.decks import add_decks, add_hands
 from vmodtool.assemble.module_images import ModuleImages
 from vmodtool.assemble.offmap import OffMapLayout, draw_off_map, layout_off_map
 from vmodtool.assemble.pieces import PieceFactory, unit_name
+from vmodtool.scenario.geometry import (
+    TRACKER_ID,
+    has_off_map,
+    main_board_name,
+    off_map_zones,
+    scenario_turn_trackers,
+    tracker_log,
+)
 from vmodtool.scenario.model import Counter, Scenario, SetupBox, SetupStack, TurnStructure
 from vmodtool.scenario.offmap import OFF_MAP_NAME
 from vmodtool.vassal.archive import build_zip
@@ -87,17 +95,70 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     game = scenario.game
     vassal_version = str(scenario.vassal.get("vassal_version", DEFAULT_VASSAL_VERSION))
     version = game.version or "1.0"
-    factory = PieceFactory(scenario, images.unit, images.marker, images.layer)
-    gpids = _Gpids()
+    parts = _Parts(scenario, images, PieceFactory(scenario, images.unit, images.marker, images.layer))
     bf = BuildFile.new(C.P + "GameModule")
     root = bf.root
+    _module_root(root, scenario, version, vassal_version)
+    _main_map(root, parts)
+    off, layout, off_flare = _off_map(root, parts)
+    _palette(root, scenario, parts.factory, images, parts.gpids)
+    # the decks' cards take gpids after every other piece, so that adding
+    # decks to a scenario leaves the gpids of its units and markers alone
+    if off is not None and layout is not None and scenario.decks:
+        add_decks(off, scenario, layout, images.card, images.card_back, parts.gpids.take, before=off_flare)
+    if scenario.hands:
+        add_hands(root, scenario, images.hand_board, before=root.find(C.P + "module.PieceWindow"))
+    protos = C.add(root, "module.PrototypesContainer")
+    for name, description, definition in parts.factory.prototypes():
+        C.add(protos, "module.PrototypeDefinition", {"name": name, "description": description},
+              text=definition)
+    for spec in game.dice:
+        n, sides = spec.lower().split("d", 1)
+        C.add(root, "module.DiceButton", {
+            "name": spec, "nDice": int(n), "nSides": int(sides), "text": spec,
+            "tooltip": f"Roll {spec}", "reportFormat": DICE_REPORT, "reportTotal": int(n) > 1})
+    if scenario.turns is not None:
+        _turn_tracker(root, scenario, scenario.turns)
+    _charts(root, scenario, images)
+    _documentation(root)
+    root.set("nextPieceSlotId", str(parts.gpids.next))
+
+    buildfile = bf.to_bytes()
+    if images_ready is not None:
+        images_ready()
+    meta = ModuleMetadata(version=version, vassal_version=vassal_version, date_saved="0",
+                          description=game.note or "", name=game.title)
+    entries: dict[str, bytes] = {"buildFile.xml": buildfile, "moduledata": meta.to_bytes()}
+    for name in sorted(images.files):
+        entries["images/" + name] = images.files[name]
+    entries["help/scenario.html"] = _help_page(scenario).encode("utf-8")
+    slots = sum(1 for _ in root.iter(C.P + "widget.PieceSlot", C.P + "widget.CardSlot"))
+    prototypes = len({e.get("name", "") for e in root.iter(C.P + "module.PrototypeDefinition")})
+    return ModuleBuild(entries, parts.setup_locations, slots, prototypes)
+
+
+class _Parts:
+    """What the components of one build share: the scenario, its images,
+    the piece factory, the gpids handed out and where each at-start piece
+    was placed."""
+
+    def __init__(self, scenario: Scenario, images: ModuleImages, factory: PieceFactory) -> None:
+        self.scenario = scenario
+        self.images = images
+        self.factory = factory
+        self.gpids = _Gpids()
+        self.setup_locations: dict[str, tuple[str, str]] = {}   # counter id -> (map name, location)
+
+
+def _module_root(root: etree._Element, scenario: Scenario, version: str, vassal_version: str) -> None:
+    """The GameModule's attributes and its first components (roster, options, chat)."""
+    game = scenario.game
     for key, value in sorted(C.DEFAULTS["GameModule"].items()):
         root.set(key, value)
     root.set("name", game.title)
     root.set("version", version)
     root.set("VassalVersion", vassal_version)
     root.set("description", game.note or "")
-
     C.add(root, "module.BasicCommandEncoder")
     roster = C.add(root, "module.PlayerRoster")
     for side in game.sides:
@@ -109,8 +170,12 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
             opt.text = value
     C.add(root, "module.Chatter")
 
-    setup_locations: dict[str, tuple[str, str]] = {}
-    board_name = scenario.map.name
+
+def _main_map(root: etree._Element, parts: _Parts) -> None:
+    """The main map: its board (:func:`~vmodtool.scenario.geometry.main_board_name`)
+    with the scenario's hex grid, and the units set up in its hexes."""
+    scenario, images = parts.scenario, parts.images
+    board_name = main_board_name(scenario)
     main = _map(root, scenario.map.name, markMoved="Always")
     board = _board_picker(main, board_name, images.board)
     grid = C.add(board, "module.map.boardPicker.board.HexGrid", scenario.map.grid.grid_attributes)
@@ -124,67 +189,61 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
                 "useGridLocation": True})
             for uid in entry.units:
                 counter = scenario.counter(uid)
-                _slot(stack, factory, images, gpids, counter, entry.faces.get(uid))
-                setup_locations[uid] = (scenario.map.name, entry.hex)
+                _slot(stack, parts.factory, images, parts.gpids, counter, entry.faces.get(uid))
+                parts.setup_locations[uid] = (scenario.map.name, entry.hex)
     C.add(main, "module.map.Flare")
 
-    layout: OffMapLayout | None = None
-    off: etree._Element | None = None
-    off_flare: etree._Element | None = None
-    if scenario.boxes or scenario.tracks or scenario.decks:
-        layout = layout_off_map(scenario)
-        if images.draw:
-            images.files["off-map.png"] = draw_off_map(scenario, layout)
-        off = _map(root, OFF_MAP_NAME, markMoved="Never", buttonName=OFF_MAP_NAME)
-        off_board = _board_picker(off, OFF_MAP_NAME, "off-map.png")
-        zoned = C.add(off_board, "module.map.boardPicker.board.ZonedGrid")
-        for zone in layout.zones:
-            C.add(zoned, "module.map.boardPicker.board.mapgrid.Zone",
-                  {"name": zone.name, "path": zone.path, "locationFormat": "$name$"})
-        _map_children(off)
-        zone_of_box = {z.ref: z.name for z in layout.zones if z.kind == "box"}
-        for entry in scenario.setup:
-            if not isinstance(entry, SetupBox) or entry.box not in zone_of_box:
-                continue
-            if not entry.units and not entry.chits:
-                continue
-            stack = C.add(off, "module.map.SetupStack", {
-                "location": zone_of_box[entry.box], "name": f"{zone_of_box[entry.box]} start",
-                "owningBoard": OFF_MAP_NAME, "useGridLocation": True})
-            for uid in entry.units:
-                _slot(stack, factory, images, gpids, scenario.counter(uid), entry.faces.get(uid))
-                setup_locations[uid] = (OFF_MAP_NAME, zone_of_box[entry.box])
-            for chit in entry.chits:
-                _chit_slot(stack, scenario, factory, images, gpids, chit)
-        off_flare = C.add(off, "module.map.Flare")
 
-    _palette(root, scenario, factory, images, gpids)
-    # the decks' cards take gpids after every other piece, so that adding
-    # decks to a scenario leaves the gpids of its units and markers alone
-    if off is not None and layout is not None and scenario.decks:
-        add_decks(off, scenario, layout, images.card, images.card_back, gpids.take, before=off_flare)
-    if scenario.hands:
-        add_hands(root, scenario, images.hand_board, before=root.find(C.P + "module.PieceWindow"))
-    protos = C.add(root, "module.PrototypesContainer")
-    for name, description, definition in factory.prototypes():
-        C.add(protos, "module.PrototypeDefinition", {"name": name, "description": description},
-              text=definition)
-    for spec in game.dice:
-        n, sides = spec.lower().split("d", 1)
-        C.add(root, "module.DiceButton", {
-            "name": spec, "nDice": int(n), "nSides": int(sides), "text": spec,
-            "tooltip": f"Roll {spec}", "reportFormat": DICE_REPORT, "reportTotal": int(n) > 1})
-    if scenario.turns is not None:
-        _turn_tracker(root, scenario, scenario.turns)
-    if scenario.charts:
-        window = C.add(root, "module.ChartWindow", {"name": "Charts", "text": "Charts",
-                                                    "tooltip": "Charts and tables"})
-        for chart in scenario.charts:
-            name = f"chart-{chart.id}{chart.image.suffix.lower()}"
-            if images.draw:
-                images.files[name] = chart.image.read_bytes()
-            C.add(window, "widget.Chart", {"chartName": chart.name, "description": chart.name,
-                                           "fileName": name})
+def _off_map(root: etree._Element, parts: _Parts
+             ) -> tuple[etree._Element | None, OffMapLayout | None, etree._Element | None]:
+    """The off-map window (when the scenario has boxes, tracks or decks):
+    its zones (:func:`~vmodtool.scenario.geometry.off_map_zones`) and the
+    units and chits set up in its boxes; the map, its layout and its
+    ``Flare`` (the decks go before it)."""
+    scenario, images = parts.scenario, parts.images
+    if not has_off_map(scenario):
+        return None, None, None
+    layout = layout_off_map(scenario)
+    if images.draw:
+        images.files["off-map.png"] = draw_off_map(scenario, layout)
+    off = _map(root, OFF_MAP_NAME, markMoved="Never", buttonName=OFF_MAP_NAME)
+    off_board = _board_picker(off, OFF_MAP_NAME, "off-map.png")
+    zoned = C.add(off_board, "module.map.boardPicker.board.ZonedGrid")
+    for zone in off_map_zones(scenario, layout):
+        C.add(zoned, "module.map.boardPicker.board.mapgrid.Zone", zone.attributes())
+    _map_children(off)
+    zone_of_box = {z.ref: z.name for z in layout.zones if z.kind == "box"}
+    for entry in scenario.setup:
+        if not isinstance(entry, SetupBox) or entry.box not in zone_of_box:
+            continue
+        if not entry.units and not entry.chits:
+            continue
+        stack = C.add(off, "module.map.SetupStack", {
+            "location": zone_of_box[entry.box], "name": f"{zone_of_box[entry.box]} start",
+            "owningBoard": OFF_MAP_NAME, "useGridLocation": True})
+        for uid in entry.units:
+            _slot(stack, parts.factory, images, parts.gpids, scenario.counter(uid), entry.faces.get(uid))
+            parts.setup_locations[uid] = (OFF_MAP_NAME, zone_of_box[entry.box])
+        for chit in entry.chits:
+            _chit_slot(stack, scenario, parts.factory, images, parts.gpids, chit)
+    return off, layout, C.add(off, "module.map.Flare")
+
+
+def _charts(root: etree._Element, scenario: Scenario, images: ModuleImages) -> None:
+    if not scenario.charts:
+        return
+    window = C.add(root, "module.ChartWindow", {"name": "Charts", "text": "Charts",
+                                                "tooltip": "Charts and tables"})
+    for chart in scenario.charts:
+        name = f"chart-{chart.id}{chart.image.suffix.lower()}"
+        if images.draw:
+            images.files[name] = chart.image.read_bytes()
+        C.add(window, "widget.Chart", {"chartName": chart.name, "description": chart.name,
+                                       "fileName": name})
+
+
+def _documentation(root: etree._Element) -> None:
+    """The module's last components: inventory, properties, language, help."""
     C.add(root, "module.Inventory")
     C.add(root, "module.properties.GlobalProperties")
     C.add(root, "module.properties.GlobalTranslatableMessages")
@@ -196,20 +255,6 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
                                                   "vassalDoc": "user"})
     C.add(docs, "module.documentation.HelpFile")
     C.add(root, "module.KeyNamer")
-    root.set("nextPieceSlotId", str(gpids.next))
-
-    buildfile = bf.to_bytes()
-    if images_ready is not None:
-        images_ready()
-    meta = ModuleMetadata(version=version, vassal_version=vassal_version, date_saved="0",
-                          description=game.note or "", name=game.title)
-    entries: dict[str, bytes] = {"buildFile.xml": buildfile, "moduledata": meta.to_bytes()}
-    for name in sorted(images.files):
-        entries["images/" + name] = images.files[name]
-    entries["help/scenario.html"] = _help_page(scenario).encode("utf-8")
-    slots = sum(1 for _ in root.iter(C.P + "widget.PieceSlot", C.P + "widget.CardSlot"))
-    prototypes = len({e.get("name", "") for e in root.iter(C.P + "module.PrototypeDefinition")})
-    return ModuleBuild(entries, setup_locations, slots, prototypes)
 
 
 # -- pieces -----------------------------------------------------------------------
@@ -292,24 +337,26 @@ def _map_children(map_el: etree._Element) -> None:
 
 
 def _turn_tracker(root: etree._Element, scenario: Scenario, turns: TurnStructure) -> None:
-    log = scenario.log.get("turn_tracker", {}) if isinstance(scenario.log, dict) else {}
-    levels = 1 + (1 if turns.player_turns else 0) + (1 if turns.phases else 0)
-    tracker = C.add(root, "module.turn.TurnTracker", {
-        "name": str(log.get("component", "Turn")),
-        "turnFormat": str(log.get("turn_format", TURN_FORMAT[levels])),
+    """The turn tracker :func:`~vmodtool.scenario.geometry.scenario_turn_trackers`
+    computes (its name, levels, their properties and values), with what
+    only a build needs: the formats of its text and report, the last turn."""
+    log = tracker_log(scenario)
+    tracker = scenario_turn_trackers(scenario)[TRACKER_ID]
+    (top,) = tracker.levels
+    chain = [top]
+    while chain[-1].children:
+        chain.append(chain[-1].children[0])
+    element = C.add(root, "module.turn.TurnTracker", {
+        "name": tracker.name,
+        "turnFormat": str(log.get("turn_format", TURN_FORMAT[len(chain)])),
         "reportFormat": str(log.get("report_format", TURN_REPORT))})
-    parent = C.add(tracker, "module.turn.CounterTurnLevel", {
-        "name": "Turn", "property": "Turn", "start": turns.first,
+    parent = C.add(element, "module.turn.CounterTurnLevel", {
+        "name": top.name, "property": top.property, "start": top.start,
         "loopLimit": turns.last, "loop": False})
-    if turns.player_turns:
-        sides = {s.id: s.name for s in scenario.game.sides}
+    for level in chain[1:]:
         parent = C.add(parent, "module.turn.ListTurnLevel", {
-            "name": "Side", "property": "PhasingSide",
-            "list": encode_sequence([sides[s] for s in turns.player_turns], ",") or ""})
-    if turns.phases:
-        C.add(parent, "module.turn.ListTurnLevel", {
-            "name": "Phase", "property": "Phase",
-            "list": encode_sequence([p.name for p in turns.phases], ",") or ""})
+            "name": level.name, "property": level.property,
+            "list": encode_sequence(list(level.values), ",") or ""})
 
 
 # -- help ----------------------------------------------------------------------------

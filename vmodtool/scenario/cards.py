@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vmodtool.scenario.model import Position
+from vmodtool.scenario.position import Position
 
 __all__ = ["CardSpec", "DeckSpec", "HandSpec", "CARD_SIZES", "DECK_ROLES", "SHUFFLE_OPTIONS",
            "CARD_TRIGGERS", "MAX_CARD_VALUES", "VASSAL_CARD_DPI", "card_pixels",

@@ -687,26 +687,9 @@ class _Proposal:
                               f"prototype {yaml_text(name)}"))
         names = list(dict.fromkeys(p.label for p in loose))
         if len(names) <= _MAX_MARKER_KINDS:
-            for name in names:
-                members = [p for p in loose if p.label == name]
-                if any(p.name_varies for p in members) or not members[0].name:
-                    slots = list(dict.fromkeys(p.slot.entry_name for p in members if p.slot.entry_name))
-                    selector = f"{{slot: {_pattern_list([_glob_literal(s) for s in slots])}}}" if slots else ""
-                else:
-                    selector = f"{{name: {yaml_text(_glob_literal(name))}}}"
-                if selector:
-                    out.append(_Group(ids.make(name, "marker"), name, selector, members, "its name"))
+            out.extend(_markers_by_name(loose, names, ids))
         else:
-            by_folder: dict[str, list[_Piece]] = {}
-            for piece in loose:
-                folder = _deepest_folder(piece)
-                if folder:
-                    by_folder.setdefault(folder, []).append(piece)
-            for folder, members in by_folder.items():
-                top = all(_palette_path(p).split("/")[0] == folder for p in members)
-                patterns = _folder_patterns(folder, True, any(p.folders[-1] != folder for p in members), top)
-                out.append(_Group(ids.make(folder, "marker"), folder, f"{{palette: {_pattern_list(patterns)}}}",
-                                  members, f"palette folder {yaml_text(folder)}"))
+            out.extend(_markers_by_folder(loose, ids))
         for group in self.sideless:
             group.id = ids.make(group.name, "marker")
             out.append(group)
@@ -1353,3 +1336,35 @@ def _numeric_properties(pieces: Sequence[_Piece]) -> list[str]:
         common &= set(piece.properties)
     return sorted(k for k in common if all(re.fullmatch(r"-?\d{1,6}", p.properties[k] or "x") for p in pieces))
 
+
+def _markers_by_name(loose: list[_Piece], names: list[str], ids: _Ids) -> list[_Group]:
+    """One marker kind per name of the marker pieces (by their slots' names
+    when a piece's name varies)."""
+    out = []
+    for name in names:
+        members = [p for p in loose if p.label == name]
+        if any(p.name_varies for p in members) or not members[0].name:
+            slots = list(dict.fromkeys(p.slot.entry_name for p in members if p.slot.entry_name))
+            selector = f"{{slot: {_pattern_list([_glob_literal(s) for s in slots])}}}" if slots else ""
+        else:
+            selector = f"{{name: {yaml_text(_glob_literal(name))}}}"
+        if selector:
+            out.append(_Group(ids.make(name, "marker"), name, selector, members, "its name"))
+    return out
+
+
+def _markers_by_folder(loose: list[_Piece], ids: _Ids) -> list[_Group]:
+    """One marker kind per palette folder of the marker pieces (when they
+    have too many names for one kind each)."""
+    out = []
+    by_folder: dict[str, list[_Piece]] = {}
+    for piece in loose:
+        folder = _deepest_folder(piece)
+        if folder:
+            by_folder.setdefault(folder, []).append(piece)
+    for folder, members in by_folder.items():
+        top = all(_palette_path(p).split("/")[0] == folder for p in members)
+        patterns = _folder_patterns(folder, True, any(p.folders[-1] != folder for p in members), top)
+        out.append(_Group(ids.make(folder, "marker"), folder, f"{{palette: {_pattern_list(patterns)}}}",
+                          members, f"palette folder {yaml_text(folder)}"))
+    return out

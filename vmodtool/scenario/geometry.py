@@ -1,20 +1,24 @@
 """The module ``vmodtool build`` makes of a scenario, as far as a replay of
-its logs reads it, computed from the scenario without building anything:
-its maps as VASSAL sees them (boards, grids, zones, edges, which maps
-stack), its turn tracker and the global properties it defines.
+its logs reads it, computed once from the scenario: its maps as VASSAL sees
+them (boards, grids, zones, edges, which maps stack), its turn tracker, its
+hands and the global properties it defines.
 
-This mirrors what :mod:`vmodtool.assemble.module` writes; the audit of a log
-played with a built module reads positions and game time from here when no
-module is given (``tests/scenario/test_geometry.py`` compares both for every
-example):
+:mod:`vmodtool.assemble` serialises what this module computes (the zones,
+the hands' windows, the turn tracker's levels), so the built module and the
+audit of a log played with it (which reads positions and game time from here
+when no module is given) cannot disagree; ``tests/scenario/test_geometry.py``
+reads each built example back through VASSAL's readers and finds the same:
 
 * the main map: named ``map.name``, one board of that name, the scenario's
   hex grid on it (``map.grid``), the board ``map.size`` pixels; no edge
   buffer (``edgeWidth``/``edgeHeight`` 0: build writes none), pieces stack;
-* the off-map window (when the scenario has boxes or tracks): map and board
-  :data:`~vmodtool.scenario.offmap.OFF_MAP_NAME`, a ``ZonedGrid`` of one
-  rectangular zone per box and track space (:func:`layout_off_map`,
-  ``locationFormat`` ``$name$``), no background grid, pieces stack;
+* the off-map window (when the scenario has boxes, tracks or decks): map and
+  board :data:`~vmodtool.scenario.offmap.OFF_MAP_NAME`, a ``ZonedGrid`` of one
+  rectangular zone per box, track space and deck place
+  (:func:`off_map_zones`, ``locationFormat`` ``$name$``), no background grid,
+  pieces stack;
+* one ``PlayerHand`` window per hand, one zone over its board
+  (:func:`hand_zone`), opened by its side only (:func:`scenario_hands`);
 * one ``TurnTracker`` (when the scenario has turns): a counter level
   ``Turn``, under it a list level ``Side`` (the player turns) and under that
   (or under ``Turn``) a list level ``Phase``;
@@ -28,16 +32,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from vmodtool.scenario.cards import hand_board_size
+from vmodtool.scenario.cards import HandSpec, hand_board_size
 from vmodtool.scenario.model import Scenario
-from vmodtool.scenario.offmap import OFF_MAP_NAME, layout_off_map
+from vmodtool.scenario.offmap import OFF_MAP_NAME, OffMapLayout, layout_off_map
 from vmodtool.vassal.decks import HandDef
 from vmodtool.vassal.grid import Board, HexGrid, MapGeometry, Zone, ZonedGrid
 from vmodtool.vassal.pieces import java_int
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 from vmodtool.vassal.turntracker import TurnLevelDef, TurnTrackerDef
 
-__all__ = ["ScenarioMap", "scenario_maps", "scenario_hands", "main_board", "off_map_board", "scenario_turn_trackers",
+__all__ = ["ScenarioMap", "ZoneSpec", "scenario_maps", "scenario_hands", "main_board", "main_board_name",
+           "off_map_board", "has_off_map", "off_map_zones", "hand_zone", "scenario_turn_trackers", "tracker_log",
            "scenario_global_properties", "OFF_MAP_NAME", "MODULE_CONTAINER", "TRACKER_ID"]
 
 #: the properties container of the module itself (``GameModule``)
@@ -58,6 +63,49 @@ class ScenarioMap:
     stacking: bool = True
 
 
+@dataclass(frozen=True)
+class ZoneSpec:
+    """One zone of a built map's ``ZonedGrid``: what build writes (its
+    attributes) and what VASSAL reads of them (:meth:`zone`)."""
+
+    name: str
+    path: str
+    location_format: str = "$name$"
+
+    def attributes(self) -> dict[str, str]:
+        """The ``Zone`` element's attributes."""
+        return {"name": self.name, "path": self.path, "locationFormat": self.location_format}
+
+    def zone(self) -> Zone:
+        return Zone(self.name, self.path, location_format=self.location_format)
+
+
+def has_off_map(scenario: Scenario) -> bool:
+    """Whether the built module has the off-map window (for boxes, tracks
+    or decks)."""
+    return bool(scenario.boxes or scenario.tracks or scenario.decks)
+
+
+def off_map_zones(scenario: Scenario, layout: OffMapLayout | None = None) -> tuple[ZoneSpec, ...]:
+    """The off-map window's zones: one per box, track space and deck place,
+    in the layout's order (VASSAL names a point by the first zone holding
+    it); ``layout``: the scenario's, when the caller has it."""
+    zones = (layout or layout_off_map(scenario)).zones
+    return tuple(ZoneSpec(z.name, z.path) for z in zones)
+
+
+def hand_zone(scenario: Scenario, hand: HandSpec, size: tuple[int, int] | None = None) -> ZoneSpec:
+    """A hand window's one zone, over its whole board (``size``, default
+    the board build draws): a card in the hand is "in" the hand."""
+    w, h = size or hand_board_size(scenario.decks, hand)
+    return ZoneSpec(hand.vassal_name, f"0,0;{w},0;{w},{h};0,{h}")
+
+
+def main_board_name(scenario: Scenario) -> str:
+    """The main map's one board: named as the map."""
+    return scenario.map.name
+
+
 def main_board(scenario: Scenario, size: tuple[int, int] | None = None) -> Board:
     """The main map's board: named as the map, the scenario's hex grid on
     it.  ``size`` (default ``map.size``, the board image's) is the board's
@@ -69,17 +117,17 @@ def main_board(scenario: Scenario, size: tuple[int, int] | None = None) -> Board
     if grid.container_size != (width, height):
         grid = HexGrid.from_attributes(grid_spec.grid_attributes, grid_spec.numbering_attributes,
                                        (width, height))
-    return Board(scenario.map.name, width, height, grid)
+    return Board(main_board_name(scenario), width, height, grid)
 
 
 def off_map_board(scenario: Scenario, size: tuple[int, int] | None = None) -> Board | None:
     """The off-map window's board (None when the scenario has no boxes,
     tracks nor decks): one zone per box, track space and deck place, in the layout's order
     (VASSAL names a point by the first zone holding it)."""
-    if not (scenario.boxes or scenario.tracks or scenario.decks):
+    if not has_off_map(scenario):
         return None
     layout = layout_off_map(scenario)
-    zoned = ZonedGrid([Zone(z.name, z.path, location_format="$name$") for z in layout.zones])
+    zoned = ZonedGrid([z.zone() for z in off_map_zones(scenario, layout)])
     width, height = size if size is not None else layout.size
     return Board(OFF_MAP_NAME, width, height, zoned)
 
@@ -97,12 +145,13 @@ def scenario_maps(scenario: Scenario, board_sizes: dict[str, tuple[int, int]] | 
         maps.append(ScenarioMap(OFF_MAP_NAME, MapGeometry.single(off)))
     for hand in scenario.hands:        # a PlayerHand window: one zone over its board
         w, h = sizes.get(hand.vassal_name) or hand_board_size(scenario.decks, hand)
-        zoned = ZonedGrid([Zone(hand.vassal_name, f"0,0;{w},0;{w},{h};0,{h}", location_format="$name$")])
+        zoned = ZonedGrid([hand_zone(scenario, hand, (w, h)).zone()])
         maps.append(ScenarioMap(hand.vassal_name, MapGeometry.single(Board(hand.vassal_name, w, h, zoned))))
     return tuple(maps)
 
 
-def _tracker_log(scenario: Scenario) -> dict[str, Any]:
+def tracker_log(scenario: Scenario) -> dict[str, Any]:
+    """The ``log.turn_tracker`` section (the tracker's name, formats)."""
     log = scenario.log.get("turn_tracker", {}) if isinstance(scenario.log, dict) else {}
     return log if isinstance(log, dict) else {}
 
@@ -131,14 +180,14 @@ def scenario_turn_trackers(scenario: Scenario) -> dict[str, TurnTrackerDef]:
         child = (TurnLevelDef("list", name, prop, 1, values, child),)
     start = java_int(str(turns.first))
     top = TurnLevelDef("counter", "Turn", "Turn", 1 if start is None else start, (), child)
-    name = str(_tracker_log(scenario).get("component", "Turn"))
+    name = str(tracker_log(scenario).get("component", "Turn"))
     return {TRACKER_ID: TurnTrackerDef(TRACKER_ID, name, (top,))}
 
 
 def scenario_hands(scenario: Scenario) -> list[HandDef]:
     """The built module's private windows: one ``PlayerHand`` per hand,
     which only its side (by the side's name, as the roster names sides) may
-    open (``build/decks.py`` writes them so)."""
+    open (``assemble/decks.py`` writes them so)."""
     names = {s.id: s.name for s in scenario.game.sides}
     return [HandDef(hand.vassal_name, "PlayerHand", (names.get(hand.side, hand.side),))
             for hand in scenario.hands]

@@ -10,18 +10,17 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from vmodtool.scenario.locations import AreaMap, Connection, area_map
+from vmodtool.scenario.locations import AreaMap, Connection, Space, area_map
 from vmodtool.scenario.problems import Path, Problem
 from vmodtool.scenario.source import load_csv
 
 if TYPE_CHECKING:
-    from vmodtool.scenario.loader import _Builder
+    from vmodtool.scenario.collector import ProblemCollector
 
 __all__ = ["build_areas", "AREA_KEYS"]
 
 #: the map keys that only an area map takes
 AREA_KEYS = ("spaces", "connection_types", "connections", "connections_csv", "connections_proposed")
-
 
 
 def _hint(name: str, spaces: Mapping[str, object]) -> str:
@@ -30,7 +29,7 @@ def _hint(name: str, spaces: Mapping[str, object]) -> str:
     return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
 
 
-def build_areas(b: _Builder, found: AreaMap | None, ttypes: Mapping[str, Any],
+def build_areas(b: ProblemCollector, found: AreaMap | None, ttypes: Mapping[str, Any],
                 terrain: dict[str, str]) -> AreaMap | None:
     """The area map of ``map`` (``found``: the spaces the module's board
     gives, None on a hex map) with the file's space attributes and
@@ -45,6 +44,23 @@ def build_areas(b: _Builder, found: AreaMap | None, ttypes: Mapping[str, Any],
                                   "zones); this map is a hex map")
         return None
     spaces = dict(found.spaces)
+    _space_attributes(b, p, spaces, ttypes, terrain)
+    kinds: dict[str, float] = {"clear": 1.0}
+    for kid, kdef in (b.get(p + ("connection_types",), dict, {}) or {}).items():
+        cost = kdef.get("cost", 1) if isinstance(kdef, dict) else 1
+        kinds[str(kid)] = float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else 1.0
+    joins = _Connections(b, spaces, kinds)
+    for cp, entry in b.list_of(p + ("connections",)):
+        if isinstance(entry, list) and len(entry) in (2, 3) and all(isinstance(v, str) for v in entry):
+            joins.add(cp, entry[0], entry[1], entry[2] if len(entry) == 3 else "clear")
+    _csv_connections(b, p, joins)
+    proposed = bool(b.get(p + ("connections_proposed",), bool, False))
+    return area_map(spaces.values(), joins.connections, proposed=proposed)
+
+
+def _space_attributes(b: ProblemCollector, p: Path, spaces: dict[str, Space], ttypes: Mapping[str, Any],
+                      terrain: dict[str, str]) -> None:
+    """``map.spaces``: each space's terrain and attributes."""
     default = next(iter(terrain.values()), None) if terrain else next(iter(ttypes), None)
     if default is not None:
         for name in spaces:
@@ -62,13 +78,17 @@ def build_areas(b: _Builder, found: AreaMap | None, ttypes: Mapping[str, Any],
             if tid:
                 terrain[name] = tid
         spaces[name] = replace(spaces[name], attributes={str(k): v for k, v in attrs.items()})
-    kinds: dict[str, float] = {"clear": 1.0}
-    for kid, kdef in (b.get(p + ("connection_types",), dict, {}) or {}).items():
-        cost = kdef.get("cost", 1) if isinstance(kdef, dict) else 1
-        kinds[str(kid)] = float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else 1.0
-    connections: list[Connection] = []
 
-    def add(where: Path | Problem, a: str, c: str, kind: str) -> None:
+
+class _Connections:
+    """The connections between spaces, each checked as it is added."""
+
+    def __init__(self, b: ProblemCollector, spaces: Mapping[str, Space], kinds: Mapping[str, float]) -> None:
+        self.b, self.spaces, self.kinds = b, spaces, kinds
+        self.connections: list[Connection] = []
+
+    def add(self, where: Path | Problem, a: str, c: str, kind: str) -> None:
+        spaces, kinds = self.spaces, self.kinds
         problems = []
         for name in (a, c):
             if name not in spaces:
@@ -80,27 +100,27 @@ def build_areas(b: _Builder, found: AreaMap | None, ttypes: Mapping[str, Any],
                             f"(known: {', '.join(sorted(kinds))})")
         for message in problems:
             if isinstance(where, Problem):
-                b.problems.append(replace(where, message=message))
+                self.b.problems.append(replace(where, message=message))
             else:
-                b.err(where, message)
+                self.b.err(where, message)
         if not problems:
-            connections.append(Connection(a, c, kind, kinds[kind]))
+            self.connections.append(Connection(a, c, kind, kinds[kind]))
 
-    for cp, entry in b.list_of(p + ("connections",)):
-        if isinstance(entry, list) and len(entry) in (2, 3) and all(isinstance(v, str) for v in entry):
-            add(cp, entry[0], entry[1], entry[2] if len(entry) == 3 else "clear")
+
+def _csv_connections(b: ProblemCollector, p: Path, joins: _Connections) -> None:
+    """``map.connections_csv``: connections by rows (a, b, kind)."""
     csv_name = b.text(p + ("connections_csv",))
-    if csv_name:
-        csv_path = b.local_file(p + ("connections_csv",), csv_name, "connections CSV")
-        if csv_path is not None:
-            rows, lines, problems = load_csv(csv_path)
-            b.problems.extend(problems)
-            for row, line in zip(rows, lines, strict=True):
-                a, c = (row.get("a") or "").strip(), (row.get("b") or "").strip()
-                where = Problem("", file=str(csv_path), line=line, path=p + ("connections_csv",))
-                if not a or not c:
-                    b.problems.append(replace(where, message="a connection row needs columns a and b"))
-                    continue
-                add(where, a, c, (row.get("kind") or "clear").strip() or "clear")
-    proposed = bool(b.get(p + ("connections_proposed",), bool, False))
-    return area_map(spaces.values(), connections, proposed=proposed)
+    if not csv_name:
+        return
+    csv_path = b.local_file(p + ("connections_csv",), csv_name, "connections CSV")
+    if csv_path is None:
+        return
+    rows, lines, problems = load_csv(csv_path)
+    b.problems.extend(problems)
+    for row, line in zip(rows, lines, strict=True):
+        a, c = (row.get("a") or "").strip(), (row.get("b") or "").strip()
+        where = Problem("", file=str(csv_path), line=line, path=p + ("connections_csv",))
+        if not a or not c:
+            b.problems.append(replace(where, message="a connection row needs columns a and b"))
+            continue
+        joins.add(where, a, c, (row.get("kind") or "clear").strip() or "clear")

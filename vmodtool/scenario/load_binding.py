@@ -4,7 +4,7 @@ is opened (``--module`` or ``module.file``), its map read as the
 scenario's, and every name a binding gives (unit types, sides, formations,
 marker kinds, module maps and zones) checked with its line.
 
-The functions take the scenario builder of :mod:`vmodtool.scenario.loader`
+The functions take the problem collector of :mod:`vmodtool.scenario.collector`
 (its ``err``/``get``/``ref`` helpers) so that every problem is located the
 same way as the rest of the file's.
 """
@@ -37,7 +37,7 @@ from vmodtool.scenario.module_map import ModuleMap, ModuleMapError, find_map, mo
 
 if TYPE_CHECKING:
     from vmodtool.scenario import model as M
-    from vmodtool.scenario.loader import _Builder
+    from vmodtool.scenario.collector import ProblemCollector
     from vmodtool.scenario.problems import Path
     from vmodtool.vassal.module import Module
 
@@ -46,7 +46,7 @@ __all__ = ["build_module_source", "open_module", "build_module_map", "build_bind
 _SELECTOR_KEYS = ("name", "prototype", "image", "palette", "slot")
 
 
-def build_module_source(b: _Builder) -> ModuleSource | None:
+def build_module_source(b: ProblemCollector) -> ModuleSource | None:
     p: Path = ("module",)
     if not isinstance(b.get(p), dict):
         return None
@@ -71,7 +71,7 @@ def build_module_source(b: _Builder) -> ModuleSource | None:
     return ModuleSource(b.text(p + ("file",)), b.text(p + ("name",)), sizes, aliases, tuple(dice_reports))
 
 
-def open_module(b: _Builder, source: ModuleSource | None, given: Module | str | os.PathLike[str] | None
+def open_module(b: ProblemCollector, source: ModuleSource | None, given: Module | str | os.PathLike[str] | None
                 ) -> Module | None:
     """The module the scenario's map comes from: ``given`` (``--module``)
     first, else ``module.file`` relative to the scenario.  A problem at
@@ -99,7 +99,7 @@ def open_module(b: _Builder, source: ModuleSource | None, given: Module | str | 
     return None
 
 
-def build_module_map(b: _Builder, module: Module, source: ModuleSource | None,
+def build_module_map(b: ProblemCollector, module: Module, source: ModuleSource | None,
                      board_sizes: Mapping[str, tuple[int, int]] | None) -> ModuleMap | None:
     p: Path = ("map", "from_module")
     value = b.get(p)
@@ -122,7 +122,7 @@ def build_module_map(b: _Builder, module: Module, source: ModuleSource | None,
     return None
 
 
-def _patterns(b: _Builder, path: Path) -> tuple[Pattern, ...]:
+def _patterns(b: ProblemCollector, path: Path) -> tuple[Pattern, ...]:
     value = b.get(path)
     texts = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] \
         if isinstance(value, list) else []
@@ -135,7 +135,7 @@ def _patterns(b: _Builder, path: Path) -> tuple[Pattern, ...]:
     return tuple(out)
 
 
-def _selector(b: _Builder, path: Path) -> PieceSelector | None:
+def _selector(b: ProblemCollector, path: Path) -> PieceSelector | None:
     value = b.get(path)
     if not isinstance(value, dict) or not value:
         return None
@@ -147,7 +147,7 @@ def _selector(b: _Builder, path: Path) -> PieceSelector | None:
                          line=b.pos(path).line)
 
 
-def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], formations: list[str],
+def build_binding(b: ProblemCollector, unit_types: Mapping[str, Any], sides: list[str], formations: list[str],
                   markers: Mapping[str, M.MarkerKind], counters: list[M.Counter]) -> Binding:
     """The scenario's binding; without a ``binding`` section, the one a
     module built by vmodtool implies."""
@@ -155,17 +155,40 @@ def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], 
     p: Path = ("binding",)
     if not isinstance(b.get(p), dict):
         return built_module_binding(layer_kinds)
-    counter_ids = {c.id for c in counters}
     side_entries = []
     for sp, _ in b.list_of(p + ("sides",)):
         side = b.ref(sp + ("side",), sides, "side")
         match = _selector(b, sp + ("match",))
         if side and match:
             side_entries.append(SideBinding(side, match))
+    keys = _UnitKeys(b, unit_types, sides, formations)
+    units = _unit_entries(b, p, keys, bool(counters))
+    overrides = _overrides(b, p, keys)
+    marker_entries = _marker_entries(b, p, markers)
+    faces = None
+    layer = b.text(p + ("faces", "layer"))
+    if layer:
+        faces = FaceBinding(layer)
+    status = _status_entries(b, p, markers)
+    ignore = [s for ip, _ in b.list_of(p + ("ignore",)) if (s := _selector(b, ip)) is not None]
+    return Binding(tuple(side_entries), tuple(units), overrides, tuple(marker_entries), faces, tuple(status),
+                   tuple(ignore), _terrain_entries(b, p + ("terrain",)))
 
-    def unit_keys(path: Path) -> tuple[str | None, str | None, str | None]:
-        return (b.ref(path + ("type",), unit_types, "unit type"), b.ref(path + ("side",), sides, "side"),
-                b.ref(path + ("formation",), formations, "formation"))
+
+class _UnitKeys:
+    """The unit type, side and formation an entry names (each checked)."""
+
+    def __init__(self, b: ProblemCollector, unit_types: Mapping[str, Any], sides: list[str],
+                 formations: list[str]) -> None:
+        self.b, self.unit_types, self.sides, self.formations = b, unit_types, sides, formations
+
+    def __call__(self, path: Path) -> tuple[str | None, str | None, str | None]:
+        b = self.b
+        return (b.ref(path + ("type",), self.unit_types, "unit type"), b.ref(path + ("side",), self.sides, "side"),
+                b.ref(path + ("formation",), self.formations, "formation"))
+
+
+def _unit_entries(b: ProblemCollector, p: Path, unit_keys: _UnitKeys, has_counters: bool) -> list[UnitBinding]:
     units = []
     for up, entry in b.list_of(p + ("units",)):
         match = _selector(b, up + ("match",))
@@ -181,13 +204,17 @@ def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], 
         if counter_from is not None and "type" in entry:
             b.err(up + ("type",), "'type' and 'counter_from' exclude each other: a counter has its own type")
             continue
-        if counter_from is not None and not counter_ids:
+        if counter_from is not None and not has_counters:
             b.err(up + ("counter_from",), "counter_from names counters, but the scenario has no counters")
         name_from = b.text(up + ("name_from",))
         if name_from is not None and counter_from is not None:
             b.err(up + ("name_from",), "'name_from' goes with 'type': a counter has its own name")
             continue
         units.append(UnitBinding(match, utype, side, formation, counter_from, b.pos(up).line, name_from))
+    return units
+
+
+def _overrides(b: ProblemCollector, p: Path, unit_keys: _UnitKeys) -> dict[str, PieceOverride]:
     overrides: dict[str, PieceOverride] = {}
     for op, entry in b.list_of(p + ("overrides",)):
         piece = b.text(op + ("piece",))
@@ -198,6 +225,10 @@ def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], 
             b.err(op + ("piece",), f"piece {piece!r} is overridden twice (first at line {overrides[piece].line})")
             continue
         overrides[piece] = PieceOverride(piece, utype, side, formation, b.pos(op).line)
+    return overrides
+
+
+def _marker_entries(b: ProblemCollector, p: Path, markers: Mapping[str, M.MarkerKind]) -> list[MarkerBinding]:
     marker_entries = []
     for mp, entry in b.list_of(p + ("markers",)):
         match = _selector(b, mp + ("match",))
@@ -212,10 +243,10 @@ def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], 
             continue
         before = b.get(mp + ("before_units",), bool, False)
         marker_entries.append(MarkerBinding(match, kind, kind_from, b.pos(mp).line, before))
-    faces = None
-    layer = b.text(p + ("faces", "layer"))
-    if layer:
-        faces = FaceBinding(layer)
+    return marker_entries
+
+
+def _status_entries(b: ProblemCollector, p: Path, markers: Mapping[str, M.MarkerKind]) -> list[StatusBinding]:
     status = []
     for sp, entry in b.list_of(p + ("status",)):
         if not isinstance(entry, dict):
@@ -239,12 +270,10 @@ def build_binding(b: _Builder, unit_types: Mapping[str, Any], sides: list[str], 
         if kind is not None:
             status.append(StatusBinding(kind, slayer, _patterns(b, sp + ("level",)), prop,
                                         _patterns(b, sp + ("value",))))
-    ignore = [s for ip, _ in b.list_of(p + ("ignore",)) if (s := _selector(b, ip)) is not None]
-    return Binding(tuple(side_entries), tuple(units), overrides, tuple(marker_entries), faces, tuple(status),
-                   tuple(ignore), _terrain_entries(b, p + ("terrain",)))
+    return status
 
 
-def _terrain_entries(b: _Builder, p: Path) -> tuple[TerrainBinding, ...]:
+def _terrain_entries(b: ProblemCollector, p: Path) -> tuple[TerrainBinding, ...]:
     """``binding.terrain``: pieces that are the terrain of their hex (a
     terrain type of ``map.terrain_types``) or a hexside feature (a type of
     ``map.hexside_types``)."""
@@ -267,7 +296,7 @@ def _terrain_entries(b: _Builder, p: Path) -> tuple[TerrainBinding, ...]:
     return tuple(out)
 
 
-def check_box_places(b: _Builder, module: Module | None, boxes: list[M.Box]) -> list[M.Box]:
+def check_box_places(b: ProblemCollector, module: Module | None, boxes: list[M.Box]) -> list[M.Box]:
     """Boxes with ``module: {map, zone}``: where they are in the module,
     whose map and zone must exist."""
     from dataclasses import replace

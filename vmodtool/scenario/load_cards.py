@@ -28,17 +28,17 @@ from vmodtool.scenario.cards import (
 from vmodtool.scenario.problems import Path
 
 if TYPE_CHECKING:
-    from vmodtool.scenario.loader import _Builder
+    from vmodtool.scenario.collector import ProblemCollector
 
 __all__ = ["build_decks", "build_hands"]
 
 
-def _choice(b: _Builder, path: Path, options: Iterable[str], default: str) -> str:
+def _choice(b: ProblemCollector, path: Path, options: Iterable[str], default: str) -> str:
     value = b.text(path)
     return value if value in tuple(options) else default
 
 
-def build_decks(b: _Builder, sides: list[str], zones: Iterable[str]) -> list[DeckSpec]:
+def build_decks(b: ProblemCollector, sides: list[str], zones: Iterable[str]) -> list[DeckSpec]:
     """The decks with their cards.  ``zones`` are the places a deck may lie
     in: the box ids, and the zones of a map taken from a module."""
     zone_names = list(zones)
@@ -98,7 +98,7 @@ def build_decks(b: _Builder, sides: list[str], zones: Iterable[str]) -> list[Dec
     return out
 
 
-def _template(b: _Builder, path: Path) -> str:
+def _template(b: ProblemCollector, path: Path) -> str:
     """A deck's ``template``: a bundled card template or a card template
     file in the scenario's folder that loads (else an error at its line and
     the default)."""
@@ -132,7 +132,7 @@ def _template(b: _Builder, path: Path) -> str:
     return ref
 
 
-def _card(b: _Builder, cp: Path, deck: str) -> CardSpec | None:
+def _card(b: ProblemCollector, cp: Path, deck: str) -> CardSpec | None:
     cid = b.text(cp + ("id",))
     if not cid:
         return None
@@ -157,7 +157,7 @@ def _card(b: _Builder, cp: Path, deck: str) -> CardSpec | None:
         tags=tags, count=count, values=values, position=b.pos(cp))
 
 
-def build_hands(b: _Builder, sides: list[str], side_names: dict[str, str], *, taken: Iterable[str] = ()
+def build_hands(b: ProblemCollector, sides: list[str], side_names: dict[str, str], *, taken: Iterable[str] = ()
                 ) -> list[HandSpec]:
     """The hands: one per side at most, each of a side that exists, each
     window named unlike the other windows (``taken``: the map names)."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from vmodtool.scenario.binding import Binding, ModuleSource
 from vmodtool.scenario.locations import AreaMap
 from vmodtool.scenario.mapgrid import GridSpec, MapGrid
+from vmodtool.scenario.position import Position
 
 if TYPE_CHECKING:
     from vmodtool.scenario.cards import DeckSpec, HandSpec
@@ -29,17 +30,6 @@ __all__ = [
     "SetupStack", "SetupBox", "Phase", "Activation", "TurnStructure", "Chart", "RuleSpec",
     "Scenario", "Position",
 ]
-
-
-@dataclass(frozen=True)
-class Position:
-    """Where an object was defined (for messages of later layers)."""
-
-    file: str | None = None
-    line: int | None = None
-
-    def __str__(self) -> str:
-        return f"{self.file or '<scenario>'}" + (f":{self.line}" if self.line else "")
 
 
 #: the fills of sides that give none, in side order: the Okabe–Ito colours

@@ -6,37 +6,21 @@ comes later; a rule that names something unknown is caught here)."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from vmodtool.scenario import model as M
 from vmodtool.scenario.problems import Path
 
-__all__ = ["RuleReferences", "BOX_ROLES"]
+__all__ = ["RuleReferences", "ScenarioParts", "BOX_ROLES"]
 
 BOX_ROLES = ("eliminated", "dead", "cup", "drawn", "air_ready", "air_flown", "reinforcements",
              "counter_mix", "holding", "casualty")
 
 
-class ScenarioParts(Protocol):
-    """What the checks read of a scenario being built (the loader's
-    builder, once everything but the rules is built), and where they report."""
-
-    @property
-    def map(self) -> M.HexMap: ...
-    @property
-    def sides(self) -> Sequence[str]: ...
-    @property
-    def boxes(self) -> Sequence[M.Box]: ...
-    @property
-    def tracks(self) -> Sequence[M.Track]: ...
-    @property
-    def unit_types(self) -> Mapping[str, M.UnitType]: ...
-    @property
-    def markers(self) -> Mapping[str, M.MarkerKind]: ...
-    @property
-    def formations(self) -> Sequence[M.Formation]: ...
-    @property
-    def turns(self) -> M.TurnStructure | None: ...
+class Reporter(Protocol):
+    """Where the checks report, and how they match names (the loader's
+    :class:`~vmodtool.scenario.collector.ProblemCollector`)."""
 
     def err(self, path: Path, message: str, severity: str = "error") -> None: ...
 
@@ -45,16 +29,58 @@ class ScenarioParts(Protocol):
     def close_match(self, value: str, known: Iterable[str], cutoff: float = 0.6) -> str | None: ...
 
 
+@dataclass(frozen=True)
+class ScenarioParts:
+    """What the checks read of a scenario being built (once everything but
+    the rules is built)."""
+
+    map: M.HexMap
+    sides: Sequence[str]
+    boxes: Sequence[M.Box]
+    tracks: Sequence[M.Track]
+    unit_types: Mapping[str, M.UnitType]
+    markers: Mapping[str, M.MarkerKind]
+    formations: Sequence[M.Formation]
+    turns: M.TurnStructure | None
+
+
+#: the sides a rule may name relative to a unit's
+RELATIVE_SIDES = ("friendly", "enemy", "same", "other")
+#: a params key whose value names things of one kind: (the attribute of
+#: :class:`RuleReferences` holding the known names, what they are, the value
+#: types checked (else the value is walked as params), names allowed besides)
+_NAMES: dict[str, tuple[str, str, tuple[type, ...], tuple[str, ...]]] = {}
+for _keys, _spec in (
+        (("tags", "tags_any", "tags_all", "serves"), ("tags", "tag", (object,), ())),
+        (("type",), ("types", "unit type", (object,), ())),
+        (("side",), ("sides", "side", (str,), RELATIVE_SIDES)),
+        (("markers", "marker_in_hex", "marker_kind"), ("markers", "marker kind", (object,), ())),
+        # a box, or a track (a Casualty Track holds units too)
+        (("in", "box", "cup", "drawn"), ("boxes_and_tracks", "box or track", (object,), ())),
+        (("in_box_role", "box_role"), ("roles", "box role", (object,), ())),
+        (("phases", "phase_end", "phase_start"), ("phases", "phase", (object,), ())),
+        (("phase",), ("phases", "phase", (str, list), ())),
+        (("terrain_not", "terrain"), ("terrain", "terrain type", (object,), ())),
+        (("bridge_negates", "ignore_hexsides_types"), ("hexside_types", "hexside type", (object,), ())),
+        (("factor", "range_factor", "allowance_factor", "hq_factor"), ("factors", "factor", (str,), ())),
+        (("face",), ("faces", "face", (str, list), ("reduced_if_two_step", "any"))),
+        (("track", "budget_track"), ("tracks", "track", (object,), ())),
+        (("formation",), ("formations", "formation", (str,), ()))):
+    for _key in _keys:
+        _NAMES[_key] = _spec
+
+
 class RuleReferences:
     """Semantic checks of rule parameters: every tag, unit type, side,
     marker, box, phase, terrain, hexside type and movement class a rule names
     must exist in the scenario."""
 
-    RELATIVE_SIDES = ("friendly", "enemy", "same", "other")
+    RELATIVE_SIDES = RELATIVE_SIDES
 
-    def __init__(self, builder: ScenarioParts) -> None:
-        b = builder
-        self.b = b
+    def __init__(self, reporter: Reporter, parts: ScenarioParts) -> None:
+        b = parts
+        self.b = reporter
+        self.sides = b.sides
         self.tags = sorted(set[str]().union(*[t.tags for t in b.unit_types.values()]))
         self.types = sorted(b.unit_types)
         self.markers = sorted(b.markers)
@@ -69,6 +95,7 @@ class RuleReferences:
         self.factors = sorted({k for t in b.unit_types.values() for f in t.faces for k in f.factors})
         self.formations = [f.id for f in b.formations]
         self.tracks = [t.id for t in b.tracks]
+        self.boxes_and_tracks = self.boxes + self.tracks
 
     def names(self, path: Path, value: Any, known: Sequence[str], what: str,
               allow: Sequence[str] = (), severity: str = "error") -> None:
@@ -91,64 +118,41 @@ class RuleReferences:
             return
         for key, value in node.items():
             kp = path + (key,)
-            if key in ("tags", "tags_any", "tags_all", "serves"):
-                self.names(kp, value, self.tags, "tag")
-            elif key == "type":
-                self.names(kp, value, self.types, "unit type")
-            elif key == "side" and isinstance(value, str):
-                self.names(kp, value, self.b.sides, "side", allow=self.RELATIVE_SIDES)
-            elif key in ("markers", "marker_in_hex", "marker_kind"):
-                self.names(kp, value, self.markers, "marker kind")
-            elif key in ("in", "box", "cup", "drawn"):
-                # a box, or a track (a Casualty Track holds units too)
-                self.names(kp, value, self.boxes + self.tracks, "box or track")
-            elif key in ("in_box_role", "box_role"):
-                self.names(kp, value, self.roles, "box role")
-            elif key in ("phases",) or (key == "phase" and isinstance(value, (str, list))) \
-                    or key == "phase_end" or key == "phase_start":
-                self.names(kp, value, self.phases, "phase")
-            elif key in ("terrain_not", "terrain"):
-                self.names(kp, value, self.terrain, "terrain type")
-            elif key in ("bridge_negates", "ignore_hexsides_types"):
-                self.names(kp, value, self.hexside_types, "hexside type")
-            elif key == "costs" and isinstance(value, dict):
-                for cls, table in value.items():
-                    cp = kp + (cls,)
-                    self.names(cp, cls, self.classes, "movement class", severity="warning")
-                    if isinstance(table, dict):
-                        for t in table:
-                            if t != "default":
-                                self.names(cp + (t,), t, self.terrain, "terrain type")
-            elif key == "hexside_extra" and isinstance(value, dict):
-                for htype, table in value.items():
-                    hp = kp + (htype,)
-                    self.names(hp, htype, self.hexside_types, "hexside type")
-                    if isinstance(table, dict):
-                        for cls in table:
-                            self.names(hp + (cls,), cls, self.classes, "movement class",
-                                       severity="warning")
-            elif key == "road" and isinstance(value, dict):
-                self.names(kp + ("types",), value.get("types", []), self.hexside_types, "hexside type")
-                if isinstance(value.get("cost"), dict):
-                    for cls in value["cost"]:
-                        self.names(kp + ("cost", cls), cls, self.classes, "movement class",
-                                   severity="warning")
-            elif key == "state" and isinstance(value, dict):
-                for skey in value:
-                    self.names(kp + (skey,), skey, self.state_keys, "state key")
-                self.check(kp, {})
-            elif key in ("from", "to") and isinstance(value, dict):
-                for skey in value:
-                    self.names(kp + (skey,), skey, self.state_keys, "state key")
-            elif key in ("factor", "range_factor", "allowance_factor", "hq_factor") and isinstance(value, str):
-                self.names(kp, value, self.factors, "factor")
-            elif key == "face" and isinstance(value, (str, list)):
-                self.names(kp, value, self.faces, "face", allow=("reduced_if_two_step", "any"))
+            names = _NAMES.get(key)
+            if names is not None and isinstance(value, names[2]):
+                attr, what, _, allow = names
+                self.names(kp, value, getattr(self, attr), what, allow=allow)
             elif key == "refs":
                 continue    # rulebook references of a replacement rule's sub-checks (texts, not names)
-            elif key in ("track", "budget_track"):
-                self.names(kp, value, self.tracks, "track")
-            elif key == "formation" and isinstance(value, str):
-                self.names(kp, value, self.formations, "formation")
-            else:
+            elif not (isinstance(value, dict) and self._tables(key, kp, value)):
                 self.check(kp, value)
+
+    def _tables(self, key: str, kp: Path, value: dict[Any, Any]) -> bool:
+        """Check a params mapping whose keys are names (movement costs by
+        class and terrain, state keys …); False when ``key`` is no such one."""
+        if key == "costs":
+            for cls, table in value.items():
+                cp = kp + (cls,)
+                self.names(cp, cls, self.classes, "movement class", severity="warning")
+                if isinstance(table, dict):
+                    for t in table:
+                        if t != "default":
+                            self.names(cp + (t,), t, self.terrain, "terrain type")
+        elif key == "hexside_extra":
+            for htype, table in value.items():
+                hp = kp + (htype,)
+                self.names(hp, htype, self.hexside_types, "hexside type")
+                if isinstance(table, dict):
+                    for cls in table:
+                        self.names(hp + (cls,), cls, self.classes, "movement class", severity="warning")
+        elif key == "road":
+            self.names(kp + ("types",), value.get("types", []), self.hexside_types, "hexside type")
+            if isinstance(value.get("cost"), dict):
+                for cls in value["cost"]:
+                    self.names(kp + ("cost", cls), cls, self.classes, "movement class", severity="warning")
+        elif key in ("state", "from", "to"):
+            for skey in value:
+                self.names(kp + (skey,), skey, self.state_keys, "state key")
+        else:
+            return False
+        return True

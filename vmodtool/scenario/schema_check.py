@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -19,6 +19,9 @@ from vmodtool.scenario.source import Document
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
+
+    Explained = list[Problem] | None
+    Explainer = Callable[[Document, ValidationError, Path, Mapping[str, Any]], Explained]
 
 __all__ = ["scenario_schema", "schema_problems", "too_long"]
 
@@ -228,116 +231,169 @@ def _mapping_hint(schema: Mapping[str, Any]) -> str:
 
 def _explain(doc: Document, error: ValidationError) -> list[Problem]:
     path = _original_path(doc, list(error.absolute_path))
-    v = error.validator
     # a subschema is a mapping (a boolean schema has no keys to explain)
     schema: Mapping[str, Any] = error.schema if isinstance(error.schema, Mapping) else {}
-    if v in ("oneOf", "anyOf") and error.context:
-        # explain the alternative the value came closest to: the branch with
-        # the fewest errors, preferring the most specific (deepest) ones
-        branches: dict[object, list[ValidationError]] = {}
-        for sub in error.context:
-            branches.setdefault(sub.relative_schema_path[0] if sub.relative_schema_path else 0,
-                                []).append(sub)
-        alternatives = [re.findall(r"'([^']+)' is a required property", sub.message)
-                        for sub in error.context if sub.validator == "required"
-                        and list(sub.absolute_path) == list(error.absolute_path)]
-        if v == "anyOf" and len(alternatives) == len(error.context) >= 2 and all(alternatives):
-            # {anyOf: [{required: [a]}, {required: [b]}]}: at least one of them
-            either = ", ".join(repr(a[0]) for a in alternatives)
-            owner = _param_owner(doc, path, schema)
-            if owner is not None:
-                return [doc.problem(path, f"missing a parameter of {owner[1]}: at least one of {either}")]
-            return [doc.problem(path, f"missing a key: at least one of {either}")]
-        here = list(error.absolute_path)
-
-        def wrong_type(errs: list[ValidationError]) -> bool:
-            """The branch wants another type of value altogether."""
-            return any(e.validator in ("type", "const", "enum") and list(e.absolute_path) == here for e in errs)
-
-        # a branch of the value's own type explains best ({hq_factr: …} against
-        # "a number or {hq_factor: name}" is about the mapping, not "expected a number")
-        best = min(branches.values(),
-                   key=lambda errs: (wrong_type(errs), len(errs), -max(len(e.absolute_path) for e in errs)))
-        if len(best) == 1 and best[0].validator in ("oneOf", "anyOf") and not best[0].context:
-            best = []
-        if best:
-            out: list[Problem] = []
-            for sub in best:
-                out.extend(_explain(doc, sub))
-            return out
-        return [doc.problem(path, f"{_describe(error.instance)} is not valid here"
-                            + (f": {schema.get('description')}" if schema.get("description") else ""))]
-    if v == "additionalProperties":
-        allowed = sorted(schema.get("properties", {}))
-        instance = error.instance if isinstance(error.instance, Mapping) else {}  # always an object here
-        extras = [k for k in instance if k not in schema.get("properties", {})
-                  and not any(re.search(p, k) for p in schema.get("patternProperties", {}))]
-        owner = _param_owner(doc, path, schema)
-        out = []
-        for key in extras:
-            hint = difflib.get_close_matches(key, allowed, n=1)
-            if owner is not None:
-                # a rule's params (or an object in them): name the kind and list what it reads
-                msg = f"unknown parameter of {owner[1]}"
-                msg += f"; did you mean {hint[0]!r}?" if hint else ""
-                msg += f" (parameters: {', '.join(allowed)})"
-            elif not allowed and not schema.get("patternProperties"):
-                msg = f"unknown key {key!r}; {path[-1] if path else 'this mapping'} has no options"
-            else:
-                msg = f"unknown key {key!r}"
-                msg += f"; did you mean {hint[0]!r}?" if hint else (
-                    f"; expected one of: {', '.join(allowed)}" if allowed else "")
-            kpath = _original_path(doc, list(error.absolute_path) + [key])
-            at = doc.key_info.get(kpath)   # the key itself, not its (maybe nested) value
-            out.append(doc.problem(kpath, msg) if at is None else
-                       Problem(msg, file=doc.file, line=at.line, column=at.column, path=kpath))
-        return out
-    if v == "required":
-        missing = re.findall(r"'([^']+)' is a required property", error.message)
-        key = missing[0] if missing else error.message
-        owner = _param_owner(doc, path, schema)
-        if owner is not None:
-            return [doc.problem(path, f"missing required parameter {key!r} of {owner[1]}")]
-        return [doc.problem(path, f"missing required key {key!r}")]
-    if v == "minProperties" and not error.instance and isinstance(error.instance, Mapping):
-        owner = _param_owner(doc, path, schema)
-        keys = ", ".join(sorted(schema.get("properties", {})))
-        if owner is not None and keys:
-            return [doc.problem(path, f"an empty mapping is not valid for {owner[1]}; give at least one "
-                                f"of: {keys}")]
-    if v == "type":
-        expected = error.validator_value
-        names = expected if isinstance(expected, list) else [expected]
-        want = " or ".join(_TYPE_NAMES.get(str(n), str(n)) for n in names)
-        raw = doc.is_unquoted_number(path)
-        if raw is not None and "string" in names:
-            value = error.instance
-            return [doc.problem(path, f"expected text, found the unquoted number {raw}"
-                                + (f" (YAML reads it as {value})" if str(value) != raw else "")
-                                + f"; write it in quotes: \"{raw}\"")]
-        return [doc.problem(path, f"expected {want}, found {_describe(error.instance)}"
-                            + (_mapping_hint(schema) if "object" in names else ""))]
-    if v == "enum":
-        options = [str(o) for o in error.validator_value] if isinstance(error.validator_value, list) else []
-        hint = difflib.get_close_matches(str(error.instance), options, n=1)
-        return [doc.problem(path, f"{_describe(error.instance)} is not allowed; expected one of: "
-                            f"{', '.join(options)}" + (f" (did you mean {hint[0]!r}?)" if hint else ""))]
-    if v == "const":
-        return [doc.problem(path, f"expected {error.validator_value!r}, found {_describe(error.instance)}")]
-    if v == "pattern":
-        what = schema.get("description") or f"text matching {error.validator_value}"
-        return [doc.problem(path, f"{_describe(error.instance)} is not valid: expected {what}")]
-    if v in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
-        return [doc.problem(path, f"{_describe(error.instance)} is out of range ({v} {error.validator_value})")]
-    if v in ("maxItems", "maxLength") and isinstance(error.instance, (str, list)):
-        # say the size and the bound, not the (long) value itself
-        what = "a text of {} characters" if v == "maxLength" else "a list of {} entries"
-        return [doc.problem(path, too_long(what.format(len(error.instance)), error.validator_value))]
-    if v in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
-        return [doc.problem(path, f"{_describe(error.instance)}: {error.message}")]
-    if v == "not":
-        return [doc.problem(path, schema.get("description")
-                            or f"{_describe(error.instance)} is not allowed here")]
+    for explainer in _EXPLAINERS.get(str(error.validator), ()):
+        found = explainer(doc, error, path, schema)
+        if found is not None:
+            return found
     return [doc.problem(path, error.message)]
 
 
+def _alternatives(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    """``oneOf``/``anyOf``: explain the alternative the value came closest
+    to: the branch with the fewest errors, preferring the most specific
+    (deepest) ones."""
+    if not error.context:
+        return None
+    branches: dict[object, list[ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0] if sub.relative_schema_path else 0,
+                            []).append(sub)
+    either = _either(doc, error, error.context, path, schema)
+    if either is not None:
+        return either
+    here = list(error.absolute_path)
+
+    def wrong_type(errs: list[ValidationError]) -> bool:
+        """The branch wants another type of value altogether."""
+        return any(e.validator in ("type", "const", "enum") and list(e.absolute_path) == here for e in errs)
+
+    # a branch of the value's own type explains best ({hq_factr: …} against
+    # "a number or {hq_factor: name}" is about the mapping, not "expected a number")
+    best = min(branches.values(),
+               key=lambda errs: (wrong_type(errs), len(errs), -max(len(e.absolute_path) for e in errs)))
+    if len(best) == 1 and best[0].validator in ("oneOf", "anyOf") and not best[0].context:
+        best = []
+    if best:
+        out: list[Problem] = []
+        for sub in best:
+            out.extend(_explain(doc, sub))
+        return out
+    return [doc.problem(path, f"{_describe(error.instance)} is not valid here"
+                        + (f": {schema.get('description')}" if schema.get("description") else ""))]
+
+
+def _either(doc: Document, error: ValidationError, context: Sequence[ValidationError], path: Path,
+            schema: Mapping[str, Any]) -> Explained:
+    """``{anyOf: [{required: [a]}, {required: [b]}]}``: at least one of them."""
+    alternatives = [re.findall(r"'([^']+)' is a required property", sub.message)
+                    for sub in context if sub.validator == "required"
+                    and list(sub.absolute_path) == list(error.absolute_path)]
+    if not (error.validator == "anyOf" and len(alternatives) == len(context) >= 2 and all(alternatives)):
+        return None
+    either = ", ".join(repr(a[0]) for a in alternatives)
+    owner = _param_owner(doc, path, schema)
+    if owner is not None:
+        return [doc.problem(path, f"missing a parameter of {owner[1]}: at least one of {either}")]
+    return [doc.problem(path, f"missing a key: at least one of {either}")]
+
+
+def _extra_keys(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    allowed = sorted(schema.get("properties", {}))
+    instance = error.instance if isinstance(error.instance, Mapping) else {}  # always an object here
+    extras = [k for k in instance if k not in schema.get("properties", {})
+              and not any(re.search(p, k) for p in schema.get("patternProperties", {}))]
+    owner = _param_owner(doc, path, schema)
+    out = []
+    for key in extras:
+        hint = difflib.get_close_matches(key, allowed, n=1)
+        if owner is not None:
+            # a rule's params (or an object in them): name the kind and list what it reads
+            msg = f"unknown parameter of {owner[1]}"
+            msg += f"; did you mean {hint[0]!r}?" if hint else ""
+            msg += f" (parameters: {', '.join(allowed)})"
+        elif not allowed and not schema.get("patternProperties"):
+            msg = f"unknown key {key!r}; {path[-1] if path else 'this mapping'} has no options"
+        else:
+            msg = f"unknown key {key!r}"
+            msg += f"; did you mean {hint[0]!r}?" if hint else (
+                f"; expected one of: {', '.join(allowed)}" if allowed else "")
+        kpath = _original_path(doc, list(error.absolute_path) + [key])
+        at = doc.key_info.get(kpath)   # the key itself, not its (maybe nested) value
+        out.append(doc.problem(kpath, msg) if at is None else
+                   Problem(msg, file=doc.file, line=at.line, column=at.column, path=kpath))
+    return out
+
+
+def _required(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    missing = re.findall(r"'([^']+)' is a required property", error.message)
+    key = missing[0] if missing else error.message
+    owner = _param_owner(doc, path, schema)
+    if owner is not None:
+        return [doc.problem(path, f"missing required parameter {key!r} of {owner[1]}")]
+    return [doc.problem(path, f"missing required key {key!r}")]
+
+
+def _empty_params(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    if error.instance or not isinstance(error.instance, Mapping):
+        return None
+    owner = _param_owner(doc, path, schema)
+    keys = ", ".join(sorted(schema.get("properties", {})))
+    if owner is not None and keys:
+        return [doc.problem(path, f"an empty mapping is not valid for {owner[1]}; give at least one "
+                            f"of: {keys}")]
+    return None
+
+
+def _type(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    expected = error.validator_value
+    names = expected if isinstance(expected, list) else [expected]
+    want = " or ".join(_TYPE_NAMES.get(str(n), str(n)) for n in names)
+    raw = doc.is_unquoted_number(path)
+    if raw is not None and "string" in names:
+        value = error.instance
+        return [doc.problem(path, f"expected text, found the unquoted number {raw}"
+                            + (f" (YAML reads it as {value})" if str(value) != raw else "")
+                            + f"; write it in quotes: \"{raw}\"")]
+    return [doc.problem(path, f"expected {want}, found {_describe(error.instance)}"
+                        + (_mapping_hint(schema) if "object" in names else ""))]
+
+
+def _enum(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    options = [str(o) for o in error.validator_value] if isinstance(error.validator_value, list) else []
+    hint = difflib.get_close_matches(str(error.instance), options, n=1)
+    return [doc.problem(path, f"{_describe(error.instance)} is not allowed; expected one of: "
+                        f"{', '.join(options)}" + (f" (did you mean {hint[0]!r}?)" if hint else ""))]
+
+
+def _const(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    return [doc.problem(path, f"expected {error.validator_value!r}, found {_describe(error.instance)}")]
+
+
+def _pattern(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    what = schema.get("description") or f"text matching {error.validator_value}"
+    return [doc.problem(path, f"{_describe(error.instance)} is not valid: expected {what}")]
+
+
+def _range(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    return [doc.problem(path, f"{_describe(error.instance)} is out of range "
+                              f"({error.validator} {error.validator_value})")]
+
+
+def _too_long(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    if not isinstance(error.instance, (str, list)):
+        return None
+    # say the size and the bound, not the (long) value itself
+    what = "a text of {} characters" if error.validator == "maxLength" else "a list of {} entries"
+    return [doc.problem(path, too_long(what.format(len(error.instance)), error.validator_value))]
+
+
+def _size(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    return [doc.problem(path, f"{_describe(error.instance)}: {error.message}")]
+
+
+def _not(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    return [doc.problem(path, schema.get("description") or f"{_describe(error.instance)} is not allowed here")]
+
+
+#: how each JSON Schema validator's error is put in a designer's words: the
+#: first explainer that gives problems wins (else the validator's message)
+_EXPLAINERS: dict[str, tuple[Explainer, ...]] = {
+    "oneOf": (_alternatives,), "anyOf": (_alternatives,),
+    "additionalProperties": (_extra_keys,), "required": (_required,),
+    "minProperties": (_empty_params, _size), "type": (_type,), "enum": (_enum,), "const": (_const,),
+    "pattern": (_pattern,), "minimum": (_range,), "exclusiveMinimum": (_range,), "maximum": (_range,),
+    "exclusiveMaximum": (_range,), "maxItems": (_too_long, _size), "maxLength": (_too_long, _size),
+    "minItems": (_size,), "minLength": (_size,), "not": (_not,),
+}

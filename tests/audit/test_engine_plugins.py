@@ -72,7 +72,8 @@ class _Buggy(BaseRule):
 
 def test_a_built_in_kinds_exception_is_not_swallowed(ww1, tmp_path, monkeypatch):
     from vmodtool.audit import kinds
-    kinds.rule_class("obligation")                      # the catalogue is loaded
+    from vmodtool.audit.registry import rule_class
+    rule_class("obligation")                            # the catalogue is loaded
     monkeypatch.setitem(kinds.KINDS, "test_buggy", _Buggy)
     engine = _engine(ww1, tmp_path, RuleSpec("test.buggy", "test_buggy", {}))
     with pytest.raises(ZeroDivisionError):

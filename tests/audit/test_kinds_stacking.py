@@ -23,9 +23,9 @@ def stacking_impl(request, monkeypatch):
         monkeypatch.syspath_prepend(str(RULE_PACKAGE_SRC))
         from vmodtool_rule_example import Stacking
 
-        import vmodtool.audit.kinds as kinds
-        real = kinds.rule_class
-        monkeypatch.setattr(kinds, "rule_class", lambda name: Stacking if name == "stacking" else real(name))
+        import vmodtool.audit.registry as registry
+        real = registry.rule_class
+        monkeypatch.setattr(registry, "rule_class", lambda name: Stacking if name == "stacking" else real(name))
     return request.param
 
 

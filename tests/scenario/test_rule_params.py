@@ -19,7 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from tests.conftest import game_examples
-from vmodtool.audit.kinds import KINDS, rule_class
+from vmodtool.audit.kinds import KINDS
+from vmodtool.audit.registry import rule_class
 from vmodtool.cli import cli
 from vmodtool.scenario.loader import RULE_KINDS, check_scenario
 

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from vmodtool.audit.api import Event, GameView, UnitView
+from vmodtool.audit.map_tables import map_neighbours as map_table
 from vmodtool.audit.selectors import as_list, matches
 
 __all__ = ["CombatSpec", "new_window", "COMBAT_EVENTS", "combat_enemies", "enemy_distance", "enemy_hexes", "hex_sides",
@@ -176,8 +177,7 @@ def _close(window: Window) -> None:
 def map_neighbours(state: GameView) -> Mapping[str, tuple[str, ...]]:
     """Each hex's neighbours on the scenario map (the table the movement
     kinds keep per map)."""
-    from vmodtool.audit.kinds.movement import map_neighbours as table
-    return table(state.scenario.map)
+    return map_table(state.scenario.map)
 
 
 def hex_sides(state: GameView) -> dict[str, set[str]]:

@@ -148,9 +148,11 @@ def _selector(b: ProblemCollector, path: Path) -> PieceSelector | None:
 
 
 def build_binding(b: ProblemCollector, unit_types: Mapping[str, Any], sides: list[str], formations: list[str],
-                  markers: Mapping[str, M.MarkerKind], counters: list[M.Counter]) -> Binding:
+                  markers: Mapping[str, M.MarkerKind], counters: list[M.Counter],
+                  hex_map: M.HexMap | None = None) -> Binding:
     """The scenario's binding; without a ``binding`` section, the one a
-    module built by vmodtool implies."""
+    module built by vmodtool implies.  ``hex_map``: the scenario's map (the
+    terrain and hexside types ``binding.terrain`` names)."""
     layer_kinds = [k for k, m in markers.items() if m.representation == "layer"]
     p: Path = ("binding",)
     if not isinstance(b.get(p), dict):
@@ -172,7 +174,7 @@ def build_binding(b: ProblemCollector, unit_types: Mapping[str, Any], sides: lis
     status = _status_entries(b, p, markers)
     ignore = [s for ip, _ in b.list_of(p + ("ignore",)) if (s := _selector(b, ip)) is not None]
     return Binding(tuple(side_entries), tuple(units), overrides, tuple(marker_entries), faces, tuple(status),
-                   tuple(ignore), _terrain_entries(b, p + ("terrain",)))
+                   tuple(ignore), _terrain_entries(b, p + ("terrain",), hex_map))
 
 
 class _UnitKeys:
@@ -273,11 +275,10 @@ def _status_entries(b: ProblemCollector, p: Path, markers: Mapping[str, M.Marker
     return status
 
 
-def _terrain_entries(b: ProblemCollector, p: Path) -> tuple[TerrainBinding, ...]:
+def _terrain_entries(b: ProblemCollector, p: Path, hex_map: M.HexMap | None) -> tuple[TerrainBinding, ...]:
     """``binding.terrain``: pieces that are the terrain of their hex (a
     terrain type of ``map.terrain_types``) or a hexside feature (a type of
     ``map.hexside_types``)."""
-    hex_map = getattr(b, "map", None)
     terrain_types = list(hex_map.terrain_types) if hex_map is not None else []
     hexside_types = list(hex_map.hexside_types) if hex_map is not None else []
     out = []

@@ -186,7 +186,7 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     markers = build_markers(c)
     formations = build_formations(c, sides)
     counters = build_counters(c, unit_types, sides, formations)
-    binding = LB.build_binding(c, unit_types, sides, [f.id for f in formations], markers, counters)
+    binding = LB.build_binding(c, unit_types, sides, [f.id for f in formations], markers, counters, hex_map)
     check_formation_hqs(c, counters)
     turns = build_turns(c, boxes, sides)
     setup = build_setup(c, hex_map, counters, boxes, formations, unit_types, turns)

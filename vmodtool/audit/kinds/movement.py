@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import copy
 import heapq
-import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypedDict, TypeGuard, TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypedDict, TypeGuard
 
 from vmodtool.audit.api import Event, GameView, Rule, RuleContext, UnitView, Violation
 from vmodtool.audit.combat import COMBAT_EVENTS, CombatSpec, Window, new_window
 from vmodtool.audit.kinds import register
+from vmodtool.audit.map_tables import MAPS_KEPT, ByMap, map_neighbours, per_map
 from vmodtool.audit.selectors import as_list, matches
 from vmodtool.scenario.model import HexMap, Scenario
 
@@ -350,50 +350,18 @@ class _MapTables:
         self.entrances: dict[str, frozenset[str]] = {}
 
 
-_T = TypeVar("_T")
-#: id of a map -> (a weak reference to it, what was made for it): a few maps'
-#: worth (an audit session meets one or two), each entry gone with its map
-#: (a process auditing game after game, each with a scenario loaded afresh,
-#: must not keep every map's tables: megabytes each for a published module's)
-_ByMap = dict[int, tuple["weakref.ref[HexMap]", _T]]
 #: the tables of the rule entries (by their params) made for a map
-_TABLES: _ByMap[list[_MapTables]] = {}
-_NEIGHBOURS: _ByMap[dict[str, tuple[str, ...]]] = {}
-_TABLES_MAX = 32
-
-
-def _of_map(cache: _ByMap[_T], hex_map: HexMap, make: Callable[[], _T]) -> _T:
-    """``cache``'s value for ``hex_map``, made when missing."""
-    key = id(hex_map)
-    hit = cache.get(key)
-    if hit is not None and hit[0]() is hex_map:
-        return hit[1]
-    if len(cache) >= _TABLES_MAX:
-        cache.clear()
-    value = make()
-
-    def forget(ref: weakref.ref[HexMap]) -> None:
-        entry = cache.get(key)
-        if entry is not None and entry[0] is ref:
-            del cache[key]
-    cache[key] = (weakref.ref(hex_map, forget), value)
-    return value
-
-
-def map_neighbours(hex_map: HexMap) -> dict[str, tuple[str, ...]]:
-    """Each hex's neighbours on a map, computed once per map (the movement
-    tables and the combat windows, ``vmodtool/audit/combat.py``)."""
-    return _of_map(_NEIGHBOURS, hex_map, lambda: {h: tuple(hex_map.neighbours(h)) for h in hex_map.hex_ids})
+_TABLES: ByMap[list[_MapTables]] = {}
 
 
 def _map_tables(hex_map: HexMap, params: Mapping[str, Any]) -> _MapTables:
     """The tables of a map and a rule entry's params (equal params: the same
     entry of the scenario, whose rules are made again for every audit)."""
-    made = _of_map(_TABLES, hex_map, list)
+    made = per_map(_TABLES, hex_map, list)
     for tables in made:
         if tables.params == params:
             return tables
-    if len(made) >= _TABLES_MAX:
+    if len(made) >= MAPS_KEPT:
         made.clear()
     tables = _MapTables(hex_map, copy.deepcopy(dict(params)))
     made.append(tables)

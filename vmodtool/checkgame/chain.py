@@ -7,8 +7,10 @@ logs that seem missing.
 
 The replay's own chain differences (:attr:`Replay.chain_differences`) are
 the differences; the order is judged on piece positions captured once per
-log start and end while replaying (:class:`Capture`), never by replaying
-again.
+log start and end while replaying
+(:class:`~vmodtool.checkgame.recorder.GameRecorder`), never by replaying
+again.  (:class:`Capture`, the same for a consumer of ``Replay.steps``, is
+kept for those not yet converted to the replay's visitors.)
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ all-clear.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from vmodtool.checkgame.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
 from vmodtool.checkgame.visitor import SectionVisitor, run_section
@@ -34,7 +34,6 @@ from vmodtool.replay.events import (
     DeckOrderEvent,
     DeckRef,
     DeckShuffleEvent,
-    Event,
 )
 
 if TYPE_CHECKING:
@@ -67,11 +66,6 @@ def _saved_decks(record: GameRecord) -> int:
     engine = getattr(record.replay, "engine", None)
     pieces = getattr(getattr(engine, "state", None), "pieces", None) or {}
     return sum(1 for obj in pieces.values() if str(getattr(obj, "type", "")).startswith("deck;"))
-
-
-def _deck_of(event: Any) -> DeckRef | None:
-    deck = getattr(event, "deck", None)
-    return deck if isinstance(deck, DeckRef) else None
 
 
 def _who(step: Step, player: str | None) -> str:
@@ -108,31 +102,31 @@ class DecksSection(SectionVisitor):
     def begin_step(self, step: Step) -> None:
         self._step = None if step.undo else step
 
-    def _deck(self, event: Event) -> tuple[Step, DeckRef, str | None] | None:
-        """The step, deck and player of a deck event to judge (None: an
-        undo step's, or one that names no deck)."""
+    def _deck(self, deck: DeckRef | None, player: str | None) -> tuple[Step, DeckRef, str | None] | None:
+        """The step, deck and player (the event's, else the step's) of a
+        deck event to judge (None: an undo step's, or one that names no
+        deck)."""
         step = self._step
-        deck = _deck_of(event)
         if step is None or deck is None:
             return None
         self.seen[deck.label()] = deck
-        return step, deck, getattr(event, "player", None) or step.player
+        return step, deck, player or step.player
 
     def visit_card_draw(self, event: CardDrawEvent) -> None:
-        if self._deck(event) is not None:
+        if self._deck(event.deck, event.player) is not None:
             self.draws += 1
 
     def visit_card_play(self, event: CardPlayEvent) -> None:
-        self._deck(event)
+        self._deck(event.deck, event.player)
 
     def visit_card_return(self, event: CardReturnEvent) -> None:
-        self._deck(event)
+        self._deck(event.deck, event.player)
 
     def visit_deck_face(self, event: DeckFaceEvent) -> None:
-        self._deck(event)
+        self._deck(event.deck, None)
 
     def visit_deck_shuffle(self, event: DeckShuffleEvent) -> None:
-        found = self._deck(event)
+        found = self._deck(event.deck, event.player)
         if found is None:
             return
         step, deck, player = found
@@ -149,7 +143,7 @@ class DecksSection(SectionVisitor):
             self.reshuffles[label] += 1
 
     def visit_deck_order(self, event: DeckOrderEvent) -> None:
-        found = self._deck(event)
+        found = self._deck(event.deck, event.player)
         if found is None:
             return
         step, deck, player = found

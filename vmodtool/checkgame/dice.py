@@ -27,7 +27,7 @@ import html
 import io
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -597,19 +597,24 @@ def _name_in(message: str) -> str | None:
     return m.group(1) if m else None
 
 
-def read_rolls(record: GameRecord) -> list[Roll]:
+def read_rolls(record: GameRecord, *, logs: Collection[str | None] | None = None) -> list[Roll]:
     """Every roll the logs show, in the order played: each physical roll
     once, a roll logged again after an undo marked ``repeat_of``; a die
     whose sides neither its button nor its label says gets the smallest
-    standard die that shows every value such dice rolled in the game (VASL's ``IFT DR``/``RS dr``: d6)."""
-    return _read(record)[0]
+    standard die that shows every value such dice rolled in the game (VASL's ``IFT DR``/``RS dr``: d6).
+    ``logs``: only the rolls of these logs (the steps' ``file``), each as
+    in the whole game (a roll is linked to its repeat within its log), but
+    the sides guessed from their rolls only."""
+    return _read(record, logs)[0]
 
 
-def _read(record: GameRecord) -> tuple[list[Roll], list[tuple[Step, str]]]:
+def _read(record: GameRecord, logs: Collection[str | None] | None = None,
+          ) -> tuple[list[Roll], list[tuple[Step, str]]]:
     """:func:`read_rolls`, and the dice-like report lines no reader took."""
     reader = DiceSection(record)
     for step in record.steps:
-        walk_step(reader, step)
+        if logs is None or step.file in logs:
+            walk_step(reader, step)
     return reader.rolls(), reader.unread
 
 

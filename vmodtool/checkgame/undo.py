@@ -351,15 +351,15 @@ def _roll_group(undone: list[_Undone], i: int) -> list[_Undone]:
         group.append(nxt)
 
 
-def _logged_again(record: GameRecord) -> dict[int, int]:
-    """Undone steps whose every roll was logged again unchanged after the
-    undo (as the dice check links them, :func:`dice.read_rolls`): chain step
-    -> the step in the log of the first repeat."""
+def _logged_again(record: GameRecord, logs: set[str | None]) -> dict[int, int]:
+    """Undone steps of ``logs`` whose every roll was logged again unchanged
+    after the undo (as the dice check links them, :func:`dice.read_rolls`):
+    chain step -> the step in the log of the first repeat."""
     from vmodtool.checkgame.dice import read_rolls
 
     rolled: Counter[int] = Counter()
     again: dict[int, list[int]] = {}
-    for r in read_rolls(record):
+    for r in read_rolls(record, logs=logs):
         if r.repeat_of is not None:
             again.setdefault(r.repeat_of, []).append(r.file_step)
         else:
@@ -394,11 +394,12 @@ class UndoSection(SectionVisitor):
         last.undone.append(_what(target, self.roster, self.buttons) if target is not None else _not_in_log(step))
 
     def result(self) -> Section:
-        relogged = _logged_again(self.record)
-        for run in self.runs:
-            for undone in run.undone:
-                if undone.step is not None and undone.rolls:
-                    undone.relogged = relogged.get(undone.step.number)
+        with_rolls = [u for run in self.runs for u in run.undone if u.step is not None and u.rolls]
+        if with_rolls:          # (the dice are read again only for them)
+            relogged = _logged_again(self.record, {u.step.file for u in with_rolls if u.step is not None})
+            for undone in with_rolls:
+                assert undone.step is not None
+                undone.relogged = relogged.get(undone.step.number)
         per_player: dict[str, Counter[str]] = {}
         findings = [_finding(run, per_player) for run in self.runs]
         summary = _summary(self.how, len(self.runs), per_player)

@@ -365,3 +365,19 @@ def test_a_button_of_more_sides_than_can_be_counted_is_not_judged_face_by_face(t
     assert dice_chart_png([group]).startswith(b"\x89PNG")
     result = CliRunner().invoke(cli, ["check-game", str(path), "-m", str(module_path), "--format", "json"])
     assert result.exit_code in (0, 1, 3), result.output
+
+
+def test_the_rolls_of_some_logs_are_read_as_in_the_whole_game(tld_chain) -> None:  # type: ignore[no-untyped-def]
+    """``read_rolls(record, logs=…)`` (what the undo check reads for the
+    logs whose undone steps rolled) gives those logs' rolls as the whole
+    game's reading does, each linked to its repeat after an undo; only the
+    sides of a die no button or label names are guessed from fewer rolls."""
+    def key(r):  # type: ignore[no-untyped-def]
+        return (r.log, r.step, r.player, r.button, r.values, r.source, r.undone_by, r.repeat_of)
+
+    whole = read_rolls(tld_chain)
+    undone_logs = sorted({r.log for r in whole if r.undone})
+    assert len(undone_logs) >= 2 and any(r.repeat_of is not None for r in whole)
+    for log in undone_logs[:3]:
+        some = read_rolls(tld_chain, logs={log})
+        assert some and [key(r) for r in some] == [key(r) for r in whole if r.log == log]

@@ -26,8 +26,9 @@ __all__ = ["GameCheck", "record_game", "check_game", "CHECKS", "Finding", "Secti
 
 #: the JSON report's schema name
 SCHEMA = "vmodtool-check-game/1"
-#: the checks, in report order: module ``vmodtool.checkgame.<name>``,
-#: function ``section(record) -> Section``
+#: the checks, in report order: module ``vmodtool.checkgame.<name>``, its
+#: section a :class:`~vmodtool.checkgame.visitor.SectionVisitor` (and
+#: ``section(record) -> Section`` to run it alone)
 CHECKS = ("chain", "undo", "dice", "actions", "decks")
 
 
@@ -151,11 +152,19 @@ def _finding_line(f: Finding) -> str:
 
 
 def check_game(record: GameRecord, checks: Sequence[str] = CHECKS) -> GameCheck:
-    """Run the checks (names of :data:`CHECKS`) over a replayed game."""
-    sections = []
+    """Run the checks (names of :data:`CHECKS`) over a replayed game: each
+    a :class:`~vmodtool.checkgame.visitor.SectionVisitor`, all walked over
+    the record's steps side by side."""
+    from vmodtool.checkgame.visitor import run_sections
+    visitors = []
     for name in checks:
         if name not in CHECKS:
             raise ValueError(f"unknown check {name!r} (the checks: {', '.join(CHECKS)})")
         module = importlib.import_module(f"vmodtool.checkgame.{name}")
-        sections.append(module.section(record))
-    return GameCheck(record, sections)
+        visitors.append(getattr(module, _VISITORS[name])(record))
+    return GameCheck(record, run_sections(record, visitors))
+
+
+#: each check's section visitor, a class of its module
+_VISITORS = {"chain": "ChainSection", "undo": "UndoSection", "dice": "DiceSection", "actions": "ActionsSection",
+             "decks": "DecksSection"}

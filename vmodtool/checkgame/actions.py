@@ -32,10 +32,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.checkgame.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
+from vmodtool.checkgame.visitor import SectionVisitor, run_section
 from vmodtool.errors import FormatError
 from vmodtool.replay.events import (
     CardDrawEvent,
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
     from vmodtool.replay.game import Step
     from vmodtool.vassal.buildfile import BuildFile
 
-__all__ = ["section", "Concealment", "concealment", "piece_label", "move_text", "PhasingSides"]
+__all__ = ["section", "ActionsSection", "Concealment", "concealment", "piece_label", "move_text", "PhasingSides"]
 
 #: moves listed in one finding's message (the rest are counted)
 _SHOWN = 3
@@ -148,10 +149,6 @@ def move_text(source: Place, target: Place) -> str:
     if source.map != target.map and target.map is not None and source.map is not None:
         return f"{source.map}: {source.label()} → {target.map}: {target.label()}"
     return f"{source.label()} → {target.label()}"
-
-
-#: the replay's card moves (a card into or out of a deck or a hand)
-_CARD_MOVES = (CardDrawEvent, CardReturnEvent, CardPlayEvent)
 
 
 def _displaced(move: MoveEvent) -> bool:
@@ -451,129 +448,200 @@ def _sides(record: GameRecord) -> frozenset[str]:
     return frozenset(sides)
 
 
-def section(record: GameRecord) -> Section:
-    roster = record.replay.roster
-    sides = _sides(record)
-    found = PhasingSides.of(record, sides)
-    tracker = found if isinstance(found, PhasingSides) else None
-    files = {f: k for k, f in enumerate(record.replay.files)}
-    owners: dict[str, str] = {}          # piece id -> the side that moved it in its own turn
-    off = _Counts()
-    hidden = _Counts()
-    not_judged = 0
-    concealable = 0
-    ever_known = False
-    chat_set: dict[int, str | None] = {}  # step that set the side by a report -> the side before
-    findings: list[Finding] = []
-    current_file: str | None = None
-    for step in record.steps:
-        if tracker is not None:
-            if step.file != current_file:
-                current_file = step.file
-                k = files.get(step.file or "")
-                if k is not None:
-                    tracker.restore(_restore_states(record, k))
-            if step.undo and step.undoes in chat_set:
-                tracker.current = chat_set.pop(step.undoes or 0)
-        off_moves: list[str] = []
-        off_side: str | None = None
-        off_suspicious = False
-        hidden_moves: list[str] = []
-        hidden_suspicious = False
-        for event in step.events:
-            if tracker is not None:
-                if isinstance(event, TurnEvent):
-                    tracker.turn(event.tracker, event.new)
-                    continue
-                if isinstance(event, (ChatEvent, DiceEvent)) and event.message:
-                    before = tracker.current
-                    if tracker.report(event.message) or tracker.announcement(event.message):
-                        chat_set[step.number] = before
-                    continue
-                if isinstance(event, PropertyEvent):
-                    before = tracker.current
-                    if tracker.property(event.name, event.new):
-                        chat_set[step.number] = before
-                    continue
-            if not isinstance(event, MoveEvent) or step.undo or not _displaced(event):
-                continue
-            ref = event.piece
-            hide = None
-            if "hide;" in ref.type_text or "obs;" in ref.type_text:
-                concealable += 1
-                hide = concealment(ref, roster)
-            other = hide is not None and hide.differs_from(step.player, step.side)
-            # a player's own masked card drawn, returned or played is how a
-            # deck works (the decks section judges decks); another player's is not
-            if hide is not None and (other or not isinstance(event, _CARD_MOVES)):
-                hidden_moves.append(f"{hide.label()}: {move_text(event.source, event.target)}"
-                                    + (" (another player's)" if other else ""))
-                hidden_suspicious |= bool(other)
-            if tracker is None:
-                continue
-            side = tracker.current
-            if side is None or step.side is None or step.side not in tracker.sides:
-                not_judged += 1
-                continue
-            if step.side == side:
-                if ref.id:
-                    owners.setdefault(ref.id, side)
-                continue
-            theirs = ref.id is not None and owners.get(ref.id) == side
-            label = hide.label() if hide is not None else ref.label()
-            mine = f" (a {side} piece: {side} moved it in its own turn)" if theirs else ""
-            off_moves.append(f"{label} {move_text(event.source, event.target)}{mine}")
-            off_side = side
-            off_suspicious |= theirs
-        ever_known |= tracker is not None and tracker.current is not None
-        undone = f" (undone at step {_file_step(record, step.undone_by)})" if step.undone_by else ""
-        if off_moves:
-            severity = SUSPICIOUS if off_suspicious and not undone else NOTE
-            off.add(step.player, len(off_moves), severity == SUSPICIOUS)
-            findings.append(Finding(
+@dataclass
+class _StepMoves:
+    """The moves of one step the section reports: off-turn moves (and the
+    phasing side then) and moves of hidden or masked pieces."""
+
+    off: list[str] = field(default_factory=list)
+    off_side: str | None = None
+    off_suspicious: bool = False
+    hidden: list[str] = field(default_factory=list)
+    hidden_suspicious: bool = False
+
+
+class ActionsSection(SectionVisitor):
+    """The ``actions`` section.  Its moves are the pieces displaced by a
+    move (a card drawn, returned or played is one: :meth:`visit_card_draw`)
+    outside undo steps; who is phasing follows the turn tracker's ``TURN``
+    states, the module's chat and dice reports and the global properties
+    that name a side (:class:`PhasingSides`)."""
+
+    def __init__(self, record: GameRecord) -> None:
+        super().__init__(record)
+        self.roster = record.replay.roster
+        self.found = PhasingSides.of(record, _sides(record))
+        self.tracker = self.found if isinstance(self.found, PhasingSides) else None
+        self.files = {f: k for k, f in enumerate(record.replay.files)}
+        self.owners: dict[str, str] = {}          # piece id -> the side that moved it in its own turn
+        self.off = _Counts()
+        self.hidden = _Counts()
+        self.not_judged = 0
+        self.concealable = 0
+        self.ever_known = False
+        self.chat_set: dict[int, str | None] = {}  # step that set the side by a report -> the side before
+        self.findings: list[Finding] = []
+        self.current_file: str | None = None
+        self.step: Step | None = None
+        self.moves = _StepMoves()
+
+    # ------------------------------------------------------------- who is phasing
+    def begin_step(self, step: Step) -> None:
+        self.step = step
+        self.moves = _StepMoves()
+        tracker = self.tracker
+        if tracker is None:
+            return
+        if step.file != self.current_file:
+            self.current_file = step.file
+            k = self.files.get(step.file or "")
+            if k is not None:
+                tracker.restore(_restore_states(self.record, k))
+        if step.undo and step.undoes in self.chat_set:
+            tracker.current = self.chat_set.pop(step.undoes or 0)
+
+    def visit_turn(self, event: TurnEvent) -> None:
+        if self.tracker is not None:
+            self.tracker.turn(event.tracker, event.new)
+
+    def visit_chat(self, event: ChatEvent) -> None:
+        self._report(event.message)
+
+    def visit_dice(self, event: DiceEvent) -> None:
+        self._report(event.message)
+
+    def _report(self, message: str) -> None:
+        tracker, step = self.tracker, self.step
+        if tracker is None or step is None or not message:
+            return
+        before = tracker.current
+        if tracker.report(message) or tracker.announcement(message):
+            self.chat_set[step.number] = before
+
+    def visit_property(self, event: PropertyEvent) -> None:
+        tracker, step = self.tracker, self.step
+        if tracker is None or step is None:
+            return
+        before = tracker.current
+        if tracker.property(event.name, event.new):
+            self.chat_set[step.number] = before
+
+    # ------------------------------------------------------------------ the moves
+    def visit_move(self, event: MoveEvent) -> None:
+        self._move(event, card=False)
+
+    def visit_card_draw(self, event: CardDrawEvent) -> None:
+        self._move(event, card=True)
+
+    def visit_card_return(self, event: CardReturnEvent) -> None:
+        self._move(event, card=True)
+
+    def visit_card_play(self, event: CardPlayEvent) -> None:
+        self._move(event, card=True)
+
+    def _move(self, event: MoveEvent, *, card: bool) -> None:
+        step = self.step
+        if step is None or step.undo or not _displaced(event):
+            return
+        ref = event.piece
+        hide = None
+        if "hide;" in ref.type_text or "obs;" in ref.type_text:
+            self.concealable += 1
+            hide = concealment(ref, self.roster)
+        other = hide is not None and hide.differs_from(step.player, step.side)
+        # a player's own masked card drawn, returned or played is how a
+        # deck works (the decks section judges decks); another player's is not
+        if hide is not None and (other or not card):
+            self.moves.hidden.append(f"{hide.label()}: {move_text(event.source, event.target)}"
+                                     + (" (another player's)" if other else ""))
+            self.moves.hidden_suspicious |= bool(other)
+        if self.tracker is not None:
+            self._off_turn(step, event, hide, self.tracker.current)
+
+    def _off_turn(self, step: Step, event: MoveEvent, hide: Concealment | None, side: str | None) -> None:
+        assert self.tracker is not None
+        ref = event.piece
+        if side is None or step.side is None or step.side not in self.tracker.sides:
+            self.not_judged += 1
+            return
+        if step.side == side:
+            if ref.id:
+                self.owners.setdefault(ref.id, side)
+            return
+        theirs = ref.id is not None and self.owners.get(ref.id) == side
+        label = hide.label() if hide is not None else ref.label()
+        mine = f" (a {side} piece: {side} moved it in its own turn)" if theirs else ""
+        self.moves.off.append(f"{label} {move_text(event.source, event.target)}{mine}")
+        self.moves.off_side = side
+        self.moves.off_suspicious |= theirs
+
+    def end_step(self, step: Step) -> None:
+        tracker, moves = self.tracker, self.moves
+        self.ever_known |= tracker is not None and tracker.current is not None
+        undone = f" (undone at step {_file_step(self.record, step.undone_by)})" if step.undone_by else ""
+        if moves.off:
+            severity = SUSPICIOUS if moves.off_suspicious and not undone else NOTE
+            self.off.add(step.player, len(moves.off), severity == SUSPICIOUS)
+            self.findings.append(Finding(
                 "off_turn_move", severity,
-                f"{_who(step)} moved {_listed(off_moves)} during the turn of {off_side}{undone}",
+                f"{_who(step)} moved {_listed(moves.off)} during the turn of {moves.off_side}{undone}",
                 step.file, step.number, step.file_step, step.player,
-                {"phasing": off_side, "side": step.side, "moves": len(off_moves),
+                {"phasing": moves.off_side, "side": step.side, "moves": len(moves.off),
                  "undone_by": step.undone_by}))
-        if hidden_moves:
-            severity = SUSPICIOUS if hidden_suspicious and not undone else NOTE
-            hidden.add(step.player, len(hidden_moves), severity == SUSPICIOUS)
-            findings.append(Finding(
-                "hidden_move", severity, f"{_who(step)} moved {_listed(hidden_moves)}{undone}",
+        if moves.hidden:
+            severity = SUSPICIOUS if moves.hidden_suspicious and not undone else NOTE
+            self.hidden.add(step.player, len(moves.hidden), severity == SUSPICIOUS)
+            self.findings.append(Finding(
+                "hidden_move", severity, f"{_who(step)} moved {_listed(moves.hidden)}{undone}",
                 step.file, step.number, step.file_step, step.player,
-                {"moves": len(hidden_moves), "side": step.side, "undone_by": step.undone_by}))
-    summary = []
-    reason: str | None
-    if tracker is None:
-        reason = str(found)
-    elif not ever_known and tracker.no_tracker is not None:
-        reason = (f"the logs never show whose turn it is ({', '.join(sorted(tracker.sides))}): "
-                  f"{tracker.no_tracker}, no report of the module announces one side's turn or phase, no global "
-                  "property names a side")
-    elif not ever_known:
-        reason = f"the {tracker.describe()} never shows whose turn it is ({', '.join(sorted(tracker.sides))})"
-    else:
-        reason = None
-        summary.append(f"phasing side from the {tracker.describe()}")
-        summary.append(_count_line("off-turn move(s)", "no off-turn move", off,
-                                   "a piece of the phasing side moved by the other side"))
-        if not_judged:
-            summary.append(f"{not_judged} move(s) not judged: the phasing side or the mover's side unknown")
-    if reason is not None:
-        summary.append(f"off-turn moves NOT CHECKED: {reason}")
-    if hidden.moves:
-        summary.append(_count_line("move(s) of hidden or masked pieces", "", hidden,
-                                   "moved by another player than the one who hid it"))
-    elif concealable:
-        summary.append(f"no hidden or masked piece moved ({concealable} move(s) of pieces that can be)")
-    else:
-        summary.append("no moved piece can be hidden or masked (no Invisible or Mask trait)")
-    data = {"off_turn": {"checked": reason is None, "reason": reason,
-                         "phasing_from": tracker.describe() if tracker is not None else None,
-                         "not_judged": not_judged, **off.record()},
-            "hidden": {"concealable_moves": concealable, **hidden.record()}}
-    return Section("actions", "Actions: off-turn and hidden moves", summary, findings, data, reason is None)
+                {"moves": len(moves.hidden), "side": step.side, "undone_by": step.undone_by}))
+
+    # ----------------------------------------------------------------- the verdict
+    def _reason(self) -> str | None:
+        """Why off-turn moves are NOT CHECKED (None: they are)."""
+        tracker = self.tracker
+        if tracker is None:
+            return str(self.found)
+        if not self.ever_known and tracker.no_tracker is not None:
+            return (f"the logs never show whose turn it is ({', '.join(sorted(tracker.sides))}): "
+                    f"{tracker.no_tracker}, no report of the module announces one side's turn or phase, no "
+                    "global property names a side")
+        if not self.ever_known:
+            return f"the {tracker.describe()} never shows whose turn it is ({', '.join(sorted(tracker.sides))})"
+        return None
+
+    def result(self) -> Section:
+        tracker = self.tracker
+        summary = []
+        reason = self._reason()
+        if reason is None:
+            assert tracker is not None
+            summary.append(f"phasing side from the {tracker.describe()}")
+            summary.append(_count_line("off-turn move(s)", "no off-turn move", self.off,
+                                       "a piece of the phasing side moved by the other side"))
+            if self.not_judged:
+                summary.append(f"{self.not_judged} move(s) not judged: the phasing side or the mover's side "
+                               "unknown")
+        else:
+            summary.append(f"off-turn moves NOT CHECKED: {reason}")
+        if self.hidden.moves:
+            summary.append(_count_line("move(s) of hidden or masked pieces", "", self.hidden,
+                                       "moved by another player than the one who hid it"))
+        elif self.concealable:
+            summary.append(f"no hidden or masked piece moved ({self.concealable} move(s) of pieces that can be)")
+        else:
+            summary.append("no moved piece can be hidden or masked (no Invisible or Mask trait)")
+        data = {"off_turn": {"checked": reason is None, "reason": reason,
+                             "phasing_from": tracker.describe() if tracker is not None else None,
+                             "not_judged": self.not_judged, **self.off.record()},
+                "hidden": {"concealable_moves": self.concealable, **self.hidden.record()}}
+        return Section("actions", "Actions: off-turn and hidden moves", summary, self.findings, data,
+                       reason is None)
+
+
+def section(record: GameRecord) -> Section:
+    """The ``actions`` section of one game."""
+    return run_section(ActionsSection(record))
 
 
 def _count_line(noun: str, none: str, counts: _Counts, suspicious: str) -> str:

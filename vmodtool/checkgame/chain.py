@@ -7,8 +7,10 @@ logs that seem missing.
 
 The replay's own chain differences (:attr:`Replay.chain_differences`) are
 the differences; the order is judged on piece positions captured once per
-log start and end while replaying (:class:`Capture`), never by replaying
-again.
+log start and end while replaying
+(:class:`~vmodtool.checkgame.recorder.GameRecorder`), never by replaying
+again.  (:class:`Capture`, the same for a consumer of ``Replay.steps``, is
+kept for those not yet converted to the replay's visitors.)
 """
 
 from __future__ import annotations
@@ -16,19 +18,30 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import permutations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vmodtool.checkgame.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
-from vmodtool.replay.events import ChangeEvent, Place
+from vmodtool.checkgame.visitor import SectionVisitor, run_section
+from vmodtool.replay.events import (
+    AddEvent,
+    ChangeEvent,
+    HideEvent,
+    MaskEvent,
+    MoveEvent,
+    PieceRef,
+    Place,
+    RemoveEvent,
+)
 
 if TYPE_CHECKING:
     from vmodtool.replay.chain import ChainDifference
     from vmodtool.replay.engine import Engine
+    from vmodtool.replay.game import Step
 
-__all__ = ["section", "Capture", "signature", "best_order", "not_one_game", "restarted_from", "Apart"]
+__all__ = ["section", "ChainSection", "Capture", "signature", "best_order", "not_one_game", "restarted_from", "Apart"]
 
 Sig = dict[str, tuple[str | None, int, int]]
 
@@ -307,84 +320,143 @@ def _is_definition(d: ChainDifference) -> bool:
     return d.kind == "changed" and d.detail.startswith(("trait definition differs", "trait chain differs"))
 
 
-def section(record: GameRecord) -> Section:
-    replay = record.replay
-    files = [str(f) for f in replay.files]
-    names = [_name(f) for f in files]
-    out = Section("chain", "Between the logs")
-    if len(files) < 2:
-        out.summary.append(f"one log ({names[0] if names else '-'}): nothing to compare")
-        out.data = {"transitions": [], "order": names, "suggested_order": names}
+class ChainSection(SectionVisitor):
+    """The ``chain`` section.  From the steps: who saved each log (its
+    steps' players, most steps first) and how many pieces a log moves (the
+    pieces its events name: moved, a card drawn among them, added, removed,
+    hidden or masked); the rest from the record (each log's start and end
+    places, the replay's chain differences)."""
+
+    def __init__(self, record: GameRecord) -> None:
+        super().__init__(record)
+        self.files = [str(f) for f in record.replay.files]
+        self.players: dict[str, Counter[str]] = {f: Counter() for f in self.files}
+        self.moved_in_log: dict[str, set[str]] = {f: set() for f in self.files}
+        self._moved: set[str] | None = None
+
+    def begin_step(self, step: Step) -> None:
+        f = step.file or ""
+        if step.player and f in self.players:
+            self.players[f][step.player] += 1
+        self._moved = self.moved_in_log.get(f)
+
+    def _names(self, piece: PieceRef) -> None:
+        if self._moved is not None and piece is not None and piece.id:
+            self._moved.add(piece.id)
+
+    def visit_move(self, event: MoveEvent) -> None:
+        self._names(event.piece)
+
+    def visit_add(self, event: AddEvent) -> None:
+        self._names(event.piece)
+
+    def visit_remove(self, event: RemoveEvent) -> None:
+        self._names(event.piece)
+
+    def visit_mask(self, event: MaskEvent) -> None:
+        self._names(event.piece)
+
+    def visit_hide(self, event: HideEvent) -> None:
+        self._names(event.piece)
+
+    def saved_by(self, f: str) -> list[str]:
+        return [p for p, _ in self.players[f].most_common()]
+
+    def result(self) -> Section:
+        files = self.files
+        names = [_name(f) for f in files]
+        out = Section("chain", "Between the logs")
+        if len(files) < 2:
+            out.summary.append(f"one log ({names[0] if names else '-'}): nothing to compare")
+            out.data = {"transitions": [], "order": names, "suggested_order": names}
+            return out
+        order = _Order.of(self.record, names)
+        judge = _Transitions(self, names, order)
+        for k in range(1, len(files)):
+            judge.transition(k)
+        findings = judge.findings
+        if order.finding is not None:
+            findings.insert(0, order.finding)
+        if order.apart:
+            apart = order.apart[0].k
+            findings.insert(0, _apart_finding(names, order.apart, files[apart], judge.at[apart]))
+        gaps = [f for f in findings if f.kind == "missing_log"]
+        n_susp = sum(1 for f in findings if f.severity == SUSPICIOUS)
+        summary = [order.head_line, *judge.summary]
+        summary.append(f"{n_susp} suspicious finding(s); {len(gaps)} missing log(s); "
+                       f"{sum(1 for t in judge.transitions if t['module_update'])} module update(s)")
+        out.summary = summary
+        out.findings = findings
+        out.data = {"transitions": judge.transitions, **order.data,
+                    "not_one_game": [a.record(names) for a in order.apart]}
         return out
 
-    # who saved each log: the players of its steps, most steps first
-    players: dict[str, Counter[str]] = {f: Counter() for f in files}
-    moved_in_log: dict[str, set[str]] = {f: set() for f in files}
-    for step in record.steps:
-        f = step.file or ""
-        if step.player and f in players:
-            players[f][step.player] += 1
-        if f in moved_in_log:
-            for ev in step.events:
-                piece = getattr(ev, "piece", None)
-                if piece is not None and piece.id:
-                    moved_in_log[f].add(piece.id)
 
-    def saved_by(f: str) -> list[str]:
-        return [p for p, _ in players[f].most_common()]
+@dataclass
+class _Order:
+    """The order of the logs, judged first: each log's end against every
+    log's start.  In a wrong order every difference is an artefact of the
+    order: the transitions are counted, not listed, and no gap is a missing
+    log (:attr:`out_of_order`)."""
 
-    by_pair: dict[tuple[str | None, str | None], list[ChainDifference]] = {}
-    for d in replay.chain_differences:
-        by_pair.setdefault((d.before_file, d.after_file), []).append(d)
-
-    # the order first: each log's end against every log's start.  In a
-    # wrong order every difference is an artefact of the order: the
-    # transitions are counted, not listed, and no gap is a missing log
-    order_data: dict[str, object] = {"order": names}
-    order_finding: Finding | None = None
+    data: dict[str, object]
     head_line: str
-    captured = len(record.starts) == len(files) and len(record.ends) == len(files)
-    apart = not_one_game(record) if captured else []
-    restarts = restarted_from(record) if captured and not apart else {}
-    if apart:
-        head_line = "NOT ONE GAME: " + "; ".join(a.reason for a in apart)
-        order_data["suggested_order"] = None
-    elif captured:
-        n = len(files)
+    finding: Finding | None = None
+    apart: list[Apart] = field(default_factory=list)
+    restarts: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def out_of_order(self) -> bool:
+        return self.finding is not None or bool(self.apart)
+
+    @classmethod
+    def of(cls, record: GameRecord, names: list[str]) -> _Order:
+        n = len(names)
+        data: dict[str, object] = {"order": names}
+        if not (len(record.starts) == n and len(record.ends) == n):
+            data["suggested_order"] = None
+            return cls(data, "order not checked (the logs' start and end states were not captured)")
+        apart = not_one_game(record)
+        if apart:
+            data["suggested_order"] = None
+            return cls(data, "NOT ONE GAME: " + "; ".join(a.reason for a in apart), apart=apart)
+        restarts = restarted_from(record)
         ends = [_places(sig) for sig in record.ends]
         starts = [_places(sig) for sig in record.starts]
         cost = [[_cost_of(ends[i], starts[j]) if i != j else 10 ** 9 for j in range(n)] for i in range(n)]
         given_cost = sum(cost[i][i + 1] for i in range(n - 1))
         order, best_cost = best_order(cost)
         suggested = [names[i] for i in order]
-        order_data.update({"suggested_order": suggested, "given_cost": given_cost, "best_cost": best_cost})
-        if order != list(range(n)) and best_cost < given_cost:
-            order_finding = Finding(
-                "logs_out_of_order", SUSPICIOUS,
-                f"logs out of order: the order that fits is {', '.join(suggested)} ({best_cost} piece "
-                f"place(s) differ between the logs in that order, {given_cost} in the order given)",
-                details={"suggested_order": suggested, "given_cost": given_cost, "best_cost": best_cost})
-            head_line = f"logs OUT OF ORDER: the order that fits is {', '.join(suggested)}"
-        else:
-            head_line = f"order checked: {len(files)} logs in the order given fit best"
-    else:
-        order_data["suggested_order"] = None
-        head_line = "order not checked (the logs' start and end states were not captured)"
-    out_of_order = order_finding is not None or bool(apart)
+        data.update({"suggested_order": suggested, "given_cost": given_cost, "best_cost": best_cost})
+        if order == list(range(n)) or best_cost >= given_cost:
+            return cls(data, f"order checked: {n} logs in the order given fit best", restarts=restarts)
+        finding = Finding(
+            "logs_out_of_order", SUSPICIOUS,
+            f"logs out of order: the order that fits is {', '.join(suggested)} ({best_cost} piece "
+            f"place(s) differ between the logs in that order, {given_cost} in the order given)",
+            details={"suggested_order": suggested, "given_cost": given_cost, "best_cost": best_cost})
+        return cls(data, f"logs OUT OF ORDER: the order that fits is {', '.join(suggested)}", finding,
+                   restarts=restarts)
 
-    # where each log's saved state stands in the chain (its step 0)
-    at = [replay.chain_step(k) if k < len(replay.log_starts) else None for k in range(len(files))]
-    typical = statistics.median(len(s) for s in moved_in_log.values()) if moved_in_log else 0
-    gap_threshold = max(GAP_MIN, typical / 2)
-    transitions = []
-    findings: list[Finding] = []
-    summary: list[str] = [head_line]
-    for k in range(1, len(files)):
-        a, b = files[k - 1], files[k]
-        diffs = by_pair.get((a, b), [])
-        ghosts = record.ghosts[k - 1] if k - 1 < len(record.ghosts) else {}
-        definitions = [d for d in diffs if _is_definition(d)]
-        module_update = len(definitions) >= MODULE_UPDATE
+
+@dataclass
+class _Sorted:
+    """One transition's differences sorted: those that count (``real``, by
+    kind in ``counts``), those an unlogged stack move explains, the
+    restacks that are consequences of other moves, and the module update's
+    definitions."""
+
+    real: list[ChainDifference]
+    counts: Counter[str]
+    explained: int
+    consequences: int
+    definitions: int
+    module_update: bool
+
+    @classmethod
+    def of(cls, diffs: list[ChainDifference], ghosts: Sig) -> _Sorted:
+        definitions = sum(1 for d in diffs if _is_definition(d))
+        module_update = definitions >= MODULE_UPDATE
         counts: Counter[str] = Counter()
         explained = 0
         real: list[ChainDifference] = []
@@ -408,87 +480,132 @@ def section(record: GameRecord) -> Section:
             real = [d for d in real if d not in consequences]
             counts["restacked"] -= len(consequences)
             counts = +counts
-        who_a, who_b = saved_by(a), saved_by(b)
-        moved = counts["moved"] + counts["added"] + counts["removed"]
-        head = f"{names[k - 1]} → {names[k]}"
-        # a piece moved and changed (VASSAL marks a moved piece) is one finding
-        moved_ids = {d.piece.id for d in real if d.kind == "moved" and d.piece is not None}
-        change_of = {d.piece.id: d for d in real if d.kind == "changed" and d.piece is not None
-                     and d.piece.id in moved_ids}
-        own: list[Finding] = []
-        for d in ([] if out_of_order else real):
-            if d.kind == "changed" and d.piece is not None and change_of.get(d.piece.id) is d:
-                continue
-            suspicious = d.kind in ("moved", "added", "removed", "changed", "property")
-            kind = {"moved": "moved_between_logs", "added": "added_between_logs",
-                    "removed": "removed_between_logs", "changed": "changed_between_logs",
-                    "property": "property_between_logs"}.get(d.kind, f"{d.kind}_between_logs")
-            text = _readable(d)
-            details: dict[str, object] = {"from": names[k - 1], "to": names[k], "difference": d.record()}
-            if d.kind == "moved":
-                text += f" since the end of {names[k - 1]} (outside the logs)"
-                also = change_of.get(d.piece.id if d.piece is not None else None)
-                if also is not None:
-                    text += f"; {_change(also)}"
-                    details["change"] = also.record()
-            else:
-                text += f" (since the end of {names[k - 1]})"
-            own.append(Finding(kind, SUSPICIOUS if suspicious else NOTE, text, log=b, step=at[k], file_step=0,
-                               details=details))
-        restart = restarts.get(k)
-        gap = moved >= gap_threshold and not out_of_order and restart is None
+        return cls(real, counts, explained, len(consequences), definitions, module_update)
+
+    @property
+    def moved(self) -> int:
+        """Pieces moved, added or removed."""
+        return self.counts["moved"] + self.counts["added"] + self.counts["removed"]
+
+
+_KINDS = {"moved": "moved_between_logs", "added": "added_between_logs", "removed": "removed_between_logs",
+          "changed": "changed_between_logs", "property": "property_between_logs"}
+
+
+def _difference_findings(real: list[ChainDifference], before: str, after: str, log: str,
+                         at: int | None) -> list[Finding]:
+    """A finding per difference between the end of ``before`` and the start
+    of ``after`` (a piece moved and changed, as VASSAL marks a moved piece,
+    is one finding)."""
+    moved_ids = {d.piece.id for d in real if d.kind == "moved" and d.piece is not None}
+    change_of = {d.piece.id: d for d in real if d.kind == "changed" and d.piece is not None
+                 and d.piece.id in moved_ids}
+    own: list[Finding] = []
+    for d in real:
+        if d.kind == "changed" and d.piece is not None and change_of.get(d.piece.id) is d:
+            continue
+        suspicious = d.kind in _KINDS
+        kind = _KINDS.get(d.kind, f"{d.kind}_between_logs")
+        text = _readable(d)
+        details: dict[str, object] = {"from": before, "to": after, "difference": d.record()}
+        if d.kind == "moved":
+            text += f" since the end of {before} (outside the logs)"
+            also = change_of.get(d.piece.id if d.piece is not None else None)
+            if also is not None:
+                text += f"; {_change(also)}"
+                details["change"] = also.record()
+        else:
+            text += f" (since the end of {before})"
+        own.append(Finding(kind, SUSPICIOUS if suspicious else NOTE, text, log=log, step=at, file_step=0,
+                           details=details))
+    return own
+
+
+class _Transitions:
+    """The transitions from each log to the next, judged one by one: their
+    findings, summary lines and data."""
+
+    def __init__(self, chain: ChainSection, names: list[str], order: _Order) -> None:
+        record, replay = chain.record, chain.record.replay
+        self.chain = chain
+        self.record = record
+        self.names = names
+        self.order = order
+        self.by_pair: dict[tuple[str | None, str | None], list[ChainDifference]] = {}
+        for d in replay.chain_differences:
+            self.by_pair.setdefault((d.before_file, d.after_file), []).append(d)
+        files = chain.files
+        # where each log's saved state stands in the chain (its step 0)
+        self.at = [replay.chain_step(k) if k < len(replay.log_starts) else None for k in range(len(files))]
+        moved_in_log = chain.moved_in_log
+        self.typical = statistics.median(len(s) for s in moved_in_log.values()) if moved_in_log else 0
+        self.gap_threshold = max(GAP_MIN, self.typical / 2)
+        self.transitions: list[dict[str, object]] = []
+        self.findings: list[Finding] = []
+        self.summary: list[str] = []
+
+    def transition(self, k: int) -> None:
+        files, names, at = self.chain.files, self.names, self.at
+        a, b = files[k - 1], files[k]
+        ghosts = self.record.ghosts[k - 1] if k - 1 < len(self.record.ghosts) else {}
+        diffs = self.by_pair.get((a, b), [])
+        sort = _Sorted.of(diffs, ghosts)
+        own = [] if self.order.out_of_order else _difference_findings(sort.real, names[k - 1], names[k], b, at[k])
+        restart = self.order.restarts.get(k)
+        gap = sort.moved >= self.gap_threshold and not self.order.out_of_order and restart is None
         if restart is not None and any(f.severity == SUSPICIOUS for f in own):
-            findings.append(_restart_finding(names, k, restart, own, at[k], b))
+            self.findings.append(_restart_finding(names, k, restart, own, at[k], b))
         elif not gap:
-            findings.extend(own)
+            self.findings.extend(own)
         # (a missing log's differences are its consequences: folded into it, below)
-        module_summary = None
-        if module_update:
-            moved_defs = sum(1 for d in diffs if d.kind == "moved")
-            module_summary = {"definitions_changed": len(definitions), "positions_changed": moved_defs}
-            findings.append(Finding(
-                "module_updated", NOTE,
-                f"module updated between {names[k - 1]} and {names[k]}: {len(definitions):,} piece "
-                f"definition(s) changed, "
-                + (f"{moved_defs} position(s) changed" if moved_defs else "no position changed"),
-                log=b, step=at[k], file_step=0, details=module_summary))
-        if explained:
-            findings.append(Finding(
+        module_summary = self._module_update(k, diffs, sort)
+        if sort.explained:
+            self.findings.append(Finding(
                 "unlogged_stack_move", NOTE,
-                f"{explained} piece(s) are where the board of the VASSAL that wrote {names[k - 1]} had "
+                f"{sort.explained} piece(s) are where the board of the VASSAL that wrote {names[k - 1]} had "
                 "them, not where VASSAL replaying it puts them (a move of a stack VASSAL created "
                 "without logging it, or a removed stack that still held them): nothing was moved "
                 "between the logs",
-                log=b, step=at[k], file_step=0, details={"pieces": explained}))
-        transitions.append({"from": names[k - 1], "to": names[k], "saved_by": {"from": who_a, "to": who_b},
-                            "counts": dict(counts), "module_update": module_summary,
-                            "unlogged_stack_moves": explained, "restacked_by_moves": len(consequences),
-                            "gap": gap, "restarts_from": names[restart] if restart is not None else None})
-        line = f"{head} ({', '.join(who_a) or 'no player named'} → {', '.join(who_b) or 'no player named'}): "
-        line += ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no difference"
-        if module_update:
-            line += f"; module updated ({len(definitions):,} definitions)"
+                log=b, step=at[k], file_step=0, details={"pieces": sort.explained}))
+        who_a, who_b = self.chain.saved_by(a), self.chain.saved_by(b)
+        self.transitions.append({
+            "from": names[k - 1], "to": names[k], "saved_by": {"from": who_a, "to": who_b},
+            "counts": dict(sort.counts), "module_update": module_summary,
+            "unlogged_stack_moves": sort.explained, "restacked_by_moves": sort.consequences,
+            "gap": gap, "restarts_from": names[restart] if restart is not None else None})
+        line = (f"{names[k - 1]} → {names[k]} ({', '.join(who_a) or 'no player named'} → "
+                f"{', '.join(who_b) or 'no player named'}): ")
+        line += ", ".join(f"{n} {kind}" for kind, n in sorted(sort.counts.items())) or "no difference"
+        if sort.module_update:
+            line += f"; module updated ({sort.definitions:,} definitions)"
         if restart is not None:
             line += f"; restarts from the end of {names[restart]}"
-        summary.append(line)
+        self.summary.append(line)
         if gap:
-            findings.append(Finding(
+            self.findings.append(Finding(
                 "missing_log", SUSPICIOUS,
-                f"a log seems to be missing between {names[k - 1]} and {names[k]}: {moved} piece(s) moved, "
-                f"added or removed (a log here moves {typical:g} piece(s) in the median) and no given "
-                "log fits between", log=b, step=at[k], file_step=0, details={"pieces": moved},
+                f"a log seems to be missing between {names[k - 1]} and {names[k]}: {sort.moved} piece(s) moved, "
+                f"added or removed (a log here moves {self.typical:g} piece(s) in the median) and no given "
+                "log fits between", log=b, step=at[k], file_step=0, details={"pieces": sort.moved},
                 folded=tuple(own)))
 
-    if order_finding is not None:
-        findings.insert(0, order_finding)
-    if apart:
-        findings.insert(0, _apart_finding(names, apart, files[apart[0].k], at[apart[0].k]))
-    gaps = [f for f in findings if f.kind == "missing_log"]
-    n_susp = sum(1 for f in findings if f.severity == SUSPICIOUS)
-    summary.append(f"{n_susp} suspicious finding(s); {len(gaps)} missing log(s); "
-                   f"{sum(1 for t in transitions if t['module_update'])} module update(s)")
-    out.summary = summary
-    out.findings = findings
-    out.data = {"transitions": transitions, **order_data,
-                "not_one_game": [a.record(names) for a in apart]}
-    return out
+    def _module_update(self, k: int, diffs: list[ChainDifference], sort: _Sorted) -> dict[str, int] | None:
+        """The module update between logs ``k - 1`` and ``k`` (its note
+        added), None when there is none."""
+        if not sort.module_update:
+            return None
+        names = self.names
+        moved_defs = sum(1 for d in diffs if d.kind == "moved")
+        module_summary = {"definitions_changed": sort.definitions, "positions_changed": moved_defs}
+        self.findings.append(Finding(
+            "module_updated", NOTE,
+            f"module updated between {names[k - 1]} and {names[k]}: {sort.definitions:,} piece "
+            f"definition(s) changed, "
+            + (f"{moved_defs} position(s) changed" if moved_defs else "no position changed"),
+            log=self.chain.files[k], step=self.at[k], file_step=0, details=module_summary))
+        return module_summary
+
+
+def section(record: GameRecord) -> Section:
+    """The ``chain`` section of one game."""
+    return run_section(ChainSection(record))

@@ -22,9 +22,10 @@ all-clear.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from vmodtool.checkgame.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
+from vmodtool.checkgame.visitor import SectionVisitor, run_section
 from vmodtool.replay.events import (
     CardDrawEvent,
     CardPlayEvent,
@@ -38,11 +39,10 @@ from vmodtool.replay.events import (
 if TYPE_CHECKING:
     from vmodtool.replay.game import Step
 
-__all__ = ["section", "module_decks", "BY_HAND"]
+__all__ = ["section", "DecksSection", "module_decks", "BY_HAND"]
 
 #: the ``how`` of a reorder no menu command made
 BY_HAND = "by hand"
-_DECK_EVENTS = (CardDrawEvent, CardPlayEvent, CardReturnEvent, DeckShuffleEvent, DeckOrderEvent, DeckFaceEvent)
 
 
 def module_decks(record: GameRecord) -> list[str]:
@@ -68,11 +68,6 @@ def _saved_decks(record: GameRecord) -> int:
     return sum(1 for obj in pieces.values() if str(getattr(obj, "type", "")).startswith("deck;"))
 
 
-def _deck_of(event: Any) -> DeckRef | None:
-    deck = getattr(event, "deck", None)
-    return deck if isinstance(deck, DeckRef) else None
-
-
 def _who(step: Step, player: str | None) -> str:
     name = player or step.player
     if name and step.side:
@@ -88,84 +83,126 @@ def _undone(step: Step, record: GameRecord) -> str:
     return f" (undone at step {file_step})"
 
 
-def section(record: GameRecord) -> Section:
-    out = Section("decks", "Decks: searched, reordered and shuffled")
-    in_module = module_decks(record)
-    seen: dict[str, DeckRef] = {}                   # deck label -> its last reference
-    shuffles: dict[str, Counter[str]] = {}          # deck label -> player -> shuffles
-    reshuffles: Counter[str] = Counter()            # deck label -> reshuffles (from another deck)
-    orders = 0
-    draws = 0
-    for step in record.steps:
-        if step.undo:
-            continue                # an undo step's events take back the step it undoes
-        for event in step.events:
-            if not isinstance(event, _DECK_EVENTS):
-                continue
-            deck = _deck_of(event)
-            if deck is None:
-                continue
-            label = deck.label()
-            seen[label] = deck
-            player = getattr(event, "player", None) or step.player
-            if isinstance(event, CardDrawEvent):
-                draws += 1
-            elif isinstance(event, DeckShuffleEvent):
-                if step.undone_by:
-                    out.findings.append(Finding(
-                        "shuffle_undone", NOTE,
-                        f"{_who(step, player)} shuffled {label} ({deck.size} cards){_undone(step, record)}: "
-                        "the new order was taken back", step.file, step.number, step.file_step, player,
-                        {"deck": deck.record(), "from_deck": event.from_deck, "undone_by": step.undone_by}))
-                    continue
-                shuffles.setdefault(label, Counter())[player or "unnamed"] += 1
-                if event.from_deck:
-                    reshuffles[label] += 1
-            elif isinstance(event, DeckOrderEvent):
-                orders += 1
-                undone = _undone(step, record)
-                by_hand = event.searched or event.how == BY_HAND
-                what = "searched" if event.searched else f"put in order {event.how}"
-                # an undo puts the order back, not what a search showed the player
-                severity = SUSPICIOUS if event.searched or (by_hand and not undone) else NOTE
-                kind = "deck_searched" if event.searched else "deck_reordered"
-                why = (" without a shuffle: the player knows cards the others do not" if by_hand
-                       else " with the deck's own command (the log shows it to everyone)")
-                out.findings.append(Finding(
-                    kind, severity, f"{_who(step, player)} {what} {label} ({deck.size} cards){why}{undone}",
-                    step.file, step.number, step.file_step, player,
-                    {"deck": deck.record(), "how": event.how, "searched": event.searched, "side": step.side,
-                     "undone_by": step.undone_by}))
-    saved = _saved_decks(record)
-    if not seen and not in_module and not saved:
-        # Every deck enters a game by an AddPiece (in the saved state a log
-        # starts from, or in a step): with none there and none in the module,
-        # the game has no deck, which is a complete answer, not a check that
-        # could not look.
-        out.summary.append("the game has no deck (none in the saved state or the logs"
-                           + (", no DrawPile in the module)" if record.module is not None else ")"))
-        out.data = {"checked": True, "decks": [], "module_decks": [], "shuffles": {}, "orders": 0,
-                    "draws": 0, "suspicious": 0}
+class DecksSection(SectionVisitor):
+    """The ``decks`` section.  Its events are the deck events (a card drawn,
+    played or returned, a deck shuffled, put in order or turned face up or
+    down) that name a deck, outside undo steps (an undo step's events take
+    back the step it undoes): a card drawn is a deck event here, not a move."""
+
+    def __init__(self, record: GameRecord) -> None:
+        super().__init__(record)
+        self.out = Section("decks", "Decks: searched, reordered and shuffled")
+        self.seen: dict[str, DeckRef] = {}                  # deck label -> its last reference
+        self.shuffles: dict[str, Counter[str]] = {}         # deck label -> player -> shuffles
+        self.reshuffles: Counter[str] = Counter()           # deck label -> reshuffles (from another deck)
+        self.orders = 0
+        self.draws = 0
+        self._step: Step | None = None
+
+    def begin_step(self, step: Step) -> None:
+        self._step = None if step.undo else step
+
+    def _deck(self, deck: DeckRef | None, player: str | None) -> tuple[Step, DeckRef, str | None] | None:
+        """The step, deck and player (the event's, else the step's) of a
+        deck event to judge (None: an undo step's, or one that names no
+        deck)."""
+        step = self._step
+        if step is None or deck is None:
+            return None
+        self.seen[deck.label()] = deck
+        return step, deck, player or step.player
+
+    def visit_card_draw(self, event: CardDrawEvent) -> None:
+        if self._deck(event.deck, event.player) is not None:
+            self.draws += 1
+
+    def visit_card_play(self, event: CardPlayEvent) -> None:
+        self._deck(event.deck, event.player)
+
+    def visit_card_return(self, event: CardReturnEvent) -> None:
+        self._deck(event.deck, event.player)
+
+    def visit_deck_face(self, event: DeckFaceEvent) -> None:
+        self._deck(event.deck, None)
+
+    def visit_deck_shuffle(self, event: DeckShuffleEvent) -> None:
+        found = self._deck(event.deck, event.player)
+        if found is None:
+            return
+        step, deck, player = found
+        label = deck.label()
+        if step.undone_by:
+            self.out.findings.append(Finding(
+                "shuffle_undone", NOTE,
+                f"{_who(step, player)} shuffled {label} ({deck.size} cards){_undone(step, self.record)}: "
+                "the new order was taken back", step.file, step.number, step.file_step, player,
+                {"deck": deck.record(), "from_deck": event.from_deck, "undone_by": step.undone_by}))
+            return
+        self.shuffles.setdefault(label, Counter())[player or "unnamed"] += 1
+        if event.from_deck:
+            self.reshuffles[label] += 1
+
+    def visit_deck_order(self, event: DeckOrderEvent) -> None:
+        found = self._deck(event.deck, event.player)
+        if found is None:
+            return
+        step, deck, player = found
+        self.orders += 1
+        undone = _undone(step, self.record)
+        by_hand = event.searched or event.how == BY_HAND
+        what = "searched" if event.searched else f"put in order {event.how}"
+        # an undo puts the order back, not what a search showed the player
+        severity = SUSPICIOUS if event.searched or (by_hand and not undone) else NOTE
+        kind = "deck_searched" if event.searched else "deck_reordered"
+        why = (" without a shuffle: the player knows cards the others do not" if by_hand
+               else " with the deck's own command (the log shows it to everyone)")
+        self.out.findings.append(Finding(
+            kind, severity, f"{_who(step, player)} {what} {deck.label()} ({deck.size} cards){why}{undone}",
+            step.file, step.number, step.file_step, player,
+            {"deck": deck.record(), "how": event.how, "searched": event.searched, "side": step.side,
+             "undone_by": step.undone_by}))
+
+    def result(self) -> Section:
+        out, record = self.out, self.record
+        in_module = module_decks(record)
+        saved = _saved_decks(record)
+        if not self.seen and not in_module and not saved:
+            # Every deck enters a game by an AddPiece (in the saved state a log
+            # starts from, or in a step): with none there and none in the module,
+            # the game has no deck, which is a complete answer, not a check that
+            # could not look.
+            out.summary.append("the game has no deck (none in the saved state or the logs"
+                               + (", no DrawPile in the module)" if record.module is not None else ")"))
+            out.data = {"checked": True, "decks": [], "module_decks": [], "shuffles": {}, "orders": 0,
+                        "draws": 0, "suspicious": 0}
+            return out
+        known = sorted(set(in_module) | set(self.seen))
+        where = (f"{len(in_module)} deck(s) in the module" if in_module
+                 else f"{max(saved, len(self.seen))} deck(s) in the logs")
+        out.summary.append(f"{where}; {len(self.seen)} used in the logs ({self.draws} card(s) drawn)")
+        self._shuffle_lines()
+        suspicious = [f for f in out.findings if f.severity == SUSPICIOUS]
+        if self.orders:
+            out.summary.append(f"{self.orders} deck(s) searched or reordered without a shuffle; "
+                               f"{len(suspicious)} SUSPICIOUS (searched, or by hand and not undone)")
+        else:
+            out.summary.append("no deck searched or reordered")
+        out.data = {"checked": True, "decks": known, "module_decks": in_module,
+                    "shuffles": {label: dict(sorted(c.items())) for label, c in sorted(self.shuffles.items())},
+                    "reshuffles": dict(sorted(self.reshuffles.items())), "orders": self.orders,
+                    "draws": self.draws, "suspicious": len(suspicious)}
         return out
-    known = sorted(set(in_module) | set(seen))
-    where = (f"{len(in_module)} deck(s) in the module" if in_module
-             else f"{max(saved, len(seen))} deck(s) in the logs")
-    out.summary.append(f"{where}; {len(seen)} used in the logs ({draws} card(s) drawn)")
-    if shuffles:
-        for label in sorted(shuffles):
-            by = ", ".join(f"{p} {n}" for p, n in sorted(shuffles[label].items()))
-            again = f" ({reshuffles[label]} from its discard)" if reshuffles[label] else ""
-            out.summary.append(f"{label} shuffled {sum(shuffles[label].values())} time(s){again}: {by}")
-    else:
-        out.summary.append("no deck shuffled")
-    suspicious = [f for f in out.findings if f.severity == SUSPICIOUS]
-    if orders:
-        out.summary.append(f"{orders} deck(s) searched or reordered without a shuffle; "
-                           f"{len(suspicious)} SUSPICIOUS (searched, or by hand and not undone)")
-    else:
-        out.summary.append("no deck searched or reordered")
-    out.data = {"checked": True, "decks": known, "module_decks": in_module,
-                "shuffles": {label: dict(sorted(c.items())) for label, c in sorted(shuffles.items())},
-                "reshuffles": dict(sorted(reshuffles.items())), "orders": orders, "draws": draws,
-                "suspicious": len(suspicious)}
-    return out
+
+    def _shuffle_lines(self) -> None:
+        if not self.shuffles:
+            self.out.summary.append("no deck shuffled")
+            return
+        for label in sorted(self.shuffles):
+            by = ", ".join(f"{p} {n}" for p, n in sorted(self.shuffles[label].items()))
+            again = f" ({self.reshuffles[label]} from its discard)" if self.reshuffles[label] else ""
+            self.out.summary.append(f"{label} shuffled {sum(self.shuffles[label].values())} time(s){again}: {by}")
+
+
+def section(record: GameRecord) -> Section:
+    """The ``decks`` section of one game."""
+    return run_section(DecksSection(record))

@@ -27,7 +27,7 @@ import html
 import io
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,8 +41,10 @@ from vmodtool.checkgame.dice_reports import (
 )
 from vmodtool.checkgame.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
 from vmodtool.checkgame.stats import ChiSquare, Runs, chi_square_fair, in_words, runs_test
+from vmodtool.checkgame.visitor import SectionVisitor, run_section
 from vmodtool.errors import VmodError
 from vmodtool.replay.events import AddEvent, ChangeEvent, ChatEvent, DiceEvent, MoveEvent, PropertyEvent, RemoveEvent
+from vmodtool.replay.visitor import walk_step
 from vmodtool.vassal.pieces import java_int
 
 if TYPE_CHECKING:
@@ -51,7 +53,7 @@ if TYPE_CHECKING:
     from vmodtool.replay.game import Step
     from vmodtool.vassal.module import Module
 
-__all__ = ["Roll", "DiceGroup", "ButtonDef", "section", "read_rolls", "dice_buttons", "dice_groups",
+__all__ = ["Roll", "DiceGroup", "ButtonDef", "section", "DiceSection", "read_rolls", "dice_buttons", "dice_groups",
            "csv_text", "P_SUSPICIOUS", "MIN_PER_FACE", "MIN_PER_SIDE_RUNS"]
 
 #: a test is SUSPICIOUS below this p-value (1 game in 1,000)
@@ -335,17 +337,16 @@ class _Seen:
 
 
 class _Reader:
+    """Reads one line (a chat or dice report) as a roll: the module's
+    buttons' reports, VASSAL's default report, the dice reports of pieces and
+    components and the user's patterns."""
+
     def __init__(self, record: GameRecord) -> None:
         self.buttons = dice_buttons(record.module)
         self.patterns = [(b, p) for b in self.buttons.values() if (p := b.pattern()) is not None]
         self.roster = record.replay.roster
-        self.has_module = record.module is not None
         #: dice reported by pieces and components, and the user's patterns
         self.reports = report_formats(record.module) + user_patterns(record.dice_patterns)
-        #: dice-like report lines no reader took: (step, the line)
-        self.unread: list[tuple[Step, str]] = []
-        self.not_rolls = move_reports(record.module)
-        self._last_player: dict[str | None, str] = {}
 
     def player(self, name: str | None, step: Step) -> str | None:
         if name:
@@ -417,83 +418,167 @@ class _Reader:
             out.append(die.index(t) + 1)
         return tuple(out) if out else None
 
-    def rolls_of(self, step: Step) -> list[Roll]:
-        reports: list[_Seen] = []
-        props: list[_Seen] = []
-        for ev in step.events:
-            if isinstance(ev, DiceEvent):
-                if ev.button in self.buttons and self.buttons[ev.button].faces is not None \
-                        and ev.results is not None:
-                    reports.append(_Seen(ev.button, tuple(r + 1 for r in ev.results), _name_in(ev.message),
-                                         "special"))
-                elif ev.message:
-                    seen = self.from_report(ev.message) or (self.from_piece_report(ev.message)
-                                                            if self.reports else None)
-                    if seen is not None:
-                        reports.append(seen)
-                    elif is_dice_like(ev.message, self.not_rolls):
-                        self.unread.append((step, ev.message))
-                elif ev.button and ev.results is not None:
-                    reports.append(_Seen(ev.button, tuple(r + 1 for r in ev.results), None, "special"))
-            elif isinstance(ev, ChatEvent):
-                seen = self.from_report(ev.message) if self.patterns and ev.message.startswith("*") else None
-                if seen is None and self.reports:
-                    seen = self.from_piece_report(ev.message)
-                if seen is not None:
-                    reports.append(seen)
-                elif is_dice_like(ev.message, self.not_rolls):
-                    self.unread.append((step, ev.message))
-            elif isinstance(ev, PropertyEvent) and ev.name.endswith("_result"):
-                button = ev.name[:-len("_result")]
-                known = self.buttons.get(button)
-                if known is not None and known.faces is None and not known.report_total \
-                        and _INT_LIST.match(ev.new):
-                    props.append(_Seen(button, tuple(int(v) for v in ev.new.split(",")), None, "property"))
-                elif known is not None and known.faces is not None:
-                    props.append(_Seen(button, None, None, "property"))
-                elif known is None and not self.has_module and _INT_LIST.match(ev.new):
-                    props.append(_Seen(button, tuple(int(v) for v in ev.new.split(",")), None, "property"))
-            elif isinstance(ev, PropertyEvent) and ev.name.endswith("_summary"):
-                # a button that reports its total only: the dice are in the
-                # summary (3.7.16+, ``5 x1, 6 x1``), in ascending order
-                known = self.buttons.get(ev.name[:-len("_summary")])
-                pairs = _SUMMARY.findall(ev.new)
-                if known is not None and known.report_total and pairs and _summary_dice(pairs) <= _MAX_SUMMARY_DICE:
-                    summed = tuple(int(v) for v, n in pairs for _ in range(int(n)))
-                    props.append(_Seen(known.name, summed, None, "property"))
-        seen_rolls: list[_Seen] = []
-        for prop in props:
-            match = next((r for r in reports if r.button == prop.button), None)
-            if match is None and prop.values is not None:
-                match = next((r for r in reports if r.values == prop.values), None)
-            if match is not None:
-                reports.remove(match)
-                values = prop.values if prop.values is not None else match.values
-                seen_rolls.append(_Seen(prop.button, values, match.player, match.source))
-            elif prop.values is not None:
-                seen_rolls.append(prop)
-        seen_rolls.extend(reports)
+
+class DiceSection(SectionVisitor):
+    """The ``dice`` section.  A step's rolls are read from its dice events
+    (a report line, or a SpecialDiceButton's results), its chat lines (a
+    report) and its ``<button>_result`` and ``<button>_summary`` property
+    changes; at the step's end a property and a report of one press are
+    paired (one roll).  A step that is neither an undo nor undone and moves,
+    adds, removes or changes a piece (a card drawn is a move) changes its
+    log's board (:func:`_restarts`)."""
+
+    def __init__(self, record: GameRecord) -> None:
+        super().__init__(record)
+        self.reader = _Reader(record)
+        self.buttons = self.reader.buttons
+        self.has_module = record.module is not None
+        #: dice-like report lines no reader took: (step, the line)
+        self.unread: list[tuple[Step, str]] = []
+        self.not_rolls = move_reports(record.module)
+        #: every roll read so far, in the order played (sides not yet guessed)
+        self.read: list[Roll] = []
+        #: the logs whose board a step changed
+        self.changed: set[str] = set()
+        self._last_player: dict[str | None, str] = {}
+        self._step: Step | None = None
+        self._reports: list[_Seen] = []
+        self._props: list[_Seen] = []
+
+    def begin_step(self, step: Step) -> None:
+        self._step = step
+        self._reports = []
+        self._props = []
+
+    # -------------------------------------------------------------- the reports
+    def visit_dice(self, event: DiceEvent) -> None:
+        button = self.buttons.get(event.button) if event.button else None
+        if button is not None and button.faces is not None and event.results is not None:
+            self._reports.append(_Seen(button.name, tuple(r + 1 for r in event.results), _name_in(event.message),
+                                       "special"))
+        elif event.message:
+            seen = self.reader.from_report(event.message) or (self.reader.from_piece_report(event.message)
+                                                              if self.reader.reports else None)
+            self._report(seen, event.message)
+        elif event.button and event.results is not None:
+            self._reports.append(_Seen(event.button, tuple(r + 1 for r in event.results), None, "special"))
+
+    def visit_chat(self, event: ChatEvent) -> None:
+        reader = self.reader
+        seen = reader.from_report(event.message) if reader.patterns and event.message.startswith("*") else None
+        if seen is None and reader.reports:
+            seen = reader.from_piece_report(event.message)
+        self._report(seen, event.message)
+
+    def _report(self, seen: _Seen | None, message: str) -> None:
+        if seen is not None:
+            self._reports.append(seen)
+        elif self._step is not None and is_dice_like(message, self.not_rolls):
+            self.unread.append((self._step, message))
+
+    # ----------------------------------------------------------- the properties
+    def visit_property(self, event: PropertyEvent) -> None:
+        if event.name.endswith("_result"):
+            self._result_property(event.name[:-len("_result")], event.new)
+        elif event.name.endswith("_summary"):
+            self._summary_property(event.name[:-len("_summary")], event.new)
+
+    def _result_property(self, button: str, value: str) -> None:
+        known = self.buttons.get(button)
+        if known is not None and known.faces is None and not known.report_total and _INT_LIST.match(value):
+            self._props.append(_Seen(button, tuple(int(v) for v in value.split(",")), None, "property"))
+        elif known is not None and known.faces is not None:
+            self._props.append(_Seen(button, None, None, "property"))
+        elif known is None and not self.has_module and _INT_LIST.match(value):
+            self._props.append(_Seen(button, tuple(int(v) for v in value.split(",")), None, "property"))
+
+    def _summary_property(self, button: str, value: str) -> None:
+        """A button that reports its total only: the dice are in the
+        summary (3.7.16+, ``5 x1, 6 x1``), in ascending order."""
+        known = self.buttons.get(button)
+        pairs = _SUMMARY.findall(value)
+        if known is not None and known.report_total and pairs and _summary_dice(pairs) <= _MAX_SUMMARY_DICE:
+            summed = tuple(int(v) for v, n in pairs for _ in range(int(n)))
+            self._props.append(_Seen(known.name, summed, None, "property"))
+
+    # ----------------------------------------------------------- the board changed
+    def visit_move(self, event: MoveEvent) -> None:
+        self._board_changed()
+
+    def visit_add(self, event: AddEvent) -> None:
+        self._board_changed()
+
+    def visit_remove(self, event: RemoveEvent) -> None:
+        self._board_changed()
+
+    def visit_change(self, event: ChangeEvent) -> None:
+        self._board_changed()
+
+    def _board_changed(self) -> None:
+        step = self._step
+        if step is not None and step.undone_by is None and not step.undo:
+            self.changed.add(step.file or "")
+
+    # ------------------------------------------------------------- the step's rolls
+    def end_step(self, step: Step) -> None:
+        seen_rolls = _paired(self._props, self._reports)
         if step.player:
             self._last_player[step.file] = step.player
+        self.read.extend(self._roll(s, step) for s in seen_rolls)
+
+    def _roll(self, s: _Seen, step: Step) -> Roll:
+        values = s.values or ()
+        bdef = self.buttons.get(s.button)
+        sides: int | None = bdef.n_sides if bdef is not None and bdef.n_sides > 0 else None
+        if sides is None:
+            nds = _NDS.match(s.button)
+            if nds:
+                sides = int(nds.group(2))
+        player = self.reader.player(s.player, step)
+        if player is None and s.source in ("piece report", "component report", "pattern"):
+            # a piece's report in a step of its own: the key command's mover
+            player = self._last_player.get(step.file)
+        dice_count = len(values) if values else (bdef.n_dice if bdef else s.dice or dice_faces(s.shown))
+        return Roll(step.file or "", step.number, step.file_step, player, s.button, dice_count, sides, values,
+                    s.source, plus=bdef.plus if bdef is not None else 0,
+                    undone=step.undone_by is not None, undone_by=step.undone_by, shown=s.shown)
+
+    def rolls(self) -> list[Roll]:
+        """:func:`read_rolls` of the steps walked so far."""
+        rolls = self.read
+        highest = max((max(r.values) for r in rolls if r.sides is None and r.values), default=0)
+        guess = next((d for d in _STANDARD_DICE if d >= highest), None)
         out = []
-        for s in seen_rolls:
-            values = s.values or ()
-            bdef = self.buttons.get(s.button)
-            sides: int | None = bdef.n_sides if bdef is not None and bdef.n_sides > 0 else None
-            if sides is None:
-                nds = _NDS.match(s.button)
-                if nds:
-                    sides = int(nds.group(2))
-            player = self.player(s.player, step)
-            if player is None and s.source in ("piece report", "component report", "pattern"):
-                # a piece's report in a step of its own: the key command's mover
-                player = self._last_player.get(step.file)
-            dice_count = len(values) if values else (bdef.n_dice if bdef else s.dice or dice_faces(s.shown))
-            out.append(Roll(step.file or "", step.number, step.file_step, player, s.button,
-                            dice_count, sides, values,
-                            s.source, plus=bdef.plus if bdef is not None else 0,
-                            undone=step.undone_by is not None, undone_by=step.undone_by, shown=s.shown))
+        for r in rolls:
+            if r.sides is None and r.values:
+                if guess is not None:
+                    r = replace(r, sides=guess, sides_inferred=True)
+            out.append(r)
+        _link_undone(out)
         return out
+
+    def result(self) -> Section:
+        return _section(self.record, self.rolls(), self.unread, self.changed)
+
+
+def _paired(props: list[_Seen], reports: list[_Seen]) -> list[_Seen]:
+    """A step's rolls: each property change paired with the report of the
+    same press (same button, else same values) and counted once, with the
+    property's values and the report's roller; then the reports left."""
+    reports = list(reports)
+    seen_rolls: list[_Seen] = []
+    for prop in props:
+        match = next((r for r in reports if r.button == prop.button), None)
+        if match is None and prop.values is not None:
+            match = next((r for r in reports if r.values == prop.values), None)
+        if match is not None:
+            reports.remove(match)
+            values = prop.values if prop.values is not None else match.values
+            seen_rolls.append(_Seen(prop.button, values, match.player, match.source))
+        elif prop.values is not None:
+            seen_rolls.append(prop)
+    seen_rolls.extend(reports)
+    return seen_rolls
 
 
 def _report_texts(message: str) -> list[str]:
@@ -512,28 +597,25 @@ def _name_in(message: str) -> str | None:
     return m.group(1) if m else None
 
 
-def read_rolls(record: GameRecord) -> list[Roll]:
+def read_rolls(record: GameRecord, *, logs: Collection[str | None] | None = None) -> list[Roll]:
     """Every roll the logs show, in the order played: each physical roll
     once, a roll logged again after an undo marked ``repeat_of``; a die
     whose sides neither its button nor its label says gets the smallest
-    standard die that shows every value such dice rolled in the game (VASL's ``IFT DR``/``RS dr``: d6)."""
-    return _read(record)[0]
+    standard die that shows every value such dice rolled in the game (VASL's ``IFT DR``/``RS dr``: d6).
+    ``logs``: only the rolls of these logs (the steps' ``file``), each as
+    in the whole game (a roll is linked to its repeat within its log), but
+    the sides guessed from their rolls only."""
+    return _read(record, logs)[0]
 
 
-def _read(record: GameRecord) -> tuple[list[Roll], list[tuple[Step, str]]]:
+def _read(record: GameRecord, logs: Collection[str | None] | None = None,
+          ) -> tuple[list[Roll], list[tuple[Step, str]]]:
     """:func:`read_rolls`, and the dice-like report lines no reader took."""
-    reader = _Reader(record)
-    rolls = [r for step in record.steps for r in reader.rolls_of(step)]
-    highest = max((max(r.values) for r in rolls if r.sides is None and r.values), default=0)
-    guess = next((d for d in _STANDARD_DICE if d >= highest), None)
-    out = []
-    for r in rolls:
-        if r.sides is None and r.values:
-            if guess is not None:
-                r = replace(r, sides=guess, sides_inferred=True)
-        out.append(r)
-    _link_undone(out)
-    return out, reader.unread
+    reader = DiceSection(record)
+    for step in record.steps:
+        if logs is None or step.file in logs:
+            walk_step(reader, step)
+    return reader.rolls(), reader.unread
 
 
 def dice_groups(rolls: Iterable[Roll], *, by_button: bool = False) -> list[DiceGroup]:
@@ -626,18 +708,14 @@ def _restore_key(record: GameRecord, k: int) -> str:
     return hashlib.sha256("\x00".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _restarts(record: GameRecord, rolls: Sequence[Roll]) -> list[Finding]:
+def _restarts(record: GameRecord, rolls: Sequence[Roll], changed: set[str]) -> list[Finding]:
     """A log that starts from the very saved state an earlier log started
-    from, after that earlier log changed the board, and rolls dice that the
-    earlier log had rolled too: the phase played again with new dice."""
+    from, after that earlier log changed the board (``changed``: the logs
+    whose board a step changed), and rolls dice that the earlier log had
+    rolled too: the phase played again with new dice."""
     files = [f or "" for f in record.replay.files]
     if len(files) < 2:
         return []
-    changed: set[str] = set()
-    for step in record.steps:
-        if step.undone_by is None and not step.undo and any(
-                isinstance(e, (MoveEvent, AddEvent, RemoveEvent, ChangeEvent)) for e in step.events):
-            changed.add(step.file or "")
     by_log: dict[str, list[Roll]] = defaultdict(list)
     for r in rolls:
         by_log[r.log].append(r)
@@ -673,29 +751,18 @@ def _restarts(record: GameRecord, rolls: Sequence[Roll]) -> list[Finding]:
 # ---------------------------------------------------------------------------------- the section
 
 def section(record: GameRecord) -> Section:
-    logged, unread = _read(record)
+    """The ``dice`` section of one game."""
+    return run_section(DiceSection(record))
+
+
+def _section(record: GameRecord, logged: list[Roll], unread: list[tuple[Step, str]],
+             changed: set[str]) -> Section:
     rolls = [r for r in logged if r.repeat_of is None]
     pairs, lonely = _link_undone(list(logged))
     sec = Section("dice", "Dice")
     groups = dice_groups(rolls)
     buttons = dice_groups(rolls, by_button=True)
-    sources = Counter(r.source for r in rolls)
-    players = {r.player for r in rolls}
-    if not rolls and not unread:
-        sec.summary.append("no dice rolled" + ("" if record.module is not None else
-                                               " (read from the chat only: no module given)"))
-    elif not rolls:
-        sec.summary.append("no roll read")
-    else:
-        dice_count = sum(len(r.values) or (r.dice if r.shown else 0) for r in rolls)
-        src = ", ".join(f"{n} {_SOURCE_WORDS.get(s, s)}" for s, n in sources.most_common())
-        sec.summary.append(f"{len(rolls)} roll(s), {dice_count} dice, by {len(players)} player(s) ({src})")
-        sec.summary.extend(g.line() for g in groups)
-        shown: Counter[tuple[str | None, str]] = Counter((r.player, r.button) for r in rolls
-                                                         if not r.faces and r.repeat_of is None)
-        for (who, label), n in shown.items():
-            sec.summary.append(f"{who or 'unknown player'}, {label}: {n} roll(s) whose faces are not numbers "
-                               "(counted, faces not judged)")
+    sec.summary.extend(_roll_lines(record, rolls, groups, unread))
     if unread:
         sec.checked = False
         first_step, first_line = unread[0]
@@ -704,22 +771,15 @@ def section(record: GameRecord) -> Section:
             f"{Path(first_step.file or '').name} step {first_step.file_step}: «{html.unescape(first_line)[:120]}» "
             "(give the module, or --dice-pattern REGEX)")
     for g in groups:
-        for test, p in g.unlikely():
-            what = "the faces' counts" if test == "faces" else "the runs above and below the median"
-            sec.findings.append(Finding(
-                "dice_unlikely", SUSPICIOUS,
-                f"{g.die} rolled by {g.player or 'an unknown player'}: {what} are {in_words(p)} "
-                f"(p = {p:.3g}) for a fair die over {len(g.faces)} dice",
-                player=g.player, details=g.record()))
+        sec.findings.extend(_unlikely_finding(g, test, p) for test, p in g.unlikely())
     rerolls = [_reroll_finding(r, again) for r, again in pairs]
-    restarts = _restarts(record, rolls)
+    restarts = _restarts(record, rolls, changed)
     sec.findings.extend(rerolls)
     sec.findings.extend(restarts)
-    for r in lonely:
-        sec.findings.append(Finding("roll_undone", NOTE,
-                                    f"{r.button} {_values(r)} undone (at #{r.undone_by}) and not rolled again "
-                                    "in this log", log=r.log, step=r.step, file_step=r.file_step,
-                                    player=r.player, details={"roll": r.record()}))
+    sec.findings.extend(Finding("roll_undone", NOTE,
+                                f"{r.button} {_values(r)} undone (at #{r.undone_by}) and not rolled again "
+                                "in this log", log=r.log, step=r.step, file_step=r.file_step,
+                                player=r.player, details={"roll": r.record()}) for r in lonely)
     undone = [r for r in rolls if r.undone]
     relogged = len(logged) - len(rolls)
     if undone:
@@ -731,6 +791,7 @@ def section(record: GameRecord) -> Section:
     if without_player:
         sec.findings.append(Finding("dice_unattributed", NOTE,
                                     f"{without_player} roll(s) name no player (counted as an unknown player)"))
+    sources = Counter(r.source for r in rolls)
     sec.data = {"rolls": len(rolls), "sources": dict(sources),
                 "thresholds": {"p_suspicious": P_SUSPICIOUS, "min_dice_per_face": MIN_PER_FACE,
                                "min_dice_each_side_runs": MIN_PER_SIDE_RUNS},
@@ -740,6 +801,37 @@ def section(record: GameRecord) -> Section:
                 "unread_examples": [{"log": st.file, "log_step": st.file_step, "step": st.number, "line": line}
                                     for st, line in unread[:20]]}
     return sec
+
+
+def _roll_lines(record: GameRecord, rolls: list[Roll], groups: list[DiceGroup],
+                unread: list[tuple[Step, str]]) -> list[str]:
+    """The summary's lines of the rolls read: how many, by whom, from
+    where, and each group's statistics."""
+    if not rolls and not unread:
+        return ["no dice rolled" + ("" if record.module is not None else " (read from the chat only: no module given)")]
+    if not rolls:
+        return ["no roll read"]
+    sources = Counter(r.source for r in rolls)
+    players = {r.player for r in rolls}
+    dice_count = sum(len(r.values) or (r.dice if r.shown else 0) for r in rolls)
+    src = ", ".join(f"{n} {_SOURCE_WORDS.get(s, s)}" for s, n in sources.most_common())
+    lines = [f"{len(rolls)} roll(s), {dice_count} dice, by {len(players)} player(s) ({src})"]
+    lines.extend(g.line() for g in groups)
+    shown: Counter[tuple[str | None, str]] = Counter((r.player, r.button) for r in rolls
+                                                     if not r.faces and r.repeat_of is None)
+    for (who, label), n in shown.items():
+        lines.append(f"{who or 'unknown player'}, {label}: {n} roll(s) whose faces are not numbers "
+                     "(counted, faces not judged)")
+    return lines
+
+
+def _unlikely_finding(g: DiceGroup, test: str, p: float) -> Finding:
+    what = "the faces' counts" if test == "faces" else "the runs above and below the median"
+    return Finding(
+        "dice_unlikely", SUSPICIOUS,
+        f"{g.die} rolled by {g.player or 'an unknown player'}: {what} are {in_words(p)} "
+        f"(p = {p:.3g}) for a fair die over {len(g.faces)} dice",
+        player=g.player, details=g.record())
 
 
 _SOURCE_WORDS = {"report": "button reports", "chat": "chat dice reports", "property": "property changes",

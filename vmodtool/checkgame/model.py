@@ -4,7 +4,8 @@
 
 The checks need no scenario and work on any module's logs: chain
 continuity between logs, undos, dice, off-turn and hidden actions, decks.  Each is
-a function ``GameRecord -> Section`` in its own module of this package;
+a :class:`~vmodtool.checkgame.visitor.SectionVisitor` in its own module of this
+package (walked over the record's steps, its ``Section`` its result);
 :func:`vmodtool.checkgame.check_game` runs them all.
 """
 

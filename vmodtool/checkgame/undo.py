@@ -22,11 +22,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.checkgame.actions import concealment, move_text
 from vmodtool.checkgame.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
+from vmodtool.checkgame.visitor import SectionVisitor, run_section
 from vmodtool.replay.events import (
     AddEvent,
     ChangeEvent,
@@ -38,13 +40,16 @@ from vmodtool.replay.events import (
     RemoveEvent,
     chat_display,
 )
+from vmodtool.replay.visitor import ReplayVisitor, walk_events
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from vmodtool.replay.engine import Roster
     from vmodtool.replay.game import Step
     from vmodtool.vassal.module import Module
 
-__all__ = ["section", "Roll", "roll_of", "undoer"]
+__all__ = ["section", "UndoSection", "Roll", "roll_of", "undoer"]
 
 #: what older VASSAL versions logged as the undo of a chat or dice line
 UNDO_LINE = "* UNDO: "
@@ -137,34 +142,6 @@ def _is_roll_property(event: PropertyEvent, buttons: frozenset[str]) -> str | No
     return None
 
 
-def _event_text(event: Event, roster: Roster) -> str:
-    if isinstance(event, MoveEvent):
-        hidden = concealment(event.piece, roster)
-        name = hidden.label() if hidden is not None else event.piece.label()
-        src, dst = event.source, event.target
-        if src.map == dst.map and src.location is not None and src.location == dst.location:
-            return f"{name} moved within {dst.label()}"
-        return f"{name} moved {move_text(src, dst)}"
-    if isinstance(event, ChangeEvent):
-        hidden = concealment(event.after, roster) or concealment(event.before, roster)
-        if hidden is not None:
-            return f"{hidden.label()} changed at {event.place.label()}"
-        return event.text()
-    if isinstance(event, AddEvent):
-        hidden = concealment(event.piece, roster)
-        if hidden is not None:
-            return f"{hidden.label()} added at {event.target.label()}"
-        return event.text()
-    if isinstance(event, RemoveEvent):
-        hidden = concealment(event.piece, roster)
-        if hidden is not None:
-            return f"{hidden.label()} removed from {event.source.label()}"
-        return event.text()
-    if isinstance(event, ChatEvent):
-        return f"the chat line «{_short(event.display)}»"
-    return event.text()
-
-
 @dataclass
 class _Undone:
     """One undone step (``step`` None: not in the log) and what it did."""
@@ -191,30 +168,104 @@ class _Undone:
                 "rolls": [r.text() for r in self.rolls], "logged_again_at": self.relogged}
 
 
+class _WhatItDid(ReplayVisitor[_Undone]):
+    """What an undone step did, from its events: its rolls (a dice report,
+    else the ``<button>_result`` a DiceButton sets), the module's reports of
+    what it did (chat lines starting ``*``), everything else it did (a card
+    drawn is a move).  Pieces are named only for what is shown (naming
+    decodes the piece): each event is kept as the way to say it."""
+
+    def __init__(self, target: Step, roster: Roster, buttons: frozenset[str]) -> None:
+        self.target = target
+        self.roster = roster
+        self.buttons = buttons
+        self.rolls: list[Roll] = []
+        #: the rolls a DiceButton's ``_result`` says (used when no dice event does)
+        self.property_rolls: list[Roll] = []
+        self.dice = False
+        self.events: list[Callable[[], str]] = []
+        self.reports: list[Callable[[], str]] = []
+
+    def visit_event(self, event: Event) -> None:
+        self.events.append(event.text)
+
+    def visit_dice(self, event: DiceEvent) -> None:
+        self.dice = True
+        self.rolls.append(roll_of(event))
+
+    def visit_property(self, event: PropertyEvent) -> None:
+        button = _is_roll_property(event, self.buttons)
+        if button is None:
+            self.events.append(event.text)
+        elif event.name == f"{button}_result":
+            self.property_rolls.append(Roll(button, event.new))
+
+    def visit_chat(self, event: ChatEvent) -> None:
+        said = partial(_chat_text, event)
+        (self.reports if event.message.startswith("*") else self.events).append(said)
+
+    def visit_move(self, event: MoveEvent) -> None:
+        self.events.append(partial(_move_text, event, self.roster))
+
+    def visit_change(self, event: ChangeEvent) -> None:
+        self.events.append(partial(_change_text, event, self.roster))
+
+    def visit_add(self, event: AddEvent) -> None:
+        self.events.append(partial(_add_text, event, self.roster))
+
+    def visit_remove(self, event: RemoveEvent) -> None:
+        self.events.append(partial(_remove_text, event, self.roster))
+
+    def result(self) -> _Undone:
+        rolls = self.rolls if self.dice else self.property_rolls
+        rest = self.events or self.reports     # the module's report only when the step did nothing else
+        count = len(rolls) + len(rest)
+        if not count:
+            return _Undone(self.target, "a step that changed nothing")
+        parts = [r.text() for r in rolls][:_EVENTS]
+        parts += [say() for say in rest[:_EVENTS - len(parts)]]
+        did = "; ".join(parts) + (f"; and {count - len(parts)} more" if count > len(parts) else "")
+        return _Undone(self.target, did, rolls, only_roll=count == 1 and len(rolls) == 1)
+
+
+def _move_text(event: MoveEvent, roster: Roster) -> str:
+    hidden = concealment(event.piece, roster)
+    name = hidden.label() if hidden is not None else event.piece.label()
+    src, dst = event.source, event.target
+    if src.map == dst.map and src.location is not None and src.location == dst.location:
+        return f"{name} moved within {dst.label()}"
+    return f"{name} moved {move_text(src, dst)}"
+
+
+def _change_text(event: ChangeEvent, roster: Roster) -> str:
+    hidden = concealment(event.after, roster) or concealment(event.before, roster)
+    if hidden is not None:
+        return f"{hidden.label()} changed at {event.place.label()}"
+    return event.text()
+
+
+def _add_text(event: AddEvent, roster: Roster) -> str:
+    hidden = concealment(event.piece, roster)
+    if hidden is not None:
+        return f"{hidden.label()} added at {event.target.label()}"
+    return event.text()
+
+
+def _remove_text(event: RemoveEvent, roster: Roster) -> str:
+    hidden = concealment(event.piece, roster)
+    if hidden is not None:
+        return f"{hidden.label()} removed from {event.source.label()}"
+    return event.text()
+
+
+def _chat_text(event: ChatEvent) -> str:
+    return f"the chat line «{_short(event.display)}»"
+
+
 def _what(target: Step, roster: Roster, buttons: frozenset[str]) -> _Undone:
-    rolls: list[Roll] = []
-    events: list[Event] = []
-    reports: list[Event] = []
-    dice = any(isinstance(e, DiceEvent) for e in target.events)
-    for event in target.events:
-        if isinstance(event, DiceEvent):
-            rolls.append(roll_of(event))
-        elif isinstance(event, PropertyEvent) and (button := _is_roll_property(event, buttons)) is not None:
-            if not dice and event.name == f"{button}_result":
-                rolls.append(Roll(button, event.new))
-        elif isinstance(event, ChatEvent) and event.message.startswith("*"):
-            reports.append(event)           # the module's report of what the step did
-        else:
-            events.append(event)
-    rest = events or reports
-    count = len(rolls) + len(rest)
-    if not count:
-        return _Undone(target, "a step that changed nothing")
-    # pieces are named only for what is shown (naming decodes the piece)
-    parts = [r.text() for r in rolls][:_EVENTS]
-    parts += [_event_text(e, roster) for e in rest[:_EVENTS - len(parts)]]
-    did = "; ".join(parts) + (f"; and {count - len(parts)} more" if count > len(parts) else "")
-    return _Undone(target, did, rolls, only_roll=count == 1 and len(rolls) == 1)
+    what = _WhatItDid(target, roster, buttons)
+    walk_events(what, target.events)
+    return what.result()
 
 
 def _not_in_log(step: Step) -> _Undone:
@@ -300,15 +351,15 @@ def _roll_group(undone: list[_Undone], i: int) -> list[_Undone]:
         group.append(nxt)
 
 
-def _logged_again(record: GameRecord) -> dict[int, int]:
-    """Undone steps whose every roll was logged again unchanged after the
-    undo (as the dice check links them, :func:`dice.read_rolls`): chain step
-    -> the step in the log of the first repeat."""
+def _logged_again(record: GameRecord, logs: set[str | None]) -> dict[int, int]:
+    """Undone steps of ``logs`` whose every roll was logged again unchanged
+    after the undo (as the dice check links them, :func:`dice.read_rolls`):
+    chain step -> the step in the log of the first repeat."""
     from vmodtool.checkgame.dice import read_rolls
 
     rolled: Counter[int] = Counter()
     again: dict[int, list[int]] = {}
-    for r in read_rolls(record):
+    for r in read_rolls(record, logs=logs):
         if r.repeat_of is not None:
             again.setdefault(r.repeat_of, []).append(r.file_step)
         else:
@@ -316,77 +367,101 @@ def _logged_again(record: GameRecord) -> dict[int, int]:
     return {step: min(at) for step, at in again.items() if len(at) >= rolled[step]}
 
 
-def section(record: GameRecord) -> Section:
-    roster = record.replay.roster
-    steps = record.steps
-    buttons = _dice_buttons(record.module)
-    relogged = _logged_again(record)
-    runs: list[_Run] = []
-    how: Counter[str] = Counter()
-    for step in steps:
+class UndoSection(SectionVisitor):
+    """The ``undo`` section: each undo step (the replay marks them), who
+    undid and what the step it undid had done (:class:`_WhatItDid`: a card
+    drawn is a move), in series of one player's undos in a row."""
+
+    def __init__(self, record: GameRecord) -> None:
+        super().__init__(record)
+        self.roster = record.replay.roster
+        self.buttons = _dice_buttons(record.module)
+        self.runs: list[_Run] = []
+        self.how: Counter[str] = Counter()
+
+    def begin_step(self, step: Step) -> None:
         if not step.undo:
-            continue
+            return
+        steps = self.record.steps
         target = steps[step.undoes - 1] if step.undoes and 0 < step.undoes <= len(steps) else None
-        who = undoer(step, target, roster)
-        how[_how(step)] += 1
-        last = runs[-1] if runs else None
+        who = undoer(step, target, self.roster)
+        self.how[_how(step)] += 1
+        last = self.runs[-1] if self.runs else None
         if last is None or last.who != who or last.file != step.file or last.steps[-1].number != step.number - 1:
             last = _Run(who, step.file)
-            runs.append(last)
+            self.runs.append(last)
         last.steps.append(step)
-        undone = _what(target, roster, buttons) if target is not None else _not_in_log(step)
-        if target is not None and undone.rolls:
-            undone.relogged = relogged.get(target.number)
-        last.undone.append(undone)
-    findings = []
-    per_player: dict[str, Counter[str]] = {}
-    for run in runs:
-        rolls = run.rolls
-        risky = any(u.reroll_risk for u in run.undone)
-        counts = per_player.setdefault(run.who or "unnamed", Counter())
-        counts["undo_steps"] += len(run.steps)
-        counts["undone_rolls"] += len(rolls)
-        counts["undone_rolls_logged_again"] += sum(len(u.rolls) for u in run.undone if u.relogged is not None)
-        first = run.steps[0]
-        findings.append(Finding(
-            "undone_roll" if rolls else "undo", SUSPICIOUS if risky else NOTE, _message(run),
-            first.file, first.number, first.file_step, run.who,
-            {"undo_steps": [s.file_step for s in run.steps], "how": sorted({_how(s) for s in run.steps}),
-             "undone": [u.record() for u in run.undone], "rolls": [r.text() for r in rolls]}))
+        last.undone.append(_what(target, self.roster, self.buttons) if target is not None else _not_in_log(step))
+
+    def result(self) -> Section:
+        with_rolls = [u for run in self.runs for u in run.undone if u.step is not None and u.rolls]
+        if with_rolls:          # (the dice are read again only for them)
+            relogged = _logged_again(self.record, {u.step.file for u in with_rolls if u.step is not None})
+            for undone in with_rolls:
+                assert undone.step is not None
+                undone.relogged = relogged.get(undone.step.number)
+        per_player: dict[str, Counter[str]] = {}
+        findings = [_finding(run, per_player) for run in self.runs]
+        summary = _summary(self.how, len(self.runs), per_player)
+        by_log: Counter[str] = Counter()
+        for run in self.runs:
+            by_log[Path(run.file).name if run.file else ""] += len(run.steps)
+        rolls_total = sum(c["undone_rolls"] for c in per_player.values())
+        rolls_again = sum(c["undone_rolls_logged_again"] for c in per_player.values())
+        data = {"undo_steps": sum(self.how.values()), "runs": len(self.runs), "undone_rolls": rolls_total,
+                "undone_rolls_logged_again": rolls_again, "by_how": dict(sorted(self.how.items())),
+                "by_player": {p: dict(sorted(c.items())) for p, c in sorted(per_player.items())},
+                "by_log": dict(by_log)}
+        return Section("undo", "Undos", summary, findings, data)
+
+
+def _finding(run: _Run, per_player: dict[str, Counter[str]]) -> Finding:
+    """A series' finding (its counts added to its player's)."""
+    rolls = run.rolls
+    risky = any(u.reroll_risk for u in run.undone)
+    counts = per_player.setdefault(run.who or "unnamed", Counter())
+    counts["undo_steps"] += len(run.steps)
+    counts["undone_rolls"] += len(rolls)
+    counts["undone_rolls_logged_again"] += sum(len(u.rolls) for u in run.undone if u.relogged is not None)
+    first = run.steps[0]
+    return Finding(
+        "undone_roll" if rolls else "undo", SUSPICIOUS if risky else NOTE, _message(run),
+        first.file, first.number, first.file_step, run.who,
+        {"undo_steps": [s.file_step for s in run.steps], "how": sorted({_how(s) for s in run.steps}),
+         "undone": [u.record() for u in run.undone], "rolls": [r.text() for r in rolls]})
+
+
+def _summary(how: Counter[str], runs: int, per_player: dict[str, Counter[str]]) -> list[str]:
     total = sum(how.values())
+    if not total:
+        return ["no undo in the logs"]
+    players = ", ".join(
+        f"{p} {c['undo_steps']}" + (f" ({c['undone_rolls']} dice roll(s) undone)" if c["undone_rolls"] else "")
+        for p, c in sorted(per_player.items()))
+    summary = [f"{total} undo step(s) in {runs} series: {players}"]
+    kinds = []
+    if how["bracket"]:
+        kinds.append(f"{how['bracket']} in VASSAL's UNDO brackets")
+    if how["undo line"]:
+        kinds.append(f"{how['undo line']} '* UNDO:' line(s) of an older VASSAL")
+    if how["reversal"]:
+        kinds.append(f"{how['reversal']} exact reversal(s) of the previous step (how older VASSAL logged "
+                     "an undo; a piece moved straight back reads the same)")
+    summary.append("; ".join(kinds))
     rolls_total = sum(c["undone_rolls"] for c in per_player.values())
     rolls_again = sum(c["undone_rolls_logged_again"] for c in per_player.values())
-    summary: list[str] = []
-    if not total:
-        summary.append("no undo in the logs")
-    else:
-        players = ", ".join(
-            f"{p} {c['undo_steps']}" + (f" ({c['undone_rolls']} dice roll(s) undone)" if c["undone_rolls"] else "")
-            for p, c in sorted(per_player.items()))
-        summary.append(f"{total} undo step(s) in {len(runs)} series: {players}")
-        kinds = []
-        if how["bracket"]:
-            kinds.append(f"{how['bracket']} in VASSAL's UNDO brackets")
-        if how["undo line"]:
-            kinds.append(f"{how['undo line']} '* UNDO:' line(s) of an older VASSAL")
-        if how["reversal"]:
-            kinds.append(f"{how['reversal']} exact reversal(s) of the previous step (how older VASSAL logged "
-                         "an undo; a piece moved straight back reads the same)")
-        summary.append("; ".join(kinds))
-        if rolls_total:
-            line = f"{rolls_total} dice roll(s) undone"
-            if rolls_total > rolls_again:
-                line += (f": {rolls_total - rolls_again} SUSPICIOUS (taken back, then rolled again or not at all; "
-                         "the dice check shows any new values)")
-            if rolls_again:
-                line += (f"{';' if rolls_total > rolls_again else ':'} {rolls_again} logged again unchanged after "
-                         "the undo (the steps stepped through again: nothing rolled again)")
-            summary.append(line)
-    by_log: Counter[str] = Counter()
-    for run in runs:
-        by_log[Path(run.file).name if run.file else ""] += len(run.steps)
-    data = {"undo_steps": total, "runs": len(runs), "undone_rolls": rolls_total,
-            "undone_rolls_logged_again": rolls_again, "by_how": dict(sorted(how.items())),
-            "by_player": {p: dict(sorted(c.items())) for p, c in sorted(per_player.items())},
-            "by_log": dict(by_log)}
-    return Section("undo", "Undos", summary, findings, data)
+    if rolls_total:
+        line = f"{rolls_total} dice roll(s) undone"
+        if rolls_total > rolls_again:
+            line += (f": {rolls_total - rolls_again} SUSPICIOUS (taken back, then rolled again or not at all; "
+                     "the dice check shows any new values)")
+        if rolls_again:
+            line += (f"{';' if rolls_total > rolls_again else ':'} {rolls_again} logged again unchanged after "
+                     "the undo (the steps stepped through again: nothing rolled again)")
+        summary.append(line)
+    return summary
+
+
+def section(record: GameRecord) -> Section:
+    """The ``undo`` section of one game."""
+    return run_section(UndoSection(record))

@@ -37,12 +37,6 @@ MAX_CLASS_LINES = 500
 KNOWN_COMPLEX: dict[str, int] = {
     "vmodtool/audit/game.py:AuditGame.run_step": 69,
     "vmodtool/audit/game.py:OpenedAudit._finish": 36,
-    "vmodtool/checkgame/actions.py:section": 56,
-    "vmodtool/checkgame/chain.py:section": 105,
-    "vmodtool/checkgame/decks.py:section": 33,
-    "vmodtool/checkgame/dice.py:_Reader.rolls_of": 67,
-    "vmodtool/checkgame/dice.py:section": 37,
-    "vmodtool/checkgame/undo.py:section": 39,
     "vmodtool/replay/chain.py:compare_states": 44,
     "vmodtool/replay/engine.py:Engine.on_move": 38,
     "vmodtool/replay/game.py:Replay._run_step": 46,
@@ -76,10 +70,6 @@ KNOWN_HIDDEN_IMPORT_CYCLES: set[str] = {
 KNOWN_EVENT_DISPATCH: dict[str, int] = {
     "vmodtool/audit/cards.py": 5,
     "vmodtool/audit/game.py": 14,
-    "vmodtool/checkgame/actions.py": 5,
-    "vmodtool/checkgame/decks.py": 4,
-    "vmodtool/checkgame/dice.py": 5,
-    "vmodtool/checkgame/undo.py": 9,
     "vmodtool/report/frames.py": 3,
 }
 

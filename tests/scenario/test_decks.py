@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from vmodtool.scenario import check_scenario, load_scenario
-from vmodtool.scenario.report import scenario_summary
+from vmodtool.scenario.summary import scenario_summary
 
 FIXTURE = Path(__file__).parent / "fixtures" / "example_a" / "scenario.yaml"
 

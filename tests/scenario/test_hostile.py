@@ -31,7 +31,7 @@ from tests.scenario.helpers import toml_value
 from vmodtool.cli import cli
 from vmodtool.errors import VmodError
 from vmodtool.scenario import ScenarioProblems, check_scenario, limits, load_scenario, source
-from vmodtool.scenario.report import scenario_summary
+from vmodtool.scenario.summary import scenario_summary
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"

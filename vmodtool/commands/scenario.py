@@ -49,7 +49,7 @@ def check_scenario_command(ctx: click.Context, file: str, output: str | None, fm
       vmodtool check-scenario --format json tld.yaml -m TheLongestDay.vmod -o problems.json
     """
     from vmodtool.scenario import check_scenario
-    from vmodtool.scenario.report import scenario_summary
+    from vmodtool.scenario.summary import scenario_summary
 
     check_report_output(output, file, module, board_sizes_file)
     scenario, problems = check_scenario(file, module=module,

@@ -31,7 +31,7 @@ from vmodtool.replay.engine import Engine, ReplayWarning, Roster
 from vmodtool.replay.events import AddEvent, ChangeEvent, ChatEvent, DiceEvent, Event, MoveEvent
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.properties import ModuleProperties
-from vmodtool.replay.state import Deck, Piece, Stack
+from vmodtool.replay.state import Deck, GameObject, Piece, Stack
 from vmodtool.replay.viewer import OBSERVER, Viewer
 from vmodtool.replay.visitor import Drive, LogStart, ReplayVisitor
 from vmodtool.vassal.commands import (
@@ -403,61 +403,7 @@ class Replay:
         engine.reordered = []
         engine.deck_to_deck = False
         nwarn = len(engine.warnings)
-        count = 0
-        moves: list[tuple[str, ...]] = []
-        stacks_seen: set[str] = set()
-        referenced: list[str | None] = []
-        execute = engine.execute
-        pieces = engine.state.pieces
-        kinds = _KINDS
-        for cmd in leaf_commands(node):
-            count += 1
-            inner: Command = cmd
-            kind = kinds.get(type(cmd))
-            if kind is None:
-                kind = _kind_of(type(cmd))
-            if kind == _LOG:
-                logged = cmd.logged      # type: ignore[attr-defined]
-                if logged is None:
-                    continue
-                inner = logged
-                kind = kinds.get(type(inner))
-                if kind is None:
-                    kind = _kind_of(type(inner))
-                if kind == _LOG:        # a LOG inside a LOG: nothing VASSAL executes
-                    kind = _OTHER
-            if kind == _REMOVE:
-                pid: str | None = inner.piece_id     # type: ignore[attr-defined]
-                if isinstance(pieces.get(pid) if pid is not None else None, Stack):
-                    stacks_seen.add(pid)     # type: ignore[arg-type]
-            execute(inner)
-            if kind == _MOVE:
-                # (id, new map, x, y, old map, x, y) from the fields the engine
-                # already decoded: compared with the previous step's to spot
-                # an old-style undo
-                f = inner.fields     # type: ignore[attr-defined]
-                referenced.append(f[0] if f and f[0] else "")
-                if len(f) >= 8:
-                    moves.append((f[0], "" if f[1] == "null" else f[1], f[2], f[3],
-                                  "" if f[5] == "null" else f[5], f[6], f[7]))
-            elif kind == _CHANGE:
-                f = inner.fields     # type: ignore[attr-defined]
-                pid = f[0] if f and f[0] else ""
-                referenced.append(pid)
-                if not pid.startswith("replay-") and not isinstance(pieces.get(pid), Stack):
-                    moves.append(("D", pid, f[1] if len(f) > 1 and f[1] else "",
-                                  f[2] if len(f) > 2 and f[2] else ""))
-            elif kind == _ADD:
-                referenced.append(inner.piece_id)     # type: ignore[attr-defined]
-                if not inner.is_stack:     # type: ignore[attr-defined]
-                    moves.append(("other", "add"))
-            elif kind == _REMOVE:
-                pid = inner.piece_id     # type: ignore[attr-defined]
-                referenced.append(pid)
-                if pid not in stacks_seen:
-                    moves.append(("other", "remove"))
-            elif kind == _OTHER:
-                moves.append(("other", inner.kind))
+        count, moves, referenced = _execute_step(engine, node)
         if engine.reordered or engine.deck_to_deck:
             engine.finish_step([e.message for e in engine.events
                                 if isinstance(e, (ChatEvent, DiceEvent)) and e.message])
@@ -469,26 +415,7 @@ class Replay:
             step.player, step.side = self.roster.who(engine.player_ids[0])
         else:
             step.player, step.side = engine.chat_player(step.events)
-        if engine.undo_brackets:
-            step.undo, step.undo_kind = True, "bracket"
-            target = _last_undoable(history, engine.file)
-            if target is not None:
-                _mark_undone(target, step)
-        else:
-            target = _last_undoable(history, engine.file)
-            if target is not None and _is_inverse(step._moves, target._moves):
-                step.undo, step.undo_kind = True, "inverse"
-                _mark_undone(target, step)
-            elif not step._moves and step.chat_lines and \
-                    all(line.startswith(_UNDO_LINE) for line in step.chat_lines):
-                # before the brackets, the undo of a chat or dice line was the
-                # line again behind "* UNDO: ": it undid the latest step that
-                # said it (the previous step may be one whose undo is not
-                # recognised, e.g. an add undone by a remove)
-                step.undo, step.undo_kind = True, "inverse"
-                target = _said(history, engine.file, [line[len(_UNDO_LINE):] for line in step.chat_lines])
-                if target is not None:
-                    _mark_undone(target, step)
+        _mark_undo(step, engine.file, bool(engine.undo_brackets), history)
         return step
 
     def _compare(self, previous: Engine, engine: Engine, k: int) -> list[ChainDifference]:
@@ -603,6 +530,98 @@ def _kind_of(cls: type) -> int:
             return kind
     _KINDS[cls] = _OTHER
     return _OTHER
+
+
+def _execute_step(engine: Engine, node: Node) -> tuple[int, list[tuple[str, ...]], list[str | None]]:
+    """Execute a step's commands; (how many, what :attr:`Step._moves`
+    notes of them, the piece ids they name)."""
+    count = 0
+    moves: list[tuple[str, ...]] = []
+    stacks_seen: set[str] = set()
+    referenced: list[str | None] = []
+    execute = engine.execute
+    pieces = engine.state.pieces
+    kinds = _KINDS
+    for cmd in leaf_commands(node):
+        count += 1
+        inner: Command = cmd
+        kind = kinds.get(type(cmd))
+        if kind is None:
+            kind = _kind_of(type(cmd))
+        if kind == _LOG:
+            logged = cmd.logged      # type: ignore[attr-defined]
+            if logged is None:
+                continue
+            inner = logged
+            kind = kinds.get(type(inner))
+            if kind is None:
+                kind = _kind_of(type(inner))
+            if kind == _LOG:        # a LOG inside a LOG: nothing VASSAL executes
+                kind = _OTHER
+        if kind == _REMOVE:
+            pid: str | None = inner.piece_id     # type: ignore[attr-defined]
+            if isinstance(pieces.get(pid) if pid is not None else None, Stack):
+                stacks_seen.add(pid)     # type: ignore[arg-type]
+        execute(inner)
+        if kind != _QUIET:
+            _note(kind, inner, pieces, stacks_seen, moves, referenced)
+    return count, moves, referenced
+
+
+def _note(kind: int, inner: Command, pieces: dict[str, GameObject], stacks_seen: set[str],
+          moves: list[tuple[str, ...]], referenced: list[str | None]) -> None:
+    """What :func:`_execute_step` notes of an executed command."""
+    if kind == _MOVE:
+        # (id, new map, x, y, old map, x, y) from the fields the engine
+        # already decoded: compared with the previous step's to spot
+        # an old-style undo
+        f = inner.fields     # type: ignore[attr-defined]
+        referenced.append(f[0] if f and f[0] else "")
+        if len(f) >= 8:
+            moves.append((f[0], "" if f[1] == "null" else f[1], f[2], f[3],
+                          "" if f[5] == "null" else f[5], f[6], f[7]))
+    elif kind == _CHANGE:
+        f = inner.fields     # type: ignore[attr-defined]
+        pid = f[0] if f and f[0] else ""
+        referenced.append(pid)
+        if not pid.startswith("replay-") and not isinstance(pieces.get(pid), Stack):
+            moves.append(("D", pid, f[1] if len(f) > 1 and f[1] else "",
+                          f[2] if len(f) > 2 and f[2] else ""))
+    elif kind == _ADD:
+        referenced.append(inner.piece_id)     # type: ignore[attr-defined]
+        if not inner.is_stack:     # type: ignore[attr-defined]
+            moves.append(("other", "add"))
+    elif kind == _REMOVE:
+        pid = inner.piece_id     # type: ignore[attr-defined]
+        referenced.append(pid)
+        if pid not in stacks_seen:
+            moves.append(("other", "remove"))
+    elif kind == _OTHER:
+        moves.append(("other", inner.kind))
+
+
+def _mark_undo(step: Step, file: str | None, bracket: bool, history: list[Step]) -> None:
+    """Whether ``step`` undoes an earlier step of its file (VASSAL's UNDO
+    brackets, or the exact inverse of the last step not undone, or the
+    "* UNDO: " chat lines of VASSAL before the brackets), marking both."""
+    target = _last_undoable(history, file)
+    if bracket:
+        step.undo, step.undo_kind = True, "bracket"
+        if target is not None:
+            _mark_undone(target, step)
+    elif target is not None and _is_inverse(step._moves, target._moves):
+        step.undo, step.undo_kind = True, "inverse"
+        _mark_undone(target, step)
+    elif not step._moves and step.chat_lines and \
+            all(line.startswith(_UNDO_LINE) for line in step.chat_lines):
+        # before the brackets, the undo of a chat or dice line was the
+        # line again behind "* UNDO: ": it undid the latest step that
+        # said it (the previous step may be one whose undo is not
+        # recognised, e.g. an add undone by a remove)
+        step.undo, step.undo_kind = True, "inverse"
+        said = _said(history, file, [line[len(_UNDO_LINE):] for line in step.chat_lines])
+        if said is not None:
+            _mark_undone(said, step)
 
 
 def _is_stack(engine: Engine, piece_id: str | None) -> bool:

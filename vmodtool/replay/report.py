@@ -76,20 +76,25 @@ def board_lines(board: BoardState) -> Iterator[str]:
         pieces.sort(key=lambda p: (p.location or "", p.y, p.x, p.stack_id or "",
                                    p.stack_index if p.stack_index is not None else -1))
         for p in pieces:
-            where = p.location if p.location not in (None, "offboard") else (
-                f"hex {p.grid_cell[0]},{p.grid_cell[1]}" if p.grid_cell else
-                f"{p.location + ' ' if p.location else ''}({p.x},{p.y})")
-            stack = (f" [{p.stack_index + 1}/{p.stack_size}]"
-                     if p.stack_size and p.stack_index is not None and p.stack_size > 1 else "")
-            if p.hidden:
-                yield f"    {_e(where)}{stack}: (hidden piece)"
-                continue
-            unit = f" [{p.unit_id}]" if p.unit_id and p.unit_id != p.name else ""
-            yield f"    {_e(where)}{stack}: {_e(p.name or p.id)}{_e(unit)}"
+            yield _piece_line(p)
     for key, value in sorted(board.global_properties.items()):
         yield f"  property {_e(key)} = {_e(str(value))}"
     for key, value in sorted(board.turns.items()):
         yield f"  turn tracker {_e(key)} = {_e(str(value))}"
+
+
+def _piece_line(p: PieceSnapshot) -> str:
+    """A piece's line of :func:`board_lines`: where, its place in its
+    stack, its name (none when the viewer may not see it)."""
+    where = p.location if p.location not in (None, "offboard") else (
+        f"hex {p.grid_cell[0]},{p.grid_cell[1]}" if p.grid_cell else
+        f"{p.location + ' ' if p.location else ''}({p.x},{p.y})")
+    stack = (f" [{p.stack_index + 1}/{p.stack_size}]"
+             if p.stack_size and p.stack_index is not None and p.stack_size > 1 else "")
+    if p.hidden:
+        return f"    {_e(where)}{stack}: (hidden piece)"
+    unit = f" [{p.unit_id}]" if p.unit_id and p.unit_id != p.name else ""
+    return f"    {_e(where)}{stack}: {_e(p.name or p.id)}{_e(unit)}"
 
 
 def board_records(board: BoardState) -> Iterator[str]:

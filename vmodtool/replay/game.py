@@ -27,7 +27,7 @@ from typing import Any, TypeVar, Union, overload
 from vmodtool.errors import VmodError
 from vmodtool.gc_policy import relaxed_gc
 from vmodtool.replay.chain import ChainDifference, compare_states
-from vmodtool.replay.engine import Engine, ReplayWarning, Roster
+from vmodtool.replay.engine import ReplayEngine, ReplayWarning, Roster
 from vmodtool.replay.events import AddEvent, ChangeEvent, ChatEvent, DiceEvent, Event, MoveEvent
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.properties import ModuleProperties
@@ -224,7 +224,7 @@ class Replay:
         self.hands: dict[str, HandDef] = {h.name: h for h in hands}
         self.chain_differences: list[ChainDifference] = []
         self.warnings: list[ReplayWarning] = []
-        self.engine: Engine | None = None
+        self.engine: ReplayEngine | None = None
         #: per file replayed so far, the chain steps played before its first
         #: step (:meth:`log_position`, :meth:`chain_step`)
         self.log_starts: list[int] = []
@@ -268,9 +268,9 @@ class Replay:
         return list(self.positions.missing_sizes)
 
     # ------------------------------------------------------------ replaying
-    def _restore(self, k: int, add_plans: dict[str, Any] | None = None) -> Engine:
+    def _restore(self, k: int, add_plans: dict[str, Any] | None = None) -> ReplayEngine:
         game = self.games[k]
-        engine = Engine(self.positions, self.roster, file=self.files[k], properties=self.properties,
+        engine = ReplayEngine(self.positions, self.roster, file=self.files[k], properties=self.properties,
                         viewer=self.viewer, hands=self.hands, add_plans=add_plans)
         engine.in_restore = True
         engine.apply_all([cmd for node in game.restore_part() for cmd in leaf_commands(node)])
@@ -279,13 +279,13 @@ class Replay:
             self.roster.redactor.learn(player_id, self.roster.players[player_id][0])
         return engine
 
-    def restore(self, k: int, add_plans: dict[str, Any] | None = None) -> Engine:
+    def restore(self, k: int, add_plans: dict[str, Any] | None = None) -> ReplayEngine:
         """A new engine holding file ``k``'s saved state, as the replay
         restores it before that file's first step; ``add_plans`` (the
         AddPiece texts parsed so far) may be shared between calls."""
         return self._restore(k, add_plans)
 
-    def apply_step(self, engine: Engine, node: Node, number: int, history: list[Step], *,
+    def apply_step(self, engine: ReplayEngine, node: Node, number: int, history: list[Step], *,
                    file_step: int | None = None, index: int | None = None) -> Step:
         """Apply one step's commands to ``engine`` as the replay does and
         return the :class:`Step` (``history``: the steps before it, for
@@ -294,7 +294,7 @@ class Replay:
                               number if index is None else index, history)
 
     def steps(self, *, until: int | None = None,
-              on_restore: Callable[[int, Engine], None] | None = None) -> Iterator[Step]:
+              on_restore: Callable[[int, ReplayEngine], None] | None = None) -> Iterator[Step]:
         """Replay from the first file's saved state, yielding each step after
         it was applied (:attr:`engine` holds the live state).  ``until``
         stops after that step number; ``on_restore(k, engine)`` is called
@@ -308,11 +308,11 @@ class Replay:
             yield from self._steps(until, on_restore)
 
     def _steps(self, until: int | None,
-               on_restore: Callable[[int, Engine], None] | None = None, *,
+               on_restore: Callable[[int, ReplayEngine], None] | None = None, *,
                drive: Drive | None = None) -> Iterator[Step]:
         number = 0
         history: list[Step] = []
-        previous: Engine | None = None
+        previous: ReplayEngine | None = None
         # the AddPieces parsed so far, by text: a log's saved state repeats
         # most of the previous log's
         add_plans: dict[str, Any] = {}
@@ -394,7 +394,7 @@ class Replay:
                 pass
         return tuple(v.result() for v in visitors)
 
-    def _run_step(self, engine: Engine, node: Node, number: int, file_step: int,
+    def _run_step(self, engine: ReplayEngine, node: Node, number: int, file_step: int,
                   index: int, history: list[Step]) -> Step:
         engine.step_number = number
         engine.events = []
@@ -418,9 +418,9 @@ class Replay:
         _mark_undo(step, engine.file, bool(engine.undo_brackets), history)
         return step
 
-    def _compare(self, previous: Engine, engine: Engine, k: int) -> list[ChainDifference]:
+    def _compare(self, previous: ReplayEngine, engine: ReplayEngine, k: int) -> list[ChainDifference]:
         return compare_states(previous.state, engine.state, previous.place_of, engine.place_of,
-                              Engine.ref, self.files[k - 1], self.files[k])
+                              ReplayEngine.ref, self.files[k - 1], self.files[k])
 
     # -------------------------------------------------------------- states
     def initial_state(self) -> BoardState:
@@ -445,7 +445,7 @@ class Replay:
         return snapshot(engine, step)
 
 
-def snapshot(engine: Engine, step: int = 0) -> BoardState:
+def snapshot(engine: ReplayEngine, step: int = 0) -> BoardState:
     pieces = []
     watching = bool(engine.hands) or engine.state.has_decks
     for p in engine.state.game_pieces():
@@ -474,7 +474,7 @@ def snapshot(engine: Engine, step: int = 0) -> BoardState:
     return BoardState(step, pieces, props, dict(engine.state.turns), decks, hands)
 
 
-def piece_snapshot(engine: Engine, p: Piece) -> PieceSnapshot:
+def piece_snapshot(engine: ReplayEngine, p: Piece) -> PieceSnapshot:
     place = engine.place_of(p)
     parent = p.parent
     if parent is not None:
@@ -496,7 +496,7 @@ def stack_key(stack: Stack) -> str:
     return stack.id or f"@{id(stack)}"
 
 
-def _stacks_after(engine: Engine, piece_ids: Sequence[str | None],
+def _stacks_after(engine: ReplayEngine, piece_ids: Sequence[str | None],
                   everything: bool = False) -> dict[str, tuple[str, ...]]:
     """The stacks holding (or being) these pieces now; every stack when
     ``everything``.  A piece in no stack is a stack of its own."""
@@ -532,7 +532,7 @@ def _kind_of(cls: type) -> int:
     return _OTHER
 
 
-def _execute_step(engine: Engine, node: Node) -> tuple[int, list[tuple[str, ...]], list[str | None]]:
+def _execute_step(engine: ReplayEngine, node: Node) -> tuple[int, list[tuple[str, ...]], list[str | None]]:
     """Execute a step's commands; (how many, what :attr:`Step._moves`
     notes of them, the piece ids they name)."""
     count = 0
@@ -624,7 +624,7 @@ def _mark_undo(step: Step, file: str | None, bracket: bool, history: list[Step])
             _mark_undone(said, step)
 
 
-def _is_stack(engine: Engine, piece_id: str | None) -> bool:
+def _is_stack(engine: ReplayEngine, piece_id: str | None) -> bool:
     return isinstance(engine.state.get(piece_id), Stack)
 
 

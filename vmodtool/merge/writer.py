@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from vmodtool.errors import VmodError
+from vmodtool.gc_policy import relaxed_gc
 from vmodtool.merge.edits import Edit, StepAddress
 from vmodtool.merge.transition import (
     chat_step,
@@ -211,13 +212,16 @@ def merge_logs(paths: Sequence[PathLike], options: MergeOptions | None = None, *
     chain_steps, findings = _checked_chain(replay, files, options.force)
     per_file = [len(g.log_steps()) for g in replay.games]
     deletes, notes_at = _edit_targets(list(options.edits) + list(notes), files, per_file)
-    log = _MergedLog(replay, files, options, restore_nodes, deletes, notes_at)
-    log.undone_pairs = _undone_pairs(chain_steps) if options.drop_undone else set()
-    start = 0
-    for k, n in enumerate(per_file):      # the replay yields each log's steps in turn
-        log.write_log(k, chain_steps[start:start + n])
-        start += n
-    final = _chain_end(replay, log.plans)
+    # the merged log is replayed while it is written: a replay's many
+    # long-lived objects need no cycle collection meanwhile (as Replay.run)
+    with relaxed_gc():
+        log = _MergedLog(replay, files, options, restore_nodes, deletes, notes_at)
+        log.undone_pairs = _undone_pairs(chain_steps) if options.drop_undone else set()
+        start = 0
+        for k, n in enumerate(per_file):      # the replay yields each log's steps in turn
+            log.write_log(k, chain_steps[start:start + n])
+            start += n
+        final = _chain_end(replay, log.plans)
     engine = log.engine
     end_fix = compare_states(engine.state, final.state, engine.place_of, final.place_of, ReplayEngine.ref,
                              files[-1], None)

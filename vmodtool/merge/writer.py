@@ -40,7 +40,6 @@ from vmodtool.merge.transition import (
 )
 from vmodtool.replay.chain import ChainDifference, compare_states
 from vmodtool.replay.engine import ReplayEngine
-from vmodtool.replay.events import DiceEvent
 from vmodtool.replay.game import Replay, Step
 from vmodtool.vassal.commands import (
     ESC,
@@ -110,11 +109,7 @@ class MergeResult:
 # editing one step
 
 def _dice_lines(step: Step) -> set[str]:
-    return {e.message for e in step.events if isinstance(e, DiceEvent) and e.message}
-
-
-def _has_dice(step: Step) -> bool:
-    return any(isinstance(e, DiceEvent) for e in step.events)
+    return set(step.dice_lines)
 
 
 def _without_chat(node: Node, drop: re.Pattern[str], dice: set[str], keep_dice: bool,
@@ -380,7 +375,7 @@ class _MergedLog:
         drop_kind = None
         if (k, file_step) in self.deletes:
             drop_kind = "deleted"
-            if any(e.kind not in ("chat", "dice") for e in s.events):
+            if not s.only_talk:
                 self.deleted_with_state += 1
         elif s.number in self.undone_pairs:
             drop_kind = "undo" if s.undo else "undone"
@@ -401,7 +396,7 @@ class _MergedLog:
         """A step left out: counted, its dice reports counted (or kept as a
         chat step with ``keep_dice``)."""
         self.dropped[drop_kind] += 1
-        if _has_dice(s):
+        if s.rolled:
             lines = sorted(_dice_lines(s))
             if self.options.keep_dice and lines:
                 self.dropped["dice_kept"] += len(lines)

@@ -100,6 +100,23 @@ class Step:
         return [e.message for e in self.events
                 if isinstance(e, (ChatEvent, DiceEvent)) and e.message]
 
+    @property
+    def dice_lines(self) -> list[str]:
+        """The raw text of every dice report the step logged."""
+        return [e.message for e in self.events if isinstance(e, DiceEvent) and e.message]
+
+    @property
+    def rolled(self) -> bool:
+        """Whether the step rolled dice (a dice report, or VASSAL's own
+        dice results without one)."""
+        return any(isinstance(e, DiceEvent) for e in self.events)
+
+    @property
+    def only_talk(self) -> bool:
+        """Whether every event of the step is a chat line or a dice roll
+        (leaving it out changes no piece, property or tracker)."""
+        return all(e.kind in ("chat", "dice") for e in self.events)
+
     def record(self) -> dict[str, object]:
         return {"step": self.number, "file": self.file, "file_step": self.file_step,
                 "player": self.player, "side": self.side, "undo": self.undo,

@@ -50,3 +50,14 @@ def test_text_lines_end_with_the_summary() -> None:
     assert lines[-1].startswith(f"{len(steps)} steps (") or any(
         line.startswith(f"{len(steps)} steps (") for line in lines)
     assert not any(": chat" in line for line in lines)
+
+
+def test_a_step_says_what_it_holds_without_its_reader_testing_event_types() -> None:
+    """What ``vmodtool merge`` asks of a step it may drop (outside the
+    replay layer no module tests event types)."""
+    steps = {s.number: s for s in _open().steps()}
+    chat, roll = steps[2], steps[4]
+    assert chat.only_talk and not chat.rolled and chat.dice_lines == []
+    assert roll.rolled and not roll.only_talk                 # the roll set global properties too
+    assert roll.dice_lines == ["*** 2d6 = 3,5 *** &lt;Борис&gt;"]
+    assert not any(s.only_talk for s in steps.values() if any(e.kind == "move" for e in s.events))

@@ -491,6 +491,6 @@ _HANDLERS: dict[type[Command], _Handler] = {
 _HANDLERS_BY_BASE: list[tuple[type[Command], _Handler]] = [(UnknownCommand, ReplayEngine.on_unknown)]
 
 
-#: the engine's name before 0.x (kept for one release; the audit has an
-#: ``Engine`` of its own)
+#: the engine's old name, kept for one release: the audit has an ``Engine``
+#: of its own (its rule dispatch), so the replay's is ``ReplayEngine``
 Engine = ReplayEngine

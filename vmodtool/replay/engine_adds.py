@@ -258,7 +258,7 @@ def _plan_add(text: str) -> _PiecePlan | _StackPlan | None:
     TABs; a stack whose state quotes nothing); else None (the general
     path).  A pure function of the text: a chain's saved states repeat most
     AddPieces of the previous log's, and the engine keeps the plans by text
-    (:attr:`Engine.add_plans`)."""
+    (:attr:`EngineCore.add_plans`)."""
     parsed = _add_fields(text)
     if parsed is None:
         return None

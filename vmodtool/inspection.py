@@ -197,8 +197,10 @@ def _undo_steps(game: SavedGame) -> int:
     chat lines), which no single command shows.  The log is replayed without
     a module (positions stay pixels), which costs about what reading it did."""
     from vmodtool.replay.game import Replay
+    from vmodtool.replay.report import StepCount
 
-    return sum(1 for step in Replay([game]).steps() if step.undo)
+    ((_, undo),) = Replay([game]).run(StepCount())
+    return undo
 
 
 def _depth(tree: Node) -> int:

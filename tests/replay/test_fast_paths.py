@@ -1,6 +1,6 @@
 """The replay's fast paths give exactly what the general code gives.
 
-* AddPieces are parsed once per text (``engine._plan_add``) and a piece or
+* AddPieces are parsed once per text (``engine_adds._plan_add``) and a piece or
   stack is built from the plan: replaying with every plan refused (the
   general path) must give the same steps, states and chain findings;
 * ``chain.compare_states`` compares equal state strings without splitting
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from vmodtool.replay import Replay, load_board_sizes
-from vmodtool.replay import engine as engine_module
+from vmodtool.replay import engine_adds as adds_module
 from vmodtool.replay.chain import ChainDifference, _props_without_position, _type_difference
 from vmodtool.replay.engine import Engine
 from vmodtool.replay.game import relaxed_gc, snapshot
@@ -191,7 +191,7 @@ def fingerprint(replay: Replay) -> dict[str, object]:
 
 
 def general_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine_module, "_plan_add", lambda text: None)
+    monkeypatch.setattr(adds_module, "_plan_add", lambda text: None)
 
 
 @pytest.mark.parametrize("name", list(SECOND_STATES))
@@ -487,7 +487,7 @@ ADD_TEXTS = [
 
 
 def test_add_fields_is_the_full_decoder_where_it_answers() -> None:
-    """``engine._add_fields`` (both the plans and on_add's general path use
+    """``engine_adds._add_fields`` (both the plans and on_add's general path use
     it) gives what the full ``/`` decoder gives, or None; its type cache
     answers as a first look does."""
     from vmodtool.vassal.commands import _slash_fields, leaf_commands
@@ -500,8 +500,8 @@ def test_add_fields_is_the_full_decoder_where_it_answers() -> None:
     for cached in (False, True):
         for text in texts:
             if not cached:
-                engine_module._ADD_TYPES.clear()
-            got = engine_module._add_fields(text)
+                adds_module._ADD_TYPES.clear()
+            got = adds_module._add_fields(text)
             if got is None:
                 continue
             answered += 1

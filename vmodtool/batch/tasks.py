@@ -252,19 +252,12 @@ def _check_game(task: Task) -> tuple[Any, int]:
 
 def _replay(task: Task) -> tuple[Any, int]:
     from vmodtool.replay import Replay
+    from vmodtool.replay.report import StepCount, end_records
 
     opts = task.options
     replay = Replay.open(list(task.game.files), module=opts.module, board_sizes=dict(opts.board_sizes))
-    steps = undo = 0
-    for step in replay.steps():
-        steps += 1
-        undo += 1 if step.undo else 0
-    records: list[Any] = [{"type": "chain_difference", **d.record()} for d in replay.chain_differences]
-    records += [{"type": "warning", **w.record()} for w in replay.warnings]
-    records.append({"type": "summary", "steps": steps, "undo_steps": undo, "warnings": len(replay.warnings),
-                    "chain_differences": len(replay.chain_differences),
-                    "boards_without_size": replay.missing_board_sizes})
-    return json.loads(json.dumps(records, ensure_ascii=False)), 0
+    ((steps, undo),) = replay.run(StepCount())
+    return json.loads(json.dumps(end_records(replay, steps, undo), ensure_ascii=False)), 0
 
 
 def _lint(task: Task) -> tuple[Any, int]:

@@ -158,7 +158,7 @@ def merge_command(logs: tuple[str, ...], output: str, force: bool, drop_undone: 
     import re
 
     from vmodtool.fileio import atomic_write
-    from vmodtool.replay.merge import MergeOptions, final_save_text, merge_logs, read_edits, read_notes
+    from vmodtool.merge import MergeOptions, final_save_text, merge_logs, read_edits, read_notes
 
     inputs = (*logs, edits_file, notes_file)
     check_output(output, *inputs, suffixes=(".vlog", ".log"), what="a VASSAL log")

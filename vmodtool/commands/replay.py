@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import click
@@ -22,7 +21,6 @@ from vmodtool.commands import (
 
 if TYPE_CHECKING:
     from vmodtool.replay import Replay
-    from vmodtool.replay.game import Step
 
 __all__ = ["replay_command"]
 
@@ -61,7 +59,7 @@ def replay_command(logs: tuple[str, ...], module: str | None, output: str | None
       vmodtool replay turn1.vlog turn2.vlog -m game.vmod --format jsonl -o game.jsonl
     """
     from vmodtool.replay import Replay
-    from vmodtool.replay.report import board_lines, board_records
+    from vmodtool.replay.report import board_lines, board_records, jsonl_lines, text_lines
     from vmodtool.replay.viewer import Viewer
 
     if referee and viewer_side is not None:
@@ -82,8 +80,8 @@ def replay_command(logs: tuple[str, ...], module: str | None, output: str | None
         write_report(board_records(board) if fmt == "jsonl" else board_lines(board), output,
                      one_line_items=True)
     else:
-        write_report(_jsonl(replay) if fmt == "jsonl" else _text(replay, show_chat=not no_chat), output,
-                     one_line_items=True)
+        write_report(jsonl_lines(replay) if fmt == "jsonl" else text_lines(replay, show_chat=not no_chat),
+                     output, one_line_items=True)
     for w in replay.warnings:
         warn(str(w))
 
@@ -100,36 +98,6 @@ def _write_png(replay: Replay, step: int, path: str, warn: Callable[[str], None]
     buf = io.BytesIO()
     picture.save(buf, "PNG", optimize=False)
     atomic_write(path, buf.getvalue())
-
-
-def _text(replay: Replay, *, show_chat: bool) -> Iterator[str]:
-    from vmodtool.replay.report import step_lines, summary_lines
-
-    steps: list[Step] = []
-    for s in replay.steps():
-        steps.append(s)
-        yield from step_lines(s, show_chat=show_chat, show_warnings=False)
-    yield from summary_lines(steps, replay.chain_differences, replay.warnings,
-                             replay.missing_board_sizes, show_warnings=False)
-
-
-def _jsonl(replay: Replay) -> Iterator[str]:
-    from vmodtool.replay.report import step_records
-
-    steps: list[Step] = []
-    for s in replay.steps():
-        steps.append(s)
-        yield from step_records(s)
-    for d in replay.chain_differences:
-        yield json.dumps({"type": "chain_difference", **d.record()}, ensure_ascii=False)
-    for w in replay.warnings:
-        yield json.dumps({"type": "warning", **w.record()}, ensure_ascii=False)
-    yield json.dumps({"type": "summary", "steps": len(steps),
-                      "undo_steps": sum(1 for s in steps if s.undo),
-                      "warnings": len(replay.warnings),
-                      "chain_differences": len(replay.chain_differences),
-                      "boards_without_size": replay.missing_board_sizes},
-                     ensure_ascii=False)
 
 
 COMMANDS = [replay_command]

@@ -131,39 +131,7 @@ def compare_states(before: GameState, after: GameState,
         if b is None:
             diff("removed", ref(a), place_before(a), None)
             continue
-        pa, pb = a.parent, b.parent
-        if pa is None:
-            ma, xa, ya = a.map, a.x, a.y
-        else:
-            ma, xa, ya = pa.map, pa.x, pa.y
-        if pb is None:
-            mb, xb, yb = b.map, b.x, b.y
-        else:
-            mb, xb, yb = pb.map, pb.x, pb.y
-        if xa != xb or ya != yb or (ma is not mb and (ma.name if ma else None) != (mb.name if mb else None)):
-            diff("moved", ref(b), place_before(a), place_after(b))
-        elif pa is not None or pb is not None:
-            if pa is not None and pb is not None:
-                la, lb = pa.members, pb.members
-                # the common case at once: each alone in its stack
-                same = (len(la) == 1 and len(lb) == 1 and la[0] is a and lb[0] is b) or _same_neighbours(a, b)
-            else:
-                same = _same_neighbours(a, b)
-            if not same:
-                diff("restacked", ref(b), place_before(a), place_after(b),
-                     f"stack {len(pa.members) if pa else 0} → "
-                     f"{len(pb.members) if pb else 0} pieces")
-        if a.type != b.type:
-            diff("changed", ref(b), None, place_after(b), _type_difference(a.type, b.type), ref(a))
-            continue
-        state = a._state
-        if state is not None and a.basic == b.basic and state == b._state:
-            continue                   # equal whole states (see _same_states)
-        if not _same_states(a, b):
-            changed = [i for i, (x, y) in enumerate(zip(a.levels, b.levels, strict=False)) if x != y]
-            what = (f"trait state(s) {', '.join(str(i + 1) for i in changed)}" if changed
-                    else "BasicPiece gpid/properties")
-            diff("changed", ref(b), None, place_after(b), what, ref(a))
+        _piece_differences(a, b, diff, place_before, place_after, ref)
     for pid, b in b_pieces.items():
         if pid not in a_pieces:
             diff("added", ref(b), None, place_after(b))
@@ -179,3 +147,45 @@ def compare_states(before: GameState, after: GameState,
         if va != vb:
             diff("turn", None, None, None, f"{tracker}: {va} → {vb}")
     return out
+
+
+_Diff = Callable[..., None]
+
+
+def _piece_differences(a: Piece, b: Piece, diff: _Diff, place_before: Callable[[GameObject], Place],
+                       place_after: Callable[[GameObject], Place], ref: Callable[[Piece], PieceRef]) -> None:
+    """What differs between a piece at the end of a log (``a``) and in the
+    next log's saved state (``b``): its place, its stack, its type or state."""
+    pa, pb = a.parent, b.parent
+    if pa is None:
+        ma, xa, ya = a.map, a.x, a.y
+    else:
+        ma, xa, ya = pa.map, pa.x, pa.y
+    if pb is None:
+        mb, xb, yb = b.map, b.x, b.y
+    else:
+        mb, xb, yb = pb.map, pb.x, pb.y
+    if xa != xb or ya != yb or (ma is not mb and (ma.name if ma else None) != (mb.name if mb else None)):
+        diff("moved", ref(b), place_before(a), place_after(b))
+    elif pa is not None or pb is not None:
+        if pa is not None and pb is not None:
+            la, lb = pa.members, pb.members
+            # the common case at once: each alone in its stack
+            same = (len(la) == 1 and len(lb) == 1 and la[0] is a and lb[0] is b) or _same_neighbours(a, b)
+        else:
+            same = _same_neighbours(a, b)
+        if not same:
+            diff("restacked", ref(b), place_before(a), place_after(b),
+                 f"stack {len(pa.members) if pa else 0} → "
+                 f"{len(pb.members) if pb else 0} pieces")
+    if a.type != b.type:
+        diff("changed", ref(b), None, place_after(b), _type_difference(a.type, b.type), ref(a))
+        return
+    state = a._state
+    if state is not None and a.basic == b.basic and state == b._state:
+        return                         # equal whole states (see _same_states)
+    if not _same_states(a, b):
+        changed = [i for i, (x, y) in enumerate(zip(a.levels, b.levels, strict=False)) if x != y]
+        what = (f"trait state(s) {', '.join(str(i + 1) for i in changed)}" if changed
+                else "BasicPiece gpid/properties")
+        diff("changed", ref(b), None, place_after(b), what, ref(a))

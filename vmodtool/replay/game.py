@@ -27,11 +27,11 @@ from typing import Any, TypeVar, Union, overload
 from vmodtool.errors import VmodError
 from vmodtool.gc_policy import relaxed_gc
 from vmodtool.replay.chain import ChainDifference, compare_states
-from vmodtool.replay.engine import Engine, ReplayWarning, Roster
+from vmodtool.replay.engine import ReplayEngine, ReplayWarning, Roster
 from vmodtool.replay.events import AddEvent, ChangeEvent, ChatEvent, DiceEvent, Event, MoveEvent
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.properties import ModuleProperties
-from vmodtool.replay.state import Deck, Piece, Stack
+from vmodtool.replay.state import Deck, GameObject, Piece, Stack
 from vmodtool.replay.viewer import OBSERVER, Viewer
 from vmodtool.replay.visitor import Drive, LogStart, ReplayVisitor
 from vmodtool.vassal.commands import (
@@ -99,6 +99,23 @@ class Step:
         """The raw text of every chat/report/dice line the step logged."""
         return [e.message for e in self.events
                 if isinstance(e, (ChatEvent, DiceEvent)) and e.message]
+
+    @property
+    def dice_lines(self) -> list[str]:
+        """The raw text of every dice report the step logged."""
+        return [e.message for e in self.events if isinstance(e, DiceEvent) and e.message]
+
+    @property
+    def rolled(self) -> bool:
+        """Whether the step rolled dice (a dice report, or VASSAL's own
+        dice results without one)."""
+        return any(isinstance(e, DiceEvent) for e in self.events)
+
+    @property
+    def only_talk(self) -> bool:
+        """Whether every event of the step is a chat line or a dice roll
+        (leaving it out changes no piece, property or tracker)."""
+        return all(e.kind in ("chat", "dice") for e in self.events)
 
     def record(self) -> dict[str, object]:
         return {"step": self.number, "file": self.file, "file_step": self.file_step,
@@ -224,7 +241,7 @@ class Replay:
         self.hands: dict[str, HandDef] = {h.name: h for h in hands}
         self.chain_differences: list[ChainDifference] = []
         self.warnings: list[ReplayWarning] = []
-        self.engine: Engine | None = None
+        self.engine: ReplayEngine | None = None
         #: per file replayed so far, the chain steps played before its first
         #: step (:meth:`log_position`, :meth:`chain_step`)
         self.log_starts: list[int] = []
@@ -268,9 +285,9 @@ class Replay:
         return list(self.positions.missing_sizes)
 
     # ------------------------------------------------------------ replaying
-    def _restore(self, k: int, add_plans: dict[str, Any] | None = None) -> Engine:
+    def _restore(self, k: int, add_plans: dict[str, Any] | None = None) -> ReplayEngine:
         game = self.games[k]
-        engine = Engine(self.positions, self.roster, file=self.files[k], properties=self.properties,
+        engine = ReplayEngine(self.positions, self.roster, file=self.files[k], properties=self.properties,
                         viewer=self.viewer, hands=self.hands, add_plans=add_plans)
         engine.in_restore = True
         engine.apply_all([cmd for node in game.restore_part() for cmd in leaf_commands(node)])
@@ -279,13 +296,13 @@ class Replay:
             self.roster.redactor.learn(player_id, self.roster.players[player_id][0])
         return engine
 
-    def restore(self, k: int, add_plans: dict[str, Any] | None = None) -> Engine:
+    def restore(self, k: int, add_plans: dict[str, Any] | None = None) -> ReplayEngine:
         """A new engine holding file ``k``'s saved state, as the replay
         restores it before that file's first step; ``add_plans`` (the
         AddPiece texts parsed so far) may be shared between calls."""
         return self._restore(k, add_plans)
 
-    def apply_step(self, engine: Engine, node: Node, number: int, history: list[Step], *,
+    def apply_step(self, engine: ReplayEngine, node: Node, number: int, history: list[Step], *,
                    file_step: int | None = None, index: int | None = None) -> Step:
         """Apply one step's commands to ``engine`` as the replay does and
         return the :class:`Step` (``history``: the steps before it, for
@@ -294,7 +311,7 @@ class Replay:
                               number if index is None else index, history)
 
     def steps(self, *, until: int | None = None,
-              on_restore: Callable[[int, Engine], None] | None = None) -> Iterator[Step]:
+              on_restore: Callable[[int, ReplayEngine], None] | None = None) -> Iterator[Step]:
         """Replay from the first file's saved state, yielding each step after
         it was applied (:attr:`engine` holds the live state).  ``until``
         stops after that step number; ``on_restore(k, engine)`` is called
@@ -308,11 +325,11 @@ class Replay:
             yield from self._steps(until, on_restore)
 
     def _steps(self, until: int | None,
-               on_restore: Callable[[int, Engine], None] | None = None, *,
+               on_restore: Callable[[int, ReplayEngine], None] | None = None, *,
                drive: Drive | None = None) -> Iterator[Step]:
         number = 0
         history: list[Step] = []
-        previous: Engine | None = None
+        previous: ReplayEngine | None = None
         # the AddPieces parsed so far, by text: a log's saved state repeats
         # most of the previous log's
         add_plans: dict[str, Any] = {}
@@ -394,7 +411,7 @@ class Replay:
                 pass
         return tuple(v.result() for v in visitors)
 
-    def _run_step(self, engine: Engine, node: Node, number: int, file_step: int,
+    def _run_step(self, engine: ReplayEngine, node: Node, number: int, file_step: int,
                   index: int, history: list[Step]) -> Step:
         engine.step_number = number
         engine.events = []
@@ -403,61 +420,7 @@ class Replay:
         engine.reordered = []
         engine.deck_to_deck = False
         nwarn = len(engine.warnings)
-        count = 0
-        moves: list[tuple[str, ...]] = []
-        stacks_seen: set[str] = set()
-        referenced: list[str | None] = []
-        execute = engine.execute
-        pieces = engine.state.pieces
-        kinds = _KINDS
-        for cmd in leaf_commands(node):
-            count += 1
-            inner: Command = cmd
-            kind = kinds.get(type(cmd))
-            if kind is None:
-                kind = _kind_of(type(cmd))
-            if kind == _LOG:
-                logged = cmd.logged      # type: ignore[attr-defined]
-                if logged is None:
-                    continue
-                inner = logged
-                kind = kinds.get(type(inner))
-                if kind is None:
-                    kind = _kind_of(type(inner))
-                if kind == _LOG:        # a LOG inside a LOG: nothing VASSAL executes
-                    kind = _OTHER
-            if kind == _REMOVE:
-                pid: str | None = inner.piece_id     # type: ignore[attr-defined]
-                if isinstance(pieces.get(pid) if pid is not None else None, Stack):
-                    stacks_seen.add(pid)     # type: ignore[arg-type]
-            execute(inner)
-            if kind == _MOVE:
-                # (id, new map, x, y, old map, x, y) from the fields the engine
-                # already decoded: compared with the previous step's to spot
-                # an old-style undo
-                f = inner.fields     # type: ignore[attr-defined]
-                referenced.append(f[0] if f and f[0] else "")
-                if len(f) >= 8:
-                    moves.append((f[0], "" if f[1] == "null" else f[1], f[2], f[3],
-                                  "" if f[5] == "null" else f[5], f[6], f[7]))
-            elif kind == _CHANGE:
-                f = inner.fields     # type: ignore[attr-defined]
-                pid = f[0] if f and f[0] else ""
-                referenced.append(pid)
-                if not pid.startswith("replay-") and not isinstance(pieces.get(pid), Stack):
-                    moves.append(("D", pid, f[1] if len(f) > 1 and f[1] else "",
-                                  f[2] if len(f) > 2 and f[2] else ""))
-            elif kind == _ADD:
-                referenced.append(inner.piece_id)     # type: ignore[attr-defined]
-                if not inner.is_stack:     # type: ignore[attr-defined]
-                    moves.append(("other", "add"))
-            elif kind == _REMOVE:
-                pid = inner.piece_id     # type: ignore[attr-defined]
-                referenced.append(pid)
-                if pid not in stacks_seen:
-                    moves.append(("other", "remove"))
-            elif kind == _OTHER:
-                moves.append(("other", inner.kind))
+        count, moves, referenced = _execute_step(engine, node)
         if engine.reordered or engine.deck_to_deck:
             engine.finish_step([e.message for e in engine.events
                                 if isinstance(e, (ChatEvent, DiceEvent)) and e.message])
@@ -469,31 +432,12 @@ class Replay:
             step.player, step.side = self.roster.who(engine.player_ids[0])
         else:
             step.player, step.side = engine.chat_player(step.events)
-        if engine.undo_brackets:
-            step.undo, step.undo_kind = True, "bracket"
-            target = _last_undoable(history, engine.file)
-            if target is not None:
-                _mark_undone(target, step)
-        else:
-            target = _last_undoable(history, engine.file)
-            if target is not None and _is_inverse(step._moves, target._moves):
-                step.undo, step.undo_kind = True, "inverse"
-                _mark_undone(target, step)
-            elif not step._moves and step.chat_lines and \
-                    all(line.startswith(_UNDO_LINE) for line in step.chat_lines):
-                # before the brackets, the undo of a chat or dice line was the
-                # line again behind "* UNDO: ": it undid the latest step that
-                # said it (the previous step may be one whose undo is not
-                # recognised, e.g. an add undone by a remove)
-                step.undo, step.undo_kind = True, "inverse"
-                target = _said(history, engine.file, [line[len(_UNDO_LINE):] for line in step.chat_lines])
-                if target is not None:
-                    _mark_undone(target, step)
+        _mark_undo(step, engine.file, bool(engine.undo_brackets), history)
         return step
 
-    def _compare(self, previous: Engine, engine: Engine, k: int) -> list[ChainDifference]:
+    def _compare(self, previous: ReplayEngine, engine: ReplayEngine, k: int) -> list[ChainDifference]:
         return compare_states(previous.state, engine.state, previous.place_of, engine.place_of,
-                              Engine.ref, self.files[k - 1], self.files[k])
+                              ReplayEngine.ref, self.files[k - 1], self.files[k])
 
     # -------------------------------------------------------------- states
     def initial_state(self) -> BoardState:
@@ -518,7 +462,7 @@ class Replay:
         return snapshot(engine, step)
 
 
-def snapshot(engine: Engine, step: int = 0) -> BoardState:
+def snapshot(engine: ReplayEngine, step: int = 0) -> BoardState:
     pieces = []
     watching = bool(engine.hands) or engine.state.has_decks
     for p in engine.state.game_pieces():
@@ -547,7 +491,7 @@ def snapshot(engine: Engine, step: int = 0) -> BoardState:
     return BoardState(step, pieces, props, dict(engine.state.turns), decks, hands)
 
 
-def piece_snapshot(engine: Engine, p: Piece) -> PieceSnapshot:
+def piece_snapshot(engine: ReplayEngine, p: Piece) -> PieceSnapshot:
     place = engine.place_of(p)
     parent = p.parent
     if parent is not None:
@@ -569,7 +513,7 @@ def stack_key(stack: Stack) -> str:
     return stack.id or f"@{id(stack)}"
 
 
-def _stacks_after(engine: Engine, piece_ids: Sequence[str | None],
+def _stacks_after(engine: ReplayEngine, piece_ids: Sequence[str | None],
                   everything: bool = False) -> dict[str, tuple[str, ...]]:
     """The stacks holding (or being) these pieces now; every stack when
     ``everything``.  A piece in no stack is a stack of its own."""
@@ -605,7 +549,99 @@ def _kind_of(cls: type) -> int:
     return _OTHER
 
 
-def _is_stack(engine: Engine, piece_id: str | None) -> bool:
+def _execute_step(engine: ReplayEngine, node: Node) -> tuple[int, list[tuple[str, ...]], list[str | None]]:
+    """Execute a step's commands; (how many, what :attr:`Step._moves`
+    notes of them, the piece ids they name)."""
+    count = 0
+    moves: list[tuple[str, ...]] = []
+    stacks_seen: set[str] = set()
+    referenced: list[str | None] = []
+    execute = engine.execute
+    pieces = engine.state.pieces
+    kinds = _KINDS
+    for cmd in leaf_commands(node):
+        count += 1
+        inner: Command = cmd
+        kind = kinds.get(type(cmd))
+        if kind is None:
+            kind = _kind_of(type(cmd))
+        if kind == _LOG:
+            logged = cmd.logged      # type: ignore[attr-defined]
+            if logged is None:
+                continue
+            inner = logged
+            kind = kinds.get(type(inner))
+            if kind is None:
+                kind = _kind_of(type(inner))
+            if kind == _LOG:        # a LOG inside a LOG: nothing VASSAL executes
+                kind = _OTHER
+        if kind == _REMOVE:
+            pid: str | None = inner.piece_id     # type: ignore[attr-defined]
+            if isinstance(pieces.get(pid) if pid is not None else None, Stack):
+                stacks_seen.add(pid)     # type: ignore[arg-type]
+        execute(inner)
+        if kind != _QUIET:
+            _note(kind, inner, pieces, stacks_seen, moves, referenced)
+    return count, moves, referenced
+
+
+def _note(kind: int, inner: Command, pieces: dict[str, GameObject], stacks_seen: set[str],
+          moves: list[tuple[str, ...]], referenced: list[str | None]) -> None:
+    """What :func:`_execute_step` notes of an executed command."""
+    if kind == _MOVE:
+        # (id, new map, x, y, old map, x, y) from the fields the engine
+        # already decoded: compared with the previous step's to spot
+        # an old-style undo
+        f = inner.fields     # type: ignore[attr-defined]
+        referenced.append(f[0] if f and f[0] else "")
+        if len(f) >= 8:
+            moves.append((f[0], "" if f[1] == "null" else f[1], f[2], f[3],
+                          "" if f[5] == "null" else f[5], f[6], f[7]))
+    elif kind == _CHANGE:
+        f = inner.fields     # type: ignore[attr-defined]
+        pid = f[0] if f and f[0] else ""
+        referenced.append(pid)
+        if not pid.startswith("replay-") and not isinstance(pieces.get(pid), Stack):
+            moves.append(("D", pid, f[1] if len(f) > 1 and f[1] else "",
+                          f[2] if len(f) > 2 and f[2] else ""))
+    elif kind == _ADD:
+        referenced.append(inner.piece_id)     # type: ignore[attr-defined]
+        if not inner.is_stack:     # type: ignore[attr-defined]
+            moves.append(("other", "add"))
+    elif kind == _REMOVE:
+        pid = inner.piece_id     # type: ignore[attr-defined]
+        referenced.append(pid)
+        if pid not in stacks_seen:
+            moves.append(("other", "remove"))
+    elif kind == _OTHER:
+        moves.append(("other", inner.kind))
+
+
+def _mark_undo(step: Step, file: str | None, bracket: bool, history: list[Step]) -> None:
+    """Whether ``step`` undoes an earlier step of its file (VASSAL's UNDO
+    brackets, or the exact inverse of the last step not undone, or the
+    "* UNDO: " chat lines of VASSAL before the brackets), marking both."""
+    target = _last_undoable(history, file)
+    if bracket:
+        step.undo, step.undo_kind = True, "bracket"
+        if target is not None:
+            _mark_undone(target, step)
+    elif target is not None and _is_inverse(step._moves, target._moves):
+        step.undo, step.undo_kind = True, "inverse"
+        _mark_undone(target, step)
+    elif not step._moves and step.chat_lines and \
+            all(line.startswith(_UNDO_LINE) for line in step.chat_lines):
+        # before the brackets, the undo of a chat or dice line was the
+        # line again behind "* UNDO: ": it undid the latest step that
+        # said it (the previous step may be one whose undo is not
+        # recognised, e.g. an add undone by a remove)
+        step.undo, step.undo_kind = True, "inverse"
+        said = _said(history, file, [line[len(_UNDO_LINE):] for line in step.chat_lines])
+        if said is not None:
+            _mark_undone(said, step)
+
+
+def _is_stack(engine: ReplayEngine, piece_id: str | None) -> bool:
     return isinstance(engine.state.get(piece_id), Stack)
 
 

@@ -12,10 +12,12 @@ from collections.abc import Iterable, Iterator
 
 from vmodtool.replay.chain import ChainDifference
 from vmodtool.replay.engine import ReplayWarning
-from vmodtool.replay.game import BoardState, PieceSnapshot, Step
+from vmodtool.replay.game import BoardState, PieceSnapshot, Replay, Step
+from vmodtool.replay.visitor import ReplayVisitor
 from vmodtool.textsafe import escape_controls as _e
 
-__all__ = ["step_lines", "step_records", "board_lines", "board_records", "summary_lines"]
+__all__ = ["step_lines", "step_records", "board_lines", "board_records", "summary_lines", "text_lines",
+           "jsonl_lines", "end_records", "StepCount"]
 
 
 def _who(step: Step) -> str:
@@ -76,20 +78,25 @@ def board_lines(board: BoardState) -> Iterator[str]:
         pieces.sort(key=lambda p: (p.location or "", p.y, p.x, p.stack_id or "",
                                    p.stack_index if p.stack_index is not None else -1))
         for p in pieces:
-            where = p.location if p.location not in (None, "offboard") else (
-                f"hex {p.grid_cell[0]},{p.grid_cell[1]}" if p.grid_cell else
-                f"{p.location + ' ' if p.location else ''}({p.x},{p.y})")
-            stack = (f" [{p.stack_index + 1}/{p.stack_size}]"
-                     if p.stack_size and p.stack_index is not None and p.stack_size > 1 else "")
-            if p.hidden:
-                yield f"    {_e(where)}{stack}: (hidden piece)"
-                continue
-            unit = f" [{p.unit_id}]" if p.unit_id and p.unit_id != p.name else ""
-            yield f"    {_e(where)}{stack}: {_e(p.name or p.id)}{_e(unit)}"
+            yield _piece_line(p)
     for key, value in sorted(board.global_properties.items()):
         yield f"  property {_e(key)} = {_e(str(value))}"
     for key, value in sorted(board.turns.items()):
         yield f"  turn tracker {_e(key)} = {_e(str(value))}"
+
+
+def _piece_line(p: PieceSnapshot) -> str:
+    """A piece's line of :func:`board_lines`: where, its place in its
+    stack, its name (none when the viewer may not see it)."""
+    where = p.location if p.location not in (None, "offboard") else (
+        f"hex {p.grid_cell[0]},{p.grid_cell[1]}" if p.grid_cell else
+        f"{p.location + ' ' if p.location else ''}({p.x},{p.y})")
+    stack = (f" [{p.stack_index + 1}/{p.stack_size}]"
+             if p.stack_size and p.stack_index is not None and p.stack_size > 1 else "")
+    if p.hidden:
+        return f"    {_e(where)}{stack}: (hidden piece)"
+    unit = f" [{p.unit_id}]" if p.unit_id and p.unit_id != p.name else ""
+    return f"    {_e(where)}{stack}: {_e(p.name or p.id)}{_e(unit)}"
 
 
 def board_records(board: BoardState) -> Iterator[str]:
@@ -124,3 +131,58 @@ def summary_lines(steps: list[Step], differences: Iterable[ChainDifference],
     for w in warnings if show_warnings else ():
         if w.step is None:
             yield f"warning: {_e(str(w))}"
+
+
+def text_lines(replay: Replay, *, show_chat: bool = True) -> Iterator[str]:
+    """``vmodtool replay``'s readable move list: each step's lines as it is
+    replayed, then the summary (warnings go to stderr, not here)."""
+    steps: list[Step] = []
+    for s in replay.steps():
+        steps.append(s)
+        yield from step_lines(s, show_chat=show_chat, show_warnings=False)
+    yield from summary_lines(steps, replay.chain_differences, replay.warnings,
+                             replay.missing_board_sizes, show_warnings=False)
+
+
+def jsonl_lines(replay: Replay) -> Iterator[str]:
+    """``vmodtool replay --format jsonl``: a record per step as it is
+    replayed, then :func:`end_records`."""
+    steps = undo = 0
+    for s in replay.steps():
+        steps += 1
+        undo += 1 if s.undo else 0
+        yield from step_records(s)
+    for rec in end_records(replay, steps, undo):
+        yield json.dumps(rec, ensure_ascii=False)
+
+
+def end_records(replay: Replay, steps: int, undo_steps: int) -> list[dict[str, object]]:
+    """The records that follow the steps in the replay's JSON (``replay
+    --format jsonl`` and the batch's ``replay`` task): each chain
+    difference, each warning, the summary; for a replay run to its end,
+    ``steps`` of them ``undo_steps`` undos."""
+    records: list[dict[str, object]] = [{"type": "chain_difference", **d.record()}
+                                        for d in replay.chain_differences]
+    records += [{"type": "warning", **w.record()} for w in replay.warnings]
+    records.append({"type": "summary", "steps": steps, "undo_steps": undo_steps,
+                    "warnings": len(replay.warnings),
+                    "chain_differences": len(replay.chain_differences),
+                    "boards_without_size": replay.missing_board_sizes})
+    return records
+
+
+class StepCount(ReplayVisitor[tuple[int, int]]):
+    """The steps of a replay and how many are undos: what :func:`end_records`
+    counts, for a caller that keeps no step."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.undo = 0
+
+    def end_step(self, step: Step) -> None:
+        self.steps += 1
+        if step.undo:
+            self.undo += 1
+
+    def result(self) -> tuple[int, int]:
+        return self.steps, self.undo

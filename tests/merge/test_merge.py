@@ -13,10 +13,7 @@ import pytest
 from tests.cli_runner import invoke as _invoke
 from tests.conftest import shared_files, shared_path
 from vmodtool.errors import VmodError
-from vmodtool.replay import Replay
-from vmodtool.replay.chain import compare_states
-from vmodtool.replay.engine import Engine
-from vmodtool.replay.merge import (
+from vmodtool.merge import (
     MERGE_MARK,
     NOTE_MARK,
     Edit,
@@ -27,6 +24,9 @@ from vmodtool.replay.merge import (
     read_edits,
     read_notes,
 )
+from vmodtool.replay import Replay
+from vmodtool.replay.chain import compare_states
+from vmodtool.replay.engine import ReplayEngine as Engine
 from vmodtool.vassal.gamewriter import GameWriter, Player
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.savefile import SavedGame

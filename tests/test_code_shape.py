@@ -37,18 +37,11 @@ MAX_CLASS_LINES = 500
 KNOWN_COMPLEX: dict[str, int] = {
     "vmodtool/audit/game.py:AuditGame.run_step": 69,
     "vmodtool/audit/game.py:OpenedAudit._finish": 36,
-    "vmodtool/replay/chain.py:compare_states": 44,
-    "vmodtool/replay/engine.py:Engine.on_move": 38,
-    "vmodtool/replay/game.py:Replay._run_step": 46,
-    "vmodtool/replay/merge.py:merge_logs": 69,
-    "vmodtool/replay/merge.py:transition_commands": 49,
-    "vmodtool/replay/report.py:board_lines": 31,
 }
 
 #: class (``path:Class``) -> its length in lines today
 KNOWN_LONG_CLASSES: dict[str, int] = {
     "vmodtool/audit/game.py:AuditGame": 592,
-    "vmodtool/replay/engine.py:Engine": 1075,
 }
 
 #: import circles between modules at import time (module-level imports,

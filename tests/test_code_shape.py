@@ -55,7 +55,6 @@ KNOWN_IMPORT_CYCLES: set[str] = set()
 #: into a function or hidden under ``if TYPE_CHECKING:`` (a circle all the
 #: same: the two files need each other)
 KNOWN_HIDDEN_IMPORT_CYCLES: set[str] = {
-    "replay.game → replay.visitor → replay.game",
     "vassal.pieces → vassal.traits → vassal.pieces",
 }
 

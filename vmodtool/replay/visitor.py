@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
+from vmodtool.replay.board_state import snapshot
 from vmodtool.replay.events import (
     AddEvent,
     BoardsEvent,
@@ -65,9 +66,10 @@ from vmodtool.replay.events import (
 )
 
 if TYPE_CHECKING:
+    from vmodtool.replay.board_state import BoardState
     from vmodtool.replay.chain import ChainDifference
     from vmodtool.replay.engine import Engine, ReplayWarning
-    from vmodtool.replay.game import BoardState, Step
+    from vmodtool.replay.step import Step
 
 __all__ = ["ReplayVisitor", "BoardView", "LogStart", "PieceOnBoard", "walk_step", "walk_events",
            "visit_method"]
@@ -162,7 +164,6 @@ class BoardView:
     def snapshot(self, step: int = 0) -> BoardState:
         """The whole state as a :class:`~vmodtool.replay.game.BoardState`
         (what ``replay --state`` prints), as the viewer sees it."""
-        from vmodtool.replay.game import snapshot
         return snapshot(self._engine, step)
 
 

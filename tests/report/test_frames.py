@@ -17,6 +17,7 @@ from vmodtool.cli import cli
 from vmodtool.replay import Replay, load_board_sizes
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.scene import SceneBuilder, scene_at
+from vmodtool.replay.visitor import BoardView
 from vmodtool.report import frames as frames_module
 from vmodtool.report.frames import counters_at, record_frames
 from vmodtool.vassal.commands import AddPiece
@@ -138,7 +139,7 @@ def test_stacks_offset_as_stack_metrics(module: Path) -> None:
         engine = replay.engine
     assert engine is not None
     builder = SceneBuilder(replay.positions, replay.positions.module)
-    scene = builder.scene(engine)
+    scene = builder.scene(BoardView(engine))
     checked = 0
     for m in engine.state.maps.values():
         for obj in m.pieces:

@@ -48,7 +48,7 @@ def _face_index(scenario: Scenario, uid: str, face: str) -> int:
 def rule(scenario: Scenario, rule_id: str, **overrides: Any):
     """An instance of the scenario's rule entry ``rule_id`` (params may be
     overridden)."""
-    from vmodtool.audit.kinds import rule_class
+    from vmodtool.audit.registry import rule_class
     spec = next(r for r in scenario.rules if r.id == rule_id)
     params = dict(spec.params)
     params.update(overrides.pop("params", {}))
@@ -59,7 +59,7 @@ def rule(scenario: Scenario, rule_id: str, **overrides: Any):
 
 def make_rule(scenario: Scenario, kind: str, params: dict[str, Any], *, check_at: str = "event",
               rule_id: str = "test.rule", severity: str = "error"):
-    from vmodtool.audit.kinds import rule_class
+    from vmodtool.audit.registry import rule_class
     spec = RuleSpec(rule_id, kind, params, ("test",), check_at, severity)
     return rule_class(kind)(Context(spec, scenario, params))
 

@@ -63,7 +63,7 @@ def test_a_plugin_that_fails_to_load_is_a_located_error(ww1, tmp_path):
     assert "\n" not in text
 
 
-class _Buggy(BaseRule[AuditState]):
+class _Buggy(BaseRule):
     subscribes = frozenset({"dice"})
 
     def check(self, state: AuditState, event: Event) -> list[Violation]:

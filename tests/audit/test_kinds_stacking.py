@@ -3,10 +3,37 @@ rows: stacking, HQ with own type, tank top of stack)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.audit.helpers import feed, make_rule, move, rule, setup_state
+from tests.audit.helpers import EXAMPLES, feed, make_rule, move, rule, setup_state
 from vmodtool.audit.api import Event
+
+#: the example rule package (examples/rule-package): the stacking kind written
+#: against the public rule API, run through this file's stacking tests too
+RULE_PACKAGE_SRC: Path = EXAMPLES / "rule-package" / "src"
+
+
+@pytest.fixture(params=["built-in", "rule package"])
+def stacking_impl(request, monkeypatch):
+    """Which ``stacking`` the tests run: the built-in kind, or the example
+    rule package's re-implementation (imported from its source folder)."""
+    if request.param == "rule package":
+        monkeypatch.syspath_prepend(str(RULE_PACKAGE_SRC))
+        from vmodtool_rule_example import Stacking
+
+        import vmodtool.audit.kinds as kinds
+        real = kinds.rule_class
+        monkeypatch.setattr(kinds, "rule_class", lambda name: Stacking if name == "stacking" else real(name))
+    return request.param
+
+
+@pytest.mark.usefixtures("stacking_impl")
+def test_the_stacking_under_test_is_the_parametrised_one(modern, stacking_impl):
+    cls = type(rule(modern, "stack.limit"))
+    assert cls.__module__ == ("vmodtool_rule_example" if stacking_impl == "rule package"
+                              else "vmodtool.audit.kinds.stacking")
 
 
 def summary(violations):
@@ -26,6 +53,7 @@ def phase_end(phase, step=9):
 
 
 # -- stacking (001:1.3.2a, 1.3.3b) -----------------------------------------------------------------
+@pytest.mark.usefixtures("stacking_impl")
 class TestStackingModern:
     def setup_state(self, modern):
         st = setup_state(modern, phase="action")
@@ -129,6 +157,7 @@ class TestStackingModern:
         assert out[0].message.startswith("6 steps of Syrian Arab Army in 1104 at the end of the step")
 
 
+@pytest.mark.usefixtures("stacking_impl")
 class TestStackingOthers:
     def test_ww1_limit_at_phase_end_hq_exempt(self, ww1):
         st = setup_state(ww1, phase="movement", phasing_side="ger")
@@ -254,6 +283,7 @@ class TestCohabitation:
 
 
 # -- standing violations and applies_to (issue 43 item 5, docs/seed-rules.md §4.11) --------------
+@pytest.mark.usefixtures("stacking_impl")
 class TestStandingViolations:
     """A state rule reports a finding once where it arose, again only when
     it gains a unit or after a fix; ``applies_to`` limits a check to a side."""

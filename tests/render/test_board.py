@@ -553,3 +553,38 @@ def test_module_board_image(tmp_path):
         module_board_image(wrong)
     Image.new("RGB", (732, 720)).save(scan)
     assert module_board_image(wrong).size == (732, 720)
+
+
+def test_every_texture_kind_draws_inside_its_hex_and_keeps_out():
+    """Each texture kind draws symbols, all inside the hex; a box the
+    texture must keep out of stays clear; an unknown kind draws nothing."""
+    import random
+
+    from vmodtool.render.board_canvas import Canvas
+    from vmodtool.render.board_symbols import TEXTURES, Hex, draw_texture
+
+    size = 100.0
+    corners = tuple((100 + size / math.sqrt(3) * math.cos(math.pi / 3 * k),
+                     100 + size / math.sqrt(3) * math.sin(math.pi / 3 * k)) for k in range(6))
+    cell = Hex(100.0, 100.0, size, corners)
+    reach = size / math.sqrt(3) + 2.0
+    taken = (60.0, 90.0, 140.0, 110.0)           # a place name across the middle
+
+    def keep_out(box):
+        return box[0] < taken[2] and taken[0] < box[2] and box[1] < taken[3] and taken[1] < box[3]
+
+    for kind in TEXTURES:
+        canvas = Canvas((200, 200))
+        drawn: list = []
+        draw_texture(canvas, kind, cell, (120, 160, 90), random.Random(7), record=drawn)
+        assert canvas.ops and drawn, kind
+        for x0, y0, x1, y1 in (op.bbox for op in canvas.ops):
+            assert 100 - reach <= x0 and x1 <= 100 + reach and 100 - reach <= y0 and y1 <= 100 + reach, kind
+        kept: list = []
+        draw_texture(canvas := Canvas((200, 200)), kind, cell, (120, 160, 90), random.Random(7),
+                     keep_out=keep_out, record=kept)
+        assert not any(keep_out(box) for box in kept), kind
+    canvas = Canvas((200, 200))
+    draw_texture(canvas, "no-such-texture", cell, (120, 160, 90), random.Random(7))
+    draw_texture(canvas, None, cell, (120, 160, 90), random.Random(7))
+    assert not canvas.ops

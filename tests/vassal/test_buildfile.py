@@ -257,7 +257,7 @@ def test_attribute_escapes_are_the_references_one_character_at_a_time() -> None:
     against its definition: & < > TAB LF CR and the quote as references."""
     import random
 
-    from vmodtool.vassal.buildfile import _escape_attribute
+    from vmodtool.vassal.xmlspans import escape_attribute as _escape_attribute
 
     def by_definition(value: str, quote: str) -> str:
         value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -270,3 +270,22 @@ def test_attribute_escapes_are_the_references_one_character_at_a_time() -> None:
         for quote in ('"', "'"):
             assert _escape_attribute(value, quote) == by_definition(value, quote), (value, quote)
     assert _escape_attribute("plain Ж text") == "plain Ж text"
+
+
+def test_span_writer_copies_untouched_bytes_of_any_xml() -> None:
+    """The byte-span index and writer BuildFile delegates to work on their
+    own: untouched = the same bytes; one attribute changed = only its value
+    rewritten, the odd quoting and spacing elsewhere kept."""
+    from lxml import etree
+
+    from vmodtool.vassal.xmlspans import SpanWriter, indent_unit, index_nodes
+
+    data = ("<?xml version='1.0'?>\n<root  a='1'>\n  <child b=\"x\"   c='Ж'/><!-- note -->\n"
+            "  <other>text &amp; more</other>\n</root>\n").encode()
+    root = etree.fromstring(data)
+    records = index_nodes(root, data, "test.xml")
+    unit = indent_unit(root, records, data)
+    assert unit == "  "
+    assert SpanWriter(root, records, data, "utf-8", unit, None).to_bytes() == data
+    root[0].set("b", "y")
+    assert SpanWriter(root, records, data, "utf-8", unit, None).to_bytes() == data.replace(b'b="x"', b'b="y"')

@@ -129,3 +129,18 @@ def test_dice_steps_equal_what_vassal_wrote():
         for value in (5, 3, 2):
             w.dice("1d6", [value], player="Oracle")
     assert golden and w.steps == golden
+
+
+def test_the_writer_is_the_game_state_plus_its_log() -> None:
+    """GameWriter logs steps over GamePieces (the state it changes and its
+    begin_save encoding); every name it exported before the split still
+    imports from gamewriter and is the same object."""
+    from vmodtool.vassal import gamepieces, gamewriter
+
+    assert issubclass(gamewriter.GameWriter, gamepieces.GamePieces)
+    for name in ("expand_prototypes", "Player", "PlacedPiece"):
+        assert getattr(gamewriter, name) is getattr(gamepieces, name)
+        assert name in gamewriter.__all__
+    assert {"DiceButtonSpec", "module_metadata", "GameWriter"} <= set(gamewriter.__all__)
+    logging_only = {"move", "move_stack", "undo", "dice", "draw", "shuffle", "to_bytes", "snapshot"}
+    assert not logging_only & set(vars(gamepieces.GamePieces)), "the state class logs nothing"

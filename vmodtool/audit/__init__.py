@@ -9,11 +9,12 @@ and the violations come back in step order::
     report = audit_logs([Path("game.vlog")], load_scenario("scenario.yaml"))
     for violation in report.violations: ...
 
-The plug-in API is :mod:`vmodtool.audit.api` (:class:`Event`,
-:class:`Violation`, :class:`BaseRule`, the :class:`GameView` a rule sees);
-its names are re-exported here too.  Names are imported on first use
-(PEP 562), so a plug-in's ``from vmodtool.audit.api import BaseRule`` stays
-light.
+The rule API is :mod:`vmodtool.audit.api` (:class:`Rule`, the base of the
+built-in kinds and of a user's rules, :class:`RuleEvent`, :class:`Violation`,
+the :class:`GameView` a rule sees), with the helpers the kinds share in
+:mod:`vmodtool.audit.rulekit`; its names are re-exported here too.  Names
+are imported on first use (PEP 562), so a plug-in's
+``from vmodtool.audit.api import Rule`` stays light.
 """
 
 from __future__ import annotations
@@ -33,18 +34,20 @@ if TYPE_CHECKING:
         MarkerView,
         Rule,
         RuleContext,
+        RuleEvent,
         UnitView,
         Violation,
     )
     from vmodtool.audit.game import audit_logs, scenario_positions
-    from vmodtool.audit.kinds import rule_class
     from vmodtool.audit.plugins import PluginError
+    from vmodtool.audit.registry import rule_class
     from vmodtool.audit.report import REPORT_SCHEMA_VERSION, AuditReport
 
 __all__ = [
     "audit_logs", "scenario_positions",
     "AuditReport", "REPORT_SCHEMA_VERSION",
-    "Event", "Violation", "Annotation", "BaseRule", "Rule", "RuleContext", "GameView", "UnitView", "MarkerView",
+    "Event", "RuleEvent", "Violation", "Annotation", "BaseRule", "Rule", "RuleContext", "GameView", "UnitView",
+    "MarkerView",
     "SEVERITIES", "EVENT_KINDS",
     "PluginError",
     "rule_class",
@@ -54,9 +57,9 @@ __getattr__, __dir__ = lazy_exports(globals(), {
     "vmodtool.audit.game": ("audit_logs", "scenario_positions"),
     "vmodtool.audit.report": ("AuditReport", "REPORT_SCHEMA_VERSION"),
     "vmodtool.audit.api": (
-        "Event", "Violation", "Annotation", "BaseRule", "Rule", "RuleContext", "GameView", "UnitView", "MarkerView",
-        "SEVERITIES", "EVENT_KINDS",
+        "Event", "RuleEvent", "Violation", "Annotation", "BaseRule", "Rule", "RuleContext", "GameView", "UnitView",
+        "MarkerView", "SEVERITIES", "EVENT_KINDS",
     ),
     "vmodtool.audit.plugins": ("PluginError",),
-    "vmodtool.audit.kinds": ("rule_class",),
+    "vmodtool.audit.registry": ("rule_class",),
 })

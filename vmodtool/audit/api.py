@@ -1,13 +1,16 @@
 """The public interface of the rules checker: events, violations, the view
-of the game a rule sees, and the protocol a rule (built-in kind or a
-user's plug-in) implements.
+of the game a rule sees, and the one :class:`Rule` base class that the
+built-in kinds and a user's rules (``--plugins DIR``, an installed rule
+package) both subclass.
 
 Modelled on python-chess: typed, small, deterministic.  A rule gets each
-:class:`Event` it subscribes to *after* the event has been applied, with the
-:class:`GameView` of that moment, and returns :class:`Violation` objects; it
-never raises for a legal-but-odd game.  Rules keep their memory in plain
-attributes: the engine copies rule instances at step boundaries, so an undo
-in the log rolls them back together with the game.
+:class:`RuleEvent` it subscribes to *after* the event has been applied, with
+the :class:`GameView` of that moment, and returns :class:`Violation`
+objects (made with its context's one ``violation(event, state, message,
+…)``); it never raises for a legal-but-odd game.  Rules keep their memory in
+plain attributes: the engine copies rule instances at step boundaries, so
+an undo in the log rolls them back together with the game.  The helpers the
+built-in kinds share are public too: :mod:`vmodtool.audit.rulekit`.
 """
 
 from __future__ import annotations
@@ -16,13 +19,18 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, TypeVar
 
-__all__ = ["Event", "Violation", "Annotation", "UnitView", "MarkerView", "GameView", "MomentView",
-           "RuleContext", "Rule", "BaseRule", "ViewT", "SEVERITIES", "EVENT_KINDS", "Severity"]
+from vmodtool.findings import SEVERITIES, Finding
+
+if TYPE_CHECKING:
+    from vmodtool.scenario.model import HexMap, Scenario
+
+__all__ = ["RuleEvent", "Event", "Violation", "Annotation", "UnitView", "MarkerView", "UnitPlace", "MarkerPlace",
+           "GameView", "MomentView", "RuleContext", "Rule", "BaseRule", "SEVERITIES", "EVENT_KINDS",
+           "SNAPSHOT_POINTS", "Severity"]
 
 Severity = str
-SEVERITIES = ("error", "warning", "info")
 
 #: what can happen; ``move`` is map → map, ``enter`` box/palette → map,
 #: ``leave`` map → box, ``transfer`` box → box, ``remove`` gone from the game,
@@ -62,10 +70,16 @@ class Annotation:
     player: str | None = None
 
 
-class Event(NamedTuple):
-    """One thing that happened in a step (scenario ids, never VASSAL ids).
-    Immutable; a named tuple because an audit makes several per step (a
-    frozen dataclass costs four times as much to create)."""
+#: the moments a rule may read a copy of the game at (``GameView.snapshot``)
+SNAPSHOT_POINTS = frozenset({"turn_start", "phase_start", "activation_start"})
+
+
+class RuleEvent(NamedTuple):
+    """One thing that happened in a step (scenario ids, never VASSAL ids),
+    as a rule is sent it (the replay's own events are
+    :mod:`vmodtool.replay.events`).  Immutable; a named tuple because an
+    audit makes several per step (a frozen dataclass costs four times as
+    much to create).  Also importable as ``Event`` (its older name)."""
 
     kind: str
     step: int
@@ -89,11 +103,19 @@ class Event(NamedTuple):
     deck: str | None = None           # scenario deck id (card_* and deck_* events)
 
 
+#: the older name of :class:`RuleEvent` (kept: plug-ins import it)
+Event = RuleEvent
+
+
 @dataclass(frozen=True)
-class Violation:
+class Violation(Finding):
     """A rule broken: which rule (id and rulebook refs), where in the game
     (step, turn, phase, phasing side, activation), who (player, side), which
-    units and hexes, a sentence, and the evidence."""
+    units and hexes, a sentence, and the evidence.  The audit's
+    :class:`~vmodtool.findings.Finding`: its ``code`` is the rule id, its
+    ``details`` the evidence, its ``place`` the first hex; its JSON
+    (:meth:`as_dict`, the same as :meth:`record`) keeps the audit report's
+    keys (``docs/audit-report.md``)."""
 
     rule_id: str
     severity: Severity
@@ -118,15 +140,32 @@ class Violation:
     log: str | None = None
     log_step: int | None = None
 
+    #: the JSON keys, each the field of its name, in the fields' order
+    RECORD: ClassVar[tuple[tuple[str, str], ...]] = tuple(
+        (name, name) for name in ("rule_id", "severity", "step", "message", "ref", "units", "labels", "hexes",
+                                  "player", "side", "turn", "phase", "phasing_side", "activation", "evidence",
+                                  "confidence", "withdrawn_by_undo", "log", "log_step"))
+
+    @property
+    def code(self) -> str:
+        return self.rule_id
+
+    @property
+    def details(self) -> Mapping[str, Any]:
+        return self.evidence
+
+    @property
+    def place(self) -> str | None:
+        return self.hexes[0] if self.hexes else None
+
     def as_dict(self) -> dict[str, Any]:
-        out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
-        out["evidence"] = dict(self.evidence)
-        return out
+        """The violation's JSON (the audit report's keys)."""
+        return self.record()
 
 
 class UnitView(Protocol):
     """A unit as a rule sees it (read-only: the audit's own views are named
-    tuples)."""
+    tuples, :class:`vmodtool.audit.state.Unit`)."""
 
     @property
     def uid(self) -> str: ...
@@ -156,6 +195,15 @@ class UnitView(Protocol):
     def markers(self) -> frozenset[str]: ...
     @property
     def on_map(self) -> bool: ...
+    @property
+    def serves(self) -> frozenset[str]: ...          # the unit types it serves (an HQ's ``serves``)
+    @property
+    def steps(self) -> int: ...                      # its type's steps at full strength
+    @property
+    def movement_class(self) -> str | None: ...
+    @property
+    def entered(self) -> tuple[int | None, int] | None: ...  # (turn, activation count) it last came onto the map
+    def describe(self) -> str: ...                   # "name (uid)"
 
 
 class MarkerView(Protocol):
@@ -173,6 +221,36 @@ class MarkerView(Protocol):
     def space(self) -> int | None: ...              # on a track: its space, 1 = the track's first
     @property
     def on_map(self) -> bool: ...
+
+
+class UnitPlace(Protocol):
+    """Where a unit is, without its view (cheap to read for every unit of
+    the game at every event: :meth:`GameView.unit_places`)."""
+
+    @property
+    def hex(self) -> str | None: ...
+    @property
+    def box(self) -> str | None: ...
+    @property
+    def present(self) -> bool: ...                   # False: removed from the game
+    @property
+    def layers(self) -> frozenset[str]: ...          # the status layers it shows (marker kinds)
+
+
+class MarkerPlace(Protocol):
+    """Where a marker counter is, without its view
+    (:meth:`GameView.marker_places`)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def hex(self) -> str | None: ...
+    @property
+    def box(self) -> str | None: ...
+    @property
+    def space(self) -> int | None: ...
 
 
 class MomentView(Protocol):
@@ -193,29 +271,57 @@ class MomentView(Protocol):
 
 class GameView(Protocol):
     """What a rule may look at (and only look at: a rule never changes the
-    game; the views it is given are shared by every rule of one event)."""
+    game; the views it is given are shared by every rule of one event).
+    Everything the built-in kinds read is here: they are written against
+    this view, as a user's rule is."""
 
-    turn: int | None
-    phase: str | None
-    phasing_side: str | None
-    active_formation: str | None
-    step: int
-    scenario: Any
+    @property
+    def scenario(self) -> Scenario: ...
+    @property
+    def turn(self) -> int | None: ...
+    @property
+    def phase(self) -> str | None: ...
+    @property
+    def phasing_side(self) -> str | None: ...
+    @property
+    def active_formation(self) -> str | None: ...
+    @property
+    def step(self) -> int: ...
+    @property
+    def activation_count(self) -> int: ...           # activations so far in the game
+    @property
+    def time_inferred(self) -> bool: ...             # the clock was inferred, not read from the log
+    @property
+    def terrain_map(self) -> HexMap: ...             # the scenario's map with the terrain pieces laid over it
 
+    # -- units and markers
     def unit(self, uid: str) -> UnitView: ...
-    def units(self) -> Sequence[UnitView]: ...
+    def units(self) -> Sequence[UnitView]: ...                       # in the game (on the map or in a box)
     def units_in(self, hex_id: str) -> Sequence[UnitView]: ...      # bottom -> top
+    def units_in_box(self, box_id: str) -> Sequence[UnitView]: ...
+    def unit_places(self) -> Mapping[str, UnitPlace]: ...          # every unit seen so far, by id
     def markers_in(self, hex_id: str) -> Sequence[MarkerView]: ...
     def markers(self) -> Sequence[MarkerView]: ...
-    def snapshot(self, point: str) -> GameView | None: ...    # "turn_start", "phase_start", "activation_start"
+    def marker_places(self) -> Mapping[str, MarkerPlace]: ...      # by piece key
+    def stack(self, hex_id: str) -> Sequence[str]: ...              # unit ids and marker keys, bottom -> top
+    def occupied_hexes(self) -> Sequence[str]: ...
     def track_position(self, track_id: str, marker_kind: str,
                        side: str | None = None) -> int | None: ...  # the marker's space, 1 = first
+    # -- cards
     def hand(self, side: str) -> Sequence[str]: ...            # the card ids in a side's hand
     def deck_size(self, deck: str) -> int | None: ...          # cards in a deck (None: not known yet)
+    def card_place(self, card: str) -> str | None: ...
+    # -- time and change
+    def snapshot(self, point: str) -> GameView | None: ...    # one of SNAPSHOT_POINTS (see Rule.snapshots)
+    def change_mark(self) -> int: ...                          # a mark for changed_since: "now"
+    def changed_since(self, mark: int) -> tuple[int, set[str]]: ...   # (new mark, hexes changed since)
+    def moves_of_others(self, side: str | None) -> tuple[object, int]: ...
+    def side_moves(self) -> Mapping[str | None, int]: ...    # side -> units placed or removed so far
 
 
 class RuleContext(Protocol):
-    """What a rule is made with: its scenario entry (read-only)."""
+    """What a rule is made with: its scenario entry (read-only) and the one
+    factory of its violations."""
 
     @property
     def rule_id(self) -> str: ...
@@ -226,56 +332,69 @@ class RuleContext(Protocol):
     @property
     def params(self) -> Mapping[str, Any]: ...
     @property
-    def scenario(self) -> Any: ...
+    def scenario(self) -> Scenario: ...
+    @property
+    def check_at(self) -> str: ...
+    @property
+    def check_in(self) -> tuple[str, ...]: ...
+    @property
+    def applies_to(self) -> str: ...
 
-    def violation(self, event: Event, state: MomentView, message: str, *,
+    def violation(self, event: RuleEvent, state: MomentView, message: str, *,
                   severity: Severity | None = None, units: Sequence[str] = (),
-                  hexes: Sequence[str | None] = (), **evidence: Any) -> Violation: ...
+                  hexes: Sequence[str | None] = (), confidence: str | None = None,
+                  **evidence: Any) -> Violation: ...
     # (``hexes`` may hold None, the hex of a unit off the map: it is left out)
 
 
-class Rule(Protocol):
-    subscribes: frozenset[str]
-
-    def check(self, state: GameView, event: Event) -> Iterable[Violation]: ...
+_RuleT = TypeVar("_RuleT", bound="Rule")
 
 
-#: the view of the game a rule's ``check`` is written against: a plug-in
-#: reads any :class:`GameView` (``BaseRule[GameView]``, or plain ``BaseRule``);
-#: the built-in kinds read the audit's own state (``BaseRule[AuditState]``)
-ViewT = TypeVar("ViewT", bound=GameView)
-_RuleT = TypeVar("_RuleT", bound="BaseRule[Any]")
+class Rule:
+    """The base class of every rule: the built-in kinds
+    (:mod:`vmodtool.audit.kinds`), a ``--plugins DIR`` plug-in and a rule of
+    an installed package (entry-point group ``vmodtool.rules``).  The engine
+    treats them all alike: it sends ``check`` the events of
+    :attr:`subscribes`, keeps the :attr:`snapshots` asked for, and skips
+    what :attr:`quiet_step_end` and :attr:`subject_events` say would do
+    nothing."""
 
-
-class BaseRule(Generic[ViewT]):
-    """Convenience base for built-in kinds and plug-ins: keeps the context,
-    the params and the check point (``check_at`` of the scenario entry)."""
-
-    #: the scenario name of a built-in kind (set by ``kinds.register``)
+    #: the scenario name of a registered kind (set by the registry)
     kind: ClassVar[str]
+    #: the event kinds sent to :meth:`check`
     subscribes: frozenset[str] = frozenset()
     #: the snapshot points (``turn_start``, ``phase_start``, ``activation_start``)
-    #: a built-in kind reads with ``state.snapshot``: the engine copies the
-    #: game only there (a plug-in may read every point)
+    #: the rule reads with ``state.snapshot``: the engine copies the game only
+    #: there
     snapshots: frozenset[str] = frozenset()
-    #: (built-in kinds only) the phases in which a kind reads the
-    #: ``phase_start`` snapshot (empty: any); in the others no copy is made
-    #: for it
+    #: the phases in which the rule reads the ``phase_start`` snapshot (empty:
+    #: any); in the others no copy is made for it
     snapshot_phases: frozenset[str] = frozenset()
-    #: (built-in kinds only; the engine ignores them on a plug-in) a kind whose
-    #: ``step_end`` does nothing unless it was sent another event since the
-    #: last ``step_end``: the engine sends it only then (most steps move
-    #: nothing most rules look at)
+    #: a rule whose ``step_end`` does nothing unless it was sent another event
+    #: since the last ``step_end``: the engine sends it only then (most steps
+    #: move nothing most rules look at)
     quiet_step_end: ClassVar[bool] = False
-    #: (built-in kinds only) the unit events (``event.unit`` a unit id) that a
-    #: kind ignores, with no effect, when the unit does not match its
-    #: ``subject`` selector; for a selector of what never changes (tags, type,
-    #: side, formation) the engine then sends them only for its subjects
+    #: the unit events (``event.unit`` a unit id) that the rule ignores, with
+    #: no effect, when the unit does not match its ``subject`` selector; for a
+    #: selector of what never changes (tags, type, side, formation) the engine
+    #: then sends them only for its subjects
     subject_events: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
         self.params: Mapping[str, Any] = ctx.params
+
+    def __class_getitem__(cls, item: Any) -> type[Rule]:
+        """``BaseRule[GameView]`` of the older API: the class itself (a rule
+        reads a :class:`GameView`, whatever its subscript said)."""
+        return cls
+
+    @property
+    def subject(self) -> Any:
+        """The ``subject`` selector of the units the rule judges (None: it
+        judges no particular units).  A rule with one whose selector matched
+        no unit of the game is reported as not checked."""
+        return self.params.get("subject")
 
     #: attributes that never change during an audit (shared by the copies
     #: the engine takes before a step a later undo takes back)
@@ -300,5 +419,9 @@ class BaseRule(Generic[ViewT]):
                 new.__dict__[key] = self._copy_memory(value, memo)
         return new
 
-    def check(self, state: ViewT, event: Event) -> Iterable[Violation]:  # pragma: no cover
+    def check(self, state: GameView, event: RuleEvent) -> Iterable[Violation]:  # pragma: no cover
         return ()
+
+
+#: the older name of :class:`Rule` (kept: plug-ins subclass it)
+BaseRule = Rule

@@ -25,9 +25,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from vmodtool.audit.api import Event
+from vmodtool.audit.api import Event, GameView, UnitView
 from vmodtool.audit.selectors import as_list, matches
-from vmodtool.audit.state import AuditState, Unit
 
 __all__ = ["CombatSpec", "new_window", "COMBAT_EVENTS", "combat_enemies", "enemy_distance", "enemy_hexes", "hex_sides",
            "map_neighbours"]
@@ -62,7 +61,7 @@ class CombatSpec:
         return self
 
     # -- what opens and closes a window -----------------------------------------------
-    def on_event(self, state: AuditState, event: Event, window: Window) -> None:
+    def on_event(self, state: GameView, event: Event, window: Window) -> None:
         """Open or close ``window`` at a clock, dice or annotation event."""
         kind = event.kind
         if kind == "phase_start":
@@ -97,7 +96,7 @@ class CombatSpec:
         else:
             window["hexes"] = sorted(set(window["hexes"]) | hexes)
 
-    def _contact(self, state: AuditState, side: str | None) -> set[str]:
+    def _contact(self, state: GameView, side: str | None) -> set[str]:
         """The hexes of the roller's units (or the ``units`` selector's)
         next to an enemy unit, and those enemy hexes."""
         neighbours = map_neighbours(state)
@@ -131,7 +130,7 @@ class CombatSpec:
         return out
 
     # -- the moves ---------------------------------------------------------------------
-    def combat_move(self, state: AuditState, event: Event, unit: Unit, window: Window) -> bool:
+    def combat_move(self, state: GameView, event: Event, unit: UnitView, window: Window) -> bool:
         """Whether a move (already applied to ``state``) is a combat move;
         records it in the window (the hex it left, where the unit began).
         A roll's window closes at a move that is not one."""
@@ -159,7 +158,7 @@ class CombatSpec:
         return True
 
     @staticmethod
-    def is_advance(state: AuditState, unit: Unit, origin: str, to_hex: str, window: Window) -> bool:
+    def is_advance(state: GameView, unit: UnitView, origin: str, to_hex: str, window: Window) -> bool:
         """A combat move is an advance when its unit is of the side whose
         combat it is and it did not move away from the enemy; else a
         retreat (or a displacement)."""
@@ -174,14 +173,14 @@ def _close(window: Window) -> None:
     window.update(new_window())
 
 
-def map_neighbours(state: AuditState) -> Mapping[str, tuple[str, ...]]:
+def map_neighbours(state: GameView) -> Mapping[str, tuple[str, ...]]:
     """Each hex's neighbours on the scenario map (the table the movement
     kinds keep per map)."""
     from vmodtool.audit.kinds.movement import map_neighbours as table
     return table(state.scenario.map)
 
 
-def hex_sides(state: AuditState) -> dict[str, set[str]]:
+def hex_sides(state: GameView) -> dict[str, set[str]]:
     """hex -> the sides of the units on it (from the units' counters: no
     unit views are made); kept with the state until a unit is placed,
     moved or removed (a roll after a roll, a retreat after its roll)."""
@@ -195,14 +194,16 @@ def hex_sides(state: AuditState) -> dict[str, set[str]]:
     return out
 
 
-def _hex_sides(state: AuditState) -> dict[str, set[str]]:
-    counters = getattr(state, "_counters", {})
+def _hex_sides(state: GameView) -> dict[str, set[str]]:
+    counter = state.scenario.counter
     out: dict[str, set[str]] = {}
-    for uid, s in state.units_state.items():
+    for uid, s in state.unit_places().items():
         if not s.present or s.hex is None:
             continue
-        counter = counters.get(uid)
-        side = counter.side if counter is not None else state.unit(uid).side
+        try:
+            side = counter(uid).side             # (no view made)
+        except KeyError:
+            side = state.unit(uid).side
         out.setdefault(s.hex, set()).add(side)
     return out
 
@@ -212,7 +213,7 @@ def _hex_sides(state: AuditState) -> dict[str, set[str]]:
 SEARCH_RADIUS = 12
 
 
-def combat_enemies(state: AuditState, unit: Unit, window: Window, origin: str) -> set[str]:
+def combat_enemies(state: GameView, unit: UnitView, window: Window, origin: str) -> set[str]:
     """The hexes of the enemy units in the combat: those of the window's
     hexes that hold one (in a combat phase, those next to ``origin``, where
     the unit began its combat moves); every enemy hex when there are none."""
@@ -222,7 +223,7 @@ def combat_enemies(state: AuditState, unit: Unit, window: Window, origin: str) -
     return (enemy & near) or enemy
 
 
-def enemy_distance(state: AuditState, unit: Unit, hex_id: str, enemy: set[str] | None = None) -> int | None:
+def enemy_distance(state: GameView, unit: UnitView, hex_id: str, enemy: set[str] | None = None) -> int | None:
     """Hexes from ``hex_id`` to the nearest of ``enemy`` (default: every
     hex with a unit of another side); None: none within
     :data:`SEARCH_RADIUS`."""
@@ -247,6 +248,6 @@ def enemy_distance(state: AuditState, unit: Unit, hex_id: str, enemy: set[str] |
     return None
 
 
-def enemy_hexes(state: AuditState, unit: Unit) -> set[str]:
+def enemy_hexes(state: GameView, unit: UnitView) -> set[str]:
     """The hexes that hold a unit of another side."""
     return {h for h, sides in hex_sides(state).items() if any(s != unit.side for s in sides)}

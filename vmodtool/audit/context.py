@@ -1,5 +1,6 @@
-"""The :class:`RuleContext` a rule is created with: its scenario entry and a
-factory for violations that fills in the clock and the player."""
+"""The one :class:`Context` every rule (built-in kind or a user's) is
+created with: its scenario entry and the factory of its violations, which
+fills in the clock and the player."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vmodtool.audit.api import Event, MomentView, Violation
+from vmodtool.audit.api import MomentView, RuleEvent, Violation
 from vmodtool.scenario.model import RuleSpec, Scenario
 
 __all__ = ["Context", "PluginContext"]
@@ -20,6 +21,9 @@ class Context:
     spec: RuleSpec
     scenario: Scenario
     params: Mapping[str, Any] = field(default_factory=dict)
+    #: the state of the event being checked (set by the engine for a user's
+    #: rule: the older ``violation(event, message)`` reads it)
+    state: MomentView | None = None
 
     def __post_init__(self) -> None:
         if not self.params:
@@ -54,9 +58,25 @@ class Context:
     def applies_to(self) -> str:
         return self.spec.applies_to
 
-    def violation(self, event: Event, state: MomentView, message: str, *, severity: str | None = None,
+    def violation(self, event: RuleEvent, *args: Any, severity: str | None = None,
                   units: Sequence[str] = (), hexes: Sequence[str | None] = (),
                   confidence: str | None = None, **evidence: Any) -> Violation:
+        """The one way a rule reports: ``violation(event, state, message,
+        **kw)``, dated with the clock of ``state`` (a moment: a kind may date a
+        violation found later to the moment of the act).  The older
+        ``violation(event, message, **kw)`` of the first plug-ins (no state)
+        keeps working during a check: the state is the one of the event."""
+        if args and isinstance(args[0], str):
+            state, message, rest = self.state, args[0], args[1:]
+        elif args:
+            state, rest = args[0], args[2:]
+            message = args[1] if len(args) > 1 else evidence.pop("message")
+        else:
+            raise TypeError("violation() takes the event, an optional state and the message")
+        if rest:
+            raise TypeError("violation() takes the event, an optional state and the message")
+        if state is None:
+            raise TypeError("violation() without a state is only possible during a check")
         labels: list[str] = []
         for uid in units:
             try:
@@ -73,24 +93,5 @@ class Context:
                                       else "certain"))
 
 
-@dataclass
-class PluginContext(Context):
-    """The context of a plug-in rule.  Plug-ins are written against the
-    duck-typed API of ``docs/seed-rules.md`` §3.12, where
-    ``ctx.violation(event, message, **kw)`` takes no state: the engine sets
-    :attr:`state` to the game state before each call, and the built-in
-    signature ``violation(event, state, message, **kw)`` keeps working."""
-
-    state: MomentView | None = None
-
-    def violation(self, event: Event, *args: Any, **kw: Any) -> Violation:
-        state: MomentView | None
-        if args and isinstance(args[0], str):
-            state, message, rest = self.state, args[0], args[1:]
-        else:
-            state, message, rest = args[0], (args[1] if len(args) > 1 else kw.pop("message")), args[2:]
-        if rest:
-            raise TypeError("violation() takes the event, an optional state and the message")
-        if state is None:
-            raise TypeError("violation() without a state is only possible during a check")
-        return super().violation(event, state, message, **kw)
+#: the older name of :class:`Context` (a plug-in's context is a rule's)
+PluginContext = Context

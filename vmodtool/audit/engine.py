@@ -19,9 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from vmodtool.audit.api import BaseRule, Event, Violation
-from vmodtool.audit.context import Context, PluginContext
-from vmodtool.audit.plugins import PluginRule, make_plugin_rule, plugin_module, subscribes_problem
+from vmodtool.audit.api import SNAPSHOT_POINTS, Rule, RuleEvent, Violation
+from vmodtool.audit.registry import PLUGIN_CONSENT, RuleRaised, RuleSource, make_rule, sources_of
 from vmodtool.audit.selectors import is_fixed, matches
 from vmodtool.audit.state import AuditState
 from vmodtool.scenario.model import RuleSpec, Scenario
@@ -30,32 +29,28 @@ __all__ = ["Engine", "RuleFailure", "PLUGIN_CONSENT", "NO_UNIT_MATCHED"]
 
 #: events at which the engine keeps a copy of the game for the rules
 #: (``GameView.snapshot``)
-_SNAPSHOT_POINTS = frozenset({"turn_start", "phase_start", "activation_start"})
-
-#: why a plug-in rule was not run (not imported) without the user's consent
-PLUGIN_CONSENT = ("plug-ins are code, run only with --trust-scenario-plugins (the scenario's "
-                  "plugins.paths) or --plugins DIR")
+_SNAPSHOT_POINTS = SNAPSHOT_POINTS
 
 #: why a rule whose ``subject`` selector matched no unit of the game is not
 #: checked: it judged nothing, which is not the same as finding nothing wrong
 NO_UNIT_MATCHED = "no unit of the game matched its units selector"
 
-#: a rule of the audit: a built-in kind or a user's plug-in
-AuditRule = BaseRule[AuditState] | PluginRule
-#: a rule's bound ``check`` (a plug-in may answer None)
-Check = Callable[[AuditState, Event], "Iterable[Violation] | None"]
-#: what an event kind is sent to: (spec, bound ``check``, the rule if it is a
-#: plug-in: asked for its ``subscribes`` at every event, the rule's place in
+#: a rule of the audit: a built-in kind or a user's rule (the registry wraps
+#: those: ``registry.GuardedPlugin``), all run alike
+AuditRule = Rule
+#: a rule's bound ``check``
+Check = Callable[[AuditState, RuleEvent], Iterable[Violation]]
+#: what an event kind is sent to: (spec, bound ``check``, the rule's place in
 #: :attr:`Engine.rules`, whether it is sent ``step_end`` only when it was sent
-#: another event since the last one (``BaseRule.quiet_step_end``),
+#: another event since the last one (``Rule.quiet_step_end``),
 #: the subjects it is sent this kind for (unit id -> whether it is one; None:
-#: every event, ``BaseRule.subject_events``))
-Handler = tuple[RuleSpec, Check, "AuditRule | None", int, bool, "dict[str, bool] | None"]
+#: every event, ``Rule.subject_events``))
+Handler = tuple[RuleSpec, Check, int, bool, "dict[str, bool] | None"]
 
 
 @dataclass
 class RuleFailure:
-    """A plug-in rule that raised instead of answering: reported, never
+    """A user's rule that raised instead of answering: reported, never
     fatal (``error`` names the plug-in and the event; a built-in kind's
     exception is a bug of vmodtool and is not caught)."""
 
@@ -78,10 +73,12 @@ class _Frame:
 class Engine:
     """Rule instances of one audit and the violations they found.
 
-    Plug-in rules are imported only from ``plugin_folders`` (the user's) and,
-    when ``trust_scenario_plugins`` is set, from the scenario's own
-    ``plugins.paths``; a plug-in rule whose module is in none of them is not
-    imported and goes to :attr:`not_checked`."""
+    The rules are made by the registry (:func:`vmodtool.audit.registry.make_rule`),
+    which alone decides consent: plug-in rules are imported only from
+    ``plugin_folders`` (the user's), from the scenario's own ``plugins.paths``
+    when ``trust_scenario_plugins`` is set, or from an installed rule package;
+    a plug-in rule found in none of them is not imported and goes to
+    :attr:`not_checked`.  Every rule made is then run alike."""
 
     def __init__(self, scenario: Scenario, *, rules: Sequence[RuleSpec] | None = None,
                  plugin_folders: Sequence[Path] = (), trust_scenario_plugins: bool = False,
@@ -93,7 +90,6 @@ class Engine:
         #: rule id -> why it was not checked (a plug-in without consent, or
         #: what a rule said it could not decide)
         self.not_checked: dict[str, str] = {}
-        self._plugin_contexts: list[PluginContext] = []
         #: ids of the rules with a ``subject`` selector that some unit of the
         #: game matched (see :meth:`note_units`)
         self.saw_unit: set[str] = set()
@@ -103,71 +99,61 @@ class Engine:
         self._busy: set[int] = set()
         self._wanted: dict[str, bool] = {}             # see wants
         #: rule place -> unit id -> whether the unit matches the rule's fixed
-        #: ``subject`` (see BaseRule.subject_events; kept over rollbacks)
+        #: ``subject`` (see Rule.subject_events; kept over rollbacks)
         self._subjects: dict[int, dict[str, bool]] = {}
         folders = [Path(f) for f in plugin_folders]
         if trust_scenario_plugins:
             folders = list(scenario.plugin_paths) + folders
-        from vmodtool.audit.kinds import rule_class
+        #: where each rule came from (built-in, an entry point, a plug-in folder)
+        self.sources: list[tuple[RuleSpec, RuleSource]] = []
         for spec in (rules if rules is not None else scenario.rules):
             if not spec.enabled or (only is not None and spec.id not in only):
                 continue
-            rule: AuditRule
-            if spec.kind == "plugin":
-                reference = spec.plugin or ""
-                if not trust_scenario_plugins and plugin_module(reference, folders) is None:
-                    # not in a folder the user named: never imported
-                    self.not_checked[spec.id] = f"plug-in {reference} not imported: {PLUGIN_CONSENT}"
-                    continue
-                plugin_ctx = PluginContext(spec, scenario)
-                rule = make_plugin_rule(spec.id, reference, plugin_ctx, folders)
-                self._plugin_contexts.append(plugin_ctx)
-            else:
-                rule = rule_class(spec.kind)(Context(spec, scenario))
-            self.rules.append((spec, rule))
+            made = make_rule(spec, scenario, folders, trust_scenario_plugins=trust_scenario_plugins)
+            if made.rule is None:
+                self.not_checked[spec.id] = made.not_checked or "not made"
+                continue
+            self.rules.append((spec, made.rule))
+            self.sources.append((spec, made.source))
         # copies of the game are kept only at the points a rule reads them
-        # (``snapshots`` of a built-in kind; a plug-in may read any)
-        self._snapshot_points: frozenset[str] = frozenset[str]().union(*[
-            _SNAPSHOT_POINTS if spec.kind == "plugin" else frozenset(getattr(rule, "snapshots", ()))
-            for spec, rule in self.rules])
+        self._snapshot_points: frozenset[str] = frozenset[str]().union(*[rule.snapshots for _, rule in self.rules])
         # the phases whose phase_start copy some rule reads (None: every phase's)
         phases: set[str] = set()
         every = False
-        for spec, rule in self.rules:
-            if spec.kind == "plugin" or "phase_start" in getattr(rule, "snapshots", ()):
-                wanted = None if spec.kind == "plugin" else getattr(rule, "snapshot_phases", None)
-                if not wanted:
+        for _spec, rule in self.rules:
+            if "phase_start" in rule.snapshots:
+                if not rule.snapshot_phases:
                     every = True
                     break
-                phases.update(wanted)
+                phases.update(rule.snapshot_phases)
         self._snapshot_phases: frozenset[str] | None = None if every else frozenset(phases)
+
+    @property
+    def rule_sources(self) -> dict[str, str]:
+        """Rule id -> where it came from, for the rules not built in
+        (``entry point <distribution>``, ``plugin folder <folder>``)."""
+        return sources_of(self.sources)
 
     # -- dispatch -----------------------------------------------------------------
     def _handlers(self, kind: str) -> list[Handler]:
-        """(spec, bound ``check``, the rule if it is a plug-in) of the rules
-        an event kind goes to."""
+        """The handlers of the rules an event kind goes to (a rule fixes what
+        it subscribes to when it is made)."""
         found = self._by_kind.get(kind)
         if found is None:
-            # built-in kinds fix what they subscribe to when they are made;
-            # plug-ins are asked at every event (they may change their mind)
             found = self._by_kind[kind] = [
                 self._handler(i, spec, rule, kind) for i, (spec, rule) in enumerate(self.rules)
-                if spec.kind == "plugin" or kind in getattr(rule, "subscribes", ())]
+                if kind in rule.subscribes]
         return found
 
     def _handler(self, i: int, spec: RuleSpec, rule: AuditRule, kind: str) -> Handler:
-        if spec.kind == "plugin":
-            return spec, rule.check, rule, i, False, None
-        quiet = bool(getattr(rule, "quiet_step_end", False))
+        quiet = bool(rule.quiet_step_end)
         subjects = None
-        if kind in getattr(rule, "subject_events", ()) and is_fixed(self._subject_of(i)):
+        if kind in rule.subject_events and is_fixed(self._subject_of(i)):
             subjects = self._subjects.setdefault(i, {})
-        return spec, rule.check, None, i, quiet, subjects
+        return spec, rule.check, i, quiet, subjects
 
     def _subject_of(self, i: int) -> Any:
-        spec, rule = self.rules[i]
-        params = getattr(rule, "params", None)
-        return (params if params is not None else spec.params).get("subject")
+        return self.rules[i][1].subject
 
     def wants(self, kind: str) -> bool:
         """Whether an event of this kind matters to any rule (the game
@@ -182,7 +168,7 @@ class Engine:
         """Whether an event of this kind (no snapshot point) would do nothing
         now, and is then taken as sent: every rule it goes to is a quiet
         ``step_end`` one sent nothing since the last
-        (``BaseRule.quiet_step_end``) or a built-in kind whose ``idle`` says a
+        (``Rule.quiet_step_end``) or a rule whose ``idle`` says a
         check now would find nothing and change nothing it reads later (a
         settle-point kind with no hex changed since it last looked, a drag
         judge with no drag pending).  The game adapter then does not build
@@ -193,11 +179,9 @@ class Engine:
         if handlers is None:
             handlers = self._handlers(kind)
         busy = self._busy if kind == "step_end" else None
-        for _spec, _check, plugin, i, quiet, _subjects in handlers:
+        for _spec, _check, i, quiet, _subjects in handlers:
             if quiet and busy is not None and i not in busy:
                 continue                    # (not sent it: see dispatch)
-            if plugin is not None:
-                return False
             idle = getattr(self.rules[i][1], "idle", None)
             if idle is None or not idle(state):
                 return False
@@ -205,7 +189,7 @@ class Engine:
             busy.clear()                    # (what the step_end would have done)
         return True
 
-    def dispatch(self, state: AuditState, event: Event) -> None:
+    def dispatch(self, state: AuditState, event: RuleEvent) -> None:
         """Send one event to every rule that subscribes to it."""
         kind = event.kind
         if kind in self._snapshot_points:
@@ -223,9 +207,7 @@ class Engine:
             if step_end:
                 busy.clear()
             return
-        for ctx in self._plugin_contexts:
-            ctx.state = state
-        for spec, check, plugin, i, quiet, subjects in handlers:
+        for spec, check, i, quiet, subjects in handlers:
             if subjects is not None:
                 uid = event.unit
                 if uid is not None and uid in state.units_state:
@@ -239,29 +221,14 @@ class Engine:
                     busy.add(i)
                 elif i not in busy:
                     continue                # (its step_end would do nothing)
-            if plugin is None:
-                # a built-in kind never raises for a legal-but-odd game: what it
-                # raises is a bug of vmodtool, reported as one
+            # a built-in kind never raises for a legal-but-odd game: what it
+            # raises is a bug of vmodtool, reported as one; a user's rule's
+            # exception is a rule failure (registry.GuardedPlugin)
+            try:
                 found = check(state, event)
-            else:
-                subscribes = getattr(plugin, "subscribes", ())
-                try:
-                    if kind not in subscribes:
-                        continue
-                except TypeError:     # the plug-in changed it to something that is not a set
-                    self.failures.append(RuleFailure(
-                        spec.id, event.step, f"plug-in {spec.plugin} at a {kind} event: "
-                        f"{subscribes_problem(subscribes) or 'its subscribes is not a set of event kinds'}"))
-                    continue
-                try:
-                    found = check(state, event)
-                    if found:
-                        found = list(found)
-                except Exception as exc:  # noqa: BLE001 - a plug-in is user code: its bug must not stop the audit
-                    self.failures.append(RuleFailure(
-                        spec.id, event.step,
-                        f"plug-in {spec.plugin} raised at a {kind} event: {type(exc).__name__}: {exc}"))
-                    continue
+            except RuleRaised as failed:
+                self.failures.append(RuleFailure(spec.id, event.step, failed.message))
+                continue
             if not found:
                 continue
             for violation in found:
@@ -280,22 +247,22 @@ class Engine:
         the start and at the end of the game, never per event: a rule is
         asked nothing it would not be asked anyway."""
         units = [state.unit(uid) for uid in unit_ids if uid in state.units_state]   # (those on the board yet)
-        for spec, _ in self.rules:
-            if spec.kind == "plugin" or spec.id in self.saw_unit:
+        for spec, rule in self.rules:
+            if spec.id in self.saw_unit:
                 continue
-            subject = spec.params.get("subject")
+            subject = rule.subject
             if subject is None or any(matches(subject, u, state, u) for u in units):
                 self.saw_unit.add(spec.id)
 
     def mark_unseen(self) -> None:
-        """Every rule (not a plug-in) for which :meth:`note_units` found no
+        """Every rule for which :meth:`note_units` found no
         unit goes to :attr:`not_checked`: it judged nothing, and the report
         must not count it as passing.  A rule that found something (even
         in a step undone later) saw a unit, whatever its selector says at
         the start and the end (one that reads a unit's face or markers)."""
         found = {v.rule_id for v in self.violations}
         for spec, _ in self.rules:
-            if spec.kind != "plugin" and spec.id not in self.saw_unit and spec.id not in found:
+            if spec.id not in self.saw_unit and spec.id not in found:
                 self.not_checked.setdefault(spec.id, NO_UNIT_MATCHED)
 
     def checkpoint(self) -> _Frame:
@@ -310,12 +277,11 @@ class Engine:
             spec, _ = self.rules[i]
             self.rules[i] = (spec, rule)
         # the same rules take the same kinds (a copy keeps what its kind
-        # subscribes to; a plug-in is sent every kind): only the checks are
-        # bound to the restored instances
+        # subscribes to): only the checks are bound to the restored instances
         rules = self.rules
         self._by_kind = {
-            kind: [(spec, rules[i][1].check, None if plugin is None else rules[i][1], i, quiet, subjects)
-                   for spec, _check, plugin, i, quiet, subjects in handlers]
+            kind: [(spec, rules[i][1].check, i, quiet, subjects)
+                   for spec, _check, i, quiet, subjects in handlers]
             for kind, handlers in self._by_kind.items()}
         for i in range(frame.violations_before, len(self.violations)):
             self.violations[i] = replace(self.violations[i], withdrawn_by_undo=True)

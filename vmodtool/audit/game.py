@@ -392,6 +392,7 @@ class AuditVisitor(GameReader[AuditReport]):
             logs=[str(p) for p in self.logs], scenario=str(scenario.path), violations=violations,
             steps=game.steps, rules_checked=[spec.id for spec, _ in engine.rules],
             not_checked=engine.not_checked, units_not_checked=dict(sorted(game.unjudged.items())),
+            rule_sources=engine.rule_sources,
             rule_failures=[f.__dict__ for f in engine.failures], replay_warnings=warnings,
             chain_differences=[d.text() for d in replay.chain_differences],
             phase_names={p.id: p.name for p in (scenario.turns.phases if scenario.turns else ())},

@@ -29,7 +29,7 @@ from types import ModuleType
 from typing import Protocol, cast
 
 from vmodtool.audit.api import Event, GameView, Violation
-from vmodtool.audit.context import PluginContext
+from vmodtool.audit.context import Context
 from vmodtool.errors import VmodError
 
 __all__ = ["load_plugin_class", "make_plugin_rule", "plugin_module", "subscribes_problem",
@@ -50,7 +50,7 @@ class PluginRule(Protocol):
 
 
 #: a plug-in class: made with its rule's context
-PluginClass = Callable[[PluginContext], PluginRule]
+PluginClass = Callable[[Context], PluginRule]
 
 _LOADED: dict[Path, ModuleType] = {}
 
@@ -94,7 +94,7 @@ def load_plugin_class(reference: str, folders: Sequence[Path]) -> PluginClass:
     return cast(PluginClass, cls)
 
 
-def make_plugin_rule(rule_id: str, reference: str, ctx: PluginContext, folders: Sequence[Path]) -> PluginRule:
+def make_plugin_rule(rule_id: str, reference: str, ctx: Context, folders: Sequence[Path]) -> PluginRule:
     """The rule ``rule_id`` of the scenario: an instance of the plug-in class
     ``reference`` from ``folders``, checked to be a rule (a callable
     ``check``, ``subscribes`` a set of event kinds)."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from vmodtool.audit.api import Violation
 from vmodtool.exit_codes import check_exit_code
+from vmodtool.findings import SEVERITIES
 
 if TYPE_CHECKING:
     from vmodtool.checkgame import GameCheck
@@ -23,7 +24,8 @@ REPORT_SCHEMA_VERSION = "vmodtool-audit/1"
 
 @dataclass
 class AuditReport:
-    """Everything one audit found."""
+    """Everything one audit found (a :class:`vmodtool.findings.CheckResult`:
+    its :attr:`exit_code` and :meth:`as_json`)."""
 
     logs: Sequence[str]
     scenario: str
@@ -46,6 +48,9 @@ class AuditReport:
     #: on purpose, or could not bind (``units``, ``markers``, ``ignored``,
     #: ``unbound``); empty when not counted
     bound: Mapping[str, int] = field(default_factory=dict)
+    #: rule id -> where a rule not built in came from (``entry point
+    #: <distribution>``, ``plugin folder <folder>``); empty when all are built in
+    rule_sources: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def suspicious(self) -> int:
@@ -73,7 +78,7 @@ class AuditReport:
     def summary(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
         for v in self.violations:
-            entry = out.setdefault(v.rule_id, {"error": 0, "warning": 0, "info": 0, "withdrawn": 0})
+            entry = out.setdefault(v.rule_id, {**dict.fromkeys(SEVERITIES, 0), "withdrawn": 0})
             entry["withdrawn" if v.withdrawn_by_undo else v.severity] += 1
         return out
 
@@ -133,6 +138,10 @@ class AuditReport:
             yield f"{len(self.not_checked)} rule(s) NOT CHECKED (the game is not known to be clean for them):"
             for rule_id, why in sorted(self.not_checked.items()):
                 yield f"  NOT CHECKED {rule_id}: {why}"
+        if self.rule_sources:
+            yield f"{len(self.rule_sources)} rule(s) not built in:"
+            for rule_id, source in sorted(self.rule_sources.items()):
+                yield f"  {rule_id}: {source}"
         for failure in self.rule_failures:
             yield f"rule {failure['rule_id']} failed at step {failure['step']}: {failure['error']}"
         for warning in self.replay_warnings if warnings else ():
@@ -165,5 +174,6 @@ class AuditReport:
             "replay_warnings": list(self.replay_warnings),
             "chain_differences": list(self.chain_differences),
             **({"bound": dict(self.bound)} if self.bound else {}),
+            **({"rule_sources": dict(self.rule_sources)} if self.rule_sources else {}),
             **({"integrity": self.integrity.as_json()} if self.integrity is not None else {}),
         }

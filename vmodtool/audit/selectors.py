@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from vmodtool.audit.state import AuditState, Unit
+from vmodtool.audit.api import GameView, UnitView
 
 __all__ = ["matches", "predicate", "select", "as_list", "reads", "reads_markers", "is_fixed", "Subject", "Predicate"]
 
@@ -27,7 +27,7 @@ class Subject(Protocol):
 
 
 #: a compiled selector: (unit, state, subject) -> whether the unit matches
-Predicate = Callable[[Unit, "AuditState | None", "Subject | None"], bool]
+Predicate = Callable[[UnitView, "GameView | None", "Subject | None"], bool]
 
 
 def as_list(value: Any) -> list[Any]:
@@ -36,7 +36,7 @@ def as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
 
 
-def matches(selector: Any, unit: Unit, state: AuditState | None = None,
+def matches(selector: Any, unit: UnitView, state: GameView | None = None,
             subject: Subject | None = None) -> bool:
     """Whether ``unit`` matches ``selector`` (a mapping or a list of them)."""
     if selector is None:
@@ -118,11 +118,11 @@ def reads(selector: Any, key: str) -> bool:
     return False
 
 
-def _always(unit: Unit, state: AuditState | None, subject: Subject | None) -> bool:
+def _always(unit: UnitView, state: GameView | None, subject: Subject | None) -> bool:
     return True
 
 
-def _never(unit: Unit, state: AuditState | None, subject: Subject | None) -> bool:
+def _never(unit: UnitView, state: GameView | None, subject: Subject | None) -> bool:
     return False
 
 
@@ -143,7 +143,7 @@ def _compile(selector: Any) -> Predicate:
     if len(tests) == 1:
         return tests[0]
 
-    def all_hold(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+    def all_hold(u: UnitView, st: GameView | None, sub: Subject | None) -> bool:
         for t in tests:
             if not t(u, st, sub):
                 return False
@@ -174,7 +174,7 @@ def _compile_key(key: str, value: Any) -> Predicate:
     if key == "same":
         attrs = tuple(as_list(value))
 
-        def same(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+        def same(u: UnitView, st: GameView | None, sub: Subject | None) -> bool:
             if sub is None:
                 return False
             for attr in attrs:
@@ -186,7 +186,7 @@ def _compile_key(key: str, value: Any) -> Predicate:
         wanted = [(skey, [str(v) if not isinstance(v, str) else v for v in as_list(expected)], as_list(expected))
                   for skey, expected in (value or {}).items()]
 
-        def in_state(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+        def in_state(u: UnitView, st: GameView | None, sub: Subject | None) -> bool:
             values = u.state
             for skey, as_text, given in wanted:
                 got = values.get(skey)
@@ -211,7 +211,7 @@ def _compile_key(key: str, value: Any) -> Predicate:
         seen: Callable[[], object] = _gone  # the scenario ``index`` is of
         index: dict[str, str] = {}          # formation -> command, or box -> role
 
-        def by_scenario(u: Unit, st: AuditState | None, sub: Subject | None) -> bool:
+        def by_scenario(u: UnitView, st: GameView | None, sub: Subject | None) -> bool:
             nonlocal seen, index
             if st is None:
                 return _key_matches(key, value, u, st, sub)
@@ -234,70 +234,85 @@ def _compile_key(key: str, value: Any) -> Predicate:
     return lambda u, st, sub: _key_matches(key, value, u, st, sub)
 
 
-def _key_matches(key: str, value: Any, unit: Unit, state: AuditState | None,
+def _same(value: Any, unit: UnitView, state: GameView | None, subject: Subject | None) -> bool:
+    if subject is None:
+        return False
+    return all(getattr(unit, attr, None) == getattr(subject, attr, None) for attr in as_list(value))
+
+
+def _side(value: Any, unit: UnitView, state: GameView | None, subject: Subject | None) -> bool:
+    if value in ("friendly", "same"):
+        return subject is not None and unit.side == subject.side
+    if value in ("enemy", "other"):
+        return subject is not None and unit.side != subject.side
+    return unit.side in as_list(value)
+
+
+def _state(value: Any, unit: UnitView, state: GameView | None, subject: Subject | None) -> bool:
+    for skey, expected in (value or {}).items():
+        if unit.state.get(skey) not in [str(v) if not isinstance(v, str) else v
+                                        for v in as_list(expected)] and \
+                unit.state.get(skey) not in as_list(expected):
+            return False
+    return True
+
+
+def _in_box_role(value: Any, unit: UnitView, state: GameView | None, subject: Subject | None) -> bool:
+    if state is None or unit.box is None:
+        return False
+    roles = {b.id: b.role for b in state.scenario.boxes}
+    return roles.get(unit.box) in as_list(value)
+
+
+def _formation_command(value: Any, unit: UnitView, state: GameView | None, subject: Subject | None) -> bool:
+    if unit.formation is None or state is None:
+        wants_none: bool = value == "none"
+        return wants_none
+    formations = {f.id: f for f in state.scenario.formations}
+    f = formations.get(unit.formation)
+    return f is not None and f.command == value
+
+
+def _first_activation_on_map(value: Any, unit: UnitView, state: GameView | None, subject: Subject | None) -> bool:
+    if state is None or unit.entered is None:
+        return not value
+    now = (state.turn, state.activation_count)
+    return (unit.entered == now) == bool(value)
+
+
+#: a selector key's test: (its value, the unit, the state, the subject) -> whether the unit matches
+KeyTest = Callable[[Any, UnitView, "GameView | None", "Subject | None"], bool]
+
+#: the test of each selector key; a key not here matches every unit
+#: (``marker_kind``, ``select``, ``max``, ``min`` are not unit properties,
+#: and unknown keys were reported by the scenario checker)
+_KEY_TESTS: dict[str, KeyTest] = {
+    "tags": lambda v, u, st, sub: set(as_list(v)) <= u.tags,
+    "tags_all": lambda v, u, st, sub: set(as_list(v)) <= u.tags,
+    "tags_any": lambda v, u, st, sub: bool(set(as_list(v)) & u.tags),
+    "type": lambda v, u, st, sub: u.type in as_list(v),
+    "side": _side,
+    "same": _same,
+    "served_by": lambda v, u, st, sub: sub is not None and bool(sub.serves & u.tags),
+    "formation": lambda v, u, st, sub: u.formation in as_list(v),
+    "state": _state,
+    "face": lambda v, u, st, sub: u.face in as_list(v),
+    "markers": lambda v, u, st, sub: bool(set(as_list(v)) & u.markers),
+    "in": lambda v, u, st, sub: u.box in as_list(v),
+    "in_box_role": _in_box_role,
+    "on_map": lambda v, u, st, sub: u.on_map == bool(v),
+    "not": lambda v, u, st, sub: not matches(v, u, st, sub),
+    "formation_command": _formation_command,
+    "first_activation_on_map": _first_activation_on_map,
+}
+
+
+def _key_matches(key: str, value: Any, unit: UnitView, state: GameView | None,
                  subject: Subject | None) -> bool:
-    if key in ("tags", "tags_all"):
-        return set(as_list(value)) <= unit.tags
-    if key == "tags_any":
-        return bool(set(as_list(value)) & unit.tags)
-    if key == "type":
-        return unit.type in as_list(value)
-    if key == "side":
-        if value in ("friendly", "same"):
-            return subject is not None and unit.side == subject.side
-        if value in ("enemy", "other"):
-            return subject is not None and unit.side != subject.side
-        return unit.side in as_list(value)
-    if key == "same":
-        if subject is None:
-            return False
-        for attr in as_list(value):
-            if getattr(unit, attr, None) != getattr(subject, attr, None):
-                return False
-        return True
-    if key == "served_by":
-        return subject is not None and bool(subject.serves & unit.tags)
-    if key == "formation":
-        return unit.formation in as_list(value)
-    if key == "state":
-        for skey, expected in (value or {}).items():
-            if unit.state.get(skey) not in [str(v) if not isinstance(v, str) else v
-                                            for v in as_list(expected)] and \
-                    unit.state.get(skey) not in as_list(expected):
-                return False
-        return True
-    if key == "face":
-        return unit.face in as_list(value)
-    if key == "markers":
-        return bool(set(as_list(value)) & unit.markers)
-    if key == "in":
-        return unit.box in as_list(value)
-    if key == "in_box_role":
-        if state is None or unit.box is None:
-            return False
-        roles = {b.id: b.role for b in state.scenario.boxes}
-        return roles.get(unit.box) in as_list(value)
-    if key == "on_map":
-        return unit.on_map == bool(value)
-    if key == "not":
-        return not matches(value, unit, state, subject)
-    if key == "formation_command":
-        if unit.formation is None or state is None:
-            wants_none: bool = value == "none"
-            return wants_none
-        formations = {f.id: f for f in state.scenario.formations}
-        f = formations.get(unit.formation)
-        return f is not None and f.command == value
-    if key == "first_activation_on_map":
-        if state is None or unit.entered is None:
-            return not value
-        now = (state.turn, state.activation_count)
-        return (unit.entered == now) == bool(value)
-    if key in ("marker_kind", "select", "max", "min"):
-        return True  # not unit properties (used by marker selectors / per_type_max)
-    return True      # unknown keys were reported by the scenario checker
+    test = _KEY_TESTS.get(key)
+    return True if test is None else test(value, unit, state, subject)
 
 
-def select(units: Iterable[Unit], selector: Any, state: AuditState | None = None,
-           subject: Subject | None = None) -> list[Unit]:
+def select(units: Iterable[UnitView], selector: Any, state: GameView | None = None,
+           subject: Subject | None = None) -> list[UnitView]:
     return [u for u in units if matches(selector, u, state, subject)]

@@ -289,6 +289,23 @@ class AuditState:
             out.append(view)
         return out
 
+    def unit_places(self) -> Mapping[str, UnitState]:
+        """Every unit seen so far, by id: where it is, without its view (not
+        copied: read it, never change it)."""
+        return self.units_state
+
+    def marker_places(self) -> Mapping[str, MarkerState]:
+        """Every marker counter on the board, by piece key (not copied)."""
+        return self.markers_state
+
+    def stack(self, hex_id: str) -> Sequence[str]:
+        """The unit ids and marker keys in a hex, bottom -> top (not copied)."""
+        return self.stacks.get(hex_id, ())
+
+    def change_mark(self) -> int:
+        """A mark for :meth:`changed_since` meaning "now"."""
+        return self._log_base + len(self.changed)
+
     def markers_in(self, hex_id: str) -> list[Marker]:
         return [self._marker(k) for k in self.stacks.get(hex_id, ()) if k in self.markers_state]
 
@@ -351,6 +368,11 @@ class AuditState:
         is placed, moved or removed (and differs between copies of the game)."""
         # all moves minus the side's own: grows exactly when another side moves
         return (self._token, self._all_moves - self._side_moves.get(side, 0))
+
+    def side_moves(self) -> Mapping[str | None, int]:
+        """Side -> how many times a unit of that side was placed, moved or
+        removed so far (not copied)."""
+        return self._side_moves
 
     def _moved(self, uid: str) -> None:
         counter = self._counters.get(uid)

@@ -268,17 +268,12 @@ def _replay(task: Task) -> tuple[Any, int]:
 
 
 def _lint(task: Task) -> tuple[Any, int]:
-    from vmodtool.lint import at_least, findings_to_json, lint_path, summarize
+    from vmodtool.findings import check_outcome
+    from vmodtool.lint import lint_result
 
-    out = []
-    code = 0
-    for path in task.game.files:
-        findings = lint_path(str(path))
-        report = findings_to_json(at_least(findings, task.options.min_severity), str(path))
-        report["summary"] = counts = summarize(findings)
-        code = 1 if counts["error"] else code
-        out.append(report)
-    return (out[0] if len(out) == 1 else out), code
+    outcomes = [check_outcome(lint_result(str(path), task.options.min_severity)) for path in task.game.files]
+    code = max((code for _, code in outcomes), default=0)
+    return (outcomes[0][0] if len(outcomes) == 1 else [report for report, _ in outcomes]), code
 
 
 def _inspect(task: Task) -> tuple[Any, int]:

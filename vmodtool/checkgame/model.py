@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from vmodtool.findings import Finding as BaseFinding
 
 if TYPE_CHECKING:
     from vmodtool.replay.game import Replay, Step
@@ -28,7 +30,7 @@ NOTE = "note"
 
 
 @dataclass(frozen=True)
-class Finding:
+class Finding(BaseFinding):
     """One thing found.  ``kind`` is a stable code (``reroll``,
     ``restarted_log``, ``undo``, ``logs_out_of_order``, ``missing_log``,
     ``moved_between_logs``, ``module_updated``, ``off_turn_move``,
@@ -40,7 +42,9 @@ class Finding:
     step; ``step`` then counts the chain steps played before it).
     ``folded`` holds the repeats of one cause this finding stands for (a
     restarted log's differences …): one finding, ``count`` of them, listed
-    one by one only on request (``check-game -v``)."""
+    one by one only on request (``check-game -v``).
+
+    A :class:`vmodtool.findings.Finding`: its ``code`` is ``kind``."""
 
     kind: str
     severity: str
@@ -52,6 +56,18 @@ class Finding:
     details: dict[str, Any] = field(default_factory=dict)
     folded: tuple[Finding, ...] = ()
 
+    #: the check-game report's keys for a finding (``docs/check-game.md``)
+    RECORD: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("kind", "kind"), ("severity", "severity"), ("message", "message"), ("log", "log"),
+        ("log_step", "file_step"), ("step", "step"), ("file_step", "file_step"), ("player", "player"),
+        ("details", "details"), ("count", "count"), ("folded", "folded"))
+    RECORD_OMIT_EMPTY: ClassVar[frozenset[str]] = frozenset({"folded"})
+
+    @property
+    def code(self) -> str:
+        """The stable code (:attr:`kind`)."""
+        return self.kind
+
     @property
     def log_step(self) -> int | None:
         """The step within :attr:`log` (the name a player quotes)."""
@@ -61,15 +77,6 @@ class Finding:
     def count(self) -> int:
         """How many findings of one cause this one stands for."""
         return 1 + len(self.folded)
-
-    def record(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "severity": self.severity, "message": self.message,
-                               "log": self.log, "log_step": self.file_step, "step": self.step,
-                               "file_step": self.file_step, "player": self.player, "details": self.details,
-                               "count": self.count}
-        if self.folded:
-            out["folded"] = [f.record() for f in self.folded]
-        return out
 
 
 @dataclass

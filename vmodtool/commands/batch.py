@@ -93,29 +93,10 @@ def batch(ctx: click.Context, command: str, sources: tuple[str, ...], output: st
       vmodtool batch audit tournament/ --scenario scenario.yaml -m game.vmod -o results.jsonl
       vmodtool batch check-game games.csv --dask tcp://scheduler:8786 --send-files -o integrity.jsonl
     """
-    from vmodtool.batch import COMMANDS, Options, cpu_count, games_from, run_batch
+    from vmodtool.batch import Options, cpu_count, run_batch
 
-    if send_files and not dask:
-        raise click.UsageError("--send-files goes with --dask ADDRESS")
-    if command == "audit" and scenario is None and not any(s.lower().endswith((".csv", ".yaml", ".yml"))
-                                                           for s in sources):
-        raise click.UsageError("batch audit needs --scenario FILE (or a manifest with a scenario column)")
-    inputs = [*sources, scenario, module, board_sizes_file]
-    if output is not None and output != "-":
-        check_output(output, *inputs, suffixes=(".jsonl", ".json", ".ndjson"), what="JSON Lines")
-        for source in sources:
-            if Path(source).is_dir() and Path(output).resolve().is_relative_to(Path(source).resolve()) \
-                    and output.lower().endswith(COMMANDS[command]):
-                raise BadInput(f"{output}: the output would be read as a game of {source}")
-    skipped: list[Path] = []
-    games = games_from([Path(s) for s in sources], COMMANDS[command], group=group, skipped=skipped)
-    if skipped:
-        shown = ", ".join(str(p) for p in skipped[:_SKIPPED_SHOWN])
-        more = f" and {len(skipped) - _SKIPPED_SHOWN} more" if len(skipped) > _SKIPPED_SHOWN else ""
-        what = "modules" if command == "lint" else "VASSAL saves or logs"
-        warn(f"skipped {len(skipped)} file(s) that are not {what}: {shown}{more}")
-    if output is not None and output != "-":
-        _refuse_reading_the_output(Path(output), games)
+    _check_batch_options(command, sources, output, scenario, module, board_sizes_file, dask, send_files)
+    games = _games(command, sources, group, output)
     if trust_scenario_plugins and command == "audit":
         _untrusted_scenarios(games, Path(scenario) if scenario else None)
     options = Options(command=command, module=Path(module) if module else None,
@@ -134,6 +115,44 @@ def batch(ctx: click.Context, command: str, sources: tuple[str, ...], output: st
     for line in table:
         click.echo(line, err=not to_file)
     ctx.exit(summary.exit_code)
+
+
+def _check_batch_options(command: str, sources: tuple[str, ...], output: str | None, scenario: str | None,
+                         module: str | None, board_sizes_file: str | None, dask: str | None,
+                         send_files: bool) -> None:
+    """Refuse options that do not go together, and an output that is an
+    input or would be read as a game of a source folder."""
+    from vmodtool.batch import COMMANDS
+
+    if send_files and not dask:
+        raise click.UsageError("--send-files goes with --dask ADDRESS")
+    if command == "audit" and scenario is None and not any(s.lower().endswith((".csv", ".yaml", ".yml"))
+                                                           for s in sources):
+        raise click.UsageError("batch audit needs --scenario FILE (or a manifest with a scenario column)")
+    inputs = [*sources, scenario, module, board_sizes_file]
+    if output is not None and output != "-":
+        check_output(output, *inputs, suffixes=(".jsonl", ".json", ".ndjson"), what="JSON Lines")
+        for source in sources:
+            if Path(source).is_dir() and Path(output).resolve().is_relative_to(Path(source).resolve()) \
+                    and output.lower().endswith(COMMANDS[command]):
+                raise BadInput(f"{output}: the output would be read as a game of {source}")
+
+
+def _games(command: str, sources: tuple[str, ...], group: str, output: str | None) -> list[Game]:
+    """The games of the sources (a warning naming the files skipped);
+    refused when one would read the batch's own output."""
+    from vmodtool.batch import COMMANDS, games_from
+
+    skipped: list[Path] = []
+    games = games_from([Path(s) for s in sources], COMMANDS[command], group=group, skipped=skipped)
+    if skipped:
+        shown = ", ".join(str(p) for p in skipped[:_SKIPPED_SHOWN])
+        more = f" and {len(skipped) - _SKIPPED_SHOWN} more" if len(skipped) > _SKIPPED_SHOWN else ""
+        what = "modules" if command == "lint" else "VASSAL saves or logs"
+        warn(f"skipped {len(skipped)} file(s) that are not {what}: {shown}{more}")
+    if output is not None and output != "-":
+        _refuse_reading_the_output(Path(output), games)
+    return games
 
 
 #: the skipped files a warning names (the rest are counted)

@@ -100,31 +100,10 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
     if image_file:
         raise click.UsageError("--image goes with --spaces")
     from vmodtool.errors import VmodError
-    from vmodtool.render.board import (
-        DEFAULT_HEX_SIZE_IN,
-        BoardOptions,
-        board_drawing,
-        print_scale,
-        write_board,
-        write_key,
-    )
+    from vmodtool.render.board import DEFAULT_HEX_SIZE_IN, print_scale
 
-    if scale is not None and dpi is not None:
-        raise click.UsageError("give --scale or --dpi, not both")
-    if hex_size is not None and dpi is None:
-        raise click.UsageError("--hex-size needs --dpi")
-    if scale is not None and scale <= 0:
-        raise click.BadParameter("must be more than 0", param_hint="--scale")
     pdf = output.lower().endswith(".pdf")
-    inputs = [scenario_file, *([module] if module else [])]
-    check_output(output, *inputs, suffixes=(".png", ".pdf"), what="a PNG image or a PDF", hint=_PNG_HINT)
-    if pdf and scale is not None:
-        raise click.UsageError("a PDF is printed at --dpi, not --scale")
-    if pdf and dpi is None:
-        dpi = 300
-    if key_file:
-        check_output(key_file, *inputs, output, suffixes=(".png",), what="a PNG image",
-                     hint="the key is written as PNG")
+    dpi = _check_board_options(scenario_file, output, scale, dpi, hex_size, key_file, module, pdf)
     scenario = _load(scenario_file, module)
     if scenario.map.areas is not None:
         raise VmodError("the scenario's map is an area map (spaces, no hexes): draw its spaces and connections "
@@ -135,26 +114,67 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
     if sheet is None:
         sheet = dpi is not None
     if pdf:
-        from vmodtool.fileio import refuse_overwrite
-        from vmodtool.render.board_pages import layout_pages, write_pages_pdf
-
-        refuse_overwrite(output, *[str(p) for p in (scenario.path, scenario.map.board_image) if p])
-        drawing = board_drawing(scenario, BoardOptions(scale=scale, dpi=dpi, sheet=sheet, hex_numbers=numbers,
-                                                       centre_dots=dots))
-        for message in drawing.warnings:
-            warn(message)
         assert dpi is not None
-        layout = layout_pages(drawing.pixel_size, dpi, paper=paper, orientation=orientation, overlap_mm=overlap)
-        count = write_pages_pdf(drawing.canvas, layout, output, scenario.game.title)
-        w, h = drawing.pixel_size
-        click.echo(f"wrote {output}: {count} {paper.upper()} {'landscape' if layout.landscape else 'portrait'} "
-                   f"page{'s' if count != 1 else ''} ({layout.rows} row{'s' if layout.rows != 1 else ''} x "
-                   f"{layout.columns} column{'s' if layout.columns != 1 else ''}, {overlap:g} mm overlap) of a "
-                   f"{w}x{h} px board at {dpi:g} dpi")
-        if key_file:
-            write_key(scenario, key_file, scale=scale, dpi=dpi)
-            click.echo(f"wrote {key_file}: title and terrain key")
-        return
+        _write_board_pdf(scenario, output, key_file, scale, dpi, sheet, numbers, dots, paper, orientation,
+                         overlap)
+    else:
+        _write_board_png(scenario, output, key_file, scale, dpi, sheet, numbers, dots)
+
+
+def _check_board_options(scenario_file: str, output: str, scale: float | None, dpi: int | None,
+                         hex_size: float | None, key_file: str | None, module: str | None,
+                         pdf: bool) -> int | None:
+    """Refuse options that do not go together and outputs that may not be
+    written, before the scenario is read; the print resolution (a PDF's
+    default 300 dpi)."""
+    if scale is not None and dpi is not None:
+        raise click.UsageError("give --scale or --dpi, not both")
+    if hex_size is not None and dpi is None:
+        raise click.UsageError("--hex-size needs --dpi")
+    if scale is not None and scale <= 0:
+        raise click.BadParameter("must be more than 0", param_hint="--scale")
+    inputs = [scenario_file, *([module] if module else [])]
+    check_output(output, *inputs, suffixes=(".png", ".pdf"), what="a PNG image or a PDF", hint=_PNG_HINT)
+    if pdf and scale is not None:
+        raise click.UsageError("a PDF is printed at --dpi, not --scale")
+    if pdf and dpi is None:
+        dpi = 300
+    if key_file:
+        check_output(key_file, *inputs, output, suffixes=(".png",), what="a PNG image",
+                     hint="the key is written as PNG")
+    return dpi
+
+
+def _write_board_pdf(scenario: Scenario, output: str, key_file: str | None, scale: float, dpi: int,
+                     sheet: bool, numbers: bool, dots: bool, paper: str, orientation: str,
+                     overlap: float) -> None:
+    """``board -o FILE.pdf``: the board on --paper pages (and the key)."""
+    from vmodtool.fileio import refuse_overwrite
+    from vmodtool.render.board import BoardOptions, board_drawing, write_key
+    from vmodtool.render.board_pages import layout_pages, write_pages_pdf
+
+    refuse_overwrite(output, *[str(p) for p in (scenario.path, scenario.map.board_image) if p])
+    drawing = board_drawing(scenario, BoardOptions(scale=scale, dpi=dpi, sheet=sheet, hex_numbers=numbers,
+                                                   centre_dots=dots))
+    for message in drawing.warnings:
+        warn(message)
+    layout = layout_pages(drawing.pixel_size, dpi, paper=paper, orientation=orientation, overlap_mm=overlap)
+    count = write_pages_pdf(drawing.canvas, layout, output, scenario.game.title)
+    w, h = drawing.pixel_size
+    click.echo(f"wrote {output}: {count} {paper.upper()} {'landscape' if layout.landscape else 'portrait'} "
+               f"page{'s' if count != 1 else ''} ({layout.rows} row{'s' if layout.rows != 1 else ''} x "
+               f"{layout.columns} column{'s' if layout.columns != 1 else ''}, {overlap:g} mm overlap) of a "
+               f"{w}x{h} px board at {dpi:g} dpi")
+    if key_file:
+        write_key(scenario, key_file, scale=scale, dpi=dpi)
+        click.echo(f"wrote {key_file}: title and terrain key")
+
+
+def _write_board_png(scenario: Scenario, output: str, key_file: str | None, scale: float, dpi: int | None,
+                     sheet: bool, numbers: bool, dots: bool) -> None:
+    """``board -o FILE.png``: the board as one image (and the key)."""
+    from vmodtool.render.board import write_board, write_key
+
     drawing = write_board(scenario, output, scale=scale, dpi=dpi, sheet=sheet,
                           hex_numbers=numbers, centre_dots=dots)
     for message in drawing.warnings:

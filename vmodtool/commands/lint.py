@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import click
 
 from vmodtool.commands import (
-    EXIT_FINDINGS,
     Command,
     check_report_output,
     format_option,
@@ -40,28 +38,16 @@ def lint(ctx: click.Context, module: str, output: str | None, fmt: str, min_seve
       vmodtool lint examples/formats/demo.vmod
       vmodtool lint game.vmod --min-severity warning --format json -o lint.json
     """
-    from vmodtool.lint import at_least, findings_to_json, format_finding, lint_path, summarize
+    from vmodtool.lint import lint_result
 
     check_report_output(output, module)
-    findings = lint_path(module)
-    shown = at_least(findings, min_severity)
-    counts = summarize(findings)
-
-    def text() -> Iterator[str]:
-        yield from (format_finding(f) for f in shown)
-        hidden = len(findings) - len(shown)
-        yield (f"{module}: {counts['error']} error(s), {counts['warning']} warning(s), "
-               f"{counts['info']} info" + (f" ({hidden} below --min-severity not shown)"
-                                           if hidden else ""))
-
+    result = lint_result(module, min_severity)
     if fmt == "json":
-        report = findings_to_json(shown, module)
-        report["summary"] = counts
-        write_report([json.dumps(report, ensure_ascii=False, indent=2)], output)
+        write_report([json.dumps(result.as_json(), ensure_ascii=False, indent=2)], output)
     else:
-        write_report(text(), output, one_line_items=True)
-    if counts["error"]:
-        ctx.exit(EXIT_FINDINGS)
+        write_report(result.lines(), output, one_line_items=True)
+    if result.exit_code:
+        ctx.exit(result.exit_code)
 
 
 COMMANDS = [lint]

@@ -254,32 +254,12 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     # the centre dots, the hexside features and the bridges (sized to stay
     # clear of the numbers); then the place names and the objective markers
     # take the first free place; the texture symbols go round all of them
-    numbers: list[tuple[str, Point, float]] = []
-
-    def number_box(at: Point, label: str, factor: float = 1.0) -> Box:
-        return canvas.text_box(at, label, size=0.15 * size * factor, style="condensed", anchor="mm",
-                               halo_width=0.024 * size)
-
     defaults = BoxIndex(size)
     if opts.hex_numbers:
         for label, (cx, cy) in geo.centres.items():
-            defaults.add("number", label, number_box((cx, cy - 0.70 * half_y), label))
+            defaults.add("number", label, _number_box(canvas, size, (cx, cy - 0.70 * half_y), label))
     features = _plan_hexside_features(drawing, scenario, geo, styles, size, defaults)
-    if opts.hex_numbers:
-        # a number keeps its place unless a bridge (which cannot move) is there
-        for label, (cx, cy) in geo.centres.items():
-            for sx, sy, factor in _NUMBER_SHIFTS:
-                anchor = (cx + sx * size, cy - 0.70 * half_y + sy * half_y)
-                if (sx or sy) and mgrid.grid.location_name(int(round(anchor[0])), int(round(anchor[1]))) != label:
-                    continue                  # a number stays in its own hex, as VASSAL names it
-                box = number_box(anchor, label, factor)
-                if not index.blocked(box, frozenset({"bridge"})):
-                    break
-            else:
-                anchor, factor = (cx, cy - 0.70 * half_y), 1.0
-                box = number_box(anchor, label)
-            numbers.append((label, anchor, factor))
-            index.add("number", label, box)
+    numbers = _place_numbers(canvas, geo, mgrid.grid, index, size, half_y) if opts.hex_numbers else []
     dot_r = 0.026 * size + 0.008 * size
     if opts.centre_dots:
         for label, (cx, cy) in geo.centres.items():
@@ -291,7 +271,59 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     drawing.warnings = located_warnings(scenario.path, drawing.notes)
 
     _draw_frame(canvas, geo, (board_w, board_h), size)
-    # hex fills and textures
+    _draw_terrain(canvas, geo, hmap, styles, index, size)
+    # hill contours where the ground falls away, with hachures
+    _draw_contours(canvas, geo, hmap, styles, size)
+    # the hex grid: every side once
+    grid_w = max(0.7, 0.016 * size)
+    for (p, q) in geo.sides().values():
+        canvas.line([p, q], GRID_INK, grid_w)
+    _draw_hexside_features(canvas, features, size)
+    # the map edge
+    for loop in geo.boundary_loops():
+        canvas.line(loop, INK, max(1.2, 0.035 * size))
+    _draw_hex_marks(canvas, drawing, opts, geo, fills, numbers, size)
+    for centre, vp, marker_size in objectives:
+        _objective(canvas, centre, marker_size, vp)
+    for placed in drawing.labels:
+        canvas.text(placed.at, placed.text, size=placed.size, fill=INK, style="condensed-bold",
+                    anchor=placed.anchor, halo=(252, 250, 242), halo_width=0.03 * size)
+    if strip is not None:
+        strip.draw(canvas, board_h, styles)
+    return drawing
+
+
+def _number_box(canvas: Canvas, size: float, at: Point, label: str, factor: float = 1.0) -> Box:
+    """The box of hex number ``label`` drawn at ``at``, with its halo."""
+    return canvas.text_box(at, label, size=0.15 * size * factor, style="condensed", anchor="mm",
+                           halo_width=0.024 * size)
+
+
+def _place_numbers(canvas: Canvas, geo: HexGeometry, grid: HexGrid, index: BoxIndex, size: float,
+                   half_y: float) -> list[tuple[str, Point, float]]:
+    """Where each hex number goes (label, anchor, type size factor): at the
+    top of its hex unless a bridge (which cannot move) is there."""
+    numbers: list[tuple[str, Point, float]] = []
+    for label, (cx, cy) in geo.centres.items():
+        for sx, sy, factor in _NUMBER_SHIFTS:
+            anchor = (cx + sx * size, cy - 0.70 * half_y + sy * half_y)
+            if (sx or sy) and grid.location_name(int(round(anchor[0])), int(round(anchor[1]))) != label:
+                continue                  # a number stays in its own hex, as VASSAL names it
+            box = _number_box(canvas, size, anchor, label, factor)
+            if not index.blocked(box, frozenset({"bridge"})):
+                break
+        else:
+            anchor, factor = (cx, cy - 0.70 * half_y), 1.0
+            box = _number_box(canvas, size, anchor, label)
+        numbers.append((label, anchor, factor))
+        index.add("number", label, box)
+    return numbers
+
+
+def _draw_terrain(canvas: Canvas, geo: HexGeometry, hmap: M.HexMap, styles: TerrainStyles, index: BoxIndex,
+                  size: float) -> None:
+    """The hex fills, then each hex's texture symbols round the boxes
+    already taken (the symbols' boxes are recorded)."""
     for label, poly in geo.polygons.items():
         fill, _kind, _elev = styles[hmap.terrain[label]]
         # the ideal hexagon around VASSAL's centre, grown by a hair so that
@@ -319,17 +351,11 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
                      keep_out=keep_out, record=symbols)
         for box in symbols:
             index.add("symbol", label, box)
-    # hill contours where the ground falls away, with hachures
-    _draw_contours(canvas, geo, hmap, styles, size)
-    # the hex grid: every side once
-    grid_w = max(0.7, 0.016 * size)
-    for (p, q) in geo.sides().values():
-        canvas.line([p, q], GRID_INK, grid_w)
-    _draw_hexside_features(canvas, features, size)
-    # the map edge
-    for loop in geo.boundary_loops():
-        canvas.line(loop, INK, max(1.2, 0.035 * size))
-    # centre dots, hex numbers
+
+
+def _draw_hex_marks(canvas: Canvas, drawing: BoardDrawing, opts: BoardOptions, geo: HexGeometry,
+                    fills: dict[str, Colour], numbers: list[tuple[str, Point, float]], size: float) -> None:
+    """Centre dots and hex numbers (recorded in ``drawing``)."""
     for label, (cx, cy) in geo.centres.items():
         drawing.centres[label] = (cx, cy)
         if opts.centre_dots:
@@ -339,14 +365,6 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
         canvas.text(anchor, label, size=0.15 * size * factor, fill=(52, 50, 46), style="condensed",
                     anchor="mm", halo=lighten(fills[label], 0.3), halo_width=0.024 * size)
         drawing.numbers[label] = (label, anchor)
-    for centre, vp, marker_size in objectives:
-        _objective(canvas, centre, marker_size, vp)
-    for placed in drawing.labels:
-        canvas.text(placed.at, placed.text, size=placed.size, fill=INK, style="condensed-bold",
-                    anchor=placed.anchor, halo=(252, 250, 242), halo_width=0.03 * size)
-    if strip is not None:
-        strip.draw(canvas, board_h, styles)
-    return drawing
 
 
 def render_board(scenario: M.Scenario, *, scale: float = 1.0, **options: Any) -> Image.Image:
@@ -480,9 +498,26 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
                            size: float, numbers: BoxIndex) -> _Features:
     """Where every hexside feature and bridge goes; the boxes of the
     bridges and of the features along hexsides are recorded."""
-    hmap = scenario.map
-    index = drawing.boxes
     out = _Features()
+    rivers = _plan_hexside_lines(drawing, scenario.map, geo, size, out)
+    road_w = max([w for _k, _c, w, _s in out.across] + [0.0])
+    over_rivers, ends = _added_bridges(scenario, styles)
+    _plan_side_bridges(drawing, scenario.map, geo, size, numbers, out, rivers, road_w, over_rivers)
+    water = {label for label in geo.polygons if styles[scenario.map.terrain[label]][1] == WATER}
+    _plan_water_bridges(drawing, geo, size, out, rivers, road_w, water, ends)
+    return out
+
+
+def _deck_half(width: float, road_w: float, size: float) -> float:
+    """Half the deck of a bridge of railing ``width`` over roads ``road_w`` wide."""
+    return max(0.08 * size, road_w * 0.75 + width * 1.2)
+
+
+def _plan_hexside_lines(drawing: BoardDrawing, hmap: M.HexMap, geo: HexGeometry, size: float,
+                        out: _Features) -> dict[frozenset[str], float]:
+    """The features along hexsides and across them (centre lines); returns
+    the half-width of the river or stream on each hexside that has one."""
+    index = drawing.boxes
     rivers: dict[frozenset[str], float] = {}          # hexside → half-width of its river or stream
     for hs in hmap.hexsides:
         htype = hmap.hexside_types[hs.type]
@@ -512,24 +547,26 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
                 x1, y1 = px + (qx - px) * (k + 1) / 4, py + (qy - py) * (k + 1) / 4
                 index.add("hexside", f"{hs.a}/{hs.b}", (min(x0, x1) - pad, min(y0, y1) - pad,
                                                        max(x0, x1) + pad, max(y0, y1) + pad))
-    road_w = max([w for _k, _c, w, _s in out.across] + [0.0])
-    water = {label for label in geo.polygons if styles[hmap.terrain[label]][1] == WATER}
-    def deck(width: float) -> float:
-        return max(0.08 * size, road_w * 0.75 + width * 1.2)
+    return rivers
 
-    # bridges over hexsides: the scenario's, then one wherever a road crosses a river
+
+def _plan_side_bridges(drawing: BoardDrawing, hmap: M.HexMap, geo: HexGeometry, size: float, numbers: BoxIndex,
+                       out: _Features, rivers: dict[frozenset[str], float], road_w: float,
+                       over_rivers: list[tuple[str, str]]) -> None:
+    """Bridges over hexsides: the scenario's, then one wherever a road
+    crosses a river, each as long as it can be while clear of the numbers."""
+    index = drawing.boxes
     spans: list[tuple[str, str, Colour, float, bool]] = []
     for hs in hmap.hexsides:
         htype = hmap.hexside_types[hs.type]
         kind, colour, width = _feature_style(htype, size)
         if kind == "bridge":
             spans.append((hs.a, hs.b, colour, width, True))
-    over_rivers, ends = _added_bridges(scenario, styles)
     for a, b in over_rivers:
         spans.append((a, b, _BRIDGE_COLOUR, _FEATURE_WIDTH["bridge"] * size, False))
     for a, b, colour, width, named in spans:
         ca, cb = geo.centres[a], geo.centres[b]
-        half = deck(width)
+        half = _deck_half(width, road_w, size)
         least = rivers.get(frozenset((a, b)), 0.04 * size) + 0.015 * size
         p, q = _bridge_span(ca, cb, least)
         for h in _BRIDGE_HALF:
@@ -546,9 +583,15 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
             for k, drawn in enumerate(drawing.hexsides):
                 if drawn.kind == "bridge" and {drawn.a, drawn.b} == {a, b}:
                     drawing.hexsides[k] = dataclasses.replace(drawn, points=(p, q))
-    # bridges through water hexes: the road from the bank to the centre
+
+
+def _plan_water_bridges(drawing: BoardDrawing, geo: HexGeometry, size: float, out: _Features,
+                        rivers: dict[frozenset[str], float], road_w: float, water: set[str],
+                        ends: dict[str, list[str]]) -> None:
+    """Bridges through water hexes: the road from the bank to the centre."""
+    index = drawing.boxes
     width = _FEATURE_WIDTH["bridge"] * size
-    half = deck(width)
+    half = _deck_half(width, road_w, size)
     for w, others in ends.items():
         cw = geo.centres[w]
         centre = (float(cw[0]), float(cw[1]))
@@ -577,7 +620,6 @@ def _plan_hexside_features(drawing: BoardDrawing, scenario: M.Scenario, geo: Hex
             for box in _bridge_boxes(box_path, half, width, size, flared):
                 index.add("bridge", w, box)
             drawing.bridges.append(DrawnBridge("water", w, piece[-1], box_path, half, False))
-    return out
 
 
 def _added_bridges(scenario: M.Scenario, styles: TerrainStyles) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:

@@ -242,124 +242,169 @@ def draw_texture(canvas: Canvas, kind: str | None, h: Hex, fill: Colour,
     of each symbol drawn goes to ``record``."""
     if kind is None:
         return
-    s = h.size
-    g = _Guard(canvas, keep_out, record)
-    if kind == "trees":
-        dark, edge, light = darken(fill, 0.25), darken(fill, 0.55), lighten(fill, 0.18)
-        crowns = _scatter(h, rng, int(7 * dense), 0.15, 0.09, guard=g, radius=0.1)
-        for x, y in sorted(crowns, key=lambda p: p[1]):
-            r = s * rng.uniform(0.075, 0.095)
-            g.begin()
-            canvas.circle((x, y + r * 0.25), r * 1.02, fill=darken(fill, 0.45))   # shadow
-            canvas.circle((x, y), r, fill=dark, outline=edge, width=s * 0.011)
-            canvas.circle((x - r * 0.3, y - r * 0.3), r * 0.38, fill=mix(dark, light, 0.55))
-            g.commit()
-    elif kind == "orchard":
-        dark, edge = darken(fill, 0.3), darken(fill, 0.6)
-        step = 0.16
-        for i in range(-2, 3):
-            for j in range(-2, 3):
-                a = i * step + (step / 2 if j % 2 else 0.0)
-                b = j * step * 0.9 + 0.04
-                if b < -0.2 and abs(a) < 0.3 or math.hypot(a, b) < 0.09:
-                    continue
-                p = h.at(a, b)
-                if h.inside(p, 0.08):
-                    g.begin()
-                    canvas.circle(p, s * 0.04, fill=dark, outline=edge, width=s * 0.008)
-                    g.commit()
-    elif kind == "buildings":
-        roof, edge = darken(fill, 0.45), darken(fill, 0.75)
-        blocks = _scatter(h, rng, int(6 * dense), 0.17, 0.12, guard=g, radius=0.12)
-        for x, y in blocks:
-            w, d = s * rng.uniform(0.07, 0.12), s * rng.uniform(0.05, 0.08)
-            angle = rng.choice((0.0, 0.0, math.pi / 2)) + rng.uniform(-0.25, 0.25)
-            pts = _rect((x, y), w, d, angle)
-            g.begin()
-            canvas.polygon([(px + s * 0.012, py + s * 0.012) for px, py in pts],
-                           fill=darken(fill, 0.3))                                   # shadow
-            canvas.polygon(pts, fill=roof, outline=edge, width=s * 0.008)
-            g.commit()
-    elif kind == "rocks":
-        body, edge = lighten(fill, 0.22), darken(fill, 0.62)
-        for x, y in _scatter(h, rng, int(7 * dense), 0.15, 0.1, guard=g, radius=0.08):
-            r = s * rng.uniform(0.04, 0.065)
-            n = rng.randint(5, 7)
-            pts = [(x + math.cos(2 * math.pi * k / n) * r * rng.uniform(0.7, 1.2),
-                    y + math.sin(2 * math.pi * k / n) * r * rng.uniform(0.6, 1.0)) for k in range(n)]
-            g.begin()
-            canvas.polygon([(px + s * 0.01, py + s * 0.012) for px, py in pts], fill=darken(fill, 0.4))
-            canvas.polygon(pts, fill=body, outline=edge, width=s * 0.01)
-            g.commit()
-    elif kind in ("brush", "marsh"):
-        ink = darken(fill, 0.5)
-        water = darken(mix(fill, (60, 110, 190), 0.5), 0.1)
-        for x, y in _scatter(h, rng, int((8 if kind == "brush" else 7) * dense), 0.13, 0.08, guard=g,
-                             radius=0.07):
-            g.begin()
-            _tuft(canvas, (x, y), s * (0.05 if kind == "brush" else 0.06), ink, s * 0.01)
-            if kind == "marsh":
-                canvas.line([(x - s * 0.06, y + s * 0.015), (x + s * 0.06, y + s * 0.015)],
-                            water, s * 0.012, round_caps=True)
-            g.commit()
-    elif kind == "waves":
-        ink = darken(fill, 0.22)
-        lite = lighten(fill, 0.35)
-        for b in (-0.22, -0.02, 0.18, 0.36):
-            a0 = rng.uniform(-0.34, -0.12)
-            pts = [h.at(a0 + k * 0.02, b + 0.018 * math.sin((a0 + k * 0.02) * 40.0))
-                   for k in range(13)]
-            pts = [p for p in pts if h.inside(p, 0.06)]
-            if len(pts) > 2:
-                g.begin()                      # the whole wave, or in pieces round what it must not cover
-                canvas.line(pts, ink, s * 0.014, round_caps=True)
-                canvas.line([(x, y - s * 0.012) for x, y in pts[1:-1]], lite, s * 0.006)
-                if g.commit():
-                    continue
-                for i in range(0, len(pts) - 1, 4):
-                    part = pts[i:i + 5]
-                    if len(part) < 2:
-                        continue
-                    g.begin()
-                    canvas.line(part, ink, s * 0.014, round_caps=True)
-                    if len(part) > 2:
-                        canvas.line([(x, y - s * 0.012) for x, y in part[1:-1]], lite, s * 0.006)
-                    g.commit()
-    elif kind == "trench":
-        ink = darken(fill, 0.7)
-        wire = darken(fill, 0.5)
-        b0 = rng.uniform(-0.02, 0.1)
-        pts = []
-        for k in range(-5, 6):
-            a = k * 0.07
-            up = b0 + (0.03 if k % 2 else -0.03)
-            pts += [h.at(a, up), h.at(a + 0.07, up)]
-        pts = [p for p in pts if h.inside(p, 0.05)]
-        if len(pts) > 1:
-            g.polyline(pts, ink, s * 0.022)
-        for k in range(-4, 5):       # barbed wire: a row of small crosses
-            x, y = h.at(k * 0.08, b0 + 0.17)
-            if h.inside((x, y), 0.08):
-                d = s * 0.018
+    draw = _TEXTURE_DRAWERS.get(kind)
+    if draw is not None:
+        draw(_Guard(canvas, keep_out, record), h, fill, rng, dense)
+
+
+def _draw_trees(g: _Guard, h: Hex, fill: Colour, rng: random.Random, dense: float) -> None:
+    canvas, s = g.canvas, h.size
+    dark, edge, light = darken(fill, 0.25), darken(fill, 0.55), lighten(fill, 0.18)
+    crowns = _scatter(h, rng, int(7 * dense), 0.15, 0.09, guard=g, radius=0.1)
+    for x, y in sorted(crowns, key=lambda p: p[1]):
+        r = s * rng.uniform(0.075, 0.095)
+        g.begin()
+        canvas.circle((x, y + r * 0.25), r * 1.02, fill=darken(fill, 0.45))   # shadow
+        canvas.circle((x, y), r, fill=dark, outline=edge, width=s * 0.011)
+        canvas.circle((x - r * 0.3, y - r * 0.3), r * 0.38, fill=mix(dark, light, 0.55))
+        g.commit()
+
+
+def _draw_orchard(g: _Guard, h: Hex, fill: Colour, rng: random.Random, dense: float) -> None:
+    canvas, s = g.canvas, h.size
+    dark, edge = darken(fill, 0.3), darken(fill, 0.6)
+    step = 0.16
+    for i in range(-2, 3):
+        for j in range(-2, 3):
+            a = i * step + (step / 2 if j % 2 else 0.0)
+            b = j * step * 0.9 + 0.04
+            if b < -0.2 and abs(a) < 0.3 or math.hypot(a, b) < 0.09:
+                continue
+            p = h.at(a, b)
+            if h.inside(p, 0.08):
                 g.begin()
-                canvas.line([(x - d, y - d), (x + d, y + d)], wire, s * 0.007)
-                canvas.line([(x - d, y + d), (x + d, y - d)], wire, s * 0.007)
+                canvas.circle(p, s * 0.04, fill=dark, outline=edge, width=s * 0.008)
                 g.commit()
-    elif kind == "sand":
-        ink = darken(fill, 0.3)
-        for x, y in _scatter(h, rng, int(14 * dense), 0.08, 0.06, guard=g, radius=0.012):
+
+
+def _draw_buildings(g: _Guard, h: Hex, fill: Colour, rng: random.Random, dense: float) -> None:
+    canvas, s = g.canvas, h.size
+    roof, edge = darken(fill, 0.45), darken(fill, 0.75)
+    blocks = _scatter(h, rng, int(6 * dense), 0.17, 0.12, guard=g, radius=0.12)
+    for x, y in blocks:
+        w, d = s * rng.uniform(0.07, 0.12), s * rng.uniform(0.05, 0.08)
+        angle = rng.choice((0.0, 0.0, math.pi / 2)) + rng.uniform(-0.25, 0.25)
+        pts = _rect((x, y), w, d, angle)
+        g.begin()
+        canvas.polygon([(px + s * 0.012, py + s * 0.012) for px, py in pts],
+                       fill=darken(fill, 0.3))                                   # shadow
+        canvas.polygon(pts, fill=roof, outline=edge, width=s * 0.008)
+        g.commit()
+
+
+def _draw_rocks(g: _Guard, h: Hex, fill: Colour, rng: random.Random, dense: float) -> None:
+    canvas, s = g.canvas, h.size
+    body, edge = lighten(fill, 0.22), darken(fill, 0.62)
+    for x, y in _scatter(h, rng, int(7 * dense), 0.15, 0.1, guard=g, radius=0.08):
+        r = s * rng.uniform(0.04, 0.065)
+        n = rng.randint(5, 7)
+        pts = [(x + math.cos(2 * math.pi * k / n) * r * rng.uniform(0.7, 1.2),
+                y + math.sin(2 * math.pi * k / n) * r * rng.uniform(0.6, 1.0)) for k in range(n)]
+        g.begin()
+        canvas.polygon([(px + s * 0.01, py + s * 0.012) for px, py in pts], fill=darken(fill, 0.4))
+        canvas.polygon(pts, fill=body, outline=edge, width=s * 0.01)
+        g.commit()
+
+
+def _draw_tufts(g: _Guard, h: Hex, fill: Colour, rng: random.Random, dense: float,
+                marsh: bool) -> None:
+    """Brush: tufts of grass; marsh: fewer, taller tufts over a line of water."""
+    canvas, s = g.canvas, h.size
+    ink = darken(fill, 0.5)
+    water = darken(mix(fill, (60, 110, 190), 0.5), 0.1)
+    for x, y in _scatter(h, rng, int((7 if marsh else 8) * dense), 0.13, 0.08, guard=g,
+                         radius=0.07):
+        g.begin()
+        _tuft(canvas, (x, y), s * (0.06 if marsh else 0.05), ink, s * 0.01)
+        if marsh:
+            canvas.line([(x - s * 0.06, y + s * 0.015), (x + s * 0.06, y + s * 0.015)],
+                        water, s * 0.012, round_caps=True)
+        g.commit()
+
+
+def _draw_brush(g: _Guard, h: Hex, fill: Colour, rng: random.Random, dense: float) -> None:
+    _draw_tufts(g, h, fill, rng, dense, marsh=False)
+
+
+def _draw_marsh(g: _Guard, h: Hex, fill: Colour, rng: random.Random, dense: float) -> None:
+    _draw_tufts(g, h, fill, rng, dense, marsh=True)
+
+
+def _draw_waves(g: _Guard, h: Hex, fill: Colour, rng: random.Random, dense: float) -> None:
+    canvas, s = g.canvas, h.size
+    ink = darken(fill, 0.22)
+    lite = lighten(fill, 0.35)
+    for b in (-0.22, -0.02, 0.18, 0.36):
+        a0 = rng.uniform(-0.34, -0.12)
+        pts = [h.at(a0 + k * 0.02, b + 0.018 * math.sin((a0 + k * 0.02) * 40.0))
+               for k in range(13)]
+        pts = [p for p in pts if h.inside(p, 0.06)]
+        if len(pts) <= 2:
+            continue
+        g.begin()                      # the whole wave, or in pieces round what it must not cover
+        canvas.line(pts, ink, s * 0.014, round_caps=True)
+        canvas.line([(x, y - s * 0.012) for x, y in pts[1:-1]], lite, s * 0.006)
+        if g.commit():
+            continue
+        for i in range(0, len(pts) - 1, 4):
+            part = pts[i:i + 5]
+            if len(part) < 2:
+                continue
             g.begin()
-            canvas.circle((x, y), s * 0.01, fill=ink)
+            canvas.line(part, ink, s * 0.014, round_caps=True)
+            if len(part) > 2:
+                canvas.line([(x, y - s * 0.012) for x, y in part[1:-1]], lite, s * 0.006)
             g.commit()
-    elif kind == "crops":
-        ink = darken(fill, 0.3)
-        for b in (-0.15, -0.05, 0.05, 0.15, 0.25, 0.35):
-            pts = [h.at(a, b + a * 0.25) for a in (-0.45, 0.45)]
-            seg = _clip_segment(h, pts[0], pts[1], 0.07)
-            if seg:
-                (px, py), (qx, qy) = seg
-                g.polyline([(px + (qx - px) * t / 6, py + (qy - py) * t / 6) for t in range(7)], ink,
-                           s * 0.008, piece=1)
+
+
+def _draw_trench(g: _Guard, h: Hex, fill: Colour, rng: random.Random, dense: float) -> None:
+    canvas, s = g.canvas, h.size
+    ink = darken(fill, 0.7)
+    wire = darken(fill, 0.5)
+    b0 = rng.uniform(-0.02, 0.1)
+    pts = []
+    for k in range(-5, 6):
+        a = k * 0.07
+        up = b0 + (0.03 if k % 2 else -0.03)
+        pts += [h.at(a, up), h.at(a + 0.07, up)]
+    pts = [p for p in pts if h.inside(p, 0.05)]
+    if len(pts) > 1:
+        g.polyline(pts, ink, s * 0.022)
+    for k in range(-4, 5):       # barbed wire: a row of small crosses
+        x, y = h.at(k * 0.08, b0 + 0.17)
+        if h.inside((x, y), 0.08):
+            d = s * 0.018
+            g.begin()
+            canvas.line([(x - d, y - d), (x + d, y + d)], wire, s * 0.007)
+            canvas.line([(x - d, y + d), (x + d, y - d)], wire, s * 0.007)
+            g.commit()
+
+
+def _draw_sand(g: _Guard, h: Hex, fill: Colour, rng: random.Random, dense: float) -> None:
+    ink = darken(fill, 0.3)
+    for x, y in _scatter(h, rng, int(14 * dense), 0.08, 0.06, guard=g, radius=0.012):
+        g.begin()
+        g.canvas.circle((x, y), h.size * 0.01, fill=ink)
+        g.commit()
+
+
+def _draw_crops(g: _Guard, h: Hex, fill: Colour, rng: random.Random, dense: float) -> None:
+    ink = darken(fill, 0.3)
+    for b in (-0.15, -0.05, 0.05, 0.15, 0.25, 0.35):
+        pts = [h.at(a, b + a * 0.25) for a in (-0.45, 0.45)]
+        seg = _clip_segment(h, pts[0], pts[1], 0.07)
+        if seg:
+            (px, py), (qx, qy) = seg
+            g.polyline([(px + (qx - px) * t / 6, py + (qy - py) * t / 6) for t in range(7)], ink,
+                       h.size * 0.008, piece=1)
+
+
+#: texture kind → the function drawing its symbols in one hex
+_TEXTURE_DRAWERS: dict[str, Callable[[_Guard, Hex, Colour, random.Random, float], None]] = {
+    "trees": _draw_trees, "orchard": _draw_orchard, "buildings": _draw_buildings,
+    "rocks": _draw_rocks, "brush": _draw_brush, "marsh": _draw_marsh, "waves": _draw_waves,
+    "trench": _draw_trench, "sand": _draw_sand, "crops": _draw_crops,
+}
 
 
 def _clip_segment(h: Hex, p: Point, q: Point, margin: float) -> list[Point] | None:

@@ -22,7 +22,7 @@ from PIL import Image, ImageDraw
 from vmodtool.render import fonts
 from vmodtool.render.cards import check_card_texts, render_card_back, render_card_front
 from vmodtool.render.counter_pdf import png_bytes
-from vmodtool.render.sheets import SheetError, SheetOptions, draw_cut_marks
+from vmodtool.render.sheet_page import SheetError, SheetOptions, draw_cut_marks, mm_to_px
 from vmodtool.scenario.cards import CARD_SIZES, CardSpec, DeckSpec
 from vmodtool.scenario.model import Scenario
 
@@ -31,10 +31,6 @@ __all__ = ["CARD_MARGIN_MM", "CardPlacement", "CardSheet", "layout_card_sheets",
 
 #: the largest page margin of a card sheet, mm
 CARD_MARGIN_MM = 5.0
-
-
-def _mm(mm: float, dpi: int) -> int:
-    return round(mm * dpi / 25.4)
 
 
 @dataclass(frozen=True)
@@ -76,16 +72,16 @@ def layout_card_sheets(scenario: Scenario, options: SheetOptions) -> list[CardSh
     options.check()
     dpi = options.dpi
     pw, ph = options.page_px
-    margin = _mm(min(options.margin_mm, CARD_MARGIN_MM), dpi)
-    gap = _mm(options.gutter_mm, dpi)
-    dx, dy = _mm(options.offset_mm[0], dpi), _mm(options.offset_mm[1], dpi)
+    margin = mm_to_px(min(options.margin_mm, CARD_MARGIN_MM), dpi)
+    gap = mm_to_px(options.gutter_mm, dpi)
+    dx, dy = mm_to_px(options.offset_mm[0], dpi), mm_to_px(options.offset_mm[1], dpi)
     sheets: list[CardSheet] = []
     for size in CARD_SIZES:
         cards = [(deck, card) for deck in scenario.decks if deck.size == size for _, card in deck.copies()]
         if not cards:
             continue
         w_mm, h_mm = CARD_SIZES[size]
-        w, h = _mm(w_mm, dpi), _mm(h_mm, dpi)
+        w, h = mm_to_px(w_mm, dpi), mm_to_px(h_mm, dpi)
         cols = _axis(pw - 2 * margin, margin, w, gap)
         rows = _axis(ph - 2 * margin, margin, h, gap)
         if not cols or not rows:
@@ -105,7 +101,7 @@ def layout_card_sheets(scenario: Scenario, options: SheetOptions) -> list[CardSh
 def _cut_marks(draw: ImageDraw.ImageDraw, sheet: CardSheet, options: SheetOptions, back: bool) -> None:
     dx = dy = 0
     if back:
-        dx, dy = _mm(options.offset_mm[0], options.dpi), _mm(options.offset_mm[1], options.dpi)
+        dx, dy = mm_to_px(options.offset_mm[0], options.dpi), mm_to_px(options.offset_mm[1], options.dpi)
     draw_cut_marks(draw, sheet.col_edges, sheet.row_edges, options.page_px, options.dpi,
                    options.flip if back else None, dx, dy)
 
@@ -128,8 +124,8 @@ def _page(scenario: Scenario, sheet: CardSheet, number: int, total: int, options
         _cut_marks(draw, sheet, options, back)
     side = f"back (print duplex, flip on the {options.flip} edge)" if back else "front"
     label = f"{options.title} — cards ({sheet.size}), sheet {number} of {total}, {side}".strip(" —")
-    font = fonts.load_font("regular", max(8, _mm(2.6, options.dpi)))
-    draw.text((page.width // 2, page.height - _mm(3.5, options.dpi)), label, font=font, fill=(90, 90, 90),
+    font = fonts.load_font("regular", max(8, mm_to_px(2.6, options.dpi)))
+    draw.text((page.width // 2, page.height - mm_to_px(3.5, options.dpi)), label, font=font, fill=(90, 90, 90),
               anchor="ms")
     return page
 

@@ -374,6 +374,25 @@ def _strip_colours(region: LineRegion, c: _Colours) -> tuple[RGB | None, RGB]:
     return fill, ink
 
 
+@dataclass(frozen=True)
+class _Front:
+    """The frame of one card front being drawn: its template, layout,
+    colours, size in pixels, border width and where the name band is."""
+
+    t: CardTemplate
+    layout: _Layout
+    c: _Colours
+    w: int
+    h: int
+    b: int
+    band_y: int
+    band_h: int
+
+    @property
+    def top(self) -> bool:
+        return self.t.band.position == "top"
+
+
 def render_card_front(scenario: Scenario | CardSetting, deck: DeckSpec, card: CardSpec, dpi: int) -> Image.Image:
     """The card's front at ``dpi``."""
     setting = CardSetting.of(scenario)
@@ -389,29 +408,64 @@ def render_card_front(scenario: Scenario | CardSetting, deck: DeckSpec, card: Ca
     top = t.band.position == "top"
     band_h = round(t.band.height * h)
     band_y = b if top else h - 1 - b - band_h
+    f = _Front(t, layout, c, w, h, b, band_y, band_h)
     draw.rectangle((b, band_y, w - 1 - b, band_y + band_h), fill=c.band)
-    lines, f = layout.name
-    size = max(4, round(f * w))
+    lines, frac = layout.name
+    size = max(4, round(frac * w))
     block = (len(lines) * _LINE - (_LINE - 1)) * size
-    _text_block(draw, lines, f, t.band.font, w, w / 2, band_y + (band_h - block) / 2, c.ink, align="centre")
-    # the event line, beside the band on the body's side
+    _text_block(draw, lines, frac, t.band.font, w, w / 2, band_y + (band_h - block) / 2, c.ink, align="centre")
+    line_h = _draw_event_line(draw, f)
+    # the corner values: in the band, and in the row at the opposite edge
+    row_h = t.values.row * h
+    row_cy = h - b - row_h / 2 if top else b + row_h / 2
+    _draw_corner_values(draw, f, row_h, row_cy)
+    if t.footer is not None and layout.footer is not None:
+        fill, ink = _strip_colours(t.footer, c)
+        vw = round(t.values.width * w)
+        if fill is not None:
+            ry = round(row_cy - row_h / 2)
+            draw.rectangle((b + (vw if layout.row else 0), ry, w - 1 - b - vw, ry + round(row_h) - 1), fill=fill)
+        _centred(draw, layout.footer, t.footer.font, w, w / 2, row_cy, ink)
+    # the body: picture box, then the text
+    if top:
+        y = b + band_h + line_h + round(0.02 * h)
+    else:
+        y = b + (round(row_h) if layout.row else 0) + round(0.02 * h)
+    if layout.picture and card.image is not None and t.picture is not None:
+        box = (w - 2 * b - round(0.06 * w), round(t.picture * h))
+        pic = _picture(setting.folder, card.image, box, card)
+        img.paste(pic, ((w - pic.width) // 2, y + (box[1] - pic.height) // 2))
+        y += box[1] + round(0.02 * h)
+    if layout.text is not None:
+        tlines, tf = layout.text
+        _text_block(draw, tlines, tf, t.text.font, w, w / 2, y + round(0.01 * h), c.text,
+                    left=b + t.text.margin * w)
+    return img
+
+
+def _draw_event_line(draw: ImageDraw.ImageDraw, f: _Front) -> int:
+    """The event line, beside the band on the body's side; its height."""
+    t, h = f.t, f.h
     line_h = round(t.event_line.height * h) if t.event_line else 0
     if t.event_line is not None:
-        y0 = band_y + band_h + 1 if top else band_y - line_h
-        fill, ink = _strip_colours(t.event_line, c)
-        if fill is not None and layout.event is not None:    # a card without the line's text: no empty strip
-            draw.rectangle((b, y0, w - 1 - b, y0 + line_h - 1), fill=fill)
-        if layout.event is not None:
-            _centred(draw, layout.event, t.event_line.font, w, w / 2, y0 + line_h / 2, ink)
-    # the corner values: in the band, and in the row at the opposite edge
+        y0 = f.band_y + f.band_h + 1 if f.top else f.band_y - line_h
+        fill, ink = _strip_colours(t.event_line, f.c)
+        if fill is not None and f.layout.event is not None:    # a card without the line's text: no empty strip
+            draw.rectangle((f.b, y0, f.w - 1 - f.b, y0 + line_h - 1), fill=fill)
+        if f.layout.event is not None:
+            _centred(draw, f.layout.event, t.event_line.font, f.w, f.w / 2, y0 + line_h / 2, ink)
+    return line_h
+
+
+def _draw_corner_values(draw: ImageDraw.ImageDraw, f: _Front, row_h: float, row_cy: float) -> None:
+    """The corner values: in the band, and in the row at the opposite edge."""
+    t, c, w, b = f.t, f.c, f.w, f.b
     v = t.values
     vw = round(v.width * w)
-    row_h = v.row * h
-    band_cy = band_y + band_h / 2
-    row_cy = h - b - row_h / 2 if top else b + row_h / 2
-    box_h = round(min(band_h, row_h) * 0.8)
+    band_cy = f.band_y + f.band_h / 2
+    box_h = round(min(f.band_h, row_h) * 0.8)
     small = fonts.load_font("condensed", max(4, round(v.key_size * w)))
-    for corner in layout.corners:
+    for corner in f.layout.corners:
         cx = b + vw / 2 if corner.corner.endswith("left") else w - b - vw / 2
         in_band = corner.corner.startswith(t.band.position)
         cy = band_cy if in_band else row_cy
@@ -432,27 +486,6 @@ def render_card_front(scenario: Scenario | CardSetting, deck: DeckSpec, card: Ca
             draw.text((cx, cy + box_h / 2 - 1), vlines[0], font=value_font, fill=ink, anchor="md")
         else:
             draw.text((cx, cy), vlines[0], font=value_font, fill=ink, anchor="mm")
-    if t.footer is not None and layout.footer is not None:
-        fill, ink = _strip_colours(t.footer, c)
-        if fill is not None:
-            ry = round(row_cy - row_h / 2)
-            draw.rectangle((b + (vw if layout.row else 0), ry, w - 1 - b - vw, ry + round(row_h) - 1), fill=fill)
-        _centred(draw, layout.footer, t.footer.font, w, w / 2, row_cy, ink)
-    # the body: picture box, then the text
-    if top:
-        y = b + band_h + line_h + round(0.02 * h)
-    else:
-        y = b + (round(row_h) if layout.row else 0) + round(0.02 * h)
-    if layout.picture and card.image is not None and t.picture is not None:
-        box = (w - 2 * b - round(0.06 * w), round(t.picture * h))
-        pic = _picture(setting.folder, card.image, box, card)
-        img.paste(pic, ((w - pic.width) // 2, y + (box[1] - pic.height) // 2))
-        y += box[1] + round(0.02 * h)
-    if layout.text is not None:
-        tlines, tf = layout.text
-        _text_block(draw, tlines, tf, t.text.font, w, w / 2, y + round(0.01 * h), c.text,
-                    left=b + t.text.margin * w)
-    return img
 
 
 def render_card_back(scenario: Scenario | CardSetting, deck: DeckSpec, dpi: int) -> Image.Image:

@@ -339,71 +339,110 @@ def _image_ref(face: Any, where: str) -> tuple[str, str, str, tuple[int, int, in
 
 
 def _unit_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:
-    out: list[CounterSpec] = []
     templates: dict[str, CounterTemplate] = {}
+    out: list[CounterSpec] = []
     for counter in scenario.counters:
-        utype = scenario.unit_types[counter.type]
-        side = scenario.game.side(counter.side)
-        tpl = _template(scenario, style.template.for_unit(utype.id, side.id), templates)
-        own = tpl.side_style(side.id)
-        fill = _colour(own.get("fill", side.fill), f"side {side.id} fill")
-        ink = _colour(own.get("ink", side.ink), f"side {side.id} ink")
-        stripe_text = own.get("stripe", side.stripe)
-        stripe = _colour(stripe_text, f"side {side.id} stripe") if stripe_text else None
-        face_font = own.get("font") or tpl.font or style.font
-        label_font = own.get("label_font") or tpl.label_font or style.label_font
-        fstyle = style.formations.get(counter.formation or "", {})
-        fstripe = _colour(fstyle["stripe"], f"styles.counter.formations.{counter.formation}.stripe") \
-            if fstyle.get("stripe") else None
-        ftext = fstyle.get("short")
-        layout = dict(scenario.factor_layouts.get(utype.layout or "", {})) if utype.layout else {}
-        if utype.layout and utype.layout not in scenario.factor_layouts:
-            raise CounterError(f"counter {counter.id}: unit type {utype.id!r} uses layout "
-                               f"{utype.layout!r}, which factor_layouts does not define",
-                               file=scenario.path)
-        layout_style = str(layout.pop("style", "tactical"))
-        nato = None
-        if utype.nato is not None:
-            n = utype.nato
-            try:
-                check_nato(n.symbol, n.size, n.modifiers, where=f"unit type {utype.id}")
-            except NatoError as exc:
-                raise exc.located(file=scenario.path) from None
-            nato = (n.symbol, n.size, tuple(n.modifiers), bool(n.hq))
-        art = tpl.art_for(utype.id, nato[0] if nato else None, nato[1] if nato else None, utype.tags)
-        position = getattr(utype, "position", None)
-        located = str(position) if position is not None and position.line else scenario.path
-        step_values, steps = _steps_of(utype)
-        faces = []
-        for index, face in enumerate(utype.faces):
-            where = f"counter {counter.id}, face {face.name}"
-            try:
-                regions = tuple((r, _format_region(fmt, face.factors, where, r))
-                                for r, fmt in layout.items() if r in REGIONS)
-            except CounterError as exc:
-                raise exc.located(file=located) from None
-            step_value = face.state.get("step") if face.state else None
-            lighter = index > 0
-            reduced = (step_value is not None and step_values.index(step_value) > 0) or \
-                any(str(v).lower() in style.reduced_states for v in (face.state or {}).values())
-            if steps > 1 and style.show_pips:
-                done = step_values.index(step_value) if step_value in step_values else index
-                pips = (max(0, steps - done), steps)
-            else:
-                pips = (0, 0)
-            cr = face.factors.get("command_range")
-            uses_cr = any("command_range" in fmt for fmt in layout.values())
-            face_fill = _mix(fill, (255, 255, 255), style.reduced_lighten) if lighter else fill
-            faces.append((face.name, FaceSpec(
-                where=where, fill=face_fill, ink=ink, stripe=stripe, formation_stripe=fstripe,
-                regions=regions, layout_style=layout_style, nato=nato,
-                label=counter.label, formation_text=str(ftext) if ftext else None,
-                reduced=reduced, reduced_mark=style.reduced_mark, pips=pips,
-                command_range=str(cr) if cr is not None and not uses_cr and nato and nato[3] else None,
-                font=face_font, label_font=label_font, border=style.border, template=tpl, art=art,
-                image=_image_ref(face, where))))
-        out.append(CounterSpec(counter.id, "unit", tuple(faces), 1))
+        look = _unit_look(scenario, style, counter, templates)
+        faces = tuple((face.name, _unit_face(look, style, counter, index, face))
+                      for index, face in enumerate(look.utype.faces))
+        out.append(CounterSpec(counter.id, "unit", faces, 1))
     return out
+
+
+@dataclass(frozen=True)
+class _UnitLook:
+    """What every face of one unit counter shares: its type's template,
+    colours, fonts, layout, NATO symbol, art and steps."""
+
+    utype: Any
+    tpl: CounterTemplate
+    fill: RGB
+    ink: RGB
+    stripe: RGB | None
+    formation_stripe: RGB | None
+    formation_text: str | None
+    face_font: str
+    label_font: str
+    layout: dict[str, Any]
+    layout_style: str
+    nato: tuple[str, str | None, tuple[str, ...], bool] | None
+    art: str | None
+    located: Any
+    step_values: list[Any]
+    steps: int
+
+
+def _unit_look(scenario: Any, style: CounterStyle, counter: Any,
+               templates: dict[str, CounterTemplate]) -> _UnitLook:
+    utype = scenario.unit_types[counter.type]
+    side = scenario.game.side(counter.side)
+    tpl = _template(scenario, style.template.for_unit(utype.id, side.id), templates)
+    own = tpl.side_style(side.id)
+    fill = _colour(own.get("fill", side.fill), f"side {side.id} fill")
+    ink = _colour(own.get("ink", side.ink), f"side {side.id} ink")
+    stripe_text = own.get("stripe", side.stripe)
+    stripe = _colour(stripe_text, f"side {side.id} stripe") if stripe_text else None
+    face_font = own.get("font") or tpl.font or style.font
+    label_font = own.get("label_font") or tpl.label_font or style.label_font
+    fstyle = style.formations.get(counter.formation or "", {})
+    fstripe = _colour(fstyle["stripe"], f"styles.counter.formations.{counter.formation}.stripe") \
+        if fstyle.get("stripe") else None
+    ftext = fstyle.get("short")
+    layout = dict(scenario.factor_layouts.get(utype.layout or "", {})) if utype.layout else {}
+    if utype.layout and utype.layout not in scenario.factor_layouts:
+        raise CounterError(f"counter {counter.id}: unit type {utype.id!r} uses layout "
+                           f"{utype.layout!r}, which factor_layouts does not define",
+                           file=scenario.path)
+    layout_style = str(layout.pop("style", "tactical"))
+    nato = _unit_nato(scenario, utype)
+    art = tpl.art_for(utype.id, nato[0] if nato else None, nato[1] if nato else None, utype.tags)
+    position = getattr(utype, "position", None)
+    located = str(position) if position is not None and position.line else scenario.path
+    step_values, steps = _steps_of(utype)
+    return _UnitLook(utype, tpl, fill, ink, stripe, fstripe, str(ftext) if ftext else None, face_font,
+                     label_font, layout, layout_style, nato, art, located, step_values, steps)
+
+
+def _unit_nato(scenario: Any, utype: Any) -> tuple[str, str | None, tuple[str, ...], bool] | None:
+    """The unit type's NATO symbol (symbol, size, modifiers, hq), checked."""
+    if utype.nato is None:
+        return None
+    n = utype.nato
+    try:
+        check_nato(n.symbol, n.size, n.modifiers, where=f"unit type {utype.id}")
+    except NatoError as exc:
+        raise exc.located(file=scenario.path) from None
+    return (n.symbol, n.size, tuple(n.modifiers), bool(n.hq))
+
+
+def _unit_face(look: _UnitLook, style: CounterStyle, counter: Any, index: int, face: Any) -> FaceSpec:
+    where = f"counter {counter.id}, face {face.name}"
+    try:
+        regions = tuple((r, _format_region(fmt, face.factors, where, r))
+                        for r, fmt in look.layout.items() if r in REGIONS)
+    except CounterError as exc:
+        raise exc.located(file=look.located) from None
+    step_value = face.state.get("step") if face.state else None
+    lighter = index > 0
+    reduced = (step_value is not None and look.step_values.index(step_value) > 0) or \
+        any(str(v).lower() in style.reduced_states for v in (face.state or {}).values())
+    if look.steps > 1 and style.show_pips:
+        done = look.step_values.index(step_value) if step_value in look.step_values else index
+        pips = (max(0, look.steps - done), look.steps)
+    else:
+        pips = (0, 0)
+    cr = face.factors.get("command_range")
+    uses_cr = any("command_range" in fmt for fmt in look.layout.values())
+    nato = look.nato
+    face_fill = _mix(look.fill, (255, 255, 255), style.reduced_lighten) if lighter else look.fill
+    return FaceSpec(
+        where=where, fill=face_fill, ink=look.ink, stripe=look.stripe, formation_stripe=look.formation_stripe,
+        regions=regions, layout_style=look.layout_style, nato=nato,
+        label=counter.label, formation_text=look.formation_text,
+        reduced=reduced, reduced_mark=style.reduced_mark, pips=pips,
+        command_range=str(cr) if cr is not None and not uses_cr and nato and nato[3] else None,
+        font=look.face_font, label_font=look.label_font, border=style.border, template=look.tpl,
+        art=look.art, image=_image_ref(face, where))
 
 
 def _marker_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:

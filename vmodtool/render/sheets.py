@@ -49,81 +49,27 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, output_folder, refuse_overwrite
 from vmodtool.pools import process_pool
 from vmodtool.render import fonts
 from vmodtool.render.counter_pdf import pdf_from_pngs, png_bytes
 from vmodtool.render.counters import CounterSpec, counter_specs, counter_style, render_face
+from vmodtool.render.sheet_page import (
+    MARK_GAP_MM,
+    MARK_LENGTH_MM,
+    PAPER_MM,
+    TARGET_MM,
+    SheetError,
+    SheetOptions,
+    draw_cut_marks,
+    mark_width,
+    mm_to_px,
+    registration_points,
+)
 
 __all__ = ["PAPER_MM", "TARGET_MM", "MARK_GAP_MM", "MARK_LENGTH_MM", "SheetError", "SheetOptions", "Placement",
            "SheetLayout", "sheet_order", "layout_sheets", "mirror_x", "mark_width", "draw_cut_marks",
            "registration_points", "render_sheet_pages", "calibration_pages", "write_sheets", "SheetResult"]
-
-PAPER_MM = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
-#: the cut marks: their distance from the grid and their length, mm
-MARK_GAP_MM = 1.0
-MARK_LENGTH_MM = 5.0
-#: the diameter of the registration disks outside the grid's corners, mm
-TARGET_MM = 4.0
-
-
-class SheetError(VmodError):
-    """Sheet options that cannot work (counters larger than the page, bleed
-    larger than the gutter …)."""
-
-
-def _mm(mm: float, dpi: int) -> int:
-    return round(mm * dpi / 25.4)
-
-
-@dataclass(frozen=True)
-class SheetOptions:
-    """How counter sheets are printed: paper, resolution, margins, gutter and
-    bleed (mm), die-cut blocks, duplex flip and printer offset, and what else
-    goes in (backs, calibration pages, card sheets); :meth:`check` refuses
-    options that cannot work."""
-
-    paper: str = "a4"                          # a4 | letter
-    dpi: int = 300
-    margin_mm: float = 10.0
-    gutter_mm: float = 3.0
-    bleed_mm: float = 1.0
-    blocks: tuple[int, int] | None = None   # die-cut blocks (cols, rows)
-    block_gap_mm: float = 6.0
-    cut_marks: bool = True
-    offset_mm: tuple[float, float] = (0.0, 0.0)
-    flip: str = "long"                         # long | short
-    backs: bool = True
-    calibration: bool = False                  # put the calibration pages first
-    title: str = ""
-    cards: bool = True                         # the decks' card sheets after the counter sheets
-
-    def check(self) -> None:
-        if self.paper not in PAPER_MM:
-            raise SheetError(f"unknown paper {self.paper!r}; expected a4 or letter")
-        if self.dpi not in (150, 300, 600):
-            raise SheetError(f"sheet resolution {self.dpi} dpi: choose 300 or 600 (150 for drafts)")
-        if self.flip not in ("long", "short"):
-            raise SheetError(f"flip must be long or short, not {self.flip!r}")
-        if min(self.margin_mm, self.gutter_mm, self.bleed_mm, self.block_gap_mm) < 0:
-            raise SheetError("margins, gutters, gaps and bleed cannot be negative")
-        if self.blocks is None and self.bleed_mm > self.gutter_mm / 2 + 1e-9:
-            raise SheetError(f"bleed {self.bleed_mm} mm is more than half the gutter "
-                             f"({self.gutter_mm} mm): neighbouring counters would overlap")
-        if self.blocks is not None:
-            if min(self.blocks) < 1:
-                raise SheetError("die-cut blocks need at least 1 column and 1 row")
-            if self.bleed_mm > self.block_gap_mm / 2 + 1e-9:
-                raise SheetError(f"bleed {self.bleed_mm} mm is more than half the block gap")
-        if max(abs(self.offset_mm[0]), abs(self.offset_mm[1])) > 20:
-            raise SheetError("printer offset larger than 20 mm; measure it with the calibration page")
-
-    @property
-    def page_px(self) -> tuple[int, int]:
-        w, h = PAPER_MM[self.paper]
-        return _mm(w, self.dpi), _mm(h, self.dpi)
-
 
 @dataclass(frozen=True)
 class Placement:
@@ -190,16 +136,16 @@ def _grid(options: SheetOptions, size: int) -> tuple[list[int], list[int], dict[
     """x positions of columns and y positions of rows (left/top edges)."""
     dpi = options.dpi
     pw, ph = options.page_px
-    margin = _mm(options.margin_mm, dpi)
+    margin = mm_to_px(options.margin_mm, dpi)
     avail_w, avail_h = pw - 2 * margin, ph - 2 * margin
 
     def axis(avail: int, block: int | None) -> list[int]:
         if block is None:
-            gap = _mm(options.gutter_mm, dpi)
+            gap = mm_to_px(options.gutter_mm, dpi)
             n = (avail + gap) // (size + gap)
             pos = [i * (size + gap) for i in range(n)]
         else:
-            bgap = _mm(options.block_gap_mm, dpi)
+            bgap = mm_to_px(options.block_gap_mm, dpi)
             bsize = block * size
             nb = (avail + bgap) // (bsize + bgap)
             pos = [b * (bsize + bgap) + i * size for b in range(nb) for i in range(block)]
@@ -226,8 +172,8 @@ def layout_sheets(specs: Sequence[CounterSpec], size_px: int, options: SheetOpti
         raise SheetError(f"a {size_px}-pixel counter does not fit on {options.paper} with "
                          f"{options.margin_mm} mm margins")
     dpi = options.dpi
-    bleed = _mm(options.bleed_mm, dpi)
-    dx, dy = _mm(options.offset_mm[0], dpi), _mm(options.offset_mm[1], dpi)
+    bleed = mm_to_px(options.bleed_mm, dpi)
+    dx, dy = mm_to_px(options.offset_mm[0], dpi), mm_to_px(options.offset_mm[1], dpi)
     cells = [(x, y, ci, ri) for ri, y in enumerate(rows) for ci, x in enumerate(cols)]
     col_set, row_set = set(cols), set(rows)
 
@@ -288,68 +234,9 @@ def _bled(img: Image.Image, bleed: tuple[int, int, int, int]) -> Image.Image:
     return out
 
 
-def mark_width(dpi: int) -> int:
-    """The width of a cut mark in pixels: about 0.15 mm, and even, so that the
-    line is centred on the edge it marks (columns ``x - w/2 … x + w/2 - 1``)."""
-    return max(2, 2 * round(0.075 * dpi / 25.4))
-
-
-def registration_points(xs: Sequence[int], ys: Sequence[int], page: tuple[int, int], dpi: int,
-                        mirrored: str | None = None, dx: int = 0,
-                        dy: int = 0) -> list[tuple[int, int]]:
-    """The centres of the four registration disks (top left, top right,
-    bottom left, bottom right as printed) of a grid whose counter edges are
-    ``xs`` and ``ys``: diagonally outside each corner, on the middle line of
-    the cut marks' bands (to the pixel)."""
-    xs, ys = _mirrored(xs, ys, page, mirrored)
-    d = _mm(MARK_GAP_MM, dpi) + _mm(MARK_LENGTH_MM, dpi) // 2
-    x0, x1 = min(xs) + dx - d, max(xs) + dx + d
-    y0, y1 = min(ys) + dy - d, max(ys) + dy + d
-    return [(x0, y0), (x1, y0), (x0, y1), (x1, y1)]
-
-
-def _mirrored(xs: Sequence[int], ys: Sequence[int], page: tuple[int, int],
-              mirrored: str | None) -> tuple[list[int], list[int]]:
-    pw, ph = page
-    if mirrored == "long":
-        return [pw - x for x in xs], list(ys)
-    if mirrored == "short":
-        return list(xs), [ph - y for y in ys]
-    return list(xs), list(ys)
-
-
-def draw_cut_marks(draw: ImageDraw.ImageDraw, xs: Sequence[int], ys: Sequence[int],
-                   page: tuple[int, int], dpi: int, mirrored: str | None = None, dx: int = 0,
-                   dy: int = 0) -> None:
-    """Cut marks in the margins at every counter (or card) edge ``xs``/``ys``
-    and the four registration disks (mirrored for a back page, then moved by
-    the printer offset)."""
-    if not xs or not ys:
-        return
-    targets = registration_points(xs, ys, page, dpi, mirrored, dx, dy)
-    xs, ys = _mirrored(xs, ys, page, mirrored)
-    gap, length, w = _mm(MARK_GAP_MM, dpi), _mm(MARK_LENGTH_MM, dpi), mark_width(dpi)
-    half = w // 2
-    x0, x1 = min(xs) + dx, max(xs) + dx
-    y0, y1 = min(ys) + dy, max(ys) + dy
-    black = (0, 0, 0)
-    for x in xs:
-        x += dx
-        draw.rectangle((x - half, y0 - gap - length, x + half - 1, y0 - gap - 1), fill=black)
-        draw.rectangle((x - half, y1 + gap, x + half - 1, y1 + gap + length - 1), fill=black)
-    for y in ys:
-        y += dy
-        draw.rectangle((x0 - gap - length, y - half, x0 - gap - 1, y + half - 1), fill=black)
-        draw.rectangle((x1 + gap, y - half, x1 + gap + length - 1, y + half - 1), fill=black)
-    r = _mm(TARGET_MM / 2, dpi)
-    for cx, cy in targets:
-        # pixels cx - r … cx + r - 1: a disk centred on the point between them
-        draw.ellipse((cx - r, cy - r, cx + r - 1, cy + r - 1), fill=black)
-
-
 def _footer(draw: ImageDraw.ImageDraw, text: str, page: tuple[int, int], dpi: int) -> None:
-    font = fonts.load_font("regular", max(8, _mm(2.6, dpi)))
-    draw.text((page[0] // 2, page[1] - _mm(3.5, dpi)), text, font=font, fill=(90, 90, 90),
+    font = fonts.load_font("regular", max(8, mm_to_px(2.6, dpi)))
+    draw.text((page[0] // 2, page[1] - mm_to_px(3.5, dpi)), text, font=font, fill=(90, 90, 90),
               anchor="ms")
 
 
@@ -386,7 +273,7 @@ def _compose(layout: SheetLayout, specs: Sequence[CounterSpec], sheet_no: int, b
         page.paste(img, (p.back_x, p.back_y) if back else (p.x, p.y))
     draw = ImageDraw.Draw(page)
     if opts.cut_marks:
-        dx, dy = (_mm(opts.offset_mm[0], opts.dpi), _mm(opts.offset_mm[1], opts.dpi)) if back \
+        dx, dy = (mm_to_px(opts.offset_mm[0], opts.dpi), mm_to_px(opts.offset_mm[1], opts.dpi)) if back \
             else (0, 0)
         draw_cut_marks(draw, layout.col_edges, layout.row_edges, layout.page_px, opts.dpi,
                        opts.flip if back else None, dx, dy)
@@ -453,9 +340,9 @@ def calibration_pages(options: SheetOptions) -> list[Image.Image]:
     mm = dpi / 25.4
     points = [(pw // 2, ph // 2), (pw // 4, ph // 4), (3 * pw // 4, ph // 4),
               (pw // 4, 3 * ph // 4), (3 * pw // 4, 3 * ph // 4)]
-    w = max(1, _mm(0.2, dpi))
-    font = fonts.load_font("regular", max(8, _mm(2.2, dpi)))
-    big = fonts.load_font("bold", max(10, _mm(4.5, dpi)))
+    w = max(1, mm_to_px(0.2, dpi))
+    font = fonts.load_font("regular", max(8, mm_to_px(2.2, dpi)))
+    big = fonts.load_font("bold", max(10, mm_to_px(4.5, dpi)))
     front = Image.new("RGB", (pw, ph), "white")
     d = ImageDraw.Draw(front)
     for x, y in points:
@@ -474,7 +361,7 @@ def calibration_pages(options: SheetOptions) -> list[Image.Image]:
         d.text((pw // 2, round((24 + i * 5) * mm)), text, font=font, fill="black", anchor="mm")
     back = Image.new("RGB", (pw, ph), "white")
     d = ImageDraw.Draw(back)
-    dx, dy = _mm(options.offset_mm[0], dpi), _mm(options.offset_mm[1], dpi)
+    dx, dy = mm_to_px(options.offset_mm[0], dpi), mm_to_px(options.offset_mm[1], dpi)
     for x, y in points:
         if options.flip == "long":
             bx, by = pw - x, y

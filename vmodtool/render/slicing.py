@@ -652,66 +652,24 @@ def slice_sheet(front: PathLike, out_dir: PathLike, *, back: PathLike | None = N
         sheet = find_grid(image, dpi=scale_dpi, expect=expect, where=front_where)
     else:
         sheet = grid_from_options(image, grid, where=front_where)
-    back_sheet = None
     back_where = os.fspath(back) if back is not None else None
+    back_sheet = None
     if back is not None:
         back_where = f"{back_where} (page {back_page})" if back_page != 1 else back_where
-        back_image = read_sheet_image(back, back_page)
-        if grid is None:
-            back_sheet = find_grid(back_image, dpi=dpi or image_dpi(back_image), where=back_where or "")
-            if (back_sheet.cols, back_sheet.rows) != (sheet.cols, sheet.rows):
-                raise SliceError(f"the back page shows {back_sheet.cols} × {back_sheet.rows} counters, the "
-                                 f"front {sheet.cols} × {sheet.rows}", file=back_where)
-        else:
-            back_sheet = mirrored_grid(back_image, sheet, flip, where=back_where or "")
+        back_sheet = _back_grid(back, back_page, back_where or "", sheet, grid, flip, dpi)
     if callable(names):
         names = names(sheet.cols, sheet.rows)
     if names is not None:
-        outside = sorted(k for k in names if k[0] >= sheet.rows or k[1] >= sheet.cols)
-        if outside:
-            r, c = outside[0]
-            raise SliceError(f"a name is given for row {r + 1}, col {c + 1}, but the sheet has "
-                             f"{sheet.rows} rows and {sheet.cols} columns", file=front_where)
+        _check_names_fit(names, sheet, front_where)
     folder = Path(out_dir)
     output_folder(folder)
     inputs = [p for p in (front, back) if p is not None]
-    written: dict[str, Path] = {}
-
-    def write(name: str, image: Image.Image) -> None:
-        refuse_overwrite(folder / name, *inputs)          # never an input, whatever the names say
-        atomic_write(folder / name, png_bytes(image))
-        written[name] = folder / name
-
-    records: list[dict[str, Any]] = []
-    fronts = backs = empty = 0
+    cutter = _CellCutter(folder, inputs, sheet, back_sheet, flip, size, names)
     total = len(sheet.cells)
     for n, cell in enumerate(sheet.cells):
         if progress:
             progress(n, total)
-        img = cut_cell(sheet, cell, size)
-        named = names.get((cell.row, cell.col)) if names is not None else None
-        if _blank(img) and named is None:
-            empty += 1
-            continue
-        default_front, default_back = _default_names(cell.row, cell.col)
-        front_name, back_name, info = named if named is not None else (default_front, default_back, {})
-        if names is not None and named is None:
-            front_name, back_name = default_front, default_back
-        record: dict[str, Any] = {"row": cell.row + 1, "col": cell.col + 1, **info,
-                                  "box": [round(v, 2) for v in cell.box]}
-        if front_name is not None:
-            if front_name not in written:
-                write(front_name, img)
-                fronts += 1
-            record["front"] = front_name
-        if back_sheet is not None and back_name is not None:
-            bcell = back_cell(back_sheet, cell.row, cell.col, flip)
-            if back_name not in written:
-                write(back_name, cut_cell(back_sheet, bcell, size))
-                backs += 1
-            record["back"] = back_name
-            record["back_box"] = [round(v, 2) for v in bcell.box]
-        records.append(record)
+        cutter.cut(cell)
     if progress:
         progress(total, total)
     manifest = {
@@ -719,19 +677,87 @@ def slice_sheet(front: PathLike, out_dir: PathLike, *, back: PathLike | None = N
         "flip": flip, "grid": {"cols": sheet.cols, "rows": sheet.rows, "from": sheet.source,
                                "straightened_by_deg": round(sheet.angle_deg, 4),
                                "registration": [[round(x, 2), round(y, 2)] for x, y in sheet.targets]},
-        "images": records,
+        "images": cutter.records,
     }
     manifest_path = folder / "slice.json"
     refuse_overwrite(manifest_path, *inputs)
     atomic_write(manifest_path, (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
     snippet = None
-    if names is not None and any("unit_type" in r for r in records):
+    if names is not None and any("unit_type" in r for r in cutter.records):
         snippet = folder / "faces.yaml"
         refuse_overwrite(snippet, *inputs)
-        atomic_write(snippet, _faces_yaml(records, folder, Path(scenario_dir) if scenario_dir else folder,
+        atomic_write(snippet, _faces_yaml(cutter.records, folder,
+                                          Path(scenario_dir) if scenario_dir else folder,
                                           front_where).encode("utf-8"))
-    return SliceResult(folder, list(written.values()), manifest_path, snippet, sheet.cols, sheet.rows,
-                       fronts, backs, empty, sheet.angle_deg, sheet.source)
+    return SliceResult(folder, list(cutter.written.values()), manifest_path, snippet, sheet.cols, sheet.rows,
+                       cutter.fronts, cutter.backs, cutter.empty, sheet.angle_deg, sheet.source)
+
+
+def _back_grid(back: PathLike, back_page: int, back_where: str, sheet: SheetGrid,
+               grid: GridOptions | None, flip: str, dpi: float | None) -> SheetGrid:
+    """The grid of the back page: found on its own (and then of the front's
+    size), or the front's given grid mirrored about the flip edge."""
+    back_image = read_sheet_image(back, back_page)
+    if grid is not None:
+        return mirrored_grid(back_image, sheet, flip, where=back_where)
+    back_sheet = find_grid(back_image, dpi=dpi or image_dpi(back_image), where=back_where)
+    if (back_sheet.cols, back_sheet.rows) != (sheet.cols, sheet.rows):
+        raise SliceError(f"the back page shows {back_sheet.cols} × {back_sheet.rows} counters, the "
+                         f"front {sheet.cols} × {sheet.rows}", file=back_where)
+    return back_sheet
+
+
+def _check_names_fit(names: Names, sheet: SheetGrid, front_where: str) -> None:
+    """Refuse a name given for a cell the sheet does not have."""
+    outside = sorted(k for k in names if k[0] >= sheet.rows or k[1] >= sheet.cols)
+    if outside:
+        r, c = outside[0]
+        raise SliceError(f"a name is given for row {r + 1}, col {c + 1}, but the sheet has "
+                         f"{sheet.rows} rows and {sheet.cols} columns", file=front_where)
+
+
+class _CellCutter:
+    """Writes the images of one cell after another (front, and back from
+    the back page's grid) and keeps the manifest's records and counts."""
+
+    def __init__(self, folder: Path, inputs: Sequence[PathLike], sheet: SheetGrid,
+                 back_sheet: SheetGrid | None, flip: str, size: tuple[int, int] | None,
+                 names: Names | None) -> None:
+        self.folder, self.inputs = folder, inputs
+        self.sheet, self.back_sheet, self.flip, self.size, self.names = sheet, back_sheet, flip, size, names
+        self.written: dict[str, Path] = {}
+        self.records: list[dict[str, Any]] = []
+        self.fronts = self.backs = self.empty = 0
+
+    def _write(self, name: str, image: Image.Image) -> None:
+        path = self.folder / name
+        refuse_overwrite(path, *self.inputs)          # never an input, whatever the names say
+        atomic_write(path, png_bytes(image))
+        self.written[name] = path
+
+    def cut(self, cell: Cell) -> None:
+        img = cut_cell(self.sheet, cell, self.size)
+        named = self.names.get((cell.row, cell.col)) if self.names is not None else None
+        if _blank(img) and named is None:
+            self.empty += 1
+            return
+        default_front, default_back = _default_names(cell.row, cell.col)
+        front_name, back_name, info = named if named is not None else (default_front, default_back, {})
+        record: dict[str, Any] = {"row": cell.row + 1, "col": cell.col + 1, **info,
+                                  "box": [round(v, 2) for v in cell.box]}
+        if front_name is not None:
+            if front_name not in self.written:
+                self._write(front_name, img)
+                self.fronts += 1
+            record["front"] = front_name
+        if self.back_sheet is not None and back_name is not None:
+            bcell = back_cell(self.back_sheet, cell.row, cell.col, self.flip)
+            if back_name not in self.written:
+                self._write(back_name, cut_cell(self.back_sheet, bcell, self.size))
+                self.backs += 1
+            record["back"] = back_name
+            record["back_box"] = [round(v, 2) for v in bcell.box]
+        self.records.append(record)
 
 
 def _faces_yaml(records: Sequence[Mapping[str, Any]], folder: Path, base: Path, source: str) -> str:

@@ -26,7 +26,7 @@ from vmodtool.images import image_size, load_image
 from vmodtool.scenario import model as M
 from vmodtool.scenario.source import Document, load_document
 from vmodtool.terrain.classify import FeatureDetector, HexClassifier, Scaler, SymbolDetector, grow_lines, suggest
-from vmodtool.terrain.features import HexFrame, hex_features, side_bands, srgb_to_lab
+from vmodtool.terrain.features import FloatArray, HexFrame, hex_features, side_bands, srgb_to_lab
 
 __all__ = ["Samples", "TerrainResult", "read_samples", "derive_terrain", "terrain_yaml", "read_board_image",
            "MAX_BOARD_PIXELS", "LOW_CONFIDENCE"]
@@ -215,41 +215,7 @@ def derive_terrain(scenario: M.Scenario, image: npt.NDArray[np.uint8], samples: 
     labels = list(scenario.map.grid.hexes)
     index = {label: i for i, label in enumerate(labels)}
     features = hex_features(image, frame, labels)
-    grid = scenario.map.grid
-    side_pairs: list[tuple[str, str]] = sorted({(min(a, b), max(a, b)) for a in labels for b in grid.neighbours(a)})
-    side_index = {pair: i for i, pair in enumerate(side_pairs)}
-    ground = np.array([(features[index[a], :3], features[index[b], :3]) for a, b in side_pairs]) \
-        if side_pairs else np.empty((0, 2, 3))
-    found: dict[str, list[tuple[str, str, float]]] = {}
-    doubtful: list[tuple[str, str, str, float]] = []
-    bands: dict[str, npt.NDArray[np.float32]] = {}
-    for type_id, positives in samples.hexsides.items():
-        if not positives:
-            continue
-        kind = _band_kind(scenario.map.hexside_types[type_id])
-        if kind not in bands:
-            bands[kind] = srgb_to_lab(side_bands(image, frame, side_pairs, kind))
-        pos = [side_index[p] for p in positives]
-        neg = [side_index[p] for p in samples.plain]
-        if kind == "patch":
-            hits, conf = SymbolDetector.fit(bands[kind], pos, neg).detect(bands[kind])
-        else:
-            strong, weak, conf = FeatureDetector.fit(bands[kind], ground, pos, neg).detect(bands[kind], ground)
-            for i in pos:
-                strong[i] = True
-            for i in neg:
-                weak[i] = strong[i] = False
-            hits = grow_lines(strong, weak, side_pairs, grid.adjacent, along=kind == "along") \
-                if scenario.map.hexside_types[type_id].continuous else strong
-        for p in positives:
-            hits[side_index[p]] = True
-            conf[side_index[p]] = 1.0
-        for p in samples.plain:
-            hits[side_index[p]] = False
-            conf[side_index[p]] = 1.0
-        found[type_id] = [(a, b, float(conf[i])) for i, (a, b) in enumerate(side_pairs) if hits[i]]
-        doubtful.extend((type_id, a, b, float(conf[i])) for i, (a, b) in enumerate(side_pairs)
-                        if conf[i] < LOW_CONFIDENCE)
+    found, doubtful = _derive_hexsides(scenario, image, frame, samples, features, index)
     # the hexes again, less the lines found through them (roads)
     lines: dict[str, list[str]] = {}
     for type_id, sides in found.items():
@@ -272,6 +238,51 @@ def derive_terrain(scenario: M.Scenario, image: npt.NDArray[np.uint8], samples: 
         if suggest_count > 0 else []
 
     return TerrainResult(hexes, found, doubtful, suggested, frame.scale)
+
+
+def _derive_hexsides(scenario: M.Scenario, image: npt.NDArray[np.uint8], frame: HexFrame, samples: Samples,
+                     features: FloatArray, index: dict[str, int],
+                     ) -> tuple[dict[str, list[tuple[str, str, float]]], list[tuple[str, str, str, float]]]:
+    """The hexsides of each sampled hexside type (a, b, confidence), and
+    the doubtful ones (type, a, b, confidence)."""
+    labels = list(index)
+    grid = scenario.map.grid
+    side_pairs: list[tuple[str, str]] = sorted({(min(a, b), max(a, b)) for a in labels for b in grid.neighbours(a)})
+    side_index = {pair: i for i, pair in enumerate(side_pairs)}
+    ground = np.array([(features[index[a], :3], features[index[b], :3]) for a, b in side_pairs]) \
+        if side_pairs else np.empty((0, 2, 3))
+    found: dict[str, list[tuple[str, str, float]]] = {}
+    doubtful: list[tuple[str, str, str, float]] = []
+    bands: dict[str, npt.NDArray[np.float32]] = {}
+    for type_id, positives in samples.hexsides.items():
+        if not positives:
+            continue
+        htype = scenario.map.hexside_types[type_id]
+        kind = _band_kind(htype)
+        if kind not in bands:
+            bands[kind] = srgb_to_lab(side_bands(image, frame, side_pairs, kind))
+        pos = [side_index[p] for p in positives]
+        neg = [side_index[p] for p in samples.plain]
+        if kind == "patch":
+            hits, conf = SymbolDetector.fit(bands[kind], pos, neg).detect(bands[kind])
+        else:
+            strong, weak, conf = FeatureDetector.fit(bands[kind], ground, pos, neg).detect(bands[kind], ground)
+            for i in pos:
+                strong[i] = True
+            for i in neg:
+                weak[i] = strong[i] = False
+            hits = grow_lines(strong, weak, side_pairs, grid.adjacent, along=kind == "along") \
+                if htype.continuous else strong
+        for p in positives:
+            hits[side_index[p]] = True
+            conf[side_index[p]] = 1.0
+        for p in samples.plain:
+            hits[side_index[p]] = False
+            conf[side_index[p]] = 1.0
+        found[type_id] = [(a, b, float(conf[i])) for i, (a, b) in enumerate(side_pairs) if hits[i]]
+        doubtful.extend((type_id, a, b, float(conf[i])) for i, (a, b) in enumerate(side_pairs)
+                        if conf[i] < LOW_CONFIDENCE)
+    return found, doubtful
 
 
 def _band_kind(htype: M.HexsideType) -> str:

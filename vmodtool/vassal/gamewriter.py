@@ -25,71 +25,33 @@ import random
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from vmodtool.errors import VmodError
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.buildfile import PieceSlotEntry
 from vmodtool.vassal.commands import AddPiece, ChangePiece, MovePiece, RemovePiece
-from vmodtool.vassal.decks import DeckState, DrawPileDef, ObscuredState, draw_piles
-from vmodtool.vassal.grid import BoardPlacement, MapGeometry, board_from_element
+from vmodtool.vassal.decks import ObscuredState
+from vmodtool.vassal.gamepieces import (
+    ESC,
+    GameDeck,
+    GamePieces,
+    GameStack,
+    P,
+    PlacedPiece,
+    Player,
+    expand_prototypes,
+)
 from vmodtool.vassal.metadata import MODULE_ENTRY, SAVE_ENTRY, ModuleMetadata, SaveMetadata, now_millis
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.obfuscation import encode_saved_game
-from vmodtool.vassal.pieces import PieceDef, Trait
+from vmodtool.vassal.pieces import PieceDef
 from vmodtool.vassal.sequence import encode_sequence
 from vmodtool.vassal.traits import view_of
 
 __all__ = ["expand_prototypes", "GameWriter", "Player", "PlacedPiece", "module_metadata",
            "DiceButtonSpec"]
-
-ESC = "\x1b"
-P = "VASSAL.build."
-
-
-def expand_prototypes(piece: PieceDef, prototypes: Mapping[str, str], *, _depth: int = 0) -> PieceDef:
-    """The piece with every ``prototype;`` trait replaced, recursively, by
-    the prototype's traits and states (``PieceCloner``, §3.6)."""
-    if _depth > 20:
-        raise VmodError("prototypes refer to each other in a loop")
-    out: list[Trait] = []
-    for trait in piece.traits:
-        if trait.prefix == "prototype;":
-            name = str(view_of(trait).prototype_name)
-            if name not in prototypes:
-                raise VmodError(f"the piece uses prototype {name!r}, which the module does not define")
-            proto = expand_prototypes(PieceDef.parse(prototypes[name]), prototypes, _depth=_depth + 1)
-            out.extend(proto.traits[:-1])          # the prototype's BasicPiece is dropped
-        elif trait.prefix == "cmt;":
-            continue
-        else:
-            out.append(trait)
-    return PieceDef.from_traits(out, id=piece.id)
-
-
-@dataclass(frozen=True)
-class Player:
-    """A roster entry; ``password`` is what VASSAL writes as the player id."""
-
-    password: str
-    name: str
-    side: str
-
-
-@dataclass
-class PlacedPiece:
-    """A piece of the game being written: its id, its definition (prototypes
-    expanded, its current states), the map and point it is at, and the gpid
-    of the slot it came from."""
-
-    id: str
-    piece: PieceDef
-    map: str | None
-    x: int
-    y: int
-    gpid: str
-
 
 @dataclass
 class DiceButtonSpec:
@@ -183,38 +145,10 @@ class _UndoChange:
 _Undoable = _UndoMove | _UndoMoves | _UndoStack | _UndoChange
 
 
-@dataclass
-class _Stack:
-    """A stack of the game being written: its id, where it is, and its pieces'
-    ids, bottom → top."""
-    id: str
-    map: str
-    x: int
-    y: int
-    members: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Deck:
-    """A DrawPile's Deck in the game: cards bottom → top."""
-    id: str
-    pile: DrawPileDef
-    map: str
-    x: int
-    y: int
-    face_down: bool
-    members: list[str] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return self.pile.name
-
-    def state(self) -> str:
-        return DeckState(self.map, self.x, self.y, self.face_down, tuple(self.members)).encode()
-
-
-class GameWriter:
-    """A game of a module, written as VASSAL writes it.
+class GameWriter(GamePieces):
+    """A game of a module, written as VASSAL writes it: the steps logged
+    (moves, flips, chat, dice, turns, undo, decks) over the state of
+    :class:`~vmodtool.vassal.gamepieces.GamePieces`.
 
     >>> w = GameWriter(Module.open("game.vmod"), players=[Player("pw", "Alice", "Blue")])  # doctest: +SKIP
     >>> w.move("1700000000003", "0504", player="Alice")                                      # doctest: +SKIP
@@ -228,12 +162,8 @@ class GameWriter:
         ``savedata``; VASSAL writes its own version there): by default the
         version the module declares, so that the save matches the VASSAL
         release the module is made for."""
-        self.module = module
-        self.players = list(players)
-        self._next_id = first_id
+        super().__init__(module, players=players, board_sizes=board_sizes, first_id=first_id)
         self.vassal_version = vassal_version or module.buildfile.vassal_version or "3.7.0"
-        self.prototypes = module.buildfile.prototypes()
-        self.slots = module.buildfile.piece_slots()
         self.dice_buttons: dict[str, DiceButtonSpec] = {}
         self.global_values: dict[tuple[str, str], str] = {}   # (container, name) -> value
         for m in module.buildfile.maps():
@@ -242,165 +172,18 @@ class GameWriter:
         for el in module.buildfile.root:
             if el.tag == P + "module.DiceButton":
                 self._add_dice_button(DiceButtonSpec.from_element(el))
-        sizes, missing = module.board_sizes(dict(board_sizes or {}))
-        if missing:
-            raise VmodError(f"board sizes unknown for {', '.join(missing)}; give them as board_sizes",
-                            file=module.file)
-        self.geometry: dict[str, MapGeometry] = {}
-        self.board_names: dict[str, str] = {}
-        self.pieces: dict[str, PlacedPiece] = {}
-        self.stacks: dict[str, _Stack] = {}
         self.steps: list[str] = []
         self._undo: list[_Undoable] = []
-        self._setup_boards: list[str] = []
-        self.turn_states: dict[str, str] = {}        # tracker id -> state (saved with the game)
-        #: the decks of the module's DrawPiles, by name
-        self.decks: dict[str, _Deck] = {}
-        for m in module.buildfile.maps():
-            if not m.boards:
-                continue
-            board_entry = m.boards[0]
-            w, h = sizes[board_entry.name]
-            board = board_from_element(board_entry.element, w, h)
-            edge_w = int(m.element.get("edgeWidth", "0") or 0)
-            edge_h = int(m.element.get("edgeHeight", "0") or 0)
-            self.geometry[m.name] = MapGeometry([BoardPlacement(board, 0, 0)], edge_w, edge_h)
-            self.board_names[m.name] = board_entry.name
-            self._setup_boards.append(f"{m.name}BoardPicker\t{board_entry.name}\t0\t0")
-            for stack_el in m.element:
-                if stack_el.tag == P + "module.map.SetupStack":
-                    self._place_setup_stack(m.name, stack_el)
-        self.hand_maps = {m.name for m in module.buildfile.maps()
-                          if m.class_name.endswith(("PrivateMap", "PlayerHand"))}
-        self.map_names = {m.name for m in module.buildfile.maps()}
-        for pile in draw_piles(module.buildfile):
-            self._make_deck(pile)
 
     def _add_dice_button(self, spec: DiceButtonSpec) -> None:
         self.dice_buttons.setdefault(spec.name, spec)
         for name, value in spec.initial_values().items():
             self.global_values.setdefault((spec.container, name), value)
 
-    # -- ids and look-ups -----------------------------------------------------------
-    def new_id(self) -> str:
-        value = str(self._next_id)
-        self._next_id += 1
-        return value
-
-    def _player(self, name: str | None) -> Player:
-        for p in self.players:
-            if p.name == name:
-                return p
-        if name is None and self.players:
-            return self.players[0]
-        raise VmodError(f"no player {name!r} in the roster")
-
-    def find(self, **properties: str) -> str:
-        """The id of the one piece whose properties match, e.g.
-        ``find(UnitId="syr.t72.1")``."""
-        found = [pid for pid, p in self.pieces.items()
-                 if all(p.piece.get_property(k) == v for k, v in properties.items())]
-        if len(found) != 1:
-            raise VmodError(f"{len(found)} pieces match {properties}")
-        return found[0]
-
-    def location(self, piece_id: str) -> str:
-        p = self.pieces[piece_id]
-        return self.geometry[p.map].location_name(p.x, p.y) if p.map in self.geometry else "offboard"
-
-    def stack_of(self, piece_id: str) -> _Stack | None:
-        for stack in self.stacks.values():
-            if piece_id in stack.members:
-                return stack
-        return None
-
-    def find_slots(self, **properties: str) -> list[PieceSlotEntry]:
-        """The module's PieceSlots whose piece (prototypes expanded) has
-        these properties, in buildFile order."""
-        found = []
-        for slot in self.slots:
-            piece = expand_prototypes(PieceDef.parse(slot.definition), self.prototypes)
-            if all(piece.get_property(k) == v for k, v in properties.items()):
-                found.append(slot)
-        return found
-
-    def palette_slot(self, **properties: str) -> PieceSlotEntry:
-        """The one PieceSlot outside the SetupStacks (the palette) whose
-        piece has these properties, e.g. ``palette_slot(MarkerKind="smoke")``."""
-        found = [s for s in self.find_slots(**properties)
-                 if (parent := s.element.getparent()) is None
-                 or parent.tag != P + "module.map.SetupStack"]
-        if len(found) != 1:
-            raise VmodError(f"{len(found)} palette slots of the module match {properties}",
-                            file=self.module.file)
-        return found[0]
-
-    def point(self, map_name: str, location: str) -> tuple[int, int]:
-        return self.geometry[map_name].point_of(self.board_names[map_name], location)
-
-    # -- the starting state ---------------------------------------------------------------
-    def _place_setup_stack(self, map_name: str, el: Any) -> None:
-        if el.get("useGridLocation", "true").lower() == "true":
-            x, y = self.point(map_name, el.get("location", ""))
-        else:
-            x, y = int(el.get("x", "0")), int(el.get("y", "0"))
-        members: list[str] = []
-        for slot in el:
-            if slot.tag != P + "widget.PieceSlot":
-                continue
-            text = self.module.buildfile.text_of(slot)
-            members.append(self._new_piece(text, map_name, x, y, slot.get("gpid", "")))
-        if members:
-            sid = self.new_id()
-            self.stacks[sid] = _Stack(sid, map_name, x, y, members)
-
-    def _new_piece(self, definition: str, map_name: str | None, x: int, y: int, gpid: str) -> str:
-        piece = expand_prototypes(PieceDef.parse(definition), self.prototypes)
-        if any(t.prefix == "obs;" for t in piece.traits):
-            # a piece's state is what its traits' getState write: a mask's is
-            # Obscurable.myGetState's (``null;`` unmasked), whatever the slot says
-            piece = PieceDef.from_traits([t.with_state(ObscuredState.parse(t.state).encode())
-                                          if t.prefix == "obs;" else t for t in piece.traits], id=piece.id)
-        pid = self.new_id()
-        self.pieces[pid] = PlacedPiece(pid, piece, map_name, x, y, gpid)
-        return pid
-
-    def _add_command(self, pid: str) -> str:
-        p = self.pieces[pid]
-        basic = p.piece.basic_state()
-        basic.map, basic.x, basic.y, basic.gpid = (p.map or "null"), p.x, p.y, p.gpid
-        basic.properties = {"UniqueID": pid}
-        traits = list(p.piece.traits)
-        traits[-1] = traits[-1].with_state(basic.encode())
-        piece = PieceDef.from_traits(traits)
-        p.piece = piece
-        return AddPiece.build(pid, piece.type, piece.state).text
-
-    def _stack_command(self, stack: _Stack) -> str:
-        state = encode_sequence([stack.map, str(stack.x), str(stack.y)] + stack.members + ["@@0"], ";")
-        return AddPiece.build(stack.id, "stack", state or "").text
-
-    def restore_text(self) -> str:
-        """The ``begin_save … end_save`` part (§4.4) for the current state."""
-        pieces = [""] + [self._add_command(pid) for pid in self.pieces]
-        pieces += [self._stack_command(s) for s in self.stacks.values() if s.members]
-        pieces += [AddPiece.build(d.id, d.pile.type.encode(), d.state()).text for d in self.decks.values()]
-        top = ["begin_save", "", encode_sequence(pieces, ESC) or ""]
-        for p in self.players:
-            top.append(encode_sequence(["PLAYER", p.password, p.name, p.side], "\t") or "")
-        top += self._setup_boards
-        top += ["SETUP_STACK\t"]
-        top += [f"TURN{tracker}\t{state}" for tracker, state in self.turn_states.items()]
-        top += ["end_save"]
-        return encode_sequence(top, ESC) or ""
-
     # -- steps -----------------------------------------------------------------------------
     def _log(self, *commands: str) -> None:
         entries = ["LOG\t" + c for c in commands]
         self.steps.append(entries[0] if len(entries) == 1 else encode_sequence(entries, ESC) or "")
-
-    def _name(self, pid: str) -> str:
-        return self.pieces[pid].piece.name
 
     def move(self, piece_id: str, location: str, *, map_name: str | None = None,
              player: str | None = None, chat: bool = True) -> None:
@@ -427,7 +210,7 @@ class GameWriter:
                                who.password)
         commands = [move.text]
         if target is None:
-            target = _Stack(self.new_id(), map_name, x, y, [])
+            target = GameStack(self.new_id(), map_name, x, y, [])
             self.stacks[target.id] = target
             target.members.append(piece_id)
             commands.append(self._stack_command(target))
@@ -538,7 +321,7 @@ class GameWriter:
         target = next((s for s in self.stacks.values()
                        if s.map == map_name and (s.x, s.y) == (x, y)), None)
         if target is None:
-            target = _Stack(self.new_id(), map_name, x, y, [])
+            target = GameStack(self.new_id(), map_name, x, y, [])
             self.stacks[target.id] = target
         target.members.append(pid)
         commands.append(self._stack_command(target))
@@ -646,100 +429,12 @@ class GameWriter:
 
 
     # -- decks, hands and masks (docs/vassal-format.md §4.12) ----------------------------
-    def _make_deck(self, pile: DrawPileDef) -> None:
-        """``DrawPile.initializeContents``/``makeDeck``: the pile's own slots
-        are its cards (bottom first), the Deck takes the pile's type and
-        position, face down unless the pile says Never/MenuDefaultUp."""
-        cards: list[str] = []
-        for el in self.module.buildfile.components("map.DrawPile"):
-            if el.get("name", "") != pile.name:
-                continue
-            for slot in el.iter(P + "widget.PieceSlot", P + "widget.CardSlot"):
-                text = self.module.buildfile.text_of(slot)
-                cards.append(self._new_piece(text, None, pile.x, pile.y, slot.get("gpid", "")))
-            break
-        deck = _Deck(self.new_id(), pile, pile.map, pile.x, pile.y, pile.face_down, cards)
-        self.decks[pile.name] = deck
-
-    def deck(self, name: str) -> _Deck:
-        if name not in self.decks:
-            raise VmodError(f"the module has no DrawPile named {name!r}", file=self.module.file)
-        return self.decks[name]
-
-    def _deck_of(self, piece_id: str) -> _Deck | None:
-        for d in self.decks.values():
-            if piece_id in d.members:
-                return d
-        return None
-
-    def _trait_state(self, piece_id: str, prefix: str, state: str) -> str | None:
-        """Set the state of the piece's outermost ``prefix`` trait; returns
-        the ``D/`` command (None when nothing changed, as a ChangeTracker
-        logs nothing then)."""
-        p = self.pieces[piece_id]
-        traits = list(p.piece.traits)
-        for i, trait in enumerate(traits):
-            if trait.prefix == prefix:
-                if trait.state == state:
-                    return None
-                old_state = p.piece.state
-                traits[i] = trait.with_state(state)
-                p.piece = PieceDef.from_traits(traits, id=p.piece.id)
-                return ChangePiece.build(piece_id, p.piece.state, old_state).text
-        return None
-
-    def _has_trait(self, piece_id: str, prefix: str) -> bool:
-        return any(t.prefix == prefix for t in self.pieces[piece_id].piece.traits)
-
-    def _report(self, deck: _Deck, fmt: str, command_name: str) -> str | None:
+    def _report(self, deck: GameDeck, fmt: str, command_name: str) -> str | None:
         """``Deck.reportCommand``: ``* `` + the format with $deckName$ and
         $commandName$ filled in; no chat for an empty result."""
         text = fmt.replace("$deckName$", deck.name).replace("$commandName$", command_name)
         text = _FORMAT_VARIABLE.sub("", text)
         return f"CHAT* {text}" if text else None
-
-    def _land(self, piece_id: str, map_name: str, x: int, y: int) -> tuple[str | None, list[str]]:
-        """Where a dragged piece lands (PieceMover): the top of the stack or
-        deck at the point (its id as the MovePiece's new-under), else a new
-        stack of its own (the ``+/`` VASSAL logs after the move)."""
-        for d in self.decks.values():
-            if d.map == map_name and (d.x, d.y) == (x, y):
-                under = d.members[-1] if d.members else None
-                d.members.append(piece_id)
-                return under, []
-        target = next((st for st in self.stacks.values()
-                       if st.map == map_name and (st.x, st.y) == (x, y)), None)
-        if target is not None:
-            under = target.members[-1]
-            target.members.append(piece_id)
-            return under, []
-        stack = _Stack(self.new_id(), map_name, x, y, [piece_id])
-        self.stacks[stack.id] = stack
-        return None, [self._stack_command(stack)]
-
-    def _take(self, piece_id: str) -> tuple[str | None, int, int, str | None]:
-        """Take the piece out of its deck or stack: (old map, x, y, the piece
-        below it there)."""
-        p = self.pieces[piece_id]
-        d = self._deck_of(piece_id)
-        if d is not None:
-            i = d.members.index(piece_id)
-            d.members.remove(piece_id)
-            return d.map, d.x, d.y, d.members[i - 1] if i > 0 else None
-        return p.map, p.x, p.y, self._leave_stack(piece_id)
-
-    def _leave_stack(self, piece_id: str) -> str | None:
-        """Take the piece out of its stack (an emptied stack is gone): the
-        piece that was below it there."""
-        old_stack = self.stack_of(piece_id)
-        if old_stack is None:
-            return None
-        i = old_stack.members.index(piece_id)
-        old_under = old_stack.members[i - 1] if i > 0 else None
-        old_stack.members.remove(piece_id)
-        if not old_stack.members:
-            del self.stacks[old_stack.id]
-        return old_under
 
     def draw(self, deck_name: str, map_name: str, x: int, y: int, *, card: str | None = None,
              player: str | None = None) -> str:
@@ -790,7 +485,7 @@ class GameWriter:
         self._log(MovePiece.build(piece_id, d.map, d.x, d.y, under, old_map, ox, oy, old_under,
                                   who.password).text)
 
-    def _deck_change(self, d: _Deck, mutate: Any) -> str:
+    def _deck_change(self, d: GameDeck, mutate: Any) -> str:
         old = d.state()
         mutate()
         return ChangePiece.build(d.id, d.state(), old).text
@@ -802,7 +497,7 @@ class GameWriter:
         d = self.deck(deck_name)
         self._log(*self._shuffle_commands(d, seed))
 
-    def _shuffle_commands(self, d: _Deck, seed: int) -> list[str]:
+    def _shuffle_commands(self, d: GameDeck, seed: int) -> list[str]:
         order = list(d.members)
         random.Random(seed).shuffle(order)
 

@@ -1,21 +1,26 @@
-"""The catalogue of built-in rule kinds.  Each kind is a class registered
-under its scenario name with :func:`register`; :func:`rule_class` finds it."""
+"""The built-in rule kinds.  Each module of this package holds kinds,
+registered under their scenario names with :func:`register`; the registry
+(:mod:`vmodtool.audit.registry`) imports every module of the package (no
+list to keep up) and finds installed rule packages too
+(:func:`vmodtool.audit.registry.rule_class`).  This package imports
+nothing of the registry: the registry reads it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TypeVar
 
-from vmodtool.audit.api import BaseRule
-from vmodtool.audit.state import AuditState
+from vmodtool.audit.api import Rule
 
-__all__ = ["register", "rule_class", "KINDS", "KindClass"]
+__all__ = ["register", "KINDS", "KindClass"]
 
-#: a built-in kind: a rule class made with a context, reading the audit's state
-KindClass = type[BaseRule[AuditState]]
+#: a built-in kind: a rule class made with a context
+KindClass = type[Rule]
 _K = TypeVar("_K", bound=KindClass)
 
 KINDS: dict[str, KindClass] = {}
+#: whether every module of the package was imported (see registry.builtin_kinds)
+ALL_LOADED = False
 
 
 def register(name: str) -> Callable[[_K], _K]:
@@ -25,22 +30,3 @@ def register(name: str) -> Callable[[_K], _K]:
         return cls
     return decorate
 
-
-def rule_class(name: str) -> KindClass:
-    """The class of a built-in kind (imports every kind module once)."""
-    if name not in KINDS:
-        # importing a kind module registers its kinds (idempotent)
-        from vmodtool.audit.kinds import (  # noqa: F401
-            cards,
-            combat,
-            command,
-            movement,
-            placement,
-            replacement,
-            stacking,
-            status,
-        )
-    try:
-        return KINDS[name]
-    except KeyError:
-        raise KeyError(f"unknown rule kind {name!r}") from None

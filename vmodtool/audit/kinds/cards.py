@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
+from vmodtool.audit.api import Event, GameView, Rule, RuleContext, Violation
 from vmodtool.audit.cards import CardTable, base_id
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.movement import CheapCopy
-from vmodtool.audit.kinds.status import phase_name, point_text, side_name
+from vmodtool.audit.rulekit import phase_name, point_text, side_name
 from vmodtool.audit.selectors import as_list
-from vmodtool.audit.state import HAND_PREFIX, AuditState
+from vmodtool.audit.state import HAND_PREFIX
 
 __all__ = ["HandLimit", "CardWindow", "CardSource", "CARD_KINDS"]
 
@@ -32,7 +32,7 @@ _NO_CARDS = ("no card was drawn, played or discarded in the log (the replay repo
              "nothing to judge")
 
 
-class _CardRule(CheapCopy, BaseRule[AuditState]):
+class _CardRule(CheapCopy, Rule):
     """What the card kinds share: the scenario's card table, whether the
     game showed any card event, and the not-checked answer when it did not."""
 
@@ -43,12 +43,12 @@ class _CardRule(CheapCopy, BaseRule[AuditState]):
         self.table = CardTable(ctx.scenario)
         self.seen = False
 
-    def _end(self, state: AuditState, event: Event) -> list[Violation]:
+    def _end(self, state: GameView, event: Event) -> list[Violation]:
         if self.seen:
             return []
         return [self.ctx.violation(event, state, _NO_CARDS, severity="info", not_checked=True)]
 
-    def _side(self, state: AuditState, side: str | None) -> str:
+    def _side(self, state: GameView, side: str | None) -> str:
         return side_name(state.scenario, side)
 
 
@@ -90,7 +90,7 @@ class HandLimit(_CardRule):
             limits.setdefault(self.only_side, int(self.max))
         return limits
 
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         kind = event.kind
         if kind == "setup_end":
             if not self._limits():
@@ -159,7 +159,7 @@ class CardWindow(_CardRule):
         return (base_id(card) in self.cards or bool(spec.tags & self.tags)
                 or (spec.event is not None and spec.event.casefold() in self.events))
 
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         kind = event.kind
         if kind == "game_end":
             out = self._end(state, event)
@@ -227,7 +227,7 @@ class CardSource(_CardRule):
         self.allow_discard = bool(p.get("allow_discard", False))
         self.allow_decks = frozenset(str(d) for d in as_list(p.get("allow_decks")))
 
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         kind = event.kind
         if kind == "game_end":
             return self._end(state, event)

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
+from vmodtool.audit.api import Event, GameView, Rule, RuleContext, UnitView, Violation
 from vmodtool.audit.combat import (
     COMBAT_EVENTS,
     CombatSpec,
@@ -30,12 +30,11 @@ from vmodtool.audit.combat import (
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.movement import CheapCopy, describe
 from vmodtool.audit.selectors import matches
-from vmodtool.audit.state import AuditState, Unit
 
 __all__ = ["Retreat", "AdvanceAfterCombat"]
 
 
-class _CombatMoves(CheapCopy, BaseRule[AuditState], ABC):
+class _CombatMoves(CheapCopy, Rule, ABC):
     """A kind judging the combat moves of one class (``advance`` or not)."""
 
     _shared = ("ctx", "params", "spec")
@@ -48,7 +47,7 @@ class _CombatMoves(CheapCopy, BaseRule[AuditState], ABC):
         self.subscribes = COMBAT_EVENTS | {"move"}
         self.window: Window = new_window()
 
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         if event.kind != "move":
             self.spec.on_event(state, event, self.window)
             return ()
@@ -75,11 +74,11 @@ class _CombatMoves(CheapCopy, BaseRule[AuditState], ABC):
                                    **evidence)]
 
     @abstractmethod
-    def judge(self, state: AuditState, unit: Unit, origin: str, to_hex: str,
+    def judge(self, state: GameView, unit: UnitView, origin: str, to_hex: str,
               window: Window) -> tuple[str, dict[str, Any]] | None:
         """The (message, evidence) of a combat move this kind refuses, or None."""
 
-    def beyond_reach(self, state: AuditState, what: str, origin: str, to_hex: str,
+    def beyond_reach(self, state: GameView, what: str, origin: str, to_hex: str,
                      enemies: Collection[str]) -> tuple[str, dict[str, Any]] | None:
         """What both kinds refuse: more than ``max_hexes`` from where the
         move began, or into a hex the enemy holds."""
@@ -102,7 +101,7 @@ class Retreat(_CombatMoves):
 
     advances = False
 
-    def judge(self, state: AuditState, unit: Unit, origin: str, to_hex: str,
+    def judge(self, state: GameView, unit: UnitView, origin: str, to_hex: str,
               window: Window) -> tuple[str, dict[str, Any]] | None:
         what = f"retreated {origin} → {to_hex}"
         enemies = enemy_hexes(state, unit)
@@ -130,7 +129,7 @@ class AdvanceAfterCombat(_CombatMoves):
 
     advances = True
 
-    def judge(self, state: AuditState, unit: Unit, origin: str, to_hex: str,
+    def judge(self, state: GameView, unit: UnitView, origin: str, to_hex: str,
               window: Window) -> tuple[str, dict[str, Any]] | None:
         hex_map = state.scenario.map
         what = f"advanced {origin} → {to_hex}"

@@ -17,11 +17,10 @@ import re
 from collections.abc import Container, Iterable, Mapping
 from typing import Any, TypedDict
 
-from vmodtool.audit.api import Annotation, BaseRule, Event, RuleContext, Violation
+from vmodtool.audit.api import Annotation, Event, GameView, Rule, RuleContext, UnitView, Violation
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.movement import At, CheapCopy, Moment, describe
 from vmodtool.audit.selectors import as_list, matches
-from vmodtool.audit.state import AuditState, Unit
 
 __all__ = ["CommandRange", "PerTurnLimit", "check_claim"]
 
@@ -94,7 +93,7 @@ class _Failure(TypedDict):
 
 
 @register("command_range")
-class CommandRange(CheapCopy, BaseRule[AuditState]):
+class CommandRange(CheapCopy, Rule):
     """Units out of their HQ's command range need a passed check or an
     Out of Command marker before they move in their activation."""
 
@@ -130,7 +129,7 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
         self.formation = None
         self.owed, self.moved, self.rolls, self.passed, self.failed = {}, {}, [], {}, {}
 
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         kind = event.kind
         if kind == "activation_start":
             self._reset()
@@ -153,14 +152,14 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
         return ()
 
     # -- activation start ------------------------------------------------------------
-    def _range_of(self, hq: Unit) -> float | None:
+    def _range_of(self, hq: UnitView) -> float | None:
         factor = self.params.get("range_factor", "command_range")
         if isinstance(factor, (int, float)):
             return factor
         value = hq.factors.get(factor)
         return value if isinstance(value, (int, float)) else None
 
-    def _evaluate(self, state: AuditState, formation_id: str | None) -> None:
+    def _evaluate(self, state: GameView, formation_id: str | None) -> None:
         formation = self.formations.get(formation_id) if formation_id else None
         if formation is None:
             return
@@ -168,7 +167,7 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
         if self.params.get("hq", "formation_hq") != "formation_hq" or formation.hq is None:
             return          # no HQ to be in range of: nothing to measure
         hq_at: tuple[str, float] | None = None        # the HQ's hex and its command range
-        if formation.hq in state.units_state:
+        if formation.hq in state.unit_places():
             hq = state.unit(formation.hq)
             if hq.on_map and hq.hex is not None:
                 reach = self._range_of(hq)
@@ -176,7 +175,7 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
                     return          # the HQ has no such factor: cannot judge
                 hq_at = (hq.hex, reach)
         formation_of = self.formation_of
-        for uid, s in state.units_state.items():
+        for uid, s in state.unit_places().items():
             if not s.present or formation_of.get(uid, formation.id) != formation.id:
                 continue                # (another formation's unit: no view made)
             unit = state.unit(uid)
@@ -203,7 +202,7 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
     def _owed_hexes(self) -> set[str]:
         return {o["hex"] for o in self.owed.values()}
 
-    def _target(self, state: AuditState) -> float | None:
+    def _target(self, state: GameView) -> float | None:
         if self.target is None:
             return None
         if isinstance(self.target, (int, float)):
@@ -211,13 +210,13 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
         if isinstance(self.target, Mapping) and self.formation:
             f = self.formations[self.formation]
             factor = self.target.get("hq_factor")
-            if f.hq and f.hq in state.units_state and factor is not None:
+            if f.hq and f.hq in state.unit_places() and factor is not None:
                 value = state.unit(f.hq).factors.get(factor)
                 if isinstance(value, (int, float)):
                     return value
         return None
 
-    def _on_check(self, state: AuditState, event: Event) -> list[Violation]:
+    def _on_check(self, state: GameView, event: Event) -> list[Violation]:
         ann = event.annotation
         if ann is None or ann.kind not in self.check_kinds:
             return []
@@ -245,10 +244,10 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
                                   "flagged": False}
         return out
 
-    def _ooc_in(self, state: AuditState, hex_id: str) -> bool:
+    def _ooc_in(self, state: GameView, hex_id: str) -> bool:
         return any(m.kind in self.ooc_kinds for m in state.markers_in(hex_id))
 
-    def _on_move(self, state: AuditState, event: Event) -> list[Violation]:
+    def _on_move(self, state: GameView, event: Event) -> list[Violation]:
         uid = event.unit
         if not uid:
             return []
@@ -257,7 +256,7 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
             return []
         self.moved[uid] = True
         h = owed["hex"]
-        s = state.units_state.get(uid)
+        s = state.unit_places().get(uid)
         own_layers = bool(s is not None and set(s.layers) & self.ooc_kinds)
         marked = own_layers or (event.from_hex is not None and self._ooc_in(state, event.from_hex))
         if marked and "ooc_marker" in self.accept:
@@ -292,7 +291,7 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
                                    distance=owed["distance"], command_range=owed["range"],
                                    hq=owed["hq"])]
 
-    def _unmarked_failures(self, state: AuditState) -> list[Violation]:
+    def _unmarked_failures(self, state: GameView) -> list[Violation]:
         out: list[Violation] = []
         for h, fail in self.failed.items():
             if fail["flagged"] or self._ooc_in(state, h):
@@ -310,7 +309,7 @@ class CommandRange(CheapCopy, BaseRule[AuditState]):
 # --------------------------------------------------------------------------------------
 
 @register("per_turn_limit")
-class PerTurnLimit(CheapCopy, BaseRule[AuditState]):
+class PerTurnLimit(CheapCopy, Rule):
     """At most ``max`` (or ``max_from``) counted events per unit, formation
     or side in each turn.  ``event: activation`` counts ``activation_start``;
     ``step_gain`` counts flips to a face with more steps and returns from a
@@ -334,7 +333,7 @@ class PerTurnLimit(CheapCopy, BaseRule[AuditState]):
                                     if b.role in ("dead", "eliminated"))
         self.counts: dict[str, int] = {}
 
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         if event.kind == "turn_start":
             self.counts = {}
             return ()
@@ -357,15 +356,15 @@ class PerTurnLimit(CheapCopy, BaseRule[AuditState]):
                                    hexes=[event.to_hex] if event.to_hex else [],
                                    count=n, limit=limit, per=self.per, key=key)]
 
-    def _counted(self, state: AuditState, event: Event) -> tuple[str, str | None, str | None, str] | None:
+    def _counted(self, state: GameView, event: Event) -> tuple[str, str | None, str | None, str] | None:
         """(count key, unit, formation, label) of a counted event, or None."""
-        unit: Unit | None = None
+        unit: UnitView | None = None
         if self.what == "activation":
             formation_id = event.text or state.active_formation
             if not formation_id:
                 return None
         else:
-            if not event.unit or event.unit not in state.units_state:
+            if not event.unit or event.unit not in state.unit_places():
                 return None
             unit = state.unit(event.unit)
             if not matches(self.params.get("subject"), unit, state, unit):
@@ -392,7 +391,7 @@ class PerTurnLimit(CheapCopy, BaseRule[AuditState]):
         name = f"{formation.name} ({formation_id})" if formation else formation_id
         return f"formation:{formation_id}", unit.uid if unit else None, formation_id, name
 
-    def _gain(self, state: AuditState, unit: Unit, event: Event) -> bool:
+    def _gain(self, state: GameView, unit: UnitView, event: Event) -> bool:
         if event.kind == "enter":
             return event.from_box in self.dead_boxes
         faces = state.scenario.unit_type_of(state.scenario.counter(unit.uid)).faces
@@ -410,7 +409,7 @@ class PerTurnLimit(CheapCopy, BaseRule[AuditState]):
             return False
         return order.index(n) < order.index(o)      # earlier step value = more steps
 
-    def _limit(self, state: AuditState, unit_id: str | None, formation_id: str | None) -> int | None:
+    def _limit(self, state: GameView, unit_id: str | None, formation_id: str | None) -> int | None:
         if "max" in self.params:
             return int(self.params["max"])
         source = str(self.params.get("max_from", ""))

@@ -21,11 +21,10 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypedDict, TypeGuard, TypeVar
 
-from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
+from vmodtool.audit.api import Event, GameView, Rule, RuleContext, UnitView, Violation
 from vmodtool.audit.combat import COMBAT_EVENTS, CombatSpec, Window, new_window
 from vmodtool.audit.kinds import register
 from vmodtool.audit.selectors import as_list, matches
-from vmodtool.audit.state import AuditState, Unit
 from vmodtool.scenario.model import HexMap, Scenario
 
 __all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Moment", "fmt_mp", "map_neighbours"]
@@ -66,7 +65,7 @@ def plain_copy(value: Any) -> Any:
 
 class CheapCopy:
     """For a rule whose memory is plain containers (dicts, lists, sets) of
-    immutable values: a copy (:meth:`BaseRule.__deepcopy__`) copies just the
+    immutable values: a copy (:meth:`Rule.__deepcopy__`) copies just the
     containers."""
 
     def _copy_memory(self, value: Any, memo: dict[int, Any]) -> Any:
@@ -77,16 +76,16 @@ class Moment(tuple[int | None, str | None, str | None, str | None, bool]):
     """The clock of a moment (turn, phase, phasing side, activation, inferred)."""
 
     @classmethod
-    def of(cls, state: AuditState) -> Moment:
+    def of(cls, state: GameView) -> Moment:
         return cls((state.turn, state.phase, state.phasing_side, state.active_formation,
-                    bool(getattr(state, "time_inferred", False))))
+                    state.time_inferred))
 
 
 class At:
     """A game view with the clock of an earlier moment: violations judged at
     a window's end keep the turn, phase and activation of the act itself."""
 
-    def __init__(self, state: AuditState, clock: Moment) -> None:
+    def __init__(self, state: GameView, clock: Moment) -> None:
         self._state = state
         self.turn: int | None
         self.phase: str | None
@@ -96,11 +95,11 @@ class At:
         (self.turn, self.phase, self.phasing_side, self.active_formation,
          self.time_inferred) = clock
 
-    def unit(self, uid: str) -> Unit:
+    def unit(self, uid: str) -> UnitView:
         return self._state.unit(uid)
 
 
-def describe(state: AuditState, uid: str) -> str:
+def describe(state: GameView, uid: str) -> str:
     try:
         return state.unit(uid).describe()
     except KeyError:
@@ -436,7 +435,7 @@ def path_text(src: str, legs: Sequence[tuple[str, float]]) -> str:
 # --------------------------------------------------------------------------------------
 
 @register("movement_allowance")
-class MovementAllowance(CheapCopy, BaseRule[AuditState]):
+class MovementAllowance(CheapCopy, Rule):
     """Movement points a unit spends in its window never exceed its allowance.
 
     Each ``move`` of a subject in one of ``phases`` is charged the cheapest
@@ -499,13 +498,13 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         self.retreats: list[_Retreat] = []          # pending annotations naming hexes
         self.combat_window: Window = new_window()
 
-    def idle(self, state: AuditState) -> bool:
+    def idle(self, state: GameView) -> bool:
         """Whether its ``step_end`` now would do nothing (see
         ``Engine.skips``): no drag pending (a step_end bounds no window)."""
         return not self.pending and "step_end" not in WINDOW_BOUNDS.get(self.window, ())
 
     # -- events --------------------------------------------------------------------------
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         kind = event.kind
         if kind == "move":
             self._on_move(state, event)
@@ -551,7 +550,7 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
         if hexes_from or hexes_to:
             self.retreats.append({"from": hexes_from, "to": hexes_to, "used": None})
 
-    def _on_move(self, state: AuditState, event: Event) -> None:
+    def _on_move(self, state: GameView, event: Event) -> None:
         if event.unit is None or not event.from_hex or not event.to_hex:
             return
         if event.from_hex == event.to_hex:
@@ -597,15 +596,14 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
             "side": unit.side,
         })
 
-    def _enemies(self, state: AuditState, unit: Unit) -> Enemies:
+    def _enemies(self, state: GameView, unit: UnitView) -> Enemies:
         """Hexes holding enemy units, hexes in their ZOC, and who is where.
         When only sides and positions decide (no ``enemy_ignore`` or
         ``exerted_by`` selector), the answer is kept until a unit of another
-        side moves (:meth:`AuditState.moves_of_others`)."""
-        moves = getattr(state, "moves_of_others", None)
-        if moves is None or self.enemy_ignore is not None or self.zoc_by is not None:
+        side moves (:meth:`GameView.moves_of_others`)."""
+        if self.enemy_ignore is not None or self.zoc_by is not None:
             return self._find_enemies(state, unit)
-        key = (unit.side, moves(unit.side))
+        key = (unit.side, state.moves_of_others(unit.side))
         cache = self.tables.enemy_cache
         hit = cache.get(key)
         if hit is None:
@@ -614,13 +612,13 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
             hit = cache[key] = self._find_enemies(state, unit)
         return hit
 
-    def _find_enemies(self, state: AuditState, unit: Unit) -> Enemies:
+    def _find_enemies(self, state: GameView, unit: UnitView) -> Enemies:
         enemies: dict[str, list[str]] = {}
         exerting: set[str] = set()
-        for uid, s in state.units_state.items():
+        for uid, s in state.unit_places().items():
             if not s.present or s.hex is None or uid == unit.uid:
                 continue
-            other: Unit | None = None
+            other: UnitView | None = None
             if self.enemy_ignore is not None or self.zoc_by is not None:
                 other = state.unit(uid)
                 if other.side == unit.side:
@@ -637,7 +635,7 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
             zoc.update(self.tables.neighbours.get(h, ()))
         return frozenset(enemies), frozenset(zoc), enemies
 
-    def _allowance(self, unit: Unit) -> float | None:
+    def _allowance(self, unit: UnitView) -> float | None:
         allowance = self.params.get("allowance")
         value: Any                      # a number, if the scenario says one
         if isinstance(allowance, Mapping):
@@ -679,7 +677,7 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
                 break
         return hit or (self.step_exempt and self.step_no == event.step)
 
-    def _flush(self, state: AuditState) -> list[Violation]:
+    def _flush(self, state: GameView) -> list[Violation]:
         out: list[Violation] = []
         pending, self.pending = self.pending, []
         carried = {(d["event"].step, d["from_hex"], d["to_hex"], d["side"]) for d in pending if d["carrier"]}
@@ -709,7 +707,7 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
                 return True
         return False
 
-    def _judge(self, state: AuditState, item: _Drag) -> Violation | None:
+    def _judge(self, state: GameView, item: _Drag) -> Violation | None:
         event, uid = item["event"], item["uid"]
         a, b = item["from_hex"], item["to_hex"]
         stopped_at = self.stopped.pop(uid, None)
@@ -769,7 +767,7 @@ class MovementAllowance(CheapCopy, BaseRule[AuditState]):
 # --------------------------------------------------------------------------------------
 
 @register("escorted_move")
-class EscortedMove(CheapCopy, BaseRule[AuditState]):
+class EscortedMove(CheapCopy, Rule):
     """A subject (an HQ) moves only together with an escort: every subject
     move A → B needs a unit matching ``escort`` (relative to the subject)
     that also went from A to B in the same window (one drag, or several
@@ -791,7 +789,7 @@ class EscortedMove(CheapCopy, BaseRule[AuditState]):
         self.subject_moves: list[tuple[Event, Moment, str, str, str]] = []   # (event, clock, uid, from, to)
         self.trails: dict[str, list[tuple[str, str]]] = {}        # uid -> [(from, to)] in the window
 
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         if event.kind == "move":
             if event.unit and event.from_hex and event.to_hex and event.from_hex != event.to_hex:
                 self.trails.setdefault(event.unit, []).append((event.from_hex, event.to_hex))
@@ -812,7 +810,7 @@ class EscortedMove(CheapCopy, BaseRule[AuditState]):
                 self.trails = {}
         return out
 
-    def idle(self, state: AuditState) -> bool:
+    def idle(self, state: GameView) -> bool:
         """Whether its ``step_end`` now would do nothing (see
         ``Engine.skips``): it ends no window, or nothing moved in it."""
         return ("step_end" not in self.ends and "step_end" not in self.starts) or \
@@ -833,7 +831,7 @@ class EscortedMove(CheapCopy, BaseRule[AuditState]):
                     return True
         return False
 
-    def _judge(self, state: AuditState) -> list[Violation]:
+    def _judge(self, state: GameView) -> list[Violation]:
         out = []
         escort_sel = self.params.get("escort")
         for event, clock, uid, a, b in self.subject_moves:

@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from vmodtool.audit.api import BaseRule, Event, Violation
+from vmodtool.audit.api import Event, GameView, Rule, UnitView, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.status import (
+from vmodtool.audit.rulekit import (
     Placer,
-    _names,
     describe_selector,
     is_elimination_box,
+    join_names,
     marker_kinds,
     marker_name,
     matches_carried,
@@ -22,7 +22,6 @@ from vmodtool.audit.kinds.status import (
     unit_list,
 )
 from vmodtool.audit.selectors import Subject, as_list, matches
-from vmodtool.audit.state import AuditState, Unit
 from vmodtool.scenario.model import Scenario, SetupBox, SetupStack
 
 __all__ = ["Placement", "SetupConformity"]
@@ -35,7 +34,7 @@ def _on(params: Mapping[Any, Any]) -> str:
 
 
 @register("placement")
-class Placement(BaseRule[AuditState]):
+class Placement(Rule):
     """When a piece matching ``subject`` enters the map (``on: enter_map``:
     from a box, the palette or created; ``on: return_from_box``: from an
     eliminated/dead box or re-created), it must be placed in one of
@@ -52,7 +51,7 @@ class Placement(BaseRule[AuditState]):
 
     subscribes = frozenset({"enter", "add", "marker_add", "marker_move"})
 
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         p = self.params
         subject = p.get("subject")
         kinds = marker_kinds(subject)
@@ -77,7 +76,7 @@ class Placement(BaseRule[AuditState]):
         return self._check_unit(state, event, unit, unit.hex)
 
     # -- units -----------------------------------------------------------------------------
-    def _check_unit(self, state: AuditState, event: Event, unit: Unit, hex_id: str) -> list[Violation]:
+    def _check_unit(self, state: GameView, event: Event, unit: UnitView, hex_id: str) -> list[Violation]:
         """The requirements for ``unit``, placed in ``hex_id`` (its hex)."""
         p = self.params
         scenario = state.scenario
@@ -93,7 +92,7 @@ class Placement(BaseRule[AuditState]):
         phases = as_list(p.get("phases"))
         if phases and state.phase not in phases:
             v(f"{who} {verb} in {hex_id} in the {phase_name(scenario, state.phase)}; this is allowed only "
-              f"in the {_names([phase_name(scenario, x) for x in phases])}.", "phase")
+              f"in the {join_names([phase_name(scenario, x) for x in phases])}.", "phase")
         face = p.get("face")
         if face is not None:
             if face == "reduced_if_two_step":
@@ -102,7 +101,7 @@ class Placement(BaseRule[AuditState]):
                       f"come back reduced.", "face")
             elif face != "any" and unit.face not in as_list(face):
                 v(f"{who} {verb} in {hex_id} {unit.face} side up; it must be placed "
-                  f"{_names(as_list(face))} side up.", "face")
+                  f"{join_names(as_list(face))} side up.", "face")
         out.extend(self._hex_checks(state, event, hex_id, unit, unit.uid, who, verb))
         if p.get("unique_on_map"):
             others = [o for o in state.units() if o.uid != unit.uid and o.on_map and o.side == unit.side
@@ -115,7 +114,7 @@ class Placement(BaseRule[AuditState]):
         return out
 
     # -- markers ----------------------------------------------------------------------------
-    def _check_marker(self, state: AuditState, event: Event, kinds: tuple[str, ...], marker: str,
+    def _check_marker(self, state: GameView, event: Event, kinds: tuple[str, ...], marker: str,
                       hex_id: str) -> list[Violation]:
         """The requirements for a ``marker`` counter the event placed in ``hex_id``."""
         p = self.params
@@ -127,7 +126,7 @@ class Placement(BaseRule[AuditState]):
         if phases and state.phase not in phases:
             out.append(self.ctx.violation(
                 event, state, f"{who} placed in {hex_id} in the {phase_name(scenario, state.phase)}; "
-                f"this is allowed only in the {_names([phase_name(scenario, x) for x in phases])}.",
+                f"this is allowed only in the {join_names([phase_name(scenario, x) for x in phases])}.",
                 hexes=[hex_id], check="phase", marker=event.unit))
         out.extend(self._hex_checks(state, event, hex_id, subj, event.unit, who, "placed"))
         if p.get("unique_on_map"):
@@ -141,7 +140,7 @@ class Placement(BaseRule[AuditState]):
         return out
 
     # -- shared hex requirements ------------------------------------------------------------------
-    def _hex_checks(self, state: AuditState, event: Event, hex_id: str, subj: Subject, self_key: str | None,
+    def _hex_checks(self, state: GameView, event: Event, hex_id: str, subj: Subject, self_key: str | None,
                     who: str, verb: str) -> list[Violation]:
         """The requirements on the hex a piece (``self_key``: a unit's id, a
         marker's piece key) was placed in; ``subj`` is the unit, or a
@@ -160,7 +159,7 @@ class Placement(BaseRule[AuditState]):
                 if terrain is not None and terrain in scenario.map.terrain_types else terrain
             out.append(self.ctx.violation(
                 event, state, f"{who} {verb} in {hex_id}, a {tname} hex; it may not be placed in "
-                f"{_names(terrain_not)} terrain.", units=units, hexes=[hex_id], check="terrain", **extra))
+                f"{join_names(terrain_not)} terrain.", units=units, hexes=[hex_id], check="terrain", **extra))
 
         has = p.get("hex_has")
         if has is not None and not self._hex_holds(state, hex_id, has, subj, self_key):
@@ -183,7 +182,7 @@ class Placement(BaseRule[AuditState]):
                     units=units, hexes=[hex_id], check="hex_has_not", **extra))
         return out
 
-    def _hex_matches(self, state: AuditState, hex_id: str, sel: Any, subj: Subject,
+    def _hex_matches(self, state: GameView, hex_id: str, sel: Any, subj: Subject,
                      self_key: str | None) -> list[str]:
         """Descriptions of the pieces in the hex matching ``sel``."""
         kinds = marker_kinds(sel)
@@ -193,10 +192,10 @@ class Placement(BaseRule[AuditState]):
         return [f"{u.name} ({u.uid})" for u in state.units_in(hex_id)
                 if u.uid != self_key and matches_carried(sel, state, u, subj)]
 
-    def _hex_holds(self, state: AuditState, hex_id: str, sel: Any, subj: Subject, self_key: str | None) -> bool:
+    def _hex_holds(self, state: GameView, hex_id: str, sel: Any, subj: Subject, self_key: str | None) -> bool:
         return bool(self._hex_matches(state, hex_id, sel, subj, self_key))
 
-    def _anywhere(self, state: AuditState, sel: Any, subj: Subject, self_key: str | None) -> bool:
+    def _anywhere(self, state: GameView, sel: Any, subj: Subject, self_key: str | None) -> bool:
         if marker_kinds(sel) is not None:
             return True
         return any(u.on_map and u.uid != self_key and matches_carried(sel, state, u, subj)
@@ -205,7 +204,7 @@ class Placement(BaseRule[AuditState]):
 
 # -- setup_conformity -------------------------------------------------------------------------
 @register("setup_conformity")
-class SetupConformity(BaseRule[AuditState]):
+class SetupConformity(Rule):
     """At ``setup_end`` every unit must be where the scenario's ``setup``
     puts it (hex or box) on the face it gives (``faces``, else the counter's
     face, else the front); a unit the setup does not place may not be on the
@@ -215,69 +214,94 @@ class SetupConformity(BaseRule[AuditState]):
 
     subscribes = frozenset({"setup_end"})
 
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
-        scenario = state.scenario
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         exact = self.params.get("tolerance", "exact") == "exact"
-        expected: dict[str, tuple[str, str, str | None]] = {}    # uid -> (kind, where, face)
-        stacks: list[tuple[str, tuple[str, ...]]] = []
-        default_face = {c.id: c.face for c in scenario.counters}
-        for entry in scenario.setup:
-            if isinstance(entry, SetupStack):
-                stacks.append((entry.hex, entry.units))
-                for uid in entry.units:
-                    expected[uid] = ("hex", entry.hex, entry.faces.get(uid, default_face.get(uid)))
-            elif isinstance(entry, SetupBox):
-                for uid in entry.units:
-                    expected[uid] = ("box", entry.box, entry.faces.get(uid, default_face.get(uid)))
-        out: list[Violation] = []
-        ids = set(getattr(state, "units_state", {}) or {u.uid for u in state.units()})
+        expected, stacks = _expected(state.scenario)
         present = {u.uid: u for u in state.units()}
-
+        out: list[Violation] = []
         for uid, (kind, where, face) in expected.items():
-            want = where if kind == "hex" else f"box {where}"
+            found = self._placed(state, event, uid, present.get(uid), kind, where, face, exact)
+            if found is not None:
+                out.append(found)
+        if exact:
+            out += self._extra(state, event, expected, present)
+            out += self._order(state, event, stacks)
+        return out
+
+    def _placed(self, state: GameView, event: Event, uid: str, unit: UnitView | None, kind: str, where: str,
+                face: str | None, exact: bool) -> Violation | None:
+        """What is wrong with one set-up unit: missing, elsewhere (``exact``)
+        or on the wrong face (``exact``)."""
+        want = where if kind == "hex" else f"box {where}"
+        name = _name(state, uid)
+        if unit is None or (unit.hex is None and unit.box is None):
+            return self.ctx.violation(
+                event, state, f"{name} is missing at the start; the setup places it in {want}.",
+                units=[uid], hexes=[where] if kind == "hex" else [], check="missing", expected=want)
+        if not exact:
+            return None
+        got = unit.hex if unit.hex is not None else f"box {unit.box}"
+        if (kind == "hex" and unit.hex != where) or (kind == "box" and (unit.hex is not None
+                                                                        or unit.box != where)):
+            return self.ctx.violation(
+                event, state, f"{name} starts in {got}; the setup places it in {want}.",
+                units=[uid], hexes=[h for h in (unit.hex, where if kind == "hex" else None) if h],
+                check="place", expected=want, actual=got)
+        want_face = face or _front(state.scenario, uid)
+        if want_face is not None and unit.face != want_face:
+            return self.ctx.violation(
+                event, state, f"{name} starts {unit.face} side up in {got}; the setup gives "
+                f"{want_face}.", units=[uid], hexes=[unit.hex] if unit.hex else [], check="face",
+                expected=want_face, actual=unit.face)
+        return None
+
+    def _extra(self, state: GameView, event: Event, expected: Mapping[str, object],
+               present: Mapping[str, UnitView]) -> list[Violation]:
+        """Units on the board that the setup does not place."""
+        out: list[Violation] = []
+        for uid in sorted(state.unit_places()):
             unit = present.get(uid)
-            name = _name(state, uid)
-            if unit is None or (unit.hex is None and unit.box is None):
-                out.append(self.ctx.violation(
-                    event, state, f"{name} is missing at the start; the setup places it in {want}.",
-                    units=[uid], hexes=[where] if kind == "hex" else [], check="missing", expected=want))
+            if uid in expected or unit is None or (unit.hex is None and unit.box is None):
                 continue
             got = unit.hex if unit.hex is not None else f"box {unit.box}"
-            if not exact:
-                continue
-            if (kind == "hex" and unit.hex != where) or (kind == "box" and (unit.hex is not None
-                                                                            or unit.box != where)):
+            out.append(self.ctx.violation(
+                event, state, f"{_name(state, uid)} is in {got} at the start, but the setup does not "
+                f"place it.", units=[uid], hexes=[unit.hex] if unit.hex else [], check="extra"))
+        return out
+
+    def _order(self, state: GameView, event: Event,
+               stacks: Sequence[tuple[str, tuple[str, ...]]]) -> list[Violation]:
+        """Set-up stacks whose units are all there, in another order."""
+        out: list[Violation] = []
+        for hex_id, order in stacks:
+            actual = [u.uid for u in state.units_in(hex_id) if u.uid in order]
+            if sorted(actual) == sorted(order) and actual != list(order):
                 out.append(self.ctx.violation(
-                    event, state, f"{name} starts in {got}; the setup places it in {want}.",
-                    units=[uid], hexes=[h for h in (unit.hex, where if kind == "hex" else None) if h],
-                    check="place", expected=want, actual=got))
-                continue
-            want_face = face or _front(scenario, uid)
-            if want_face is not None and unit.face != want_face:
-                out.append(self.ctx.violation(
-                    event, state, f"{name} starts {unit.face} side up in {got}; the setup gives "
-                    f"{want_face}.", units=[uid], hexes=[unit.hex] if unit.hex else [], check="face",
-                    expected=want_face, actual=unit.face))
-        if exact:
-            for uid in sorted(ids):
-                unit = present.get(uid)
-                if uid in expected or unit is None or (unit.hex is None and unit.box is None):
-                    continue
-                got = unit.hex if unit.hex is not None else f"box {unit.box}"
-                out.append(self.ctx.violation(
-                    event, state, f"{_name(state, uid)} is in {got} at the start, but the setup does not "
-                    f"place it.", units=[uid], hexes=[unit.hex] if unit.hex else [], check="extra"))
-            for hex_id, order in stacks:
-                actual = [u.uid for u in state.units_in(hex_id) if u.uid in order]
-                if sorted(actual) == sorted(order) and actual != list(order):
-                    out.append(self.ctx.violation(
-                        event, state, f"The stack in {hex_id} starts as {', '.join(actual)} (bottom → top); "
-                        f"the setup gives {', '.join(order)}.", units=list(order), hexes=[hex_id],
-                        check="order"))
+                    event, state, f"The stack in {hex_id} starts as {', '.join(actual)} (bottom → top); "
+                    f"the setup gives {', '.join(order)}.", units=list(order), hexes=[hex_id],
+                    check="order"))
         return out
 
 
-def _name(state: AuditState, uid: str) -> str:
+def _expected(scenario: Scenario) -> tuple[dict[str, tuple[str, str, str | None]],
+                                           list[tuple[str, tuple[str, ...]]]]:
+    """Where the setup puts each unit (uid -> (``hex`` or ``box``, where,
+    face)), and the set-up stacks (hex, units bottom -> top)."""
+    expected: dict[str, tuple[str, str, str | None]] = {}
+    stacks: list[tuple[str, tuple[str, ...]]] = []
+    default_face = {c.id: c.face for c in scenario.counters}
+    for entry in scenario.setup:
+        if isinstance(entry, SetupStack):
+            stacks.append((entry.hex, entry.units))
+            for uid in entry.units:
+                expected[uid] = ("hex", entry.hex, entry.faces.get(uid, default_face.get(uid)))
+        elif isinstance(entry, SetupBox):
+            for uid in entry.units:
+                expected[uid] = ("box", entry.box, entry.faces.get(uid, default_face.get(uid)))
+    return expected, stacks
+
+
+def _name(state: GameView, uid: str) -> str:
     try:
         return f"{state.unit(uid).name} ({uid})"
     except KeyError:

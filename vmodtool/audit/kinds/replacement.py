@@ -29,23 +29,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
-from vmodtool.audit.api import BaseRule, Event, RuleContext, Violation
+from vmodtool.audit.api import Event, GameView, Rule, RuleContext, UnitView, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.status import (
-    _old_new_state,
+from vmodtool.audit.rulekit import (
     current_steps,
     describe_selector,
     is_elimination_box,
     matches_carried,
+    old_new_state,
     phase_name,
     side_name,
     step_rank,
     unit_list,
 )
 from vmodtool.audit.selectors import as_list, matches
-from vmodtool.audit.state import AuditState, Unit
 from vmodtool.vassal.pieces import java_int
 
 __all__ = ["Replacement", "SUBCHECK_SUFFIXES"]
@@ -67,8 +66,24 @@ def _turn_number(key: object) -> int | None:
     return java_int(key) if isinstance(key, str) else None
 
 
+class _Gain(NamedTuple):
+    """A step gain being judged: the event, the unit, the sentence naming
+    it, the steps and how (``return`` from the dead pile, or a flip)."""
+
+    event: Event
+    unit: UnitView
+    what: str
+    steps: int
+    how: str
+
+    @property
+    def kw(self) -> dict[str, Any]:
+        """The units and hexes of its violations."""
+        return {"units": [self.unit.uid], "hexes": [self.unit.hex] if self.unit.hex else []}
+
+
 @register("replacement")
-class Replacement(BaseRule[AuditState]):
+class Replacement(Rule):
 
     subscribes = frozenset({"flip", "enter"})
 
@@ -89,12 +104,12 @@ class Replacement(BaseRule[AuditState]):
                 return (hit[0],)
         return refs
 
-    def _v(self, event: Event, state: AuditState, check: str, msg: str, **kw: Any) -> Violation:
+    def _v(self, event: Event, state: GameView, check: str, msg: str, **kw: Any) -> Violation:
         v = self.ctx.violation(event, state, msg, check=check, **kw)
         return dataclasses.replace(v, ref=self._ref(check))
 
     # -- gains ------------------------------------------------------------------------------
-    def _gain(self, state: AuditState, event: Event) -> tuple[int, str] | None:
+    def _gain(self, state: GameView, event: Event) -> tuple[int, str] | None:
         """(steps gained, how) of a step gain, or None."""
         if event.unit is None:
             return None
@@ -106,7 +121,7 @@ class Replacement(BaseRule[AuditState]):
             if not is_elimination_box(state.scenario, event.from_box):
                 return None
             return current_steps(state, unit), "return"
-        old, new = _old_new_state(state, event)
+        old, new = old_new_state(state, event)
         if "step" not in old or "step" not in new:
             return None
         a = step_rank(state.scenario, unit.type, old["step"])
@@ -115,14 +130,14 @@ class Replacement(BaseRule[AuditState]):
             return None
         return b - a, "flip"
 
-    def _eligible(self, state: AuditState, unit: Unit) -> bool:
+    def _eligible(self, state: GameView, unit: UnitView) -> bool:
         p = self.params
         if matches(p.get("eligible"), unit, state):
             return True
         air = p.get("aircraft_eligible")
         return air is not None and matches(air, unit, state)
 
-    def _budget(self, state: AuditState, turn: int | None, side: str) -> float | None:
+    def _budget(self, state: GameView, turn: int | None, side: str) -> float | None:
         budget = self.params.get("budget")
         if budget is None:
             return None
@@ -168,94 +183,123 @@ class Replacement(BaseRule[AuditState]):
         return total
 
     # -- the check ----------------------------------------------------------------------------
-    def check(self, state: AuditState, event: Event) -> Iterable[Violation]:
+    def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         gain = self._gain(state, event)
         if gain is None or event.unit is None:      # (a gain is a unit's)
             return []
         steps, how = gain
-        p = self.params
-        scenario = state.scenario
         unit = state.unit(event.unit)
         who = f"{unit.name} ({unit.uid})"
         where = unit.hex if unit.hex else (f"box {unit.box}" if unit.box else "?")
         what = (f"{who} returned from the dead pile to {where}" if how == "return"
                 else f"{who} in {where} regained a step ({unit.face} side up)")
-        kw = dict(units=[unit.uid], hexes=[unit.hex] if unit.hex else [])
-        phase = p.get("phase")
-        if (phase is not None and state.phase != phase) or \
-                (state.phasing_side is not None and state.phasing_side != unit.side):
-            when = phase_name(scenario, state.phase)
-            if state.phasing_side is not None:
-                when += f" of {side_name(scenario, state.phasing_side)}"
-            return [self._v(event, state, "phase", f"{what} in the {when}; steps are regained only with "
-                            f"replacement points in the {phase_name(scenario, phase)} of the unit's own "
-                            f"side.", **kw)]
+        gained = _Gain(event, unit, what, steps, how)
+        wrong_phase = self._wrong_phase(state, gained)
+        if wrong_phase is not None:
+            return [wrong_phase]
         out: list[Violation] = []
         # 1.7a-2 eligibility
         if not self._eligible(state, unit):
             out.append(self._v(event, state, "eligible", f"{what}; only units "
-                               f"{describe_selector(p.get('eligible'), scenario)} may absorb replacement "
-                               f"points.", **kw))
-        # 1.7a-3 per unit per turn
-        key = f"{state.turn}|{unit.uid}"
-        self.gains[key] = self.gains.get(key, 0) + 1
-        limit = p.get("per_unit_per_turn")
-        if limit is not None and self.gains[key] > limit:
-            out.append(self._v(event, state, "per_unit", f"{what}: replacement no. {self.gains[key]} for "
-                               f"this unit in turn {state.turn}; a unit may absorb at most {limit} per "
-                               f"turn.", **kw))
-        # 1.7c-1 return placement
-        face_flagged = False
-        ret = p.get("return_from_dead") or {}
-        if how == "return" and ret:
-            face = ret.get("face")
-            if face == "reduced_if_two_step" and unit.steps >= 2 and unit.state.get("step") != "reduced":
-                face_flagged = True
-                out.append(self._v(event, state, "return", f"{what} {unit.face} side up ({steps} steps); a "
-                                   f"{unit.steps}-step unit returns reduced.", **kw))
-            elif face not in (None, "reduced_if_two_step", "any") and unit.face not in as_list(face):
-                face_flagged = True
-                out.append(self._v(event, state, "return", f"{what} {unit.face} side up; it must return "
-                                   f"{face} side up.", **kw))
-            sel = ret.get("stacked_with")
-            if sel is not None and unit.hex is not None:
-                good = [o for o in state.units_in(unit.hex)
-                        if o.uid != unit.uid and matches_carried(sel, state, o, unit)]
-                if not good:
-                    others = [o for o in state.units_in(unit.hex) if o.uid != unit.uid]
-                    out.append(self._v(event, state, "return", f"{what}, a hex without a unit "
-                                       f"{describe_selector(sel, scenario, unit)} (in the hex: "
-                                       f"{unit_list(others)}); it must be stacked with one.", **kw))
+                               f"{describe_selector(self.params.get('eligible'), state.scenario)} may absorb "
+                               f"replacement points.", **gained.kw))
+        out += self._per_unit(state, gained)
+        returned, face_flagged = self._return(state, gained)
+        out += returned
         # 1.7a-4 steps per point
-        per_point = p.get("steps_per_point")
+        per_point = self.params.get("steps_per_point")
         if per_point is not None and steps > per_point and not face_flagged:
             out.append(self._v(event, state, "steps", f"{what}: {steps} steps at once; one replacement "
-                               f"point restores {per_point} step{'s' if per_point != 1 else ''}.", **kw))
-        # 1.7b priority
+                               f"point restores {per_point} step{'s' if per_point != 1 else ''}.", **gained.kw))
+        out += self._priority(state, gained)
+        out += self._over_budget(state, gained)
+        return out
+
+    def _wrong_phase(self, state: GameView, g: _Gain) -> Violation | None:
+        """A gain outside the replacement phase of the unit's own side."""
+        phase = self.params.get("phase")
+        if (phase is None or state.phase == phase) and \
+                (state.phasing_side is None or state.phasing_side == g.unit.side):
+            return None
+        scenario = state.scenario
+        when = phase_name(scenario, state.phase)
+        if state.phasing_side is not None:
+            when += f" of {side_name(scenario, state.phasing_side)}"
+        return self._v(g.event, state, "phase", f"{g.what} in the {when}; steps are regained only with "
+                       f"replacement points in the {phase_name(scenario, phase)} of the unit's own "
+                       f"side.", **g.kw)
+
+    def _per_unit(self, state: GameView, g: _Gain) -> list[Violation]:
+        """1.7a-3: replacements per unit per turn."""
+        key = f"{state.turn}|{g.unit.uid}"
+        self.gains[key] = self.gains.get(key, 0) + 1
+        limit = self.params.get("per_unit_per_turn")
+        if limit is None or self.gains[key] <= limit:
+            return []
+        return [self._v(g.event, state, "per_unit", f"{g.what}: replacement no. {self.gains[key]} for "
+                        f"this unit in turn {state.turn}; a unit may absorb at most {limit} per "
+                        f"turn.", **g.kw)]
+
+    def _return(self, state: GameView, g: _Gain) -> tuple[list[Violation], bool]:
+        """1.7c-1: how a unit returns from the dead pile (its face, its
+        company), and whether its face was found wrong."""
+        ret = self.params.get("return_from_dead") or {}
+        if g.how != "return" or not ret:
+            return [], False
+        out: list[Violation] = []
+        unit, what = g.unit, g.what
+        face = ret.get("face")
+        if face == "reduced_if_two_step" and unit.steps >= 2 and unit.state.get("step") != "reduced":
+            out.append(self._v(g.event, state, "return", f"{what} {unit.face} side up ({g.steps} steps); a "
+                               f"{unit.steps}-step unit returns reduced.", **g.kw))
+        elif face not in (None, "reduced_if_two_step", "any") and unit.face not in as_list(face):
+            out.append(self._v(g.event, state, "return", f"{what} {unit.face} side up; it must return "
+                               f"{face} side up.", **g.kw))
+        face_flagged = bool(out)
+        sel = ret.get("stacked_with")
+        if sel is not None and unit.hex is not None:
+            good = [o for o in state.units_in(unit.hex)
+                    if o.uid != unit.uid and matches_carried(sel, state, o, unit)]
+            if not good:
+                others = [o for o in state.units_in(unit.hex) if o.uid != unit.uid]
+                out.append(self._v(g.event, state, "return", f"{what}, a hex without a unit "
+                                   f"{describe_selector(sel, state.scenario, unit)} (in the hex: "
+                                   f"{unit_list(others)}); it must be stacked with one.", **g.kw))
+        return out, face_flagged
+
+    def _priority(self, state: GameView, g: _Gain) -> list[Violation]:
+        """1.7b: units that have priority still waiting."""
+        p = self.params
         prio = p.get("priority")
-        if isinstance(prio, Mapping) and prio.get("first") is not None:
-            first = prio["first"]
-            if how != "return" and not matches(first, unit, state):
-                waiting = [d for d in state.units() if d.side == unit.side and d.uid != unit.uid
-                           and matches(first, d, state) and self._eligible(state, d)]
-                if prio.get("dead_pile_counts_only_if_returnable") and ret.get("stacked_with") is not None:
-                    waiting = [d for d in waiting if any(
-                        o.on_map and matches_carried(ret["stacked_with"], state, o, d)
-                        for o in state.units())]
-                if waiting:
-                    out.append(self._v(event, state, "priority", f"{what} while {unit_list(waiting)} "
-                                       f"{'is' if len(waiting) == 1 else 'are'} still waiting "
-                                       f"({describe_selector(first, scenario)}); those have priority.",
-                                       waiting=[d.uid for d in waiting], **kw))
-        # 1.7d budget
-        # one gain is one RP claimed; a gain of too many steps is the 1.7a-4
-        # (or 1.7c-1) finding, not a second budget finding
+        if not isinstance(prio, Mapping) or prio.get("first") is None or g.how == "return":
+            return []
+        first, unit = prio["first"], g.unit
+        if matches(first, unit, state):
+            return []
+        ret = p.get("return_from_dead") or {}
+        waiting = [d for d in state.units() if d.side == unit.side and d.uid != unit.uid
+                   and matches(first, d, state) and self._eligible(state, d)]
+        if prio.get("dead_pile_counts_only_if_returnable") and ret.get("stacked_with") is not None:
+            waiting = [d for d in waiting if any(
+                o.on_map and matches_carried(ret["stacked_with"], state, o, d)
+                for o in state.units())]
+        if not waiting:
+            return []
+        return [self._v(g.event, state, "priority", f"{g.what} while {unit_list(waiting)} "
+                        f"{'is' if len(waiting) == 1 else 'are'} still waiting "
+                        f"({describe_selector(first, state.scenario)}); those have priority.",
+                        waiting=[d.uid for d in waiting], **g.kw)]
+
+    def _over_budget(self, state: GameView, g: _Gain) -> list[Violation]:
+        """1.7d: one gain is one RP claimed; a gain of too many steps is the
+        1.7a-4 (or 1.7c-1) finding, not a second budget finding."""
+        unit = g.unit
         bkey = f"{state.turn}|{unit.side}"
         self.used[bkey] = self.used.get(bkey, 0) + 1
         available = self._budget(state, state.turn, unit.side)
-        if available is not None and self.used[bkey] > available:
-            carry = "" if p.get("carry_over") else " (unused points are lost at the end of their turn)"
-            out.append(self._v(event, state, "budget", f"{what}: {side_name(scenario, unit.side)} "
-                               f"{'have' if self.used[bkey] > 1 else 'has'} used {self.used[bkey]} replacement "
-                               f"points in turn {state.turn}; {available} available{carry}.", **kw))
-        return out
+        if available is None or self.used[bkey] <= available:
+            return []
+        carry = "" if self.params.get("carry_over") else " (unused points are lost at the end of their turn)"
+        return [self._v(g.event, state, "budget", f"{g.what}: {side_name(state.scenario, unit.side)} "
+                        f"{'have' if self.used[bkey] > 1 else 'has'} used {self.used[bkey]} replacement "
+                        f"points in turn {state.turn}; {available} available{carry}.", **g.kw)]

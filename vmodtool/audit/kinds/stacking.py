@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from vmodtool.audit.api import Event, RuleContext, Violation
+from vmodtool.audit.api import Event, GameView, RuleContext, UnitView, Violation
 from vmodtool.audit.kinds import register
-from vmodtool.audit.kinds.status import (
+from vmodtool.audit.rulekit import (
     Findings,
     SettleRule,
     carried_view,
@@ -25,7 +25,6 @@ from vmodtool.audit.kinds.status import (
     unit_list,
 )
 from vmodtool.audit.selectors import as_list, is_fixed, matches, predicate, reads_markers
-from vmodtool.audit.state import AuditState, Unit
 
 __all__ = ["Stacking", "StackOrder", "Cohabitation"]
 
@@ -60,7 +59,7 @@ class Stacking(SettleRule):
         #: more units in a hex breaks none)
         self._least_max: float = min((entry.get("max", 0) for _, entry in self._entries), default=float("inf"))
 
-    def _flags(self, members: Sequence[Unit], state: AuditState) -> list[tuple[bool, ...]]:
+    def _flags(self, members: Sequence[UnitView], state: GameView) -> list[tuple[bool, ...]]:
         """Per unit: whether it is exempt, then whether it matches each
         ``per_type_max`` entry's ``select``; kept per unit when every
         selector of the rule is fixed."""
@@ -77,7 +76,7 @@ class Stacking(SettleRule):
             out.append(found)
         return out
 
-    def _limit(self, state: AuditState, hex_id: str) -> float | None:
+    def _limit(self, state: GameView, hex_id: str) -> float | None:
         limit = self.params.get("limit")
         found: float | None        # a number of the scenario's rule entry (checked by its schema)
         if isinstance(limit, Mapping):
@@ -87,7 +86,7 @@ class Stacking(SettleRule):
             found = limit
         return found
 
-    def _weight(self, state: AuditState, unit: Unit) -> float:
+    def _weight(self, state: GameView, unit: UnitView) -> float:
         count = self.params.get("count", "units")
         if count == "steps":
             return current_steps(state, unit)
@@ -108,10 +107,10 @@ class Stacking(SettleRule):
             return f"{number} {self.params.get('points_from', 'stacking points')}"
         return f"{number} units"
 
-    def findings_in(self, state: AuditState, hex_id: str) -> Findings:
+    def findings_in(self, state: GameView, hex_id: str) -> Findings:
         per_side = self._per_side
         out: Findings = {}
-        groups: dict[str | None, list[Unit]] = {}
+        groups: dict[str | None, list[UnitView]] = {}
         for u in state.units_in(hex_id):
             groups.setdefault(u.side if per_side else None, []).append(u)
         if not groups:
@@ -138,7 +137,7 @@ class Stacking(SettleRule):
                         self._type_builder(state, hex_id, side, hits, entry))
         return out
 
-    def _limit_builder(self, state: AuditState, hex_id: str, side: str | None, counted: Sequence[Unit],
+    def _limit_builder(self, state: GameView, hex_id: str, side: str | None, counted: Sequence[UnitView],
                        total: float, limit: float) -> Callable[[Event], Violation]:
         # (the message is written only when the finding is reported: most
         # findings are already open at the next settle point)
@@ -153,7 +152,7 @@ class Stacking(SettleRule):
                                       count=total, limit=limit, side_counted=side)
         return build
 
-    def _type_builder(self, state: AuditState, hex_id: str, side: str | None, hits: Sequence[Unit],
+    def _type_builder(self, state: GameView, hex_id: str, side: str | None, hits: Sequence[UnitView],
                       entry: Mapping[str, Any]) -> Callable[[Event], Violation]:
         def build(event: Event) -> Violation:
             side_txt = f" of {side_name(state.scenario, side)}" if side is not None else ""
@@ -171,7 +170,7 @@ class StackOrder(SettleRule):
     left out) the units matching ``top`` form the top block and those
     matching ``bottom`` the bottom block."""
 
-    def findings_in(self, state: AuditState, hex_id: str) -> Findings:
+    def findings_in(self, state: GameView, hex_id: str) -> Findings:
         p = self.params
         ignore = p.get("ignore")
         out: Findings = {}
@@ -197,8 +196,8 @@ class StackOrder(SettleRule):
                                   self._builder(state, hex_id, end, sel, misplaced, intruders, stack))
         return out
 
-    def _builder(self, state: AuditState, hex_id: str, end: str, sel: Any, misplaced: Sequence[Unit],
-                 intruders: Sequence[Unit], stack: Sequence[Unit]) -> Callable[[Event], Violation]:
+    def _builder(self, state: GameView, hex_id: str, end: str, sel: Any, misplaced: Sequence[UnitView],
+                 intruders: Sequence[UnitView], stack: Sequence[UnitView]) -> Callable[[Event], Violation]:
         def build(event: Event) -> Violation:
             desc = describe_selector(sel, state.scenario)
             rel = "below" if end == "top" else "above"
@@ -225,7 +224,7 @@ class Cohabitation(SettleRule):
         super().__init__(ctx)
         self._subjects: dict[str, bool] | None = {} if is_fixed(self.params.get("subject")) else None
 
-    def findings_in(self, state: AuditState, hex_id: str) -> Findings:
+    def findings_in(self, state: GameView, hex_id: str) -> Findings:
         p = self.params
         subjects = self._subjects
         if subjects is not None and not self._has_subject(state, hex_id, subjects):
@@ -256,9 +255,9 @@ class Cohabitation(SettleRule):
                                                     self._builder(state, unit, others, good, minimum))
         return out
 
-    def _has_subject(self, state: AuditState, hex_id: str, subjects: dict[str, bool]) -> bool:
-        units_state = state.units_state
-        for key in state.stacks.get(hex_id, ()):
+    def _has_subject(self, state: GameView, hex_id: str, subjects: dict[str, bool]) -> bool:
+        units_state = state.unit_places()
+        for key in state.stack(hex_id):
             if key not in units_state:
                 continue
             found = subjects.get(key)
@@ -268,7 +267,7 @@ class Cohabitation(SettleRule):
                 return True
         return False
 
-    def _builder(self, state: AuditState, unit: Unit, others: Sequence[Unit], good: Sequence[Unit],
+    def _builder(self, state: GameView, unit: UnitView, others: Sequence[UnitView], good: Sequence[UnitView],
                  minimum: int) -> Callable[[Event], Violation]:
         def build(event: Event) -> Violation:
             desc = describe_selector(self.params.get("with"), state.scenario, unit)

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         MoveEvent,
         RemoveEvent,
     )
+    from vmodtool.replay.events import Event as ReplayEvent
     from vmodtool.replay.game import Step
     from vmodtool.vassal.module import Module
 
@@ -119,22 +120,20 @@ class GameReader(ReplayVisitor[R]):
 
     def __init__(self, game: BoundGame) -> None:
         self.game = game
+        self._steps = game.replayed_steps
 
     def begin_log(self, log: LogStart, initial: BoardView) -> None:
         if log.index == 0:
             self.game.keep_initial(initial)
 
-    def _put(self, event: MoveEvent | AddEvent) -> None:
-        self.game.identify(event.piece)
-        maps = self.game.log_maps
+    def visit_move(self, event: MoveEvent | AddEvent) -> None:
+        game = self.game
+        game.identify(event.piece)
+        maps = game.log_maps
         if maps is not None and event.target is not None and event.target.map is not None:
             maps.add(event.target.map)
 
-    def visit_move(self, event: MoveEvent) -> None:
-        self._put(event)
-
-    def visit_add(self, event: AddEvent) -> None:
-        self._put(event)
+    visit_add = visit_move
 
     def visit_remove(self, event: RemoveEvent) -> None:
         self.game.identify(event.piece)
@@ -145,6 +144,12 @@ class GameReader(ReplayVisitor[R]):
     def visit_card_draw(self, event: CardDrawEvent) -> None:
         """Not a move to the audit (see the class)."""
 
+    def visit_event(self, event: ReplayEvent) -> None:
+        """Nothing else is read in this pass."""
+
+    # (the events most steps hold: taken here, not through visit_event)
+    visit_chat = visit_dice = visit_property = visit_turn = visit_event
+
     def visit_card_return(self, event: CardReturnEvent) -> None:
         """Not a move to the audit (see the class)."""
 
@@ -152,7 +157,7 @@ class GameReader(ReplayVisitor[R]):
         """Not a move to the audit (see the class)."""
 
     def end_step(self, step: Step) -> None:
-        self.game.replayed_steps.append(step)
+        self._steps.append(step)
 
 
 class _Reader(GameReader[None]):

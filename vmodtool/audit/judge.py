@@ -135,15 +135,18 @@ class StepJudge(ReplayVisitor[None]):
             self.dispatch(st, Event("step_end", self.n, player=self.player, side=self.side, turn=st.turn,
                                     phase=st.phase))
 
-    def _event(self, kind: str, **kw: Any) -> None:
-        """Give the rules an event of the current step (when one takes it)."""
-        if kind in self.wanted:
-            st = self.state
-            self.dispatch(st, Event(kind, self.n, self.sub, player=self.player, side=self.side, turn=st.turn,
-                                    phase=st.phase, **kw))
+    def _send(self, kind: str, **kw: Any) -> None:
+        """Give the rules an event of the current step (the caller asked
+        :attr:`wanted` first: an event no rule takes is not built)."""
+        st = self.state
+        self.dispatch(st, Event(kind, self.n, self.sub, player=self.player, side=self.side, turn=st.turn,
+                                phase=st.phase, **kw))
 
-    def _touch(self, *hexes: str | None) -> None:
-        self.touched.extend(h for h in hexes if h)
+    def _touch(self, from_hex: str | None, to_hex: str | None) -> None:
+        if from_hex:
+            self.touched.append(from_hex)
+        if to_hex:
+            self.touched.append(to_hex)
 
     def visit_event(self, event: ReplayEvent) -> None:
         """An event the audit does not read (it still has its place in the step)."""
@@ -169,11 +172,15 @@ class StepJudge(ReplayVisitor[None]):
                 kind_name = "reorder"
             else:
                 kind_name = "move" if fh and th else "enter" if th else "leave" if fh else "transfer"
-            self._event(kind_name, unit=uid, from_hex=fh, to_hex=th, from_box=fb, to_box=tb)
+            if kind_name in self.wanted:
+                st = self.state
+                self.dispatch(st, Event(kind_name, self.n, self.sub, unit=uid, from_hex=fh, to_hex=th, from_box=fb,
+                                        to_box=tb, player=self.player, side=self.side, turn=st.turn, phase=st.phase))
         elif kind is not None and (key := piece.id) is not None:   # (identified: it has an id)
             self.state.place_marker(key, kind, th, tb, game.space(event.target))
             self._touch(fh, th)
-            self._event("marker_move", unit=key, marker=kind, from_hex=fh, to_hex=th, from_box=fb, to_box=tb)
+            if "marker_move" in self.wanted:
+                self._send("marker_move", unit=key, marker=kind, from_hex=fh, to_hex=th, from_box=fb, to_box=tb)
             drawn = game.drawn_boxes
             if tb in drawn and fb not in drawn:
                 self._chit_drawn(piece, kind)
@@ -189,12 +196,15 @@ class StepJudge(ReplayVisitor[None]):
             self.state.place_unit(uid, th, tb)
             game.note_place(uid, event.target, th, tb)
             game.set_face_and_layers(uid, event.piece)
-            self._touch(th)
-            self._event("add" if th else "transfer", unit=uid, to_hex=th, to_box=tb)
+            self._touch(None, th)
+            kind_name = "add" if th else "transfer"
+            if kind_name in self.wanted:
+                self._send(kind_name, unit=uid, to_hex=th, to_box=tb)
         elif kind is not None and (key := event.piece.id) is not None:   # (identified: it has an id)
             self.state.place_marker(key, kind, th, tb, game.space(event.target))
-            self._touch(th)
-            self._event("marker_add", unit=key, marker=kind, to_hex=th, to_box=tb)
+            self._touch(None, th)
+            if "marker_add" in self.wanted:
+                self._send("marker_add", unit=key, marker=kind, to_hex=th, to_box=tb)
         else:
             game.other_moved(event.piece, event.target)
 
@@ -205,10 +215,12 @@ class StepJudge(ReplayVisitor[None]):
         fh, fb = game.place(event.source)
         if uid is not None:
             self.state.remove_unit(uid)
-            self._event("remove", unit=uid, from_hex=fh, from_box=fb)
+            if "remove" in self.wanted:
+                self._send("remove", unit=uid, from_hex=fh, from_box=fb)
         elif kind is not None and (key := event.piece.id) is not None:
             self.state.remove_marker(key)
-            self._event("marker_remove", unit=key, marker=kind, from_hex=fh, from_box=fb)
+            if "marker_remove" in self.wanted:
+                self._send("marker_remove", unit=key, marker=kind, from_hex=fh, from_box=fb)
         else:
             game.other_moved(event.piece, None)
 
@@ -233,11 +245,11 @@ class StepJudge(ReplayVisitor[None]):
             for key in set(before) | set(after):
                 if before.get(key) != after.get(key):
                     diff[key] = (before.get(key), after.get(key))
-            self._event("flip", unit=uid, from_hex=hex_id, to_hex=hex_id, changes=diff)
+            self._send("flip", unit=uid, from_hex=hex_id, to_hex=hex_id, changes=diff)
         if old_layers != s.layers and "layer" in self.wanted:
             for kind in sorted(old_layers ^ s.layers):
-                self._event("layer", unit=uid, marker=kind, from_hex=hex_id, to_hex=hex_id,
-                            changes={"active": (kind in old_layers, kind in s.layers)})
+                self._send("layer", unit=uid, marker=kind, from_hex=hex_id, to_hex=hex_id,
+                           changes={"active": (kind in old_layers, kind in s.layers)})
 
     # -- cards (never a move to the audit) ---------------------------------------------------------
     def _cards(self, made: list[Event]) -> None:
@@ -298,7 +310,8 @@ class StepJudge(ReplayVisitor[None]):
             return
         roll = clock.roll(message)
         if roll is not None:
-            self._event("dice", text=roll[0], dice=roll[1])
+            if "dice" in self.wanted:
+                self._send("dice", text=roll[0], dice=roll[1])
             return
         # (an annotation no rule takes is not read: reading one changes nothing)
         note = clock.annotation(message, self.n) if "annotation" in self.wanted else None

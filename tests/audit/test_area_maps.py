@@ -19,6 +19,8 @@ from tests.conftest import EXAMPLES, shared_files, shared_path
 from vmodtool.audit.binding import PieceBinder
 from vmodtool.cli import cli
 from vmodtool.replay import Replay
+from vmodtool.replay.events import PieceRef, Place
+from vmodtool.replay.visitor import BoardView, LogStart, ReplayVisitor
 from vmodtool.scenario.from_module import scenario_from_module
 from vmodtool.scenario.loader import load_scenario
 from vmodtool.scenario.locations import spaces_of_board
@@ -52,6 +54,20 @@ def _audit(save: Path, scenario: Path, module: Path) -> tuple[int, dict]:
     return result.exit_code, json.loads(result.output)
 
 
+class _SavedPieces(ReplayVisitor[list[tuple[PieceRef, Place]]]):
+    """The pieces of the first file's saved state and where they are."""
+
+    def __init__(self) -> None:
+        self.pieces: list[tuple[PieceRef, Place]] = []
+
+    def begin_log(self, log: LogStart, initial: BoardView) -> None:
+        if log.index == 0:
+            self.pieces.extend((p.ref, p.place) for p in initial.pieces())
+
+    def result(self) -> list[tuple[PieceRef, Place]]:
+        return self.pieces
+
+
 def _replay_counts(save: Path, scenario_path: Path, module_path: Path, per_side: bool, any_map: bool = False
                    ) -> collections.Counter[tuple[str, str | None]]:
     """(location, side) → units there in the saved position, from the replay
@@ -60,13 +76,7 @@ def _replay_counts(save: Path, scenario_path: Path, module_path: Path, per_side:
     scenario = load_scenario(scenario_path, module=module)
     sizes = dict(scenario.module.board_sizes) if scenario.module is not None else {}
     replay = Replay.open([save], module=module, board_sizes=sizes)
-    pieces = []
-
-    def keep(k: int, engine) -> None:   # noqa: ANN001 - the replay engine
-        if k == 0:
-            pieces.extend((engine.ref(p), engine.place_of(p)) for p in engine.state.game_pieces())
-
-    list(replay.steps(on_restore=keep))
+    (pieces,) = replay.run(_SavedPieces())
     binder = PieceBinder(scenario, module)
     counts: collections.Counter[tuple[str, str | None]] = collections.Counter()
     for ref, place in pieces:

@@ -8,9 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from vmodtool.audit.api import Violation
-from vmodtool.audit.game import audit_logs, log_places
+from vmodtool.audit.game import audit_logs, prepare_audit
 from vmodtool.audit.report import AuditReport
-from vmodtool.replay.game import Step
 from vmodtool.scenario import load_scenario
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -18,14 +17,19 @@ MT = EXAMPLES / "modern-tactical"
 
 
 def test_log_places_follow_the_files_of_the_steps() -> None:
-    steps = [Step(1, "/games/a.vlog", 1, 0), Step(2, "/games/a.vlog", 2, 1),
-             Step(3, "/games/b.vlog", 1, 0), Step(4, "/games/b.vlog", 2, 1)]
-    where = log_places(steps, [Path("/games/a.vlog"), Path("/games/b.vlog")])
-    assert where(0) == ("a.vlog", 0)            # the starting state
-    assert where(2) == ("a.vlog", 2)
-    assert where(3) == ("b.vlog", 1)
-    assert where(4) == ("b.vlog", 2)
-    assert where(5) == ("b.vlog", 2)            # the game's end: its last step
+    first, second = MT / "logs" / "game-1.vlog", MT / "logs" / "illegal-over-long-move.vlog"
+    replay, visitor = prepare_audit([first, second], load_scenario(MT / "scenario.yaml"))
+    (report,) = replay.run(visitor)
+    steps = visitor.audit_game.replayed_steps
+    in_first = sum(1 for s in steps if s.file == str(first))
+    assert 0 < in_first < len(steps) == report.steps
+    assert visitor.log_place(0) == (first.name, 0)            # the starting state
+    assert visitor.log_place(-1) == (first.name, 0)
+    assert visitor.log_place(2) == (first.name, 2)
+    assert visitor.log_place(in_first) == (first.name, in_first)
+    assert visitor.log_place(in_first + 1) == (second.name, 1)
+    assert visitor.log_place(len(steps)) == (second.name, len(steps) - in_first)
+    assert visitor.log_place(len(steps) + 5) == (second.name, len(steps) - in_first)   # past the end: the last
 
 
 def _violation(step: int, log: str | None, log_step: int | None, **kw: object) -> Violation:

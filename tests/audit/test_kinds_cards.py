@@ -28,7 +28,8 @@ from tests.audit.cardgame import (
     spec,
 )
 from vmodtool.audit.api import Annotation
-from vmodtool.audit.game import _Initial
+from vmodtool.audit.game import Initial
+from vmodtool.audit.judge import StepJudge
 
 
 @pytest.fixture(scope="module")
@@ -119,20 +120,20 @@ def test_a_return_without_a_hand_named_is_a_discard_when_the_audit_had_it_in_han
     assert g.state.deck_size("fr_discard") == 2
 
 
-def test_cards_moved_as_plain_pieces_and_in_the_saved_game_are_followed(cards):
+def test_cards_moved_as_plain_pieces_and_in_the_saved_game_are_followed(cards, monkeypatch):
     from vmodtool.replay.events import MoveEvent, Place, RemoveEvent
 
     g = CardGame(cards)
-    g.game._initial = _Initial([(FIRE[0], Place(FR_HAND, 5, 5), ("@a", 0)),
-                                (FIRE[1], Place("Колоды", 1, 1, FR_FATE), ("@b", 0)),
-                                (DUST, Place(IT_HAND, 5, 5), ("@c", 0))], set(), {})
+    g.game._initial = Initial([(FIRE[0], Place(FR_HAND, 5, 5), ("@a", 0)),
+                               (FIRE[1], Place("Колоды", 1, 1, FR_FATE), ("@b", 0)),
+                               (DUST, Place(IT_HAND, 5, 5), ("@c", 0))], set(), {})
     seen = []
-    run_step = g.game.run_step
+    end_step = StepJudge.end_step
 
-    def watch(step, live):
-        run_step(step, live)
+    def watch(self, step):
+        end_step(self, step)
         seen.append((g.state.hand("fr"), g.state.hand("it"), g.state.card_place("fr_fire#2")))
-    g.game.run_step = watch
+    monkeypatch.setattr(StepJudge, "end_step", watch)
     # Fog of War: a card taken from the Italian hand into the French one by a plain drag
     g.step("Жан", "Франция", MoveEvent(piece=DUST, source=Place(IT_HAND, 5, 5), target=Place(FR_HAND, 6, 6)))
     g.step("Жан", "Франция", RemoveEvent(piece=FIRE[0], source=Place(FR_HAND, 5, 5)))

@@ -11,6 +11,7 @@ import pytest
 
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.game import AuditGame, scenario_positions
+from vmodtool.audit.judge import StepJudge
 from vmodtool.audit.state import AuditState
 from vmodtool.replay import Replay
 from vmodtool.scenario import load_scenario
@@ -45,12 +46,12 @@ def test_kept_state_equals_recomputed(system: str, monkeypatch: pytest.MonkeyPat
     scenario = load_scenario(EXAMPLES / system / "scenario.yaml")
     positions, properties, hands = scenario_positions(scenario)
     steps = views = snapshots = 0
-    original_step = AuditGame.run_step
+    original_step = StepJudge.end_step
     original_snapshot = AuditState.take_snapshot
 
-    def run_step(self: AuditGame, step, live: bool) -> None:
+    def end_step(self: StepJudge, step) -> None:
         nonlocal steps, views
-        original_step(self, step, live)
+        original_step(self, step)
         steps += 1
         views += _check(self.state)
 
@@ -62,7 +63,7 @@ def test_kept_state_equals_recomputed(system: str, monkeypatch: pytest.MonkeyPat
         snapshots += 1
         for uid in copy.units_state:                # a copy's views are its own units'
             assert copy.unit(uid) == copy._build_unit(uid, copy.units_state[uid])
-    monkeypatch.setattr(AuditGame, "run_step", run_step)
+    monkeypatch.setattr(StepJudge, "end_step", end_step)
     monkeypatch.setattr(AuditState, "take_snapshot", take_snapshot)
     for log in sorted((EXAMPLES / system / "logs").glob("*.vlog")):
         game = AuditGame(scenario, Replay.open([log], positions=positions, properties=properties, hands=hands))

@@ -213,11 +213,12 @@ def test_track_position_counts_spaces_along_the_track(cc):
     assert state.copy().track_position("fr_casualties", "surrender") == 6
 
 
-def test_the_audit_follows_markers_along_tracks():
+def test_the_audit_follows_markers_along_tracks(monkeypatch):
     """In the Combat Commander game the French Surrender marker starts on
     the 6th space of its Casualty Track and Élan moves it to the 7th."""
     from vmodtool.audit.engine import Engine
     from vmodtool.audit.game import AuditGame, scenario_positions
+    from vmodtool.audit.judge import StepJudge
     from vmodtool.replay import Replay
     from vmodtool.scenario import load_scenario
     scenario = load_scenario(EXAMPLES / "combat-commander" / "scenario.yaml")
@@ -227,13 +228,13 @@ def test_the_audit_follows_markers_along_tracks():
     game = AuditGame(scenario, Replay.open([EXAMPLES / "combat-commander" / "logs" / "game-1.vlog"],
                                            positions=positions, properties=properties))
     game.prepare()
-    run_step = game.run_step
+    end_step = StepJudge.end_step
 
-    def watch(step, live):
-        run_step(step, live)
+    def watch(self, step):
+        end_step(self, step)
         seen.append((game.state.track_position("fr_casualties", "surrender"),
                      game.state.track_position("it_casualties", "surrender")))
-    game.run_step = watch
+    monkeypatch.setattr(StepJudge, "end_step", watch)
     game.run(engine)
     assert seen[0] == (6, None) and seen[1] == (6, 7)
     assert seen[-1] == (7, 7)

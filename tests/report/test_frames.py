@@ -17,6 +17,7 @@ from vmodtool.cli import cli
 from vmodtool.replay import Replay, load_board_sizes
 from vmodtool.replay.positions import Positions
 from vmodtool.replay.scene import SceneBuilder, scene_at
+from vmodtool.replay.visitor import BoardView
 from vmodtool.report import frames as frames_module
 from vmodtool.report.frames import counters_at, record_frames
 from vmodtool.vassal.commands import AddPiece
@@ -138,7 +139,7 @@ def test_stacks_offset_as_stack_metrics(module: Path) -> None:
         engine = replay.engine
     assert engine is not None
     builder = SceneBuilder(replay.positions, replay.positions.module)
-    scene = builder.scene(engine)
+    scene = builder.scene(BoardView(engine))
     checked = 0
     for m in engine.state.maps.values():
         for obj in m.pieces:
@@ -155,3 +156,21 @@ def test_stacks_offset_as_stack_metrics(module: Path) -> None:
                 assert (c.x, c.y) == (obj.x + 2 * i, obj.y - 4 * i)
             checked += 1
     assert checked > 0
+
+
+def test_the_scene_after_a_step_is_a_visitor_of_one_pass(module: Path) -> None:
+    """``SceneAfter`` run until a step draws the board the frames reach at
+    that step; a step past the game's end is an error naming the last step,
+    and step 0 is the saved state."""
+    from vmodtool.errors import VmodError
+    from vmodtool.replay.scene import SceneAfter
+
+    frames, steps = record_frames(Replay.open([LOG], module=module))
+    replay = Replay.open([LOG], module=module)
+    builder = SceneBuilder(replay.positions, replay.positions.module)
+    (scene,) = replay.run(SceneAfter(builder, 40), until=40)
+    assert scene.step == 40 and {c.id for c in scene.counters()} == set(counters_at(frames, 40))
+    (start,) = replay.run(SceneAfter(builder, 0), until=0)
+    assert start.step == 0 and {c.id for c in start.counters()} == set(counters_at(frames, 0))
+    with pytest.raises(VmodError, match=f"step {len(steps) + 1} does not exist: the replay has {len(steps)} step"):
+        scene_at(replay, len(steps) + 1)

@@ -9,6 +9,10 @@ and the violations come back in step order::
     report = audit_logs([Path("game.vlog")], load_scenario("scenario.yaml"))
     for violation in report.violations: ...
 
+A caller that replays the game itself takes the audit as a replay visitor
+(:func:`prepare_audit` gives the replay and the :class:`AuditVisitor`;
+``replay.run(audit, *mine)`` drives it beside the caller's own, in one pass).
+
 The rule API is :mod:`vmodtool.audit.api` (:class:`Rule`, the base of the
 built-in kinds and of a user's rules, :class:`RuleEvent`, :class:`Violation`,
 the :class:`GameView` a rule sees), with the helpers the kinds share in
@@ -38,13 +42,13 @@ if TYPE_CHECKING:
         UnitView,
         Violation,
     )
-    from vmodtool.audit.game import audit_logs, scenario_positions
+    from vmodtool.audit.game import AuditVisitor, audit_logs, prepare_audit, scenario_positions
     from vmodtool.audit.plugins import PluginError
     from vmodtool.audit.registry import rule_class
     from vmodtool.audit.report import REPORT_SCHEMA_VERSION, AuditReport
 
 __all__ = [
-    "audit_logs", "scenario_positions",
+    "audit_logs", "scenario_positions", "prepare_audit", "AuditVisitor",
     "AuditReport", "REPORT_SCHEMA_VERSION",
     "Event", "RuleEvent", "Violation", "Annotation", "BaseRule", "Rule", "RuleContext", "GameView", "UnitView",
     "MarkerView",
@@ -54,7 +58,7 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_exports(globals(), {
-    "vmodtool.audit.game": ("audit_logs", "scenario_positions"),
+    "vmodtool.audit.game": ("audit_logs", "scenario_positions", "prepare_audit", "AuditVisitor"),
     "vmodtool.audit.report": ("AuditReport", "REPORT_SCHEMA_VERSION"),
     "vmodtool.audit.api": (
         "Event", "RuleEvent", "Violation", "Annotation", "BaseRule", "Rule", "RuleContext", "GameView", "UnitView",

@@ -14,7 +14,8 @@ place ``hand:<side id>``.
 
 :class:`CardFeed` applies each deck event of the replay to the
 :class:`~vmodtool.audit.state.AuditState` (hands, deck sizes, where each card
-is) and returns the audit events it makes: ``card_draw``, ``card_play``,
+is) and returns the audit events it makes (one method per deck event, which
+the judging visitor, :class:`~vmodtool.audit.judge.StepJudge`, calls): ``card_draw``, ``card_play``,
 ``card_discard``, ``deck_shuffle``, ``deck_order`` and ``card_event`` (a
 card whose scenario entry names an ``event`` drawn or played, by its
 ``trigger``), the last with an ``event`` :class:`~vmodtool.audit.api.Annotation`
@@ -40,16 +41,11 @@ from vmodtool.replay.events import (
     PieceRef,
     Place,
 )
-from vmodtool.replay.events import Event as ReplayEvent
 from vmodtool.scenario.binding import CARD_ID
 from vmodtool.scenario.cards import CardSpec, DeckSpec, HandSpec
 from vmodtool.scenario.model import Scenario
 
-__all__ = ["CardTable", "CardFeed", "CARD_EVENT_TYPES", "copy_ids", "base_id", "hand_place"]
-
-#: the replay events :class:`CardFeed` reads (exact classes)
-CARD_EVENT_TYPES: frozenset[type[ReplayEvent]] = frozenset({
-    CardDrawEvent, CardReturnEvent, CardPlayEvent, DeckShuffleEvent, DeckOrderEvent})
+__all__ = ["CardTable", "CardFeed", "copy_ids", "base_id", "hand_place"]
 
 
 def copy_ids(card: CardSpec) -> list[str]:
@@ -208,34 +204,29 @@ class CardFeed:
             hex_id, box = self.place(where)
             state.place_card(card, hex_id or box or where.map)
 
-    def events(self, state: AuditState, ev: ReplayEvent, n: int, sub: int, player: str | None,
-               side: str | None) -> list[Event]:
-        """Apply one replay deck event to ``state``; the audit events it makes."""
-        if type(ev) is CardDrawEvent:
-            return self._draw(state, ev, n, sub, player, side)
-        if type(ev) is CardPlayEvent:
-            return self._play(state, ev, n, sub, player, side)
-        if type(ev) is CardReturnEvent:
-            return self._return(state, ev, n, sub, player, side)
-        if type(ev) is DeckShuffleEvent:
-            deck = self.table.deck_of(ev.deck)
-            if deck is None:
-                return []
-            state.deck_sizes[deck] = ev.deck.size
-            source = self.table.deck_named(ev.from_deck)
-            if source is not None:
-                state.deck_sizes[source] = 0
-            return [self._event(state, "deck_shuffle", n, sub, ev.player or player, side, deck=deck,
-                                from_box=source, to_box=deck, text=source or ev.from_deck)]
-        if type(ev) is DeckOrderEvent:
-            deck = self.table.deck_of(ev.deck)
-            if deck is None:
-                return []
-            state.deck_sizes[deck] = ev.deck.size
-            return [self._event(state, "deck_order", n, sub, ev.player or player, side, deck=deck,
-                                from_box=deck, to_box=deck, text="searched" if ev.searched else ev.how,
-                                changes={"searched": (False, ev.searched)})]
-        return []
+    def shuffled(self, state: AuditState, ev: DeckShuffleEvent, n: int, sub: int, player: str | None,
+                 side: str | None) -> list[Event]:
+        """A deck shuffled (or refilled from another): its size, a ``deck_shuffle``."""
+        deck = self.table.deck_of(ev.deck)
+        if deck is None:
+            return []
+        state.deck_sizes[deck] = ev.deck.size
+        source = self.table.deck_named(ev.from_deck)
+        if source is not None:
+            state.deck_sizes[source] = 0
+        return [self._event(state, "deck_shuffle", n, sub, ev.player or player, side, deck=deck,
+                            from_box=source, to_box=deck, text=source or ev.from_deck)]
+
+    def ordered(self, state: AuditState, ev: DeckOrderEvent, n: int, sub: int, player: str | None,
+                side: str | None) -> list[Event]:
+        """A deck searched or reordered: a ``deck_order``."""
+        deck = self.table.deck_of(ev.deck)
+        if deck is None:
+            return []
+        state.deck_sizes[deck] = ev.deck.size
+        return [self._event(state, "deck_order", n, sub, ev.player or player, side, deck=deck,
+                            from_box=deck, to_box=deck, text="searched" if ev.searched else ev.how,
+                            changes={"searched": (False, ev.searched)})]
 
     # -- the kinds -----------------------------------------------------------------------
     def _event(self, state: AuditState, kind: str, n: int, sub: int, player: str | None, side: str | None,
@@ -257,7 +248,7 @@ class CardFeed:
         return [self._event(state, "card_event", n, sub, player, side, card=card, deck=deck,
                             text=spec.event, annotation=note)]
 
-    def _draw(self, state: AuditState, ev: CardDrawEvent, n: int, sub: int, player: str | None,
+    def drawn(self, state: AuditState, ev: CardDrawEvent, n: int, sub: int, player: str | None,
               side: str | None) -> list[Event]:
         deck = self.table.deck_of(ev.deck)
         card = self.table.card_of(ev.piece)
@@ -282,8 +273,8 @@ class CardFeed:
                            to_box=to_box, to_hex=to_hex)]
         return out + self._fired(state, card, "draw", deck, n, sub, who, drawer)
 
-    def _play(self, state: AuditState, ev: CardPlayEvent, n: int, sub: int, player: str | None,
-              side: str | None) -> list[Event]:
+    def played(self, state: AuditState, ev: CardPlayEvent, n: int, sub: int, player: str | None,
+               side: str | None) -> list[Event]:
         card = self.table.card_of(ev.piece)
         deck = self.table.deck_of(ev.deck)
         if card is None:
@@ -313,8 +304,8 @@ class CardFeed:
                            from_box=hand_place(by) if by is not None else None, to_box=to_box, to_hex=to_hex)]
         return out + self._fired(state, card, "play", deck, n, sub, who, by)
 
-    def _return(self, state: AuditState, ev: CardReturnEvent, n: int, sub: int, player: str | None,
-                side: str | None) -> list[Event]:
+    def returned(self, state: AuditState, ev: CardReturnEvent, n: int, sub: int, player: str | None,
+                 side: str | None) -> list[Event]:
         card = self.table.card_of(ev.piece)
         deck = self.table.deck_of(ev.deck)
         if deck is not None:

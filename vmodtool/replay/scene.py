@@ -17,10 +17,11 @@ its own point.  The separations are the map's ``StackMetrics`` attributes
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from vmodtool.replay.visitor import BoardView, LogStart, ReplayVisitor
 from vmodtool.vassal.appearance import Appearance, piece_appearance
 from vmodtool.vassal.grid_board import Board
 from vmodtool.vassal.grid_common import LocationError
@@ -28,13 +29,13 @@ from vmodtool.vassal.grid_hex import HexGrid
 
 if TYPE_CHECKING:
     from vmodtool.replay.engine import Engine
-    from vmodtool.replay.game import Replay
+    from vmodtool.replay.game import Replay, Step
     from vmodtool.replay.positions import Positions
     from vmodtool.replay.state import Piece
     from vmodtool.vassal.module import Module
 
 __all__ = ["BOX_SIZE", "Counter", "ImageCatalog", "Layer", "Scene", "SceneBoard", "SceneBuilder", "SceneDelta",
-           "SceneMap", "StackSeparation", "hex_labels", "scene_at"]
+           "SceneMap", "SceneAfter", "StackSeparation", "hex_labels", "scene_at"]
 
 #: the size of a labelled box standing for a piece whose images the module lacks
 BOX_SIZE = (48, 48)
@@ -239,8 +240,14 @@ def _int(value: str | None, default: int) -> int:
 
 
 class SceneBuilder:
-    """Builds the :class:`Scene` of an engine's current state, as the
-    engine's viewer sees it.  Piece looks are cached by (type, state)."""
+    """Builds the :class:`Scene` of the board a
+    :class:`~vmodtool.replay.visitor.BoardView` shows, as the replay's viewer
+    sees it.  Piece looks are cached by (type, state).
+
+    The builder is of the replay layer: it reads the view's replay engine
+    (stacks in drawing order, masks, hidden pieces, the viewer), which a
+    consumer of the replay never sees; a consumer passes the view it was
+    given."""
 
     def __init__(self, positions: Positions, module: Module | None = None,
                  catalog: ImageCatalog | None = None) -> None:
@@ -346,12 +353,12 @@ class SceneBuilder:
         return Counter(p.id or "", map_name, x, y, label, (),
                        (x + bounds[0], y + bounds[1], bounds[2], bounds[3]), masked=appearance.masked)
 
-    def scene(self, engine: Engine, step: int = 0, touched: set[str] | None = None) -> Scene:
-        """The scene of the engine's state.  ``touched``: the ids of the
-        pieces and decks the last step changed (from its events); only
+    def scene(self, view: BoardView, step: int = 0, touched: set[str] | None = None) -> Scene:
+        """The scene of the board ``view`` shows.  ``touched``: the ids of
+        the pieces and decks the last step changed (from its events); only
         their stacks (where they are and where they were) are drawn again,
         the others keep their counters.  ``None``: draw everything."""
-
+        engine = view._engine        # (the replay layer's own: see the class)
         if touched is None or engine is not self._engine:
             self._drawn.clear()
             self._container.clear()
@@ -387,6 +394,10 @@ class SceneBuilder:
                         sm.height = max(sm.height, c.y + BOX_SIZE[1])
             maps.append(sm)
         return Scene(step, maps)
+
+    def has_maps(self, view: BoardView, known: Callable[[str], bool]) -> bool:
+        """Whether every map of the game's state is ``known``."""
+        return all(known(name) for name in view._engine.state.maps)
 
     def _map_names(self, engine: Engine) -> list[str]:
         """The maps in scene order: the module's, then those only the game names."""
@@ -424,7 +435,7 @@ class SceneBuilder:
                     drawn.pop(was, None)
         return stale
 
-    def delta(self, engine: Engine, touched: set[str]) -> SceneDelta | None:
+    def delta(self, view: BoardView, touched: set[str]) -> SceneDelta | None:
         """What :meth:`scene` with ``touched`` would change since the last
         scene or delta, without walking the unchanged pieces: the counters of
         the top-level objects drawn again (in drawing order) and the ids of
@@ -432,7 +443,7 @@ class SceneBuilder:
         None when only a whole scene will do: another engine (a log's
         saved state restored), or a piece id shown twice (a broken save),
         which :meth:`scene` tells apart by its order on the maps."""
-
+        engine = view._engine        # (the replay layer's own: see the class)
         if engine is not self._engine:
             return None
         drawn, shown, owner = self._drawn, self._shown, self._owner
@@ -536,22 +547,41 @@ class SceneBuilder:
         return out
 
 
+class SceneAfter(ReplayVisitor[Scene]):
+    """The scene after step ``step`` of a replay (0: the first file's saved
+    state): ``replay.run(SceneAfter(builder, step), until=step)``.  Its
+    result is a :class:`VmodError` when the replay has no such step."""
+
+    def __init__(self, builder: SceneBuilder, step: int, file: str | None = None) -> None:
+        self.builder = builder
+        self.step = step
+        #: the file a missing step is reported against (the last one given)
+        self.file = file
+        self.last = 0
+        self._scene: Scene | None = None
+
+    def end_step(self, step: Step) -> None:
+        self.last = step.number
+
+    def end_log(self, log: LogStart, final: BoardView) -> None:
+        if self._scene is None and self.last >= self.step:
+            self._scene = self.builder.scene(final, self.last)
+
+    def result(self) -> Scene:
+        from vmodtool.errors import VmodError
+
+        if self._scene is None:
+            raise VmodError(f"step {self.step} does not exist: the replay has {self.last} step(s)", file=self.file)
+        return self._scene
+
+
 def scene_at(replay: Replay, step: int, builder: SceneBuilder | None = None) -> Scene:
     """The scene after step ``step`` of a replay (0: the first file's saved
-    state); a step that does not exist is a :class:`VmodError`."""
-    from vmodtool.errors import VmodError
-
-    last = 0
-    for s in replay.steps(until=step):
-        last = s.number
-    if step > last and step != 0:
-        raise VmodError(f"step {step} does not exist: the replay has {last} step(s)",
-                        file=replay.files[-1] if replay.files else None)
-    engine = replay.engine
-    if engine is None:
-        raise VmodError("nothing replayed yet")
+    state), replayed with :class:`SceneAfter`; a step that does not exist is
+    a :class:`VmodError`."""
     builder = builder or SceneBuilder(replay.positions, _module_of(replay))
-    return builder.scene(engine, last)
+    (scene,) = replay.run(SceneAfter(builder, step, replay.files[-1] if replay.files else None), until=step)
+    return scene
 
 
 def _module_of(replay: Replay) -> Module | None:

@@ -15,18 +15,18 @@ labelled box.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.replay.scene import Counter, Scene, SceneBuilder, SceneDelta
+from vmodtool.replay.visitor import BoardView, LogStart, ReplayVisitor
 
 if TYPE_CHECKING:
-    from vmodtool.replay.engine import Engine
+    from vmodtool.replay.events import BoardsEvent, ChangeEvent, Event, MoveEvent, UnknownEvent
     from vmodtool.replay.game import Replay, Step
 
-__all__ = ["Frames", "StepInfo", "counters_at", "record_frames"]
+__all__ = ["Frames", "FrameRecorder", "StepInfo", "counters_at", "record_frames"]
 
 
 @dataclass
@@ -197,84 +197,130 @@ class _Differ:
 FULL_EVERY = 500
 
 
-def _touched(step: Step) -> set[str] | None:
-    """The pieces and decks a step's events name; None when an event may
-    change what no event names (boards chosen, a command not understood)."""
-    from vmodtool.replay.events import BoardsEvent, ChangeEvent, UnknownEvent
+class FrameRecorder(ReplayVisitor[Frames]):
+    """Records the frames of a game as it is replayed: the scene of step 0
+    in full, then each step's changes and its line in the move list.
+    ``replay.run(FrameRecorder(builder))`` (it may share the pass: ``vmodtool
+    report`` audits and checks the game in the same one).
 
-    out: set[str] = set()
-    for e in step.events:
-        if isinstance(e, (BoardsEvent, UnknownEvent)):
-            return None
-        piece = getattr(e, "piece", None)
-        if piece is not None and piece.id:
-            out.add(piece.id)
-        if isinstance(e, ChangeEvent) and e.after is not None and e.after.id:
-            out.add(e.after.id)
-        for attr in ("deck", "from_deck"):
-            deck = getattr(e, attr, None)
-            if deck is not None and getattr(deck, "id", None):
-                out.add(deck.id)
-    return out
+    A step is compared by what it drew again (``incremental``) unless only
+    its whole scene will do; False compares every step's whole scene (the
+    same frames, slower: the tests' reference).
 
+    What the step's events name is read from its events (a card drawn,
+    returned or played is a move here: it has an arrow); the board is read
+    through the view the log started with, which shows the live replay
+    state until the log ends."""
 
-def _step_info(step: Step, frames: Frames) -> StepInfo:
-    from vmodtool.replay.events import MoveEvent
-    from vmodtool.replay.report import step_lines
+    def __init__(self, builder: SceneBuilder, *, incremental: bool = True) -> None:
+        self.builder = builder
+        self.incremental = incremental
+        self.frames = Frames()
+        self.differ = _Differ(self.frames)
+        self.steps: list[Step] = []
+        self._view: BoardView | None = None
+        # the current step: the pieces and decks its events name (None: an
+        # event may change what no event names), its moves on one map
+        self._touched: set[str] | None = set()
+        self._moves: list[tuple[str, int, int, int, int]] = []
+        self._dice = False
 
-    arrows: list[list[int]] = []
-    for e in step.events:
-        if isinstance(e, MoveEvent) and e.source.map is not None and e.source.map == e.target.map:
-            m = frames.map_index(e.target.map)
-            if m >= 0 and (e.source.x, e.source.y) != (e.target.x, e.target.y):
-                arrow = [m, e.source.x, e.source.y, e.target.x, e.target.y]
-                if arrow not in arrows:
-                    arrows.append(arrow)
-    return StepInfo(step.number, Path(step.file).name if step.file else None, step.player,
-                    [line.split(": ", 1)[1] if ": " in line else line
-                     for line in step_lines(step, show_chat=True, show_warnings=False)],
-                    step.undo, step.undone_by, arrows, any(e.kind == "dice" for e in step.events))
-
-
-def record_frames(replay: Replay, builder: SceneBuilder | None = None, *,
-                  on_restore: Callable[[int, Engine], None] | None = None,
-                  incremental: bool = True) -> tuple[Frames, list[Step]]:
-    """Replay every step, recording the scene changes and the move list;
-    returns the frames and the steps (for checks that read them).
-    ``on_restore`` is passed on to :meth:`Replay.steps`.  A step is
-    compared by what it drew again (``incremental``) unless only its
-    whole scene will do; False compares every step's whole scene (the
-    same frames, slower: the tests' reference)."""
-    builder = builder or SceneBuilder(replay.positions, replay.positions.module)
-    frames = Frames()
-    differ = _Differ(frames)
-    steps: list[Step] = []
-
-    def restored(k: int, engine: Engine) -> None:
-        if k == 0:
+    def begin_log(self, log: LogStart, initial: BoardView) -> None:
+        self._view = initial
+        if log.index == 0:
             # step 0: the first file's saved state
-            frames.changes.append(differ.changes(builder.scene(engine, 0)))
-        if on_restore is not None:
-            on_restore(k, engine)
+            self.frames.changes.append(self.differ.changes(self.builder.scene(initial, 0)))
 
-    for step in replay.steps(on_restore=restored):
-        engine = replay.engine
-        assert engine is not None
-        touched = None if step.number % FULL_EVERY == 0 else _touched(step)
+    def end_log(self, log: LogStart, final: BoardView) -> None:
+        self._view = None
+
+    def begin_step(self, step: Step) -> None:
+        self._touched = set()
+        self._moves = []
+        self._dice = False
+
+    def visit_event(self, event: Event) -> None:
+        touched = self._touched
+        if touched is not None:
+            piece = getattr(event, "piece", None)
+            if piece is not None and piece.id:
+                touched.add(piece.id)
+            for attr in ("deck", "from_deck"):
+                deck = getattr(event, attr, None)
+                if deck is not None and getattr(deck, "id", None):
+                    touched.add(deck.id)
+        if event.kind == "dice":
+            self._dice = True
+
+    def visit_move(self, event: MoveEvent) -> None:
+        source, target = event.source, event.target
+        if source.map is not None and source.map == target.map:
+            self._moves.append((target.map, source.x, source.y, target.x, target.y))
+        self.visit_event(event)
+
+    def visit_change(self, event: ChangeEvent) -> None:
+        self.visit_event(event)
+        if self._touched is not None and event.after is not None and event.after.id:
+            self._touched.add(event.after.id)
+
+    def visit_boards(self, event: BoardsEvent) -> None:
+        self._whole(event)
+
+    def visit_unknown(self, event: UnknownEvent) -> None:
+        self._whole(event)
+
+    def _whole(self, event: Event) -> None:
+        """An event that may change what no event names (boards chosen, a
+        command not understood): the step's whole scene is drawn again."""
+        self.visit_event(event)
+        self._touched = None
+
+    def end_step(self, step: Step) -> None:
+        frames, differ, builder, view = self.frames, self.differ, self.builder, self._view
+        assert view is not None
+        touched = None if step.number % FULL_EVERY == 0 else self._touched
         delta = None
-        if incremental and touched is not None and not differ.repeats and \
-                all(frames.has_map(name) for name in engine.state.maps):
-            delta = builder.delta(engine, touched)
+        if self.incremental and touched is not None and not differ.repeats and \
+                builder.has_maps(view, frames.has_map):
+            delta = builder.delta(view, touched)
         if delta is not None:
             frames.changes.append(differ.delta_changes(delta))
         else:
-            frames.changes.append(differ.changes(builder.scene(engine, step.number, touched)))
-        frames.steps.append(_step_info(step, frames))
-        steps.append(step)
-    for info, step in zip(frames.steps, steps, strict=True):
-        # an undo marks the step it undoes only when it is replayed itself
-        info.undone_by = step.undone_by
-    return frames, steps
+            frames.changes.append(differ.changes(builder.scene(view, step.number, touched)))
+        frames.steps.append(self._step_info(step))
+        self.steps.append(step)
+
+    def _step_info(self, step: Step) -> StepInfo:
+        from vmodtool.replay.report import step_lines
+
+        frames = self.frames
+        arrows: list[list[int]] = []
+        for map_name, x1, y1, x2, y2 in self._moves:
+            m = frames.map_index(map_name)
+            if m >= 0 and (x1, y1) != (x2, y2):
+                arrow = [m, x1, y1, x2, y2]
+                if arrow not in arrows:
+                    arrows.append(arrow)
+        return StepInfo(step.number, Path(step.file).name if step.file else None, step.player,
+                        [line.split(": ", 1)[1] if ": " in line else line
+                         for line in step_lines(step, show_chat=True, show_warnings=False)],
+                        step.undo, step.undone_by, arrows, self._dice)
+
+    def result(self) -> Frames:
+        for info, step in zip(self.frames.steps, self.steps, strict=True):
+            # an undo marks the step it undoes only when it is replayed itself
+            info.undone_by = step.undone_by
+        return self.frames
+
+
+def record_frames(replay: Replay, builder: SceneBuilder | None = None, *,
+                  incremental: bool = True) -> tuple[Frames, list[Step]]:
+    """Replay every step with a :class:`FrameRecorder` (alone in its pass);
+    returns the frames and the steps (for checks that read them)."""
+    recorder = FrameRecorder(builder or SceneBuilder(replay.positions, replay.positions.module),
+                             incremental=incremental)
+    (frames,) = replay.run(recorder)
+    return frames, recorder.steps
 
 
 def counters_at(frames: Frames, step: int) -> dict[str, list[int]]:

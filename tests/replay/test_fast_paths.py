@@ -25,9 +25,10 @@ from vmodtool.replay import Replay, load_board_sizes
 from vmodtool.replay import engine_adds as adds_module
 from vmodtool.replay.chain import ChainDifference, _props_without_position, _type_difference
 from vmodtool.replay.engine import Engine
-from vmodtool.replay.game import relaxed_gc, snapshot
+from vmodtool.replay.game import Step, relaxed_gc, snapshot
 from vmodtool.replay.positions import Positions, _MapInfo
 from vmodtool.replay.state import GameState, MapState, Piece, Stack, split_levels, split_nested
+from vmodtool.replay.visitor import BoardView, LogStart, ReplayVisitor
 from vmodtool.vassal.commands import AddPiece, ChangePiece, MovePiece
 from vmodtool.vassal.savefile import SavedGame
 from vmodtool.vassal.sequence import encode_sequence
@@ -174,14 +175,29 @@ def fingerprint(replay: Replay) -> dict[str, object]:
                 for name, m in engine.state.maps.items()]
         return [objects, maps]
 
-    def on_restore(k: int, engine: Engine) -> None:
-        if previous:
-            restored.append(("end", snapshot(previous[-1]).pieces, raw(previous[-1])))
-        restored.append(("start", snapshot(engine).pieces, raw(engine)))
-        previous.append(engine)
+    class Restores(ReplayVisitor[list[object]]):
+        """Each log's end and the next log's saved state, read off the
+        engine behind the view (the replay's own test may look there)."""
 
-    steps = [(s.record(), {k: v for k, v in s.stacks.items() if not k.startswith("@")}, s._moves)
-             for s in replay.steps(on_restore=on_restore)]
+        def __init__(self) -> None:
+            self.steps: list[object] = []
+
+        def begin_log(self, log: LogStart, initial: BoardView) -> None:
+            if previous:
+                restored.append(("end", snapshot(previous[-1]).pieces, raw(previous[-1])))
+            restored.append(("start", snapshot(initial._engine).pieces, raw(initial._engine)))
+
+        def end_log(self, log: LogStart, final: BoardView) -> None:
+            previous.append(final._engine)
+
+        def end_step(self, step: Step) -> None:
+            self.steps.append((step.record(), {k: v for k, v in step.stacks.items() if not k.startswith("@")},
+                               step._moves))
+
+        def result(self) -> list[object]:
+            return self.steps
+
+    (steps,) = replay.run(Restores())
     assert replay.engine is not None
     return {"restored": restored, "steps": steps,
             "chain": [(d.record(), d.text(), d.before_piece.record() if d.before_piece else None)

@@ -9,8 +9,7 @@ The replay's own chain differences (:attr:`Replay.chain_differences`) are
 the differences; the order is judged on piece positions captured once per
 log start and end while replaying
 (:class:`~vmodtool.checkgame.recorder.GameRecorder`), never by replaying
-again.  (:class:`Capture`, the same for a consumer of ``Replay.steps``, is
-kept for those not yet converted to the replay's visitors.)
+again.
 """
 
 from __future__ import annotations
@@ -38,10 +37,9 @@ from vmodtool.replay.events import (
 
 if TYPE_CHECKING:
     from vmodtool.replay.chain import ChainDifference
-    from vmodtool.replay.engine import Engine
     from vmodtool.replay.game import Step
 
-__all__ = ["section", "ChainSection", "Capture", "signature", "best_order", "not_one_game", "restarted_from", "Apart"]
+__all__ = ["section", "ChainSection", "best_order", "not_one_game", "restarted_from", "Apart"]
 
 Sig = dict[str, tuple[str | None, int, int]]
 
@@ -51,43 +49,6 @@ MODULE_UPDATE = 10
 #: a transition moving at least this many pieces (and at least half as many
 #: as a typical log moves) while no given log fits between: a log seems missing
 GAP_MIN = 10
-
-
-def signature(engine: Engine) -> Sig:
-    """Piece id -> (map, x, y) of every piece of an engine's state."""
-    out: Sig = {}
-    for p in engine.state.game_pieces():
-        m = p.current_map
-        x, y = p.position
-        out[p.id or ""] = (m.name if m is not None else None, x, y)
-    return out
-
-
-class Capture:
-    """``Replay.steps(on_restore=capture.on_restore)``: each log's saved
-    state, and the end state of the log before it (its engine is at its end
-    when the next log is restored); :meth:`finish` takes the last one."""
-
-    def __init__(self) -> None:
-        self.starts: list[Sig] = []
-        self.ends: list[Sig] = []
-        self.ghosts: list[Sig] = []
-        self._previous: Engine | None = None
-
-    def on_restore(self, k: int, engine: Engine) -> None:
-        if self._previous is not None:
-            self._end(self._previous)
-        self.starts.append(signature(engine))
-        self._previous = engine
-
-    def _end(self, engine: Engine) -> None:
-        self.ends.append(signature(engine))
-        self.ghosts.append(dict(engine.ghosts))
-
-    def finish(self, engine: Engine | None) -> None:
-        if engine is not None and len(self.ends) < len(self.starts):
-            self._end(engine)
-        self._previous = None
 
 
 def _cost(end: Sig, start: Sig) -> int:

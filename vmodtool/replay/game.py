@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar, Union, overload
 
 from vmodtool.errors import VmodError
@@ -163,23 +163,18 @@ class Replay:
         return self._run_step(engine, node, number, number if file_step is None else file_step,
                               number if index is None else index, history)
 
-    def steps(self, *, until: int | None = None,
-              on_restore: Callable[[int, ReplayEngine], None] | None = None) -> Iterator[Step]:
+    def steps(self, *, until: int | None = None) -> Iterator[Step]:
         """Replay from the first file's saved state, yielding each step after
         it was applied (:attr:`engine` holds the live state).  ``until``
-        stops after that step number; ``on_restore(k, engine)`` is called
-        when file ``k``'s saved state is restored, before its first step
-        (a consumer reads the initial state there instead of replaying the
-        saved state a second time)."""
+        stops after that step number.  A consumer that reads the board at a
+        log's start or end is a visitor (:meth:`run`)."""
         self.chain_differences = []
         self.warnings = []
         self.log_starts = []
         with relaxed_gc():
-            yield from self._steps(until, on_restore)
+            yield from self._steps(until)
 
-    def _steps(self, until: int | None,
-               on_restore: Callable[[int, ReplayEngine], None] | None = None, *,
-               drive: Drive | None = None) -> Iterator[Step]:
+    def _steps(self, until: int | None, *, drive: Drive | None = None) -> Iterator[Step]:
         number = 0
         history: list[Step] = []
         previous: ReplayEngine | None = None
@@ -196,8 +191,6 @@ class Replay:
                 self.chain_differences.extend(differences)
             self.engine = engine
             log = LogStart(k, self.files[k], number, tuple(differences))
-            if on_restore is not None:
-                on_restore(k, engine)
             if drive is not None:
                 drive.begin_log(log, engine)
             if until is not None and number >= until:

@@ -103,9 +103,12 @@ class PieceOnBoard(NamedTuple):
 
 
 class BoardView:
-    """The board at one moment, read-only: what a visitor may look at when
-    a log starts or ends.  It reads the live replay state, so it is valid
-    only during the call it is passed to (keep what it returns, not it)."""
+    """The board, read-only: what a visitor may look at when a log starts
+    or ends.  It reads the live replay state: the view a visitor gets at
+    :meth:`ReplayVisitor.begin_log` follows the board through that log's
+    steps (a visitor drawing the board after each step may keep it) until
+    that log's :meth:`ReplayVisitor.end_log`; past it, keep what it
+    returned, not the view."""
 
     __slots__ = ("_engine",)
 

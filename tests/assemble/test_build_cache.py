@@ -511,3 +511,23 @@ def test_a_changed_counter_gets_a_new_pack(folder, monkeypatch):
     count.reset()
     assert build(folder, scenario_text(attack=7), "again.vmod", cache=True) == warm
     assert count.faces == 0
+
+
+def test_processes_starting_together_share_one_whole_signing_key(tmp_path, monkeypatch):
+    """Two processes making the key at once (a batch's workers, two builds)
+    both read the one key, never an empty file: an unsigned batch record is
+    never reused on resume, so a lost key silently costs a resume."""
+    import multiprocessing
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    context = multiprocessing.get_context("fork")
+    with context.Pool(8) as pool:
+        keys = pool.map(_secret_after_barrier, range(32))
+    assert None not in keys
+    assert len(set(keys)) == 1
+    assert sorted(p.name for p in (tmp_path / "cache" / "vmodtool").iterdir()) == ["cache-signing-key"]
+
+
+def _secret_after_barrier(_: int) -> bytes | None:
+    from vmodtool.assemble.scenario_cache import user_secret
+    return user_secret()

@@ -32,6 +32,7 @@ import json
 import os
 import pickle
 import sys
+import tempfile
 from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,6 +88,25 @@ def _user_cache_home() -> Path:
     return Path(base) if base else Path.home() / ".cache"
 
 
+def _make_secret(folder: Path, path: Path) -> None:
+    """Write a new key beside ``path`` and link it into place whole: a
+    process starting at the same moment reads either no key or a whole one,
+    never a file still empty (a key is never replaced: of two made at once,
+    the first linked stands)."""
+    fd, temp = tempfile.mkstemp(prefix=".key-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(os.urandom(_SECRET_BYTES))
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(temp)
+
+
 def user_secret() -> bytes | None:
     """This user's signing key of cached models: read from
     ``$XDG_CACHE_HOME/vmodtool/cache-signing-key`` (``~/.cache`` without it),
@@ -96,13 +116,8 @@ def user_secret() -> bytes | None:
     path = folder / _SECRET_FILE
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(os.urandom(_SECRET_BYTES))
+        if not os.path.lexists(path):
+            _make_secret(folder, path)
         info = os.stat(path, follow_symlinks=False)
         if not os.path.isfile(path) or os.path.islink(path):
             return None

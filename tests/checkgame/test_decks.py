@@ -118,3 +118,13 @@ def test_a_module_with_decks_is_checked() -> None:
     # without the module, the decks of the saved game
     sec = check_game(record_game([save]), ["decks"]).sections[0]
     assert sec.checked and sec.summary[0].startswith("13 deck(s) in the logs")
+
+
+def test_the_record_counts_the_decks_the_game_ends_with():
+    """The record counts the game's decks from the replay's last view (no
+    reading of the engine after the pass): Combat Commander's six decks,
+    none in the formats demo."""
+    cc = record_game([EXAMPLES / "combat-commander" / "logs" / "game-1.vlog"])
+    pieces = cc.replay.engine.state.pieces.values() if cc.replay.engine is not None else []
+    assert cc.decks_at_end == sum(1 for obj in pieces if str(getattr(obj, "type", "")).startswith("deck;")) == 6
+    assert record_game([DEMO_LOG], module=DEMO_MODULE).decks_at_end == 0

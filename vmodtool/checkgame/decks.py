@@ -60,14 +60,6 @@ def module_decks(record: GameRecord) -> list[str]:
     return names
 
 
-def _saved_decks(record: GameRecord) -> int:
-    """How many decks the replayed game holds (``deck;`` pieces of the
-    replay's state: the saved games' decks)."""
-    engine = getattr(record.replay, "engine", None)
-    pieces = getattr(getattr(engine, "state", None), "pieces", None) or {}
-    return sum(1 for obj in pieces.values() if str(getattr(obj, "type", "")).startswith("deck;"))
-
-
 def _who(step: Step, player: str | None) -> str:
     name = player or step.player
     if name and step.side:
@@ -165,7 +157,7 @@ class DecksSection(SectionVisitor):
     def result(self) -> Section:
         out, record = self.out, self.record
         in_module = module_decks(record)
-        saved = _saved_decks(record)
+        saved = record.decks_at_end
         if not self.seen and not in_module and not saved:
             # Every deck enters a game by an AddPiece (in the saved state a log
             # starts from, or in a step): with none there and none in the module,

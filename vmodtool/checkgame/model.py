@@ -125,4 +125,7 @@ class GameRecord:
     #: the game's sides when a scenario names them (inside ``audit``),
     #: besides those the logs record
     sides: Sequence[str] = ()
+    #: how many decks the game holds where the replay ends (its saved
+    #: games' decks and those added since)
+    decks_at_end: int = 0
 

@@ -38,6 +38,7 @@ class GameRecorder(ReplayVisitor[GameRecord]):
         self.starts: list[Places] = []
         self.ends: list[Places] = []
         self.ghosts: list[Places] = []
+        self.decks_at_end = 0
 
     def begin_log(self, log: LogStart, initial: BoardView) -> None:
         self.starts.append(initial.positions())
@@ -48,7 +49,9 @@ class GameRecorder(ReplayVisitor[GameRecord]):
     def end_log(self, log: LogStart, final: BoardView) -> None:
         self.ends.append(final.positions())
         self.ghosts.append(final.ghosts())
+        self.decks_at_end = final.deck_count
 
     def result(self) -> GameRecord:
         return GameRecord(self.logs, self.replay, self.steps, self.module, self.starts, self.ends,
-                          self.ghosts, dice_patterns=self.dice_patterns, sides=self.sides)
+                          self.ghosts, dice_patterns=self.dice_patterns, sides=self.sides,
+                          decks_at_end=self.decks_at_end)

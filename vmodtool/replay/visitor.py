@@ -150,6 +150,11 @@ class BoardView:
         return dict(self._engine.ghosts)
 
     @property
+    def deck_count(self) -> int:
+        """How many decks the game holds (on a map or not)."""
+        return sum(1 for _ in self._engine.state.decks())
+
+    @property
     def boards(self) -> frozenset[str]:
         """The names of the maps whose boards are set."""
         return frozenset(self._engine.state.boards)

@@ -457,7 +457,7 @@ def test_no_module_outside_the_replay_dispatches_on_event_types() -> None:
 def test_the_dispatch_finder_sees_every_form() -> None:
     source = (
         "from vmodtool.replay.events import MoveEvent as M, AddEvent\n"
-        "from vmodtool.replay import events; from vmodtool.audit.cards import SHARED\n"
+        "from vmodtool.replay import events; from vmodtool.audit.card_feed import SHARED\n"
         "MOVES = (M, events.CardDrawEvent)\n"
         "def f(ev, other):\n"
         "    if type(ev) is M: pass\n"                    # 5

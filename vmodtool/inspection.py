@@ -197,7 +197,7 @@ def _undo_steps(game: SavedGame) -> int:
     chat lines), which no single command shows.  The log is replayed without
     a module (positions stay pixels), which costs about what reading it did."""
     from vmodtool.replay.game import Replay
-    from vmodtool.replay.report import StepCount
+    from vmodtool.replay.output import StepCount
 
     ((_, undo),) = Replay([game]).run(StepCount())
     return undo

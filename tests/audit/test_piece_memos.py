@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from vmodtool.audit.binding import read_property
-from vmodtool.audit.cards import piece_name
+from vmodtool.audit.card_feed import piece_name
 from vmodtool.audit.game import scenario_positions
 from vmodtool.replay import Replay
 from vmodtool.replay.events import AddEvent, ChangeEvent, MoveEvent, PieceRef, RemoveEvent

@@ -21,7 +21,7 @@ from vmodtool.replay.events import (
     HideEvent,
     MaskEvent,
 )
-from vmodtool.replay.report import board_lines, board_records
+from vmodtool.replay.output import board_lines, board_records
 from vmodtool.replay.viewer import Viewer
 from vmodtool.vassal.gamewriter import GameWriter, Player
 from vmodtool.vassal.module import Module

@@ -13,7 +13,7 @@ from tests.conftest import shared_path
 from vmodtool.inspection import format_inspection, inspect_file
 from vmodtool.replay import Replay, Viewer
 from vmodtool.replay.events import HideEvent, MaskEvent
-from vmodtool.replay.report import board_lines
+from vmodtool.replay.output import board_lines
 from vmodtool.vassal.commands import leaf_commands
 from vmodtool.vassal.savefile import SavedGame
 

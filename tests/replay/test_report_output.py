@@ -1,4 +1,4 @@
-"""The replay's JSON is built in one place (``replay/report.py``): ``vmodtool
+"""The replay's JSON is built in one place (``replay/output.py``): ``vmodtool
 replay --format jsonl`` and the batch's ``replay`` task end with the same
 records, the batch counting the steps with a visitor instead of keeping
 them."""
@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from vmodtool.replay import Replay
-from vmodtool.replay.report import StepCount, end_records, jsonl_lines, step_records, text_lines
+from vmodtool.replay.output import StepCount, end_records, jsonl_lines, step_records, text_lines
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "formats"

@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from vmodtool.audit.binding import PieceBinder
-from vmodtool.audit.cards import CardFeed, CardTable
+from vmodtool.audit.card_feed import CardFeed, CardTable
 from vmodtool.audit.coverage import where_label
 from vmodtool.audit.state import AuditState
 from vmodtool.audit.terrain import PieceTerrain

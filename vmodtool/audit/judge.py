@@ -9,7 +9,7 @@ are checked between a checkpoint and a rollback of the rules and reported as
 withdrawn (:meth:`StepJudge.judge`).
 
 What an event is to the audit: a card drawn, returned or played is a card
-event (:class:`~vmodtool.audit.cards.CardFeed`), never a unit's or a
+event (:class:`~vmodtool.audit.card_feed.CardFeed`), never a unit's or a
 marker's move, although the replay's card events are moves
 (``CardDrawEvent(MoveEvent)``): :class:`StepJudge` overrides
 ``visit_card_draw``/``visit_card_return``/``visit_card_play`` so that they

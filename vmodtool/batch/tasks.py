@@ -252,7 +252,7 @@ def _check_game(task: Task) -> tuple[Any, int]:
 
 def _replay(task: Task) -> tuple[Any, int]:
     from vmodtool.replay import Replay
-    from vmodtool.replay.report import StepCount, end_records
+    from vmodtool.replay.output import StepCount, end_records
 
     opts = task.options
     replay = Replay.open(list(task.game.files), module=opts.module, board_sizes=dict(opts.board_sizes))

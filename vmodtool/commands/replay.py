@@ -59,7 +59,7 @@ def replay_command(logs: tuple[str, ...], module: str | None, output: str | None
       vmodtool replay turn1.vlog turn2.vlog -m game.vmod --format jsonl -o game.jsonl
     """
     from vmodtool.replay import Replay
-    from vmodtool.replay.report import board_lines, board_records, jsonl_lines, text_lines
+    from vmodtool.replay.output import board_lines, board_records, jsonl_lines, text_lines
     from vmodtool.replay.viewer import Viewer
 
     if referee and viewer_side is not None:

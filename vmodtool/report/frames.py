@@ -291,7 +291,7 @@ class FrameRecorder(ReplayVisitor[Frames]):
         self.steps.append(step)
 
     def _step_info(self, step: Step) -> StepInfo:
-        from vmodtool.replay.report import step_lines
+        from vmodtool.replay.output import step_lines
 
         frames = self.frames
         arrows: list[list[int]] = []

@@ -4,7 +4,7 @@ outside the phases or the turn it may be played in) and ``card_source`` (a
 card drawn from another side's deck or from a discard deck).
 
 They read the card events the game adapter makes of the replay's deck events
-(:mod:`vmodtool.audit.cards`) and the hands the audit state keeps.  A game in
+(:mod:`vmodtool.audit.card_feed`) and the hands the audit state keeps.  A game in
 which no card event was seen judged nothing: each kind then says so at the
 end of the game (not checked), never an all-clear.  Violations name the card
 by its scenario name; a hand's content is never listed (the other side could
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vmodtool.audit.api import Event, GameView, Rule, RuleContext, Violation
-from vmodtool.audit.cards import CardTable, base_id
+from vmodtool.audit.card_feed import CardTable, base_id
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.movement import CheapCopy
 from vmodtool.audit.rulekit import phase_name, point_text, side_name

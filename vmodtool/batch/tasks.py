@@ -227,6 +227,7 @@ def _scenario(opts: Options) -> Any:
 
 def _audit(task: Task) -> tuple[Any, int]:
     from vmodtool.audit.game import audit_logs
+    from vmodtool.findings import check_outcome
 
     opts = task.options
     if opts.scenario is None:
@@ -237,17 +238,17 @@ def _audit(task: Task) -> tuple[Any, int]:
                         board_sizes=dict(opts.board_sizes) or None, plugin_folders=list(opts.plugins),
                         trust_scenario_plugins=opts.trust_scenario_plugins, only=list(opts.rules) or None,
                         integrity=opts.integrity)
-    return report.as_json(), report.exit_code
+    return check_outcome(report)
 
 
 def _check_game(task: Task) -> tuple[Any, int]:
     from vmodtool.checkgame import CHECKS, check_game, record_game
+    from vmodtool.findings import check_outcome
 
     opts = task.options
     record = record_game(list(task.game.files), module=opts.module,
                          board_sizes=dict(opts.board_sizes) or None)
-    result = check_game(record, list(opts.checks) or list(CHECKS))
-    return result.as_json(), result.exit_code
+    return check_outcome(check_game(record, list(opts.checks) or list(CHECKS)))
 
 
 def _replay(task: Task) -> tuple[Any, int]:

@@ -34,14 +34,9 @@ MOVED = {
     "lint": "vmodtool.lint.linter",
 }
 
-#: the package's old top-level names → the module holding them now
-_NAMES = {
-    "build_module_file": "vmodtool.assemble.builder", "BuildSummary": "vmodtool.assemble.builder",
-    "assemble_module": "vmodtool.assemble.module", "ModuleImages": "vmodtool.assemble.module",
-    "ModuleBuild": "vmodtool.assemble.module", "render_module_images": "vmodtool.assemble.images",
-    "lint_module": "vmodtool.lint", "lint_path": "vmodtool.lint", "Finding": "vmodtool.lint",
-    "CODES": "vmodtool.lint", "format_finding": "vmodtool.lint", "findings_to_json": "vmodtool.lint",
-}
+#: where the package's old top-level names live now (the assembler's own,
+#: then lint's, which it used to re-export)
+_HOMES = ("vmodtool.assemble", "vmodtool.lint")
 
 
 class _Forward(importlib.abc.MetaPathFinder):
@@ -73,10 +68,12 @@ if not any(isinstance(f, _Forward) for f in sys.meta_path):
 def __getattr__(name: str) -> Any:
     if name in MOVED:
         return importlib.import_module(MOVED[name])
-    if name in _NAMES:
-        return getattr(importlib.import_module(_NAMES[name]), name)
+    for home in _HOMES:
+        module = importlib.import_module(home)
+        if name in getattr(module, "__all__", ()):
+            return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*MOVED, *_NAMES])
+    return sorted({*MOVED, *(n for home in _HOMES for n in importlib.import_module(home).__all__)})

@@ -168,13 +168,14 @@ class Replay:
         it was applied (:attr:`engine` holds the live state).  ``until``
         stops after that step number.  A consumer that reads the board at a
         log's start or end is a visitor (:meth:`run`)."""
-        self.chain_differences = []
-        self.warnings = []
-        self.log_starts = []
         with relaxed_gc():
             yield from self._steps(until)
 
     def _steps(self, until: int | None, *, drive: Drive | None = None) -> Iterator[Step]:
+        # what a pass fills as it goes, emptied when one starts
+        self.chain_differences = []
+        self.warnings = []
+        self.log_starts = []
         number = 0
         history: list[Step] = []
         previous: ReplayEngine | None = None
@@ -193,24 +194,23 @@ class Replay:
             log = LogStart(k, self.files[k], number, tuple(differences))
             if drive is not None:
                 drive.begin_log(log, engine)
-            if until is not None and number >= until:
-                if drive is not None:
-                    drive.end_log(log, engine)
-                return
-            for file_step, (index, node) in enumerate(game.log_steps(), 1):
-                number += 1
-                step = self._run_step(engine, node, number, file_step, index, history)
-                history.append(step)
-                self.warnings.extend(step.warnings)
-                if drive is not None:
-                    drive.step(step)
-                yield step
-                if until is not None and number >= until:
+            stopped = until is not None and number >= until
+            if not stopped:
+                for file_step, (index, node) in enumerate(game.log_steps(), 1):
+                    number += 1
+                    step = self._run_step(engine, node, number, file_step, index, history)
+                    history.append(step)
+                    self.warnings.extend(step.warnings)
                     if drive is not None:
-                        drive.end_log(log, engine)
-                    return
+                        drive.step(step)
+                    yield step
+                    if until is not None and number >= until:
+                        stopped = True
+                        break
             if drive is not None:
                 drive.end_log(log, engine)
+            if stopped:
+                return
             previous = engine
 
     def log_position(self, step: int) -> tuple[str | None, int]:
@@ -248,9 +248,6 @@ class Replay:
         """Replay the game once, driving every visitor through it
         (:mod:`vmodtool.replay.visitor`), in the order given, and return
         their results in that order.  ``until`` stops after that step."""
-        self.chain_differences = []
-        self.warnings = []
-        self.log_starts = []
         drive = Drive(tuple(visitors))
         with relaxed_gc():
             for _ in self._steps(until, drive=drive):

@@ -304,9 +304,22 @@ class _Dispatch:
         method(event)
 
 
+def _dispatch_of(visitor: ReplayVisitor[Any]) -> _Dispatch:
+    """The visitor's dispatcher, made once and kept with it: a consumer
+    walking its recorded steps again (the audit's judge, check-game's
+    sections) looks each event class's method up once, not once a step."""
+    kept: _Dispatch | None = visitor.__dict__.get(_DISPATCH_KEY)
+    if kept is None:
+        kept = visitor.__dict__[_DISPATCH_KEY] = _Dispatch(visitor)
+    return kept
+
+
+_DISPATCH_KEY = "_replay_visitor_dispatch"
+
+
 def walk_events(visitor: ReplayVisitor[Any], events: list[Event]) -> None:
     """Visit ``events`` in order (no step start or end)."""
-    dispatch = _Dispatch(visitor)
+    dispatch = _dispatch_of(visitor)
     for event in events:
         dispatch(event)
 
@@ -328,7 +341,7 @@ class Drive:
 
     def __init__(self, visitors: tuple[ReplayVisitor[Any], ...]) -> None:
         self.visitors = visitors
-        self._dispatch = [_Dispatch(v) for v in visitors]
+        self._dispatch = [_dispatch_of(v) for v in visitors]
 
     def begin_log(self, log: LogStart, engine: Engine) -> None:
         view = BoardView(engine)

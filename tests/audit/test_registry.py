@@ -82,3 +82,15 @@ def test_no_kind_reads_the_audit_state_itself():
                  for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
                  if private.search(line.split("#")[0])]
     assert offenders == []
+
+
+def test_the_registry_reads_entry_points_only_when_asked():
+    """importlib.metadata (and the email package it pulls in) is imported only
+    where installed rule packages are looked up, not by every audit."""
+    import subprocess
+    import sys
+    code = ("import sys, vmodtool.audit.registry as r; r.builtin_kinds(); "
+            "print('importlib.metadata' in sys.modules); r.installed_kinds(); "
+            "print('importlib.metadata' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]

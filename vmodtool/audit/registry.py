@@ -26,14 +26,18 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from vmodtool.audit.api import EVENT_KINDS, SNAPSHOT_POINTS, GameView, Rule, RuleEvent, Violation
 from vmodtool.audit.context import Context
 from vmodtool.audit.plugins import PluginError, PluginRule, make_plugin_rule, plugin_module, subscribes_problem
 from vmodtool.scenario.model import RuleSpec, Scenario
+
+if TYPE_CHECKING:
+    # (imported where entry points are read: importlib.metadata pulls in the
+    # email package, which an audit of built-in rules never needs)
+    from importlib import metadata
 
 __all__ = ["rule_class", "ENTRY_POINT_GROUP", "PLUGIN_CONSENT", "RuleSource", "BUILT_IN", "builtin_kinds",
            "installed_kinds", "kind_class", "installed_class", "make_rule", "Made", "GuardedPlugin", "RuleRaised",
@@ -85,6 +89,7 @@ def installed_kinds() -> dict[str, metadata.EntryPoint]:
     """The entry points of group ``vmodtool.rules`` by kind name (nothing
     imported; the first of two with one name wins, as the metadata lists
     them)."""
+    from importlib import metadata
     found: dict[str, metadata.EntryPoint] = {}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         found.setdefault(ep.name, ep)
@@ -122,6 +127,7 @@ def installed_class(reference: str) -> metadata.EntryPoint | None:
     """The entry point (group ``vmodtool.rules``) of an installed package that
     declares the class ``"module:Class"`` (None: none does).  Only looks."""
     reference = reference.replace(" ", "")
+    from importlib import metadata
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.value.replace(" ", "") == reference:
             return ep

@@ -211,3 +211,41 @@ def test_command_range_beyond_the_typed_lines_is_not_checked_unless_they_are_com
     (info,) = g.violations
     assert info.severity == "info" and info.evidence["units_not_judged"] == 2
     assert "far" in info.message and "2 connections by the typed lines" in info.message
+
+
+# -- retreats: connections from the enemy --------------------------------------------------
+
+def _retreat_game(tmp_path: Path, complete: bool = True) -> Game:
+    scenario = load_scenario(write_scenario(tmp_path, complete=complete))
+    scenario = replace(scenario, counters=(Counter("attacker", "infantry", "red"),
+                                           Counter("defender", "infantry", "blue")))
+    g = Game(scenario, make_rule(scenario, "retreat", {"max_hexes": 1}))
+    g.state.phasing_side = "red"
+    g.place("attacker", "Nancy")
+    g.place("defender", "Belfort")
+    return g
+
+
+def test_a_retreat_is_measured_in_connections(tmp_path: Path) -> None:
+    """Red in Nancy attacks Belfort: a retreat to Dijon (behind the river)
+    goes away from it; one to Metz, joined to Nancy, stays next to it."""
+    g = _retreat_game(tmp_path)
+    g.step(("dice", 3, 4))
+    g.step(("move", "defender", "Dijon"))
+    assert g.violations == []
+    g = _retreat_game(tmp_path)
+    g.step(("dice", 3, 4))
+    s = g.step(("move", "defender", "Metz"))
+    (v,) = g.violations
+    assert (v.step, v.units, v.hexes) == (s, ("defender",), ("Belfort", "Metz"))
+    assert "not away from the enemy (1 hex(es) from the nearest enemy of the combat before, 1 after)" in v.message
+
+
+def test_a_retreat_on_connections_not_declared_complete_is_not_checked(tmp_path: Path) -> None:
+    g = _retreat_game(tmp_path, complete=False)
+    g.step(("dice", 3, 4))
+    g.step(("move", "defender", "Metz"))
+    g.clock("game_end")
+    (info,) = g.violations
+    assert info.severity == "info" and info.evidence["not_checked"]
+    assert "Belfort → Metz: the typed connections are not declared complete" in info.message

@@ -249,3 +249,22 @@ def test_a_retreat_on_connections_not_declared_complete_is_not_checked(tmp_path:
     (info,) = g.violations
     assert info.severity == "info" and info.evidence["not_checked"]
     assert "Belfort → Metz: the typed connections are not declared complete" in info.message
+
+
+def test_which_rules_an_area_map_cannot_measure_at_all() -> None:
+    """Proposed or untyped connections: every kind that measures the map is
+    NOT CHECKED; an escort (end points only) and stacking (one space) are
+    judged on any area map; a hex map skips nothing."""
+    from vmodtool.audit.coverage import area_not_judged
+    from vmodtool.scenario.locations import Connection, Space, area_map
+    from vmodtool.scenario.model import RuleSpec
+    rules = [RuleSpec(f"r.{kind}", kind) for kind in ("movement_allowance", "command_range", "retreat",
+                                                      "advance_after_combat", "escorted_move", "stacking")]
+    spaces = [Space("A"), Space("B")]
+    line = [Connection("A", "B")]
+    assert set(area_not_judged(rules, area_map(spaces, line, proposed=True))) == {
+        "r.movement_allowance", "r.command_range", "r.retreat", "r.advance_after_combat"}
+    assert "proposal" in area_not_judged(rules, area_map(spaces, line, proposed=True))["r.retreat"]
+    assert "no connections typed" in area_not_judged(rules, area_map(spaces))["r.command_range"]
+    assert area_not_judged(rules, area_map(spaces, line)) == {}
+    assert area_not_judged(rules, None) == {}

@@ -214,8 +214,8 @@ def prepare_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | 
     or the scenario's positions) and judges it: the visitor's result is the
     report."""
     # the rules first: a plug-in that is not a rule stops the audit before any log is read;
-    # on an area map the kinds written for hex geometry are not run (NOT CHECKED)
-    skipped = area_not_judged(scenario.rules, scenario.map.areas is not None)
+    # on an area map whose connections are unknown the kinds that measure the map are not run (NOT CHECKED)
+    skipped = area_not_judged(scenario.rules, scenario.map.areas)
     if skipped:
         only = [r.id for r in scenario.rules if r.id not in skipped and (only is None or r.id in only)]
     rules = partial(Engine, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.scenario.binding import Binding, ModuleSource
-from vmodtool.scenario.locations import AreaMap
+from vmodtool.scenario.locations import AreaMap, Locations
 from vmodtool.scenario.mapgrid import GridSpec, MapGrid
 from vmodtool.scenario.position import Position
 
@@ -167,6 +167,17 @@ class HexMap:
     def hex_ids(self) -> list[str]:
         return list(self.grid.hexes)
 
+    @property
+    def locations(self) -> Locations:
+        """The map's locations as rules ask of them (neighbours, distance):
+        the spaces and connections of an area map, else the hexes."""
+        return self.areas if self.areas is not None else self.grid
+
+    @property
+    def location_ids(self) -> list[str]:
+        """The map's locations: its spaces on an area map, else its hexes."""
+        return list(self.areas.spaces) if self.areas is not None else list(self.grid.hexes)
+
     def __contains__(self, hex_id: object) -> bool:
         return hex_id in self.grid.hexes
 
@@ -174,9 +185,17 @@ class HexMap:
         return self.terrain_types[self.terrain[hex_id]]
 
     def neighbours(self, hex_id: str) -> list[str]:
+        """The adjacent locations: hexes, or on an area map the spaces a
+        connection joins to this one."""
+        if self.areas is not None:
+            return self.areas.neighbours(hex_id)
         return self.grid.neighbours(hex_id)
 
-    def distance(self, a: str, b: str) -> int:
+    def distance(self, a: str, b: str) -> int | None:
+        """Hexes between two hexes; on an area map, connections crossed on
+        the shortest way (None: the typed connections join them by no way)."""
+        if self.areas is not None:
+            return self.areas.distance(a, b)
         return self.grid.distance(a, b)
 
     def hexside_features(self, a: str, b: str) -> frozenset[str]:

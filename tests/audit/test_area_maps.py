@@ -38,13 +38,21 @@ def shared_path_or_none(*parts: str) -> Path | None:
 POG_SAVES = shared_files("corpus/pog", "*.vsav")
 
 
+def _write_example(path: Path, text: str, example: Path = EXAMPLE.parent) -> None:
+    """An example's scenario text at ``path``, with the data files it names
+    beside it (Paths of Glory's connections.csv)."""
+    path.write_text(text, encoding="utf-8")
+    for data in example.glob("*.csv"):
+        (path.parent / data.name).write_bytes(data.read_bytes())
+
+
 def _with_limit(tmp_path: Path, limit: int, per_side: bool = True) -> Path:
     text = EXAMPLE.read_text(encoding="utf-8")
     text = text.replace("params: {limit: 3, count: units, per_side: true}",
                         f"params: {{limit: {limit}, count: units, per_side: {str(per_side).lower()}}}")
     assert f"limit: {limit}," in text
     path = tmp_path / "scenario.yaml"
-    path.write_text(text, encoding="utf-8")
+    _write_example(path, text)
     return path
 
 
@@ -176,7 +184,7 @@ def test_hex_geometry_rules_are_not_checked_on_an_area_map(tmp_path: Path) -> No
     params: {allowance: {factor: move}, costs: {default: {clear: 1}}}
 """
     path = tmp_path / "scenario.yaml"
-    path.write_text(text, encoding="utf-8")
+    _write_example(path, text)
     try:
         load_scenario(path, module=module)
     except ScenarioProblems as exc:          # (the kind's own params: the schema says which)
@@ -245,7 +253,7 @@ def test_no_corpus_game_audited_with_its_example_is_clean_while_over_the_limit(e
     text = text.split("\nrules:\n", 1)[0] + (
         "\nrules:\n  - {id: stack.one, kind: stacking, params: {limit: 1, per_side: false}}\n")
     scenario = tmp_path / "scenario.yaml"
-    scenario.write_text(text, encoding="utf-8")
+    _write_example(scenario, text, EXAMPLES / example)
     result = CliRunner().invoke(cli, ["audit", str(game), "--scenario", str(scenario), "-m", str(module_path),
                                       "--format", "json"])
     assert result.exit_code in (0, 1, 3), result.output

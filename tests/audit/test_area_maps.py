@@ -38,13 +38,21 @@ def shared_path_or_none(*parts: str) -> Path | None:
 POG_SAVES = shared_files("corpus/pog", "*.vsav")
 
 
+def _write_example(path: Path, text: str, example: Path = EXAMPLE.parent) -> None:
+    """An example's scenario text at ``path``, with the data files it names
+    beside it (Paths of Glory's connections.csv)."""
+    path.write_text(text, encoding="utf-8")
+    for data in example.glob("*.csv"):
+        (path.parent / data.name).write_bytes(data.read_bytes())
+
+
 def _with_limit(tmp_path: Path, limit: int, per_side: bool = True) -> Path:
     text = EXAMPLE.read_text(encoding="utf-8")
     text = text.replace("params: {limit: 3, count: units, per_side: true}",
                         f"params: {{limit: {limit}, count: units, per_side: {str(per_side).lower()}}}")
     assert f"limit: {limit}," in text
     path = tmp_path / "scenario.yaml"
-    path.write_text(text, encoding="utf-8")
+    _write_example(path, text)
     return path
 
 
@@ -180,9 +188,9 @@ def _with_movement(tmp_path: Path, proposed: bool = False) -> Path:
     assert "    tags: [ground]\n" in text
     text = text.replace("    tags: [ground]\n", "    tags: [ground]\n    movement_class: land\n") + MOVE_RULE
     if proposed:
-        text = text.replace("\n  connections:", "\n  connections_proposed: true\n  connections:")
+        text = text.replace("\n  connections_csv:", "\n  connections_proposed: true\n  connections_csv:")
     path = tmp_path / "scenario.yaml"
-    path.write_text(text, encoding="utf-8")
+    _write_example(path, text)
     return path
 
 
@@ -213,12 +221,12 @@ def test_on_proposed_connections_the_movement_rule_is_not_checked(tmp_path: Path
     assert "move.mp" not in report["rules_checked"]
 
 
-def test_moves_on_the_fourteen_typed_lines_of_paths_of_glory(tmp_path: Path) -> None:
-    """Moves fed to the rule on the example's real map: a move over a typed
-    line is judged legal; one to a space no line is typed for (Paris), or
-    one the typed lines make long (Liege → Sedan: seven lines round by
-    Calais, while the printed map may join them more directly), is NOT
-    CHECKED, never flagged."""
+def test_moves_on_the_typed_lines_of_paths_of_glory(tmp_path: Path) -> None:
+    """Moves fed to the rule on the example's real map (every printed line
+    typed, not declared complete): a move along a line is judged legal; one
+    to a region that is no printed space (France: no line is typed for it),
+    or one longer than the allowance by the typed lines (Liege → Berlin),
+    is NOT CHECKED, never flagged."""
     from dataclasses import replace
 
     from tests.audit.harness import Game
@@ -228,17 +236,17 @@ def test_moves_on_the_fourteen_typed_lines_of_paths_of_glory(tmp_path: Path) -> 
     scenario = load_scenario(_with_movement(tmp_path), module=module)
     scenario = replace(scenario, counters=tuple(Counter(f"u{i}", "combat_unit", "ap") for i in range(3)))
     g = Game(scenario, rule(scenario, "move.mp"))
-    for uid, space in (("u0", "Nancy"), ("u1", "Belfort"), ("u2", "Liege")):
+    for uid, space in (("u0", "Nancy"), ("u1", "Paris"), ("u2", "Liege")):
         g.place(uid, space)
     g.step(("move", "u0", "Belfort"))
-    g.step(("move", "u1", "Paris"))
-    g.step(("move", "u2", "Sedan"))
+    g.step(("move", "u1", "France"))
+    g.step(("move", "u2", "Berlin"))
     g.clock("game_end")
     assert [v for v in g.violations if v.severity != "info"] == []
     (info,) = g.violations
     assert info.evidence["moves_not_judged"] == 2
-    assert "no connection is typed for Paris" in info.message
-    assert "Liege → Sedan" in info.message and "7 MP by the typed lines" in info.message
+    assert "no connection is typed for France" in info.message
+    assert "Liege → Berlin" in info.message and "MP by the typed lines" in info.message
 
 
 def _corpus_games() -> list[tuple[Path, Path]]:
@@ -299,7 +307,7 @@ def test_no_corpus_game_audited_with_its_example_is_clean_while_over_the_limit(e
     text = text.split("\nrules:\n", 1)[0] + (
         "\nrules:\n  - {id: stack.one, kind: stacking, params: {limit: 1, per_side: false}}\n")
     scenario = tmp_path / "scenario.yaml"
-    scenario.write_text(text, encoding="utf-8")
+    _write_example(scenario, text, EXAMPLES / example)
     result = CliRunner().invoke(cli, ["audit", str(game), "--scenario", str(scenario), "-m", str(module_path),
                                       "--format", "json"])
     assert result.exit_code in (0, 1, 3), result.output

@@ -168,3 +168,15 @@ def test_a_note_is_a_note_of_the_file_it_came_from() -> None:
     note = Note(StepAddress(3), "x", "n.txt", 4)
     assert note.place == "line 4"
     assert Note(StepAddress(3), "x").place is None
+
+
+def test_merge_locates_an_edit_off_the_chain(tmp_path: Path) -> None:
+    edits = tmp_path / "edits.yaml"
+    edits.write_text("- {step: 2, note: fine}\n- {step: 40, delete: true}\n", encoding="utf-8")
+    code, _, stderr = invoke(["merge", LOG, "-o", tmp_path / "m.vlog", "--edits", edits])
+    assert code == 2 and stderr.strip() == f"vmodtool: error: {edits}: entry 2: step 40 is beyond the chain's 7 steps"
+    edits.write_text("- {step: '1:0', delete: true}\n", encoding="utf-8")
+    code, _, stderr = invoke(["merge", LOG, "-o", tmp_path / "m.vlog", "--edits", edits])
+    assert code == 2 and stderr.strip() == \
+        f"vmodtool: error: {edits}: entry 1: step 0 is the start, not a step to delete"
+    assert not (tmp_path / "m.vlog").exists()

@@ -40,8 +40,7 @@ def report_command(logs: tuple[str, ...], module: str | None, scenario: str | No
     \b
     Examples:
       vmodtool report examples/formats/demo.vlog -m examples/formats/demo.vmod -o demo.html
-      vmodtool report turn*.vlog -m game.vmod --scenario scenario.yaml -o game.html
-      vmodtool report turn*.vlog -m game.vmod --notes notes.txt -o series.html
+      vmodtool report turn*.vlog -m game.vmod --scenario scenario.yaml --notes notes.txt -o game.html
     """
     from vmodtool.report.game import write_game_report
     from vmodtool.step_notes import read_notes

@@ -34,8 +34,8 @@ def report_command(logs: tuple[str, ...], module: str | None, scenario: str | No
     --scenario, audit violations) listed and marked on the map, dice charts;
     with --notes, or for a log merge wrote with notes, a narrative column
     with each note beside its step.  Step with the slider, the buttons or
-    the arrow keys.  The page needs no
-    network and no server; player passwords are never written.
+    the arrow keys.  The page needs no network and no server; player
+    passwords are never written.
 
     \b
     Examples:

@@ -223,6 +223,28 @@ class GamePieces:
             sid = self.new_id()
             self.stacks[sid] = GameStack(sid, map_name, x, y, members)
 
+    def clear_stacks(self) -> None:
+        """Take every piece off the maps (the SetupStacks' pieces; the decks'
+        cards stay): the empty table a predefined setup is laid out on."""
+        for stack in self.stacks.values():
+            for pid in stack.members:
+                del self.pieces[pid]
+        self.stacks.clear()
+
+    def place(self, definition: str, map_name: str, location: str, gpid: str) -> str:
+        """Put a piece of the PieceSlot ``definition`` (with the slot's
+        ``gpid``) on top of the stack at ``location`` of a map, with no
+        command logged: the starting state a save records, as a designer
+        lays it out before saving a predefined setup."""
+        x, y = self.point(map_name, location)
+        pid = self._new_piece(definition, map_name, x, y, gpid)
+        target = next((s for s in self.stacks.values() if s.map == map_name and (s.x, s.y) == (x, y)), None)
+        if target is None:
+            target = GameStack(self.new_id(), map_name, x, y, [])
+            self.stacks[target.id] = target
+        target.members.append(pid)
+        return pid
+
     def _new_piece(self, definition: str, map_name: str | None, x: int, y: int, gpid: str) -> str:
         piece = expand_prototypes(PieceDef.parse(definition), self.prototypes)
         if any(t.prefix == "obs;" for t in piece.traits):

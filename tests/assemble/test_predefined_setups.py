@@ -73,7 +73,7 @@ def test_each_setup_is_a_save_vassal_writes(built):
             assert saved.metadata_xml("moduledata") == moduledata     # the module's own, byte for byte
             assert b"<description>" + named.name.encode() + b"</description>" in saved.metadata_xml("savedata")
             assert not saved.is_log and saved.players() == []
-            assert "prototype;" not in saved.text                     # pieces expanded (§6.9 item 13)
+            assert "prototype;" not in saved.text     # pieces expanded (docs/vassal-format.md §6.9)
             # each piece carries its palette slot's gpid, as one dragged from the palette
             pieces = [cmd for node in saved.restore_part() for _, cmd in leaves(node)
                       if isinstance(cmd, AddPiece) and not cmd.is_stack]

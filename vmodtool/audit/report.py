@@ -131,12 +131,7 @@ class AuditReport:
                + (f"; {len(self.units_not_checked)} unit(s) NOT CHECKED (in no location or box of the scenario)"
                   if self.units_not_checked else ""))
         if self.played_scenario:
-            played = self.played_scenario
-            how = "named by --scenario-name" if played.get("by") == "name" else \
-                "chosen by the log's starting positions: " + ", ".join(
-                    f"{s['name']} {s['in_place']}/{s['in_place'] + s['misplaced'] + s['extra']} in place"
-                    for s in played.get("scores", ()))
-            yield f"scenario: {played['name']} ({how})"
+            yield self._played_line()
         if self.bound:
             b = self.bound
             yield (f"bound: {b.get('units', 0)} unit(s), {b.get('markers', 0)} marker(s), "
@@ -166,6 +161,15 @@ class AuditReport:
         else:
             for diff in self.chain_differences:
                 yield f"continuity: {diff}"
+
+    def _played_line(self) -> str:
+        """Which scenario of a game with several was judged, and why."""
+        played = self.played_scenario
+        how = "named by --scenario-name" if played.get("by") == "name" else \
+            "chosen by the log's starting positions: " + ", ".join(
+                f"{s['name']} {s['in_place']}/{s['in_place'] + s['misplaced'] + s['extra']} in place"
+                for s in played.get("scores", ()))
+        return f"scenario: {played['name']} ({how})"
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -97,3 +97,24 @@ def test_the_schema_refuses_unknown_keys_of_a_scenario(tmp_path):
                                  ("  - id: second-marne\n", "  - id: second-marne\n    setup_x: []\n")])
     assert any("victor" in f for f in found)
     assert any("setup_x" in f for f in found)
+
+
+def test_a_scenario_may_have_its_own_resources(tmp_path):
+    edit = [("    without_rules: [stack.limit]\n",
+             "    without_rules: [stack.limit]\n"
+             "    resources:\n"
+             "      replacement_points:\n"
+             "        track: turn_record\n"
+             "        schedule: {3: {all: 2}, 6: {all: 1}, 4: {nobody: 1}}\n")]
+    found = _problems(tmp_path, edit)
+    assert any("turn 6 is outside the game (3–5)" in f for f in found)   # the scenario's turns
+    assert any("unknown side 'nobody'" in f for f in found)
+    edit = [("    without_rules: [stack.limit]\n",
+             "    without_rules: [stack.limit]\n"
+             "    resources: {replacement_points: {track: turn_record, schedule: {3: {all: 2}}}}\n")]
+    assert _problems(tmp_path, edit) == []
+    game = load_scenario(tmp_path / "scenario.yaml")
+    assert game.resources == {}
+    assert game.named("belleau-wood").resources == {"replacement_points": {
+        "track": "turn_record", "schedule": {3: {"all": 2}}}}
+    assert game.named("second-marne").resources == {}

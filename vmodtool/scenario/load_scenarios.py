@@ -13,19 +13,21 @@ from vmodtool.scenario import model as M
 from vmodtool.scenario.collector import ProblemCollector
 from vmodtool.scenario.problems import Path
 
-__all__ = ["build_scenarios", "SetupBuilder", "RulesBuilder"]
+__all__ = ["build_scenarios", "SetupBuilder", "RulesBuilder", "ResourcesCheck"]
 
 #: builds the set-up at a path with the turns it is checked against (``load_setup.build_setup`` bound)
 SetupBuilder = Callable[[Path, "M.TurnStructure | None"], Sequence["M.SetupStack | M.SetupBox"]]
 #: builds the rules at a path (``load_rules.build_rules`` bound)
 RulesBuilder = Callable[[Path], Sequence[M.RuleSpec]]
+#: checks the resources at a path against the turns (``load_turns.check_resources`` bound)
+ResourcesCheck = Callable[[Path, "M.TurnStructure | None"], None]
 
 _SECTION: Path = ("scenarios",)
 
 
 def build_scenarios(c: ProblemCollector, hex_map: M.HexMap, turns: M.TurnStructure | None,
                     rules: Sequence[M.RuleSpec], setup: SetupBuilder,
-                    own_rules: RulesBuilder) -> list[M.NamedScenario]:
+                    own_rules: RulesBuilder, resources: ResourcesCheck) -> list[M.NamedScenario]:
     """The game's scenarios; every problem located in ``c``."""
     c.unique_ids(_SECTION, "id", "scenario id")
     c.unique(((sp + ("name",), (c.text(sp + ("name",)) or "").casefold())
@@ -40,11 +42,14 @@ def build_scenarios(c: ProblemCollector, hex_map: M.HexMap, turns: M.TurnStructu
             continue
         own_turns = _turns(c, sp + ("turns",), turns)
         placed = setup(sp + ("setup",), own_turns)
+        own_resources = c.get(sp + ("resources",), dict)
+        if own_resources is not None:
+            resources(sp + ("resources",), own_turns)
         out.append(M.NamedScenario(
             id=sid, name=name, setup=tuple(placed), menu=c.text(sp + ("menu",)),
             description=c.text(sp + ("description",)), victory=c.text(sp + ("victory",)),
             turns=own_turns, objectives=_objectives(c, sp + ("objectives",), hex_map),
-            rules=_rules(c, sp, game_rules, own_rules), position=c.pos(sp)))
+            rules=_rules(c, sp, game_rules, own_rules), position=c.pos(sp), resources=own_resources))
     return out
 
 

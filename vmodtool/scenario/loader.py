@@ -199,7 +199,9 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     scenarios = build_scenarios(
         c, hex_map, turns, rules,
         lambda path, own_turns: build_setup(c, hex_map, counters, boxes, formations, unit_types, own_turns, path),
-        lambda path: build_rules(c, parts, path)) if c.get(("scenarios",)) is not None else []
+        lambda path: build_rules(c, parts, path),
+        lambda path, own_turns: check_resources(c, tracks, own_turns, sides, path)) \
+        if c.get(("scenarios",)) is not None else []
     plugin_paths = build_plugin_paths(c)
     check_styles(c, formations, markers)
     check_templates(c, sides, unit_types)

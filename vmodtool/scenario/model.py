@@ -441,6 +441,8 @@ class NamedScenario:
     #: the game's rules this scenario applies, and its own
     rules: tuple[RuleSpec, ...] = ()
     position: Position = Position()
+    #: this scenario's resources (None: the game's), e.g. its replacement schedule
+    resources: Mapping[str, Any] | None = None
 
     @property
     def setup_file(self) -> str:
@@ -539,11 +541,12 @@ class Scenario:
 
     def named(self, key: str) -> Scenario:
         """This game as scenario ``key`` (an id or a name) is played: its
-        set-up, turns, objectives and rules in place of the game's; raises
+        set-up, turns, objectives, resources and rules in place of the game's; raises
         ``KeyError`` when the game has no such scenario."""
         found = self.find_named(key)
         if found is None:
             raise KeyError(key)
         hex_map = self.map if found.objectives is None else replace(self.map, objectives=found.objectives)
+        resources = self.resources if found.resources is None else found.resources
         return replace(self, setup=found.setup, turns=found.turns or self.turns, map=hex_map,
-                       rules=found.rules, chosen=found.id)
+                       rules=found.rules, resources=resources, chosen=found.id)

@@ -161,3 +161,15 @@ def test_scores_and_the_clear_match_rule(marne):
     assert len(mixed) == 8
     choice = choose_scenario(scenario, mixed)
     assert choice.chosen is None and choice.scores[0].score < 0.6
+
+
+def test_the_report_audits_the_scenario_a_log_starts_from_or_the_named_one(marne, tmp_path):
+    log = _overstack(marne, tmp_path)
+    page = tmp_path / "wood.html"
+    result = CliRunner().invoke(cli, ["report", str(log), "--scenario", str(MARNE), "-o", str(page)])
+    assert result.exit_code == 0, result.output
+    assert "stack.limit.wood" in page.read_text("utf-8")            # Belleau Wood's own rule found it
+    named = CliRunner().invoke(cli, ["report", str(log), "--scenario", str(MARNE), "--scenario-name",
+                                     "chateau-thierry", "-o", str(tmp_path / "ct.html")])
+    assert named.exit_code == 0, named.output
+    assert "stack.limit.wood" not in (tmp_path / "ct.html").read_text("utf-8")

@@ -31,7 +31,8 @@ class ReportResult:
 
 def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path | None = None,
                       scenario: str | Path | None = None,
-                      board_sizes: dict[str, tuple[int, int]] | None = None) -> ReportResult:
+                      board_sizes: dict[str, tuple[int, int]] | None = None,
+                      scenario_name: str | None = None) -> ReportResult:
     from vmodtool.checkgame import check_game, dice
     from vmodtool.checkgame.recorder import GameRecorder
     from vmodtool.render.dice_chart import dice_chart_png
@@ -50,7 +51,8 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
             from vmodtool.scenario import load_scenario
 
             loaded = load_scenario(scenario, module=opened, board_sizes=board_sizes)
-            replay, audit = prepare_audit(list(logs), loaded, module=opened, board_sizes=board_sizes)
+            replay, audit = prepare_audit(list(logs), loaded, module=opened, board_sizes=board_sizes,
+                                          scenario_name=scenario_name)
             # without -m, the scenario's module.file (as the audit reads it)
             played_with = audit.module
         else:

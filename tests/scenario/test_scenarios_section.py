@@ -118,3 +118,14 @@ def test_a_scenario_may_have_its_own_resources(tmp_path):
     assert game.named("belleau-wood").resources == {"replacement_points": {
         "track": "turn_record", "schedule": {3: {"all": 2}}}}
     assert game.named("second-marne").resources == {}
+
+
+def test_a_top_level_setup_beside_scenarios_is_a_warning(tmp_path):
+    text = EXAMPLE.read_text("utf-8").replace("scenarios:                         # stack lists",
+                                              "setup:\n  - {hex: \"0101\", stack: [ger.hq8]}\n\n"
+                                              "scenarios:                         # stack lists")
+    (tmp_path / "counters.csv").write_bytes((EXAMPLE.parent / "counters.csv").read_bytes())
+    (tmp_path / "scenario.yaml").write_text(text, "utf-8")
+    _, problems = check_scenario(tmp_path / "scenario.yaml")
+    assert [(p.severity, p.path) for p in problems] == [("warning", ("setup",))]
+    assert "has no plain New Game in VASSAL" in problems[0].message

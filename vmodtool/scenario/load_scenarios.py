@@ -29,6 +29,10 @@ def build_scenarios(c: ProblemCollector, hex_map: M.HexMap, turns: M.TurnStructu
                     rules: Sequence[M.RuleSpec], setup: SetupBuilder,
                     own_rules: RulesBuilder, resources: ResourcesCheck) -> list[M.NamedScenario]:
     """The game's scenarios; every problem located in ``c``."""
+    if c.get(("setup",), list, []) and c.get(_SECTION, list, []):
+        c.err(("setup",), "a module with predefined setups has no plain New Game in VASSAL (only its scenarios): "
+                          "the units of this top-level setup would never be placed; put them into the set-up of "
+                          "each scenario", severity="warning")
     c.unique_ids(_SECTION, "id", "scenario id")
     c.unique(((sp + ("name",), (c.text(sp + ("name",)) or "").casefold())
               for sp, _ in c.list_of(_SECTION) if c.text(sp + ("name",))), "scenario name")

@@ -172,3 +172,14 @@ def test_lint_finds_a_missing_or_broken_setup(built, tmp_path):
     with _rewritten(out, tmp_path, other_module) as module:
         codes = [f.code for f in lint_module(module) if f.severity != "info"]
     assert codes == ["setup-module-name-mismatch"]
+
+
+def test_the_help_page_gives_each_scenario_s_victory_conditions(built):
+    scenario, out, _ = built
+    with zipfile.ZipFile(out) as archive:
+        page = archive.read("help/scenario.html").decode("utf-8")
+    section = page[page.index("<h2>Scenarios</h2>"):page.index("<h2>Counters</h2>")]
+    for named in scenario.scenarios:
+        assert f"<h3>{named.name}</h3>" in section and named.victory in section
+    assert "Bois de Belleau (0303, 3 VP)" in section
+    assert "adds stack.limit.wood; without stack.limit" in section

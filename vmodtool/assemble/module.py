@@ -21,7 +21,7 @@ from vmodtool.assemble.decks import add_decks, add_hands
 from vmodtool.assemble.module_images import ModuleImages
 from vmodtool.assemble.offmap import OffMapLayout, draw_off_map, layout_off_map
 from vmodtool.assemble.pieces import PieceFactory, unit_name
-from vmodtool.assemble.setups import add_predefined_setups, setup_files
+from vmodtool.assemble.setups import add_predefined_setups, scenarios_help, setup_files
 from vmodtool.scenario.geometry import (
     TRACKER_ID,
     has_off_map,
@@ -392,7 +392,7 @@ def _help_page(scenario: Scenario) -> str:
     sides = ", ".join(e(s.name) for s in g.sides)
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{e(g.title)}</title></head>"
             f"<body><h1>{e(g.title)}</h1><p>{e(g.note or '')}</p><p>Sides: {sides}</p>"
-            f"<h2>Sequence of play</h2><ol>{phases}</ol>"
+            f"<h2>Sequence of play</h2><ol>{phases}</ol>{scenarios_help(scenario)}"
             f"<h2>Counters</h2><table border=\"1\"><tr><th>id</th><th>name</th><th>side</th>"
             f"<th>formation</th><th>faces</th></tr>{''.join(rows)}</table>"
             f"<h2>Rules checked by vmodtool audit</h2><ul>{rules}</ul>"

@@ -12,6 +12,7 @@ its set-up face; the turn tracker stands at the scenario's first turn.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 
 from lxml import etree
@@ -25,7 +26,7 @@ from vmodtool.vassal.buildfile import BuildFile
 from vmodtool.vassal.gamewriter import GameWriter
 from vmodtool.vassal.module import Module
 
-__all__ = ["add_predefined_setups", "setup_files", "SETUP_DATE"]
+__all__ = ["add_predefined_setups", "setup_files", "scenarios_help", "SETUP_DATE"]
 
 #: the save date written into each setup (``savedata``, ``moduledata``): fixed, so a build is reproducible
 SETUP_DATE = "0"
@@ -100,3 +101,36 @@ def _start_turn(writer: GameWriter, scenario: Scenario, named: NamedScenario) ->
         return
     first = named.turns.first if named.turns else scenario.turns.first
     writer.turn_states[TRACKER_ID] = tracker.state(first, scenario.turns.last)
+
+
+def scenarios_help(scenario: Scenario) -> str:
+    """The help page's section on the game's scenarios (empty for a game
+    of one): each one's menu entry, turns, situation, victory conditions,
+    objectives and rule changes."""
+    if not scenario.scenarios:
+        return ""
+    e = html.escape
+    game_rules = {r.id for r in scenario.rules}
+    items = []
+    for named in scenario.scenarios:
+        turns = named.turns or scenario.turns
+        parts = [f"<h3>{e(named.name)}</h3>"]
+        if turns is not None:
+            parts.append(f"<p>Turns {turns.first}–{turns.last}.</p>")
+        if named.description:
+            parts.append(f"<p>{e(named.description)}</p>")
+        if named.victory:
+            parts.append(f"<p><b>Victory:</b> {e(named.victory)}</p>")
+        objectives = named.objectives if named.objectives is not None else scenario.map.objectives
+        if objectives:
+            parts.append("<p><b>Objectives:</b> " + ", ".join(
+                f"{e(o.name)} ({e(o.hex)}" + (f", {o.vp:g} VP)" if o.vp is not None else ")") for o in objectives)
+                + "</p>")
+        own = [r.id for r in named.rules if r.id not in game_rules]
+        left_out = sorted(game_rules - {r.id for r in named.rules})
+        if own or left_out:
+            parts.append("<p><b>Rules:</b> " + "; ".join(
+                ([f"adds {e(', '.join(own))}"] if own else []) + ([f"without {e(', '.join(left_out))}"] if left_out
+                                                                  else [])) + "</p>")
+        items.append("".join(parts))
+    return "<h2>Scenarios</h2><p>File &gt; New Game lists each as a predefined setup.</p>" + "".join(items)

@@ -4,6 +4,7 @@ VASSAL 3.7 writes them and a ``.vsav`` per scenario written as VASSAL saves
 a game, holding the scenario's units where its set-up puts them."""
 
 import io
+import re
 import time
 import zipfile
 from pathlib import Path
@@ -183,3 +184,52 @@ def test_the_help_page_gives_each_scenario_s_victory_conditions(built):
         assert f"<h3>{named.name}</h3>" in section and named.victory in section
     assert "Bois de Belleau (0303, 3 VP)" in section
     assert "adds stack.limit.wood; without stack.limit" in section
+
+
+def _as_one_scenario(example: Path, folder: Path) -> Path:
+    """The example's folder copied, its top-level setup moved into the one
+    scenario of a ``scenarios`` section."""
+    import shutil
+    shutil.copytree(example.parent, folder)
+    lines = (folder / "scenario.yaml").read_text("utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("setup:"))
+    end = next(i for i in range(start + 1, len(lines)) if lines[i][:1].isalpha())
+    moved = ["scenarios:", "  - id: only", "    name: The one scenario", "    setup:"]
+    moved += ["    " + line if line.strip() else line for line in lines[start + 1:end]]
+    (folder / "scenario.yaml").write_text("\n".join(lines[:start] + lines[end:] + moved) + "\n", "utf-8")
+    return folder / "scenario.yaml"
+
+
+def _board(path: Path, module: Path) -> list[tuple[object, ...]]:
+    """Every piece of a save's start: its unit (or name), map, location,
+    place in its stack, deck, state."""
+    state = Replay.open([path], module=module).state_at(0)
+    return sorted((p.unit_id or p.name, p.map, p.location, p.stack_index, p.deck, p.state) for p in state.pieces)
+
+
+@pytest.mark.parametrize("name", ["modern-tactical", "combat-commander"])
+def test_a_scenario_s_setup_starts_the_game_its_module_s_own_setup_would(name, tmp_path):
+    """The same set-up as a predefined setup or as the module's at-start
+    stacks: the same pieces (units, chits, markers' cards and decks) in the
+    same places, stacks and states, but the gpid (a palette slot's, not a
+    SetupStack's)."""
+    example = EXAMPLES / name / "scenario.yaml"
+    single, several = tmp_path / "single.vmod", tmp_path / "several.vmod"
+    build_module_file(example, single, jobs=1)
+    build_module_file(_as_one_scenario(example, tmp_path / "game"), several, jobs=1)
+    from vmodtool.vassal.gamewriter import GameWriter
+    with Module.open(single) as module:
+        writer = GameWriter(module)
+        writer.snapshot()
+        own = tmp_path / "own.vsav"
+        own.write_bytes(writer.to_bytes(date_saved="0"))
+    with zipfile.ZipFile(several) as archive:
+        setup = tmp_path / "only.vsav"
+        setup.write_bytes(archive.read("only.vsav"))
+
+    def without_gpid(board):
+        # the gpid and the piece's id (UniqueID) differ: a palette slot's, the order pieces were made in
+        return [(*row[:5], re.sub(r"UniqueID;\d+", "UniqueID;", re.sub(
+            r"(null|[^;]*);(-?\d+);(-?\d+);\d+;", r"\1;\2;\3;;", row[5]))) for row in board]
+
+    assert without_gpid(_board(setup, several)) == without_gpid(_board(own, single))

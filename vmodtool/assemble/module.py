@@ -21,7 +21,7 @@ from vmodtool.assemble.decks import add_decks, add_hands
 from vmodtool.assemble.module_images import ModuleImages
 from vmodtool.assemble.offmap import OffMapLayout, draw_off_map, layout_off_map
 from vmodtool.assemble.pieces import PieceFactory, unit_name
-from vmodtool.assemble.setups import add_predefined_setups, scenarios_help, setup_files
+from vmodtool.assemble.setups import add_predefined_setups, chit_key, scenarios_help, setup_files
 from vmodtool.scenario.geometry import (
     TRACKER_ID,
     has_off_map,
@@ -293,7 +293,7 @@ def _chit_slot(parent: etree._Element, scenario: Scenario, factory: PieceFactory
 def _palette(root: etree._Element, scenario: Scenario, factory: PieceFactory, images: ModuleImages,
              gpids: _Gpids) -> dict[str, str]:
     """The piece palette; the gpid of each counter's slot (by counter id)
-    and each chit's (by chit)."""
+    and each chit's (by :func:`~vmodtool.assemble.setups.chit_key`)."""
     slots: dict[str, str] = {}
     window = C.add(root, "module.PieceWindow")
     tabs = C.add(window, "widget.TabWidget", {"entryName": "Counters"})
@@ -321,7 +321,7 @@ def _palette(root: etree._Element, scenario: Scenario, factory: PieceFactory, im
                                                "height": h},
                   text=factory.marker_definition(kind, gpid))
         for chit in sorted(images.chit):
-            slots[chit] = _chit_slot(widget, scenario, factory, images, gpids, chit)
+            slots[chit_key(chit)] = _chit_slot(widget, scenario, factory, images, gpids, chit)
     return slots
 
 

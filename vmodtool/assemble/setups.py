@@ -26,10 +26,16 @@ from vmodtool.vassal.buildfile import BuildFile
 from vmodtool.vassal.gamewriter import GameWriter
 from vmodtool.vassal.module import Module
 
-__all__ = ["add_predefined_setups", "setup_files", "scenarios_help", "SETUP_DATE"]
+__all__ = ["add_predefined_setups", "setup_files", "scenarios_help", "chit_key", "SETUP_DATE"]
 
 #: the save date written into each setup (``savedata``, ``moduledata``): fixed, so a build is reproducible
 SETUP_DATE = "0"
+
+
+def chit_key(chit: str) -> str:
+    """The key of a chit's palette slot among the counters' (a formation
+    id may also be a counter id)."""
+    return "chit:" + chit
 
 
 def add_predefined_setups(root: etree._Element, scenario: Scenario) -> None:
@@ -51,7 +57,8 @@ def setup_files(scenario: Scenario, buildfile: bytes, moduledata: bytes, factory
                 palette: Mapping[str, str], chit_images: Mapping[str, str]) -> dict[str, bytes]:
     """Each scenario's ``.vsav`` (entry name → bytes) for the module whose
     ``buildFile.xml`` and ``moduledata`` are given; ``palette`` is the gpid
-    of each counter's (and chit's) palette slot."""
+    of each counter's palette slot (by counter id) and each chit's (by
+    :func:`chit_key`)."""
     module = Module(buildfile=BuildFile.parse(buildfile, file="buildFile.xml"), buildfile_entry="buildFile.xml",
                     container="buildfile", moduledata=moduledata)
     sizes = {p.board.name: (p.board.width, p.board.height)
@@ -87,7 +94,7 @@ def _lay_out(writer: GameWriter, scenario: Scenario, named: NamedScenario, facto
             writer.place(definition, where[0], where[1], gpid)
         for chit in chits:
             formation, name = (None, "End Turn") if chit == "end_turn" else (chit, scenario.formation(chit).name)
-            gpid = palette[chit]
+            gpid = palette[chit_key(chit)]
             writer.place(factory.chit_definition(formation, chit_images[chit], name, gpid), where[0], where[1], gpid)
 
 

@@ -17,6 +17,9 @@ __all__ = ["report_command"]
 @module_option("The module the game was played with: its boards, piece images, grid labels.")
 @click.option("--scenario", "scenario", default=None, type=click.Path(exists=True, dir_okay=False, path_type=str),
               help="Also audit the game against this scenario's rules and show the violations.")
+@click.option("--scenario-name", "scenario_name", metavar="NAME",
+              help="With --scenario, a game with several scenarios: audit the logs as this one (its id or name); "
+                   "by default the one whose set-up the first log starts from.")
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
               metavar="FILE.html",
               help=f"The page to write (its images go to FILE_files/ beside it); {REPLACED}.")
@@ -25,7 +28,8 @@ __all__ = ["report_command"]
                    "shown in a narrative column beside its step.")
 @board_size_options
 def report_command(logs: tuple[str, ...], module: str | None, scenario: str | None, output: str,
-                   notes_file: str | None, board_sizes_file: str | None, board_size: tuple[str, ...]) -> None:
+                   notes_file: str | None, board_sizes_file: str | None, board_size: tuple[str, ...],
+                   scenario_name: str | None) -> None:
     """Write a game as one HTML page to open in a browser.
 
     The maps with their boards, every piece drawn as the module draws it
@@ -49,7 +53,8 @@ def report_command(logs: tuple[str, ...], module: str | None, scenario: str | No
                  what="an HTML page")
     notes = read_notes(notes_file) if notes_file else []
     result = write_game_report([Path(p) for p in logs], Path(output), module=module, scenario=scenario,
-                               board_sizes=board_sizes(board_sizes_file, board_size) or None, notes=notes)
+                               board_sizes=board_sizes(board_sizes_file, board_size) or None, notes=notes,
+                               scenario_name=scenario_name)
     if result.missing_images:
         warn(f"{len(result.missing_images)} image(s) the module does not hold, drawn as boxes: "
              + ", ".join(result.missing_images[:5]))

@@ -36,12 +36,13 @@ class ReportResult:
 def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path | None = None,
                       scenario: str | Path | None = None,
                       board_sizes: dict[str, tuple[int, int]] | None = None,
-                      notes: Sequence[Note] = ()) -> ReportResult:
+                      notes: Sequence[Note] = (), scenario_name: str | None = None) -> ReportResult:
     """Replay ``logs`` once and write their page to ``output``; ``notes``
     (a notes file's, :func:`vmodtool.step_notes.read_notes`) and the
     merged log's own notes fill the narrative column.  A note naming a step
     the game does not have is a located ``VmodError`` before anything is
-    written."""
+    written.  ``scenario_name`` picks one of the scenario file's scenarios
+    (else the one the game starts from)."""
     from vmodtool.checkgame import check_game, dice
     from vmodtool.checkgame.recorder import GameRecorder
     from vmodtool.render.dice_chart import dice_chart_png
@@ -60,7 +61,8 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
             from vmodtool.scenario import load_scenario
 
             loaded = load_scenario(scenario, module=opened, board_sizes=board_sizes)
-            replay, audit = prepare_audit(list(logs), loaded, module=opened, board_sizes=board_sizes)
+            replay, audit = prepare_audit(list(logs), loaded, module=opened, board_sizes=board_sizes,
+                                          scenario_name=scenario_name)
             # without -m, the scenario's module.file (as the audit reads it)
             played_with = audit.module
         else:

@@ -71,6 +71,7 @@ from vmodtool.render.board_symbols import (
     star,
     texture_kind,
 )
+from vmodtool.render.board_tracks import PlacedTrack, TrackBand, draw_track, place_on_map, print_tracks
 from vmodtool.vassal.grid import HexGrid
 
 if TYPE_CHECKING:
@@ -162,7 +163,8 @@ class BoardDrawing:
     centre drawn (board pixels: the hexagon's centre, its dot); ``numbers``
     label → (text, anchor point) of the hex number drawn; ``hexsides`` the
     features as drawn, one by one, and ``lines`` the same joined into
-    the curves drawn; ``bridges`` every bridge (the scenario's and those
+    the curves drawn; ``tracks`` the turn and record tracks of a print map as placed
+    (:mod:`vmodtool.render.board_tracks`); ``bridges`` every bridge (the scenario's and those
     drawn where a road crosses water); ``labels`` the place names as placed
     (in the scenario's order); ``boxes`` everything drawn that must not be
     covered, as boxes (:mod:`vmodtool.render.board_layout`); ``notes`` the
@@ -182,6 +184,7 @@ class BoardDrawing:
     numbers: dict[str, tuple[str, Point]] = field(default_factory=dict)
     hexsides: list[DrawnHexside] = field(default_factory=list)
     lines: list[DrawnLine] = field(default_factory=list)
+    tracks: list[PlacedTrack] = field(default_factory=list)
     bridges: list[DrawnBridge] = field(default_factory=list)
     labels: list[Placed] = field(default_factory=list)
     boxes: BoxIndex = field(default_factory=lambda: BoxIndex(64.0))
@@ -285,6 +288,7 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     if opts.place_names:
         drawing.notes[:0] = _label_notes(drawing, scenario, labels)
     drawing.warnings = located_warnings(scenario.path, drawing.notes)
+    band_h = _plan_tracks(canvas, drawing, scenario, strip) if strip is not None else 0.0
 
     _draw_frame(canvas, geo, (board_w, board_h), size)
     _draw_terrain(canvas, geo, hmap, styles, index, size)
@@ -304,9 +308,27 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     for placed in drawing.labels:
         canvas.text(placed.at, placed.text, size=placed.size, fill=INK, style="condensed-bold",
                     anchor=placed.anchor, halo=(252, 250, 242), halo_width=0.03 * size)
+    for placed_track in drawing.tracks:
+        draw_track(canvas, placed_track, size)
     if strip is not None:
-        strip.draw(canvas, board_h, styles)
+        strip.draw(canvas, board_h + band_h, styles)
     return drawing
+
+
+def _plan_tracks(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, strip: _SheetLayout) -> float:
+    """Where the print map's tracks go: each on the map where it is clear of
+    every hex and mark, else in a band under the map (the canvas grows by
+    it); returns the band's height."""
+    board_w, board_h = drawing.board_size
+    size = drawing.geometry.across_flats()
+    on_map, rest = place_on_map(canvas, print_tracks(scenario), drawing.geometry, drawing.boxes,
+                                drawing.board_size, size)
+    band = TrackBand(canvas, rest, size, board_w)
+    drawing.tracks = on_map + band.at(board_h, drawing.boxes)
+    if band.height:
+        drawing.size = (drawing.size[0], board_h + band.height + strip.height)
+        canvas.grow(drawing.size[1])
+    return band.height
 
 
 def _number_box(canvas: Canvas, size: float, at: Point, label: str, factor: float = 1.0) -> Box:

@@ -15,6 +15,8 @@ from vmodtool.scenario import load_scenario
 
 EXAMPLES = ["modern-tactical", "ww1-operational", "combat-commander"]
 ALL = EXAMPLES + ["pointy", "pointy-odd", "alpha-desc"]
+#: what winds: water and roads; a wall or cliff keeps to its hexsides
+CURVED = {"river", "stream", "road", "track", "railway"}
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +115,8 @@ def test_curves_have_no_corners(drawings, name):
     _scenario, drawing = drawings[name]
     bends = 0
     for line in drawing.lines:
+        if line.kind not in CURVED:
+            continue
         turns = _turns(line.points)
         assert not turns or max(turns) < 16.0, (line.type, max(turns))
         bends += len(line.sides) > 1
@@ -128,3 +132,16 @@ def test_the_pdf_and_the_module_board_draw_the_same_curves(drawings):
     assert [(line.sides, line.points) for line in sheet.lines] == \
         [(line.sides, line.points) for line in drawing.lines]
 
+
+
+def test_a_wall_keeps_to_its_hexsides(drawings):
+    """A terrace wall is drawn along the sides themselves, corner to corner."""
+    _scenario, drawing = drawings["combat-commander"]
+    walls = [line for line in drawing.lines if line.kind == "wall"]
+    assert walls
+    geo = drawing.geometry
+    for line in walls:
+        for (a, b), p, q in zip(line.sides, line.points, line.points[1:], strict=False):
+            ends = geo.shared_corners(a, b)
+            assert min(math.dist(p, e) for e in ends) < 1.0 and min(math.dist(q, e) for e in ends) < 1.0
+        assert len(line.points) == len(line.sides) + 1

@@ -589,10 +589,28 @@ def _plan_hexside_lines(drawing: BoardDrawing, hmap: M.HexMap, geo: HexGeometry,
         for line in (_centre_lines(geo, type_id, kind, sides) if across else
                      _side_lines(geo, type_id, kind, sides)):
             drawing.lines.append(line)
-            (out.across if across else out.along).append((kind, colour, width, line.points))
-            if not across:
-                _line_boxes(drawing.boxes, line, (width + max(0.8, 0.018 * size)) / 2 + 0.5, 0.25 * size)
+            pad = (width + max(0.8, 0.018 * size)) / 2 + 0.5
+            if across:
+                out.across.append((kind, colour, width, line.points))
+            elif kind in _CURVED:
+                out.along.append((kind, colour, width, line.points))
+                _line_boxes(drawing.boxes, line, pad, 0.25 * size)
+            else:                             # a wall: side by side, as typed
+                for a, b in line.sides:
+                    seg = geo.shared_corners(a, b)
+                    out.along.append((kind, colour, width, seg))
+                    _side_boxes(drawing.boxes, f"{a}/{b}", seg, pad)
     return rivers
+
+
+def _side_boxes(index: BoxIndex, owner: str, seg: tuple[Point, Point], pad: float) -> None:
+    """The boxes of a feature along one hexside: the side in four pieces (a
+    diagonal's one box is not the side)."""
+    (px, py), (qx, qy) = seg
+    for k in range(4):
+        x0, y0 = px + (qx - px) * k / 4, py + (qy - py) * k / 4
+        x1, y1 = px + (qx - px) * (k + 1) / 4, py + (qy - py) * (k + 1) / 4
+        index.add("hexside", owner, (min(x0, x1) - pad, min(y0, y1) - pad, max(x0, x1) + pad, max(y0, y1) + pad))
 
 
 def _centre_lines(geo: HexGeometry, type_id: str, kind: str, sides: list[tuple[str, str]]) -> list[DrawnLine]:
@@ -608,9 +626,15 @@ def _centre_lines(geo: HexGeometry, type_id: str, kind: str, sides: list[tuple[s
     return out
 
 
+#: the features along hexsides drawn as curves: water winds; a wall, a hedge
+#: or a cliff keeps to its hexsides, corner to corner
+_CURVED = frozenset({"river", "stream"})
+
+
 def _side_lines(geo: HexGeometry, type_id: str, kind: str, sides: list[tuple[str, str]]) -> list[DrawnLine]:
     """A river's (or any feature along hexsides) hexsides as lines from
-    corner to corner, each drawn as a curve through the hexsides' midpoints."""
+    corner to corner, a river's or stream's drawn as a curve through the
+    hexsides' midpoints, a wall's along the sides themselves."""
     corner_of: dict[tuple[int, int], Point] = {}
     side_of: dict[frozenset[tuple[int, int]], tuple[str, str]] = {}
     edges = []
@@ -624,8 +648,9 @@ def _side_lines(geo: HexGeometry, type_id: str, kind: str, sides: list[tuple[str
     for corners in chains(edges):
         closed = len(corners) > 2 and corners[0] == corners[-1]
         steps = tuple(side_of[frozenset(pair)] for pair in zip(corners, corners[1:], strict=False))
+        points = [corner_of[k] for k in corners]
         out.append(DrawnLine(type_id, kind, "hexside", steps,
-                             tuple(smooth_chain([corner_of[k] for k in corners], closed=closed))))
+                             tuple(smooth_chain(points, closed=closed) if kind in _CURVED else points)))
     return out
 
 

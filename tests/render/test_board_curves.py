@@ -67,6 +67,18 @@ def test_smooth_chain_passes_every_midpoint_along_its_step():
     assert smooth_chain(pts[:2]) == pts[:2]
 
 
+def test_a_loop_is_closed_and_round():
+    """A river all round one hex (a moat, a lake's shore): the curve ends
+    where it began and passes every side's midpoint."""
+    hexagon = [(math.cos(math.pi / 3 * k) * 10, math.sin(math.pi / 3 * k) * 10) for k in range(6)]
+    curve = smooth_chain(hexagon + hexagon[:1], closed=True)
+    assert math.dist(curve[0], curve[-1]) < 1e-9
+    for a, b in zip(hexagon, hexagon[1:] + hexagon[:1], strict=True):
+        mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+        assert min(math.dist(mid, p) for p in curve) < 1e-9
+    assert max(_turns(curve)) < 16.0
+
+
 # -- on the boards -------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ALL)

@@ -129,9 +129,10 @@ class DrawnHexside:
 
 @dataclass(frozen=True)
 class DrawnLine:
-    """One line of a hexside feature as drawn (a river, a road): ``sides``
-    its hexsides (pairs of hexes) end to end, ``points`` the smooth curve
-    drawn for it (board pixels) through each hexside's midpoint."""
+    """One line of a hexside feature as drawn (a river, a road, a wall):
+    ``sides`` its hexsides (pairs of hexes) end to end, ``points`` what is
+    drawn for it (board pixels): a river's or road's smooth curve through
+    each hexside's midpoint, a wall's hexsides corner to corner."""
 
     type: str
     kind: str

@@ -157,3 +157,24 @@ def test_a_wall_keeps_to_its_hexsides(drawings):
             ends = geo.shared_corners(a, b)
             assert min(math.dist(p, e) for e in ends) < 1.0 and min(math.dist(q, e) for e in ends) < 1.0
         assert len(line.points) == len(line.sides) + 1
+
+
+def test_a_bridge_through_water_carries_the_road_as_it_curves(drawings):
+    """The coast road rounds the water hex 0605 (Combat Commander's bridge
+    of Saint-Louis): the bridge deck follows the curve, so no stretch of the
+    road runs over the water beside it."""
+    _scenario, drawing = drawings["combat-commander"]
+    water = [b for b in drawing.bridges if b.over == "water"]
+    assert water
+    centres = {label: (float(x), float(y)) for label, (x, y) in drawing.centres.items()}
+    checked = 0
+    for bridge in water:
+        for line in drawing.lines:
+            if line.kind != "road":
+                continue
+            for p in line.points:
+                nearest = min(centres, key=lambda h: math.dist(p, centres[h]))
+                if nearest == bridge.a:
+                    assert _distance_to(bridge.path, p) <= bridge.half_width, p
+                    checked += 1
+    assert checked > 5

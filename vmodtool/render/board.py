@@ -731,6 +731,10 @@ def _plan_water_bridges(drawing: BoardDrawing, geo: HexGeometry, size: float, ou
                 flares.append(other not in water)
             if len(piece) == 1:
                 flares.append(False)
+            else:                              # round the hex as the road does
+                c0, c1 = geo.centres[piece[0]], geo.centres[piece[1]]
+                bend = smooth_chain([(float(c0[0]), float(c0[1])), centre, (float(c1[0]), float(c1[1]))])
+                path = [path[0], *bend[1:-1], path[-1]]
             box_path = tuple(path)
             flared = (flares[0], flares[-1])
             out.bridges.append((_BRIDGE_COLOUR, width, box_path, half, flared))

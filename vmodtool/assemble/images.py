@@ -58,7 +58,7 @@ def _load_font(style: str, size: int) -> ImageFont.FreeTypeFont:
 #: the files of the board cache in ``cache_dir``: the PNG and what it was made of
 BOARD_CACHE = ("board.png", "board.json")
 _BOARD_SOURCES = ("board.py", "board_canvas.py", "board_geometry.py", "board_layout.py", "board_symbols.py",
-                  "fonts.py", "png.py")
+                  "fonts.py", "png.py", "board_curves.py", "board_tracks.py")
 #: a board as the build takes it: the PNG, its size and the renderer's warnings (one located line each)
 _Board = tuple[bytes, tuple[int, int], list[str]]
 

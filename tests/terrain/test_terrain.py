@@ -226,6 +226,7 @@ def test_a_real_published_board(tmp_path: Path, shared: Path) -> None:
 
 TLD_MAP = os.environ.get("VMODTOOL_TLD_MAP")
 TLD_CLASSES = ("clear", "bocage", "forest", "hill", "flooded", "swamp", "city", "sea")
+TLD_CODES = ".bfhwsc~"
 
 
 def tld_truth() -> dict[str, str]:
@@ -240,13 +241,14 @@ def tld_scenario(tmp_path: Path, shared: Path, rivers: bool = False) -> M.Scenar
     from vmodtool.scenario import check_scenario
 
     data = yaml.safe_load((REPO / "examples" / "the-longest-day" / "scenario.yaml").read_text("utf-8"))
-    data["map"]["terrain_types"] = {name: {"code": name[:2], "name": name.title()} for name in TLD_CLASSES}
+    data["map"]["terrain_types"] = {name: {"code": code, "name": name.title()}
+                                   for name, code in zip(TLD_CLASSES, TLD_CODES, strict=True)}
     data["map"]["terrain"] = {"default": "clear"}
     if rivers:
         data["map"]["hexside_types"] = {"river": {"name": "River", "drawn_as": "hexside"}}
     (tmp_path / "scenario.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     scenario, problems = check_scenario(tmp_path / "scenario.yaml", module=shared / "corpus" / "tld" / "buildFile")
-    assert scenario is not None, problems
+    assert scenario is not None and not [p for p in problems if p.severity == "error"], problems
     return scenario
 
 

@@ -20,9 +20,13 @@ __all__ = ["report_command"]
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
               metavar="FILE.html",
               help=f"The page to write (its images go to FILE_files/ beside it); {REPLACED}.")
+@click.option("--terrain-layer", "terrain_layer", default=None, metavar="LAYER.json",
+              type=click.Path(exists=True, dir_okay=False, path_type=str),
+              help="Also draw a derived terrain over its map (vmodtool terrain --report-layer): hexes tinted "
+                   "by type, hexside features, doubtful hexes outlined; a checkbox hides it.")
 @board_size_options
 def report_command(logs: tuple[str, ...], module: str | None, scenario: str | None, output: str,
-                   board_sizes_file: str | None, board_size: tuple[str, ...]) -> None:
+                   terrain_layer: str | None, board_sizes_file: str | None, board_size: tuple[str, ...]) -> None:
     """Write a game as one HTML page to open in a browser.
 
     The maps with their boards, every piece drawn as the module draws it
@@ -36,13 +40,15 @@ def report_command(logs: tuple[str, ...], module: str | None, scenario: str | No
     Examples:
       vmodtool report examples/formats/demo.vlog -m examples/formats/demo.vmod -o demo.html
       vmodtool report turn*.vlog -m game.vmod --scenario scenario.yaml -o game.html
+      vmodtool report game.vlog -m game.vmod --terrain-layer layer.json -o game.html
     """
     from vmodtool.report.game import write_game_report
 
-    check_output(output, *logs, module, scenario, board_sizes_file, suffixes=(".html", ".htm"),
+    check_output(output, *logs, module, scenario, board_sizes_file, terrain_layer, suffixes=(".html", ".htm"),
                  what="an HTML page")
     result = write_game_report([Path(p) for p in logs], Path(output), module=module, scenario=scenario,
-                               board_sizes=board_sizes(board_sizes_file, board_size) or None)
+                               board_sizes=board_sizes(board_sizes_file, board_size) or None,
+                               terrain_layer=Path(terrain_layer) if terrain_layer else None)
     if result.missing_images:
         warn(f"{len(result.missing_images)} image(s) the module does not hold, drawn as boxes: "
              + ", ".join(result.missing_images[:5]))

@@ -31,7 +31,10 @@ class ReportResult:
 
 def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path | None = None,
                       scenario: str | Path | None = None,
-                      board_sizes: dict[str, tuple[int, int]] | None = None) -> ReportResult:
+                      board_sizes: dict[str, tuple[int, int]] | None = None,
+                      terrain_layer: Path | None = None) -> ReportResult:
+    """Replay ``logs`` once and write the page; ``terrain_layer`` a file of
+    ``vmodtool terrain --report-layer`` drawn over its map."""
     from vmodtool.checkgame import check_game, dice
     from vmodtool.checkgame.recorder import GameRecorder
     from vmodtool.render.dice_chart import dice_chart_png
@@ -40,6 +43,10 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
     from vmodtool.report.page import write_page
     from vmodtool.vassal.module import Module
 
+    layer = None
+    if terrain_layer is not None:           # read (and refused) before the game is replayed
+        from vmodtool.terrain.layer import read_layer
+        layer = read_layer(terrain_layer)
     opened = Module.open(module) if module is not None else None
     audit: AuditVisitor | None = None
     try:
@@ -72,7 +79,12 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
         findings = finding_records(frames, replay.positions, violations=violations, check=check)
         title = (played_with.name if played_with is not None and played_with.name else "game") + " — " + \
             ", ".join(p.name for p in logs[:3]) + (" …" if len(logs) > 3 else "")
-        missing = write_page(output, frames, builder.catalog, title=title, findings=findings, dice_png=chart)
+        terrain = None
+        if layer is not None:
+            from vmodtool.report.terrain_layer import layer_record
+            terrain = layer_record(frames, layer)
+        missing = write_page(output, frames, builder.catalog, title=title, findings=findings, dice_png=chart,
+                             terrain=terrain)
         return ReportResult(len(drawn.steps), len(frames.pieces), len(findings), missing)
     finally:
         if opened is not None:

@@ -40,7 +40,6 @@ def report_command(logs: tuple[str, ...], module: str | None, scenario: str | No
     Examples:
       vmodtool report examples/formats/demo.vlog -m examples/formats/demo.vmod -o demo.html
       vmodtool report turn*.vlog -m game.vmod --scenario scenario.yaml -o game.html
-      vmodtool report game.vlog -m game.vmod --terrain-layer layer.json -o game.html
     """
     from vmodtool.report.game import write_game_report
 

@@ -56,8 +56,7 @@ def terrain(source: str, scenario_file: str, samples_file: str, output: str, mod
     \b
     Examples:
       vmodtool terrain board.png --scenario s.yaml --samples labels.yaml -o terrain.yaml
-      vmodtool terrain game.vmod --scenario s.yaml --samples l.yaml -o t.yaml --picture t.png
-      vmodtool terrain game.vmod --scenario s.yaml --samples l.yaml -o t.yaml --report-layer layer.json
+      vmodtool terrain game.vmod --scenario s.yaml --samples l.yaml -o t.yaml --picture t.png --report-layer l.json
     """
     try:
         import numpy  # noqa: F401

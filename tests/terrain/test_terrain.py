@@ -326,3 +326,46 @@ def test_rivers_on_a_real_published_board(tmp_path: Path, shared: Path) -> None:
         missed += len(rivers - given - got)
         extra += len(got & plain)
     assert hits / (hits + missed) >= 0.97 and hits / (hits + extra) >= 0.90, (hits, missed, extra)
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not RAGNAROK_MAP, reason="VMODTOOL_RAGNAROK_MAP (the published Ragnarok map.jpg) not given")
+def test_a_meandering_river_on_a_real_board(tmp_path: Path, shared: Path) -> None:
+    """Ragnarok's Vimur meanders about the hexsides, bulging into the hexes;
+    its 69 hexsides of one window looked at by eye
+    (tests/terrain/data/ragnarok-rivers.yaml). From five random river samples,
+    ten draws: recall at least 90 % and precision at least 95 % over the
+    draws (measured 2026-12-07: 95 % and 100 %; the miss is the side under the
+    Bifrost bridge). A sample whose river the bridge hides no longer lowers
+    the threshold to its own score: three of these draws made every hexside
+    a river before."""
+    import random
+
+    from vmodtool.scenario import check_scenario
+
+    data = yaml.safe_load((REPO / "examples" / "ragnarok" / "scenario.yaml").read_text("utf-8"))
+    data["map"]["terrain_types"] = {"clear": {"code": ".", "name": "Clear"}, "forest": {"code": "f", "name": "Forest"}}
+    data["map"]["terrain"] = {"default": "clear"}
+    data["map"]["hexside_types"] = {"river": {"name": "River", "drawn_as": "hexside"}}
+    (tmp_path / "scenario.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    scenario, _ = check_scenario(tmp_path / "scenario.yaml", module=shared / "corpus" / "ragnarok" / "buildFile.xml")
+    assert scenario is not None
+    doc = yaml.safe_load((Path(__file__).parent / "data" / "ragnarok-rivers.yaml").read_text("utf-8"))
+    rivers = {(a, b) for a, b in doc["river"]}
+    plain = {(a, b) for a, b in doc["plain"]}
+    assert len(rivers) == 15 and len(plain) == 53
+    forest = set(yaml.safe_load((Path(__file__).parent / "data" / "ragnarok-forest.yaml").read_text("utf-8"))["forest"])
+    image = D.read_board_image(Path(str(RAGNAROK_MAP)), scenario)
+    hits = missed = extra = 0
+    for seed in range(10):
+        draw = random.Random(seed)
+        samples = D.Samples(file="samples.yaml")
+        samples.hexes["forest"] = draw.sample(sorted(forest), 3)
+        samples.hexes["clear"] = draw.sample(sorted(set(scenario.map.grid.hexes) - forest), 3)
+        samples.hexsides["river"] = draw.sample(sorted(rivers), 5)
+        got = {(a, b) for a, b, _ in D.derive_terrain(scenario, image, samples).hexsides["river"]}
+        given = set(samples.hexsides["river"])
+        hits += len((got & rivers) - given)
+        missed += len(rivers - given - got)
+        extra += len(got & plain)
+    assert hits / (hits + missed) >= 0.90 and hits / (hits + extra) >= 0.95, (hits, missed, extra)

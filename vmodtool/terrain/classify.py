@@ -198,8 +198,8 @@ class FeatureDetector:
         # less than half what a typical one does: a river's side hidden under
         # a bridge would make every hexside a river (the samples themselves
         # are features whatever their score)
-        shown = [float(s) for s in scores[pos] if s >= 0.5 * typical] if pos else []
-        low_pos = min(shown) if shown else 1.0
+        visible = [float(s) for s in scores[pos] if s >= 0.5 * typical] if pos else []
+        low_pos = min(visible) if visible else 1.0
         if threshold > low_pos:
             threshold = low_pos - 1e-9
         if negatives:

@@ -26,10 +26,14 @@ __all__ = ["report_command"]
 @click.option("--notes", "notes_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False, path_type=str),
               help="A notes file (lines 'STEP: text' or 'LOG:STEP: text', as merge --notes reads): each note "
                    "shown in a narrative column beside its step.")
+@click.option("--terrain-layer", "terrain_layer", default=None, metavar="LAYER.json",
+              type=click.Path(exists=True, dir_okay=False, path_type=str),
+              help="Also draw a derived terrain over its map (vmodtool terrain --report-layer): hexes tinted "
+                   "by type, hexside features, doubtful hexes outlined; a checkbox hides it.")
 @board_size_options
 def report_command(logs: tuple[str, ...], module: str | None, scenario: str | None, output: str,
-                   notes_file: str | None, board_sizes_file: str | None, board_size: tuple[str, ...],
-                   scenario_name: str | None) -> None:
+                   notes_file: str | None, terrain_layer: str | None, board_sizes_file: str | None,
+                   board_size: tuple[str, ...], scenario_name: str | None) -> None:
     """Write a game as one HTML page to open in a browser.
 
     The maps with their boards, every piece drawn as the module draws it
@@ -49,12 +53,14 @@ def report_command(logs: tuple[str, ...], module: str | None, scenario: str | No
     from vmodtool.report.game import write_game_report
     from vmodtool.step_notes import read_notes
 
-    check_output(output, *logs, module, scenario, board_sizes_file, notes_file, suffixes=(".html", ".htm"),
+    check_output(output, *logs, module, scenario, board_sizes_file, notes_file, terrain_layer,
+                 suffixes=(".html", ".htm"),
                  what="an HTML page")
     notes = read_notes(notes_file) if notes_file else []
     result = write_game_report([Path(p) for p in logs], Path(output), module=module, scenario=scenario,
                                board_sizes=board_sizes(board_sizes_file, board_size) or None, notes=notes,
-                               scenario_name=scenario_name)
+                               scenario_name=scenario_name,
+                               terrain_layer=Path(terrain_layer) if terrain_layer else None)
     if result.missing_images:
         warn(f"{len(result.missing_images)} image(s) the module does not hold, drawn as boxes: "
              + ", ".join(result.missing_images[:5]))

@@ -36,13 +36,15 @@ class ReportResult:
 def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path | None = None,
                       scenario: str | Path | None = None,
                       board_sizes: dict[str, tuple[int, int]] | None = None,
-                      notes: Sequence[Note] = (), scenario_name: str | None = None) -> ReportResult:
+                      notes: Sequence[Note] = (), scenario_name: str | None = None,
+                      terrain_layer: Path | None = None) -> ReportResult:
     """Replay ``logs`` once and write their page to ``output``; ``notes``
     (a notes file's, :func:`vmodtool.step_notes.read_notes`) and the
     merged log's own notes fill the narrative column.  A note naming a step
     the game does not have is a located ``VmodError`` before anything is
     written.  ``scenario_name`` picks one of the scenario file's scenarios
-    (else the one the game starts from)."""
+    (else the one the game starts from); ``terrain_layer`` a file of
+    ``vmodtool terrain --report-layer`` drawn over its map."""
     from vmodtool.checkgame import check_game, dice
     from vmodtool.checkgame.recorder import GameRecorder
     from vmodtool.render.dice_chart import dice_chart_png
@@ -51,6 +53,10 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
     from vmodtool.report.page import write_page
     from vmodtool.vassal.module import Module
 
+    layer = None
+    if terrain_layer is not None:           # read (and refused) before the game is replayed
+        from vmodtool.terrain.layer import read_layer
+        layer = read_layer(terrain_layer)
     opened = Module.open(module) if module is not None else None
     audit: AuditVisitor | None = None
     try:
@@ -86,8 +92,12 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
         title = (played_with.name if played_with is not None and played_with.name else "game") + " — " + \
             ", ".join(p.name for p in logs[:3]) + (" …" if len(logs) > 3 else "")
         narrative = narrative_records(in_log, placed)
+        terrain = None
+        if layer is not None:
+            from vmodtool.report.terrain_layer import layer_record
+            terrain = layer_record(frames, layer)
         missing = write_page(output, frames, builder.catalog, title=title, findings=findings, dice_png=chart,
-                             notes=narrative)
+                             notes=narrative, terrain=terrain)
         return ReportResult(len(drawn.steps), len(frames.pieces), len(findings), missing, len(narrative))
     finally:
         if opened is not None:

@@ -194,7 +194,12 @@ class FeatureDetector:
         typical = float(np.median(scores[pos])) if pos else 1.0
         threshold = max(otsu_threshold(scores), 0.65 * typical)
         detector.weak = 0.2 * typical
-        low_pos = float(scores[pos].min()) if pos else 1.0
+        # the weakest sample lowers the threshold to itself, unless it shows
+        # less than half what a typical one does: a river's side hidden under
+        # a bridge would make every hexside a river (the samples themselves
+        # are features whatever their score)
+        visible = [float(s) for s in scores[pos] if s >= 0.5 * typical] if pos else []
+        low_pos = min(visible) if visible else 1.0
         if threshold > low_pos:
             threshold = low_pos - 1e-9
         if negatives:

@@ -16,12 +16,11 @@ too, named by their file (a module may list a setup without its file).
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from lxml import etree
 
 from vmodtool.audit.binding import PieceBinder
 from vmodtool.errors import VmodError
@@ -33,6 +32,8 @@ from vmodtool.vassal.module import Module
 __all__ = ["PredefinedSetupEntry", "SetupRead", "predefined_setups", "read_setups", "scenarios_section",
            "SAVE_SUFFIXES", "propose_scenarios"]
 
+#: a scenario id as the format takes it (its save is ``<id>.vsav``)
+_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 #: the files of a setups folder read as saves
 SAVE_SUFFIXES = (".vsav", ".sav")
 _SETUP_TAG = "PredefinedSetup"
@@ -212,7 +213,10 @@ def scenarios_section(scenario: Scenario, reads: Sequence[SetupRead]) -> tuple[l
             why = read.problem or "no unit of the binding stands on a map in its save"
             notes.append(f"predefined setup {read.entry.name!r}: not proposed: {why}")
             continue
-        body.append(f"  - id: {yaml_text(_scenario_id(read.entry.name, taken))}")
+        stem = Path(read.entry.file).stem if read.entry.file else ""
+        sid = stem if stem and _ID.match(stem) and stem not in taken else _scenario_id(read.entry.name, taken)
+        taken.add(sid)
+        body.append(f"  - id: {yaml_text(sid)}")
         body.append(f"    name: {yaml_text(read.entry.name)}")
         if read.entry.menu:
             body.append(f"    menu: {yaml_text(read.entry.menu)}")

@@ -122,7 +122,7 @@ def _save_bytes(module: Module, entry: PredefinedSetupEntry, setups_dir: Path | 
         if path.is_file():
             return path.read_bytes(), str(path)
     where = f"the module or {setups_dir}" if setups_dir is not None else "the module (give the folder with --setups)"
-    raise VmodError(f"predefined setup {entry.name!r}: its file {entry.file!r} is not in {where}")
+    raise VmodError(f"its file {entry.file!r} is not in {where}")
 
 
 def read_setups(module: Module, scenario: Scenario, setups_dir: Path | None,
@@ -152,7 +152,7 @@ def read_setups(module: Module, scenario: Scenario, setups_dir: Path | None,
             binder = PieceBinder(scenario, module)
             ((placed, read.not_bound),) = replay.run(_Placed(binder), until=0)
         except VmodError as exc:
-            read.problem = str(exc)
+            read.problem = exc.message
             continue
         for map_name, location, _stack, _index, uid in sorted(placed, key=lambda p: (p[2], p[3])):
             read.stacks.setdefault((map_name, location), []).append(uid)

@@ -198,12 +198,61 @@ def _scenario_id(name: str, taken: set[str]) -> str:
     return sid
 
 
+class _Places:
+    """Where a save's units go in the scenario: a hex of its map, or the box
+    of another map window."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.hexes = set(scenario.map.grid.hexes)
+        self.main = scenario.map.module_map or scenario.map.name
+        self.box_of = {b.module_map: b.id for b in scenario.boxes if b.module_map and not b.module_zone}
+
+    def entry(self, map_name: str, location: str | None, uids: Sequence[str]) -> str | None:
+        """The set-up entry (a YAML line) of the units at one place; None
+        when the place is off the scenario's map and boxes."""
+        listed = ", ".join(yaml_text(u) for u in uids)
+        if map_name == self.main and location in self.hexes:
+            return f"      - {{hex: {yaml_text(location or '')}, stack: [{listed}]}}"
+        if map_name in self.box_of:
+            return f"      - {{box: {self.box_of[map_name]}, units: [{listed}]}}"
+        return None
+
+
+def _scenario_lines(read: SetupRead, sid: str, places: _Places, counters: dict[str, Counter]) -> list[str]:
+    """One scenario of the list; the counters its set-up places added to
+    ``counters``."""
+    body = [f"  - id: {yaml_text(sid)}", f"    name: {yaml_text(read.entry.name)}"]
+    if read.entry.menu:
+        body.append(f"    menu: {yaml_text(read.entry.menu)}")
+    if read.entry.file:
+        body.append(f"    # read from {yaml_text(read.entry.file)}")
+    entries: list[str] = []
+    off: list[str] = []
+    for (map_name, location), uids in read.stacks.items():
+        line = places.entry(map_name, location, uids)
+        if line is None:
+            off.extend(f"{u} ({map_name} {location or ''})".strip() for u in uids)
+            continue
+        entries.append(line)
+        for uid in uids:
+            counters.setdefault(uid, read.counters[uid])
+    none = "    setup: []   # none of its units stands on the scenario's map or in a box"
+    body.append("    setup:" if entries else none)
+    body.extend(entries)
+    if off:
+        body.append(f"    # not set up: {len(off)} units off the scenario's map and boxes: "
+                    f"{'; '.join(off[:8])}{' …' if len(off) > 8 else ''}")
+    if read.not_bound:
+        shown = ", ".join(f"{n} ×{k}" if k > 1 else n for n, k in sorted(read.not_bound.items())[:12])
+        body.append(f"    # not bound ({sum(read.not_bound.values())} pieces the binding does not know; "
+                    f"bind them and import again): {shown}{' …' if len(read.not_bound) > 12 else ''}")
+    return body
+
+
 def scenarios_section(scenario: Scenario, reads: Sequence[SetupRead]) -> tuple[list[str], list[str]]:
     """The ``counters`` and ``scenarios`` sections (YAML lines) proposing
     the setups read, and notes for the user."""
-    hexes = set(scenario.map.grid.hexes)
-    main = scenario.map.module_map or scenario.map.name
-    box_of = {b.module_map: b.id for b in scenario.boxes if b.module_map and not b.module_zone}
+    places = _Places(scenario)
     counters: dict[str, Counter] = {}
     notes: list[str] = []
     body: list[str] = []
@@ -216,34 +265,7 @@ def scenarios_section(scenario: Scenario, reads: Sequence[SetupRead]) -> tuple[l
         stem = Path(read.entry.file).stem if read.entry.file else ""
         sid = stem if stem and _ID.match(stem) and stem not in taken else _scenario_id(read.entry.name, taken)
         taken.add(sid)
-        body.append(f"  - id: {yaml_text(sid)}")
-        body.append(f"    name: {yaml_text(read.entry.name)}")
-        if read.entry.menu:
-            body.append(f"    menu: {yaml_text(read.entry.menu)}")
-        if read.entry.file:
-            body.append(f"    # read from {yaml_text(read.entry.file)}")
-        body.append("    setup:")
-        at = len(body)
-        off: list[str] = []
-        for (map_name, location), uids in read.stacks.items():
-            if map_name == main and location in hexes:
-                body.append(f"      - {{hex: {yaml_text(location)}, stack: [{', '.join(yaml_text(u) for u in uids)}]}}")
-            elif map_name in box_of:
-                body.append(f"      - {{box: {box_of[map_name]}, units: [{', '.join(yaml_text(u) for u in uids)}]}}")
-            else:
-                off.extend(f"{u} ({map_name} {location or ''})".strip() for u in uids)
-                continue
-            for uid in uids:
-                counters.setdefault(uid, read.counters[uid])
-        if len(body) == at:
-            body[at - 1] = "    setup: []   # none of its units stands on the scenario's map or in a box"
-        if off:
-            body.append(f"    # not set up: {len(off)} units off the scenario's map and boxes: "
-                        f"{'; '.join(off[:8])}{' …' if len(off) > 8 else ''}")
-        if read.not_bound:
-            shown = ", ".join(f"{n} ×{k}" if k > 1 else n for n, k in sorted(read.not_bound.items())[:12])
-            body.append(f"    # not bound ({sum(read.not_bound.values())} pieces the binding does not know; "
-                        f"bind them and import again): {shown}{' …' if len(read.not_bound) > 12 else ''}")
+        body.extend(_scenario_lines(read, sid, places, counters))
     if not body:
         return [], notes
     head = ["counters:   # the units the predefined setups place, named as the binding names their pieces",

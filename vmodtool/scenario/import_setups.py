@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vmodtool.audit.binding import PieceBinder
 from vmodtool.errors import VmodError
@@ -28,6 +29,9 @@ from vmodtool.replay.visitor import BoardView, LogStart, ReplayVisitor
 from vmodtool.scenario.from_module import yaml_text
 from vmodtool.scenario.model import Counter, Scenario
 from vmodtool.vassal.module import Module
+
+if TYPE_CHECKING:
+    from vmodtool.vassal.savefile import SavedGame
 
 __all__ = ["PredefinedSetupEntry", "SetupRead", "predefined_setups", "read_setups", "scenarios_section",
            "SAVE_SUFFIXES", "propose_scenarios"]
@@ -111,16 +115,19 @@ class _Placed(ReplayVisitor[tuple[list[_Placement], dict[str, int]]]):
         return self.out, self.not_bound
 
 
-def _save_bytes(module: Module, entry: PredefinedSetupEntry, setups_dir: Path | None) -> tuple[bytes, str]:
-    """The save of a setup: the module's own file, else the folder's."""
+def _saved_game(module: Module, entry: PredefinedSetupEntry, setups_dir: Path | None) -> SavedGame:
+    """The save of a setup: the module's own file, else the folder's (read
+    with the bounds of every save)."""
+    from vmodtool.vassal.savefile import SavedGame
+
     assert entry.file is not None
     data = module.read_file(entry.file)
     if data is not None:
-        return data, entry.file
+        return SavedGame.from_bytes(data, file=entry.file)
     if setups_dir is not None:
         path = setups_dir / entry.file
         if path.is_file():
-            return path.read_bytes(), str(path)
+            return SavedGame.read(path)
     where = f"the module or {setups_dir}" if setups_dir is not None else "the module (give the folder with --setups)"
     raise VmodError(f"its file {entry.file!r} is not in {where}")
 
@@ -131,7 +138,6 @@ def read_setups(module: Module, scenario: Scenario, setups_dir: Path | None,
     that none names, read through ``scenario``'s binding."""
     from vmodtool.replay.game import Replay
     from vmodtool.replay.positions import Positions
-    from vmodtool.vassal.savefile import SavedGame
 
     entries = [e for e in predefined_setups(module) if e.file]
     named = {e.file for e in entries}
@@ -145,10 +151,9 @@ def read_setups(module: Module, scenario: Scenario, setups_dir: Path | None,
         read = SetupRead(entry, None)
         out.append(read)
         try:
-            data, source = _save_bytes(module, entry, setups_dir)
-            read.source = source
-            game = SavedGame.from_bytes(data, file=source)
-            replay = Replay([game], positions, [source])
+            game = _saved_game(module, entry, setups_dir)
+            read.source = game.file
+            replay = Replay([game], positions, [game.file or entry.file or ""])
             binder = PieceBinder(scenario, module)
             ((placed, read.not_bound),) = replay.run(_Placed(binder), until=0)
         except VmodError as exc:

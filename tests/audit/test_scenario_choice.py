@@ -173,3 +173,27 @@ def test_the_report_audits_the_scenario_a_log_starts_from_or_the_named_one(marne
                                      "chateau-thierry", "-o", str(tmp_path / "ct.html")])
     assert named.exit_code == 0, named.output
     assert "stack.limit.wood" not in (tmp_path / "ct.html").read_text("utf-8")
+
+
+
+def test_a_match_on_too_few_units_is_no_evidence(marne):
+    """A start that matches a scenario on one or two units (a save of
+    another version of the module, whose other pieces the binding does not
+    know) is not chosen however high its share: Paths of Glory 10.0's save
+    matched its own set-up 1/1 through 10.8's binding."""
+    from dataclasses import replace
+
+    from vmodtool.audit.scenario_choice import MIN_IN_PLACE
+
+    scenario, _ = marne
+    wood = scenario.find_named("belleau-wood")
+    stacks = [e for e in wood.setup if isinstance(e, SetupStack)]
+    one = stacks[0]
+    tiny = replace(wood, setup=(replace(one, units=one.units[:1]),))
+    game = replace(scenario, scenarios=tuple(tiny if s is wood else s for s in scenario.scenarios))
+    start = {one.units[0]: (scenario.map.name, one.hex)}
+    best = score_scenarios(game, start)[0]
+    assert (best.id, best.score, best.in_place) == ("belleau-wood", 1.0, 1) and 1 < MIN_IN_PLACE
+    assert choose_scenario(game, start).chosen is None
+    full = {uid: (scenario.map.name, e.hex) for e in stacks for uid in e.units}
+    assert choose_scenario(scenario, full).chosen is wood

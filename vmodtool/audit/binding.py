@@ -347,6 +347,8 @@ class PieceBinder:
         self.new_counters: list[Counter] = []
         self.problems: list[str] = []
         self._no_side: set[str] = set()
+        #: declared counters a piece of the same name was bound to (:meth:`_claims`)
+        self._claimed: set[str] = set()
         buildfile = module.buildfile if module is not None else None
         self.prototypes: dict[str, str] = buildfile.prototypes() if buildfile is not None else {}
         self.prototype_uses: dict[str, list[str]] = {}
@@ -412,6 +414,20 @@ class PieceBinder:
                 return _IGNORED
         return _NOTHING
 
+    def _claims(self, uid: str, unit_type: str, side: str) -> bool:
+        """Whether the piece the binding names ``uid`` is the scenario's own
+        counter of that id (one of the same type and side declared in
+        ``counters``, not yet taken by another piece): the counters ``vmodtool
+        import`` declares for the units a module's predefined setups place,
+        named as the binding names them."""
+        declared = self.counters[uid]
+        if declared.entry == "binding" or uid in self._claimed:
+            return False
+        if declared.type != unit_type or declared.side != side:
+            return False
+        self._claimed.add(uid)
+        return True
+
     @staticmethod
     def _marker(facts: _Facts, marker: MarkerBinding) -> BoundPiece | None:
         """The marker a matching ``markers`` entry makes of a piece (None:
@@ -442,6 +458,8 @@ class PieceBinder:
         self._names[name] = n
         uid = name if n == 1 else f"{name} #{n}"
         while uid in self.counters:           # a scenario counter of that id, or "A #2" given as a name
+            if self._claims(uid, unit_type, side):
+                return BoundPiece(unit=uid)
             n += 1
             uid = f"{name} #{n}"
         counter = Counter(uid, unit_type, side, formation, label=name, entry="binding")

@@ -29,12 +29,15 @@ if TYPE_CHECKING:
     from vmodtool.vassal.module import Module
 
 __all__ = ["ScenarioScore", "ScenarioChoice", "score_scenarios", "choose_scenario", "scenario_for_logs",
-           "MIN_SCORE", "MIN_LEAD"]
+           "MIN_SCORE", "MIN_LEAD", "MIN_IN_PLACE"]
 
 #: the least share of units in place for a scenario to be chosen
 MIN_SCORE = 0.6
 #: how far the best score must be ahead of the second's
 MIN_LEAD = 0.15
+#: the least number of units in place: a share of one or two units is no
+#: evidence (Paths of Glory 10.0's save binds one unit through 10.8's binding)
+MIN_IN_PLACE = 5
 
 #: where a unit stands: (map name, location name); location None when it has none
 Where = tuple[str | None, str | None]
@@ -117,13 +120,13 @@ def _same(actual: Where | None, expected: Where) -> bool:
 
 def choose_scenario(scenario: Scenario, start: Mapping[str, Where]) -> ScenarioChoice:
     """The scenario a game starting at ``start`` is a game of, when one is a
-    clear best match (:data:`MIN_SCORE`, :data:`MIN_LEAD`)."""
+    clear best match (:data:`MIN_SCORE`, :data:`MIN_LEAD`, :data:`MIN_IN_PLACE`)."""
     scores = score_scenarios(scenario, start)
     if not scores:
         return ScenarioChoice(None, ())
     best = scores[0]
     second = scores[1].score if len(scores) > 1 else 0.0
-    if best.score >= MIN_SCORE and best.score - second >= MIN_LEAD:
+    if best.score >= MIN_SCORE and best.score - second >= MIN_LEAD and best.in_place >= MIN_IN_PLACE:
         return ScenarioChoice(scenario.find_named(best.id), tuple(scores))
     return ScenarioChoice(None, tuple(scores))
 

@@ -47,6 +47,7 @@ from vmodtool.render.counter_pdf import png_bytes
 from vmodtool.render.counters import MIN_TEXT_SCALE, safe_name, shrink_wrap
 from vmodtool.scenario.card_templates import CardTemplate, LineRegion, resolve_card_template
 from vmodtool.scenario.cards import CARD_SIZES, VASSAL_CARD_DPI, CardSpec, DeckSpec, card_pixels
+from vmodtool.scenario.colours import readable_ink
 from vmodtool.scenario.model import Position, Scenario
 from vmodtool.scenario.problems import Problem
 from vmodtool.scenario.templates import TemplateError
@@ -95,8 +96,8 @@ def _rgb(text: str | None, default: RGB) -> RGB:
 
 
 def _contrast(colour: RGB) -> RGB:
-    lum = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]
-    return (0, 0, 0) if lum > 140 else (255, 255, 255)
+    """Black or white ink on ``colour``, whichever reads better (WCAG contrast)."""
+    return readable_ink(colour)
 
 
 @dataclass(frozen=True)

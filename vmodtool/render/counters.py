@@ -56,6 +56,7 @@ from vmodtool.images import ImageError, load_image
 from vmodtool.render import fonts
 from vmodtool.render.nato import NatoError, check_nato, render_symbol
 from vmodtool.render.png import encode_png
+from vmodtool.scenario.colours import MIN_TEXT_CONTRAST, contrast_ratio
 from vmodtool.scenario.templates import (
     CounterTemplate,
     TemplateError,
@@ -434,7 +435,7 @@ def _unit_face(look: _UnitLook, style: CounterStyle, counter: Any, index: int, f
     cr = face.factors.get("command_range")
     uses_cr = any("command_range" in fmt for fmt in look.layout.values())
     nato = look.nato
-    face_fill = _mix(look.fill, (255, 255, 255), style.reduced_lighten) if lighter else look.fill
+    face_fill = _lighter_fill(look.fill, look.ink, style.reduced_lighten) if lighter else look.fill
     return FaceSpec(
         where=where, fill=face_fill, ink=look.ink, stripe=look.stripe, formation_stripe=look.formation_stripe,
         regions=regions, layout_style=look.layout_style, nato=nato,
@@ -443,6 +444,18 @@ def _unit_face(look: _UnitLook, style: CounterStyle, counter: Any, index: int, f
         command_range=str(cr) if cr is not None and not uses_cr and nato and nato[3] else None,
         font=look.face_font, label_font=look.label_font, border=style.border, template=look.tpl,
         art=look.art, image=_image_ref(face, where))
+
+
+def _lighter_fill(fill: RGB, ink: RGB, lighten: float) -> RGB:
+    """The fill of a face after the first: ``fill`` mixed ``lighten`` with
+    white, or less where more would take the ink's contrast under WCAG's
+    4.5:1 for text (white ink on a dark fill); never below the full face's
+    own contrast."""
+    floor = min(MIN_TEXT_CONTRAST, contrast_ratio(fill, ink))
+    t = lighten
+    while t > 0 and contrast_ratio(_mix(fill, (255, 255, 255), t), ink) < floor:
+        t = round(t - 0.05, 2)
+    return _mix(fill, (255, 255, 255), max(0.0, t))
 
 
 def _marker_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:

@@ -1018,7 +1018,7 @@ def pip_boxes(face: FaceSpec, S: int, g: Mapping[str, Any] | None = None) -> lis
     regions = dict(face.regions)
     d = max(3, round(face.template.pip_size * S))
     gap = d * 1.45
-    left = (0.085 if not face.formation_stripe else 0.1 + face.template.formation / 2) * S - d / 2
+    left = (0.085 if not face.formation_stripe else 0.1) * S - d / 2
     if "left" in regions and "right" not in regions and not face.command_range:
         left = (1 - 0.085) * S - d / 2
     y0 = g["frame_cy"] * S - gap * (total - 1) / 2 - d / 2

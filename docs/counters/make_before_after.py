@@ -70,8 +70,7 @@ def plain_deck() -> DeckSpec:
 def cards_sheet() -> Image.Image:
     rows = [[card_preview(t, dpi=80, cols=5)] for t in ("standard", "event")]
     deck = plain_deck()
-    setting = CardSetting(ROOT, (), "Marne 1918") if "title" in CardSetting.__dataclass_fields__ \
-        else CardSetting(ROOT, ())
+    setting = CardSetting(ROOT, (), "Marne 1918")        # the before sheet had no title on its backs
     rows.append([render_card_front(setting, deck, c, 80) for c in deck.cards] + [render_card_back(setting, deck, 80)])
     return _sheet(rows)
 

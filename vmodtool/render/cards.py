@@ -568,7 +568,7 @@ def placeholder_picture(box: tuple[int, int], band: RGB, background: RGB) -> Ima
     for x in range(-h * ss, w * ss, step):
         draw.line((x, h * ss, x + h * ss, 0), fill=line, width=width)
     draw.rectangle((0, 0, w * ss - 1, h * ss - 1), outline=_mix(band, background, 0.2), width=max(1, width * 2))
-    return img.resize((w, h), Image.Resampling.LANCZOS)
+    return img.reduce(ss)
 
 
 def _draw_event_line(draw: ImageDraw.ImageDraw, f: _Front) -> int:
@@ -680,7 +680,7 @@ def back_title(setting: CardSetting, t: CardTemplate, deck: DeckSpec) -> Fitted 
 
 def _back_pattern(w: int, h: int, back: RGB, ink: RGB) -> Image.Image:
     """A back's ground: the deck's colour under a fine lattice of its ink
-    (diagonals both ways, a tenth of the way to the ink), drawn at twice the
+    (diagonals both ways, 12 % of the way to the ink), drawn at twice the
     size and reduced."""
     ss = 2
     img = Image.new("RGB", (w * ss, h * ss), back)
@@ -692,7 +692,7 @@ def _back_pattern(w: int, h: int, back: RGB, ink: RGB) -> Image.Image:
     for x in range(-span, span, step):
         draw.line((x, 0, x + h * ss, h * ss), fill=line, width=width)
         draw.line((x, h * ss, x + h * ss, 0), fill=line, width=width)
-    return img.resize((w, h), Image.Resampling.LANCZOS)
+    return img.reduce(ss)
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """The step pips stand in a column of their own: on every unit face of
 every example, at VASSAL size and at print resolution, no pip touches the
-NATO symbol as drawn (frame, size mark and HQ staff), the art box or any
-text, and every pip is inside the counter.  (The pips were at the left
+NATO symbol as drawn (frame, size mark and HQ staff), the art box, any
+text or a band (side stripe, formation band, reduced band), and every pip
+is inside the counter.  (The pips were at the left
 edge at a fixed place even when a side text stood there.)"""
 
 from __future__ import annotations
@@ -47,6 +48,13 @@ def pip_problems(face: C.FaceSpec, S: int) -> list[str]:
         pip = (x, y, x + d, y + d)
         if x < 0 or y < 0 or x + d > S or y + d > S:
             out.append(f"pip {pip} outside the counter")
+        t = face.template
+        if face.formation_stripe and x < round(t.formation * S):
+            out.append(f"pip {pip} on the formation band")
+        if face.stripe and y < round(t.stripe * S):
+            out.append(f"pip {pip} on the side stripe")
+        if face.reduced and y + d > S - round(t.reduced * S):
+            out.append(f"pip {pip} on the reduced band")
         if sym is not None and _apart(pip, sym) < 1:
             out.append(f"pip {pip} on the symbol {sym}")
         for box, _cap, text in texts.values():

@@ -155,3 +155,8 @@ def test_cards_of_the_example_keep_their_pictures(tmp_path: Path) -> None:
     top = round((t.border_width + t.band.height + 0.04) * h)
     box = np.asarray(img.crop((w // 4, top, 3 * w // 4, top + round(0.25 * h))), dtype=np.int16)
     assert (np.abs(box - np.array(tint)).max(axis=2) <= 6).mean() < 0.2
+
+
+def test_a_deck_of_no_side_and_no_colour_is_slate_with_white_ink(tmp_path: Path) -> None:
+    band, ink = K.deck_colour(setting(tmp_path), deck(SHORT))
+    assert band == (0x5d, 0x6d, 0x7e) and ink == (255, 255, 255)

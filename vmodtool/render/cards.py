@@ -60,7 +60,8 @@ __all__ = ["CardError", "CardTextError", "VASSAL_CARD_DPI", "card_px", "deck_col
 #: the width at which line breaks and sizes are decided
 _REFERENCE_W = 600
 RGB = tuple[int, int, int]
-_GREY: RGB = (150, 150, 150)
+#: the colour of a deck of no side that gives none: a slate, with white ink at 5.3:1
+_GREY: RGB = (0x5d, 0x6d, 0x7e)
 _LINE = 1.22               # line height / font size
 
 
@@ -167,7 +168,7 @@ def _colours(setting: CardSetting, deck: DeckSpec, t: CardTemplate) -> _Colours:
 def deck_colour(scenario: Scenario | CardSetting, deck: DeckSpec) -> tuple[RGB, RGB]:
     """(band, ink) of a deck's cards: by its template, by default its
     ``colour``, else its owner's fill and black or white ink, else a
-    neutral grey."""
+    neutral slate (#5d6d7e, white ink)."""
     c = _colours(CardSetting.of(scenario), deck, card_template(scenario, deck))
     return c.band, c.ink
 

@@ -311,19 +311,21 @@ def _layout(t: CardTemplate, deck: DeckSpec, card: CardSpec, plan: tuple[bool, f
     return _Layout(t, name, event, text, tuple(corners), footer, picture, row, band_corners, body)
 
 
-_PLANS: dict[tuple[CardTemplate, str], tuple[bool, float]] = {}
+#: plans by the deck's id, with the deck and template they are of (a deck holds dicts: it is no key)
+_PLANS: dict[int, tuple[DeckSpec, CardTemplate, tuple[bool, float]]] = {}
 
 
 def _deck_plan(t: CardTemplate, deck: DeckSpec) -> tuple[bool, float]:
-    """:func:`_plan_deck`, kept by the template and the deck's ``repr``
-    (a deck holds dicts: it is no key itself)."""
-    key = (t, repr(deck))
-    found = _PLANS.get(key)
-    if found is None:
-        if len(_PLANS) >= 64:
-            _PLANS.clear()
-        found = _PLANS[key] = _plan_deck(t, deck)
-    return found
+    """:func:`_plan_deck`, kept while the same deck object is drawn with
+    the same template (the entry holds the deck, so its id is not reused)."""
+    found = _PLANS.get(id(deck))
+    if found is not None and found[0] is deck and found[1] == t:
+        return found[2]
+    if len(_PLANS) >= 64:
+        _PLANS.clear()
+    plan = _plan_deck(t, deck)
+    _PLANS[id(deck)] = (deck, t, plan)
+    return plan
 
 
 def _plan_deck(t: CardTemplate, deck: DeckSpec) -> tuple[bool, float]:
@@ -680,6 +682,12 @@ def back_title(setting: CardSetting, t: CardTemplate, deck: DeckSpec) -> Fitted 
 
 
 def _back_pattern(w: int, h: int, back: RGB, ink: RGB) -> Image.Image:
+    """:func:`_lattice`, a copy to draw on."""
+    return _lattice(w, h, back, ink).copy()
+
+
+@lru_cache(maxsize=16)
+def _lattice(w: int, h: int, back: RGB, ink: RGB) -> Image.Image:
     """A back's ground: the deck's colour under a fine lattice of its ink
     (diagonals both ways, 12 % of the way to the ink), drawn at twice the
     size and reduced."""
@@ -689,8 +697,7 @@ def _back_pattern(w: int, h: int, back: RGB, ink: RGB) -> Image.Image:
     line = _mix(back, ink, 0.12)
     step = max(6, round(w * ss / 11))
     width = max(1, round(w * ss / 180))
-    span = w * ss + h * ss
-    for x in range(-span, span, step):
+    for x in range(-h * ss, w * ss + step, step):
         draw.line((x, 0, x + h * ss, h * ss), fill=line, width=width)
         draw.line((x, h * ss, x + h * ss, 0), fill=line, width=width)
     return img.reduce(ss)

@@ -12,6 +12,7 @@ from tests.conftest import shared_path
 from vmodtool.replay import load_board_sizes
 from vmodtool.scenario import load_scenario
 from vmodtool.scenario.from_module import scenario_from_module, yaml_text
+from vmodtool.scenario.model import SIDE_PALETTE
 from vmodtool.vassal.buildfile import BuildFile
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.traits import BasicPiece, Embellishment, Marker, UsePrototype, build_piece
@@ -136,6 +137,8 @@ def test_a_prototype_only_units_use_groups_them_through_sub_prototypes():
         data = yaml.safe_load(scenario_from_module(module, module_file="m").text)
     assert data["binding"]["units"] == [{"match": {"prototype": "Unit"}, "type": "unit"}]
     assert [s["name"] for s in data["game"]["sides"]] == ["France", "Anglo-Allies", "Prussia"]
+    # the colours sides without a fill get (Okabe-Ito, for colour-blind readers), each side its own
+    assert [(s["fill"], s["ink"]) for s in data["game"]["sides"]] == [(f, "#000000") for f in SIDE_PALETTE[:3]]
     assert "2d6" in data["game"]["dice"] and "5d6" in data["game"]["dice"]
 
 

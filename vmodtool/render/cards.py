@@ -47,18 +47,21 @@ from vmodtool.render.counter_pdf import png_bytes
 from vmodtool.render.counters import MIN_TEXT_SCALE, safe_name, shrink_wrap
 from vmodtool.scenario.card_templates import CardTemplate, LineRegion, resolve_card_template
 from vmodtool.scenario.cards import CARD_SIZES, VASSAL_CARD_DPI, CardSpec, DeckSpec, card_pixels
+from vmodtool.scenario.colours import readable_ink
 from vmodtool.scenario.model import Position, Scenario
 from vmodtool.scenario.problems import Problem
 from vmodtool.scenario.templates import TemplateError
 
 __all__ = ["CardError", "CardTextError", "VASSAL_CARD_DPI", "card_px", "deck_colour", "render_card_front",
            "render_card_back", "card_filename", "back_filename", "card_text_problems", "check_card_texts",
-           "render_card_files", "CardFiles", "CardSetting", "card_template"]
+           "render_card_files", "CardFiles", "CardSetting", "card_template", "card_text_box", "placeholder_picture",
+           "back_title", "TEXT_GROWTH"]
 
 #: the width at which line breaks and sizes are decided
 _REFERENCE_W = 600
 RGB = tuple[int, int, int]
-_GREY: RGB = (150, 150, 150)
+#: the colour of a deck of no side that gives none: a slate, with white ink at 5.3:1
+_GREY: RGB = (0x5d, 0x6d, 0x7e)
 _LINE = 1.22               # line height / font size
 
 
@@ -95,8 +98,8 @@ def _rgb(text: str | None, default: RGB) -> RGB:
 
 
 def _contrast(colour: RGB) -> RGB:
-    lum = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]
-    return (0, 0, 0) if lum > 140 else (255, 255, 255)
+    """Black or white ink on ``colour``, whichever reads better (WCAG contrast)."""
+    return readable_ink(colour)
 
 
 @dataclass(frozen=True)
@@ -107,12 +110,13 @@ class CardSetting:
 
     folder: Path
     fills: tuple[tuple[str, str], ...] = ()
+    title: str = ""                     # the game's title, on the backs
 
     @classmethod
     def of(cls, scenario: Scenario | CardSetting) -> CardSetting:
         if isinstance(scenario, CardSetting):
             return scenario
-        return cls(scenario.folder, tuple((s.id, s.fill) for s in scenario.game.sides))
+        return cls(scenario.folder, tuple((s.id, s.fill) for s in scenario.game.sides), scenario.game.title)
 
     def fill(self, side: str | None) -> str | None:
         return next((f for s, f in self.fills if s == side), None)
@@ -164,7 +168,7 @@ def _colours(setting: CardSetting, deck: DeckSpec, t: CardTemplate) -> _Colours:
 def deck_colour(scenario: Scenario | CardSetting, deck: DeckSpec) -> tuple[RGB, RGB]:
     """(band, ink) of a deck's cards: by its template, by default its
     ``colour``, else its owner's fill and black or white ink, else a
-    neutral grey."""
+    neutral slate (#5d6d7e, white ink)."""
     c = _colours(CardSetting.of(scenario), deck, card_template(scenario, deck))
     return c.band, c.ink
 
@@ -190,9 +194,21 @@ def _wrap(text: str, font: str, frac: float, max_w: float, max_h: float, one_lin
                        lambda n, f: (n == 1 or not one_line) and (n * _LINE - (_LINE - 1)) * f <= max_h)
 
 
+#: the card text is drawn up to this much larger than its template's size when the body has room
+TEXT_GROWTH = 1.4
+
+
 def _fit(card_or_deck: CardSpec | DeckSpec, what: str, text: str, font: str, frac: float, max_w: float,
-         max_h: float, size: str, *, one_line: bool = False, hint: str = "") -> Fitted:
-    fitted = _wrap(text, font, frac, max_w, max_h, one_line)
+         max_h: float, size: str, *, one_line: bool = False, hint: str = "", grow: float = 1.0) -> Fitted:
+    """``text`` wrapped into ``max_w`` × ``max_h`` at the largest size from
+    ``grow`` × ``frac`` down to ``MIN_TEXT_SCALE`` × ``frac``, else a
+    located :class:`CardTextError`."""
+    # grown, a text keeps room for its last line's descenders and the body's rounding
+    fitted = _wrap(text, font, frac * grow, max_w, max_h - 0.012 - 0.25 * frac * grow, one_line) if grow > 1 \
+        else None
+    if fitted is not None and fitted[1] < frac:         # grown only: smaller is the template's own range
+        fitted = None
+    fitted = fitted or _wrap(text, font, frac, max_w, max_h, one_line)
     if fitted is None:
         kind = "card" if isinstance(card_or_deck, CardSpec) else "deck"
         raise CardTextError(
@@ -225,9 +241,10 @@ class _Layout:
     text: Fitted | None
     corners: tuple[_Corner, ...]
     footer: Fitted | None
-    picture: bool
+    picture: bool                      # the picture box is drawn: the card's image, else a placeholder
     row: bool                          # the row opposite the band is laid out
     band_corners: bool
+    body: float = 0.0                  # the text's box: its height in card widths
 
 
 def _card_fields(deck: DeckSpec, card: CardSpec) -> dict[str, str]:
@@ -244,7 +261,9 @@ def _line(card: CardSpec, what: str, region: LineRegion | None, fields: dict[str
     return _fit(card, what, text, region.font, region.size, max_w, max_h, size) if text else None
 
 
-def _layout(t: CardTemplate, deck: DeckSpec, card: CardSpec) -> _Layout:
+def _layout(t: CardTemplate, deck: DeckSpec, card: CardSpec, plan: tuple[bool, float] | None = None) -> _Layout:
+    """A card's front laid out by its deck's template; ``plan``: the deck's
+    (placeholder picture, text growth), else :func:`_deck_plan`."""
     w_mm, h_mm = CARD_SIZES[deck.size]
     aspect = h_mm / w_mm                               # card height in widths
     v = t.values
@@ -279,14 +298,54 @@ def _layout(t: CardTemplate, deck: DeckSpec, card: CardSpec) -> _Layout:
     row_h = v.row * aspect
     footer = _line(card, "footer", t.footer, fields, 1 - 2 * bw - (2 * v.width if opposite else 0) - 0.04,
                    row_h * 0.9, deck.size)
-    picture = card.image is not None and t.picture is not None
-    body = aspect - band_h - 2 * bw - line_h - (t.picture * aspect if picture and t.picture else 0)
-    body -= row_h if row else 0.02
+    body = aspect - band_h - 2 * bw - line_h - (row_h if row else 0.02)
+    placeholder, grow = _deck_plan(t, deck) if plan is None else plan
+    picture = t.picture is not None and (card.image is not None or placeholder)
+    if picture and t.picture is not None:
+        body -= (t.picture + 0.02) * aspect
     text = None
     if card.text:
         text = _fit(card, "text", card.text, t.text.font, t.text.size, 1 - 2 * bw - 2 * t.text.margin, body - 0.04,
-                    deck.size, hint=", choose a template without a picture box (text)" if picture else "")
-    return _Layout(t, name, event, text, tuple(corners), footer, picture, row, band_corners)
+                    deck.size, hint=", choose a template without a picture box (text)" if picture else "",
+                    grow=grow)
+    return _Layout(t, name, event, text, tuple(corners), footer, picture, row, band_corners, body)
+
+
+#: plans by the deck's id, with the deck and template they are of (a deck holds dicts: it is no key)
+_PLANS: dict[int, tuple[DeckSpec, CardTemplate, tuple[bool, float]]] = {}
+
+
+def _deck_plan(t: CardTemplate, deck: DeckSpec) -> tuple[bool, float]:
+    """:func:`_plan_deck`, kept while the same deck object is drawn with
+    the same template (the entry holds the deck, so its id is not reused)."""
+    found = _PLANS.get(id(deck))
+    if found is not None and found[0] is deck and found[1] == t:
+        return found[2]
+    if len(_PLANS) >= 64:
+        _PLANS.clear()
+    plan = _plan_deck(t, deck)
+    _PLANS[id(deck)] = (deck, t, plan)
+    return plan
+
+
+def _plan_deck(t: CardTemplate, deck: DeckSpec) -> tuple[bool, float]:
+    """How a deck's cards use their bodies, alike on every card of the
+    deck: whether the cards without a picture show the placeholder picture
+    box (when every card's text keeps at least its template's size beside
+    it), and how much larger than the template's size the texts are drawn
+    (the largest, up to :data:`TEXT_GROWTH`, at which every card's text
+    fits)."""
+    texts = [c for c in deck.cards if c.text]
+    placeholder = t.picture is not None
+    try:
+        if placeholder and any(c.image is None for c in deck.cards):
+            sized = [_layout(t, deck, c, (True, 1.0)).text for c in texts if c.image is None]
+            placeholder = all(f is not None and f[1] >= t.text.size for f in sized)
+        grown = [_layout(t, deck, c, (placeholder, TEXT_GROWTH)).text for c in texts]
+    except CardTextError:
+        return False, 1.0          # a text that does not fit is reported where it is laid out
+    scale = min((f[1] / t.text.size for f in grown if f is not None), default=1.0)
+    return placeholder, max(1.0, scale)
 
 
 def _back_text(t: CardTemplate, deck: DeckSpec) -> Fitted:
@@ -427,20 +486,92 @@ def render_card_front(scenario: Scenario | CardSetting, deck: DeckSpec, card: Ca
             draw.rectangle((b + (vw if layout.row else 0), ry, w - 1 - b - vw, ry + round(row_h) - 1), fill=fill)
         _centred(draw, layout.footer, t.footer.font, w, w / 2, row_cy, ink)
     # the body: picture box, then the text
-    if top:
-        y = b + band_h + line_h + round(0.02 * h)
-    else:
-        y = b + (round(row_h) if layout.row else 0) + round(0.02 * h)
-    if layout.picture and card.image is not None and t.picture is not None:
+    box_top, y, text_y, box_bottom = _body(f, row_h, line_h)
+    if layout.picture and t.picture is not None:
         box = (w - 2 * b - round(0.06 * w), round(t.picture * h))
-        pic = _picture(setting.folder, card.image, box, card)
-        img.paste(pic, ((w - pic.width) // 2, y + (box[1] - pic.height) // 2))
-        y += box[1] + round(0.02 * h)
+        if card.image is not None:
+            pic = _picture(setting.folder, card.image, box, card)
+        else:
+            pic = placeholder_picture(box, c.band, c.background)
+        img.paste(pic, ((w - pic.width) // 2, box_top + (box[1] - pic.height) // 2))
     if layout.text is not None:
         tlines, tf = layout.text
-        _text_block(draw, tlines, tf, t.text.font, w, w / 2, y + round(0.01 * h), c.text,
-                    left=b + t.text.margin * w)
+        _text_block(draw, tlines, tf, t.text.font, w, w / 2, text_y, c.text, left=b + t.text.margin * w)
     return img
+
+
+def _body(f: _Front, row_h: float, line_h: int) -> tuple[int, int, float, int]:
+    """Where a card's body lies in pixels: the picture box's top, the text
+    box's top and bottom, and the top of the text in it (a third of the
+    room its lines leave stands above them)."""
+    t, layout, w, h, b = f.t, f.layout, f.w, f.h, f.b
+    if f.top:
+        y = b + f.band_h + line_h + round(0.02 * h)
+        bottom = h - b - (round(row_h) if layout.row else 0)
+    else:
+        y = b + (round(row_h) if layout.row else 0) + round(0.02 * h)
+        bottom = f.band_y - line_h
+    picture_top = y
+    if layout.picture and t.picture is not None:
+        y += round(t.picture * h) + round(0.02 * h)
+    text_y = float(y + round(0.01 * h))
+    if layout.text is not None:
+        lines, frac = layout.text
+        size = max(4, round(frac * w))
+        block = (len(lines) * _LINE - (_LINE - 1)) * size + 0.25 * size      # the last line's descenders
+        text_y += max(0.0, bottom - text_y - block) / 3
+    return picture_top, y, text_y, bottom
+
+
+def card_text_box(scenario: Scenario | CardSetting, deck: DeckSpec, card: CardSpec, dpi: int
+                  ) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None:
+    """(the ink of the card's text, the box it must stay in: between the
+    body's sides and from the picture, event line or band to the corner row
+    or band) in pixels at ``dpi``; None for a card without text."""
+    setting = CardSetting.of(scenario)
+    t = card_template(setting, deck)
+    layout = _layout(t, deck, card)
+    if layout.text is None:
+        return None
+    w, h = card_px(deck.size, dpi)
+    b = max(1, round(t.border_width * w)) if t.border_width > 0 else 0
+    band_h = round(t.band.height * h)
+    top = t.band.position == "top"
+    f = _Front(t, layout, _colours(setting, deck, t), w, h, b, b if top else h - 1 - b - band_h, band_h)
+    line_h = round(t.event_line.height * h) if t.event_line else 0
+    _picture_top, y, text_y, bottom = _body(f, t.values.row * h, line_h)
+    lines, frac = layout.text
+    size = max(4, round(frac * w))
+    fnt = fonts.load_font(t.text.font, size)
+    left = b + t.text.margin * w
+    ink = [fnt.getbbox(line, anchor="la") for line in lines]
+    x0 = round(left + min(box[0] for box in ink))
+    x1 = round(left + max(box[2] for box in ink))
+    y0 = round(text_y + ink[0][1])
+    y1 = round(text_y + (len(lines) - 1) * size * _LINE + ink[-1][3])
+    return (x0, y0, x1, y1), (b, y, w - b, bottom)
+
+
+def _mix(a: RGB, b: RGB, t: float) -> RGB:
+    return (round(a[0] + (b[0] - a[0]) * t), round(a[1] + (b[1] - a[1]) * t), round(a[2] + (b[2] - a[2]) * t))
+
+
+def placeholder_picture(box: tuple[int, int], band: RGB, background: RGB) -> Image.Image:
+    """The picture box of a card without a picture: the deck's colour
+    faded into the card, crossed by fine diagonal lines, inside a thin
+    frame (a place for the art to come, quiet beside the text)."""
+    w, h = box
+    ss = 2
+    tint = _mix(band, background, 0.72)
+    img = Image.new("RGB", (w * ss, h * ss), tint)
+    draw = ImageDraw.Draw(img)
+    line = _mix(band, background, 0.45)
+    step = max(6, round(w * ss / 14))
+    width = max(1, round(w * ss / 220))
+    for x in range(-h * ss, w * ss, step):
+        draw.line((x, h * ss, x + h * ss, 0), fill=line, width=width)
+    draw.rectangle((0, 0, w * ss - 1, h * ss - 1), outline=_mix(band, background, 0.2), width=max(1, width * 2))
+    return img.reduce(ss)
 
 
 def _draw_event_line(draw: ImageDraw.ImageDraw, f: _Front) -> int:
@@ -490,7 +621,9 @@ def _draw_corner_values(draw: ImageDraw.ImageDraw, f: _Front, row_h: float, row_
 
 def render_card_back(scenario: Scenario | CardSetting, deck: DeckSpec, dpi: int) -> Image.Image:
     """The back of the deck's cards at ``dpi``: the back image fitted, else
-    the template's frame in the deck's colour with the back text."""
+    a designed back: a lattice in the deck's colour, the template's frame,
+    and a plain panel with the game's title over the back text (the
+    deck's name unless it gives ``back``)."""
     setting = CardSetting.of(scenario)
     t = card_template(setting, deck)
     w, h = card_px(deck.size, dpi)
@@ -505,18 +638,69 @@ def render_card_back(scenario: Scenario | CardSetting, deck: DeckSpec, dpi: int)
                                Image.Resampling.LANCZOS)
             img.paste(pic, (0, 0))
         return img
+    frame = {"ink": c.back_ink, "band": c.band}.get(t.back.frame_colour) or _rgb(t.back.frame_colour, c.back_ink)
+    img = _back_pattern(w, h, c.back, frame)
     draw = ImageDraw.Draw(img)
     if t.back.frame:
         fb = max(2, round(t.back.frame_inset * w))
-        frame = {"ink": c.back_ink, "band": c.band}.get(t.back.frame_colour) or _rgb(t.back.frame_colour,
-                                                                                   c.back_ink)
         draw.rounded_rectangle((fb, fb, w - 1 - fb, h - 1 - fb), radius=max(2, fb), outline=frame,
                                width=max(1, int(t.back.frame_width * w + 1e-9)))
     lines, f = _back_text(t, deck)
     size = max(4, round(f * w))
     block = (len(lines) * _LINE - (_LINE - 1)) * size
-    _text_block(draw, lines, f, t.back.font, w, w / 2, (h - block) / 2, c.back_ink, align="centre")
+    title = back_title(setting, t, deck)
+    title_size = max(4, round(title[1] * w)) if title is not None else 0
+    title_h = title_size * (1 + _TITLE_GAP) if title is not None else 0
+    width = max(fonts.load_font(t.back.font, size).getlength(ln) for ln in lines)
+    if title is not None:
+        width = max(width, fonts.load_font(_TITLE_FONT, title_size).getlength(title[0][0]))
+    # the panel: the deck's colour, plain, behind the texts, framed like the card
+    pad = max(3, round(0.05 * w))
+    half_w = min(w / 2 - 2 * pad, width / 2 + pad)
+    top = (h - block - title_h) / 2
+    panel = (round(w / 2 - half_w), round(top - pad), round(w / 2 + half_w), round(top + title_h + block + pad))
+    draw.rounded_rectangle(panel, radius=pad, fill=c.back, outline=frame,
+                           width=max(1, int(t.back.frame_width * w + 1e-9)))
+    if title is not None:
+        _text_block(draw, title[0], title[1], _TITLE_FONT, w, w / 2, top, c.back_ink, align="centre")
+    _text_block(draw, lines, f, t.back.font, w, w / 2, top + title_h, c.back_ink, align="centre")
     return img
+
+
+_TITLE_FONT = "condensed"
+_TITLE_GAP = 0.6           # below the game's title on a back, a fraction of its size
+
+
+def back_title(setting: CardSetting, t: CardTemplate, deck: DeckSpec) -> Fitted | None:
+    """The game's title above the back text, in one line at 45% of the back
+    text's size (None: no title, the same text as the back's, or too long
+    for the back's text box, which it leaves to the deck's name)."""
+    title = setting.title.strip()
+    if not title or title.casefold() == (deck.back or deck.name).strip().casefold():
+        return None
+    return _wrap(title, _TITLE_FONT, t.back.size * 0.45, t.back.width, 1.0, True)
+
+
+def _back_pattern(w: int, h: int, back: RGB, ink: RGB) -> Image.Image:
+    """:func:`_lattice`, a copy to draw on."""
+    return _lattice(w, h, back, ink).copy()
+
+
+@lru_cache(maxsize=16)
+def _lattice(w: int, h: int, back: RGB, ink: RGB) -> Image.Image:
+    """A back's ground: the deck's colour under a fine lattice of its ink
+    (diagonals both ways, 12 % of the way to the ink), drawn at twice the
+    size and reduced."""
+    ss = 2
+    img = Image.new("RGB", (w * ss, h * ss), back)
+    draw = ImageDraw.Draw(img)
+    line = _mix(back, ink, 0.12)
+    step = max(6, round(w * ss / 11))
+    width = max(1, round(w * ss / 180))
+    for x in range(-h * ss, w * ss + step, step):
+        draw.line((x, 0, x + h * ss, h * ss), fill=line, width=width)
+        draw.line((x, h * ss, x + h * ss, 0), fill=line, width=width)
+    return img.reduce(ss)
 
 
 @dataclass

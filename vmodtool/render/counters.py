@@ -56,6 +56,7 @@ from vmodtool.images import ImageError, load_image
 from vmodtool.render import fonts
 from vmodtool.render.nato import NatoError, check_nato, render_symbol
 from vmodtool.render.png import encode_png
+from vmodtool.scenario.colours import MIN_TEXT_CONTRAST, contrast_ratio
 from vmodtool.scenario.templates import (
     CounterTemplate,
     TemplateError,
@@ -70,7 +71,7 @@ __all__ = [
     "FaceSpec", "CounterSpec", "Manifest", "ManifestEntry", "parse_size", "counter_style",
     "counter_specs", "resolved_specs", "check_text_fits", "located_counter_error", "render_face", "render_spec",
     "render_counter_faces", "render_marker", "render_all", "face_filename", "safe_name", "resolution_px",
-    "render_contact_sheet",
+    "render_contact_sheet", "pip_boxes",
 ]
 
 #: bump when a change alters pixels: it invalidates every cache entry
@@ -434,7 +435,7 @@ def _unit_face(look: _UnitLook, style: CounterStyle, counter: Any, index: int, f
     cr = face.factors.get("command_range")
     uses_cr = any("command_range" in fmt for fmt in look.layout.values())
     nato = look.nato
-    face_fill = _mix(look.fill, (255, 255, 255), style.reduced_lighten) if lighter else look.fill
+    face_fill = _lighter_fill(look.fill, look.ink, style.reduced_lighten) if lighter else look.fill
     return FaceSpec(
         where=where, fill=face_fill, ink=look.ink, stripe=look.stripe, formation_stripe=look.formation_stripe,
         regions=regions, layout_style=look.layout_style, nato=nato,
@@ -443,6 +444,18 @@ def _unit_face(look: _UnitLook, style: CounterStyle, counter: Any, index: int, f
         command_range=str(cr) if cr is not None and not uses_cr and nato and nato[3] else None,
         font=look.face_font, label_font=look.label_font, border=style.border, template=look.tpl,
         art=look.art, image=_image_ref(face, where))
+
+
+def _lighter_fill(fill: RGB, ink: RGB, lighten: float) -> RGB:
+    """The fill of a face after the first: ``fill`` mixed ``lighten`` with
+    white, or less where more would take the ink's contrast under WCAG's
+    4.5:1 for text (white ink on a dark fill); never below the full face's
+    own contrast."""
+    floor = min(MIN_TEXT_CONTRAST, contrast_ratio(fill, ink))
+    t = lighten
+    while t > 0 and contrast_ratio(_mix(fill, (255, 255, 255), t), ink) < floor:
+        t = round(t - 0.05, 2)
+    return _mix(fill, (255, 255, 255), max(0.0, t))
 
 
 def _marker_specs(scenario: Any, style: CounterStyle) -> list[CounterSpec]:
@@ -758,12 +771,12 @@ def _geometry(face: FaceSpec) -> dict[str, Any]:
     avail = max(0.1, lower - upper)
     mark = 0.27 if face.nato and face.nato[1] and face.nato[1] != "none" else 0.05
     staff = 0.3 if face.nato and face.nato[3] else 0.0
-    fw = min(0.5, avail / (0.62 + mark + 0.1), 0.8 / (1 + 0.1))
+    fw = min(_FRAME_MAX, avail / (0.62 + mark + _FRAME_PAD), 0.8 / (1 + 0.1))
     if face.label and not top_used:
-        fw = min(fw, 0.5)
-    g["frame_w"] = fw
+        fw = min(fw, _FRAME_MAX)
     content = (0.62 + mark) * fw
     g["frame_cy"] = upper + (avail - content) / 2 + mark * fw + 0.31 * fw
+    g["frame_w"] = fw
     if staff and face.label and top_used:
         g["frame_cy"] = lower - 0.31 * fw
     # the art box: the template's, kept clear of the rows and the designation
@@ -775,6 +788,9 @@ def _geometry(face: FaceSpec) -> dict[str, Any]:
     return g
 
 
+#: the widest NATO frame (a fraction of the counter's edge) and the room kept around symbol and size mark
+_FRAME_MAX = 0.56
+_FRAME_PAD = 0.06
 def _marker_title(face: FaceSpec) -> tuple[tuple[str, ...], float, str]:
     """Lines, size and font of a marker's big text: bold, else condensed
     bold, else smaller condensed text on up to four lines."""
@@ -974,16 +990,10 @@ def _draw_base(face: FaceSpec, S: int, g: dict[str, Any]) -> Image.Image:
             oy = round(cy - (fy0 + fy1) / 2)
             img.paste(sym.image, (ox, oy), sym.image)
         if face.pips[1] > 1:
-            n_left, total = face.pips
-            d = max(3, round(t.pip_size * S))
-            gap = d * 1.45
-            x = round((0.085 if not face.formation_stripe else 0.1) * S - d / 2)
-            if "left" in regions:
-                x = round(0.06 * S)
-            y0 = g["frame_cy"] * S - gap * (total - 1) / 2 - d / 2
-            for i in range(total):
+            n_left = face.pips[0]
+            for i, (x, y, d) in enumerate(pip_boxes(face, S, g)):
                 disc = _disc(d, face.ink, i < n_left)
-                img.paste(disc, (x, round(y0 + i * gap)), disc)
+                img.paste(disc, (x, y), disc)
         if face.command_range:
             d = max(8, round(0.17 * S))
             ring = _disc(d, face.ink, False)
@@ -993,6 +1003,26 @@ def _draw_base(face: FaceSpec, S: int, g: dict[str, Any]) -> Image.Image:
             f = fonts.load_font(face.font, max(4, round(d * 0.58)))
             _draw_text(img, _Text(face.command_range, f, x + d / 2, y + d / 2, "m", face.ink))
     return img
+
+
+def pip_boxes(face: FaceSpec, S: int, g: Mapping[str, Any] | None = None) -> list[tuple[int, int, int]]:
+    """Where the step pips of a unit face are drawn at ``S`` pixels: (x, y,
+    diameter) of each, top down.  A column beside the symbol, centred on its
+    frame: at the left edge (beside a formation band), or at the right edge
+    when a side text takes the left and the right is free of side text and
+    of the HQ's range ring."""
+    total = face.pips[1]
+    if total <= 1 or face.kind != "unit":
+        return []
+    g = g if g is not None else _geometry(face)
+    regions = dict(face.regions)
+    d = max(3, round(face.template.pip_size * S))
+    gap = d * 1.45
+    left = (0.085 if not face.formation_stripe else 0.1) * S - d / 2
+    if "left" in regions and "right" not in regions and not face.command_range:
+        left = (1 - 0.085) * S - d / 2
+    y0 = g["frame_cy"] * S - gap * (total - 1) / 2 - d / 2
+    return [(round(left), round(y0 + i * gap), d) for i in range(total)]
 
 
 #: the bases of faces at up to this many pixels are kept (a VASSAL counter is 75)

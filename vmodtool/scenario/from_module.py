@@ -44,7 +44,9 @@ from lxml import etree
 from vmodtool.errors import VmodError
 from vmodtool.scenario.adjacency import propose_connections
 from vmodtool.scenario.binding import UNIT_ID, Pattern
+from vmodtool.scenario.colours import hex_rgb, readable_ink
 from vmodtool.scenario.locations import Space, spaces_of_board
+from vmodtool.scenario.model import SIDE_PALETTE
 from vmodtool.scenario.module_map import ModuleMapError, board_hex_grids, module_map_grid
 from vmodtool.vassal.buildfile import BoardEntry, MapEntry, PieceSlotEntry
 from vmodtool.vassal.grid import HexGrid, ZonedGrid, board_from_element
@@ -100,9 +102,6 @@ _BOX_ROLES = (
     (re.compile(r"force pool|counter mix|\bmix\b", re.I), "counter_mix"),
 )
 
-_SIDE_COLOURS = (("#9fc5e8", "#000000"), ("#ea9999", "#000000"), ("#b6d7a8", "#000000"),
-                 ("#ffe599", "#000000"), ("#b4a7d6", "#000000"), ("#f9cb9c", "#000000"),
-                 ("#a2c4c9", "#000000"), ("#d5a6bd", "#000000"))
 
 #: at most this many marker kinds one per marker piece; more are grouped
 _MAX_MARKER_KINDS = 40
@@ -1034,7 +1033,9 @@ class _Writer:
                               "and bind them in binding.sides"}[self.p.sides_from]
         self.add(f"  sides:   # from {how}")
         for i, side in enumerate(self.p.sides):
-            fill, ink = _SIDE_COLOURS[i % len(_SIDE_COLOURS)]
+            fill = SIDE_PALETTE[i % len(SIDE_PALETTE)]       # the colours sides without a fill get
+            r, g, b = readable_ink(hex_rgb(fill) or (255, 255, 255))
+            ink = f"#{r:02x}{g:02x}{b:02x}"
             self.add(f"    - {{id: {_key(side.id)}, name: {yaml_text(side.name)}, fill: \"{fill}\", ink: \"{ink}\"}}"
                      + (f"   # {side.pieces} unit pieces" if side.pieces else ""))
         if dice:

@@ -129,3 +129,18 @@ def test_a_log_starting_as_another_set_up_is_not_one_game(modern, tmp_path: Path
     # only B known: the game's start is no set-up, nothing is decided
     _setups(monkeypatch, [b])
     assert not_one_game(record) == []
+
+
+@pytest.mark.corpus
+def test_two_saves_of_an_absent_module_stay_a_missing_log_that_says_what_else_it_may_be() -> None:
+    """The Russian Campaign's "Campaign" and "New Scenario" saves (jspy's
+    test files; the module is not in the corpus) share 185 pieces and stand
+    at the same turn: nothing in them tells two set-ups from a game whose
+    log is missing, so nothing is decided, and the finding says so."""
+    saves = [shared_path("corpus", "jspy", name) for name in ("Campaign-180907.vsav", "New-180907.vsav")]
+    record = record_game(saves)
+    assert not_one_game(record) == []
+    [f] = section(record).findings
+    assert f.kind == "missing_log" and f.message.endswith(
+        "both files are saved positions with no play logged, as set-ups of two scenarios of one module are: "
+        "give the module's archive with its set-ups (--module) to tell them apart")

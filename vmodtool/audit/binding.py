@@ -18,6 +18,7 @@ same code: units by ``UnitId``, markers by ``MarkerKind``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -61,11 +62,15 @@ class SlotIndex:
         self.by_name_image: dict[tuple[str, str], _Slot] = {}
         self.by_name_stem: dict[tuple[str, str], _Slot] = {}
         self.by_name: dict[str, _Slot] = {}
-        self._by_images: dict[frozenset[str], list[_Slot]] | None = None
+        #: slots by the images they show, each image set looked up once
+        self._by_images: dict[frozenset[str], list[_Slot]] = {}
+        self._entries: list[tuple[PieceSlotEntry, tuple[str, ...]]] = []
+        self._protos: _PrototypeImages | None = None
         for entry in buildfile.piece_slots():
             types = _slot_types(entry.definition)
             if not types:
                 continue
+            self._entries.append((entry, types))
             name, image = _basic_of(types[-1])
             slot = _Slot(_palette_path(entry), tuple(n for n in (entry.gpid, entry.entry_name) if n),
                          tuple(_prototype_names_of(types)))
@@ -97,10 +102,10 @@ class SlotIndex:
         key = frozenset(images)
         if not key:
             return []
-        if self._by_images is None:
-            self._by_images = self._image_index()
+        if key not in self._by_images:
+            self._by_images[key] = self._showing(key)
         by_prototypes: dict[tuple[str, ...], list[_Slot]] = {}
-        for slot in self._by_images.get(key, ()):
+        for slot in self._by_images[key]:
             by_prototypes.setdefault(slot.prototypes, []).append(slot)
         out = []
         for prototypes, slots in by_prototypes.items():
@@ -110,32 +115,37 @@ class SlotIndex:
             out.append(_Slot(palette, names, prototypes))
         return out
 
-    def _image_index(self) -> dict[frozenset[str], list[_Slot]]:
-        """Every slot by the images its piece shows, prototypes expanded
-        (each prototype read once: a slot's images are its own and its
-        prototypes')."""
-        protos = _PrototypeImages(self.buildfile.prototypes())
-        found: dict[frozenset[str], list[_Slot]] = {}
-        for entry in self.buildfile.piece_slots():
-            types = _slot_types(entry.definition)
-            if not types:
-                continue
+    def _showing(self, key: frozenset[str]) -> list[_Slot]:
+        """The slots whose piece shows exactly the images ``key``, prototypes
+        expanded (each prototype read once).  A slot is read whole only when
+        its definition names one of the images or one of its prototypes
+        shows one: an image's name stands in the definition as written, but
+        for the escapes of its separators, so the longest run of it free of
+        them is what is looked for."""
+        if self._protos is None:
+            self._protos = _PrototypeImages(self.buildfile.prototypes())
+        protos = self._protos
+        needles = [max(re.split(r"[,;\\\t/]", image), key=len) for image in key]
+        found: list[_Slot] = []
+        for entry, types in self._entries:
             try:
+                names = _prototype_names_of(types)
+                if not any(n in entry.definition for n in needles) and \
+                        not any(protos.of(name)[0] & key for name in names):
+                    continue
                 piece = PieceDef.parse(entry.definition)
-                images = set(_layer_images(piece))
-                images.add(_basic(piece)[1])
+                shown = set(_layer_images(piece))
+                shown.add(_basic(piece)[1])
                 closure: dict[str, None] = {}
-                for name in _prototype_names_of(types):
-                    shown, names = protos.of(name)
-                    images |= shown
-                    closure.update(dict.fromkeys(names))
+                for name in names:
+                    images, used = protos.of(name)
+                    shown |= images
+                    closure.update(dict.fromkeys(used))
             except VmodError:
                 continue                # (a prototype the module lacks: VASSAL cannot show the piece)
-            key = frozenset(i for i in images if i)
-            if key:
-                found.setdefault(key, []).append(
-                    _Slot(_palette_path(entry), tuple(n for n in (entry.gpid, entry.entry_name) if n),
-                          tuple(sorted(closure))))
+            if frozenset(i for i in shown if i) == key:
+                found.append(_Slot(_palette_path(entry), tuple(n for n in (entry.gpid, entry.entry_name) if n),
+                                   tuple(sorted(closure))))
         return found
 
 

@@ -164,7 +164,7 @@ class _PrototypeImages:
             raise VmodError(f"the piece uses prototype {name!r}, which the module does not define"
                             if depth <= 20 else "prototypes refer to each other in a loop")
         piece = PieceDef.parse(self.texts[name])
-        images = set(_layer_images(piece))          # (a prototype's BasicPiece is dropped, §3.6)
+        images = set(_layer_images(piece))  # (its own BasicPiece dropped, as PieceCloner does)
         names = {name: None}
         for sub in _prototype_names(piece):
             shown, subs = self.of(sub, depth + 1)

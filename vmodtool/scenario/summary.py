@@ -39,4 +39,10 @@ def scenario_summary(scenario: Scenario) -> dict[str, Any]:
                             + " (", 1)
     if scenario.decks or scenario.hands:
         text += f", {counts['decks']} decks of {counts['cards']} cards, {counts['hands']} hands"
-    return {"title": scenario.game.title, "id": scenario.game.id, **counts, "text": text}
+    out: dict[str, Any] = {"title": scenario.game.title, "id": scenario.game.id, **counts, "text": text}
+    if scenario.scenarios:
+        out["scenarios"] = [{"id": s.id, "name": s.name, "setup_entries": len(s.setup),
+                             "turns": [s.turns.first, s.turns.last] if s.turns else None,
+                             "rules": len(s.rules)} for s in scenario.scenarios]
+        out["text"] = text + f"; {len(scenario.scenarios)} scenarios: " + " / ".join(s.name for s in scenario.scenarios)
+    return out

@@ -126,6 +126,9 @@ def test_the_example_with_the_real_limit_on_every_corpus_save(save: Path, tmp_pa
     counts = _replay_counts(save, EXAMPLE, module, per_side=True)
     over = {key for key, n in counts.items() if n > 3 and not key[0].startswith("RB_")}
     assert over == set()
+    if save.name.startswith("Historical10-0"):      # module 10.0's renamed corps: tests/audit/test_renamed_pieces.py
+        assert code == 3 and set(report["not_checked"]) == {"stack.three"}, report
+        return
     assert code == 0, report
     assert report["violations"] == [] and report["not_checked"] == {} and report["units_not_checked"] == {}
 
@@ -208,6 +211,9 @@ def test_a_movement_rule_on_paths_of_glory_flags_nothing_it_cannot_prove(save: P
     code, report = _audit(save, path, module)
     assert report["steps"] == 0
     assert [v for v in report["violations"] if v["rule_id"] == "move.mp"] == []
+    if save.name.startswith("Historical10-0"):      # module 10.0's renamed corps: tests/audit/test_renamed_pieces.py
+        assert code == 3 and "could not be bound" in report["not_checked"]["move.mp"], report
+        return
     assert "move.mp" in report["rules_checked"] and "move.mp" not in report["not_checked"]
     assert code == 0, report
 

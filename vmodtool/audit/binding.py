@@ -18,6 +18,7 @@ same code: units by ``UnitId``, markers by ``MarkerKind``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -57,13 +58,19 @@ class SlotIndex:
     change: a flipped piece is still found)."""
 
     def __init__(self, buildfile: BuildFile) -> None:
+        self.buildfile = buildfile
         self.by_name_image: dict[tuple[str, str], _Slot] = {}
         self.by_name_stem: dict[tuple[str, str], _Slot] = {}
         self.by_name: dict[str, _Slot] = {}
+        #: slots by the images they show, each image set looked up once
+        self._by_images: dict[frozenset[str], list[_Slot]] = {}
+        self._entries: list[tuple[PieceSlotEntry, tuple[str, ...]]] = []
+        self._protos: _PrototypeImages | None = None
         for entry in buildfile.piece_slots():
             types = _slot_types(entry.definition)
             if not types:
                 continue
+            self._entries.append((entry, types))
             name, image = _basic_of(types[-1])
             slot = _Slot(_palette_path(entry), tuple(n for n in (entry.gpid, entry.entry_name) if n),
                          tuple(_prototype_names_of(types)))
@@ -78,6 +85,93 @@ class SlotIndex:
         as The Longest Day's many "1"); else of its name."""
         return (self.by_name_image.get((name, image)) or self.by_name_stem.get((name, image_stem(image)))
                 or self.by_name.get(name))
+
+    def find_by_images(self, images: Iterable[str]) -> list[_Slot]:
+        """The slots a piece whose name no slot has may have come from, told
+        by the images it shows (its own and its layers', prototypes
+        expanded): a save of an earlier module version whose pieces were
+        renamed since (Paths of Glory 10.0's "FR Corps" is 10.8's "FRc",
+        both showing ``fr_corps.png``, ``fr_corps_back.png``,
+        ``shadow_blurred.png``).  Slots that differ only in palette and
+        names (the eleven "FRc" of the palette) are one slot with no palette
+        and no name (a ``slot`` or ``palette`` selector matches none of
+        them); slots whose prototypes differ (10.8's full and reduced
+        "GEc", both showing what 10.0's "GE Corps" shows) are each one
+        candidate, the binding deciding whether they bind alike.  Empty
+        when no slot shows exactly these images."""
+        key = frozenset(images)
+        if not key:
+            return []
+        if key not in self._by_images:
+            self._by_images[key] = self._showing(key)
+        by_prototypes: dict[tuple[str, ...], list[_Slot]] = {}
+        for slot in self._by_images[key]:
+            by_prototypes.setdefault(slot.prototypes, []).append(slot)
+        out = []
+        for prototypes, slots in by_prototypes.items():
+            first = slots[0]
+            palette = first.palette if all(s.palette == first.palette for s in slots) else ""
+            names = first.names if all(s.names == first.names for s in slots) else ()
+            out.append(_Slot(palette, names, prototypes))
+        return out
+
+    def _showing(self, key: frozenset[str]) -> list[_Slot]:
+        """The slots whose piece shows exactly the images ``key``, prototypes
+        expanded (each prototype read once).  A slot is read whole only when
+        its definition names one of the images or one of its prototypes
+        shows one: an image's name stands in the definition as written, but
+        for the escapes of its separators, so the longest run of it free of
+        them is what is looked for."""
+        if self._protos is None:
+            self._protos = _PrototypeImages(self.buildfile.prototypes())
+        protos = self._protos
+        needles = [max(re.split(r"[,;\\\t/]", image), key=len) for image in key]
+        found: list[_Slot] = []
+        for entry, types in self._entries:
+            try:
+                names = _prototype_names_of(types)
+                if not any(n in entry.definition for n in needles) and \
+                        not any(protos.of(name)[0] & key for name in names):
+                    continue
+                piece = PieceDef.parse(entry.definition)
+                shown = set(_layer_images(piece))
+                shown.add(_basic(piece)[1])
+                closure: dict[str, None] = {}
+                for name in names:
+                    images, used = protos.of(name)
+                    shown |= images
+                    closure.update(dict.fromkeys(used))
+            except VmodError:
+                continue                # (a prototype the module lacks: VASSAL cannot show the piece)
+            if frozenset(i for i in shown if i) == key:
+                found.append(_Slot(_palette_path(entry), tuple(n for n in (entry.gpid, entry.entry_name) if n),
+                                   tuple(sorted(closure))))
+        return found
+
+
+class _PrototypeImages:
+    """Each prototype's images (its layers', and its own prototypes') and
+    the prototypes it names, transitively; read once each."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self.texts = texts
+        self.done: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}
+
+    def of(self, name: str, depth: int = 0) -> tuple[frozenset[str], tuple[str, ...]]:
+        if name in self.done:
+            return self.done[name]
+        if name not in self.texts or depth > 20:
+            raise VmodError(f"the piece uses prototype {name!r}, which the module does not define"
+                            if depth <= 20 else "prototypes refer to each other in a loop")
+        piece = PieceDef.parse(self.texts[name])
+        images = set(_layer_images(piece))  # (its own BasicPiece dropped, as PieceCloner does)
+        names = {name: None}
+        for sub in _prototype_names(piece):
+            shown, subs = self.of(sub, depth + 1)
+            images |= shown
+            names.update(dict.fromkeys(subs))
+        self.done[name] = (frozenset(images), tuple(names))
+        return self.done[name]
 
 
 def image_stem(image: str) -> str:
@@ -135,6 +229,17 @@ def _images(piece: PieceDef) -> list[str]:
     for view in piece.find("emb2;") + piece.find("emb;"):
         out.extend(str(i) for i in (getattr(view, "image_names", None) or ()) if i)
     return [i for i in out if i]
+
+
+def _layer_images(piece: PieceDef) -> list[str]:
+    """The images of a piece's layers (``emb2;``, ``emb;``), read without
+    the class look-up of every trait that :meth:`PieceDef.find` makes."""
+    from vmodtool.vassal.traits import view_of
+    out: list[str] = []
+    for trait in piece.traits:
+        if trait.prefix in ("emb2;", "emb;"):
+            out.extend(str(i) for i in (getattr(view_of(trait), "image_names", None) or ()) if i)
+    return out
 
 
 @dataclass(frozen=True)
@@ -217,7 +322,7 @@ _NAME_CHANGERS = ("emb2;", "emb;", "obs;", "hide;")
 class _Facts:
     """What selectors read of one piece, computed as they ask."""
 
-    __slots__ = ("binder", "ref", "_expanded", "_prototypes", "_slot", "_images")
+    __slots__ = ("binder", "ref", "_expanded", "_prototypes", "_slot", "_images", "_candidates")
 
     def __init__(self, binder: PieceBinder, ref: PieceRef) -> None:
         self.binder = binder
@@ -226,6 +331,7 @@ class _Facts:
         self._prototypes: set[str] | None = None
         self._slot: _Slot | None | bool = False
         self._images: list[str] | None = None
+        self._candidates: list[_Slot] = []
 
     def definition(self) -> PieceDef | None:
         try:
@@ -307,8 +413,34 @@ class _Facts:
         if self._slot is False:
             index = self.binder.slots
             piece = self.definition()
-            self._slot = None if index is None or piece is None else index.find(*_basic(piece))
+            slot = None if index is None or piece is None else index.find(*_basic(piece))
+            if slot is None and index is not None and piece is not None:
+                self._candidates = index.find_by_images(self.images())
+                if len(self._candidates) == 1 and (self._candidates[0].names or not self.binder.wants_slot_names):
+                    slot = self._candidates[0]
+                # else: several candidates (:meth:`variants`), or one whose
+                # name a slot or palette selector would need: none is known
+            self._slot = slot
         return self._slot if isinstance(self._slot, _Slot) else None
+
+    def untold(self) -> bool:
+        """Whether the piece's name is no slot's and the images it shows
+        are shown by slots that differ: which piece of the module it is
+        cannot be told (:meth:`SlotIndex.find_by_images`)."""
+        return self.slot() is None and bool(self._candidates)
+
+    def variants(self) -> list[_Facts]:
+        """The piece as it would be if it came from each slot its images
+        may be from, when they are several (else the piece itself): what
+        the binding makes of it is known only if it makes the same of each."""
+        if self.slot() is not None or len(self._candidates) < 2 or self.binder.wants_slot_names:
+            return [self]
+        out = []
+        for candidate in self._candidates:
+            variant = _Facts(self.binder, self.ref)
+            variant._slot, variant._candidates = candidate, [candidate]
+            out.append(variant)
+        return out
 
     def matches(self, sel: PieceSelector) -> bool:
         if sel.name and not any_match(sel.name, (self.ref.name,)):
@@ -346,6 +478,10 @@ class PieceBinder:
         self.counters: dict[str, Counter] = {c.id: c for c in scenario.counters}
         self.new_counters: list[Counter] = []
         self.problems: list[str] = []
+        #: pieces left unbound whose name no palette slot has and whose
+        #: images several slots that differ show (:meth:`SlotIndex.find_by_images`):
+        #: which piece of the module each is cannot be told
+        self.untold: set[str] = set()
         self._no_side: set[str] = set()
         #: declared counters a piece of the same name was bound to (:meth:`_claims`)
         self._claimed: set[str] = set()
@@ -359,6 +495,8 @@ class PieceBinder:
                 continue
             self.prototype_uses[name] = _prototype_names(proto)
         wants_slot = any(s.needs_slot or s.prototype for s in self.binding.selectors())
+        #: whether a selector reads a slot's palette or names (``slot``, ``palette``)
+        self.wants_slot_names = any(s.needs_slot for s in self.binding.selectors())
         self.slots = SlotIndex(buildfile) if wants_slot and buildfile is not None else None
         self._names: dict[str, int] = {}
         # what a piece shows is a function of its traits and the scenario's
@@ -378,15 +516,32 @@ class PieceBinder:
         self._seen_once: dict[str, tuple[str | None, tuple[str, ...]]] = memo.seen_once
 
     def bind(self, ref: PieceRef) -> BoundPiece:
-        """The binding of a piece the audit has not seen before."""
-        b = self.binding
+        """The binding of a piece the audit has not seen before.  A piece
+        whose slot only its images tell, shown by slots that differ
+        (:meth:`SlotIndex.find_by_images`), is bound when every one of
+        those slots binds it alike; else it is left unbound and named in
+        :attr:`untold`."""
         facts = _Facts(self, ref)
+        variants = facts.variants()
+        decision = self._decide(variants[0])
+        if any(self._decide(other) != decision for other in variants[1:]):
+            self.untold.add(ref.name)
+            return _NOTHING
+        if isinstance(decision, BoundPiece):
+            return decision
+        return self._unit(variants[0], *decision)
+
+    def _decide(self, facts: _Facts) -> BoundPiece | tuple[str, str | None, str | None, str | None]:
+        """What the binding makes of a piece, before a unit is named: a
+        :class:`BoundPiece`, or a unit's (type, side, formation,
+        name_from)."""
+        b = self.binding
         for terrain in b.terrain:
             if facts.matches(terrain.match):
                 return BoundPiece(terrain=terrain.terrain, hexside=terrain.hexside)
         override = b.overrides.get(facts.basic_name()) if b.overrides else None
         if override is not None and override.type is not None:
-            return self._unit(facts, override.type, override.side, override.formation)
+            return self._unit_of(facts, override.type, override.side, override.formation)
         for marker in b.markers:
             if marker.before_units and facts.matches(marker.match):
                 found = self._marker(facts, marker)
@@ -403,7 +558,7 @@ class PieceBinder:
             if entry.type is not None:
                 side = override.side if override is not None and override.side else entry.side
                 formation = override.formation if override is not None and override.formation else entry.formation
-                return self._unit(facts, entry.type, side, formation, entry.name_from)
+                return self._unit_of(facts, entry.type, side, formation, entry.name_from)
         for marker in b.markers:
             if not marker.before_units and facts.matches(marker.match):
                 found = self._marker(facts, marker)
@@ -412,6 +567,8 @@ class PieceBinder:
         for sel in b.ignore:
             if facts.matches(sel):
                 return _IGNORED
+        if facts.untold():
+            self.untold.add(facts.ref.name)
         return _NOTHING
 
     def _claims(self, uid: str, unit_type: str, side: str) -> bool:
@@ -428,6 +585,17 @@ class PieceBinder:
         self._claimed.add(uid)
         return True
 
+    def _unit_of(self, facts: _Facts, unit_type: str, side: str | None, formation: str | None,
+                 name_from: str | None = None) -> tuple[str, str | None, str | None, str | None]:
+        """A unit's (type, side, formation, name_from), its side from
+        ``binding.sides`` when the entry gives none."""
+        if side is None:
+            for entry in self.binding.sides:
+                if facts.matches(entry.match):
+                    side = entry.side
+                    break
+        return unit_type, side, formation, name_from
+
     @staticmethod
     def _marker(facts: _Facts, marker: MarkerBinding) -> BoundPiece | None:
         """The marker a matching ``markers`` entry makes of a piece (None:
@@ -439,11 +607,6 @@ class PieceBinder:
 
     def _unit(self, facts: _Facts, unit_type: str, side: str | None, formation: str | None,
               name_from: str | None = None) -> BoundPiece:
-        if side is None:
-            for entry in self.binding.sides:
-                if facts.matches(entry.match):
-                    side = entry.side
-                    break
         # the BasicPiece's name, or the name a label gives it in the game (a
         # generic "British Leader" named "British Leader (Fergusson)"): what
         # the piece is called whatever its layers show

@@ -27,8 +27,8 @@ from typing import Any, NamedTuple
 from vmodtool.replay.events import Place
 from vmodtool.scenario.locations import AreaMap
 
-__all__ = ["where_label", "unjudged_reasons", "LOCATION_FREE_KINDS", "GEOMETRY_KINDS", "area_not_judged",
-           "unjoined", "Tally"]
+__all__ = ["where_label", "unjudged_reasons", "untold_reasons", "LOCATION_FREE_KINDS", "GEOMETRY_KINDS",
+           "area_not_judged", "unjoined", "Tally"]
 
 #: rule kinds that judge no unit's place (cards in hands and decks)
 LOCATION_FREE_KINDS = frozenset({"hand_limit", "card_window", "card_source"})
@@ -64,6 +64,20 @@ def unjudged_reasons(rules: Iterable[tuple[Any, Any]], unjudged: Mapping[str, st
     why = (f"{len(uids)} unit(s) stood on a map where the scenario names no location (no hex or space of its "
            f"map, no box), so no rule looked at them there: {'; '.join(shown)}{more} (take the map's "
            "locations with map.from_module, or bind the window or zone as a box)")
+    return {spec.id: why for spec, _ in rules if spec.kind not in LOCATION_FREE_KINDS}
+
+
+def untold_reasons(rules: Iterable[tuple[Any, Any]], untold: Iterable[str]) -> dict[str, str]:
+    """Rule id → why it is NOT CHECKED, for every rule of a kind that reads
+    places, while pieces of the game could not be told apart from pieces
+    the binding makes units of (``PieceBinder.untold``: their names): a unit
+    among them was counted by no rule."""
+    names = sorted(untold)
+    if not names:
+        return {}
+    more = f" and {len(names) - _SAMPLE} more" if len(names) > _SAMPLE else ""
+    why = (f"pieces named {', '.join(names[:_SAMPLE])}{more} could not be bound (which piece of the module each "
+           "is cannot be told), and units may be among them: no rule counted them")
     return {spec.id: why for spec, _ in rules if spec.kind not in LOCATION_FREE_KINDS}
 
 

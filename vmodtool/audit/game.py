@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from vmodtool.audit.bound import BoundGame, Initial
-from vmodtool.audit.coverage import area_not_judged, unjudged_reasons
+from vmodtool.audit.coverage import area_not_judged, unjudged_reasons, untold_reasons
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.judge import StepJudge
 from vmodtool.audit.report import AuditReport
@@ -358,6 +358,8 @@ class AuditVisitor(GameReader[AuditReport]):
             # no false clean: units that stood where the scenario names nothing
             for rule_id, why in unjudged_reasons(engine.rules, game.unjudged, game.unit_name).items():
                 engine.not_checked.setdefault(rule_id, why)
+            for rule_id, why in untold_reasons(engine.rules, game.binder.untold).items():
+                engine.not_checked.setdefault(rule_id, why)
             return self._report(engine)
 
     def _judge(self) -> Engine:
@@ -413,6 +415,14 @@ class AuditVisitor(GameReader[AuditReport]):
             sample = ", ".join(sorted(game.unknown_pieces)[:8])
             warnings.append(f"{len(game.unknown_pieces)} piece(s) are not units or markers of the "
                             f"scenario and were ignored by the rules: {sample}")
+        if game.binder.untold:
+            sample = ", ".join(sorted(game.binder.untold)[:8])
+            warnings.append(
+                f"{len(game.binder.untold)} of them have a name no piece of the module has and show the "
+                f"pictures of several of its pieces that the binding binds differently (a unit and its "
+                f"reduced twin), so which each is cannot be told: {sample}; if the game was saved with "
+                "another version of the module, audit it with that version (-m), or bind these pieces by a "
+                "property or name they carry (binding.units)")
         if game.terrain is not None and not game.terrain.kinds:
             lines = ", ".join(str(t.line) for t in self.scenario.binding.terrain if t.line is not None)
             warnings.append(f"no piece of the game matched binding.terrain (line(s) {lines or '?'}): the terrain "

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vmodtool.checkgame.model import NOTE, SUSPICIOUS, Finding, GameRecord, Section
+from vmodtool.checkgame.setups import Setup, module_setups, setup_of
 from vmodtool.checkgame.visitor import SectionVisitor, run_section
 from vmodtool.replay.events import (
     AddEvent,
@@ -124,16 +125,22 @@ class Apart:
     """Two files given one after the other that are not one game: ``k`` is
     the later one's index, ``reason`` says why (in words), ``common`` the
     pieces they share, ``versions`` the module versions they were saved with
-    (None where the file does not say)."""
+    (None where the file does not say), ``set_ups`` the module's set-ups
+    the earlier file's game and the later file start as, when that is the
+    evidence."""
 
     k: int
     reason: str
     common: int
     versions: tuple[str | None, str | None]
+    set_ups: tuple[str, str] | None = None
 
     def record(self, names: Sequence[str]) -> dict[str, object]:
-        return {"from": names[self.k - 1], "to": names[self.k], "reason": self.reason,
-                "common_pieces": self.common, "module_versions": list(self.versions)}
+        out: dict[str, object] = {"from": names[self.k - 1], "to": names[self.k], "reason": self.reason,
+                                  "common_pieces": self.common, "module_versions": list(self.versions)}
+        if self.set_ups is not None:
+            out["set_ups"] = list(self.set_ups)
+        return out
 
 
 def module_version(record: GameRecord, k: int) -> str | None:
@@ -157,10 +164,16 @@ def not_one_game(record: GameRecord) -> list[Apart]:
     shares no piece with the end of the one before (another game, another
     scenario's set-up), or it was saved with another module version and
     shares fewer than half its pieces (set-ups of different versions: a
-    module update in a running game keeps the game's pieces).  A game's
-    logs, a module update between them and a log restarted from an earlier
-    state all share their pieces."""
-    out = []
+    module update in a running game keeps the game's pieces), or it is one
+    of the module's predefined set-ups, unplayed, while the game before it
+    started as another (set-ups of different scenarios,
+    :mod:`vmodtool.checkgame.setups`).  A game's logs, a module update
+    between them and a log restarted from an earlier state (or from the
+    set-up the game started from) all share their pieces and stay one
+    game."""
+    out: list[Apart] = []
+    scenarios = _Scenarios(record)
+    first = 0                       # the first file of the game being followed
     for k in range(1, min(len(record.starts), len(record.ends) + 1)):
         end, start = record.ends[k - 1], record.starts[k]
         if not end or not start:
@@ -173,11 +186,52 @@ def not_one_game(record: GameRecord) -> list[Apart]:
         elif other_version and common < min(len(end), len(start)) / 2:
             reason = f"{common} piece(s) in common of {min(len(end), len(start))}"
         else:
+            apart = scenarios.apart(k, first, common, versions) if end != start else None
+            if apart is not None:
+                out.append(apart)
+                first = k
             continue
         if other_version:
             reason += f", saved with module versions {versions[0]} and {versions[1]}"
         out.append(Apart(k, reason, common, versions))
+        first = k
     return out
+
+
+class _Scenarios:
+    """Which of the module's predefined set-ups each file starts as, read
+    only when a transition asks (a module's set-ups are replayed once)."""
+
+    def __init__(self, record: GameRecord) -> None:
+        self.record = record
+        self._setups: list[Setup] | None = None
+        self._of: dict[int, Setup | None] = {}
+
+    def of(self, k: int) -> Setup | None:
+        if self._setups is None:
+            self._setups = module_setups(self.record)
+        if k not in self._of:
+            self._of[k] = setup_of(self.record.starts[k], self._setups)
+        return self._of[k]
+
+    def apart(self, k: int, first: int, common: int, versions: tuple[str | None, str | None]) -> Apart | None:
+        """Files ``k - 1`` and ``k`` as set-ups of different scenarios:
+        ``k`` starts as a set-up, unplayed, and the game before it (from
+        file ``first`` on) started as another one."""
+        if self.record.module is None:
+            return None
+        now = self.of(k)
+        if now is None:
+            return None
+        began = next(((j, s) for j in range(k - 1, first - 1, -1) if (s := self.of(j)) is not None), None)
+        if began is None or began[1].places == now.places:
+            return None
+        j, before = began
+        names = [_name(f) for f in self.record.replay.files]
+        return Apart(k, f"set-ups of different scenarios: {names[j]} starts as the module's set-up "
+                        f"“{before.definition.title}” ({before.definition.file}), {names[k]} as its set-up "
+                        f"“{now.definition.title}” ({now.definition.file})",
+                     common, versions, (before.definition.title, now.definition.title))
 
 
 def _apart_finding(names: Sequence[str], apart: Sequence[Apart], log: str, at: int | None) -> Finding:
@@ -547,8 +601,17 @@ class _Transitions:
                 "missing_log", SUSPICIOUS,
                 f"a log seems to be missing between {names[k - 1]} and {names[k]}: {sort.moved} piece(s) moved, "
                 f"added or removed (a log here moves {self.typical:g} piece(s) in the median) and no given "
-                "log fits between", log=b, step=at[k], file_step=0, details={"pieces": sort.moved},
-                folded=tuple(own)))
+                "log fits between" + self._set_ups_unknown(k), log=b, step=at[k], file_step=0,
+                details={"pieces": sort.moved}, folded=tuple(own)))
+
+    def _set_ups_unknown(self, k: int) -> str:
+        """What a missing log between two saves with no play logged may
+        also be, when the module's set-ups could not tell."""
+        games = self.record.replay.games
+        if games[k - 1].is_log or games[k].is_log or module_setups(self.record):
+            return ""
+        return ("; both files are saved positions with no play logged, as set-ups of two scenarios of "
+                "one module are: give the module's archive with its set-ups (--module) to tell them apart")
 
     def _module_update(self, k: int, diffs: list[ChainDifference], sort: _Sorted) -> dict[str, int] | None:
         """The module update between logs ``k - 1`` and ``k`` (its note

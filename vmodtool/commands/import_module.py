@@ -62,8 +62,7 @@ def import_module(module: str, output: str | None, board_sizes_file: str | None,
     \b
     Examples:
       vmodtool import examples/formats/demo.vmod -o demo-scenario.yaml
-      vmodtool import tld/buildFile --board-size Normandy=5340x5024 -o tld.yaml
-      vmodtool import tld/buildFile --board-sizes sizes.json --setups tld/scenarios -o tld.yaml
+      vmodtool import tld/buildFile --board-size Normandy=5340x5024 --setups tld/scenarios -o tld.yaml
     """
     from vmodtool.scenario.from_module import scenario_from_module
     from vmodtool.scenario.import_setups import propose_scenarios

@@ -205,7 +205,9 @@ class Positions:
             board.reversed = bool(reverse)
             placements.append(BoardPlacement(board, col, row))
         if lacking:
-            info.error = ("board size unknown for " + ", ".join(repr(b) for b in lacking)
+            whys = [self.module.board_size_unknown(b) if self.module is not None else None for b in lacking]
+            info.error = ("board size unknown for " + "; ".join(repr(b) + (f": {why}" if why else "")
+                                                                for b, why in zip(lacking, whys, strict=True))
                           + " (give --board-size NAME=WxH or --board-sizes FILE.json)")
             return info.error
         info.geometry = MapGeometry(placements, info.edge[0], info.edge[1])

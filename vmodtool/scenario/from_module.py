@@ -1012,9 +1012,9 @@ class _Writer:
                 self.add(f"  #   … {len(lacking) - _LISTED} more")
         if needed is not None and needed.name not in self.sizes:
             self.missing_needed.append(needed.name)
-            self.notes.append(f"the size of board {needed.name!r} (the scenario map) is unknown: the module has "
-                              "no image for it; give --board-size NAME=WxH or --board-sizes FILE.json, or fill "
-                              "in module.board_sizes")
+            why = self.module.board_size_unknown(needed.name) or "the module has no image for it"
+            self.notes.append(f"the size of board {needed.name!r} (the scenario map) is unknown: {why}; give "
+                              "--board-size NAME=WxH or --board-sizes FILE.json, or fill in module.board_sizes")
         self.add("")
 
     def game_section(self) -> None:

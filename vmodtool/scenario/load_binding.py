@@ -114,7 +114,7 @@ def build_module_map(b: ProblemCollector, module: Module, source: ModuleSource |
     try:
         sizes, _ = module.board_sizes(given)
         entry = find_map(list(module.buildfile.maps()), map_name)
-        return module_map_grid(entry, board_name, sizes)
+        return module_map_grid(entry, board_name, sizes, module.board_size_unknown)
     except ModuleMapError as exc:
         b.err(p, f"{exc} ({module.file})")
     except VmodError as exc:

@@ -29,6 +29,7 @@ the :attr:`ModuleMap.zones`.  The first hex of a label wins.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -119,10 +120,18 @@ def _area_spaces(entry: MapEntry, chosen: BoardEntry, board: Board) -> dict[str,
     return spaces
 
 
-def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tuple[int, int]]) -> ModuleMap:
+def _unknown_size(name: str, size_unknown: Callable[[str], str | None] | None) -> ModuleMapError:
+    why = (size_unknown(name) if size_unknown is not None else None) or "the module has no image for it"
+    return ModuleMapError(f"the size of board {name!r} is unknown ({why}): give it as "
+                          f"module.board_sizes: {{{name!r}: [WIDTH, HEIGHT]}} or with --board-size")
+
+
+def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tuple[int, int]],
+                    size_unknown: Callable[[str], str | None] | None = None) -> ModuleMap:
     """The scenario map of module map ``entry`` (its board ``board_name``,
     default its only or first board); ``sizes`` are the boards' pixel sizes
-    (:meth:`~vmodtool.vassal.module.Module.board_sizes`)."""
+    (:meth:`~vmodtool.vassal.module.Module.board_sizes`), ``size_unknown``
+    why a board's is not (:meth:`~vmodtool.vassal.module.Module.board_size_unknown`)."""
     if not entry.boards:
         raise ModuleMapError(f"map {entry.name!r} of the module has no board")
     chosen: BoardEntry | None = None
@@ -142,9 +151,7 @@ def module_map_grid(entry: MapEntry, board_name: str | None, sizes: dict[str, tu
             return ModuleMap(entry.name, chosen.name, (0, 0), MapGrid(None, {}, {}, (0, 0), HexGrid()), [],
                              area_map(areas.values()))
     if size is None:
-        raise ModuleMapError(
-            f"the size of board {chosen.name!r} is unknown (the module has no image for it): give it as "
-            f"module.board_sizes: {{{chosen.name!r}: [WIDTH, HEIGHT]}} or with --board-size")
+        raise _unknown_size(chosen.name, size_unknown)
     try:
         board = board_from_element(chosen.element, size[0], size[1])
     except VmodError as exc:

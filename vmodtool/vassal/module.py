@@ -20,7 +20,7 @@ from typing import Union
 from vmodtool.errors import FormatError
 from vmodtool.fileio import not_what_expected
 from vmodtool.vassal.archive import DEFAULT_LIMITS, Archive, ArchiveLimits, is_zip_data, read_head
-from vmodtool.vassal.buildfile import EXTENSION_TAG, BuildFile
+from vmodtool.vassal.buildfile import EXTENSION_TAG, BoardEntry, BuildFile
 
 __all__ = ["Module", "BUILDFILE_NAMES", "version_tuple"]
 
@@ -200,8 +200,11 @@ class Module:
         """Each board's pixel size and the boards whose size is unknown.
 
         The size comes from ``given`` (by board name) first, then from the
-        board image, then from the board's ``width``/``height`` attributes
-        when it has no image (as VASSAL does)."""
+        board image's header, then, for a board with no image, from its
+        ``width``/``height`` attributes, 500 each when absent (VASSAL's
+        ``Board``, ``docs/vassal-format.md`` §2).  A board whose image the
+        module does not hold (a bare buildFile holds none) has no known size:
+        :meth:`board_size_unknown` says why, nothing is assumed."""
         given = given or {}
         sizes: dict[str, tuple[int, int]] = {}
         missing: list[str] = []
@@ -211,14 +214,41 @@ class Module:
             if board.name in given:
                 sizes[board.name] = given[board.name]
                 continue
-            size = self.image_size(board.image) if board.image else None
-            if size is None and not board.image and board.width and board.height:
-                size = (board.width, board.height)
+            size = self.image_size(board.image) if board.image else _attribute_size(board)
             if size is None:
                 missing.append(board.name)
             else:
                 sizes[board.name] = size
         return sizes, missing
+
+    def board_size_unknown(self, name: str) -> str | None:
+        """Why the pixel size of board ``name`` cannot be read from the
+        module (None when it can, or the module has no such board)."""
+        board = next((b for b in self.buildfile.boards() if b.name == name), None)
+        if board is None:
+            return None
+        if not board.image:
+            if _attribute_size(board) is not None:
+                return None
+            return "its width/height attributes are not whole numbers (VASSAL refuses to load the module)"
+        if self.image_size(board.image) is not None:
+            return None
+        if self.container == "buildfile":
+            return (f"its image {board.image!r} is not at hand, a bare buildFile holds no images: give the "
+                    "module's .vmod or its unpacked folder")
+        if self.read_file("images/" + board.image) is None:
+            return f"its image {board.image!r} is not in the module"
+        return (f"its image {board.image!r} is in the module but its size could not be read from its header, "
+                "not a raster image vmodtool reads (such as SVG) or a damaged one")
+
+
+def _attribute_size(board: BoardEntry) -> tuple[int, int] | None:
+    """A board without an image: its ``width``/``height`` attributes, 500
+    each when absent (VASSAL's default); None when one is not a positive
+    number."""
+    width = 500 if board.element.get("width") is None else board.width
+    height = 500 if board.element.get("height") is None else board.height
+    return (width, height) if width is not None and height is not None and width > 0 and height > 0 else None
 
 
 def _read_small(path: Path) -> bytes | None:

@@ -32,7 +32,7 @@ def test_the_documented_source_script_is_written(shell: str) -> None:
 @pytest.mark.parametrize(("words", "cword", "expected"), [
     ("vmodtool ba", "1", "plain,batch"),                      # a command imported lazily
     ("vmodtool batch che", "2", "plain,check-game"),          # an argument's choices
-    ("vmodtool audit --scen", "2", "plain,--scenario"),       # an option
+    ("vmodtool audit --scenario-n", "2", "plain,--scenario-name"),   # an option
 ])
 def test_bash_completes_commands_choices_and_options(words: str, cword: str, expected: str) -> None:
     out = _complete({"_VMODTOOL_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": cword})

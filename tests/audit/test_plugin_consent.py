@@ -266,4 +266,6 @@ def test_the_report_keys_are_the_documented_ones(tmp_path):
     keys = list(report)
     assert "rule_sources" not in keys           # (present only when a rule is not built in: after bound)
     keys.insert(keys.index("bound") + 1, "rule_sources")
+    assert "played_scenario" not in keys        # (present only for a file of several scenarios: before integrity)
+    keys.insert(keys.index("integrity"), "played_scenario")
     assert documented == keys

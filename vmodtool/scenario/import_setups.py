@@ -182,9 +182,17 @@ def propose_scenarios(text: str, module: Module, setups_dir: Path | None,
     proposed as its ``counters`` and ``scenarios``, and notes; the text
     unchanged when the module has no setup with a save (and no folder is
     given)."""
+    from vmodtool.scenario.problems import ScenarioProblems
+
     if setups_dir is None and not any(e.file for e in predefined_setups(module)):
         return text, []
-    scenario = scenario_of_text(text, module, board_sizes)
+    try:
+        scenario = scenario_of_text(text, module, board_sizes)
+    except ScenarioProblems as exc:       # (the skeleton still needs the user: a board's size, …)
+        errors = [p for p in exc.problems if p.severity == "error"] or exc.problems
+        why = errors[0].message if errors else exc.message
+        return text, [f"the module's predefined setups are not proposed: the scenario written does not load "
+                      f"yet ({why}); fix that and import again"]
     lines, notes = scenarios_section(scenario, read_setups(module, scenario, setups_dir, board_sizes))
     if not lines:
         return text, notes

@@ -18,6 +18,7 @@ from lxml import etree
 
 from vmodtool.assemble import components as C
 from vmodtool.assemble.decks import add_decks, add_hands
+from vmodtool.assemble.extension import PALETTE_TAB, extension_only_images
 from vmodtool.assemble.module_images import ModuleImages
 from vmodtool.assemble.offmap import OffMapLayout, draw_off_map, layout_off_map
 from vmodtool.assemble.pieces import PieceFactory, unit_name
@@ -129,8 +130,10 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     meta = ModuleMetadata(version=version, vassal_version=vassal_version, date_saved="0",
                           description=game.note or "", name=game.title)
     entries: dict[str, bytes] = {"buildFile.xml": buildfile, "moduledata": meta.to_bytes()}
+    left_out = extension_only_images(scenario, images)     # in the extensions, not the module
     for name in sorted(images.files):
-        entries["images/" + name] = images.files[name]
+        if name not in left_out:
+            entries["images/" + name] = images.files[name]
     entries["help/scenario.html"] = _help_page(scenario).encode("utf-8")
     slots = sum(1 for _ in root.iter(C.P + "widget.PieceSlot", C.P + "widget.CardSlot"))
     prototypes = len({e.get("name", "") for e in root.iter(C.P + "module.PrototypeDefinition")})
@@ -285,13 +288,13 @@ def _chit_slot(parent: etree._Element, scenario: Scenario, factory: PieceFactory
 def _palette(root: etree._Element, scenario: Scenario, factory: PieceFactory, images: ModuleImages,
              gpids: _Gpids) -> None:
     window = C.add(root, "module.PieceWindow")
-    tabs = C.add(window, "widget.TabWidget", {"entryName": "Counters"})
+    tabs = C.add(window, "widget.TabWidget", {"entryName": PALETTE_TAB})
     formation_names = {f.id: f.name for f in scenario.formations}
     for side in scenario.game.sides:
         side_tab = C.add(tabs, "widget.TabWidget", {"entryName": side.name})
         groups: dict[str, list[Counter]] = {}
         for counter in scenario.counters:
-            if counter.side == side.id:
+            if counter.side == side.id and counter.id not in scenario.extension_counters:
                 groups.setdefault(counter.formation or "", []).append(counter)
         for formation_id, counters in groups.items():
             label = formation_names.get(formation_id, "Other units") if formation_id else "Other units"

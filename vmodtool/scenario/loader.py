@@ -23,6 +23,7 @@ from vmodtool.scenario import model as M
 from vmodtool.scenario.collector import ProblemCollector
 from vmodtool.scenario.load_boxes import build_boxes, build_tracks
 from vmodtool.scenario.load_counters import build_counters, build_markers
+from vmodtool.scenario.load_extensions import build_extensions
 from vmodtool.scenario.load_formations import build_formations, check_formation_hqs
 from vmodtool.scenario.load_game import build_game
 from vmodtool.scenario.load_hexsides import hexside_pieces
@@ -191,6 +192,7 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     turns = build_turns(c, boxes, sides)
     setup = build_setup(c, hex_map, counters, boxes, formations, unit_types, turns)
     check_resources(c, tracks, turns, sides)
+    extensions = build_extensions(c, counters, setup)
     log = build_log(c)
     charts = build_charts(c)
     rules = build_rules(c, ScenarioParts(hex_map, sides, boxes, tracks, unit_types, markers, formations, turns))
@@ -208,4 +210,4 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
         charts=tuple(charts), styles=c.get(("styles",), dict, {}),
         vassal=c.get(("vassal",), dict, {}), rules=tuple(rules),
         plugin_paths=tuple(plugin_paths), module=module_source, binding=binding,
-        decks=tuple(decks), hands=tuple(hands)), module
+        decks=tuple(decks), hands=tuple(hands), extensions=tuple(extensions)), module

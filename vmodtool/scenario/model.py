@@ -28,7 +28,7 @@ __all__ = [
     "Side", "Game", "TerrainType", "HexsideType", "Hexside", "MapLabel", "Objective", "HexMap",
     "Box", "Track", "NatoSpec", "Face", "UnitType", "MarkerKind", "Formation", "Counter",
     "SetupStack", "SetupBox", "Phase", "Activation", "TurnStructure", "Chart", "RuleSpec",
-    "Scenario", "Position",
+    "Scenario", "Position", "ExtensionSpec",
 ]
 
 
@@ -400,6 +400,19 @@ class Chart:
 
 
 @dataclass(frozen=True)
+class ExtensionSpec:
+    """An optional part of the game shipped as a module extension
+    (``extensions``; ``vmodtool build --extension NAME``): the counters it
+    holds (in its palette, not the module's), its version and description."""
+
+    name: str
+    counters: tuple[str, ...]
+    version: str = "1.0"
+    description: str = ""
+    position: Position | None = None
+
+
+@dataclass(frozen=True)
 class RuleSpec:
     """A declarative rule entry; the audit (a later layer) enforces it."""
 
@@ -454,6 +467,8 @@ class Scenario:
     decks: tuple[DeckSpec, ...] = ()
     #: one hand per side that holds cards (the ``hands`` section)
     hands: tuple[HandSpec, ...] = ()
+    #: optional counters shipped as module extensions (the ``extensions`` section)
+    extensions: tuple[ExtensionSpec, ...] = ()
 
     # -- look-ups -------------------------------------------------------------
     @property
@@ -466,6 +481,11 @@ class Scenario:
 
     def counter(self, counter_id: str) -> Counter:
         return self._counter_index[counter_id]
+
+    @cached_property
+    def extension_counters(self) -> frozenset[str]:
+        """The ids of the counters an extension holds (not the module)."""
+        return frozenset(cid for extension in self.extensions for cid in extension.counters)
 
     def unit_type_of(self, counter: Counter) -> UnitType:
         return self.unit_types[counter.type]

@@ -210,3 +210,25 @@ def load_extensions(module: Module, extensions: Sequence[Module]) -> ExtendedMod
                           container=module.container, file=module.file, files=files,
                           moduledata=module.moduledata, extensiondata=module.extensiondata,
                           _reader=module._reader, extensions=list(extensions))
+
+
+def open_extended(module: str | Module, extensions: Sequence[str]) -> Module:
+    """Open ``module`` (a path, or an opened module) and load the extensions
+    at the paths ``extensions`` into it (:func:`load_extensions`); with no
+    extensions, the module as it is."""
+    opened = module if isinstance(module, Module) else Module.open(module)
+    if not extensions:
+        return opened
+    loaded: list[Module] = []
+    try:
+        for path in extensions:
+            extension = Module.open(path)
+            loaded.append(extension)
+            if not extension.is_extension:
+                raise FormatError("this is a module, not an extension (-x names a .vmdx)", file=path)
+        return load_extensions(opened, loaded)
+    except BaseException:
+        for extension in loaded:
+            extension.close()
+        opened.close()
+        raise

@@ -19,6 +19,10 @@ from lxml import etree
 from vmodtool.assemble import components as C
 from vmodtool.assemble.decks import add_decks, add_hands
 from vmodtool.assemble.extension import PALETTE_TAB, extension_only_images
+from vmodtool.assemble.maps import add_map_windows
+from vmodtool.assemble.maps import board_picker as _board_picker
+from vmodtool.assemble.maps import map_children as _map_children
+from vmodtool.assemble.maps import map_window as _map
 from vmodtool.assemble.module_images import ModuleImages
 from vmodtool.assemble.offmap import OffMapLayout, draw_off_map, layout_off_map
 from vmodtool.assemble.pieces import PieceFactory, unit_name
@@ -101,6 +105,7 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     root = bf.root
     _module_root(root, scenario, version, vassal_version)
     _main_map(root, parts)
+    add_map_windows(root, scenario, images)
     off, layout, off_flare = _off_map(root, parts)
     _palette(root, scenario, parts.factory, images, parts.gpids)
     # the decks' cards take gpids after every other piece, so that adding
@@ -314,29 +319,6 @@ def _palette(root: etree._Element, scenario: Scenario, factory: PieceFactory, im
                   text=factory.marker_definition(kind, gpid))
         for chit in sorted(images.chit):
             _chit_slot(widget, scenario, factory, images, gpids, chit)
-
-
-# -- maps -------------------------------------------------------------------------
-
-def _map(root: etree._Element, name: str, **extra: object) -> etree._Element:
-    overrides: dict[str, object] = {"mapName": name}
-    overrides.update(extra)
-    return C.add(root, "module.Map", overrides)
-
-
-def _board_picker(map_el: etree._Element, board_name: str, image: str) -> etree._Element:
-    picker = C.add(map_el, "module.map.BoardPicker")
-    return C.add(picker, "module.map.boardPicker.Board", {"image": image, "name": board_name})
-
-
-def _map_children(map_el: etree._Element) -> None:
-    for cls in ("module.map.StackMetrics", "module.map.ForwardToKeyBuffer", "module.map.Scroller",
-                "module.map.ForwardToChatter", "module.map.MenuDisplayer",
-                "module.map.MapCenterer", "module.map.StackExpander", "module.map.PieceMover",
-                "module.map.KeyBufferer", "module.map.CounterDetailViewer", "module.map.Zoomer",
-                "module.properties.GlobalProperties", "module.map.SelectionHighlighters",
-                "module.map.HighlightLastMoved"):
-        C.add(map_el, cls)
 
 
 def _turn_tracker(root: etree._Element, scenario: Scenario, turns: TurnStructure) -> None:

@@ -29,6 +29,7 @@ from vmodtool.scenario.load_game import build_game
 from vmodtool.scenario.load_hexsides import hexside_pieces
 from vmodtool.scenario.load_log import build_log
 from vmodtool.scenario.load_map import GRID_NOT_BUILT, build_map
+from vmodtool.scenario.load_maps import build_extra_maps
 from vmodtool.scenario.load_rules import RULE_KINDS, build_plugin_paths, build_rules
 from vmodtool.scenario.load_setup import END_TURN_CHIT, build_setup
 from vmodtool.scenario.load_styles import build_charts, check_styles, check_templates
@@ -201,6 +202,7 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     check_templates(c, sides, unit_types)
     decks = LC.build_decks(c, sides, [b.id for b in boxes] + list(hex_map.zones))
     hands = LC.build_hands(c, sides, {s.id: s.name for s in game.sides}, taken=(hex_map.name, OFF_MAP_NAME))
+    extra_maps = build_extra_maps(c, hex_map, (OFF_MAP_NAME, *(h.vassal_name for h in hands)), board_sizes)
     return M.Scenario(
         path=c.path, schema=schema or SCHEMAS[0], game=game, map=hex_map,
         unit_types=unit_types, counters=tuple(counters), boxes=tuple(boxes),
@@ -210,4 +212,4 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
         charts=tuple(charts), styles=c.get(("styles",), dict, {}),
         vassal=c.get(("vassal",), dict, {}), rules=tuple(rules),
         plugin_paths=tuple(plugin_paths), module=module_source, binding=binding,
-        decks=tuple(decks), hands=tuple(hands), extensions=tuple(extensions)), module
+        decks=tuple(decks), hands=tuple(hands), extensions=tuple(extensions), maps=tuple(extra_maps)), module

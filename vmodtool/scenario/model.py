@@ -469,6 +469,8 @@ class Scenario:
     hands: tuple[HandSpec, ...] = ()
     #: optional counters shipped as module extensions (the ``extensions`` section)
     extensions: tuple[ExtensionSpec, ...] = ()
+    #: the map windows beside ``map`` (the ``maps`` section), each with its own board and grid
+    maps: tuple[HexMap, ...] = ()
 
     # -- look-ups -------------------------------------------------------------
     @property
@@ -486,6 +488,14 @@ class Scenario:
     def extension_counters(self) -> frozenset[str]:
         """The ids of the counters an extension holds (not the module)."""
         return frozenset(cid for extension in self.extensions for cid in extension.counters)
+
+    def map_window(self, key: str) -> HexMap:
+        """The map (``map`` or one of ``maps``) whose id or name is ``key``
+        (KeyError when there is none)."""
+        for hex_map in (self.map, *self.maps):
+            if key in (hex_map.id, hex_map.name):
+                return hex_map
+        raise KeyError(key)
 
     def unit_type_of(self, counter: Counter) -> UnitType:
         return self.unit_types[counter.type]

@@ -9,6 +9,7 @@ image (``board.image``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from lxml import etree
@@ -60,10 +61,11 @@ def _board_png(scenario: Scenario, hex_map: HexMap) -> bytes:
     return encode_png(image.convert("RGB"), BOARD_LEVEL)
 
 
-def add_map_windows(root: etree._Element, scenario: Scenario, images: ModuleImages) -> None:
+def add_map_windows(root: etree._Element, scenario: Scenario, images: ModuleImages,
+                    place: Callable[[etree._Element, HexMap], None]) -> None:
     """One ``Map`` window per entry of the scenario's ``maps`` (its board
     image drawn when ``images.draw``), its toolbar button named as the map
-    (as the off-map window's)."""
+    (as the off-map window's); ``place`` adds the window's at-start stacks."""
     for hex_map in scenario.maps:
         image = map_image_name(hex_map)
         if images.draw:
@@ -73,4 +75,5 @@ def add_map_windows(root: etree._Element, scenario: Scenario, images: ModuleImag
         grid = C.add(board, "module.map.boardPicker.board.HexGrid", hex_map.grid.grid_attributes)
         C.add(grid, "module.map.boardPicker.board.mapgrid.HexGridNumbering", hex_map.grid.numbering_attributes)
         map_children(window)
+        place(window, hex_map)
         C.add(window, "module.map.Flare")

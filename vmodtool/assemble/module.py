@@ -34,7 +34,7 @@ from vmodtool.scenario.geometry import (
     scenario_turn_trackers,
     tracker_log,
 )
-from vmodtool.scenario.model import Counter, Scenario, SetupBox, SetupStack, TurnStructure
+from vmodtool.scenario.model import Counter, HexMap, Scenario, SetupBox, SetupStack, TurnStructure
 from vmodtool.scenario.offmap import OFF_MAP_NAME
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.buildfile import BuildFile
@@ -105,7 +105,7 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     root = bf.root
     _module_root(root, scenario, version, vassal_version)
     _main_map(root, parts)
-    add_map_windows(root, scenario, images)
+    add_map_windows(root, scenario, images, parts.place_stacks)
     off, layout, off_flare = _off_map(root, parts)
     _palette(root, scenario, parts.factory, images, parts.gpids)
     # the decks' cards take gpids after every other piece, so that adding
@@ -157,6 +157,21 @@ class _Parts:
         self.gpids = _Gpids()
         self.setup_locations: dict[str, tuple[str, str]] = {}   # counter id -> (map name, location)
 
+    def place_stacks(self, window: etree._Element, hex_map: HexMap) -> None:
+        """The at-start stacks of the set-up's hexes on ``hex_map`` (the
+        scenario's map, or one of its ``maps``: a stack's ``map``), in ``window``."""
+        scenario = self.scenario
+        window_id = None if hex_map is scenario.map else hex_map.id
+        for entry in scenario.setup:
+            if isinstance(entry, SetupStack) and entry.units and entry.map == window_id:
+                stack = C.add(window, "module.map.SetupStack", {
+                    "location": entry.hex, "name": f"{entry.hex} start", "owningBoard": hex_map.name,
+                    "useGridLocation": True})
+                for uid in entry.units:
+                    counter = scenario.counter(uid)
+                    _slot(stack, self.factory, self.images, self.gpids, counter, entry.faces.get(uid))
+                    self.setup_locations[uid] = (hex_map.name, entry.hex)
+
 
 def _module_root(root: etree._Element, scenario: Scenario, version: str, vassal_version: str) -> None:
     """The GameModule's attributes and its first components (roster, options, chat)."""
@@ -190,15 +205,7 @@ def _main_map(root: etree._Element, parts: _Parts) -> None:
     C.add(grid, "module.map.boardPicker.board.mapgrid.HexGridNumbering",
           scenario.map.grid.numbering_attributes)
     _map_children(main)
-    for entry in scenario.setup:
-        if isinstance(entry, SetupStack) and entry.units:
-            stack = C.add(main, "module.map.SetupStack", {
-                "location": entry.hex, "name": f"{entry.hex} start", "owningBoard": board_name,
-                "useGridLocation": True})
-            for uid in entry.units:
-                counter = scenario.counter(uid)
-                _slot(stack, parts.factory, images, parts.gpids, counter, entry.faces.get(uid))
-                parts.setup_locations[uid] = (scenario.map.name, entry.hex)
+    parts.place_stacks(main, scenario.map)
     C.add(main, "module.map.Flare")
 
 

@@ -180,6 +180,7 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     hex_map = build_map(c, module, module_source, board_sizes)
     if hex_map is None:
         return None, module
+    extra_maps = build_extra_maps(c, hex_map, (OFF_MAP_NAME,), board_sizes)
     sides = [s.id for s in game.sides]
     boxes = LB.check_box_places(c, module, build_boxes(c, sides))
     tracks = build_tracks(c)
@@ -191,7 +192,7 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     binding = LB.build_binding(c, unit_types, sides, [f.id for f in formations], markers, counters, hex_map)
     check_formation_hqs(c, counters)
     turns = build_turns(c, boxes, sides)
-    setup = build_setup(c, hex_map, counters, boxes, formations, unit_types, turns)
+    setup = build_setup(c, hex_map, counters, boxes, formations, unit_types, turns, extra_maps)
     check_resources(c, tracks, turns, sides)
     extensions = build_extensions(c, counters, setup)
     log = build_log(c)
@@ -201,8 +202,8 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     check_styles(c, formations, markers)
     check_templates(c, sides, unit_types)
     decks = LC.build_decks(c, sides, [b.id for b in boxes] + list(hex_map.zones))
-    hands = LC.build_hands(c, sides, {s.id: s.name for s in game.sides}, taken=(hex_map.name, OFF_MAP_NAME))
-    extra_maps = build_extra_maps(c, hex_map, (OFF_MAP_NAME, *(h.vassal_name for h in hands)), board_sizes)
+    hands = LC.build_hands(c, sides, {s.id: s.name for s in game.sides},
+                           taken=(hex_map.name, OFF_MAP_NAME, *(m.name for m in extra_maps)))
     return M.Scenario(
         path=c.path, schema=schema or SCHEMAS[0], game=game, map=hex_map,
         unit_types=unit_types, counters=tuple(counters), boxes=tuple(boxes),

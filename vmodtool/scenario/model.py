@@ -331,6 +331,8 @@ class SetupStack:
     units: tuple[str, ...]
     faces: Mapping[str, str] = field(default_factory=dict)
     position: Position = Position()
+    #: the id of the ``maps`` window the hex is on (None: the scenario's ``map``)
+    map: str | None = None
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,8 @@ def write_zip(path: Path, entries: dict[str, bytes]) -> Path:
 def test_paths_are_written_and_read_as_component_path_builder_does() -> None:
     steps = [(P + "module.Map", "Main: East/West"), (P + "module.map.BoardPicker", None)]
     text = component_path(steps)
-    # the name's ':' and '/' escaped, one backslash each (§3.1.1: backslashes are not doubled); no name: no ':'
+    # the name's ':' and '/' escaped, one backslash each (docs/vassal-format.md §3.1.1: backslashes are not
+    # doubled); a step with no name has no ':'
     assert text == r"VASSAL.build.module.Map:Main\: East\/West/VASSAL.build.module.map.BoardPicker"
     assert parse_component_path(text) == steps
     assert component_path([]) == "" and parse_component_path("") == []

@@ -76,8 +76,7 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
     \b
     Examples:
       vmodtool audit examples/modern-tactical/logs/game-1.vlog --scenario examples/modern-tactical/scenario.yaml
-      vmodtool audit turn1.vlog turn2.vlog --scenario scenario.yaml -m game.vmod --trust-scenario-plugins -o a.txt
-      vmodtool audit game.vlog --scenario scenario.yaml -m game.vmod -x extra.vmdx
+      vmodtool audit turn1.vlog turn2.vlog --scenario scenario.yaml -m game.vmod -x extra.vmdx -o a.txt
     """
     from vmodtool.audit.game import audit_logs
     from vmodtool.scenario import load_scenario

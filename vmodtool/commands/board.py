@@ -94,8 +94,7 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
     \b
     Examples:
       vmodtool board examples/modern-tactical/scenario.yaml -o board.png
-      vmodtool board scenario.yaml -o map.pdf --paper a4 --overlap 10
-      vmodtool board scenario.yaml --map strategic -o strategic.png
+      vmodtool board scenario.yaml --map strategic -o map.pdf --paper a4 --overlap 10
     """
     if spaces:
         _draw_spaces(scenario_file, output, image_file, module)

@@ -32,8 +32,7 @@ def build(scenario: str, output: str, jobs: int, cache_dir: str | None, extensio
     \b
     Examples:
       vmodtool build examples/modern-tactical/scenario.yaml -o modern-tactical.vmod
-      vmodtool build scenario.yaml -o game.vmod -j 4 --cache .counters
-      vmodtool build scenario.yaml --extension Reinforcements -o Reinforcements.vmdx
+      vmodtool build scenario.yaml --extension Guards -o Guards.vmdx -j 4 --cache .counters
     """
     if extension is not None:
         _build_extension(scenario, extension, output, jobs, cache_dir, quiet)

@@ -18,8 +18,8 @@ __all__ = ["lint"]
 
 
 @click.command(cls=Command)
-@click.argument("module", type=click.Path(exists=True, dir_okay=True, path_type=str))
-@click.option("-m", "--module", "base", default=None, type=click.Path(exists=True, path_type=str),
+@click.argument("file", metavar="MODULE", type=click.Path(exists=True, dir_okay=True, path_type=str))
+@click.option("-m", "--module", "module", default=None, type=click.Path(exists=True, path_type=str),
               help="With an extension (.vmdx): the module it extends, to check its targets, prototypes "
                    "and images.")
 @report_output_option()
@@ -27,7 +27,7 @@ __all__ = ["lint"]
 @click.option("--min-severity", type=click.Choice(["info", "warning", "error"]),
               default="info", show_default=True, help="Hide findings below this severity.")
 @click.pass_context
-def lint(ctx: click.Context, module: str, base: str | None, output: str | None, fmt: str,
+def lint(ctx: click.Context, file: str, module: str | None, output: str | None, fmt: str,
          min_severity: str) -> None:
     """Check a module for what VASSAL would reject.
 
@@ -42,13 +42,12 @@ def lint(ctx: click.Context, module: str, base: str | None, output: str | None, 
     \b
     Examples:
       vmodtool lint examples/formats/demo.vmod
-      vmodtool lint game.vmod --min-severity warning --format json -o lint.json
-      vmodtool lint extra.vmdx -m game.vmod
+      vmodtool lint extra.vmdx -m game.vmod --min-severity warning --format json -o lint.json
     """
     from vmodtool.lint import lint_result
 
-    check_report_output(output, module, base)
-    result = lint_result(module, min_severity, base)
+    check_report_output(output, file, module)
+    result = lint_result(file, min_severity, module)
     if fmt == "json":
         write_report([json.dumps(result.as_json(), ensure_ascii=False, indent=2)], output)
     else:

@@ -60,8 +60,7 @@ def replay_command(logs: tuple[str, ...], module: str | None, extensions: tuple[
     \b
     Examples:
       vmodtool replay examples/formats/demo.vlog -m examples/formats/demo.vmod
-      vmodtool replay turn1.vlog turn2.vlog -m game.vmod --format jsonl -o game.jsonl
-      vmodtool replay game.vlog -m game.vmod -x extra.vmdx
+      vmodtool replay turn1.vlog turn2.vlog -m game.vmod -x extra.vmdx --format jsonl -o game.jsonl
     """
     from vmodtool.replay import Replay
     from vmodtool.replay.output import board_lines, board_records, jsonl_lines, text_lines

@@ -106,3 +106,12 @@ def test_map_problems_are_located(tmp_path: Path) -> None:
                                                                '{map: strategic, hex: "0402"'), encoding="utf-8")
     with pytest.raises(ScenarioProblems, match=r"setup\[4\].hex: .*'0402'.*did you mean '04.02'"):
         load_scenario(wrong)
+
+
+def test_check_scenario_counts_the_windows_and_extensions(built: tuple[Path, Path]) -> None:
+    from vmodtool.scenario.summary import scenario_summary
+
+    summary = scenario_summary(load_scenario(built[0]))
+    assert summary["text"].endswith(f", 1 more map window(s) ({STRATEGIC_MAP}: 20 hexes), "
+                                    "1 extension(s) (Guards: 2 counters)")
+    assert (summary["maps"], summary["extensions"]) == (1, 1)

@@ -38,6 +38,14 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, Pa
     return scenario, module, extension, log
 
 
+def test_the_saved_state_registers_the_extension_as_vassal_does(game: tuple[Path, Path, Path, Path]) -> None:
+    from vmodtool.vassal.savefile import SavedGame
+
+    text = SavedGame.read(game[3]).text
+    # ModuleExtension.getRestoreCommand (RegCmd): its file name without suffix and its version
+    assert "SETUP_STACK\t\\\x1bEXT\tGuards\t1.1\\\x1bend_save" in text     # (one level of nesting)
+
+
 def test_the_extension_piece_exists_only_with_the_extension(game: tuple[Path, Path, Path, Path]) -> None:
     _, module, _, _ = game
     with Module.open(module) as alone, pytest.raises(VmodError, match="0 palette slots"):

@@ -115,3 +115,23 @@ def test_check_scenario_counts_the_windows_and_extensions(built: tuple[Path, Pat
     assert summary["text"].endswith(f", 1 more map window(s) ({STRATEGIC_MAP}: 20 hexes), "
                                     "1 extension(s) (Guards: 2 counters)")
     assert (summary["maps"], summary["extensions"]) == (1, 1)
+
+
+def test_a_window_with_its_own_board_image(tmp_path: Path) -> None:
+    import io
+
+    from PIL import Image
+
+    path = two_map_scenario(tmp_path)
+    art = path.parent / "strategic-art.png"
+    buf = io.BytesIO()
+    Image.new("RGB", (418, 408), (200, 180, 120)).save(buf, "PNG")
+    art.write_bytes(buf.getvalue())
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        '      numbering:\n        first: column\n        separator: "."\n',
+        '      numbering:\n        first: column\n        separator: "."\n    board: {image: strategic-art.png}\n'),
+        encoding="utf-8")
+    module = tmp_path / "art.vmod"
+    build_module_file(path, module, jobs=1)
+    with zipfile.ZipFile(module) as z:
+        assert z.read("images/board-strategic.png") == art.read_bytes()      # the designer's art, as given

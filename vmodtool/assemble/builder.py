@@ -79,7 +79,8 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
         raise VmodError(f"the scenario's map is map {scenario.map.module_map!r} of the module it binds "
                         "(map.from_module): it describes a game played with that module, which 'vmodtool build' "
                         "does not make; give the scenario its own map.grid to build a module", file=scenario_path)
-    for extra in [p for p in (scenario.map.board_image,) if p is not None] + [c.image for c in scenario.charts]:
+    boards = [m.board_image for m in (scenario.map, *scenario.maps) if m.board_image is not None]
+    for extra in boards + [c.image for c in scenario.charts]:
         refuse_overwrite(out, extra)
     # the model and the modules loaded so far are frozen for the collector
     # before the render workers fork (they inherit it), and the buildFile's

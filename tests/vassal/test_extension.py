@@ -124,3 +124,10 @@ def test_an_extension_vassal_would_not_load_is_a_located_error(tmp_path: Path) -
         assert [e.get("entryName") for e in loaded.buildfile.components("ListWidget")] == ["Deep", "Inner", "L"]
     with pytest.raises(FormatError, match="a module, not an extension"):
         open_extended(str(base), [str(base)])
+    with pytest.raises(FormatError, match="an extension, not the module it extends"):
+        open_extended(str(universal), [str(universal)])
+    hollow = write_zip(tmp_path / "hollow.vmdx", {"buildFile.xml": ext_xml((f"{P}module.PieceWindow:Other", "")),
+                                                  "extensiondata": b"<data/>"})
+    with Module.open(base) as module, Module.open(hollow) as ext, \
+            pytest.raises(FormatError, match=r"hollow.vmdx!buildFile.xml: line 3: an ExtensionElement .*wraps no"):
+        load_extensions(module, [ext])

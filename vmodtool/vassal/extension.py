@@ -199,8 +199,12 @@ def load_extensions(module: Module, extensions: Sequence[Module]) -> ExtendedMod
             except TargetError as exc:
                 raise FormatError(f"ExtensionElement target {element.get('target', '')!r}: {exc} "
                                   "(VASSAL does not load the extension)", file=label, place=place) from None
-            if wrapped is not None:
-                target.append(copy.deepcopy(wrapped))
+            if wrapped is None:         # ExtensionElement.addTo adds nothing: a NullPointerException
+                raise FormatError(f"an ExtensionElement (target {element.get('target', '')!r}) wraps no "
+                                  "component (VASSAL does not load the extension)", file=label, place=place)
+            added = copy.deepcopy(wrapped)
+            added.tail = None
+            target.append(added)
     files = list(module.files)
     known = set(files)
     for extension in extensions:
@@ -219,6 +223,10 @@ def open_extended(module: str | Module, extensions: Sequence[str]) -> Module:
     opened = module if isinstance(module, Module) else Module.open(module)
     if not extensions:
         return opened
+    if opened.is_extension:
+        opened.close()
+        raise FormatError("this is an extension, not the module it extends (-m names the module)",
+                          file=opened.file)
     loaded: list[Module] = []
     try:
         for path in extensions:

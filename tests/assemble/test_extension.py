@@ -18,7 +18,7 @@ from vmodtool.lint import lint_module, lint_result
 from vmodtool.scenario import load_scenario
 from vmodtool.scenario.problems import ScenarioProblems
 from vmodtool.vassal.buildfile import BuildFile
-from vmodtool.vassal.extension import EXTENSION_ELEMENT, resolve_target
+from vmodtool.vassal.extension import EXTENSION_ELEMENT, open_extended, resolve_target
 from vmodtool.vassal.metadata import ExtensionMetadata
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef
@@ -163,3 +163,55 @@ def test_an_extension_vassal_cannot_load_is_refused_with_its_line(tmp_path: Path
         build_extension_file(scenario, "Gards", tmp_path / "x.vmdx", jobs=1)
     code, _, err = invoke(["build", scenario, "--extension", "Guards", "-o", tmp_path / "x.vmod"])
     assert code == 2 and "should end in .vmdx" in err
+
+
+EVENTS = """
+decks:
+  - {id: base_events, name: "Events", role: draw, cards: [{id: ev.rain, name: "Rain", text: "No movement."}]}
+  - id: guard_events
+    name: "Гвардия"
+    role: draw
+    reshuffle_from: guard_discard
+    cards:
+      - {id: ev.guard, name: "Guard", text: "A guard unit moves twice.", count: 2}
+  - {id: guard_discard, name: "Guard discard", role: discard}
+"""
+
+
+def test_an_extension_holds_decks_with_their_discard_pile(tmp_path: Path) -> None:
+    path = guard_scenario(tmp_path, GUARDS.replace("counters: [blue.guard, red.guard]",
+                                                   "counters: [blue.guard, red.guard]\n"
+                                                   "    decks: [guard_events, guard_discard]") + EVENTS)
+    module_path, ext_path = tmp_path / "g.vmod", tmp_path / "Guards.vmdx"
+    build_module_file(path, module_path, jobs=1)
+    build_extension_file(path, "Guards", ext_path, jobs=1)
+    with zipfile.ZipFile(ext_path) as z:
+        ext = BuildFile.parse(z.read("buildFile.xml"))
+        ext_images = {n for n in z.namelist() if n.startswith("images/")}
+    with zipfile.ZipFile(module_path) as z:
+        base = BuildFile.parse(z.read("buildFile.xml"))
+        module_images = {n for n in z.namelist() if n.startswith("images/")}
+    assert [p.get("name") for p in base.components("DrawPile")] == ["Events"]
+    piles = [(e.get("target"), e[0].get("name"), e[0].get("reshuffleTarget")) for e in ext.root
+             if e[0].tag.endswith("DrawPile")]
+    assert piles == [("VASSAL.build.module.Map:Off-map", "Гвардия", ""),
+                     ("VASSAL.build.module.Map:Off-map", "Guard discard", "Гвардия")]
+    ext_id = ext.root.get("extensionId")
+    assert [s.gpid for s in ext.piece_slots()] == [f"{ext_id}:{n}" for n in (1, 2, 3, 4)]   # 2 units, 2 cards
+    assert int(ext.root.get("nextPieceSlotId")) == 5
+    cards = {n for n in ext_images if "guard" in n.lower() and "__" not in n}
+    assert cards and not cards & module_images and not any("rain" in n for n in ext_images)
+    result = lint_result(str(ext_path), base=str(module_path))
+    assert result.counts == {"error": 0, "warning": 0, "info": 0}, list(result.lines())
+    # alone: the decks' map is the module's, not checked (and not "unknown board")
+    assert [f.code for f in lint_result(str(ext_path)).findings] == ["extension-not-checked"]
+    with open_extended(str(module_path), [str(ext_path)]) as loaded:       # as VASSAL loads it
+        piles = loaded.buildfile.components("DrawPile")
+        assert [(p.get("name"), p.getparent().get("mapName")) for p in piles] == [
+            ("Events", "Off-map"), ("Гвардия", "Off-map"), ("Guard discard", "Off-map")]
+    # a deck without its discard pile cannot go alone
+    alone = guard_scenario(tmp_path / "b", GUARDS.replace("counters: [blue.guard, red.guard]",
+                                                          "counters: [blue.guard]\n    decks: [guard_events]") + EVENTS)
+    with pytest.raises(ScenarioProblems, match="'guard_events' and 'guard_discard' are a deck and the deck it "
+                                               "reshuffles from: put both in the extension, or neither"):
+        load_scenario(alone)

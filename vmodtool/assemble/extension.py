@@ -22,22 +22,24 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lxml import etree
 
 from vmodtool.assemble import components as C
+from vmodtool.assemble.decks import add_decks
 from vmodtool.assemble.module_images import ModuleImages
 from vmodtool.assemble.pieces import PieceFactory, unit_name
 from vmodtool.errors import VmodError
 from vmodtool.scenario.model import ExtensionSpec, Scenario
+from vmodtool.scenario.offmap import OFF_MAP_NAME, layout_off_map
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.buildfile import EXTENSION_TAG, BuildFile
 from vmodtool.vassal.extension import EXTENSION_ELEMENT, TargetError, component_path, resolve_target
 from vmodtool.vassal.metadata import ExtensionMetadata
 
 __all__ = ["ExtensionBuild", "assemble_extension", "extension_id", "extension_only_images", "palette_target",
-           "PALETTE_TAB", "find_extension"]
+           "PALETTE_TAB", "find_extension", "module_decks"]
 
 #: the name of the palette's top tab (``module.py`` writes it; extensions target it)
 PALETTE_TAB = "Counters"
@@ -85,14 +87,32 @@ def find_extension(scenario: Scenario, name: str) -> ExtensionSpec:
                     file=scenario.path)
 
 
+def module_decks(scenario: Scenario) -> Scenario:
+    """The scenario with the decks the module holds (those of no
+    extension): the scenario itself when no extension holds a deck."""
+    if not scenario.extension_decks:
+        return scenario
+    return replace(scenario, decks=tuple(d for d in scenario.decks if d.id not in scenario.extension_decks))
+
+
+def _deck_images(scenario: Scenario, images: ModuleImages, deck_ids: frozenset[str] | set[str]) -> set[str]:
+    """The card fronts and backs of the decks ``deck_ids``."""
+    names = {images.card_back[d.id] for d in scenario.decks if d.id in deck_ids and d.id in images.card_back}
+    return names | {images.card[c.id] for d in scenario.decks if d.id in deck_ids for c in d.cards
+                    if c.id in images.card}
+
+
 def extension_only_images(scenario: Scenario, images: ModuleImages) -> set[str]:
-    """The image files only the extensions' counters use (the module leaves
-    them to the extensions)."""
-    ext = scenario.extension_counters
-    if not ext:
+    """The image files only the extensions' counters and decks use (the
+    module leaves them to the extensions)."""
+    ext, ext_decks = scenario.extension_counters, scenario.extension_decks
+    if not ext and not ext_decks:
         return set()
     theirs = {name for (cid, _), name in images.unit.items() if cid in ext}
     ours = {name for (cid, _), name in images.unit.items() if cid not in ext}
+    if ext_decks:
+        theirs |= _deck_images(scenario, images, ext_decks)
+        ours |= _deck_images(scenario, images, {d.id for d in scenario.decks} - ext_decks)
     return theirs - ours
 
 
@@ -102,8 +122,8 @@ def assemble_extension(scenario: Scenario, images: ModuleImages, spec: Extension
     entries are ``module_entries`` (made by
     :func:`~vmodtool.assemble.module.assemble_module` from the same
     scenario and images)."""
-    if not spec.counters:
-        raise VmodError(f"extension {spec.name!r} has no counters: VASSAL fails on an empty extension",
+    if not spec.counters and not spec.decks:
+        raise VmodError(f"extension {spec.name!r} has no counters and no decks: VASSAL fails on an empty extension",
                         file=scenario.path, place=f"line {spec.position.line}" if spec.position else None)
     base = BuildFile.parse(module_entries["buildFile.xml"], file="buildFile.xml")
     ext_id = extension_id(scenario.game.title, spec.name)
@@ -132,6 +152,8 @@ def assemble_extension(scenario: Scenario, images: ModuleImages, spec: Extension
                                                "width": w, "height": h},
                   text=factory.unit_definition(counter, None, slot_id))
             used.update(images.unit[(counter.id, face.name)] for face in unit_type.faces)
+    gpid = _add_decks(root, base, scenario, images, spec, ext_id, gpid)
+    used |= _deck_images(scenario, images, set(spec.decks))
     base_root = base.root
     for key, value in (("anyModule", "false"), ("description", spec.description or spec.name),
                        ("extensionId", ext_id), ("module", base_root.get("name", "")),
@@ -145,3 +167,29 @@ def assemble_extension(scenario: Scenario, images: ModuleImages, spec: Extension
     for name in sorted(used):
         entries["images/" + name] = images.files[name]
     return ExtensionBuild(entries, ext_id, gpid)
+
+
+def _add_decks(root: etree._Element, base: BuildFile, scenario: Scenario, images: ModuleImages,
+               spec: ExtensionSpec, ext_id: str, gpid: int) -> int:
+    """The extension's decks: each DrawPile (as the module would have it, at
+    its place in the off-map window) in an ExtensionElement whose target is
+    that window; the last gpid number taken."""
+    if not spec.decks:
+        return gpid
+    holder = etree.Element("holder")
+    taken = [gpid]
+
+    def take() -> str:
+        taken[0] += 1
+        return f"{ext_id}:{taken[0]}"
+
+    theirs = replace(scenario, decks=tuple(d for d in scenario.decks if d.id in spec.decks))
+    add_decks(holder, theirs, layout_off_map(scenario), images.card, images.card_back, take)
+    target = component_path([(C.P + "module.Map", OFF_MAP_NAME)])
+    try:
+        resolve_target(base.root, target)
+    except TargetError as exc:           # a scenario with decks has the off-map window
+        raise AssertionError(f"the extension's target is not in the module: {exc}") from None
+    for pile in list(holder):
+        etree.SubElement(root, EXTENSION_ELEMENT, target=target).append(pile)
+    return taken[0]

@@ -18,7 +18,7 @@ from lxml import etree
 
 from vmodtool.assemble import components as C
 from vmodtool.assemble.decks import add_decks, add_hands
-from vmodtool.assemble.extension import PALETTE_TAB, extension_only_images
+from vmodtool.assemble.extension import PALETTE_TAB, extension_only_images, module_decks
 from vmodtool.assemble.maps import add_map_windows
 from vmodtool.assemble.maps import board_picker as _board_picker
 from vmodtool.assemble.maps import map_children as _map_children
@@ -111,7 +111,8 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     # the decks' cards take gpids after every other piece, so that adding
     # decks to a scenario leaves the gpids of its units and markers alone
     if off is not None and layout is not None and scenario.decks:
-        add_decks(off, scenario, layout, images.card, images.card_back, parts.gpids.take, before=off_flare)
+        add_decks(off, module_decks(scenario), layout, images.card, images.card_back, parts.gpids.take,
+                  before=off_flare)
     if scenario.hands:
         add_hands(root, scenario, images.hand_board, before=root.find(C.P + "module.PieceWindow"))
     protos = C.add(root, "module.PrototypesContainer")

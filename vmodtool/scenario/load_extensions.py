@@ -1,19 +1,27 @@
 """Loading the ``extensions`` section: optional counters shipped as module
 extensions (``vmodtool build --extension NAME``).
 
-Each extension names counters of the scenario; they go into the
-extension's palette instead of the module's.  What VASSAL cannot load is
-a problem here, located: an extension with no counters (VASSAL fails on
-an empty extension), a counter that is not defined or is in two
-extensions, and a counter the set-up places (the module's at-start
-stacks cannot hold a piece only an extension defines)."""
+Each extension names counters of the scenario, which go into the
+extension's palette instead of the module's, and decks, whose DrawPiles
+it adds to the off-map window.  What VASSAL cannot load is a problem
+here, located: an extension with nothing in it (VASSAL fails on an empty
+extension), a counter or deck that is not defined or is in two
+extensions, a counter the set-up places (the module's at-start stacks
+cannot hold a piece only an extension defines), and a deck without the
+deck it reshuffles from or into (a DrawPile's reshuffle target is found
+by name in the same game)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from vmodtool.scenario import model as M
 from vmodtool.scenario.collector import ProblemCollector
+from vmodtool.scenario.problems import Path
+
+if TYPE_CHECKING:
+    from vmodtool.scenario.cards import DeckSpec
 
 __all__ = ["build_extensions", "EXTENSION_NAME_CHARS"]
 
@@ -21,8 +29,30 @@ __all__ = ["build_extensions", "EXTENSION_NAME_CHARS"]
 EXTENSION_NAME_CHARS = '/\\:*?"<>|'
 
 
+def _decks(c: ProblemCollector, ep: Path, name: str, decks: Sequence[DeckSpec], owner: dict[str, str]
+           ) -> list[str]:
+    """An extension's ``decks``: defined, in one extension, with their reshuffle partners."""
+    by_id = {d.id: d for d in decks}
+    ids: list[str] = []
+    for dp, _ in c.list_of(ep + ("decks",)):
+        did = c.ref(dp, list(by_id), "deck")
+        if did is None:
+            continue
+        if did in owner:
+            c.err(dp, f"deck {did!r} is already in extension {owner[did]!r}")
+            continue
+        owner[did] = name
+        ids.append(did)
+    for did in ids:
+        partners = {d.id for d in decks if d.reshuffle_from == did} | {by_id[did].reshuffle_from or did}
+        for other in sorted(partners - set(ids)):
+            c.err(ep + ("decks",), f"decks {did!r} and {other!r} are a deck and the deck it reshuffles from: "
+                  "put both in the extension, or neither")
+    return ids
+
+
 def build_extensions(c: ProblemCollector, counters: Sequence[M.Counter],
-                     setup: Sequence[object]) -> list[M.ExtensionSpec]:
+                     setup: Sequence[object], decks: Sequence[DeckSpec] = ()) -> list[M.ExtensionSpec]:
     known = [x.id for x in counters]
     placed: dict[str, int | None] = {}
     for entry in setup:
@@ -31,6 +61,7 @@ def build_extensions(c: ProblemCollector, counters: Sequence[M.Counter],
             placed.setdefault(uid, getattr(position, "line", None))
     out: list[M.ExtensionSpec] = []
     owner: dict[str, str] = {}
+    deck_owner: dict[str, str] = {}
     for ep, _ in c.list_of(("extensions",)):
         name = c.text(ep + ("name",))
         if not name:
@@ -53,9 +84,11 @@ def build_extensions(c: ProblemCollector, counters: Sequence[M.Counter],
                 continue
             owner[uid] = name
             ids.append(uid)
-        if not ids and not c.get(ep + ("counters",), list, []):
-            c.err(ep, f"extension {name!r} has no counters: VASSAL fails on an empty extension")
+        deck_ids = _decks(c, ep, name, decks, deck_owner)
+        if not ids and not deck_ids and not c.get(ep + ("counters",), list, []) \
+                and not c.get(ep + ("decks",), list, []):
+            c.err(ep, f"extension {name!r} has no counters and no decks: VASSAL fails on an empty extension")
         out.append(M.ExtensionSpec(name, tuple(ids), str(c.get(ep + ("version",), None, "1.0")),
-                                   c.text(ep + ("description",), "") or "", c.pos(ep)))
+                                   c.text(ep + ("description",), "") or "", c.pos(ep), tuple(deck_ids)))
     c.unique_ids(("extensions",), "name", "extension name")
     return out

@@ -194,7 +194,6 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     turns = build_turns(c, boxes, sides)
     setup = build_setup(c, hex_map, counters, boxes, formations, unit_types, turns, extra_maps)
     check_resources(c, tracks, turns, sides)
-    extensions = build_extensions(c, counters, setup)
     log = build_log(c)
     charts = build_charts(c)
     rules = build_rules(c, ScenarioParts(hex_map, sides, boxes, tracks, unit_types, markers, formations, turns))
@@ -202,6 +201,7 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     check_styles(c, formations, markers)
     check_templates(c, sides, unit_types)
     decks = LC.build_decks(c, sides, [b.id for b in boxes] + list(hex_map.zones))
+    extensions = build_extensions(c, counters, setup, decks)
     hands = LC.build_hands(c, sides, {s.id: s.name for s in game.sides},
                            taken=(hex_map.name, OFF_MAP_NAME, *(m.name for m in extra_maps)))
     return M.Scenario(

@@ -405,13 +405,16 @@ class Chart:
 class ExtensionSpec:
     """An optional part of the game shipped as a module extension
     (``extensions``; ``vmodtool build --extension NAME``): the counters it
-    holds (in its palette, not the module's), its version and description."""
+    holds (in its palette, not the module's), the decks it holds (their
+    DrawPiles in the off-map window, not the module's), its version and
+    description."""
 
     name: str
     counters: tuple[str, ...]
     version: str = "1.0"
     description: str = ""
     position: Position | None = None
+    decks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -490,6 +493,11 @@ class Scenario:
     def extension_counters(self) -> frozenset[str]:
         """The ids of the counters an extension holds (not the module)."""
         return frozenset(cid for extension in self.extensions for cid in extension.counters)
+
+    @cached_property
+    def extension_decks(self) -> frozenset[str]:
+        """The ids of the decks an extension holds (not the module)."""
+        return frozenset(did for extension in self.extensions for did in extension.decks)
 
     def map_window(self, key: str) -> HexMap:
         """The map (``map`` or one of ``maps``) whose id or name is ``key``

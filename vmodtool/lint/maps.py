@@ -158,6 +158,16 @@ def _extension_boards(run: LintRun, stack: etree._Element) -> list[BoardEntry] |
     return [b for b in run.base.buildfile.boards() if window is not None and b.map_element is window]
 
 
+def _stack_boards(run: LintRun, stack: etree._Element,
+                  boards_by_map: dict[etree._Element | None, list[BoardEntry]]) -> list[BoardEntry] | None:
+    """The boards of the map a stack or deck is on: its own map's, or in an
+    extension the module's map it is added to (None: not known)."""
+    map_element = next((a for a in stack.iterancestors(*_MAP_TAGS)), None)
+    if map_element is None and run.bf.is_extension:
+        return _extension_boards(run, stack)
+    return boards_by_map.get(map_element, [])
+
+
 def check_setup_stacks(run: LintRun) -> None:
     """Setup stacks and decks: their owning board and grid location."""
     bf = run.bf
@@ -165,13 +175,9 @@ def check_setup_stacks(run: LintRun) -> None:
     for entry in bf.boards():
         boards_by_map.setdefault(entry.map_element, []).append(entry)
     for stack in bf.root.iter(*_SETUP_STACK_TAGS):
-        map_element = next((a for a in stack.iterancestors(*_MAP_TAGS)), None)
-        boards = boards_by_map.get(map_element, [])
-        if map_element is None and bf.is_extension:
-            found = _extension_boards(run, stack)
-            if found is None:
-                continue             # its map is the module's: not checked without it (extension-not-checked)
-            boards = found
+        boards = _stack_boards(run, stack, boards_by_map)
+        if boards is None:
+            continue                 # its map is the module's: not checked without it (extension-not-checked)
         owning = stack.get("owningBoard", "")
         board: BoardEntry | None = None
         if owning and owning != "<any>":

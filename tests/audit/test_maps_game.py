@@ -80,3 +80,16 @@ def test_audit_judges_the_main_map_and_says_what_it_could_not(game: tuple[Path, 
     assert sorted(report["not_checked"]) == ["move.allowance", "setup.exact", "stack.limit"]
     reasons = " ".join(str(v) for v in report["not_checked"].values())
     assert f"{STRATEGIC_MAP}: 01.01" in reasons and "red.inf.2" in reasons
+
+
+def test_check_game_and_report_read_the_game_with_its_extension(game: tuple[Path, Path, Path, Path],
+                                                                 tmp_path: Path) -> None:
+    scenario, module, extension, log = game
+    code, out, err = invoke(["check-game", log, "-m", module, "-x", extension, "--format", "json"])
+    assert code in (0, 3), err
+    assert json.loads(out)["steps"] == 7
+    page = tmp_path / "game.html"
+    code, out, err = invoke(["report", log, "-m", module, "-x", extension, "--scenario", scenario, "-o", page])
+    assert code == 0, err
+    assert out.startswith(f"{page}: 7 steps, ")
+    assert STRATEGIC_MAP in page.read_text(encoding="utf-8")

@@ -6,7 +6,17 @@ from pathlib import Path
 
 import click
 
-from vmodtool.commands import REPLACED, Command, board_size_options, board_sizes, check_output, module_option, warn
+from vmodtool.commands import (
+    REPLACED,
+    Command,
+    board_size_options,
+    board_sizes,
+    check_output,
+    extensions_option,
+    module_option,
+    warn,
+    with_extensions,
+)
 
 __all__ = ["report_command"]
 
@@ -15,13 +25,15 @@ __all__ = ["report_command"]
 @click.argument("logs", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=str))
 @module_option("The module the game was played with: its boards, piece images, grid labels.")
+@extensions_option()
 @click.option("--scenario", "scenario", default=None, type=click.Path(exists=True, dir_okay=False, path_type=str),
               help="Also audit the game against this scenario's rules and show the violations.")
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
               metavar="FILE.html",
               help=f"The page to write (its images go to FILE_files/ beside it); {REPLACED}.")
 @board_size_options
-def report_command(logs: tuple[str, ...], module: str | None, scenario: str | None, output: str,
+def report_command(logs: tuple[str, ...], module: str | None, extensions: tuple[str, ...], scenario: str | None,
+                   output: str,
                    board_sizes_file: str | None, board_size: tuple[str, ...]) -> None:
     """Write a game as one HTML page to open in a browser.
 
@@ -39,9 +51,10 @@ def report_command(logs: tuple[str, ...], module: str | None, scenario: str | No
     """
     from vmodtool.report.game import write_game_report
 
-    check_output(output, *logs, module, scenario, board_sizes_file, suffixes=(".html", ".htm"),
+    check_output(output, *logs, module, *extensions, scenario, board_sizes_file, suffixes=(".html", ".htm"),
                  what="an HTML page")
-    result = write_game_report([Path(p) for p in logs], Path(output), module=module, scenario=scenario,
+    result = write_game_report([Path(p) for p in logs], Path(output), module=with_extensions(module, extensions),
+                               scenario=scenario,
                                board_sizes=board_sizes(board_sizes_file, board_size) or None)
     if result.missing_images:
         warn(f"{len(result.missing_images)} image(s) the module does not hold, drawn as boxes: "

@@ -15,6 +15,7 @@ from vmodtool.report.frames import FrameRecorder
 
 if TYPE_CHECKING:
     from vmodtool.audit.game import AuditVisitor
+    from vmodtool.vassal.module import Module
 
 __all__ = ["ReportResult", "write_game_report"]
 
@@ -29,7 +30,7 @@ class ReportResult:
     missing_images: list[str] = field(default_factory=list)
 
 
-def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path | None = None,
+def write_game_report(logs: Sequence[Path], output: Path, *, module: Module | str | Path | None = None,
                       scenario: str | Path | None = None,
                       board_sizes: dict[str, tuple[int, int]] | None = None) -> ReportResult:
     from vmodtool.checkgame import check_game, dice
@@ -40,7 +41,7 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
     from vmodtool.report.page import write_page
     from vmodtool.vassal.module import Module
 
-    opened = Module.open(module) if module is not None else None
+    opened = module if isinstance(module, Module) or module is None else Module.open(module)
     audit: AuditVisitor | None = None
     try:
         if scenario is not None:

@@ -4,6 +4,7 @@ with its hexes and judged by the scenario's rules like any unit."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,13 @@ def test_audit_judges_the_extension_piece(game: tuple[Path, Path, Path, Path]) -
     (line,) = [x for x in out.splitlines() if x.startswith("ERROR")]
     assert "G Infantry company (red.guard) moved 0701 → 0106: needs 8 MP" in line and "[move.allowance" in line
     assert "bound: 7 unit(s), 0 marker(s), 0 ignored, 0 not bound" in out
+
+
+def test_audit_says_when_the_games_extension_is_not_given(game: tuple[Path, Path, Path, Path]) -> None:
+    scenario, module, extension, log = game
+    code, out, err = invoke(["audit", log, "--scenario", scenario, "-m", module, "--format", "json"])
+    report = json.loads(out)
+    assert any("saved with the extension 'Guards' (version 1.1) loaded; it is not given (-x Guards.vmdx)" in w
+               for w in report["replay_warnings"]), report["replay_warnings"]
+    code, out, err = invoke(["audit", log, "--scenario", scenario, "-m", module, "-x", extension, "--format", "json"])
+    assert not any("extension" in w for w in json.loads(out)["replay_warnings"])

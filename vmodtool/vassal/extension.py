@@ -29,12 +29,14 @@ from lxml import etree
 
 from vmodtool.errors import FormatError
 from vmodtool.vassal.buildfile import EXTENSION_TAG
+from vmodtool.vassal.commands import Command, CommandGroup, Node
 from vmodtool.vassal.module import Module
+from vmodtool.vassal.savefile import SavedGame
 from vmodtool.vassal.sequence import SequenceEncoder, decode_sequence
 
 __all__ = ["EXTENSION_ELEMENT", "ExtendedModule", "TargetError", "component_path", "configure_name",
            "extension_elements", "load_extensions", "parse_component_path", "resolve_target",
-           "extension_name"]
+           "extension_name", "registered_extensions", "open_extended"]
 
 EXTENSION_ELEMENT = "VASSAL.build.module.ExtensionElement"
 
@@ -240,3 +242,24 @@ def open_extended(module: str | Module, extensions: Sequence[str]) -> Module:
             extension.close()
         opened.close()
         raise
+
+
+def registered_extensions(saved: SavedGame) -> list[tuple[str, str]]:
+    """(name, version) of each extension a saved game or log registers in
+    its saved state (``EXT<TAB>name<TAB>version``, ``ModuleExtension.RegCmd``:
+    VASSAL warns on loading it when that extension is not loaded)."""
+    out: list[tuple[str, str]] = []
+    # the saved state's commands are top-level tokens, or (a save written as
+    # one restore command, as VASSAL's logs are) the tokens of the group of
+    # its first; a piece group's AddPieces are only compared, never parsed
+    level: list[Node] = list(saved.restore_part())
+    for _ in range(3):
+        below: list[Node] = []
+        for node in level:
+            if isinstance(node, CommandGroup):
+                below.extend(node.children)
+            elif isinstance(node, Command) and node.text.startswith("EXT\t"):
+                parts = decode_sequence(node.text[4:], "\t")
+                out.append((parts[0], parts[1] if len(parts) > 1 else ""))
+        level = below
+    return out

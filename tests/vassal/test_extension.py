@@ -131,3 +131,17 @@ def test_an_extension_vassal_would_not_load_is_a_located_error(tmp_path: Path) -
     with Module.open(base) as module, Module.open(hollow) as ext, \
             pytest.raises(FormatError, match=r"hollow.vmdx!buildFile.xml: line 3: an ExtensionElement .*wraps no"):
         load_extensions(module, [ext])
+
+
+def test_the_extensions_a_real_save_registers() -> None:
+    """VASL saves register their extensions after SETUP_STACK (``EXT``, RegCmd)."""
+    from tests.conftest import shared_path
+    from vmodtool.vassal.extension import registered_extensions
+    from vmodtool.vassal.savefile import SavedGame
+
+    saved = SavedGame.read(shared_path("corpus", "vasl", "3d6.vlog"))
+    assert registered_extensions(saved) == [("3d6", "1.0")]
+    many = SavedGame.read(shared_path("corpus", "vasl", "4players.vlog"))
+    assert [name for name, _ in registered_extensions(many)] == [
+        "4los", "5VBM", "BFP_v403", "kgs", "oba-flowchart", "SecretDR", "sniper-finder", "turnscrewv1_1",
+        "VASLOverlays"]

@@ -215,3 +215,17 @@ def test_an_extension_holds_decks_with_their_discard_pile(tmp_path: Path) -> Non
     with pytest.raises(ScenarioProblems, match="'guard_events' and 'guard_discard' are a deck and the deck it "
                                                "reshuffles from: put both in the extension, or neither"):
         load_scenario(alone)
+
+
+def test_extension_ids_differ_within_a_scenario(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from vmodtool.assemble.extension import extension_id
+    from vmodtool.scenario.model import ExtensionSpec
+
+    scenario = load_scenario(guard_scenario(tmp_path))
+    names = [f"E{i}" for i in range(200)]       # 200 ids of 3 hex digits: some first draws collide
+    many = replace(scenario, extensions=tuple(ExtensionSpec(n, ("blue.guard",)) for n in names))
+    ids = [extension_id(many, n) for n in names]
+    assert len(set(ids)) == len(ids) and all(len(i) == 3 for i in ids)
+    assert extension_id(scenario, "Guards") == extension_id(scenario, "Guards")     # the same build after build

@@ -60,12 +60,26 @@ class ExtensionBuild:
         return build_zip(self.entries, compress_level=_COMPRESS_LEVEL)
 
 
-def extension_id(game_title: str, name: str) -> str:
-    """The extension's ``extensionId``: VASSAL's editor draws 3 random
-    characters (the tail of a UUID); a build draws them from the game's and
-    the extension's names, so that building again gives the same gpids (a
-    saved game refers to its pieces' gpids)."""
-    return hashlib.sha256(f"{game_title}\x00{name}".encode()).hexdigest()[:3]
+def extension_id(scenario: Scenario, name: str) -> str:
+    """The ``extensionId`` of the scenario's extension ``name``: VASSAL's
+    editor draws 3 random characters (the tail of a UUID); a build draws
+    them from the game's and the extension's names, so that building again
+    gives the same gpids (a saved game refers to its pieces' gpids), and
+    draws again for an extension whose id an earlier one of the scenario
+    has (two extensions of one id would share gpids)."""
+    taken: set[str] = set()
+    for spec in scenario.extensions:
+        salt = 0
+        while True:
+            text = f"{scenario.game.title}\x00{spec.name}" + (f"\x00{salt}" if salt else "")
+            candidate = hashlib.sha256(text.encode()).hexdigest()[:3]
+            if candidate not in taken:
+                break
+            salt += 1
+        taken.add(candidate)
+        if spec.name == name:
+            return candidate
+    raise KeyError(name)
 
 
 def palette_target(side_name: str) -> str:
@@ -126,7 +140,7 @@ def assemble_extension(scenario: Scenario, images: ModuleImages, spec: Extension
         raise VmodError(f"extension {spec.name!r} has no counters and no decks: VASSAL fails on an empty extension",
                         file=scenario.path, place=f"line {spec.position.line}" if spec.position else None)
     base = BuildFile.parse(module_entries["buildFile.xml"], file="buildFile.xml")
-    ext_id = extension_id(scenario.game.title, spec.name)
+    ext_id = extension_id(scenario, spec.name)
     bf = BuildFile.new(EXTENSION_TAG)
     root = bf.root
     factory = PieceFactory(scenario, images.unit, images.marker, images.layer)

@@ -1,7 +1,8 @@
 """Write the example boards of docs/boards: each bundled example's VASSAL
 board (``<example>.png``, what ``vmodtool board S -o X.png`` writes) and its
-title and terrain key (``<example>-key.png``, ``--key``), and the WW1
-print sheet at 100 dpi with 3/4-inch hexes (``--dpi 100 --hex-size 0.75``).
+title and terrain key (``<example>-key.png``, ``--key``), the WW1
+print sheet at 100 dpi with 3/4-inch hexes (``--dpi 100 --hex-size 0.75``)
+and the river typed by its banks (``river-banks.png`` of ``river-banks.yaml``).
 
 Run from the repository root: ``python docs/boards/make_boards.py``.
 (``pointy-top-test.png`` and ``grid-check-example.png`` are made by hand.)
@@ -33,6 +34,8 @@ def main() -> None:
     write_board(ww1, out / "ww1-operational-sheet-100dpi.png", scale=print_scale(ww1.map.grid, 100, 0.75), dpi=100,
                 sheet=True)
     print("docs/boards/ww1-operational-sheet-100dpi.png")
+    write_board(load_scenario(out / "river-banks.yaml"), out / "river-banks.png")
+    print("docs/boards/river-banks.png")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from vmodtool.vassal.gamewriter import GameWriter, Player
 from vmodtool.vassal.grid import board_from_element
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef
+from vmodtool.vassal.savefile import SavedGame
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SCENARIOS = game_examples()
@@ -73,6 +74,10 @@ def test_replay_reads_a_log_of_the_module(built, tmp_path):
     with Module.open(out) as module:
         writer = GameWriter(module, players=[Player("pw-a", "Alice", sides[0].name),
                                              Player("pw-b", "Борис", sides[1].name)])
+        if scenario.scenarios:          # a game of scenarios: one starts from its predefined setup
+            named = scenario.scenarios[0]
+            writer.restore(SavedGame.from_bytes(module.read_file(named.setup_file) or b""))
+            scenario = scenario.named(named.id)
         writer.snapshot()
         stack = next(s for s in scenario.setup if isinstance(s, SetupStack) and s.units)
         uid = stack.units[-1]

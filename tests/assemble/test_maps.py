@@ -135,3 +135,27 @@ def test_a_window_with_its_own_board_image(tmp_path: Path) -> None:
     build_module_file(path, module, jobs=1)
     with zipfile.ZipFile(module) as z:
         assert z.read("images/board-strategic.png") == art.read_bytes()      # the designer's art, as given
+
+
+def test_a_scenario_sets_up_units_on_a_map_window(tmp_path: Path) -> None:
+    """A predefined setup (the ``scenarios`` section) places a unit on a
+    ``maps`` window as the module's at-start stacks would."""
+    import json
+
+    path = two_map_scenario(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index("setup:"), text.index("turns:")
+    scenarios = ("scenarios:\n  - id: opening\n    name: Opening\n    setup:\n"
+                 '      - {hex: "0203", stack: [blue.inf.1]}\n'
+                 '      - {map: strategic, hex: "05.04", stack: [red.inf.2]}\n\n')
+    path.write_text(text[:start] + scenarios + text[end:], encoding="utf-8")
+    module = tmp_path / "opening.vmod"
+    build_module_file(path, module, jobs=1)
+    with zipfile.ZipFile(module) as z:
+        saved = z.read("opening.vsav")
+    (tmp_path / "opening.vsav").write_bytes(saved)
+    code, out, err = invoke(["replay", tmp_path / "opening.vsav", "-m", module, "--step", "0", "--format", "jsonl"])
+    assert code == 0, err
+    placed = {r["unit_id"]: (r["map"], r["location"]) for r in map(json.loads, out.splitlines())
+              if r.get("type") == "piece"}
+    assert placed == {"blue.inf.1": ("Main Map", "0203"), "red.inf.2": (STRATEGIC_MAP, "05.04")}

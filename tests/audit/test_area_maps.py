@@ -38,13 +38,21 @@ def shared_path_or_none(*parts: str) -> Path | None:
 POG_SAVES = shared_files("corpus/pog", "*.vsav")
 
 
+def _write_example(path: Path, text: str, example: Path = EXAMPLE.parent) -> None:
+    """An example's scenario text at ``path``, with the data files it names
+    beside it (Paths of Glory's connections.csv)."""
+    path.write_text(text, encoding="utf-8")
+    for data in example.glob("*.csv"):
+        (path.parent / data.name).write_bytes(data.read_bytes())
+
+
 def _with_limit(tmp_path: Path, limit: int, per_side: bool = True) -> Path:
     text = EXAMPLE.read_text(encoding="utf-8")
     text = text.replace("params: {limit: 3, count: units, per_side: true}",
                         f"params: {{limit: {limit}, count: units, per_side: {str(per_side).lower()}}}")
     assert f"limit: {limit}," in text
     path = tmp_path / "scenario.yaml"
-    path.write_text(text, encoding="utf-8")
+    _write_example(path, text)
     return path
 
 
@@ -167,24 +175,78 @@ def test_without_the_area_map_the_audit_says_which_units_it_did_not_look_at(tmp_
     assert "unit(s) NOT CHECKED" in summary and "0 error(s)" in summary
 
 
-def test_hex_geometry_rules_are_not_checked_on_an_area_map(tmp_path: Path) -> None:
-    save = shared_path("corpus", "pog", "Historical10-8__63fbf0b.vsav")
-    module = shared_path("corpus", "pog", "buildFile.xml")
-    text = EXAMPLE.read_text(encoding="utf-8") + """\
+#: a movement rule for the example: rule 11.1.2, every space costs 1 MP
+MOVE_RULE = """\
   - id: move.mp
     kind: movement_allowance
-    params: {allowance: {factor: move}, costs: {default: {clear: 1}}}
+    params: {allowance: {factor: move}, costs: {land: {default: 1}}}
 """
+
+
+def _with_movement(tmp_path: Path, proposed: bool = False) -> Path:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert "    tags: [ground]\n" in text
+    text = text.replace("    tags: [ground]\n", "    tags: [ground]\n    movement_class: land\n") + MOVE_RULE
+    if proposed:
+        text = text.replace("\n  connections_csv:", "\n  connections_proposed: true\n  connections_csv:")
     path = tmp_path / "scenario.yaml"
-    path.write_text(text, encoding="utf-8")
+    _write_example(path, text)
+    return path
+
+
+@pytest.mark.parametrize("save", POG_SAVES, ids=lambda p: p.name)
+def test_a_movement_rule_on_paths_of_glory_flags_nothing_it_cannot_prove(save: Path, tmp_path: Path) -> None:
+    """The saves are positions (0 steps): no move to judge, none flagged;
+    the rule ran (it is not NOT CHECKED: there was nothing it could not
+    look at)."""
+    module = shared_path("corpus", "pog", "buildFile.xml")
+    path = _with_movement(tmp_path)
     try:
         load_scenario(path, module=module)
     except ScenarioProblems as exc:          # (the kind's own params: the schema says which)
         pytest.fail("\n".join(str(p) for p in exc.problems))
     code, report = _audit(save, path, module)
+    assert report["steps"] == 0
+    assert [v for v in report["violations"] if v["rule_id"] == "move.mp"] == []
+    assert "move.mp" in report["rules_checked"] and "move.mp" not in report["not_checked"]
+    assert code == 0, report
+
+
+def test_on_proposed_connections_the_movement_rule_is_not_checked(tmp_path: Path) -> None:
+    save = shared_path("corpus", "pog", "Historical10-8__63fbf0b.vsav")
+    module = shared_path("corpus", "pog", "buildFile.xml")
+    code, report = _audit(save, _with_movement(tmp_path, proposed=True), module)
     assert code == 3, report
-    assert "area map" in report["not_checked"]["move.mp"]
+    assert "proposal" in report["not_checked"]["move.mp"]
     assert "move.mp" not in report["rules_checked"]
+
+
+def test_moves_on_the_typed_lines_of_paths_of_glory(tmp_path: Path) -> None:
+    """Moves fed to the rule on the example's real map (every printed line
+    typed, not declared complete): a move along a line is judged legal; one
+    to a region that is no printed space (France: no line is typed for it),
+    or one longer than the allowance by the typed lines (Liege → Berlin),
+    is NOT CHECKED, never flagged."""
+    from dataclasses import replace
+
+    from tests.audit.harness import Game
+    from tests.audit.helpers import rule
+    from vmodtool.scenario.model import Counter
+    module = shared_path("corpus", "pog", "buildFile.xml")
+    scenario = load_scenario(_with_movement(tmp_path), module=module)
+    scenario = replace(scenario, counters=tuple(Counter(f"u{i}", "combat_unit", "ap") for i in range(3)))
+    g = Game(scenario, rule(scenario, "move.mp"))
+    for uid, space in (("u0", "Nancy"), ("u1", "Paris"), ("u2", "Liege")):
+        g.place(uid, space)
+    g.step(("move", "u0", "Belfort"))
+    g.step(("move", "u1", "France"))
+    g.step(("move", "u2", "Berlin"))
+    g.clock("game_end")
+    assert [v for v in g.violations if v.severity != "info"] == []
+    (info,) = g.violations
+    assert info.evidence["moves_not_judged"] == 2
+    assert "no connection is typed for France" in info.message
+    assert "Liege → Berlin" in info.message and "MP by the typed lines" in info.message
 
 
 def _corpus_games() -> list[tuple[Path, Path]]:
@@ -245,7 +307,7 @@ def test_no_corpus_game_audited_with_its_example_is_clean_while_over_the_limit(e
     text = text.split("\nrules:\n", 1)[0] + (
         "\nrules:\n  - {id: stack.one, kind: stacking, params: {limit: 1, per_side: false}}\n")
     scenario = tmp_path / "scenario.yaml"
-    scenario.write_text(text, encoding="utf-8")
+    _write_example(scenario, text, EXAMPLES / example)
     result = CliRunner().invoke(cli, ["audit", str(game), "--scenario", str(scenario), "-m", str(module_path),
                                       "--format", "json"])
     assert result.exit_code in (0, 1, 3), result.output

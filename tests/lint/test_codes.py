@@ -25,7 +25,7 @@ LISTED = (
     "bad-piece-definition state-levels bad-trait unknown-trait trailing-backslash legacy-layer "
     "unknown-prototype prototype-cycle duplicate-prototype unused-prototype no-report-state duplicate-gpid "
     "bad-gpid gpid-above-next-id gpid-state-mismatch images-not-checked missing-image unused-image "
-    "missing-file setup-module-name-mismatch setup-unexpanded-prototype unreadable-setup "
+    "missing-file setup-module-name-mismatch setup-unexpanded-prototype unreadable-setup setup-unknown-map "
     "unknown-reshuffle-target unknown-return-deck unknown-owner-side duplicate-global-property "
     "duplicate-dice-button "
     # codes added after the split, family by family

@@ -260,6 +260,13 @@ def _setup_file(name: str, data: bytes | None = None):
     return mutate
 
 
+def _save_on_map(map_name: str) -> bytes:
+    """A predefined setup whose one stack stands on ``map_name``."""
+    from vmodtool.vassal.obfuscation import encode_saved_game
+    text = f"begin_save\x1b+/1/piece;;;a.png;U/{map_name};10;10;1;0\x1b+/2/stack/{map_name};10;10;1;@@0\x1bend_save"
+    return build_zip({"savedGame": encode_saved_game(text)})
+
+
 def _custom_class(s):
     _sub(s.root, "com.example.Gadget")
 
@@ -338,6 +345,7 @@ CASES = [
     ("setup-module-name-mismatch", None),  # see test_predefined_setups
     ("setup-unexpanded-prototype", None),
     ("unreadable-setup", _setup_file("start.vsav", b"PK\x03\x04 broken")),
+    ("setup-unknown-map", _setup_file("start.vsav", _save_on_map("Nowhere"))),
     ("unknown-reshuffle-target", _deck_sends_nowhere),
     ("unknown-return-deck", _unit_with("return;Discard;68,130;;Select destination;;2;false;Nowhere")),
     ("unknown-owner-side", _hand_of_unknown_side),

@@ -503,8 +503,8 @@ def test_pages_along():
 def test_board_command_writes_tiled_and_single_page_pdfs(tmp_path):
     small = next(p for p in game_examples() if p.parent.name == "combat-commander")
     out = tmp_path / "cc.pdf"
-    # 0.55-inch hexes: the map and its key (with the bridge entry) fit one A4 page
-    result = CliRunner().invoke(board, [str(small), "-o", str(out), "--dpi", "100", "--hex-size", "0.55"])
+    # 0.35-inch hexes: the map, its four tracks and its key (with the bridge entry) fit one A4 page
+    result = CliRunner().invoke(board, [str(small), "-o", str(out), "--dpi", "100", "--hex-size", "0.35"])
     assert result.exit_code == 0, result.output
     assert "1 A4" in result.output
     assert b"/Count 1" in out.read_bytes()

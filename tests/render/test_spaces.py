@@ -54,3 +54,23 @@ def test_an_area_map_is_not_drawn_as_a_hex_board(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["board", str(scenario), "-o", str(tmp_path / "board.png")])
     assert result.exit_code == 2, result.output
     assert "is an area map (spaces, no hexes)" in result.output and "--spaces" in result.output
+
+
+def test_two_kinds_of_connection_get_a_key_one_kind_none(tmp_path: Path) -> None:
+    scenario = _write(tmp_path, """\
+  connection_types:
+    rail: {name: Rail, cost: 0.5}
+  connections:
+    - [Бельфор, Nancy, rail]
+    - [Nancy, Metz]""")
+    out = tmp_path / "spaces.png"
+    assert CliRunner().invoke(cli, ["board", str(scenario), "--spaces", "-o", str(out)]).exit_code == 0
+    image = Image.open(out).convert("RGB")
+    # the key at the top left: a line of each kind's colour, sorted by kind
+    clear, rail = image.getpixel((48, 25)), image.getpixel((48, 51))
+    assert clear == image.getpixel((180, 200)) and rail == image.getpixel((100, 150)) and clear != rail
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    one = _write(plain, "  connections: [[Бельфор, Nancy], [Nancy, Metz]]")
+    assert CliRunner().invoke(cli, ["board", str(one), "--spaces", "-o", str(plain / "s.png")]).exit_code == 0
+    assert Image.open(plain / "s.png").convert("RGB").getpixel((48, 25)) == (255, 255, 255)

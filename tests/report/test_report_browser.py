@@ -139,3 +139,47 @@ def test_hostile_names_stay_text(browser: Any, tmp_path: Path) -> None:
     assert page.locator(".counter[title='</script><img src=x onerror=alert(1)>']").count() == 1
     assert errors == [] and outside == []
     page.close()
+
+
+def test_step_through_a_series_replay_with_notes(browser: Any, tmp_path: Path) -> None:
+    """A merged log's own note and a notes file's notes (hostile HTML,
+    Cyrillic) in the narrative column: stepping with the keys highlights
+    the note of the step the reader is at and dims those ahead, a click on
+    a note goes to its step, a note's text stays text."""
+    demo = ROOT / "examples" / "formats"
+    merge_notes = tmp_path / "merge-notes.txt"
+    merge_notes.write_text("0: Пролог: до первого хода\n", encoding="utf-8")
+    merged = tmp_path / "merged.vlog"
+    made = CliRunner().invoke(cli, ["merge", str(demo / "demo.vlog"), "-o", str(merged), "--notes", str(merge_notes)])
+    assert made.exit_code == 0, made.output
+    notes = tmp_path / "notes.txt"
+    notes.write_text(f"3: {HOSTILE}\n5: Контратака у моста\n", encoding="utf-8")
+    out = tmp_path / "series.html"
+    made = CliRunner().invoke(cli, ["report", str(merged), "-m", str(demo / "demo.vmod"), "--notes", str(notes),
+                                    "-o", str(out)])
+    assert made.exit_code == 0, made.output
+    page, errors, outside = _open(browser, out)
+    column = page.locator("#narrative li")
+    assert column.count() == 3
+    assert page.locator("#narrative li.current").count() == 0          # at the saved state: no note yet
+    assert page.locator("#narrative li.ahead").count() == 3
+    page.keyboard.press("ArrowRight")                                   # step 1: the merged log's note
+    assert page.evaluate("vmodReport.step()") == 1
+    assert page.locator("#narrative li.current .text").all_text_contents() == ["Пролог: до первого хода"]
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("vmodReport.step()") == 3
+    assert page.locator("#narrative li.current .text").all_text_contents() == [HOSTILE]
+    assert page.locator("#narrative li.ahead").count() == 1
+    assert page.locator("img[src='x']").count() == 0
+    page.locator("#narrative li", has_text="Контратака").click()       # a click on a note: its step
+    assert page.evaluate("vmodReport.step()") == 5
+    assert page.locator("#narrative li.current .at").all_text_contents() == ["step 5"]
+    assert page.locator("#moves li.noted").count() >= 3                 # the noted steps marked in the list
+    page.evaluate("vmodReport.go(0)")
+    page.wait_for_function("document.querySelectorAll('#narrative li.current').length === 0")
+    # the column sits between the move list and the map
+    order = page.evaluate("[...document.body.children].filter(e => e.tagName !== 'SCRIPT').map(e => e.id)")
+    assert order == ["side", "narrative", "view"]
+    assert errors == [] and outside == []
+    page.close()

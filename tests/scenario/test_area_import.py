@@ -4,13 +4,13 @@ connection graph marked as a proposal; and the proposal itself."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-import yaml
 from click.testing import CliRunner
 
-from tests.conftest import EXAMPLES, shared_path
+from tests.conftest import shared_path
 from vmodtool.cli import cli
 from vmodtool.replay.positions import Positions
 from vmodtool.scenario.adjacency import propose_connections
@@ -21,6 +21,11 @@ from vmodtool.vassal.module import Module
 
 AREA_MODULES = [("almoravid", "buildFile.xml"), ("flashpoint-scs", "buildFile.xml"), ("hannibal", "buildFile"),
                 ("imperial-struggle", "buildFile.xml"), ("nevsky", "buildFile.xml"), ("pog", "buildFile.xml")]
+#: the name each module's row has in the guide's table of what import proposes
+GUIDE_ROWS = {"almoravid": "Almoravid", "flashpoint-scs": "Flashpoint: South China Sea",
+              "hannibal": "Hannibal: Rome vs Carthage", "imperial-struggle": "Imperial Struggle",
+              "nevsky": "Nevsky", "pog": "Paths of Glory"}
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "area-maps.md"
 
 
 def test_the_proposal_joins_near_spaces_of_one_zone_without_crossing_lines() -> None:
@@ -42,16 +47,6 @@ def test_the_proposal_joins_near_spaces_of_one_zone_without_crossing_lines() -> 
     assert pairs == sorted(pairs) and all(a < b for a, b in pairs)
 
 
-def test_the_proposal_finds_every_line_the_example_verified() -> None:
-    module = Module.open(shared_path("corpus", "pog", "buildFile.xml"))
-    entry = next(e for e in module.buildfile.maps() if e.name == "Map")
-    board = next(b for b in entry.boards if b.name == "Deluxe Historical Map")
-    spaces = spaces_of_board(board_from_element(board.element, 5100, 4200))
-    example = yaml.safe_load((EXAMPLES / "paths-of-glory" / "scenario.yaml").read_text("utf-8"))
-    verified = {tuple(sorted(c)) for c in example["map"]["connections"]}
-    assert len(verified) == 14 and verified <= set(propose_connections(spaces.values()))
-
-
 @pytest.mark.parametrize("folder,name", AREA_MODULES, ids=[f for f, _ in AREA_MODULES])
 def test_import_of_an_area_module_passes_check_scenario(folder: str, name: str, tmp_path: Path) -> None:
     source = shared_path("corpus", folder, name)
@@ -60,6 +55,11 @@ def test_import_of_an_area_module_passes_check_scenario(folder: str, name: str, 
     assert result.exit_code == 0, result.output
     text = out.read_text("utf-8")
     assert "connections_proposed: true" in text and "PROPOSED" in text
+    # the guide's table says what import proposes, and that the module encodes no adjacency
+    counts = re.search(r"an area map of (\d+) spaces; its (\d+) connections are a PROPOSAL", result.output)
+    assert counts is not None, result.output
+    row = f"| {GUIDE_ROWS[folder]} | {int(counts[1]):,} | {int(counts[2]):,} | 0 |"
+    assert row in GUIDE.read_text("utf-8"), row
     checked = CliRunner().invoke(cli, ["check-scenario", str(out)])
     assert checked.exit_code == 0, checked.output
     assert "(proposed)" in checked.output

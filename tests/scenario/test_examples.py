@@ -15,7 +15,7 @@ SCENARIOS = game_examples()
 
 def test_the_examples_exist():
     assert {p.parent.name for p in SCENARIOS} == {"modern-tactical", "ww1-operational",
-                                                   "combat-commander", "own-art"}
+                                                   "combat-commander", "own-art", "marne-1918"}
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.parent.name for p in SCENARIOS])

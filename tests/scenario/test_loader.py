@@ -270,6 +270,59 @@ def test_a_mapping_given_as_text_says_what_it_takes(tmp_path):
     assert "sides" in message and "title" in message
 
 
+@pytest.mark.parametrize("name", ["Bob's \"Marne\" 1918", "Марнский выступ 1918", "Марна"])
+def test_init_hint_survives_quotes_and_cyrillic(tmp_path, name):
+    """A quote in the folder name, Cyrillic with a space, Cyrillic alone:
+    the pasted hint is one word naming the written file (quoted only where
+    the shell needs it)."""
+    import shlex
+    result = CliRunner().invoke(cli, ["init", name, "--dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    command = result.output.strip().split("then run: ", 1)[1]
+    assert shlex.split(command) == ["vmodtool", "check-scenario", str(tmp_path / name / "scenario.yaml")]
+    assert (tmp_path / name / "scenario.yaml").is_file()
+    if " " not in name and "'" not in name:
+        assert "'" not in command                 # a Cyrillic name is as it is
+    else:
+        assert "'" in command
+
+
+def test_init_hint_on_windows_is_double_quoted():
+    """cmd.exe and PowerShell take a double-quoted word as one argument (not
+    POSIX single quotes); a Windows path needs none where it is plain."""
+    from vmodtool.commands.scenario import _shell_word
+
+    spaced = "C:\\Games\\Marne Salient 1918\\scenario.yaml"
+    assert _shell_word(spaced, windows=True) == f'"{spaced}"'
+    plain = "C:\\Games\\Марна\\scenario.yaml"
+    assert _shell_word(plain, windows=True) == plain
+    assert _shell_word("D:\\a,b\\scenario.yaml", windows=True) == '"D:\\a,b\\scenario.yaml"'  # , splits in PowerShell
+    assert _shell_word("Marne Salient 1918/scenario.yaml", windows=False) == "'Marne Salient 1918/scenario.yaml'"
+
+
+def test_a_mapping_or_another_type_given_as_text_names_both(tmp_path):
+    """A value that may be a number (or a list) or a mapping, given as
+    text, said only the first alternative ("expected a number"); it names
+    every alternative and what the mapping takes, each problem at its line."""
+    text = BASE.replace("allowance: {factor: move}", "allowance: fast", 1)
+    text = re.sub(r"(?ms)^counters:\n(  .*?\n)+(?=\S)", "counters: twelve counters\n", text, count=1)
+    assert "allowance: fast" in text and "counters: twelve" in text
+    with pytest.raises(ScenarioProblems) as info:
+        load_scenario(write(tmp_path, text))
+    by_path = {p.path: p for p in info.value.problems}
+    allowance = next(p for path, p in by_path.items() if path and path[-1] == "allowance")
+    assert allowance.message == ("expected a number or a mapping (key: value), found the text 'fast'; "
+                                 "the mapping takes the keys: factor")
+    assert allowance.line == text.splitlines().index("      allowance: fast") + 1
+    assert ("expected a list or a mapping (key: value), found the text 'twelve counters'; "
+            "the mapping takes the keys: csv") in [p.message for p in info.value.problems if p.path == ("counters",)]
+    # a text against "a name or a mapping" still says which names it takes
+    text = BASE.replace("window: phase", "window: sometimes", 1)
+    with pytest.raises(ScenarioProblems) as info:
+        load_scenario(write(tmp_path, text))
+    assert any("'sometimes' is not allowed; expected one of:" in p.message for p in info.value.problems)
+
+
 def test_schema_command_prints_the_schema():
     result = CliRunner().invoke(cli, ["schema"])
     schema = json.loads(result.output)

@@ -53,7 +53,10 @@ def test_example_boards_are_read_back(tmp_path: Path, scale: float) -> None:
     objective star, is the one miss at print scale), and each hexside feature
     (rivers, roads, walls, bridges) found with recall and precision of at least
     98 % over the boards.  Measured 2026-12-07: hexes 100 % at the VASSAL size
-    and 99.7 % at print scale; one extra road hexside (ww1, beside Bapaume)."""
+    and 99.7 % at print scale; one extra road hexside (ww1, beside Bapaume).
+    Again with the curved rivers and roads (issue 46): hexes 100 % and
+    99.6 %; hexsides 97 of 97 found with no extra at the VASSAL size, one
+    extra at print scale."""
     right = judged = 0
     found: dict[str, list[int]] = {}
     for example in BOARDS:
@@ -222,3 +225,150 @@ def test_a_real_published_board(tmp_path: Path, shared: Path) -> None:
         judged = [h for h in labels if h not in chosen]
         accuracies.append(sum(result.hexes[h][0] == truth[h] for h in judged) / len(judged))
     assert min(accuracies) >= 0.98 and sum(accuracies) / len(accuracies) >= 0.99, accuracies
+
+
+TLD_MAP = os.environ.get("VMODTOOL_TLD_MAP")
+TLD_CLASSES = ("clear", "bocage", "forest", "hill", "flooded", "swamp", "city", "sea")
+TLD_CODES = ".bfhwsc~"
+
+
+def tld_truth() -> dict[str, str]:
+    """The hand-labelled hexes of The Longest Day's map (tests/terrain/data/tld-terrain.yaml)."""
+    doc = yaml.safe_load((Path(__file__).parent / "data" / "tld-terrain.yaml").read_text("utf-8"))
+    return {h: name for name in TLD_CLASSES for h in doc[name]}
+
+
+def tld_scenario(tmp_path: Path, shared: Path, rivers: bool = False) -> M.Scenario:
+    """The Longest Day example bound to its module's grid, with the map's
+    eight terrain types (and its rivers as a hexside type)."""
+    from vmodtool.scenario import check_scenario
+
+    data = yaml.safe_load((REPO / "examples" / "the-longest-day" / "scenario.yaml").read_text("utf-8"))
+    data["map"]["terrain_types"] = {name: {"code": code, "name": name.title()}
+                                   for name, code in zip(TLD_CLASSES, TLD_CODES, strict=True)}
+    data["map"]["terrain"] = {"default": "clear"}
+    if rivers:
+        data["map"]["hexside_types"] = {"river": {"name": "River", "drawn_as": "hexside"}}
+    (tmp_path / "scenario.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    scenario, problems = check_scenario(tmp_path / "scenario.yaml", module=shared / "corpus" / "tld" / "buildFile")
+    assert scenario is not None and not [p for p in problems if p.severity == "error"], problems
+    return scenario
+
+
+def test_tld_truth_is_well_formed() -> None:
+    """The second real board's truth: a few hundred hexes, every type the map
+    draws, no hex in two classes, labels of the module's grid (its 7,482
+    hexes are numbered 0100-9678)."""
+    doc = yaml.safe_load((Path(__file__).parent / "data" / "tld-terrain.yaml").read_text("utf-8"))
+    listed = [h for name in (*TLD_CLASSES, "unsure") for h in doc[name]]
+    assert len(listed) == len(set(listed))
+    truth = tld_truth()
+    assert len(truth) >= 400 and all(len(doc[name]) >= 9 for name in TLD_CLASSES)
+    assert all(len(h) == 4 and h.isdigit() and 1 <= int(h[:2]) <= 96 and int(h[2:]) <= 78 for h in listed)
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not TLD_MAP, reason="VMODTOOL_TLD_MAP (the published Longest Day Map_Full.png) not given")
+def test_a_second_real_published_board(tmp_path: Path, shared: Path) -> None:
+    """The Longest Day's Normandy map (5,340 × 5,024 px, 7,482 hexes) as its
+    VASSAL module draws it, 427 hexes of eight terrain types labelled by eye
+    (tests/terrain/data/tld-terrain.yaml): from five random samples per type,
+    ten draws, every draw at least 95 % right and 96 % on average (measured
+    2026-12-07: 96.1 % lowest, 96.8 % mean; the usual misses are clear hexes
+    under a river's name or a town's roads taken for the city's hatching,
+    and hexes under the map's big place names)."""
+    import random
+
+    scenario = tld_scenario(tmp_path, shared)
+    truth = tld_truth()
+    assert set(truth) <= set(scenario.map.grid.hexes)
+    image = D.read_board_image(Path(str(TLD_MAP)), scenario)
+    accuracies = []
+    for seed in range(10):
+        draw = random.Random(seed)
+        samples = D.Samples(file="samples.yaml")
+        for name in TLD_CLASSES:
+            samples.hexes[name] = draw.sample(sorted(h for h in truth if truth[h] == name), 5)
+        result = D.derive_terrain(scenario, image, samples)
+        chosen = {h for hexes in samples.hexes.values() for h in hexes}
+        judged = [h for h in truth if h not in chosen]
+        accuracies.append(sum(result.hexes[h][0] == truth[h] for h in judged) / len(judged))
+    assert min(accuracies) >= 0.95 and sum(accuracies) / len(accuracies) >= 0.96, accuracies
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not TLD_MAP, reason="VMODTOOL_TLD_MAP (the published Longest Day Map_Full.png) not given")
+def test_rivers_on_a_real_published_board(tmp_path: Path, shared: Path) -> None:
+    """The rivers of The Longest Day's map, drawn along the hexsides, against
+    the 182 hexsides of two windows looked at by eye
+    (tests/terrain/data/tld-rivers.yaml): from five random river samples,
+    three draws, recall at least 97 % and precision at least 90 % (measured
+    2026-12-07 over ten draws: 99.4 % and 93.2 %; the misses are a river under
+    a bridge's road box, the false finds the letters of CARENTAN along a side
+    and two sides where a second look finds a river the labels lack)."""
+    import random
+
+    scenario = tld_scenario(tmp_path, shared, rivers=True)
+    truth = tld_truth()
+    doc = yaml.safe_load((Path(__file__).parent / "data" / "tld-rivers.yaml").read_text("utf-8"))
+    rivers = {(a, b) for window in doc["windows"].values() for a, b in window["river"]}
+    plain = {(a, b) for window in doc["windows"].values() for a, b in window["plain"]}
+    assert len(rivers) == 57 and len(plain) == 120 and not rivers & plain
+    assert all(scenario.map.grid.adjacent(a, b) and a < b for a, b in rivers | plain)
+    image = D.read_board_image(Path(str(TLD_MAP)), scenario)
+    hits = missed = extra = 0
+    for seed in range(3):
+        draw = random.Random(seed)
+        samples = D.Samples(file="samples.yaml")
+        for name in TLD_CLASSES:
+            samples.hexes[name] = draw.sample(sorted(h for h in truth if truth[h] == name), 5)
+        samples.hexsides["river"] = draw.sample(sorted(rivers), 5)
+        got = {(a, b) for a, b, _ in D.derive_terrain(scenario, image, samples).hexsides["river"]}
+        given = set(samples.hexsides["river"])
+        hits += len((got & rivers) - given)
+        missed += len(rivers - given - got)
+        extra += len(got & plain)
+    assert hits / (hits + missed) >= 0.97 and hits / (hits + extra) >= 0.90, (hits, missed, extra)
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not RAGNAROK_MAP, reason="VMODTOOL_RAGNAROK_MAP (the published Ragnarok map.jpg) not given")
+def test_a_meandering_river_on_a_real_board(tmp_path: Path, shared: Path) -> None:
+    """Ragnarok's Vimur meanders about the hexsides, bulging into the hexes;
+    its 69 hexsides of one window looked at by eye
+    (tests/terrain/data/ragnarok-rivers.yaml). From five random river samples,
+    ten draws: recall at least 90 % and precision at least 95 % over the
+    draws (measured 2026-12-07: 95 % and 100 %; the miss is the side under the
+    Bifrost bridge). A sample whose river the bridge hides no longer lowers
+    the threshold to its own score: three of these draws made every hexside
+    a river before."""
+    import random
+
+    from vmodtool.scenario import check_scenario
+
+    data = yaml.safe_load((REPO / "examples" / "ragnarok" / "scenario.yaml").read_text("utf-8"))
+    data["map"]["terrain_types"] = {"clear": {"code": ".", "name": "Clear"}, "forest": {"code": "f", "name": "Forest"}}
+    data["map"]["terrain"] = {"default": "clear"}
+    data["map"]["hexside_types"] = {"river": {"name": "River", "drawn_as": "hexside"}}
+    (tmp_path / "scenario.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    scenario, _ = check_scenario(tmp_path / "scenario.yaml", module=shared / "corpus" / "ragnarok" / "buildFile.xml")
+    assert scenario is not None
+    doc = yaml.safe_load((Path(__file__).parent / "data" / "ragnarok-rivers.yaml").read_text("utf-8"))
+    rivers = {(a, b) for a, b in doc["river"]}
+    plain = {(a, b) for a, b in doc["plain"]}
+    assert len(rivers) == 15 and len(plain) == 53
+    forest = set(yaml.safe_load((Path(__file__).parent / "data" / "ragnarok-forest.yaml").read_text("utf-8"))["forest"])
+    image = D.read_board_image(Path(str(RAGNAROK_MAP)), scenario)
+    hits = missed = extra = 0
+    for seed in range(10):
+        draw = random.Random(seed)
+        samples = D.Samples(file="samples.yaml")
+        samples.hexes["forest"] = draw.sample(sorted(forest), 3)
+        samples.hexes["clear"] = draw.sample(sorted(set(scenario.map.grid.hexes) - forest), 3)
+        samples.hexsides["river"] = draw.sample(sorted(rivers), 5)
+        got = {(a, b) for a, b, _ in D.derive_terrain(scenario, image, samples).hexsides["river"]}
+        given = set(samples.hexsides["river"])
+        hits += len((got & rivers) - given)
+        missed += len(rivers - given - got)
+        extra += len(got & plain)
+    assert hits / (hits + missed) >= 0.90 and hits / (hits + extra) >= 0.95, (hits, missed, extra)

@@ -126,3 +126,19 @@ def test_corpus_saves(folder, save, expected):
         assert tracker is None
     else:
         assert tracker.active_levels(states[0].state) == expected
+
+
+def test_state_encodes_as_getstate_and_reads_back():
+    """``TurnTrackerDef.state``: the first level at a value, the others at
+    their start, as ``TurnTracker.getState`` writes it (VASSAL 3.7.26 read a
+    state written so back unchanged, locally); read back by ``active_levels``."""
+    trackers = turn_trackers(BuildFile.parse(MODULE.encode()))
+    turn, weather = trackers["TurnTracker0"], trackers["TurnTracker1"]
+    phase = encode_sequence(["0", "0", "0", "true,true,true"], ";")
+    side = encode_sequence(["0", "0", "0", "true,true", phase], ";")
+    assert turn.state(4, 9) == "0|" + encode_sequence(["4", "0", "false", "9", side], ";")
+    assert turn.active_levels(turn.state(4, 9)) == [("Turn", "4"), ("Side", "Blue"), ("Phase", "Move")]
+    assert turn.active_levels(turn.state()) == [("Turn", "1"), ("Side", "Blue"), ("Phase", "Move")]
+    # a tracker of two top levels: the first active; the counter at its own start
+    assert weather.state() == "0|0;0;0;true,true|10;0;false;-1"
+    assert weather.active_levels(weather.state(1)) == [("Sky", "Rain")]

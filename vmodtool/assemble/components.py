@@ -180,6 +180,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
     "module.documentation.HelpFile": {"fileName": "/help/Intro.html", "fileType": "resource",
                                       "title": "Vassal Quick Start", "vassalDoc": "vassal"},
     "module.KeyNamer": {},
+    "module.PredefinedSetup": {"file": "", "isMenu": "false", "name": "", "useFile": "true"},
 }
 
 # a side's hand: a Map's attributes (above) and PrivateMap's ``side`` and

@@ -58,7 +58,7 @@ def _load_font(style: str, size: int) -> ImageFont.FreeTypeFont:
 #: the files of the board cache in ``cache_dir``: the PNG and what it was made of
 BOARD_CACHE = ("board.png", "board.json")
 _BOARD_SOURCES = ("board.py", "board_canvas.py", "board_geometry.py", "board_layout.py", "board_symbols.py",
-                  "fonts.py", "png.py")
+                  "fonts.py", "png.py", "board_curves.py", "board_tracks.py")
 #: a board as the build takes it: the PNG, its size and the renderer's warnings (one located line each)
 _Board = tuple[bytes, tuple[int, int], list[str]]
 
@@ -462,7 +462,8 @@ def _name_counter(images: ModuleImages, counter_id: str, face: str, name: str) -
 def _name_extras(images: ModuleImages, scenario: Scenario, px: int) -> None:
     """End Turn chits and status-layer overlays (drawn when ``images.draw``)."""
     # End Turn chits: the scenario's end-turn marker kind, or a plain chit
-    if any(getattr(e, "chits", ()) and "end_turn" in e.chits for e in scenario.setup):
+    setups = [scenario.setup, *(named.setup for named in scenario.scenarios)]
+    if any(getattr(e, "chits", ()) and "end_turn" in e.chits for setup in setups for e in setup):
         end_kind = next((k for k in images.marker if "end_turn" in k), None)
         if end_kind is not None:
             images.chit["end_turn"] = images.marker[end_kind]

@@ -26,6 +26,7 @@ from vmodtool.assemble.maps import map_window as _map
 from vmodtool.assemble.module_images import ModuleImages
 from vmodtool.assemble.offmap import OffMapLayout, draw_off_map, layout_off_map
 from vmodtool.assemble.pieces import PieceFactory, unit_name
+from vmodtool.assemble.setups import add_predefined_setups, chit_key, scenarios_help, setup_files
 from vmodtool.scenario.geometry import (
     TRACKER_ID,
     has_off_map,
@@ -107,7 +108,7 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     _main_map(root, parts)
     add_map_windows(root, scenario, images, parts.place_stacks)
     off, layout, off_flare = _off_map(root, parts)
-    _palette(root, scenario, parts.factory, images, parts.gpids)
+    palette = _palette(root, scenario, parts.factory, images, parts.gpids)
     # the decks' cards take gpids after every other piece, so that adding
     # decks to a scenario leaves the gpids of its units and markers alone
     if off is not None and layout is not None and scenario.decks:
@@ -128,6 +129,8 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
         _turn_tracker(root, scenario, scenario.turns)
     _charts(root, scenario, images)
     _documentation(root)
+    if scenario.scenarios:
+        add_predefined_setups(root, scenario)
     root.set("nextPieceSlotId", str(parts.gpids.next))
 
     buildfile = bf.to_bytes()
@@ -141,6 +144,8 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
         if name not in left_out:
             entries["images/" + name] = images.files[name]
     entries["help/scenario.html"] = _help_page(scenario).encode("utf-8")
+    if scenario.scenarios:
+        entries.update(setup_files(scenario, buildfile, entries["moduledata"], parts.factory, palette, images.chit))
     slots = sum(1 for _ in root.iter(C.P + "widget.PieceSlot", C.P + "widget.CardSlot"))
     prototypes = len({e.get("name", "") for e in root.iter(C.P + "module.PrototypeDefinition")})
     return ModuleBuild(entries, parts.setup_locations, slots, prototypes)
@@ -276,17 +281,19 @@ def _documentation(root: etree._Element) -> None:
 # -- pieces -----------------------------------------------------------------------
 
 def _slot(parent: etree._Element, factory: PieceFactory, images: ModuleImages, gpids: _Gpids,
-          counter: Counter, face: str | None) -> None:
+          counter: Counter, face: str | None) -> str:
+    """Add a counter's PieceSlot; its gpid."""
     gpid = gpids.take()
     unit_type = factory.scenario.unit_type_of(counter)
     w, h = images.counter_size
     C.add(parent, "widget.PieceSlot", {"entryName": unit_name(counter, unit_type), "gpid": gpid,
                                         "width": w, "height": h},
           text=factory.unit_definition(counter, face, gpid))
+    return gpid
 
 
 def _chit_slot(parent: etree._Element, scenario: Scenario, factory: PieceFactory, images: ModuleImages,
-               gpids: _Gpids, chit: str) -> None:
+               gpids: _Gpids, chit: str) -> str:
     gpid = gpids.take()
     if chit == "end_turn":
         name, formation = "End Turn", None
@@ -296,10 +303,14 @@ def _chit_slot(parent: etree._Element, scenario: Scenario, factory: PieceFactory
     w, h = images.counter_size
     C.add(parent, "widget.PieceSlot", {"entryName": name, "gpid": gpid, "width": w, "height": h},
           text=factory.chit_definition(formation, images.chit[chit], name, gpid))
+    return gpid
 
 
 def _palette(root: etree._Element, scenario: Scenario, factory: PieceFactory, images: ModuleImages,
-             gpids: _Gpids) -> None:
+             gpids: _Gpids) -> dict[str, str]:
+    """The piece palette; the gpid of each counter's slot (by counter id)
+    and each chit's (by :func:`~vmodtool.assemble.setups.chit_key`)."""
+    slots: dict[str, str] = {}
     window = C.add(root, "module.PieceWindow")
     tabs = C.add(window, "widget.TabWidget", {"entryName": PALETTE_TAB})
     formation_names = {f.id: f.name for f in scenario.formations}
@@ -313,7 +324,7 @@ def _palette(root: etree._Element, scenario: Scenario, factory: PieceFactory, im
             label = formation_names.get(formation_id, "Other units") if formation_id else "Other units"
             widget = C.add(side_tab, "widget.ListWidget", {"entryName": label})
             for counter in counters:
-                _slot(widget, factory, images, gpids, counter, None)
+                slots[counter.id] = _slot(widget, factory, images, gpids, counter, None)
     # marker counters that have an image (activation chits are drawn per formation)
     markers = [k for k in scenario.markers.values()
                if k.representation == "counter" and k.id in images.marker]
@@ -326,7 +337,8 @@ def _palette(root: etree._Element, scenario: Scenario, factory: PieceFactory, im
                                                "height": h},
                   text=factory.marker_definition(kind, gpid))
         for chit in sorted(images.chit):
-            _chit_slot(widget, scenario, factory, images, gpids, chit)
+            slots[chit_key(chit)] = _chit_slot(widget, scenario, factory, images, gpids, chit)
+    return slots
 
 
 def _turn_tracker(root: etree._Element, scenario: Scenario, turns: TurnStructure) -> None:
@@ -373,7 +385,7 @@ def _help_page(scenario: Scenario) -> str:
     sides = ", ".join(e(s.name) for s in g.sides)
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{e(g.title)}</title></head>"
             f"<body><h1>{e(g.title)}</h1><p>{e(g.note or '')}</p><p>Sides: {sides}</p>"
-            f"<h2>Sequence of play</h2><ol>{phases}</ol>"
+            f"<h2>Sequence of play</h2><ol>{phases}</ol>{scenarios_help(scenario)}"
             f"<h2>Counters</h2><table border=\"1\"><tr><th>id</th><th>name</th><th>side</th>"
             f"<th>formation</th><th>faces</th></tr>{''.join(rows)}</table>"
             f"<h2>Rules checked by vmodtool audit</h2><ul>{rules}</ul>"

@@ -25,13 +25,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from vmodtool.audit.bound import BoundGame, Initial
 from vmodtool.audit.coverage import area_not_judged, unjudged_reasons
 from vmodtool.audit.engine import Engine
 from vmodtool.audit.judge import StepJudge
 from vmodtool.audit.report import AuditReport
+from vmodtool.audit.scenario_choice import scenario_for_logs
 from vmodtool.errors import VmodError
 from vmodtool.gc_policy import relaxed_gc
 from vmodtool.replay import Replay
@@ -170,8 +171,14 @@ class _Reader(GameReader[None]):
 def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str | Path | None = None,
                board_sizes: dict[str, tuple[int, int]] | None = None,
                plugin_folders: Sequence[Path] = (), trust_scenario_plugins: bool = False,
-               only: Sequence[str] | None = None, integrity: bool = False) -> AuditReport:
+               only: Sequence[str] | None = None, integrity: bool = False,
+               scenario_name: str | None = None) -> AuditReport:
     """Audit one log or a chain of logs against a scenario's rules.
+
+    A game with several scenarios (the ``scenarios`` section) is judged as
+    the one ``scenario_name`` names, else as the one whose set-up the first
+    log starts from (:mod:`vmodtool.audit.scenario_choice`; a
+    :class:`~vmodtool.errors.VmodError` when no scenario is a clear match).
 
     Plug-in rules are code: they are imported only from ``plugin_folders``
     and, with ``trust_scenario_plugins``, from the scenario's own
@@ -199,7 +206,7 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
         replay, visitor = prepare_audit(logs, scenario, module=module, board_sizes=board_sizes,
                                         plugin_folders=plugin_folders,
                                         trust_scenario_plugins=trust_scenario_plugins, only=only,
-                                        integrity=integrity)
+                                        integrity=integrity, scenario_name=scenario_name)
         (report,) = replay.run(visitor)
         return report
 
@@ -207,39 +214,42 @@ def audit_logs(logs: Sequence[Path], scenario: Scenario, *, module: Module | str
 def prepare_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | str | Path | None = None,
                   board_sizes: dict[str, tuple[int, int]] | None = None,
                   plugin_folders: Sequence[Path] = (), trust_scenario_plugins: bool = False,
-                  only: Sequence[str] | None = None, integrity: bool = False) -> tuple[Replay, AuditVisitor]:
+                  only: Sequence[str] | None = None, integrity: bool = False,
+                  scenario_name: str | None = None) -> tuple[Replay, AuditVisitor]:
     """The audit of :func:`audit_logs` (the same arguments) before the game
     is replayed: the rules made, the logs read and checked against the
     module.  ``replay.run(visitor, …)`` replays the game once (its module's
     or the scenario's positions) and judges it: the visitor's result is the
     report."""
+    played: dict[str, Any] = {}
+    if scenario.scenarios and scenario.chosen is None:
+        module = _opened_module(scenario, module)
+        scenario, choice = scenario_for_logs(
+            logs, scenario, name=scenario_name, module=module,
+            open_first=partial(_open_replay, [logs[0]], scenario, module, board_sizes))
+        played = {"id": scenario.chosen, "name": choice.chosen.name if choice.chosen else scenario.chosen,
+                  "by": choice.by, "scores": [s.as_json() for s in choice.scores]}
+    elif scenario_name is not None:
+        raise VmodError(f"--scenario-name {scenario_name!r}: the scenario file has no 'scenarios' section",
+                        file=scenario.path)
     # the rules first: a plug-in that is not a rule stops the audit before any log is read;
-    # on an area map the kinds written for hex geometry are not run (NOT CHECKED)
-    skipped = area_not_judged(scenario.rules, scenario.map.areas is not None)
+    # on an area map whose connections are unknown the kinds that measure the map are not run (NOT CHECKED)
+    skipped = area_not_judged(scenario.rules, scenario.map.areas)
     if skipped:
         only = [r.id for r in scenario.rules if r.id not in skipped and (only is None or r.id in only)]
     rules = partial(Engine, plugin_folders=plugin_folders, trust_scenario_plugins=trust_scenario_plugins,
                     only=only)
     engine = rules(scenario)
     source = scenario.module
-    if source is not None and source.board_sizes:
-        board_sizes = {**source.board_sizes, **(board_sizes or {})}
-    if module is None and source is not None and source.file:
-        module = scenario.folder / source.file
+    module = _opened_module(scenario, module)
     if module is None:
-        stand_in = scenario_positions(scenario, board_sizes)
         given = _ModuleName(scenario.game.title, scenario.game.version or "1.0",
                             str(scenario.path or "the scenario"), ())
-        replay = Replay.open(list(logs), positions=stand_in.positions, properties=stand_in.properties,
-                             hands=stand_in.hands)
     else:
-        from vmodtool.vassal.module import Module
-        if not isinstance(module, Module):
-            module = Module.open(module)
         given = _module_name(module)
         if source is not None and source.name:
             given = _ModuleName(source.name, given.version, f"module.name of {scenario.path}", given.translations)
-        replay = Replay.open(list(logs), module=module, board_sizes=board_sizes)
+    replay = _open_replay(list(logs), scenario, module, board_sizes)
     warnings: list[str] = []
     unnamed = False           # a log without moduledata: its maps are checked instead
     for log, saved in zip(logs, replay.games, strict=True):
@@ -261,7 +271,33 @@ def prepare_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | 
                                 dice_patterns=scenario.module.dice_reports if scenario.module else ())
     visitor = AuditVisitor(list(logs), game, engine, rules, given, warnings, module=module, skipped=skipped,
                            recorder=recorder)
+    visitor.played = played
     return replay, visitor
+
+
+def _opened_module(scenario: Scenario, module: Module | str | Path | None) -> Module | None:
+    """The module the game is audited with, opened (None: the scenario's
+    maps stand in for it)."""
+    source = scenario.module
+    if module is None and source is not None and source.file:
+        module = scenario.folder / source.file
+    if module is None:
+        return None
+    from vmodtool.vassal.module import Module
+    return module if isinstance(module, Module) else Module.open(module)
+
+
+def _open_replay(logs: list[Path], scenario: Scenario, module: Module | None,
+                 board_sizes: dict[str, tuple[int, int]] | None) -> Replay:
+    """A replay of the logs with the module, else with the scenario's maps."""
+    source = scenario.module
+    if source is not None and source.board_sizes:
+        board_sizes = {**source.board_sizes, **(board_sizes or {})}
+    if module is None:
+        stand_in = scenario_positions(scenario, board_sizes)
+        return Replay.open(logs, positions=stand_in.positions, properties=stand_in.properties,
+                           hands=stand_in.hands)
+    return Replay.open(logs, module=module, board_sizes=board_sizes)
 
 
 class AuditVisitor(GameReader[AuditReport]):
@@ -289,6 +325,8 @@ class AuditVisitor(GameReader[AuditReport]):
         #: rule id -> why it was not run (a kind an area map cannot judge)
         self.skipped = skipped or {}
         self.recorder = recorder
+        #: a game with several scenarios: which one is judged, and how it was chosen
+        self.played: dict[str, Any] = {}
 
     @property
     def replay(self) -> Replay:
@@ -399,7 +437,7 @@ class AuditVisitor(GameReader[AuditReport]):
             logs=[str(p) for p in self.logs], scenario=str(scenario.path), violations=violations,
             steps=game.steps, rules_checked=[spec.id for spec, _ in engine.rules],
             not_checked=engine.not_checked, units_not_checked=dict(sorted(game.unjudged.items())),
-            rule_sources=engine.rule_sources,
+            rule_sources=engine.rule_sources, played_scenario=self.played,
             rule_failures=[f.__dict__ for f in engine.failures], replay_warnings=warnings,
             chain_differences=[d.text() for d in replay.chain_differences],
             phase_names={p.id: p.name for p in (scenario.turns.phases if scenario.turns else ())},

@@ -44,5 +44,7 @@ def per_map(cache: ByMap[_T], hex_map: HexMap, make: Callable[[], _T]) -> _T:
 
 
 def map_neighbours(hex_map: HexMap) -> dict[str, tuple[str, ...]]:
-    """Each hex's neighbours on a map, computed once per map."""
-    return per_map(_NEIGHBOURS, hex_map, lambda: {h: tuple(hex_map.neighbours(h)) for h in hex_map.hex_ids})
+    """Each location's neighbours on a map (a hex's; on an area map a
+    space's, by its connections), computed once per map."""
+    return per_map(_NEIGHBOURS, hex_map,
+                   lambda: {h: tuple(hex_map.neighbours(h)) for h in hex_map.location_ids})

@@ -51,6 +51,9 @@ class AuditReport:
     #: rule id -> where a rule not built in came from (``entry point
     #: <distribution>``, ``plugin folder <folder>``); empty when all are built in
     rule_sources: Mapping[str, str] = field(default_factory=dict)
+    #: a game with several scenarios: the one judged (id, name), how it was
+    #: chosen (``by``: name, start) and each scenario's score of the log's start
+    played_scenario: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def suspicious(self) -> int:
@@ -127,6 +130,8 @@ class AuditReport:
                   if self.replay_warnings else "")
                + (f"; {len(self.units_not_checked)} unit(s) NOT CHECKED (in no location or box of the scenario)"
                   if self.units_not_checked else ""))
+        if self.played_scenario:
+            yield self._played_line()
         if self.bound:
             b = self.bound
             yield (f"bound: {b.get('units', 0)} unit(s), {b.get('markers', 0)} marker(s), "
@@ -157,6 +162,15 @@ class AuditReport:
             for diff in self.chain_differences:
                 yield f"continuity: {diff}"
 
+    def _played_line(self) -> str:
+        """Which scenario of a game with several was judged, and why."""
+        played = self.played_scenario
+        how = "named by --scenario-name" if played.get("by") == "name" else \
+            "chosen by the log's starting positions: " + ", ".join(
+                f"{s['name']} {s['in_place']}/{s['in_place'] + s['misplaced'] + s['extra']} in place"
+                for s in played.get("scores", ()))
+        return f"scenario: {played['name']} ({how})"
+
     def as_json(self) -> dict[str, Any]:
         return {
             "schema": REPORT_SCHEMA_VERSION,
@@ -175,5 +189,6 @@ class AuditReport:
             "chain_differences": list(self.chain_differences),
             **({"bound": dict(self.bound)} if self.bound else {}),
             **({"rule_sources": dict(self.rule_sources)} if self.rule_sources else {}),
+            **({"played_scenario": dict(self.played_scenario)} if self.played_scenario else {}),
             **({"integrity": self.integrity.as_json()} if self.integrity is not None else {}),
         }

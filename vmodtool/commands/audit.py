@@ -30,6 +30,9 @@ __all__ = ["audit"]
 @click.option("--scenario", "scenario_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=str),
               help="The scenario file whose rules: section is checked.")
+@click.option("--scenario-name", "scenario_name", metavar="NAME",
+              help="A game with several scenarios: judge the logs as this one (its id or name); by default "
+                   "the scenario whose set-up the first log starts from.")
 @module_option("The module the game was played with (default: the scenario's module.file, else the "
                "module 'vmodtool build' makes from the scenario).")
 @extensions_option()
@@ -55,7 +58,7 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
           extensions: tuple[str, ...],
           output: str | None, fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
           plugin_dirs: tuple[str, ...], trust_scenario_plugins: bool, rules: tuple[str, ...],
-          integrity: bool, keep_warnings: bool) -> None:
+          integrity: bool, keep_warnings: bool, scenario_name: str | None) -> None:
     """Check played logs against a scenario's rules.
 
     LOGS are the logs of one game (a chain of .vlog files, in order).
@@ -88,7 +91,7 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
     report = audit_logs([Path(p) for p in logs], scenario, module=opened,
                         board_sizes=sizes or None, plugin_folders=[Path(d) for d in plugin_dirs],
                         trust_scenario_plugins=trust_scenario_plugins, only=list(rules) or None,
-                        integrity=integrity)
+                        integrity=integrity, scenario_name=scenario_name)
     if not keep_warnings and fmt != "json":        # (the JSON report holds them)
         warn_lines(f"replay: {w}" for w in report.replay_warnings)
     if fmt == "json":

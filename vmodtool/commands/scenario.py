@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from collections.abc import Iterator
@@ -108,10 +109,19 @@ def init(name: str, parent: str) -> None:
     click.echo(f"wrote {path}; edit it, then run: vmodtool check-scenario {_shell_word(str(path))}")
 
 
-def _shell_word(text: str) -> str:
-    """``text`` as one word of a POSIX shell: as it is when it is letters
-    (any script: "мой-сценарий/scenario.yaml"), digits and ``@%+=:,./-``,
-    else quoted."""
+def _shell_word(text: str, *, windows: bool | None = None) -> str:
+    """``text`` as one word of the user's shell: as it is when it is
+    letters (any script: "мой-сценарий/scenario.yaml"), digits and
+    ``@%+=:,./-``, else quoted by ``shlex.quote`` for a POSIX shell.  On
+    Windows (``windows``; default: this system) a word of letters, digits
+    and ``.:\\/-`` stays as it is, anything else goes in double quotes,
+    which cmd.exe and PowerShell both read as one word (a Windows file name
+    cannot hold a double quote; ``$``, a backtick or ``%NAME%`` in it would
+    still be expanded there, as in any double-quoted word)."""
+    if windows is None:
+        windows = os.name == "nt"
+    if windows:
+        return text if re.fullmatch(r"[\w.:\\/-]+", text) else f'"{text}"'
     return text if re.fullmatch(r"[\w@%+=:,./-]+", text) else shlex.quote(text)
 
 

@@ -25,12 +25,15 @@ __all__ = ["terrain"]
 @click.option("--picture", "picture_file", default=None, metavar="FILE.png",
               type=click.Path(dir_okay=False, path_type=str),
               help=f"Also draw the result over the board, doubtful hexes outlined ({REPLACED}).")
+@click.option("--report-layer", "layer_file", default=None, metavar="LAYER.json",
+              type=click.Path(dir_okay=False, path_type=str),
+              help=f"Also write the result as a layer for vmodtool report --terrain-layer ({REPLACED}).")
 @click.option("--suggest", "suggest_count", type=click.IntRange(0, 1000), default=5, show_default=True,
               help="Name this many hexes whose labels would teach the classifier most.")
 @click.option("--keep-typed", is_flag=True,
               help="Keep the hexes and hexsides the scenario already types (they win over the image).")
 def terrain(source: str, scenario_file: str, samples_file: str, output: str, module: str | None,
-            picture_file: str | None, suggest_count: int, keep_typed: bool) -> None:
+            picture_file: str | None, layer_file: str | None, suggest_count: int, keep_typed: bool) -> None:
     """Read a scenario's terrain from its board image.
 
     MODULE|IMAGE is the board: an image of it (the VASSAL board, or the same
@@ -53,7 +56,7 @@ def terrain(source: str, scenario_file: str, samples_file: str, output: str, mod
     \b
     Examples:
       vmodtool terrain board.png --scenario s.yaml --samples labels.yaml -o terrain.yaml
-      vmodtool terrain game.vmod --scenario s.yaml --samples l.yaml -o t.yaml --picture t.png
+      vmodtool terrain game.vmod --scenario s.yaml --samples l.yaml -o t.yaml --picture t.png --report-layer l.json
     """
     try:
         import numpy  # noqa: F401
@@ -76,6 +79,9 @@ def terrain(source: str, scenario_file: str, samples_file: str, output: str, mod
     if picture_file is not None:
         check_output(picture_file, source, scenario_file, samples_file, output, suffixes=(".png",),
                      what="a PNG picture")
+    if layer_file is not None:
+        check_output(layer_file, source, scenario_file, samples_file, output, picture_file, suffixes=(".json",),
+                     what="a JSON terrain layer")
     image_source = Path(source)
     if module is None and _is_module(image_source):
         module = source
@@ -121,6 +127,14 @@ def terrain(source: str, scenario_file: str, samples_file: str, output: str, mod
         buffer = _png(picture)
         atomic_write(picture_file, buffer)
         click.echo(f"wrote {picture_file}")
+    if layer_file is not None:
+        import json
+
+        from vmodtool.terrain.layer import layer_document
+
+        layer = layer_document(scenario, result.hexes, result.hexsides, LOW_CONFIDENCE)
+        atomic_write(layer_file, json.dumps(layer, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        click.echo(f"wrote {layer_file}")
 
 
 def _is_module(path: Path) -> bool:

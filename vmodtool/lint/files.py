@@ -6,6 +6,7 @@ module."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
@@ -13,6 +14,9 @@ from vmodtool.errors import UnsafeFileError, VmodError
 from vmodtool.lint.codes import registrar
 from vmodtool.lint.context import LintRun
 from vmodtool.lint.references import file_references, resolve_image
+
+if TYPE_CHECKING:
+    from vmodtool.vassal.savefile import SavedGame
 
 __all__ = ["check_images_and_files"]
 
@@ -35,6 +39,8 @@ register("setup-unexpanded-prototype", "warning",
          "expanded pieces)")
 register("unreadable-setup", "error",
          "a predefined setup file cannot be decoded")
+register("setup-unknown-map", "warning",
+         "a predefined setup puts pieces on a map the module does not have (VASSAL leaves them off the board)")
 
 _HTML_FILES = (".html", ".htm", ".xhtml", ".css", ".properties", ".txt")
 
@@ -117,7 +123,33 @@ def _check_setup(run: LintRun, entry: str, element: etree._Element) -> str:
         if name is not None and name.strip() != run.bf.name.strip():
             run.add("setup-module-name-mismatch", f"predefined setup {entry!r} is for "
                     f"module {name!r}, not {run.bf.name!r}", element)
+    _check_setup_maps(run, entry, element, saved)
     if re.search(r"[\t/]\\*prototype;", text):
         run.add("setup-unexpanded-prototype", f"predefined setup {entry!r} holds pieces "
                 "with unexpanded prototype; traits", element)
     return text
+
+
+def _check_setup_maps(run: LintRun, entry: str, element: etree._Element, saved: SavedGame) -> None:
+    """The maps a setup's pieces and stacks stand on are the module's (by
+    ``mapName``, else ``Map<n>``: docs/vassal-format.md §4.10)."""
+    from vmodtool.vassal.commands import AddPiece, leaves
+    from vmodtool.vassal.pieces import parse_stack_state
+
+    maps = run.bf.maps()
+    known = {m.name for m in maps if m.name} | {f"Map{i}" for i in range(len(maps))}
+    unknown: dict[str, int] = {}
+    try:
+        for node in saved.restore_part():
+            for _, cmd in leaves(node):
+                if not isinstance(cmd, AddPiece) or not cmd.is_stack:
+                    continue
+                map_id = parse_stack_state(cmd.state).map
+                if map_id is not None and map_id not in known:
+                    unknown[map_id] = unknown.get(map_id, 0) + 1
+    except VmodError as err:
+        run.add("unreadable-setup", f"predefined setup {entry!r} cannot be decoded: {err.message}", element)
+        return
+    for map_id, count in sorted(unknown.items()):
+        run.add("setup-unknown-map", f"predefined setup {entry!r} puts {count} stack(s) on map {map_id!r}, "
+                "which the module does not have", element, detail={"file": entry, "map": map_id})

@@ -1,17 +1,20 @@
-"""The edit lists and notes files of ``vmodtool merge``: which steps to
-delete or annotate, addressed over the whole chain (``N``) or within one log
-(``LOG:N``), read as untrusted input (YAML safe loading, 16 MiB at most)."""
+"""The edit lists of ``vmodtool merge``: which steps to delete or annotate,
+addressed over the whole chain (``N``) or within one log (``LOG:N``), read
+as untrusted input (YAML safe loading, 16 MiB at most).  Notes files and
+step addresses are :mod:`vmodtool.step_notes` (``vmodtool report`` reads
+them too)."""
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
-from vmodtool.errors import FormatError, VmodError
+from vmodtool.errors import FormatError
+from vmodtool.step_notes import Note, StepAddress, read_user_text
 
-__all__ = ["StepAddress", "Edit", "read_edits", "read_notes"]
+__all__ = ["Edit", "read_edits"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -19,40 +22,21 @@ _MAX_EDITS = 100_000
 
 
 @dataclass(frozen=True)
-class StepAddress:
-    """A step: ``step`` over the whole chain (``log`` None) or ``step`` of
-    one log (``log`` its 1-based index or its file name); step 0 is the
-    start (before the first step)."""
-
-    step: int
-    log: int | str | None = None
-
-    @classmethod
-    def parse(cls, text: str, *, file: str | None = None, place: str | None = None) -> StepAddress:
-        text = text.strip()
-        log: int | str | None = None
-        head, sep, tail = text.rpartition(":")
-        if sep:
-            log = int(head) if head.strip().isdigit() else head.strip()
-            text = tail.strip()
-            if log == "":
-                raise FormatError(f"a step address {text!r} with an empty log part", file=file, place=place)
-        if not text.isdigit():
-            raise FormatError(f"not a step address (N or LOG:N): {text!r}", file=file, place=place)
-        return cls(int(text), log)
-
-    def label(self) -> str:
-        return f"{self.log}:{self.step}" if self.log is not None else str(self.step)
-
-
-@dataclass(frozen=True)
 class Edit:
     """One entry of an edit list: ``delete`` the step or ``annotate`` it
-    with ``text`` (a note before it)."""
+    with ``text`` (a note before it); ``file`` and ``place`` where it was
+    written (not compared)."""
 
     address: StepAddress
     action: str
     text: str = ""
+    file: str | None = field(default=None, compare=False)
+    place: str | None = field(default=None, compare=False)
+
+    @classmethod
+    def of_note(cls, note: Note) -> Edit:
+        """A notes file's note as an edit: annotate its step."""
+        return cls(note.address, "annotate", note.text, note.file, note.place)
 
 
 def read_edits(path: PathLike) -> list[Edit]:
@@ -78,29 +62,14 @@ def read_edits(path: PathLike) -> list[Edit]:
             raise FormatError(f"unknown key(s) {', '.join(sorted(map(str, unknown)))} (step, delete, note)",
                               file=file, place=place)
         if entry.get("delete") is True:
-            out.append(Edit(address, "delete"))
+            out.append(Edit(address, "delete", file=file, place=place))
         if "note" in entry:
             if not isinstance(entry["note"], str) or not entry["note"].strip():
                 raise FormatError("'note' must be a text", file=file, place=place)
-            out.append(Edit(address, "annotate", entry["note"].strip()))
+            out.append(Edit(address, "annotate", entry["note"].strip(), file, place))
         if entry.get("delete") is not True and "note" not in entry:
             raise FormatError("an entry needs 'delete: true' or 'note: text'", file=file, place=place)
     return out
-
-
-def _read_text(path: PathLike, file: str, what: str) -> str:
-    limit = 16 * 1024 * 1024
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(limit + 1)
-    except OSError as exc:
-        raise VmodError(f"cannot read the {what}: {exc.strerror}", file=file) from None
-    if len(raw) > limit:
-        raise FormatError(f"the {what} is larger than 16 MiB", file=file)
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise FormatError(f"not UTF-8 text ({exc.reason})", file=file, place=f"byte {exc.start}") from None
 
 
 def _edit_loader() -> type:
@@ -120,7 +89,7 @@ def _edit_loader() -> type:
 
 def _load_yaml(path: PathLike, file: str) -> object:
     import yaml
-    text = _read_text(path, file, "edit list")
+    text = read_user_text(path, file, "edit list")
     try:
         return yaml.load(text, Loader=_edit_loader())  # noqa: S506 - a SafeLoader with fewer resolvers
     except RecursionError:
@@ -130,24 +99,3 @@ def _load_yaml(path: PathLike, file: str) -> object:
         place = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else None
         problem = getattr(exc, "problem", None) or "not YAML or JSON"
         raise FormatError(f"not a YAML/JSON edit list: {problem}", file=file, place=place) from None
-
-
-_NOTE_LINE = re.compile(r"^\s*((?:[^:\s][^:]*:)?\s*\d+)\s*:\s?(.*)$")
-
-
-def read_notes(path: PathLike) -> list[Edit]:
-    """A notes file: one note a line, ``STEP: text`` or ``LOG:STEP: text``
-    (``#`` starts a comment line; blank lines are skipped)."""
-    file = os.fspath(path)
-    text = _read_text(path, file, "notes file")
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        m = _NOTE_LINE.match(line)
-        if m is None or not m.group(2).strip():
-            raise FormatError("expected 'STEP: text' or 'LOG:STEP: text'", file=file, place=f"line {n}")
-        out.append(Edit(StepAddress.parse(m.group(1), file=file, place=f"line {n}"), "annotate",
-                        m.group(2).strip()))
-    return out
-

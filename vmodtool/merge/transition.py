@@ -19,6 +19,7 @@ from typing import NamedTuple
 from vmodtool.replay.chain import ChainDifference
 from vmodtool.replay.engine import ReplayEngine
 from vmodtool.replay.state import Deck, GameObject, GameState, Piece, Stack
+from vmodtool.step_notes import NOTE_MARK
 from vmodtool.vassal.commands import (
     ESC,
     AddPiece,
@@ -37,8 +38,6 @@ __all__ = ["transition_commands", "MERGE_MARK", "NOTE_MARK"]
 
 #: the chat line of a transition step starts so
 MERGE_MARK = "* [merge] "
-#: a note's chat line starts so
-NOTE_MARK = "[note] "
 
 #: who joined so far: (player id, name, side)
 RosterSeen = set[tuple[str, str, "str | None"]]

@@ -28,7 +28,7 @@ from typing import Any, Union
 
 from vmodtool.errors import VmodError
 from vmodtool.gc_policy import relaxed_gc
-from vmodtool.merge.edits import Edit, StepAddress
+from vmodtool.merge.edits import Edit
 from vmodtool.merge.transition import (
     chat_step,
     counts,
@@ -41,6 +41,7 @@ from vmodtool.merge.transition import (
 from vmodtool.replay.chain import ChainDifference, compare_states
 from vmodtool.replay.engine import ReplayEngine
 from vmodtool.replay.game import Replay, Step
+from vmodtool.step_notes import Note
 from vmodtool.vassal.commands import (
     ESC,
     Chat,
@@ -163,33 +164,8 @@ def _module_name(entries: dict[str, bytes], file: str | None) -> str | None:
         return None
 
 
-def _resolve(address: StepAddress, files: Sequence[str], per_file: list[int], where: str) -> tuple[int, int]:
-    """(log index, file step) of an address (file step 0: before the first)."""
-    if address.log is None:
-        total = 0
-        for k, n in enumerate(per_file):
-            if address.step <= total + n:
-                return k, address.step - total
-            total += n
-        raise VmodError(f"{where}: step {address.step} is beyond the chain's {total} steps")
-    if isinstance(address.log, int):
-        k = address.log - 1
-        if not 0 <= k < len(files):
-            raise VmodError(f"{where}: log {address.log} is not one of the {len(files)} logs")
-    else:
-        matches = [i for i, f in enumerate(files) if Path(f).name == address.log or Path(f).stem == address.log]
-        if len(matches) != 1:
-            raise VmodError(f"{where}: {'no' if not matches else 'more than one'} log named {address.log!r}")
-        k = matches[0]
-    if address.step > per_file[k]:
-        raise VmodError(f"{where}: {Path(files[k]).name} has {per_file[k]} steps, not {address.step}")
-    return k, address.step
-
-
-
-
 def merge_logs(paths: Sequence[PathLike], options: MergeOptions | None = None, *,
-               notes: Sequence[Edit] = (), module: Any = None,
+               notes: Sequence[Note] = (), module: Any = None,
                board_sizes: dict[str, tuple[int, int]] | None = None) -> MergeResult:
     """Merge the logs of one game (in the order given) into one log's
     command text; ``VmodError`` for a log that cannot be read, a log of
@@ -206,7 +182,7 @@ def merge_logs(paths: Sequence[PathLike], options: MergeOptions | None = None, *
                         file=files[0])
     chain_steps, findings = _checked_chain(replay, files, options.force)
     per_file = [len(g.log_steps()) for g in replay.games]
-    deletes, notes_at = _edit_targets(list(options.edits) + list(notes), files, per_file)
+    deletes, notes_at = _edit_targets(list(options.edits) + [Edit.of_note(n) for n in notes], files, per_file)
     # the merged log is replayed while it is written: a replay's many
     # long-lived objects need no cycle collection meanwhile (as Replay.run)
     with relaxed_gc():
@@ -267,11 +243,14 @@ def _edit_targets(edits: Sequence[Edit], files: list[str], per_file: list[int]
     deletes: set[tuple[int, int]] = set()
     notes_at: dict[tuple[int, int], list[str]] = {}
     for edit in edits:
-        where = f"edit {edit.address.label()}"
-        k, n = _resolve(edit.address, files, per_file, where)
+        where = edit.place or f"edit {edit.address.label()}"
+        try:
+            k, n = edit.address.resolve(files, per_file)
+        except VmodError as exc:
+            raise exc.located(file=edit.file, place=where) from None
         if edit.action == "delete":
             if n == 0:
-                raise VmodError(f"{where}: step 0 is the start, not a step to delete")
+                raise VmodError("step 0 is the start, not a step to delete", file=edit.file, place=where)
             deletes.add((k, n))
         else:
             notes_at.setdefault((k, n), []).append(edit.text)

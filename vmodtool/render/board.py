@@ -42,6 +42,7 @@ from vmodtool.errors import VmodError
 from vmodtool.fileio import atomic_write, refuse_overwrite
 from vmodtool.images import image_size, load_image
 from vmodtool.render.board_canvas import Canvas, Colour
+from vmodtool.render.board_curves import chains, smooth_chain
 from vmodtool.render.board_geometry import HexGeometry
 from vmodtool.render.board_layout import (
     KEEP_OUT_KINDS,
@@ -70,13 +71,14 @@ from vmodtool.render.board_symbols import (
     star,
     texture_kind,
 )
+from vmodtool.render.board_tracks import PlacedTrack, TrackBand, draw_track, place_on_map, print_tracks
 from vmodtool.vassal.grid import HexGrid
 
 if TYPE_CHECKING:
     from vmodtool.scenario import model as M
     from vmodtool.scenario.mapgrid import MapGrid
 
-__all__ = ["BoardOptions", "BoardDrawing", "DrawnHexside", "DrawnBridge", "board_drawing", "render_board",
+__all__ = ["BoardOptions", "BoardDrawing", "DrawnHexside", "DrawnLine", "DrawnBridge", "board_drawing", "render_board",
            "write_board", "render_key", "write_key", "print_scale", "overlay_grid",
            "grid_overlay_drawing", "module_board_image", "module_board", "read_image", "image_header",
            "PAPER", "DEFAULT_HEX_SIZE_IN"]
@@ -126,6 +128,20 @@ class DrawnHexside:
 
 
 @dataclass(frozen=True)
+class DrawnLine:
+    """One line of a hexside feature as drawn (a river, a road, a wall):
+    ``sides`` its hexsides (pairs of hexes) end to end, ``points`` what is
+    drawn for it (board pixels): a river's or road's smooth curve through
+    each hexside's midpoint, a wall's hexsides corner to corner."""
+
+    type: str
+    kind: str
+    drawn_as: str
+    sides: tuple[tuple[str, str], ...]
+    points: tuple[Point, ...]
+
+
+@dataclass(frozen=True)
 class DrawnBridge:
     """A bridge drawn where a road, track or railway crosses water:
     ``over`` is ``river`` (a river or stream along the side between ``a``
@@ -147,7 +163,9 @@ class BoardDrawing:
     """A recorded board: ``canvas`` holds the drawing; ``centres`` label →
     centre drawn (board pixels: the hexagon's centre, its dot); ``numbers``
     label → (text, anchor point) of the hex number drawn; ``hexsides`` the
-    features as drawn; ``bridges`` every bridge (the scenario's and those
+    features as drawn, one by one, and ``lines`` the same joined into
+    the curves drawn; ``tracks`` the turn and record tracks of a print map as placed
+    (:mod:`vmodtool.render.board_tracks`); ``bridges`` every bridge (the scenario's and those
     drawn where a road crosses water); ``labels`` the place names as placed
     (in the scenario's order); ``boxes`` everything drawn that must not be
     covered, as boxes (:mod:`vmodtool.render.board_layout`); ``notes`` the
@@ -166,6 +184,8 @@ class BoardDrawing:
     centres: dict[str, tuple[int, int]] = field(default_factory=dict)
     numbers: dict[str, tuple[str, Point]] = field(default_factory=dict)
     hexsides: list[DrawnHexside] = field(default_factory=list)
+    lines: list[DrawnLine] = field(default_factory=list)
+    tracks: list[PlacedTrack] = field(default_factory=list)
     bridges: list[DrawnBridge] = field(default_factory=list)
     labels: list[Placed] = field(default_factory=list)
     boxes: BoxIndex = field(default_factory=lambda: BoxIndex(64.0))
@@ -269,6 +289,7 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     if opts.place_names:
         drawing.notes[:0] = _label_notes(drawing, scenario, labels)
     drawing.warnings = located_warnings(scenario.path, drawing.notes)
+    band_h = _plan_tracks(canvas, drawing, scenario, strip) if strip is not None else 0.0
 
     _draw_frame(canvas, geo, (board_w, board_h), size)
     _draw_terrain(canvas, geo, hmap, styles, index, size)
@@ -288,9 +309,27 @@ def board_drawing(scenario: M.Scenario, options: BoardOptions | None = None) -> 
     for placed in drawing.labels:
         canvas.text(placed.at, placed.text, size=placed.size, fill=INK, style="condensed-bold",
                     anchor=placed.anchor, halo=(252, 250, 242), halo_width=0.03 * size)
+    for placed_track in drawing.tracks:
+        draw_track(canvas, placed_track, size)
     if strip is not None:
-        strip.draw(canvas, board_h, styles)
+        strip.draw(canvas, board_h + band_h, styles)
     return drawing
+
+
+def _plan_tracks(canvas: Canvas, drawing: BoardDrawing, scenario: M.Scenario, strip: _SheetLayout) -> float:
+    """Where the print map's tracks go: each on the map where it is clear of
+    every hex and mark, else in a band under the map (the canvas grows by
+    it); returns the band's height."""
+    board_w, board_h = drawing.board_size
+    size = drawing.geometry.across_flats()
+    on_map, rest = place_on_map(canvas, print_tracks(scenario), drawing.geometry, drawing.boxes,
+                                drawing.board_size, size)
+    band = TrackBand(canvas, rest, size, board_w)
+    drawing.tracks = on_map + band.at(board_h, drawing.boxes)
+    if band.height:
+        drawing.size = (drawing.size[0], board_h + band.height + strip.height)
+        canvas.grow(drawing.size[1])
+    return band.height
 
 
 def _number_box(canvas: Canvas, size: float, at: Point, label: str, factor: float = 1.0) -> Box:
@@ -450,8 +489,8 @@ def _draw_contours(canvas: Canvas, geo: HexGeometry, hmap: M.HexMap, styles: Ter
 class _Features:
     """The hexside features of a board, worked out before anything is drawn."""
 
-    along: list[tuple[str, Colour, float, tuple[Point, Point]]] = field(default_factory=list)
-    across: list[tuple[str, Colour, float, tuple[Point, Point]]] = field(default_factory=list)
+    along: list[tuple[str, Colour, float, tuple[Point, ...]]] = field(default_factory=list)
+    across: list[tuple[str, Colour, float, tuple[Point, ...]]] = field(default_factory=list)
     #: colour, width, deck path, half-width of the deck, flares at (start, end)
     bridges: list[tuple[Colour, float, tuple[Point, ...], float, tuple[bool, bool]]] = field(default_factory=list)
 
@@ -515,10 +554,12 @@ def _deck_half(width: float, road_w: float, size: float) -> float:
 
 def _plan_hexside_lines(drawing: BoardDrawing, hmap: M.HexMap, geo: HexGeometry, size: float,
                         out: _Features) -> dict[frozenset[str], float]:
-    """The features along hexsides and across them (centre lines); returns
-    the half-width of the river or stream on each hexside that has one."""
-    index = drawing.boxes
+    """The features along hexsides and across them (centre lines), each
+    type's hexsides joined into lines drawn as smooth curves
+    (:mod:`vmodtool.render.board_curves`); returns the half-width of the
+    river or stream on each hexside that has one."""
     rivers: dict[frozenset[str], float] = {}          # hexside → half-width of its river or stream
+    by_type: dict[str, list[tuple[str, str]]] = {}
     for hs in hmap.hexsides:
         htype = hmap.hexside_types[hs.type]
         kind, colour, width = _feature_style(htype, size)
@@ -529,25 +570,101 @@ def _plan_hexside_lines(drawing: BoardDrawing, hmap: M.HexMap, geo: HexGeometry,
         if kind == "bridge":
             drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, htype.drawn_as,
                                                  _bridge_span(ca, cb, 0.19 * size)))
-        elif htype.drawn_as == "centre_line":
+            continue
+        if htype.drawn_as == "centre_line":
             seg = ((float(ca[0]), float(ca[1])), (float(cb[0]), float(cb[1])))
-            out.across.append((kind, colour, width, seg))
             drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, "centre_line", seg))
         else:
-            seg = geo.shared_corners(hs.a, hs.b)
-            out.along.append((kind, colour, width, seg))
-            drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, "hexside", seg))
-            pad = (width + max(0.8, 0.018 * size)) / 2 + 0.5
+            drawing.hexsides.append(DrawnHexside(hs.type, kind, hs.a, hs.b, "hexside",
+                                                 geo.shared_corners(hs.a, hs.b)))
             if kind in ("river", "stream"):
                 side = frozenset((hs.a, hs.b))
-                rivers[side] = max(rivers.get(side, 0.0), pad)
-            (px, py), (qx, qy) = seg
-            for k in range(4):                 # the side in four pieces: a diagonal's box is not the side
-                x0, y0 = px + (qx - px) * k / 4, py + (qy - py) * k / 4
-                x1, y1 = px + (qx - px) * (k + 1) / 4, py + (qy - py) * (k + 1) / 4
-                index.add("hexside", f"{hs.a}/{hs.b}", (min(x0, x1) - pad, min(y0, y1) - pad,
-                                                       max(x0, x1) + pad, max(y0, y1) + pad))
+                rivers[side] = max(rivers.get(side, 0.0), (width + max(0.8, 0.018 * size)) / 2 + 0.5)
+        sides = by_type.setdefault(hs.type, [])
+        if (hs.a, hs.b) not in sides and (hs.b, hs.a) not in sides:
+            sides.append((hs.a, hs.b))
+    for type_id, sides in by_type.items():
+        htype = hmap.hexside_types[type_id]
+        kind, colour, width = _feature_style(htype, size)
+        across = htype.drawn_as == "centre_line"
+        for line in (_centre_lines(geo, type_id, kind, sides) if across else
+                     _side_lines(geo, type_id, kind, sides)):
+            drawing.lines.append(line)
+            pad = (width + max(0.8, 0.018 * size)) / 2 + 0.5
+            if across:
+                out.across.append((kind, colour, width, line.points))
+            elif kind in _CURVED:
+                out.along.append((kind, colour, width, line.points))
+                _line_boxes(drawing.boxes, line, pad, 0.25 * size)
+            else:                             # a wall: side by side, as typed
+                for a, b in line.sides:
+                    seg = geo.shared_corners(a, b)
+                    out.along.append((kind, colour, width, seg))
+                    _side_boxes(drawing.boxes, f"{a}/{b}", seg, pad)
     return rivers
+
+
+def _side_boxes(index: BoxIndex, owner: str, seg: tuple[Point, Point], pad: float) -> None:
+    """The boxes of a feature along one hexside: the side in four pieces (a
+    diagonal's one box is not the side)."""
+    (px, py), (qx, qy) = seg
+    for k in range(4):
+        x0, y0 = px + (qx - px) * k / 4, py + (qy - py) * k / 4
+        x1, y1 = px + (qx - px) * (k + 1) / 4, py + (qy - py) * (k + 1) / 4
+        index.add("hexside", owner, (min(x0, x1) - pad, min(y0, y1) - pad, max(x0, x1) + pad, max(y0, y1) + pad))
+
+
+def _centre_lines(geo: HexGeometry, type_id: str, kind: str, sides: list[tuple[str, str]]) -> list[DrawnLine]:
+    """A road's (or any centre line's) hexsides as lines from hex centre to
+    hex centre, each drawn as a curve through the hexsides' midpoints."""
+    out = []
+    for hexes in chains(sides):
+        closed = len(hexes) > 2 and hexes[0] == hexes[-1]
+        points = [(float(geo.centres[h][0]), float(geo.centres[h][1])) for h in hexes]
+        steps = tuple(zip(hexes, hexes[1:], strict=False))
+        out.append(DrawnLine(type_id, kind, "centre_line", steps,
+                             tuple(smooth_chain(points, closed=closed))))
+    return out
+
+
+#: the features along hexsides drawn as curves: water winds; a wall, a hedge
+#: or a cliff keeps to its hexsides, corner to corner
+_CURVED = frozenset({"river", "stream"})
+
+
+def _side_lines(geo: HexGeometry, type_id: str, kind: str, sides: list[tuple[str, str]]) -> list[DrawnLine]:
+    """A river's (or any feature along hexsides) hexsides as lines from
+    corner to corner, a river's or stream's drawn as a curve through the
+    hexsides' midpoints, a wall's along the sides themselves."""
+    corner_of: dict[tuple[int, int], Point] = {}
+    side_of: dict[frozenset[tuple[int, int]], tuple[str, str]] = {}
+    edges = []
+    for a, b in sides:
+        keys = geo.side_corner_keys(a, b)
+        for key, point in zip(keys, geo.shared_corners(a, b), strict=True):
+            corner_of.setdefault(key, point)
+        side_of[frozenset(keys)] = (a, b)
+        edges.append(keys)
+    out = []
+    for corners in chains(edges):
+        closed = len(corners) > 2 and corners[0] == corners[-1]
+        steps = tuple(side_of[frozenset(pair)] for pair in zip(corners, corners[1:], strict=False))
+        points = [corner_of[k] for k in corners]
+        out.append(DrawnLine(type_id, kind, "hexside", steps,
+                             tuple(smooth_chain(points, closed=closed) if kind in _CURVED else points)))
+    return out
+
+
+def _line_boxes(index: BoxIndex, line: DrawnLine, pad: float, step: float) -> None:
+    """The boxes of a line along hexsides, in pieces of at most ``step``
+    (a diagonal's one box would cover half a hex)."""
+    owner = "/".join(line.sides[0]) if line.sides else line.type
+    for (px, py), (qx, qy) in zip(line.points, line.points[1:], strict=False):
+        n = max(1, int(math.hypot(qx - px, qy - py) // step) + 1)
+        for k in range(n):
+            x0, y0 = px + (qx - px) * k / n, py + (qy - py) * k / n
+            x1, y1 = px + (qx - px) * (k + 1) / n, py + (qy - py) * (k + 1) / n
+            index.add("hexside", owner, (min(x0, x1) - pad, min(y0, y1) - pad, max(x0, x1) + pad, max(y0, y1) + pad))
 
 
 def _plan_side_bridges(drawing: BoardDrawing, hmap: M.HexMap, geo: HexGeometry, size: float, numbers: BoxIndex,
@@ -614,6 +731,10 @@ def _plan_water_bridges(drawing: BoardDrawing, geo: HexGeometry, size: float, ou
                 flares.append(other not in water)
             if len(piece) == 1:
                 flares.append(False)
+            else:                              # round the hex as the road does
+                c0, c1 = geo.centres[piece[0]], geo.centres[piece[1]]
+                bend = smooth_chain([(float(c0[0]), float(c0[1])), centre, (float(c1[0]), float(c1[1]))])
+                path = [path[0], *bend[1:-1], path[-1]]
             box_path = tuple(path)
             flared = (flares[0], flares[-1])
             out.bridges.append((_BRIDGE_COLOUR, width, box_path, half, flared))
@@ -846,50 +967,65 @@ def _label_notes(drawing: BoardDrawing, scenario: M.Scenario, records: list[Draw
     return out
 
 
-def _stroke(canvas: Canvas, kind: str, colour: Colour, width: float, seg: tuple[Point, Point],
+def _stroke(canvas: Canvas, kind: str, colour: Colour, width: float, seg: Sequence[Point],
             layer: str, size: float) -> None:
-    p, q = seg
+    """One layer of a feature along the polyline ``seg``."""
+    pts = list(seg)
     if kind in ("river", "stream"):
         if layer == "casing":
-            canvas.line([p, q], darken(colour, 0.35), width + max(0.8, 0.018 * size), round_caps=True)
+            canvas.line(pts, darken(colour, 0.35), width + max(0.8, 0.018 * size), round_caps=True)
         elif layer == "core":
-            canvas.line([p, q], colour, width, round_caps=True)
+            canvas.line(pts, colour, width, round_caps=True)
         elif kind == "river":
-            canvas.line([p, q], lighten(colour, 0.3), width * 0.25, round_caps=True)
+            canvas.line(pts, lighten(colour, 0.3), width * 0.25, round_caps=True)
     elif kind == "road":
         if layer == "casing":
-            canvas.line([p, q], darken(colour, 0.5), width + max(0.9, 0.02 * size), round_caps=True)
+            canvas.line(pts, darken(colour, 0.5), width + max(0.9, 0.02 * size), round_caps=True)
         elif layer == "core":
-            canvas.line([p, q], colour, width, round_caps=True)
+            canvas.line(pts, colour, width, round_caps=True)
         else:
-            canvas.line([p, q], lighten(colour, 0.45), width * 0.22, round_caps=True)
+            canvas.line(pts, lighten(colour, 0.45), width * 0.22, round_caps=True)
     elif kind == "track":
         if layer == "core":
-            for dash in dashes([p, q], 0.1 * size, 0.06 * size):
+            for dash in dashes(pts, 0.1 * size, 0.06 * size):
                 canvas.line(dash, colour, width, round_caps=True)
     elif kind == "railway":
         if layer == "core":
-            canvas.line([p, q], colour, width * 0.4)
+            canvas.line(pts, colour, width * 0.4)
         elif layer == "detail":
-            ux, uy = q[0] - p[0], q[1] - p[1]
-            d = math.hypot(ux, uy) or 1.0
-            nx, ny = -uy / d * width * 0.8, ux / d * width * 0.8
-            n = max(2, int(d / (0.09 * size)))
-            for k in range(n + 1):
-                t = (k + 0.5) / (n + 1)
-                x, y = p[0] + ux * t, p[1] + uy * t
-                canvas.line([(x - nx, y - ny), (x + nx, y + ny)], colour, width * 0.28)
+            _sleepers(canvas, pts, colour, width, size)
     elif kind == "wall":
         if layer == "casing":
-            canvas.line([p, q], darken(colour, 0.45), width + max(0.8, 0.016 * size), round_caps=True)
+            canvas.line(pts, darken(colour, 0.45), width + max(0.8, 0.016 * size), round_caps=True)
         elif layer == "core":
-            canvas.line([p, q], colour, width, round_caps=True)
+            canvas.line(pts, colour, width, round_caps=True)
         else:
-            for dash in dashes([p, q], width * 0.7, width * 0.7):
+            for dash in dashes(pts, width * 0.7, width * 0.7):
                 canvas.line(dash, lighten(colour, 0.35), width * 0.3)
     else:   # cliff, line
         if layer == "core":
-            canvas.line([p, q], colour, width, round_caps=True)
+            canvas.line(pts, colour, width, round_caps=True)
+
+
+def _sleepers(canvas: Canvas, pts: Sequence[Point], colour: Colour, width: float, size: float) -> None:
+    """A railway's sleepers, square to the line, evenly along it."""
+    lengths = [math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in zip(pts, pts[1:], strict=False)]
+    total = sum(lengths)
+    n = max(2, int(total / (0.09 * size)))
+    gap = total / (n + 1)
+    at, i, done = gap / 2, 0, 0.0
+    while i < len(lengths) and at < total:
+        if at > done + lengths[i]:
+            done += lengths[i]
+            i += 1
+            continue
+        (px, py), (qx, qy) = pts[i], pts[i + 1]
+        d = lengths[i] or 1.0
+        t = (at - done) / d
+        x, y = px + (qx - px) * t, py + (qy - py) * t
+        nx, ny = -(qy - py) / d * width * 0.8, (qx - px) / d * width * 0.8
+        canvas.line([(x - nx, y - ny), (x + nx, y + ny)], colour, width * 0.28)
+        at += gap
 
 
 def _bridge(canvas: Canvas, colour: Colour, width: float, p: Point, q: Point, size: float,

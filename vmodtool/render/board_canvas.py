@@ -76,6 +76,11 @@ class Canvas:
         self.ops: list[_Op] = []
         self._measured: dict[tuple[str, int, str, str, int], tuple[float, float, float, float]] = {}
 
+    def grow(self, height: float) -> None:
+        """Make the canvas ``height`` board pixels high (never lower): a
+        print map's strip under the map is sized once the map is laid out."""
+        self.height = max(self.height, int(round(height * self.scale)))
+
     # -- recording (board pixels) ----------------------------------------
 
     def _pts(self, points: Sequence[Point]) -> list[Point]:

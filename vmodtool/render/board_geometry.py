@@ -174,13 +174,21 @@ class HexGeometry:
         ``b``: the two corners both hexagons have, each the mean of the two
         hexes' own estimates."""
         ka, kb = self._keys[a], self._keys[b]
+        p, q = (self._corner(c, (ka, kb)) for c in self.side_corner_keys(a, b))
+        return p, q
+
+    def side_corner_keys(self, a: str, b: str) -> tuple[Key, Key]:
+        """The keys of the two corners of the side between adjacent hexes
+        ``a`` and ``b``, in the order :meth:`shared_corners` gives their
+        points: the same corner has the same key from every side that
+        ends there (a river's hexsides joined into one line)."""
+        ka, kb = self._keys[a], self._keys[b]
         corners_a = {(ka[0] + du, ka[1] + dv) for du, dv in CORNER_OFFSETS}
         shared = [(kb[0] + du, kb[1] + dv) for du, dv in CORNER_OFFSETS
                   if (kb[0] + du, kb[1] + dv) in corners_a]
         if len(shared) != 2:
             raise ValueError(f"hexes {a} and {b} are not adjacent: they share no side")
-        p, q = (self._corner(c, (ka, kb)) for c in shared)
-        return p, q
+        return shared[0], shared[1]
 
     def sides(self) -> dict[frozenset[str], tuple[Point, Point]]:
         """Every side between two hexes of the map (for grid lines)."""

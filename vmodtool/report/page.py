@@ -53,10 +53,16 @@ def _language() -> str:
 
 
 def write_page(output: Path, frames: Frames, catalog: ImageCatalog, *, title: str,
-               findings: list[dict[str, Any]], dice_png: bytes | None = None) -> list[str]:
+               findings: list[dict[str, Any]], dice_png: bytes | None = None,
+               notes: list[dict[str, Any]] | None = None,
+               terrain: dict[str, Any] | None = None) -> list[str]:
     """Write the page and its images folder; returns the module images it
     drew as boxes because the module does not hold them (or they cannot be
-    read)."""
+    read).  With ``notes`` (:func:`~vmodtool.report.narrative.narrative_records`)
+    the page has a narrative column; ``terrain``: a terrain layer to draw over
+    its map (:func:`vmodtool.report.terrain_layer.layer_record`).  Each one's
+    data, style and script are added only when it is given, so a page
+    without them is as it was."""
     folder = output_folder(output.parent, folder_of(output).name)     # a real folder beside the page
     names: list[str] = []
     missing: list[str] = []
@@ -78,8 +84,16 @@ def write_page(output: Path, frames: Frames, catalog: ImageCatalog, *, title: st
     data = frames.record()
     data["images"] = names
     data["findings"] = findings
+    css, script = asset_text("report.css"), asset_text("report.js")
+    if notes:
+        data["notes"] = notes
+        css += asset_text("narrative.css")
+        script += asset_text("narrative.js")
+    if terrain is not None:
+        data["terrain"] = terrain
+        css, script = css + asset_text("terrain.css"), script + asset_text("terrain.js")
     page = Template(asset_text("report.html")).substitute(
-        lang=html.escape(_language()), title=html.escape(title), css=asset_text("report.css"),
-        dice=dice, data=json_for_script(data), script=asset_text("report.js"))
+        lang=html.escape(_language()), title=html.escape(title), css=css,
+        dice=dice, data=json_for_script(data), script=script)
     atomic_write(output, page.encode("utf-8"))
     return missing

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 __all__ = ["build_areas", "AREA_KEYS"]
 
 #: the map keys that only an area map takes
-AREA_KEYS = ("spaces", "connection_types", "connections", "connections_csv", "connections_proposed")
+AREA_KEYS = ("spaces", "connection_types", "connections", "connections_csv", "connections_proposed",
+             "connections_complete")
 
 
 def _hint(name: str, spaces: Mapping[str, object]) -> str:
@@ -55,7 +56,8 @@ def build_areas(b: ProblemCollector, found: AreaMap | None, ttypes: Mapping[str,
             joins.add(cp, entry[0], entry[1], entry[2] if len(entry) == 3 else "clear")
     _csv_connections(b, p, joins)
     proposed = bool(b.get(p + ("connections_proposed",), bool, False))
-    return area_map(spaces.values(), joins.connections, proposed=proposed)
+    complete = bool(b.get(p + ("connections_complete",), bool, False))
+    return area_map(spaces.values(), joins.connections, proposed=proposed, kinds=kinds, complete=complete)
 
 
 def _space_attributes(b: ProblemCollector, p: Path, spaces: dict[str, Space], ttypes: Mapping[str, Any],

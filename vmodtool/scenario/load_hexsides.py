@@ -1,6 +1,7 @@
 """Loading the map's hexsides: ``map.hexside_types`` and ``map.hexsides``
-(pairs of adjacent hexes, or a path of hexes), with a warning when one
-river or road falls into pieces that do not meet."""
+(pairs of adjacent hexes, a path of hexes, or the hexes on a river's two
+banks), with a warning when one river or road falls into pieces that do not
+meet."""
 
 from __future__ import annotations
 
@@ -39,8 +40,10 @@ def build_hexsides(c: ProblemCollector, p: Path, grid: MapGrid, hexes: Mapping[s
             continue
         htype = c.ref(hp + ("type",), htypes, "hexside type")
         entry_sides: list[tuple[str, str]] = []
-        for ap, bp in _pairs(c, hp, entry):
-            side = _hexside(c, ap, bp, grid, hexes)
+        found = [_hexside(c, ap, bp, grid, hexes) for ap, bp in _pairs(c, hp, entry)]
+        if "banks" in entry:
+            found += _bank_sides(c, hp + ("banks",), grid, hexes)
+        for side in found:
             if side is not None and htype:
                 hexsides.append(M.Hexside(htype, *side))
                 entry_sides.append(side)
@@ -60,9 +63,43 @@ def _pairs(c: ProblemCollector, hp: Path, entry: Mapping[str, Any]) -> list[tupl
     path_items = c.list_of(hp + ("path",))
     for (ap, _), (bp, _) in pairwise(path_items):
         pairs.append((ap, bp))
-    if "between" not in entry and "path" not in entry:
-        c.err(hp, "a hexside entry needs 'between' (pairs of hexes) or 'path' (a line of hexes)")
+    if "between" not in entry and "path" not in entry and "banks" not in entry:
+        c.err(hp, "a hexside entry needs 'between' (pairs of hexes), 'path' (a line of hexes) or "
+                  "'banks' (the hexes on each side of a river)")
     return pairs
+
+
+def _bank_sides(c: ProblemCollector, bp: Path, grid: MapGrid, hexes: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A river given by its ``banks``: the hexes on one side and the hexes on
+    the other, each in any order; the river is every side between a hex of
+    one bank and a hex of the other.  A hex on both banks, or one that
+    shares no side with a hex across the river, is an error at that hex."""
+    banks = c.get(bp, list)
+    if not isinstance(banks, list) or len(banks) != 2 or not all(isinstance(b, list) for b in banks):
+        return []                   # the schema says what 'banks' takes
+    sides: list[list[tuple[Path, str]]] = [[], []]
+    for k in (0, 1):
+        for ip, _ in c.list_of(bp + (k,)):
+            label = c.hex_id(ip, hexes)
+            if label is not None:
+                sides[k].append((ip, label))
+    across = [{label for _, label in bank} for bank in sides]
+    out: list[tuple[str, str]] = []
+    for k in (0, 1):
+        for ip, label in sides[k]:
+            if label in across[1 - k]:
+                if k == 1:
+                    c.err(ip, f"hex {label} is on both banks of the river; a river that loops back past "
+                              "a hex is two entries")
+                continue
+            facing = [n for n in grid.neighbours(label) if n in across[1 - k]]
+            if not facing:
+                c.err(ip, f"hex {label} shares no side with a hex of the other bank, so no stretch of the "
+                          f"river runs along it; list only hexes with a whole side on the river (its "
+                          f"neighbours are {', '.join(grid.neighbours(label))})")
+            if k == 0:
+                out += [(min(label, n), max(label, n)) for n in facing]
+    return out
 
 
 def _hexside(c: ProblemCollector, ap: Path, bp: Path, grid: MapGrid, hexes: Mapping[str, Any]

@@ -21,11 +21,12 @@ RULE_KINDS = ("stacking", "stack_order", "cohabitation", "escorted_move", "oblig
 _PLUGIN_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
-def build_rules(c: ProblemCollector, parts: ScenarioParts) -> list[M.RuleSpec]:
+def build_rules(c: ProblemCollector, parts: ScenarioParts, path: Path = ("rules",)) -> list[M.RuleSpec]:
+    """The rules at ``path`` (the game's ``rules``, or one scenario's own)."""
     out = []
-    c.unique_ids(("rules",), "id", "rule id")
+    c.unique_ids(path, "id", "rule id")
     ctx = RuleReferences(c, parts)
-    for rp, entry in c.list_of(("rules",)):
+    for rp, entry in c.list_of(path):
         if not isinstance(entry, dict):
             continue
         rid = c.text(rp + ("id",))

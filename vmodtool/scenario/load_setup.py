@@ -114,12 +114,15 @@ class _SetupReader:
 
 def build_setup(c: ProblemCollector, hex_map: M.HexMap, counters: Sequence[M.Counter], boxes: Sequence[M.Box],
                 formations: Sequence[M.Formation], unit_types: Mapping[str, M.UnitType],
-                turns: M.TurnStructure | None, windows: Sequence[M.HexMap] = ()) -> list[M.SetupStack | M.SetupBox]:
-    """The ``setup`` entries; ``windows``: the ``maps`` a hex entry may name."""
+                turns: M.TurnStructure | None, path: Path = ("setup",),
+                windows: Sequence[M.HexMap] = ()) -> list[M.SetupStack | M.SetupBox]:
+    """The set-up at ``path`` (the game's ``setup``, or one scenario's of
+    the ``scenarios`` section): each unit set up once; ``windows``: the
+    ``maps`` a hex entry may name."""
     reader = _SetupReader(c, hex_map, counters, boxes, formations, unit_types, turns)
     reader.windows = {w.id: w for w in windows}
     out: list[M.SetupStack | M.SetupBox] = []
-    for sp, entry in c.list_of(("setup",)):
+    for sp, entry in c.list_of(path):
         if not isinstance(entry, dict):
             continue
         found: M.SetupStack | M.SetupBox | None
@@ -140,6 +143,6 @@ def build_setup(c: ProblemCollector, hex_map: M.HexMap, counters: Sequence[M.Cou
                 chit_count[chit] = chit_count.get(chit, 0) + 1
     for formation in formations:
         if chit_count.get(formation.id, 0) > formation.chits:
-            c.err(("setup",), f"formation {formation.id!r} has {formation.chits} chit(s) but "
+            c.err(path, f"formation {formation.id!r} has {formation.chits} chit(s) but "
                               f"{chit_count[formation.id]} are set up", severity="warning")
     return out

@@ -55,8 +55,10 @@ def _activation(c: ProblemCollector, pp: Path, box_ids: Sequence[str]) -> M.Acti
 
 
 def check_resources(c: ProblemCollector, tracks: Sequence[M.Track], turns: M.TurnStructure | None,
-                    sides: Sequence[str]) -> None:
-    rp = ("resources", "replacement_points")
+                    sides: Sequence[str], path: Path = ("resources",)) -> None:
+    """The resources at ``path`` (the game's, or one scenario's) against
+    the tracks, turns and sides."""
+    rp = path + ("replacement_points",)
     if not isinstance(c.get(rp), dict):
         return
     c.ref(rp + ("track",), [t.id for t in tracks], "track")

@@ -31,6 +31,7 @@ from vmodtool.scenario.load_log import build_log
 from vmodtool.scenario.load_map import GRID_NOT_BUILT, build_map
 from vmodtool.scenario.load_maps import build_extra_maps
 from vmodtool.scenario.load_rules import RULE_KINDS, build_plugin_paths, build_rules
+from vmodtool.scenario.load_scenarios import build_scenarios
 from vmodtool.scenario.load_setup import END_TURN_CHIT, build_setup
 from vmodtool.scenario.load_styles import build_charts, check_styles, check_templates
 from vmodtool.scenario.load_turns import build_turns, check_resources
@@ -192,16 +193,24 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     binding = LB.build_binding(c, unit_types, sides, [f.id for f in formations], markers, counters, hex_map)
     check_formation_hqs(c, counters)
     turns = build_turns(c, boxes, sides)
-    setup = build_setup(c, hex_map, counters, boxes, formations, unit_types, turns, extra_maps)
+    setup = build_setup(c, hex_map, counters, boxes, formations, unit_types, turns, windows=extra_maps)
     check_resources(c, tracks, turns, sides)
     log = build_log(c)
     charts = build_charts(c)
-    rules = build_rules(c, ScenarioParts(hex_map, sides, boxes, tracks, unit_types, markers, formations, turns))
+    parts = ScenarioParts(hex_map, sides, boxes, tracks, unit_types, markers, formations, turns)
+    rules = build_rules(c, parts)
+    scenarios = build_scenarios(
+        c, hex_map, turns, rules,
+        lambda path, own_turns: build_setup(c, hex_map, counters, boxes, formations, unit_types, own_turns, path,
+                                            extra_maps),
+        lambda path: build_rules(c, parts, path),
+        lambda path, own_turns: check_resources(c, tracks, own_turns, sides, path)) \
+        if c.get(("scenarios",)) is not None else []
     plugin_paths = build_plugin_paths(c)
     check_styles(c, formations, markers)
     check_templates(c, sides, unit_types)
     decks = LC.build_decks(c, sides, [b.id for b in boxes] + list(hex_map.zones))
-    extensions = build_extensions(c, counters, setup, decks)
+    extensions = build_extensions(c, counters, [*setup, *(e for s in scenarios for e in s.setup)], decks)
     hands = LC.build_hands(c, sides, {s.id: s.name for s in game.sides},
                            taken=(hex_map.name, OFF_MAP_NAME, *(m.name for m in extra_maps)))
     return M.Scenario(
@@ -213,4 +222,5 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
         charts=tuple(charts), styles=c.get(("styles",), dict, {}),
         vassal=c.get(("vassal",), dict, {}), rules=tuple(rules),
         plugin_paths=tuple(plugin_paths), module=module_source, binding=binding,
-        decks=tuple(decks), hands=tuple(hands), extensions=tuple(extensions), maps=tuple(extra_maps)), module
+        decks=tuple(decks), hands=tuple(hands), scenarios=tuple(scenarios), extensions=tuple(extensions),
+        maps=tuple(extra_maps)), module

@@ -78,11 +78,18 @@ class Locations(Protocol):
 class AreaMap:
     """The spaces of an area map and the connections between them.
     ``proposed``: the connections are a guess (``vmodtool import`` proposes
-    them from the spaces' positions) that the user has not confirmed."""
+    them from the spaces' positions) that the user has not confirmed.
+    ``complete``: every printed line is typed (else more may be missing:
+    a path the connections give is a real one, but a shorter one may
+    exist)."""
 
     spaces: dict[str, Space] = field(default_factory=dict)
     connections: tuple[Connection, ...] = ()
     proposed: bool = False
+    #: the connection kinds the scenario defines and their costs
+    #: (``map.connection_types``; ``clear`` costs 1 unless it says otherwise)
+    kinds: Mapping[str, float] = field(default_factory=dict)
+    complete: bool = False
     _adjacent: dict[str, dict[str, Connection]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -110,6 +117,11 @@ class AreaMap:
 
     def adjacent(self, a: str, b: str) -> bool:
         return b in self._adjacent.get(a, {})
+
+    def connected(self, label: str) -> bool:
+        """Whether some connection joins ``label`` to another space (a space
+        no typed line reaches yet is one no path or distance can name)."""
+        return bool(self._adjacent.get(label))
 
     def connection(self, a: str, b: str) -> Connection | None:
         return self._adjacent.get(a, {}).get(b)
@@ -210,10 +222,17 @@ def _centre(zone: object) -> Point:
 
 
 def area_map(spaces: Iterable[Space], connections: Iterable[Connection] = (), *,
-             proposed: bool = False) -> AreaMap:
+             proposed: bool = False, kinds: Mapping[str, float] | None = None,
+             complete: bool = False) -> AreaMap:
     """An :class:`AreaMap` of these spaces (the first of a name wins) and
-    connections."""
+    connections (``kinds``: the connection kinds defined, by default those
+    the connections use)."""
     by_name: dict[str, Space] = {}
     for space in spaces:
         by_name.setdefault(space.name, space)
-    return AreaMap(by_name, tuple(connections), proposed)
+    joins = tuple(connections)
+    if kinds is None:
+        kinds = {}
+        for c in joins:
+            kinds.setdefault(c.kind, c.cost)
+    return AreaMap(by_name, joins, proposed, dict(kinds), complete)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from vmodtool.scenario.locations import HEX
 from vmodtool.vassal.grid import HexGrid, LocationError
 
 __all__ = ["AxisNumbering", "GridSpec", "MapGrid", "build_map_grid", "board_size", "alpha_index"]
@@ -95,6 +96,11 @@ class MapGrid:
 
     def centre(self, label: str) -> tuple[int, int]:
         return self.centres[label]
+
+    def location_kind(self, label: str) -> str | None:
+        """``"hex"`` for a hex of the map (a map's hexes are its locations,
+        :class:`~vmodtool.scenario.locations.Locations`), else None."""
+        return HEX if label in self.hexes else None
 
     def neighbours(self, label: str) -> list[str]:
         """Adjacent hexes that are on this map."""

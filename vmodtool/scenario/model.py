@@ -11,13 +11,13 @@ stable keys that modules and audits use.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vmodtool.scenario.binding import Binding, ModuleSource
-from vmodtool.scenario.locations import AreaMap
+from vmodtool.scenario.locations import AreaMap, Locations
 from vmodtool.scenario.mapgrid import GridSpec, MapGrid
 from vmodtool.scenario.position import Position
 
@@ -28,7 +28,7 @@ __all__ = [
     "Side", "Game", "TerrainType", "HexsideType", "Hexside", "MapLabel", "Objective", "HexMap",
     "Box", "Track", "NatoSpec", "Face", "UnitType", "MarkerKind", "Formation", "Counter",
     "SetupStack", "SetupBox", "Phase", "Activation", "TurnStructure", "Chart", "RuleSpec",
-    "Scenario", "Position", "ExtensionSpec",
+    "Scenario", "Position", "ExtensionSpec", "NamedScenario",
 ]
 
 
@@ -167,6 +167,17 @@ class HexMap:
     def hex_ids(self) -> list[str]:
         return list(self.grid.hexes)
 
+    @property
+    def locations(self) -> Locations:
+        """The map's locations as rules ask of them (neighbours, distance):
+        the spaces and connections of an area map, else the hexes."""
+        return self.areas if self.areas is not None else self.grid
+
+    @property
+    def location_ids(self) -> list[str]:
+        """The map's locations: its spaces on an area map, else its hexes."""
+        return list(self.areas.spaces) if self.areas is not None else list(self.grid.hexes)
+
     def __contains__(self, hex_id: object) -> bool:
         return hex_id in self.grid.hexes
 
@@ -174,9 +185,17 @@ class HexMap:
         return self.terrain_types[self.terrain[hex_id]]
 
     def neighbours(self, hex_id: str) -> list[str]:
+        """The adjacent locations: hexes, or on an area map the spaces a
+        connection joins to this one."""
+        if self.areas is not None:
+            return self.areas.neighbours(hex_id)
         return self.grid.neighbours(hex_id)
 
-    def distance(self, a: str, b: str) -> int:
+    def distance(self, a: str, b: str) -> int | None:
+        """Hexes between two hexes; on an area map, connections crossed on
+        the shortest way (None: the typed connections join them by no way)."""
+        if self.areas is not None:
+            return self.areas.distance(a, b)
         return self.grid.distance(a, b)
 
     def hexside_features(self, a: str, b: str) -> frozenset[str]:
@@ -439,6 +458,36 @@ class RuleSpec:
 
 
 @dataclass(frozen=True)
+class NamedScenario:
+    """One scenario of a game with several (the ``scenarios`` section): what
+    differs from the game's other scenarios — the set-up with its
+    reinforcements, the turns it lasts, its objectives and victory
+    conditions, the rules it adds or leaves out.  Units, maps and the other
+    rules are the game's.  ``menu`` is the New Game sub-menu VASSAL lists it
+    under; its predefined setup is ``<id>.vsav`` in the module."""
+
+    id: str
+    name: str
+    setup: tuple[Any, ...] = ()          # SetupStack | SetupBox
+    menu: str | None = None
+    description: str | None = None
+    victory: str | None = None
+    turns: TurnStructure | None = None
+    #: this scenario's objectives (None: the map's)
+    objectives: tuple[Objective, ...] | None = None
+    #: the game's rules this scenario applies, and its own
+    rules: tuple[RuleSpec, ...] = ()
+    position: Position = Position()
+    #: this scenario's resources (None: the game's), e.g. its replacement schedule
+    resources: Mapping[str, Any] | None = None
+
+    @property
+    def setup_file(self) -> str:
+        """The predefined setup's entry in the module."""
+        return f"{self.id}.vsav"
+
+
+@dataclass(frozen=True)
 class Scenario:
     """A validated scenario.  ``path`` is the scenario file; relative paths
     (images, CSV, plug-ins) are resolved against its folder."""
@@ -476,6 +525,10 @@ class Scenario:
     extensions: tuple[ExtensionSpec, ...] = ()
     #: the map windows beside ``map`` (the ``maps`` section), each with its own board and grid
     maps: tuple[HexMap, ...] = ()
+    #: the game's scenarios (the ``scenarios`` section), each a predefined setup
+    scenarios: tuple[NamedScenario, ...] = ()
+    #: the id of the scenario this model is (:meth:`named`), None for the game as a whole
+    chosen: str | None = None
 
     # -- look-ups -------------------------------------------------------------
     @property
@@ -531,3 +584,28 @@ class Scenario:
 
     def stacks(self) -> Iterator[SetupStack]:
         return (s for s in self.setup if isinstance(s, SetupStack))
+
+    # -- several scenarios --------------------------------------------------------
+    def find_named(self, key: str) -> NamedScenario | None:
+        """The scenario whose id or name is ``key`` (names compared without
+        regard to case), None when there is none."""
+        for named in self.scenarios:
+            if named.id == key:
+                return named
+        folded = key.casefold()
+        for named in self.scenarios:
+            if named.name.casefold() == folded:
+                return named
+        return None
+
+    def named(self, key: str) -> Scenario:
+        """This game as scenario ``key`` (an id or a name) is played: its
+        set-up, turns, objectives, resources and rules in place of the game's; raises
+        ``KeyError`` when the game has no such scenario."""
+        found = self.find_named(key)
+        if found is None:
+            raise KeyError(key)
+        hex_map = self.map if found.objectives is None else replace(self.map, objectives=found.objectives)
+        resources = self.resources if found.resources is None else found.resources
+        return replace(self, setup=found.setup, turns=found.turns or self.turns, map=hex_map,
+                       rules=found.rules, resources=resources, chosen=found.id)

@@ -88,6 +88,10 @@ class RuleReferences:
         self.roles = sorted(set(BOX_ROLES) | {x.role for x in b.boxes})
         self.phases = [p.id for p in b.turns.phases] if b.turns else []
         self.terrain = sorted(b.map.terrain_types)
+        #: what a movement class's cost table may name: terrain, and on an
+        #: area map the connection kinds (a step there costs its connection's)
+        areas = b.map.areas
+        self.cost_keys = sorted(set(self.terrain) | set(areas.kinds)) if areas is not None else self.terrain
         self.hexside_types = sorted(b.map.hexside_types)
         self.classes = sorted({t.movement_class for t in b.unit_types.values() if t.movement_class})
         self.faces = sorted({f.name for t in b.unit_types.values() for f in t.faces})
@@ -137,7 +141,9 @@ class RuleReferences:
                 if isinstance(table, dict):
                     for t in table:
                         if t != "default":
-                            self.names(cp + (t,), t, self.terrain, "terrain type")
+                            self.names(cp + (t,), t, self.cost_keys,
+                                       "terrain type" if self.cost_keys is self.terrain
+                                       else "terrain type or connection kind")
         elif key == "hexside_extra":
             for htype, table in value.items():
                 hp = kp + (htype,)

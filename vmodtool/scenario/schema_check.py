@@ -219,12 +219,12 @@ _TYPE_NAMES = {"string": "a text (string)", "integer": "a whole number", "number
                "null": "null"}
 
 
-def _mapping_hint(schema: Mapping[str, Any]) -> str:
+def _mapping_hint(schema: Mapping[str, Any], takes: str = "it takes the keys") -> str:
     """What a mapping the value should have been holds: its keys, else the
     schema's description of a free mapping (``game.scale``)."""
     keys = sorted(schema.get("properties", {}))
     if keys:
-        return f"; it takes the keys: {', '.join(keys)}"
+        return f"; {takes}: {', '.join(keys)}"
     described = schema.get("description")
     return f" ({str(described).rstrip('.')})" if described else ""
 
@@ -272,6 +272,53 @@ def _alternatives(doc: Document, error: ValidationError, path: Path, schema: Map
         return out
     return [doc.problem(path, f"{_describe(error.instance)} is not valid here"
                         + (f": {schema.get('description')}" if schema.get("description") else ""))]
+
+
+def _no_type_fits(doc: Document, error: ValidationError, path: Path, schema: Mapping[str, Any]) -> Explained:
+    """``oneOf``/``anyOf`` of which one alternative is a mapping, given a
+    value of a type no alternative takes (``allowance: fast`` against "a
+    number or {factor: name}"): every alternative named, and what the
+    mapping takes, not only the first alternative's type."""
+    found = _types_wanted(error, list(error.absolute_path))
+    if found is None:
+        return None
+    wants, mapping = found
+    if mapping is None:
+        return None
+    return [doc.problem(path, f"expected {' or '.join(dict.fromkeys(wants))}, found {_describe(error.instance)}"
+                        + _mapping_hint(mapping, "the mapping takes the keys"))]
+
+
+def _types_wanted(error: ValidationError, here: list[Any]) -> tuple[list[str], Mapping[str, Any] | None] | None:
+    """The types the alternatives of ``error`` (nested ones too) want when
+    each rejects the value's type at ``here``, and the first mapping's
+    schema; None when an alternative takes the value's type (its own
+    message explains better: a text against a list of names says "did you
+    mean")."""
+    branches: dict[object, list[ValidationError]] = {}
+    for sub in error.context or ():
+        branches.setdefault(sub.relative_schema_path[0] if sub.relative_schema_path else 0, []).append(sub)
+    if not branches:
+        return None
+    wants: list[str] = []
+    mapping: Mapping[str, Any] | None = None
+    for errs in branches.values():
+        own = [e for e in errs if list(e.absolute_path) == here and e.validator in ("type", "anyOf", "oneOf")]
+        if not own:
+            return None
+        e = own[0]
+        if e.validator == "type":
+            names = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
+            wants.extend(_TYPE_NAMES.get(str(n), str(n)) for n in names)
+            inner = e.schema if "object" in names and isinstance(e.schema, Mapping) else None
+        else:
+            nested = _types_wanted(e, here)
+            if nested is None:
+                return None
+            wants.extend(nested[0])
+            inner = nested[1]
+        mapping = mapping if mapping is not None else inner
+    return wants, mapping
 
 
 def _either(doc: Document, error: ValidationError, context: Sequence[ValidationError], path: Path,
@@ -390,7 +437,7 @@ def _not(doc: Document, error: ValidationError, path: Path, schema: Mapping[str,
 #: how each JSON Schema validator's error is put in a designer's words: the
 #: first explainer that gives problems wins (else the validator's message)
 _EXPLAINERS: dict[str, tuple[Explainer, ...]] = {
-    "oneOf": (_alternatives,), "anyOf": (_alternatives,),
+    "oneOf": (_no_type_fits, _alternatives), "anyOf": (_no_type_fits, _alternatives),
     "additionalProperties": (_extra_keys,), "required": (_required,),
     "minProperties": (_empty_params, _size), "type": (_type,), "enum": (_enum,), "const": (_const,),
     "pattern": (_pattern,), "minimum": (_range,), "exclusiveMinimum": (_range,), "maximum": (_range,),

@@ -47,4 +47,10 @@ def scenario_summary(scenario: Scenario) -> dict[str, Any]:
         counts["extensions"] = len(scenario.extensions)
         text += f", {len(scenario.extensions)} extension(s) (" + ", ".join(
             f"{e.name}: {len(e.counters)} counters" for e in scenario.extensions) + ")"
-    return {"title": scenario.game.title, "id": scenario.game.id, **counts, "text": text}
+    out: dict[str, Any] = {"title": scenario.game.title, "id": scenario.game.id, **counts, "text": text}
+    if scenario.scenarios:
+        out["scenarios"] = [{"id": s.id, "name": s.name, "setup_entries": len(s.setup),
+                             "turns": [s.turns.first, s.turns.last] if s.turns else None,
+                             "rules": len(s.rules)} for s in scenario.scenarios]
+        out["text"] = text + f"; {len(scenario.scenarios)} scenarios: " + " / ".join(s.name for s in scenario.scenarios)
+    return out

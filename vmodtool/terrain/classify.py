@@ -194,7 +194,12 @@ class FeatureDetector:
         typical = float(np.median(scores[pos])) if pos else 1.0
         threshold = max(otsu_threshold(scores), 0.65 * typical)
         detector.weak = 0.2 * typical
-        low_pos = float(scores[pos].min()) if pos else 1.0
+        # the weakest sample lowers the threshold to itself, unless it shows
+        # less than half what a typical one does: a river's side hidden under
+        # a bridge would make every hexside a river (the samples themselves
+        # are features whatever their score)
+        visible = [float(s) for s in scores[pos] if s >= 0.5 * typical] if pos else []
+        low_pos = min(visible) if visible else 1.0
         if threshold > low_pos:
             threshold = low_pos - 1e-9
         if negatives:
@@ -220,23 +225,40 @@ class FeatureDetector:
             out[start:start + len(part)] = near.sum(axis=2)
         return out
 
+    def _shown(self, bands: FloatArray, ground: FloatArray) -> FloatArray:
+        """(n, slices): how fully each slice shows the ink as a sample does:
+        a thin line of the same colour (the grid's, a contour) counts for
+        little, half the sample's width or more for all (0–1)."""
+        counts = self._ink_counts(bands, ground)
+        ref = max(self.reference, 1.0)
+        return np.asarray(np.clip((counts - 0.4 * ref) / (0.5 * ref), 0.0, 1.0), dtype=np.float64)
+
     def scores(self, bands: FloatArray, ground: FloatArray) -> FloatArray:
         """(n,): the share of each band's slices showing the ink as a sample does."""
-        counts = self._ink_counts(bands, ground)
-        # a slice shows the feature when it shows about as much ink as a
-        # sample's: a thin line of the same colour (the grid's, a contour)
-        # counts for little, half the sample's width or more for all
-        ref = max(self.reference, 1.0)
-        return np.asarray(np.clip((counts - 0.4 * ref) / (0.5 * ref), 0.0, 1.0).mean(axis=1), dtype=np.float64)
+        return np.asarray(self._shown(bands, ground).mean(axis=1), dtype=np.float64)
 
-    def detect(self, bands: FloatArray, ground: FloatArray
+    def _at_both_ends(self, bands: FloatArray, ground: FloatArray) -> npt.NDArray[np.bool_]:
+        """(n,): whether each band shows the ink in its outer quarter at both
+        ends: a line hidden in the middle (a river under a bridge) does; a
+        line that only crosses the band (a road over a river's hexside) does
+        not."""
+        shown = self._shown(bands, ground) > 0
+        k = max(1, shown.shape[1] // 4)
+        return np.asarray(shown[:, :k].any(axis=1) & shown[:, -k:].any(axis=1))
+
+    def detect(self, bands: FloatArray, ground: FloatArray, *, ends: bool = False
                ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], FloatArray]:
         """Which bands show the feature (strong), which may continue one
-        (weak), and the confidence of each answer (0–1)."""
+        (weak: with ``ends``, only a band that shows the ink at both ends, so
+        a line along hexsides does not grow along a road that crosses them),
+        and the confidence of each answer (0–1)."""
         fitted = self._fitted
         scores = fitted[1] if fitted is not None and fitted[0] is bands else self.scores(bands, ground)
         margin = np.abs(scores - self.threshold) / max(min(self.threshold, 1 - self.threshold), 0.05)
-        return scores > self.threshold, scores > self.weak, np.clip(margin, 0.0, 1.0)
+        weak = scores > self.weak
+        if ends:
+            weak &= self._at_both_ends(bands, ground)
+        return scores > self.threshold, weak, np.clip(margin, 0.0, 1.0)
 
 
 def grow_lines(strong: npt.NDArray[np.bool_], weak: npt.NDArray[np.bool_], sides: Sequence[tuple[str, str]],
@@ -303,11 +325,14 @@ def _inks(bands: FloatArray, ground: FloatArray, k: int = 4, support: float = 0.
     return np.asarray(centres[share >= support], dtype=np.float64)
 
 
-def _common_inks(bands: FloatArray, ground: FloatArray, most: int = 400, present: float = 0.3) -> FloatArray:
-    """Off-ground colours that at least ``present`` of the hexsides show."""
+def _common_inks(bands: FloatArray, ground: FloatArray, most: int = 400, present: float = 0.2) -> FloatArray:
+    """Off-ground colours that at least ``present`` of the hexsides show:
+    the grid's line over each ground (over water it is another colour than
+    over clear ground, and water may be a fifth of the map), hex numbers;
+    eight clusters, so that each of those keeps its own."""
     picks = np.linspace(0, len(bands) - 1, min(most, len(bands))).astype(np.int64)
     sub, sub_ground = bands[picks], ground[picks]
-    centres = _inks(sub, sub_ground, k=6, support=0.02)
+    centres = _inks(sub, sub_ground, k=8, support=0.02)
     if len(centres) == 0:
         return centres
     off = _off_ground(sub, sub_ground, GROUND_DELTA)

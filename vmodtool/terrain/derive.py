@@ -266,7 +266,8 @@ def _derive_hexsides(scenario: M.Scenario, image: npt.NDArray[np.uint8], frame: 
         if kind == "patch":
             hits, conf = SymbolDetector.fit(bands[kind], pos, neg).detect(bands[kind])
         else:
-            strong, weak, conf = FeatureDetector.fit(bands[kind], ground, pos, neg).detect(bands[kind], ground)
+            strong, weak, conf = FeatureDetector.fit(bands[kind], ground, pos, neg).detect(
+                bands[kind], ground, ends=kind == "along")
             for i in pos:
                 strong[i] = True
             for i in neg:

@@ -130,13 +130,16 @@ def hex_features(image: npt.NDArray[np.uint8], frame: HexFrame, labels: Sequence
         inside = (xs >= 0) & (xs <= w - 1) & (ys >= 0) & (ys <= h - 1)
         keep = inside.copy()
         for row, label in enumerate(chunk):
+            towards = []
             for other in (lines or {}).get(label, ()):
                 ux = frame.centres[other][0] * frame.scale - centres[row, 0]
                 uy = frame.centres[other][1] * frame.scale - centres[row, 1]
+                towards.append((ux, uy))
                 norm = math.hypot(ux, uy) or 1.0
                 t = (ox * ux + oy * uy) / norm
                 off = np.abs(ox * uy - oy * ux) / norm
                 keep[row] &= ~((t > -half_width) & (off < half_width))
+            keep[row] &= ~_near_bends(ox, oy, towards, half_width)
             if keep[row].sum() < len(ox) // 4:
                 keep[row] = inside[row]
         ix = np.clip(np.rint(xs).astype(np.int64), 0, w - 1)
@@ -145,6 +148,24 @@ def hex_features(image: npt.NDArray[np.uint8], frame: HexFrame, labels: Sequence
         lab[~keep] = np.nan
         out[start:start + len(chunk)] = _describe(lab)
     return out
+
+
+def _near_bends(ox: FloatArray, oy: FloatArray, towards: Sequence[tuple[float, float]],
+                half_width: float) -> npt.NDArray[np.bool_]:
+    """The sample offsets within ``half_width`` of a road that bends in the
+    hex as a curve (vmodtool's boards, and most printed maps, round a road's
+    turn: from the middle of one side to the middle of the other about the
+    centre, a quadratic Bézier with the centre as its control point), for
+    every two of the directions ``towards`` the hexes the road runs to."""
+    near = np.zeros(ox.shape, dtype=bool)
+    ts = np.linspace(0.0, 1.0, 13)
+    for i, (ax, ay) in enumerate(towards):
+        for bx, by in towards[i + 1:]:
+            px = (1 - ts) ** 2 * ax / 2 + ts ** 2 * bx / 2
+            py = (1 - ts) ** 2 * ay / 2 + ts ** 2 * by / 2
+            d2 = (ox[:, None] - px[None, :]) ** 2 + (oy[:, None] - py[None, :]) ** 2
+            near |= d2.min(axis=1) < half_width * half_width
+    return near
 
 
 #: a hexside band is sampled on a fixed lattice: this many slices along its

@@ -17,12 +17,13 @@ from typing import Any
 
 from vmodtool.errors import VmodError
 from vmodtool.vassal.buildfile import PieceSlotEntry
-from vmodtool.vassal.commands import AddPiece, ChangePiece
+from vmodtool.vassal.commands import AddPiece, ChangePiece, TurnState, leaves
 from vmodtool.vassal.decks import DeckState, DrawPileDef, ObscuredState, draw_piles
 from vmodtool.vassal.extension import ExtendedModule, extension_name
 from vmodtool.vassal.grid import BoardPlacement, MapGeometry, board_from_element
 from vmodtool.vassal.module import Module
-from vmodtool.vassal.pieces import PieceDef, Trait
+from vmodtool.vassal.pieces import PieceDef, Trait, parse_stack_state
+from vmodtool.vassal.savefile import SavedGame
 from vmodtool.vassal.sequence import encode_sequence
 from vmodtool.vassal.traits import view_of
 
@@ -223,6 +224,63 @@ class GamePieces:
         if members:
             sid = self.new_id()
             self.stacks[sid] = GameStack(sid, map_name, x, y, members)
+
+    def clear_stacks(self) -> None:
+        """Take every piece off the maps (the SetupStacks' pieces; the decks'
+        cards stay): the empty table a predefined setup is laid out on."""
+        for stack in self.stacks.values():
+            for pid in stack.members:
+                del self.pieces[pid]
+        self.stacks.clear()
+
+    def restore(self, saved: SavedGame) -> None:
+        """Start from a saved game's state, as VASSAL does when it loads one
+        (a predefined setup, or the save a log of a PBEM chain continues):
+        its pieces with their ids and states, stacks, decks (by their
+        DrawPile's type) and turn trackers; new ids follow the highest
+        numeric id it holds."""
+        self.pieces.clear()
+        self.stacks.clear()
+        for deck in self.decks.values():
+            deck.members.clear()
+        deck_of_type = {d.pile.type.encode(): d for d in self.decks.values()}
+        highest = self._next_id - 1
+        for node in saved.restore_part():
+            for _, cmd in leaves(node):
+                if isinstance(cmd, TurnState):
+                    self.turn_states[cmd.tracker_id] = cmd.state
+                if not isinstance(cmd, AddPiece) or cmd.piece_id is None:
+                    continue
+                pid = cmd.piece_id
+                if pid.isdigit():
+                    highest = max(highest, int(pid))
+                if cmd.is_stack:
+                    st = parse_stack_state(cmd.state)
+                    if st.map is not None:
+                        self.stacks[pid] = GameStack(pid, st.map, st.x, st.y, list(st.members))
+                elif cmd.type in deck_of_type:
+                    deck = deck_of_type[cmd.type]
+                    state = DeckState.parse(cmd.state)
+                    deck.id, deck.face_down, deck.members = pid, state.face_down, list(state.cards)
+                else:
+                    piece = PieceDef.parse(cmd.text, file=saved.file)
+                    basic = piece.basic_state()
+                    self.pieces[pid] = PlacedPiece(pid, piece, basic.map, basic.x, basic.y, basic.gpid or "")
+        self._next_id = highest + 1
+
+    def place(self, definition: str, map_name: str, location: str, gpid: str) -> str:
+        """Put a piece of the PieceSlot ``definition`` (with the slot's
+        ``gpid``) on top of the stack at ``location`` of a map, with no
+        command logged: the starting state a save records, as a designer
+        lays it out before saving a predefined setup."""
+        x, y = self.point(map_name, location)
+        pid = self._new_piece(definition, map_name, x, y, gpid)
+        target = next((s for s in self.stacks.values() if s.map == map_name and (s.x, s.y) == (x, y)), None)
+        if target is None:
+            target = GameStack(self.new_id(), map_name, x, y, [])
+            self.stacks[target.id] = target
+        target.members.append(pid)
+        return pid
 
     def _new_piece(self, definition: str, map_name: str | None, x: int, y: int, gpid: str) -> str:
         piece = expand_prototypes(PieceDef.parse(definition), self.prototypes)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vmodtool.vassal.pieces import java_int
-from vmodtool.vassal.sequence import decode_sequence
+from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -53,6 +53,19 @@ class TurnLevelDef:
             return str(current)
         return self.values[current] if 0 <= current < len(self.values) else ""
 
+    def state(self, current: int | None = None, loop_limit: int = -1) -> str:
+        """``getState`` of the level at its value ``current`` (a counter's
+        number, a list's index; default its start, the first entry), its
+        first sub-level active, every list entry active: a counter is
+        ``current;sub;loop;loopLimit;<sub-levels>``, a list
+        ``current;sub;first;<active flags>;<sub-levels>``."""
+        children = [child.state() for child in self.children]
+        if self.kind == "counter":
+            head = [str(self.start if current is None else current), "0", "false", str(loop_limit)]
+        else:
+            head = [str(current or 0), "0", "0", ",".join("true" for _ in self.values)]
+        return encode_sequence(head + children, ";") or ""
+
     def _active(self, state: str, out: list[tuple[str, str]]) -> None:
         tokens = decode_sequence(state, ";") if state else []
 
@@ -75,6 +88,13 @@ class TurnTrackerDef:
     id: str
     name: str
     levels: tuple[TurnLevelDef, ...]
+
+    def state(self, top: int | None = None, loop_limit: int = -1) -> str:
+        """``TurnTracker.getState``: the first level active at ``top`` (see
+        :meth:`TurnLevelDef.state`), the others at their start."""
+        levels = [level.state(top if i == 0 else None, loop_limit if i == 0 else -1)
+                  for i, level in enumerate(self.levels)]
+        return encode_sequence(["0"] + levels, "|") or ""
 
     def active_levels(self, state: str) -> list[tuple[str, str]]:
         """(level name, value shown) of the active levels a state sets,

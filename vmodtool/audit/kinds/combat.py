@@ -7,7 +7,9 @@ A combat move of a unit of the side whose combat it is that does not move
 away from the enemy is an advance; every other combat move is a retreat
 (or a displacement).  Both are measured from where the unit began its
 combat moves in the window, so a retreat of two hexes dragged hex by hex
-is one retreat of two hexes.
+is one retreat of two hexes.  On an area map hexes are spaces and
+distances count connections; a combat move the typed connections cannot
+measure is NOT CHECKED (:func:`vmodtool.audit.coverage.unjoined`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from vmodtool.audit.combat import (
     map_neighbours,
     new_window,
 )
+from vmodtool.audit.coverage import Tally, unjoined
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.movement import CheapCopy, describe
 from vmodtool.audit.selectors import matches
@@ -44,12 +47,17 @@ class _CombatMoves(CheapCopy, Rule, ABC):
         super().__init__(ctx)
         self.spec = CombatSpec(self.params.get("combat") or {})
         self.max_hexes = int(self.params.get("max_hexes", 1))
-        self.subscribes = COMBAT_EVENTS | {"move"}
+        self.subscribes = COMBAT_EVENTS | {"move", "game_end"}
         self.window: Window = new_window()
+        self.unjudged = Tally()         # combat moves an area map's typed connections cannot measure
 
     def check(self, state: GameView, event: Event) -> Iterable[Violation]:
         if event.kind != "move":
             self.spec.on_event(state, event, self.window)
+            why = self.unjudged.reason("combat move(s)") if event.kind == "game_end" else None
+            if why is not None:
+                return [self.ctx.violation(event, state, why, severity="info", not_checked=True,
+                                           moves_not_judged=self.unjudged.number)]
             return ()
         if event.unit is None or not event.from_hex or not event.to_hex or event.from_hex == event.to_hex:
             return ()
@@ -63,6 +71,8 @@ class _CombatMoves(CheapCopy, Rule, ABC):
         if not matches(self.params.get("subject"), unit, state, unit):
             return ()
         origin = window["origin"].get(unit.uid, event.from_hex)
+        if not self.measurable(state, unit, origin, event.to_hex):
+            return ()
         if CombatSpec.is_advance(state, unit, origin, event.to_hex, window) != self.advances:
             return ()
         problem = self.judge(state, unit, origin, event.to_hex, window)
@@ -72,6 +82,23 @@ class _CombatMoves(CheapCopy, Rule, ABC):
         return [self.ctx.violation(event, state, f"{describe(state, unit.uid)} {message}",
                                    units=[unit.uid], hexes=[origin, event.to_hex], origin=origin,
                                    **evidence)]
+
+    def measurable(self, state: GameView, unit: UnitView, origin: str, to_hex: str, *others: str) -> bool:
+        """Whether the map measures between ``origin`` and ``to_hex`` (and
+        ``others``, from ``origin``): always on a hex map; on an area map
+        when the typed connections join them and are declared complete
+        (distances from the enemy are measured too), else the move is noted
+        NOT CHECKED."""
+        areas = state.scenario.map.areas
+        if areas is None:
+            return True
+        for there in (to_hex, *others):
+            gap = unjoined(areas, origin, there) or (
+                None if areas.complete else "the typed connections are not declared complete")
+            if gap is not None:
+                self.unjudged = self.unjudged.noted(f"{describe(state, unit.uid)} {origin} → {to_hex}: {gap}")
+                return False
+        return True
 
     @abstractmethod
     def judge(self, state: GameView, unit: UnitView, origin: str, to_hex: str,
@@ -83,7 +110,7 @@ class _CombatMoves(CheapCopy, Rule, ABC):
         """What both kinds refuse: more than ``max_hexes`` from where the
         move began, or into a hex the enemy holds."""
         far = state.scenario.map.distance(origin, to_hex)
-        if far > self.max_hexes:
+        if far is not None and far > self.max_hexes:
             return (f"{what}: {far} hexes, at most {self.max_hexes}",
                     {"hexes_moved": far, "max_hexes": self.max_hexes})
         if to_hex in enemies:
@@ -137,7 +164,9 @@ class AdvanceAfterCombat(_CombatMoves):
         if beyond is not None:
             return beyond
         vacated = [h for h, side in window["vacated"].items() if side != unit.side]
-        if not any(hex_map.distance(origin, v) == 1 and hex_map.distance(v, to_hex) <= self.max_hexes - 1
+        if not self.measurable(state, unit, origin, to_hex, *vacated):
+            return None                 # (a vacated space the typed connections do not reach)
+        if not any(hex_map.distance(origin, v) == 1 and (hex_map.distance(v, to_hex) or 0) <= self.max_hexes - 1
                    for v in vacated):
             left = ", ".join(sorted(vacated)) or "none"
             return (f"{what}: not into a hex the enemy vacated in this combat (vacated: {left})",

@@ -5,7 +5,10 @@
 each of its units is from the formation's HQ; a unit out of range must show
 proof before its first move in that activation: an Out of Command marker in
 its hex (the status rule then judges the move) or a passed morale check for
-its hex (``#check <hex> pass`` after a dice roll, one check per hex).
+its hex (``#check <hex> pass`` after a dice roll, one check per hex).  On an
+area map the range is counted in connections (the shortest way over the
+typed ones); a unit whose space or HQ's space the typed connections do not
+join is NOT CHECKED (:func:`vmodtool.audit.coverage.unjoined`).
 
 ``per_turn_limit`` counts a derived event (an activation, a step gain, or any
 engine event kind) per unit, formation or side in each turn.
@@ -18,6 +21,7 @@ from collections.abc import Container, Iterable, Mapping
 from typing import Any, TypedDict
 
 from vmodtool.audit.api import Annotation, Event, GameView, Rule, RuleContext, UnitView, Violation
+from vmodtool.audit.coverage import Tally, unjoined
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.movement import At, CheapCopy, Moment, describe
 from vmodtool.audit.selectors import as_list, matches
@@ -113,7 +117,9 @@ class CommandRange(CheapCopy, Rule):
         self.ooc_kinds = frozenset(as_list(oor.get("ooc_marker", p.get("ooc_marker",
                                                                         "out_of_command"))))
         self.check_kinds = frozenset(as_list(oor.get("check_annotation", "check")))
-        self.hex_ids = ctx.scenario.map.grid.hexes
+        areas = ctx.scenario.map.areas
+        # the locations a ``#check`` may name: hexes, or an area map's spaces
+        self.hex_ids: Container[str] = ctx.scenario.map.grid.hexes if areas is None else areas.spaces
         self.formations = {f.id: f for f in ctx.scenario.formations}
         #: unit id -> its formation (a counter's never changes)
         self.formation_of = {c.id: c.formation for c in ctx.scenario.counters}
@@ -124,6 +130,7 @@ class CommandRange(CheapCopy, Rule):
         self.rolls: list[_Roll] = []            # this activation's rolls
         self.passed: dict[str, tuple[int, tuple[int, ...]]] = {}   # hex -> (step, dice)
         self.failed: dict[str, _Failure] = {}   # hex -> its failed check
+        self.unjudged = Tally()                 # units an area map's typed connections cannot measure
 
     def _reset(self) -> None:
         self.formation = None
@@ -138,6 +145,10 @@ class CommandRange(CheapCopy, Rule):
         if kind in ("activation_end", "phase_start", "turn_start", "game_end"):
             out = self._unmarked_failures(state)
             self._reset()
+            why = self.unjudged.reason("unit(s) at the start of an activation") if kind == "game_end" else None
+            if why is not None:
+                out.append(self.ctx.violation(event, state, why, severity="info", not_checked=True,
+                                              units_not_judged=self.unjudged.number))
             return out
         if self.formation is None:
             return ()
@@ -193,10 +204,30 @@ class CommandRange(CheapCopy, Rule):
                                        "hq": formation.hq, "hq_hex": None}
                 continue
             hq_hex, reach = hq_at
-            distance = state.scenario.map.distance(unit.hex, hq_hex)
-            if distance > reach:
+            distance = self._distance(state, unit, hq_hex, reach)
+            if distance is not None and distance > reach:
                 self.owed[unit.uid] = {"hex": unit.hex, "distance": distance, "range": reach,
                                        "hq": formation.hq, "hq_hex": hq_hex}
+
+    def _distance(self, state: GameView, unit: UnitView, hq_hex: str, reach: float) -> int | None:
+        """How far ``unit`` is from its HQ's location; None when an area
+        map's typed connections cannot say (the unit noted NOT CHECKED): no
+        way joins the two, or the typed way is longer than the range and the
+        connections are not declared complete (a line not typed yet may
+        bring it nearer: only "in range" is sure then)."""
+        assert unit.hex is not None
+        hex_map = state.scenario.map
+        areas = hex_map.areas
+        if areas is None:
+            return hex_map.distance(unit.hex, hq_hex)
+        gap = unjoined(areas, unit.hex, hq_hex)
+        distance = hex_map.distance(unit.hex, hq_hex) if gap is None else None
+        if distance is not None and distance > reach and not areas.complete:
+            gap = f"{distance} connections by the typed lines, which are not declared complete"
+        if gap is None:
+            return distance
+        self.unjudged = self.unjudged.noted(f"{unit.describe()} in {unit.hex}, its HQ in {hq_hex}: {gap}")
+        return None
 
     # -- proofs --------------------------------------------------------------------------
     def _owed_hexes(self) -> set[str]:
@@ -276,7 +307,8 @@ class CommandRange(CheapCopy, Rule):
         if owed["hq_hex"] is None:
             why = f"its HQ {hq} was not on the map at the start of the activation"
         else:
-            why = (f"it was {owed['distance']} hexes from its HQ {hq} in {owed['hq_hex']} at "
+            apart = "hexes" if state.scenario.map.areas is None else "connections"
+            why = (f"it was {owed['distance']} {apart} from its HQ {hq} in {owed['hq_hex']} at "
                    f"the start of the activation (command range {owed['range']})")
         proofs = []
         if "passed_check" in self.accept:

@@ -4,7 +4,11 @@
 The log gives only the old and the new hex of a drag, so
 ``movement_allowance`` charges the *cheapest legal* cost between them (a
 lower bound of what was really spent) and sums the drags of a unit inside its
-window (activation, phase, …).  ``escorted_move`` compares end points only:
+window (activation, phase, …).  On an area map the same search runs over
+the typed connections (a step costs its connection's kind, or what the
+movement class's table says for that kind); a move the typed graph cannot
+measure (a space no connection reaches, no path between the two) is NOT
+CHECKED, never charged (:func:`vmodtool.audit.coverage.unjoined`).  ``escorted_move`` compares end points only:
 a subject (an HQ) that moved A → B needs an escort that also went A → B in
 the same window.
 
@@ -22,6 +26,7 @@ from typing import Any, TypedDict, TypeGuard
 
 from vmodtool.audit.api import Event, GameView, Rule, RuleContext, UnitView, Violation
 from vmodtool.audit.combat import COMBAT_EVENTS, CombatSpec, Window, new_window
+from vmodtool.audit.coverage import Tally, unjoined
 from vmodtool.audit.kinds import register
 from vmodtool.audit.map_tables import MAPS_KEPT, ByMap, map_neighbours, per_map
 from vmodtool.audit.selectors import as_list, matches
@@ -120,6 +125,8 @@ class MoveCosts:
 
     def __init__(self, scenario: Scenario, params: Mapping[str, Any]) -> None:
         self.map = scenario.map
+        #: an area map's spaces and connections (None: a hex map)
+        self.areas = scenario.map.areas
         self.params = params
         self.costs: Mapping[str, Mapping[str, Any]] = params.get("costs") or {}
         self.ignore_hexsides = bool(params.get("ignore_hexsides", False))
@@ -161,6 +168,7 @@ class MoveCosts:
         if hex_map is self.map:
             return
         self.map = hex_map
+        self.areas = hex_map.areas
         tables = _map_tables(hex_map, self.params)
         self.sides, self.neighbours, self._edges = tables.sides, tables.neighbours, tables.edges
         self._cache, self._paths, self._entrances = tables.searches, tables.paths, tables.entrances
@@ -183,6 +191,8 @@ class MoveCosts:
 
     def step_cost(self, cls: str, a: str, b: str) -> float | None:
         """Cost of moving from ``a`` into the adjacent ``b`` (None: prohibited)."""
+        if self.areas is not None:
+            return self._connection_cost(cls, a, b)
         features = frozenset() if self.ignore_hexsides else self.sides.get(frozenset((a, b)),
                                                                             frozenset())
         base: Any = None
@@ -204,6 +214,17 @@ class MoveCosts:
                 return None
             cost += float(extra)
         return cost
+
+    def _connection_cost(self, cls: str, a: str, b: str) -> float | None:
+        """On an area map: the cost of the connection from ``a`` to ``b``,
+        by its kind (the movement class's table may price a kind, or
+        prohibit it); terrain does not price a step there."""
+        assert self.areas is not None
+        joined = self.areas.connection(a, b)
+        if joined is None:
+            return None
+        cost = (self.costs.get(cls) or {}).get(joined.kind, joined.cost)
+        return None if cost == PROHIBITED else float(cost)
 
     def edges(self, cls: str) -> dict[str, tuple[tuple[str, float], ...]]:
         table = self._edges.get(cls)
@@ -465,6 +486,7 @@ class MovementAllowance(CheapCopy, Rule):
         self.step_no: int | None = None
         self.retreats: list[_Retreat] = []          # pending annotations naming hexes
         self.combat_window: Window = new_window()
+        self.unjudged = Tally()                     # moves an area map's typed connections cannot measure
 
     def idle(self, state: GameView) -> bool:
         """Whether its ``step_end`` now would do nothing (see
@@ -488,10 +510,15 @@ class MovementAllowance(CheapCopy, Rule):
             if kind == "annotation":
                 self._on_annotation(event)
             return ()
-        out = self._flush(state) if self.pending else ()
+        out = self._flush(state) if self.pending else []
         if combat is not None and kind in COMBAT_EVENTS:
             combat.on_event(state, event, self.combat_window)
         self._window_bound(kind)
+        if kind == "game_end":
+            why = self.unjudged.reason("move(s)")
+            if why is not None:
+                out.append(self.ctx.violation(event, state, why, severity="info", not_checked=True,
+                                              moves_not_judged=self.unjudged.number))
         return out
 
     def _window_bound(self, kind: str) -> None:
@@ -541,6 +568,13 @@ class MovementAllowance(CheapCopy, Rule):
         if not self.tables.knows(cls):
             return
         self.tables.follow(state.terrain_map)
+        areas = self.tables.areas
+        if areas is not None:
+            gap = unjoined(areas, event.from_hex, event.to_hex)
+            if gap is not None:         # (the typed graph may lack the line: no accusation)
+                self.unjudged = self.unjudged.noted(
+                    f"{describe(state, unit.uid)} {event.from_hex} → {event.to_hex} (step {event.step}): {gap}")
+                return
         self._new_step(event.step)
         blocked, stop, enemies = self._enemies(state, unit)
         if not self.enemy_prohibited:
@@ -620,13 +654,16 @@ class MovementAllowance(CheapCopy, Rule):
                      enemies: Mapping[str, list[str]]) -> str:
         if dst in blocked:
             return f"{dst} holds enemy units ({', '.join(enemies.get(dst, []))})"
-        if self.tables.terrain_cost(cls, dst) == PROHIBITED:
+        if self.tables.areas is not None:
+            notes = [f"connection kinds prohibited for {cls} movement"]
+        elif self.tables.terrain_cost(cls, dst) == PROHIBITED:
             terrain = self.tables.map.terrain.get(dst)
             name = self.tables.map.terrain_types[terrain].name if terrain else "?"
             return f"{dst} is {name}, prohibited for {cls} movement"
-        notes = ["prohibited terrain and hexsides"]
+        else:
+            notes = ["prohibited terrain and hexsides"]
         if blocked:
-            notes.append("enemy-occupied hexes")
+            notes.append("enemy-occupied hexes" if self.tables.areas is None else "enemy-occupied spaces")
         if stop:
             notes.append("stopping on entering enemy ZOC")
         return f"no legal path for {cls} movement (" + ", ".join(notes) + ")"
@@ -675,6 +712,20 @@ class MovementAllowance(CheapCopy, Rule):
                 return True
         return False
 
+    def _unsure(self, state: GameView, item: _Drag, why: str) -> bool:
+        """Whether a verdict rests on an area map's typed connections that
+        are not declared complete (``map.connections_complete``): a line
+        not typed yet may make the way shorter (or a space a zone of
+        control), so the move is noted NOT CHECKED instead.  Never on a
+        hex map."""
+        areas = self.tables.areas
+        if areas is None or areas.complete:
+            return False
+        self.unjudged = self.unjudged.noted(
+            f"{describe(state, item['uid'])} {item['from_hex']} → {item['to_hex']} (step {item['event'].step}): "
+            f"{why}; the typed connections are not declared complete")
+        return True
+
     def _judge(self, state: GameView, item: _Drag) -> Violation | None:
         event, uid = item["event"], item["uid"]
         a, b = item["from_hex"], item["to_hex"]
@@ -682,6 +733,8 @@ class MovementAllowance(CheapCopy, Rule):
         if item["ends_in_zoc"]:
             self.stopped[uid] = b
         if item["best"] is None:
+            if self._unsure(state, item, str(item["reason"])):
+                return None
             return self.ctx.violation(event, At(state, item["clock"]),
                                       f"{describe(state, uid)} moved {a} → {b}: {item['reason']}",
                                       units=[uid], hexes=[a, b], reason=item["reason"],
@@ -699,11 +752,16 @@ class MovementAllowance(CheapCopy, Rule):
         if not left_zoc:
             # a legal move (the common case) costs no text
             if allowance is None or total <= allowance + EPSILON:
+                if self.zoc_stop:
+                    self._unsure(state, item, "legal by the typed lines, but where an untyped line puts a zone "
+                                              "of control is unknown")
                 return None
             if not earlier and item["minimum_search"] and self.tables.within_hexes(
                     item["cls"], a, b, self.minimum, *item["minimum_search"]):
                 self.minimum_used[uid] = True
                 self.spent[uid] = max(total, allowance)
+                return None
+            if self._unsure(state, item, f"{fmt_mp(total)} MP by the typed lines, over its {fmt_mp(allowance)}"):
                 return None
         at = At(state, item["clock"])
         who = describe(state, uid)

@@ -351,6 +351,12 @@ CASES = [
     ("unknown-owner-side", _hand_of_unknown_side),
     ("duplicate-global-property", _dup_global),
     ("duplicate-dice-button", _dup_dice),
+    # an extension's own codes: see tests/assemble/test_extension.py (a built extension and its module)
+    ("empty-extension", None),
+    ("empty-extension-element", None),
+    ("missing-target", None),
+    ("wrong-base-module", None),
+    ("extension-not-checked", None),
 ]
 
 

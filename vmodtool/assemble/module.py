@@ -18,6 +18,11 @@ from lxml import etree
 
 from vmodtool.assemble import components as C
 from vmodtool.assemble.decks import add_decks, add_hands
+from vmodtool.assemble.extension import PALETTE_TAB, extension_only_images, module_decks
+from vmodtool.assemble.maps import add_map_windows
+from vmodtool.assemble.maps import board_picker as _board_picker
+from vmodtool.assemble.maps import map_children as _map_children
+from vmodtool.assemble.maps import map_window as _map
 from vmodtool.assemble.module_images import ModuleImages
 from vmodtool.assemble.offmap import OffMapLayout, draw_off_map, layout_off_map
 from vmodtool.assemble.pieces import PieceFactory, unit_name
@@ -30,7 +35,7 @@ from vmodtool.scenario.geometry import (
     scenario_turn_trackers,
     tracker_log,
 )
-from vmodtool.scenario.model import Counter, Scenario, SetupBox, SetupStack, TurnStructure
+from vmodtool.scenario.model import Counter, HexMap, Scenario, SetupBox, SetupStack, TurnStructure
 from vmodtool.scenario.offmap import OFF_MAP_NAME
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.buildfile import BuildFile
@@ -101,12 +106,14 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     root = bf.root
     _module_root(root, scenario, version, vassal_version)
     _main_map(root, parts)
+    add_map_windows(root, scenario, images, parts.place_stacks)
     off, layout, off_flare = _off_map(root, parts)
     palette = _palette(root, scenario, parts.factory, images, parts.gpids)
     # the decks' cards take gpids after every other piece, so that adding
     # decks to a scenario leaves the gpids of its units and markers alone
     if off is not None and layout is not None and scenario.decks:
-        add_decks(off, scenario, layout, images.card, images.card_back, parts.gpids.take, before=off_flare)
+        add_decks(off, module_decks(scenario), layout, images.card, images.card_back, parts.gpids.take,
+                  before=off_flare)
     if scenario.hands:
         add_hands(root, scenario, images.hand_board, before=root.find(C.P + "module.PieceWindow"))
     protos = C.add(root, "module.PrototypesContainer")
@@ -132,8 +139,10 @@ def assemble_module(scenario: Scenario, images: ModuleImages,
     meta = ModuleMetadata(version=version, vassal_version=vassal_version, date_saved="0",
                           description=game.note or "", name=game.title)
     entries: dict[str, bytes] = {"buildFile.xml": buildfile, "moduledata": meta.to_bytes()}
+    left_out = extension_only_images(scenario, images)     # in the extensions, not the module
     for name in sorted(images.files):
-        entries["images/" + name] = images.files[name]
+        if name not in left_out:
+            entries["images/" + name] = images.files[name]
     entries["help/scenario.html"] = _help_page(scenario).encode("utf-8")
     if scenario.scenarios:
         entries.update(setup_files(scenario, buildfile, entries["moduledata"], parts.factory, palette, images.chit))
@@ -153,6 +162,21 @@ class _Parts:
         self.factory = factory
         self.gpids = _Gpids()
         self.setup_locations: dict[str, tuple[str, str]] = {}   # counter id -> (map name, location)
+
+    def place_stacks(self, window: etree._Element, hex_map: HexMap) -> None:
+        """The at-start stacks of the set-up's hexes on ``hex_map`` (the
+        scenario's map, or one of its ``maps``: a stack's ``map``), in ``window``."""
+        scenario = self.scenario
+        window_id = None if hex_map is scenario.map else hex_map.id
+        for entry in scenario.setup:
+            if isinstance(entry, SetupStack) and entry.units and entry.map == window_id:
+                stack = C.add(window, "module.map.SetupStack", {
+                    "location": entry.hex, "name": f"{entry.hex} start", "owningBoard": hex_map.name,
+                    "useGridLocation": True})
+                for uid in entry.units:
+                    counter = scenario.counter(uid)
+                    _slot(stack, self.factory, self.images, self.gpids, counter, entry.faces.get(uid))
+                    self.setup_locations[uid] = (hex_map.name, entry.hex)
 
 
 def _module_root(root: etree._Element, scenario: Scenario, version: str, vassal_version: str) -> None:
@@ -187,15 +211,7 @@ def _main_map(root: etree._Element, parts: _Parts) -> None:
     C.add(grid, "module.map.boardPicker.board.mapgrid.HexGridNumbering",
           scenario.map.grid.numbering_attributes)
     _map_children(main)
-    for entry in scenario.setup:
-        if isinstance(entry, SetupStack) and entry.units:
-            stack = C.add(main, "module.map.SetupStack", {
-                "location": entry.hex, "name": f"{entry.hex} start", "owningBoard": board_name,
-                "useGridLocation": True})
-            for uid in entry.units:
-                counter = scenario.counter(uid)
-                _slot(stack, parts.factory, images, parts.gpids, counter, entry.faces.get(uid))
-                parts.setup_locations[uid] = (scenario.map.name, entry.hex)
+    parts.place_stacks(main, scenario.map)
     C.add(main, "module.map.Flare")
 
 
@@ -296,13 +312,13 @@ def _palette(root: etree._Element, scenario: Scenario, factory: PieceFactory, im
     and each chit's (by :func:`~vmodtool.assemble.setups.chit_key`)."""
     slots: dict[str, str] = {}
     window = C.add(root, "module.PieceWindow")
-    tabs = C.add(window, "widget.TabWidget", {"entryName": "Counters"})
+    tabs = C.add(window, "widget.TabWidget", {"entryName": PALETTE_TAB})
     formation_names = {f.id: f.name for f in scenario.formations}
     for side in scenario.game.sides:
         side_tab = C.add(tabs, "widget.TabWidget", {"entryName": side.name})
         groups: dict[str, list[Counter]] = {}
         for counter in scenario.counters:
-            if counter.side == side.id:
+            if counter.side == side.id and counter.id not in scenario.extension_counters:
                 groups.setdefault(counter.formation or "", []).append(counter)
         for formation_id, counters in groups.items():
             label = formation_names.get(formation_id, "Other units") if formation_id else "Other units"
@@ -323,29 +339,6 @@ def _palette(root: etree._Element, scenario: Scenario, factory: PieceFactory, im
         for chit in sorted(images.chit):
             slots[chit_key(chit)] = _chit_slot(widget, scenario, factory, images, gpids, chit)
     return slots
-
-
-# -- maps -------------------------------------------------------------------------
-
-def _map(root: etree._Element, name: str, **extra: object) -> etree._Element:
-    overrides: dict[str, object] = {"mapName": name}
-    overrides.update(extra)
-    return C.add(root, "module.Map", overrides)
-
-
-def _board_picker(map_el: etree._Element, board_name: str, image: str) -> etree._Element:
-    picker = C.add(map_el, "module.map.BoardPicker")
-    return C.add(picker, "module.map.boardPicker.Board", {"image": image, "name": board_name})
-
-
-def _map_children(map_el: etree._Element) -> None:
-    for cls in ("module.map.StackMetrics", "module.map.ForwardToKeyBuffer", "module.map.Scroller",
-                "module.map.ForwardToChatter", "module.map.MenuDisplayer",
-                "module.map.MapCenterer", "module.map.StackExpander", "module.map.PieceMover",
-                "module.map.KeyBufferer", "module.map.CounterDetailViewer", "module.map.Zoomer",
-                "module.properties.GlobalProperties", "module.map.SelectionHighlighters",
-                "module.map.HighlightLastMoved"):
-        C.add(map_el, cls)
 
 
 def _turn_tracker(root: etree._Element, scenario: Scenario, turns: TurnStructure) -> None:

@@ -83,7 +83,8 @@ def _lay_out(writer: GameWriter, scenario: Scenario, named: NamedScenario, facto
     for entry in named.setup:
         chits: tuple[str, ...] = ()
         if isinstance(entry, SetupStack):
-            where, units = (scenario.map.name, entry.hex), entry.units
+            window = scenario.map_window(entry.map) if entry.map else scenario.map    # (a 'maps' window's hex)
+            where, units = (window.name, entry.hex), entry.units
         elif isinstance(entry, SetupBox) and entry.box in zone_of_box:
             where, units, chits = (OFF_MAP_NAME, zone_of_box[entry.box]), entry.units, entry.chits
         else:

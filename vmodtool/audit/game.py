@@ -259,6 +259,8 @@ def prepare_audit(logs: Sequence[Path], scenario: Scenario, *, module: Module | 
         else:
             warnings += _check_module(str(log), found, given,
                                       source.aliases if source is not None else (), scenario.path)
+    if module is not None:
+        warnings += _extensions_not_loaded(logs, replay.games, module)
     game = AuditGame(scenario, replay, module)
     if unnamed:
         game.log_maps = set()
@@ -483,6 +485,22 @@ def _module_name(module: Module) -> _ModuleName:
         if meta is not None and meta.name:
             return _ModuleName(meta.name, meta.version, source, tuple(meta.name_translations.values()))
     return _ModuleName(module.name, module.buildfile.version, source, ())
+
+
+def _extensions_not_loaded(logs: Sequence[Path], games: Sequence[SavedGame], module: Module) -> list[str]:
+    """A warning per extension a log registers (VASSAL's ``EXT``) that the
+    module was not given with (``-x``): its pieces, prototypes and palette
+    are unknown to the audit's module."""
+    from vmodtool.vassal.extension import ExtendedModule, extension_name, registered_extensions
+
+    loaded = {extension_name(x) for x in module.extensions} if isinstance(module, ExtendedModule) else set()
+    out = []
+    for log, saved in zip(logs, games, strict=True):
+        for name, version in registered_extensions(saved):
+            if name not in loaded:
+                out.append(f"{log}: the game was saved with the extension {name!r} (version {version}) loaded; "
+                           f"it is not given (-x {name}.vmdx): what only it defines is unknown to the module")
+    return out
 
 
 def _log_module(saved: SavedGame) -> _ModuleName | None:

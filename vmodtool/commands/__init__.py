@@ -26,6 +26,8 @@ import click
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
 
+    from vmodtool.vassal.module import Module
+
 from vmodtool.errors import VmodError
 
 # the exit codes live in vmodtool.exit_codes; re-exported for the command modules
@@ -156,6 +158,25 @@ def report_output_option() -> Callable[[F], F]:
 def module_option(help: str) -> Callable[[F], F]:
     return click.option("-m", "--module", "module", default=None,
                         type=click.Path(exists=True, path_type=str), help=help)
+
+
+def extensions_option() -> Callable[[F], F]:
+    """``-x/--extension FILE.vmdx`` (repeatable): extensions loaded into the ``-m`` module."""
+    return click.option("-x", "--extension", "extensions", multiple=True, metavar="FILE.vmdx",
+                        type=click.Path(exists=True, dir_okay=False, path_type=str),
+                        help="An extension of the module (-m) the game was played with, loaded into it as "
+                             "VASSAL does (repeatable, in load order).")
+
+
+def with_extensions(module: str | None, extensions: tuple[str, ...]) -> Module | None:
+    """The ``-m`` module opened with its ``-x`` extensions loaded (None: no module)."""
+    if module is None:
+        if extensions:
+            raise click.UsageError("-x/--extension needs the module it extends (-m)")
+        return None
+    from vmodtool.vassal.extension import open_extended
+
+    return open_extended(module, extensions)
 
 
 def jobs_option() -> Callable[[F], F]:

@@ -12,10 +12,12 @@ from vmodtool.commands import (
     board_size_options,
     board_sizes,
     check_report_output,
+    extensions_option,
     format_option,
     module_option,
     report_output_option,
     warn_lines,
+    with_extensions,
     write_report,
 )
 
@@ -33,6 +35,7 @@ __all__ = ["audit"]
                    "the scenario whose set-up the first log starts from.")
 @module_option("The module the game was played with (default: the scenario's module.file, else the "
                "module 'vmodtool build' makes from the scenario).")
+@extensions_option()
 @report_output_option()
 @format_option("text", "json", help="One line per violation, or one JSON report.")
 @board_size_options
@@ -52,6 +55,7 @@ __all__ = ["audit"]
                    "counted in the summary line; the JSON report always holds them).")
 @click.pass_context
 def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module: str | None,
+          extensions: tuple[str, ...],
           output: str | None, fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
           plugin_dirs: tuple[str, ...], trust_scenario_plugins: bool, rules: tuple[str, ...],
           integrity: bool, keep_warnings: bool, scenario_name: str | None) -> None:
@@ -75,16 +79,14 @@ def audit(ctx: click.Context, logs: tuple[str, ...], scenario_path: str, module:
     \b
     Examples:
       vmodtool audit examples/modern-tactical/logs/game-1.vlog --scenario examples/modern-tactical/scenario.yaml
-      vmodtool audit turn1.vlog turn2.vlog --scenario scenario.yaml -m game.vmod --trust-scenario-plugins -o a.txt
+      vmodtool audit turn1.vlog turn2.vlog --scenario scenario.yaml -m game.vmod -x extra.vmdx -o a.txt
     """
     from vmodtool.audit.game import audit_logs
     from vmodtool.scenario import load_scenario
-    from vmodtool.vassal.module import Module
-
-    check_report_output(output, *logs, scenario_path, module, board_sizes_file)
+    check_report_output(output, *logs, scenario_path, module, *extensions, board_sizes_file)
     sizes = board_sizes(board_sizes_file, board_size)
     # read once, for the scenario's map (map.from_module) and for the audit
-    opened = Module.open(module) if module is not None else None
+    opened = with_extensions(module, extensions)
     scenario = load_scenario(scenario_path, module=opened, board_sizes=sizes or None)
     report = audit_logs([Path(p) for p in logs], scenario, module=opened,
                         board_sizes=sizes or None, plugin_folders=[Path(d) for d in plugin_dirs],

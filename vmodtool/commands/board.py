@@ -75,10 +75,12 @@ def _load(file: str, module: str | None = None) -> Scenario:
               metavar="BOARD.png", help="With --spaces: the module's board image to draw over.")
 @module_option("The module the game is played with, for a scenario whose map is taken from the module "
                "(map.from_module; default: the scenario's module.file).")
+@click.option("--map", "map_key", default=None, metavar="ID",
+              help="Draw this map window of the scenario's 'maps' (by id or name) instead of 'map'.")
 def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
           hex_size: float | None, sheet: bool | None, key_file: str | None, paper: str, orientation: str,
           overlap: float, numbers: bool, dots: bool, spaces: bool = False, image_file: str | None = None,
-          module: str | None = None) -> None:
+          module: str | None = None, map_key: str | None = None) -> None:
     """Draw a scenario's map board from its terrain data.
 
     Without options the PNG is the VASSAL board: the grid's board size in
@@ -92,7 +94,7 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
     \b
     Examples:
       vmodtool board examples/modern-tactical/scenario.yaml -o board.png
-      vmodtool board scenario.yaml -o map.pdf --paper a4 --overlap 10
+      vmodtool board scenario.yaml --map strategic -o map.pdf --paper a4 --overlap 10
     """
     if spaces:
         _draw_spaces(scenario_file, output, image_file, module)
@@ -105,6 +107,8 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
     pdf = output.lower().endswith(".pdf")
     dpi = _check_board_options(scenario_file, output, scale, dpi, hex_size, key_file, module, pdf)
     scenario = _load(scenario_file, module)
+    if map_key is not None:
+        scenario = _map_window(scenario, map_key)
     if scenario.map.areas is not None:
         raise VmodError("the scenario's map is an area map (spaces, no hexes): draw its spaces and connections "
                         "with --spaces", file=scenario_file)
@@ -119,6 +123,19 @@ def board(scenario_file: str, output: str, scale: float | None, dpi: int | None,
                          overlap)
     else:
         _write_board_png(scenario, output, key_file, scale, dpi, sheet, numbers, dots)
+
+
+def _map_window(scenario: Scenario, key: str) -> Scenario:
+    """The scenario seen through one of its map windows (drawn as its ``map``)."""
+    from dataclasses import replace
+
+    from vmodtool.errors import VmodError
+
+    try:
+        return replace(scenario, map=scenario.map_window(key))
+    except KeyError:
+        known = ", ".join(repr(m.id) for m in (scenario.map, *scenario.maps))
+        raise VmodError(f"the scenario has no map {key!r}; its maps: {known}", file=scenario.path) from None
 
 
 def _check_board_options(scenario_file: str, output: str, scale: float | None, dpi: int | None,

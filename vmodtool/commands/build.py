@@ -16,8 +16,12 @@ __all__ = ["build"]
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=str),
               default=None, metavar="DIR",
               help="Keep rendered counters here and reuse them on the next build.")
+@click.option("--extension", "extension", default=None, metavar="NAME",
+              help="Build the extension NAME of the scenario's 'extensions' section (-o FILE.vmdx) "
+                   "instead of the module.")
 @quiet_option()
-def build(scenario: str, output: str, jobs: int, cache_dir: str | None, quiet: bool) -> None:
+def build(scenario: str, output: str, jobs: int, cache_dir: str | None, extension: str | None,
+          quiet: bool) -> None:
     """Build a VASSAL module (.vmod) from a scenario.
 
     The module has the board, counters, pieces with prototypes, at-start
@@ -28,8 +32,11 @@ def build(scenario: str, output: str, jobs: int, cache_dir: str | None, quiet: b
     \b
     Examples:
       vmodtool build examples/modern-tactical/scenario.yaml -o modern-tactical.vmod
-      vmodtool build scenario.yaml -o game.vmod -j 4 --cache .counters
+      vmodtool build scenario.yaml --extension Guards -o Guards.vmdx -j 4 --cache .counters
     """
+    if extension is not None:
+        _build_extension(scenario, extension, output, jobs, cache_dir, quiet)
+        return
     from vmodtool.assemble.builder import build_module_file
 
     bars = ProgressBars(not quiet, 50)
@@ -40,6 +47,19 @@ def build(scenario: str, output: str, jobs: int, cache_dir: str | None, quiet: b
     w, h = summary.board_size
     click.echo(f"wrote {summary.output}: {summary.title} — {summary.pieces} piece slots, "
                f"{summary.prototypes} prototypes, {summary.images} images, board {w}x{h} px, "
+               f"{summary.bytes // 1024} KiB")
+
+
+def _build_extension(scenario: str, name: str, output: str, jobs: int, cache_dir: str | None,
+                     quiet: bool) -> None:
+    from vmodtool.assemble.builder import build_extension_file
+
+    bars = ProgressBars(not quiet, 50)
+    summary = build_extension_file(scenario, name, output, jobs=jobs or None, cache_dir=cache_dir,
+                                   progress=lambda stage, done, total: bars.update(f"rendering {stage}", done,
+                                                                                   total))
+    click.echo(f"wrote {summary.output}: extension {summary.name!r} of {summary.module} "
+               f"{summary.module_version} — {summary.pieces} piece slots, {summary.images} images, "
                f"{summary.bytes // 1024} KiB")
 
 

@@ -13,10 +13,12 @@ from vmodtool.commands import (
     board_sizes,
     check_output,
     check_report_output,
+    extensions_option,
     format_option,
     module_option,
     report_output_option,
     warn_lines,
+    with_extensions,
     write_report,
 )
 
@@ -30,6 +32,7 @@ __all__ = ["check_game_command"]
                 type=click.Path(exists=True, dir_okay=False, path_type=str))
 @module_option("The module the game was played with: hex labels, layer names, dice buttons "
                "(without it, positions stay pixels and dice are read from the chat only).")
+@extensions_option()
 @report_output_option()
 @format_option("text", "json", help="Summary then details, or one JSON report.")
 @board_size_options
@@ -49,7 +52,8 @@ __all__ = ["check_game_command"]
 @click.option("-v", "--verbose", is_flag=True,
               help="List every finding a grouped one stands for (a restarted log's differences …).")
 @click.pass_context
-def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | None, output: str | None,
+def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | None, extensions: tuple[str, ...],
+                       output: str | None,
                        fmt: str, board_sizes_file: str | None, board_size: tuple[str, ...],
                        checks: tuple[str, ...], dice_csv: str | None, dice_chart: str | None,
                        dice_patterns: tuple[str, ...], keep_warnings: bool, verbose: bool) -> None:
@@ -70,13 +74,13 @@ def check_game_command(ctx: click.Context, logs: tuple[str, ...], module: str | 
     """
     from vmodtool.checkgame import CHECKS, check_game, record_game
 
-    check_report_output(output, *logs, module, board_sizes_file)
-    inputs = (*logs, module, board_sizes_file, output if output != "-" else None)
+    check_report_output(output, *logs, module, *extensions, board_sizes_file)
+    inputs = (*logs, module, *extensions, board_sizes_file, output if output != "-" else None)
     if dice_csv:
         check_output(dice_csv, *inputs, suffixes=(".csv",), what="a CSV table")
     if dice_chart:
         check_output(dice_chart, *inputs, dice_csv, suffixes=(".png",), what="a PNG image")
-    record = record_game([Path(p) for p in logs], module=module,
+    record = record_game([Path(p) for p in logs], module=with_extensions(module, extensions),
                          board_sizes=board_sizes(board_sizes_file, board_size) or None, dice_patterns=dice_patterns)
     result = check_game(record, list(checks) or list(CHECKS))
     if dice_csv or dice_chart:

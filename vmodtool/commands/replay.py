@@ -12,10 +12,12 @@ from vmodtool.commands import (
     board_size_options,
     board_sizes,
     check_report_output,
+    extensions_option,
     format_option,
     module_option,
     report_output_option,
     warn,
+    with_extensions,
     write_report,
 )
 
@@ -29,6 +31,7 @@ __all__ = ["replay_command"]
 @click.argument("logs", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=str))
 @module_option("The module (.vmod, unpacked folder or bare buildFile) for hex names.")
+@extensions_option()
 @report_output_option()
 @format_option("text", "jsonl", help="Readable move list, or JSON Lines.")
 @board_size_options
@@ -42,7 +45,8 @@ __all__ = ["replay_command"]
               help="Watch as this side: its hands and what its players masked or hid are named "
                    "(default: an observer, who sees only what is public).")
 @click.option("--referee", is_flag=True, help="Watch as a referee: every card and hidden piece is named.")
-def replay_command(logs: tuple[str, ...], module: str | None, output: str | None, fmt: str,
+def replay_command(logs: tuple[str, ...], module: str | None, extensions: tuple[str, ...], output: str | None,
+                   fmt: str,
                    board_sizes_file: str | None, board_size: tuple[str, ...], step: int | None,
                    png: str | None, no_chat: bool, viewer_side: str | None, referee: bool) -> None:
     """Replay VASSAL logs as moves between hexes.
@@ -56,7 +60,7 @@ def replay_command(logs: tuple[str, ...], module: str | None, output: str | None
     \b
     Examples:
       vmodtool replay examples/formats/demo.vlog -m examples/formats/demo.vmod
-      vmodtool replay turn1.vlog turn2.vlog -m game.vmod --format jsonl -o game.jsonl
+      vmodtool replay turn1.vlog turn2.vlog -m game.vmod -x extra.vmdx --format jsonl -o game.jsonl
     """
     from vmodtool.replay import Replay
     from vmodtool.replay.output import board_lines, board_records, jsonl_lines, text_lines
@@ -67,11 +71,12 @@ def replay_command(logs: tuple[str, ...], module: str | None, output: str | None
     viewer = Viewer("referee") if referee else Viewer.of_side(viewer_side) if viewer_side else Viewer()
     if png is not None and step is None:
         raise click.UsageError("--png needs --step N (the step to draw)")
-    check_report_output(output, *logs, module, board_sizes_file)
+    check_report_output(output, *logs, module, *extensions, board_sizes_file)
     if png is not None:
         from vmodtool.fileio import refuse_overwrite
-        refuse_overwrite(png, *logs, *(p for p in (module, board_sizes_file) if p))
-    replay = Replay.open(list(logs), module=module, board_sizes=board_sizes(board_sizes_file, board_size),
+        refuse_overwrite(png, *logs, *extensions, *(p for p in (module, board_sizes_file) if p))
+    replay = Replay.open(list(logs), module=with_extensions(module, extensions),
+                         board_sizes=board_sizes(board_sizes_file, board_size),
                          viewer=viewer)
     if png is not None and step is not None:
         _write_png(replay, step, png, warn)

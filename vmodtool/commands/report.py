@@ -6,7 +6,17 @@ from pathlib import Path
 
 import click
 
-from vmodtool.commands import REPLACED, Command, board_size_options, board_sizes, check_output, module_option, warn
+from vmodtool.commands import (
+    REPLACED,
+    Command,
+    board_size_options,
+    board_sizes,
+    check_output,
+    extensions_option,
+    module_option,
+    warn,
+    with_extensions,
+)
 
 __all__ = ["report_command"]
 
@@ -15,6 +25,7 @@ __all__ = ["report_command"]
 @click.argument("logs", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=str))
 @module_option("The module the game was played with: its boards, piece images, grid labels.")
+@extensions_option()
 @click.option("--scenario", "scenario", default=None, type=click.Path(exists=True, dir_okay=False, path_type=str),
               help="Also audit the game against this scenario's rules and show the violations.")
 @click.option("--scenario-name", "scenario_name", metavar="NAME",
@@ -31,8 +42,8 @@ __all__ = ["report_command"]
               help="Also draw a derived terrain over its map (vmodtool terrain --report-layer): hexes tinted "
                    "by type, hexside features, doubtful hexes outlined; a checkbox hides it.")
 @board_size_options
-def report_command(logs: tuple[str, ...], module: str | None, scenario: str | None, output: str,
-                   notes_file: str | None, terrain_layer: str | None, board_sizes_file: str | None,
+def report_command(logs: tuple[str, ...], module: str | None, extensions: tuple[str, ...], scenario: str | None,
+                   output: str, notes_file: str | None, terrain_layer: str | None, board_sizes_file: str | None,
                    board_size: tuple[str, ...], scenario_name: str | None) -> None:
     """Write a game as one HTML page to open in a browser.
 
@@ -53,11 +64,12 @@ def report_command(logs: tuple[str, ...], module: str | None, scenario: str | No
     from vmodtool.report.game import write_game_report
     from vmodtool.step_notes import read_notes
 
-    check_output(output, *logs, module, scenario, board_sizes_file, notes_file, terrain_layer,
+    check_output(output, *logs, module, *extensions, scenario, board_sizes_file, notes_file, terrain_layer,
                  suffixes=(".html", ".htm"),
                  what="an HTML page")
     notes = read_notes(notes_file) if notes_file else []
-    result = write_game_report([Path(p) for p in logs], Path(output), module=module, scenario=scenario,
+    result = write_game_report([Path(p) for p in logs], Path(output), module=with_extensions(module, extensions),
+                               scenario=scenario,
                                board_sizes=board_sizes(board_sizes_file, board_size) or None, notes=notes,
                                scenario_name=scenario_name,
                                terrain_layer=Path(terrain_layer) if terrain_layer else None)

@@ -27,7 +27,7 @@ class CodeInfo:
 
 #: the modules of :mod:`vmodtool.lint` that register codes, in listing order
 FAMILIES = ("archive", "attributes", "components", "maps", "traits", "pieces", "gpids", "files",
-            "decks", "uniqueness")
+            "decks", "uniqueness", "extension")
 
 _BY_FAMILY: dict[str, dict[str, CodeInfo]] = {family: {} for family in FAMILIES}
 _ALL: dict[str, CodeInfo] = {}

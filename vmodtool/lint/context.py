@@ -9,6 +9,7 @@ from typing import Any
 
 from lxml import etree
 
+from vmodtool.errors import VmodError
 from vmodtool.lint.codes import CODES
 from vmodtool.lint.result import Finding
 from vmodtool.vassal.buildfile import BuildFile
@@ -36,8 +37,14 @@ class LintRun:
     """One lint run over one module (see :func:`vmodtool.lint.lint_module`):
     the checks of each family read and add to it."""
 
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, base: Module | None = None) -> None:
         self.module = module
+        #: the module an extension extends (``lint ext.vmdx --module``): its
+        #: prototypes and files are the extension's too, as in VASSAL
+        self.base = base
+        #: an extension's prototype and image names it does not hold, unchecked without ``base``
+        self.unresolved_prototypes: set[str] = set()
+        self.unresolved_images: set[str] = set()
         self.bf: BuildFile = module.buildfile
         self.findings: list[Finding] = []
         self.has_archive = module.container in ("zip", "folder")
@@ -57,6 +64,18 @@ class LintRun:
         #: into the piece that carries the marker trait)
         self.marker_refs: list[tuple[str, etree._Element]] = []
         self._board_sizes: dict[str, tuple[int, int]] | None = None
+        self._base_files: set[str] = set(base.files) if base is not None else set()
+        if base is not None:
+            for name, text in base.buildfile.prototypes().items():
+                try:
+                    self.prototype_defs[name] = PieceDef.parse(text)
+                except VmodError:
+                    self.prototype_defs[name] = None
+
+    @property
+    def unchecked_extension(self) -> bool:
+        """An extension linted without its module: what it uses of the module cannot be looked up."""
+        return self.bf.is_extension and self.base is None
 
     def label(self, entry: str) -> str | None:
         """How a finding names an entry of the module."""
@@ -109,6 +128,6 @@ class LintRun:
     def has_file(self, name: str) -> str | None:
         """The archive entry named ``name`` (or its NFD form), if any."""
         for candidate in (name, unicodedata.normalize("NFD", name)):
-            if candidate in self.files:
+            if candidate in self.files or candidate in self._base_files:
                 return candidate
         return None

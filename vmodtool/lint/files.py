@@ -77,7 +77,9 @@ def check_images_and_files(run: LintRun) -> None:
     used: set[str] = set()
     for name, places in run.image_refs.items():
         entry = resolve_image(run, name)
-        if entry is None:
+        if entry is None and run.unchecked_extension:    # the module's, perhaps: not looked up
+            run.unresolved_images.add(name)
+        elif entry is None:
             first_ref, what = places[0]
             more = f" (and {len(places) - 1} more reference(s))" if len(places) > 1 else ""
             run.add("missing-image", f"image {name!r} ({what}) is not in the archive "

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from vmodtool.errors import VmodError
 from vmodtool.findings import SEVERITIES, SEVERITY_RANK
-from vmodtool.lint import archive, components, decks, files, gpids, maps, pieces, uniqueness
+from vmodtool.lint import archive, components, decks, extension, files, gpids, maps, pieces, uniqueness
 from vmodtool.lint.attribute_kinds import ATTRIBUTE_KINDS
 from vmodtool.lint.codes import CODES, CodeInfo
 from vmodtool.lint.context import LintRun
@@ -57,13 +58,14 @@ CHECKS: tuple[Callable[[LintRun], None], ...] = (
     archive.check_container, archive.check_root, components.check_elements,
     components.check_standard_components, maps.check_maps, maps.check_setup_stacks,
     pieces.check_pieces, gpids.check_gpids, uniqueness.check_uniqueness, decks.check_decks,
-    files.check_images_and_files)
+    files.check_images_and_files, extension.check_extension)
 
 
-def lint_module(module: Module) -> list[Finding]:
+def lint_module(module: Module, base: Module | None = None) -> list[Finding]:
     """Every finding for an opened module (archive, folder or bare
-    buildFile), sorted by file and line."""
-    run = LintRun(module)
+    buildFile), sorted by file and line; for an extension, ``base`` is the
+    module it extends (its targets, prototypes and images checked there)."""
+    run = LintRun(module, base)
     for check in CHECKS:
         check(run)
     order = {code: i for i, code in enumerate(CODES)}
@@ -72,17 +74,26 @@ def lint_module(module: Module) -> list[Finding]:
     return run.findings
 
 
-def lint_path(path: str) -> list[Finding]:
-    """Open ``path`` with :meth:`Module.open` and lint it.  Unreadable input
-    raises :class:`~vmodtool.errors.VmodError`."""
+def lint_path(path: str, base: str | None = None) -> list[Finding]:
+    """Open ``path`` with :meth:`Module.open` and lint it (an extension
+    against the module at ``base``).  Unreadable input raises
+    :class:`~vmodtool.errors.VmodError`."""
     with Module.open(path) as module:
-        return lint_module(module)
+        if base is None:
+            return lint_module(module)
+        if not module.is_extension:
+            raise VmodError("a module is linted alone: --module names the module of an extension",
+                            file=path)
+        with Module.open(base) as base_module:
+            if base_module.is_extension:
+                raise VmodError("this is an extension, not the module it extends", file=base)
+            return lint_module(module, base_module)
 
 
-def lint_result(path: str, min_severity: str = "info") -> LintResult:
+def lint_result(path: str, min_severity: str = "info", base: str | None = None) -> LintResult:
     """:func:`lint_path` as a :class:`LintResult` (its exit code and JSON
     report, the findings below ``min_severity`` counted but not shown)."""
-    return LintResult(path, lint_path(path), min_severity)
+    return LintResult(path, lint_path(path, base), min_severity)
 
 
 def image_references(module: Module) -> dict[str, list[str]]:

@@ -13,6 +13,7 @@ from vmodtool.errors import VmodError
 from vmodtool.lint.codes import registrar
 from vmodtool.lint.context import LintRun, short_tag
 from vmodtool.vassal.buildfile import BoardEntry
+from vmodtool.vassal.extension import EXTENSION_ELEMENT, TargetError, resolve_target
 from vmodtool.vassal.grid import LocationError, grid_from_element
 
 __all__ = ["check_maps", "check_setup_stacks"]
@@ -142,6 +143,31 @@ def _check_grid_geometry(run: LintRun, board: BoardEntry, size: tuple[int, int] 
                 f"{exc.message}", board.grid)
 
 
+def _extension_boards(run: LintRun, stack: etree._Element) -> list[BoardEntry] | None:
+    """The boards of the module's map an extension's stack or deck is added
+    to (its ExtensionElement's target, or the map above it); None without
+    the module, or when the target is not in it (``missing-target``)."""
+    element = next((a for a in stack.iterancestors(EXTENSION_ELEMENT)), None)
+    if run.base is None or element is None:
+        return None
+    try:
+        target = resolve_target(run.base.buildfile.root, element.get("target", ""))
+    except TargetError:
+        return None
+    window = target if target.tag in _MAP_TAGS else next((a for a in target.iterancestors(*_MAP_TAGS)), None)
+    return [b for b in run.base.buildfile.boards() if window is not None and b.map_element is window]
+
+
+def _stack_boards(run: LintRun, stack: etree._Element,
+                  boards_by_map: dict[etree._Element | None, list[BoardEntry]]) -> list[BoardEntry] | None:
+    """The boards of the map a stack or deck is on: its own map's, or in an
+    extension the module's map it is added to (None: not known)."""
+    map_element = next((a for a in stack.iterancestors(*_MAP_TAGS)), None)
+    if map_element is None and run.bf.is_extension:
+        return _extension_boards(run, stack)
+    return boards_by_map.get(map_element, [])
+
+
 def check_setup_stacks(run: LintRun) -> None:
     """Setup stacks and decks: their owning board and grid location."""
     bf = run.bf
@@ -149,8 +175,9 @@ def check_setup_stacks(run: LintRun) -> None:
     for entry in bf.boards():
         boards_by_map.setdefault(entry.map_element, []).append(entry)
     for stack in bf.root.iter(*_SETUP_STACK_TAGS):
-        map_element = next((a for a in stack.iterancestors(*_MAP_TAGS)), None)
-        boards = boards_by_map.get(map_element, [])
+        boards = _stack_boards(run, stack, boards_by_map)
+        if boards is None:
+            continue                 # its map is the module's: not checked without it (extension-not-checked)
         owning = stack.get("owningBoard", "")
         board: BoardEntry | None = None
         if owning and owning != "<any>":

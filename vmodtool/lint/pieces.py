@@ -97,6 +97,9 @@ def _check_prototype_uses(run: LintRun, refs: list[tuple[str, etree._Element]]) 
         if (id(element), name) in reported:
             continue
         reported.add((id(element), name))
+        if run.unchecked_extension:          # the module's, perhaps: not looked up
+            run.unresolved_prototypes.add(name)
+            continue
         run.add("unknown-prototype", f"prototype {name!r} is not defined: the piece lacks "
                 "its traits", element, detail={"prototype": name})
     for name, element in run.prototype_elements.items():
@@ -164,11 +167,22 @@ def _summary(run: LintRun, piece: PieceDef, seen: tuple[str, ...]) -> tuple[bool
 
 
 def _check_report_state(run: LintRun, piece: PieceDef, element: etree._Element, what: str) -> None:
+    if run.unchecked_extension and any(
+            t.prefix == "prototype;" and _prototype_name(t) not in run.prototype_defs for t in piece.decorators):
+        return                               # what its module's prototypes give it is unknown
     has_report, changers = _summary(run, piece, ())
     if changers and not has_report:
         shown = ", ".join(dict.fromkeys(changers[:4]))
         run.add("no-report-state", f"{what} has no Report Action (report;), even through "
                 f"its prototypes: its commands ({shown}) leave no trace in logs", element)
+
+
+def _prototype_name(trait: Trait) -> str:
+    try:
+        name: str = trait.view().prototype_name
+    except VmodError:
+        return ""
+    return name
 
 
 def _state_changer(trait: Trait) -> str | None:

@@ -81,11 +81,16 @@ def findings_to_json(findings: Sequence[Finding], file: str | None = None) -> di
             "findings": [f.record() for f in findings]}
 
 
+#: the codes that say a part of the file could not be checked (the lint is incomplete: exit 3)
+NOT_CHECKED_CODES = frozenset({"extension-not-checked"})
+
+
 @dataclass
 class LintResult:
     """One module's lint: every finding, and those at ``min_severity`` or
     worse that are shown; ``file`` is the module as the user named it.
-    Exit code 1 when there are errors (shown or not), else 0."""
+    Exit code 1 when there are errors (shown or not), else 3 when a part
+    could not be checked (an extension without its module), else 0."""
 
     file: str
     findings: Sequence[Finding]
@@ -104,7 +109,8 @@ class LintResult:
     @property
     def exit_code(self) -> int:
         """``vmodtool lint``'s exit code (:func:`vmodtool.exit_codes.check_exit_code`)."""
-        return check_exit_code(found=bool(self.counts["error"]), complete=True)
+        return check_exit_code(found=bool(self.counts["error"]),
+                               complete=not any(f.code in NOT_CHECKED_CODES for f in self.findings))
 
     def as_json(self) -> dict[str, Any]:
         """``{"file", "summary", "findings"}``: the shown findings, the

@@ -17,6 +17,7 @@ from vmodtool.report.narrative import NoteReader, narrative_records, placed_note
 if TYPE_CHECKING:
     from vmodtool.audit.game import AuditVisitor
     from vmodtool.step_notes import Note
+    from vmodtool.vassal.module import Module
 
 __all__ = ["ReportResult", "write_game_report"]
 
@@ -33,7 +34,7 @@ class ReportResult:
     notes: int = 0
 
 
-def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path | None = None,
+def write_game_report(logs: Sequence[Path], output: Path, *, module: Module | str | Path | None = None,
                       scenario: str | Path | None = None,
                       board_sizes: dict[str, tuple[int, int]] | None = None,
                       notes: Sequence[Note] = (), scenario_name: str | None = None,
@@ -57,7 +58,7 @@ def write_game_report(logs: Sequence[Path], output: Path, *, module: str | Path 
     if terrain_layer is not None:           # read (and refused) before the game is replayed
         from vmodtool.terrain.layer import read_layer
         layer = read_layer(terrain_layer)
-    opened = Module.open(module) if module is not None else None
+    opened = module if isinstance(module, Module) or module is None else Module.open(module)
     audit: AuditVisitor | None = None
     try:
         if scenario is not None:

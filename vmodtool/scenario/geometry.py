@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vmodtool.scenario.cards import HandSpec, hand_board_size
-from vmodtool.scenario.model import Scenario
+from vmodtool.scenario.model import HexMap, Scenario
 from vmodtool.scenario.offmap import OFF_MAP_NAME, OffMapLayout, layout_off_map
 from vmodtool.vassal.decks import HandDef
 from vmodtool.vassal.grid import Board, HexGrid, MapGeometry, Zone, ZonedGrid
@@ -41,7 +41,7 @@ from vmodtool.vassal.pieces import java_int
 from vmodtool.vassal.sequence import decode_sequence, encode_sequence
 from vmodtool.vassal.turntracker import TurnLevelDef, TurnTrackerDef
 
-__all__ = ["ScenarioMap", "ZoneSpec", "scenario_maps", "scenario_hands", "main_board", "main_board_name",
+__all__ = ["ScenarioMap", "ZoneSpec", "scenario_maps", "scenario_hands", "main_board", "main_board_name", "map_board",
            "off_map_board", "has_off_map", "off_map_zones", "hand_zone", "scenario_turn_trackers", "tracker_log",
            "scenario_global_properties", "OFF_MAP_NAME", "MODULE_CONTAINER", "TRACKER_ID"]
 
@@ -111,13 +111,19 @@ def main_board(scenario: Scenario, size: tuple[int, int] | None = None) -> Board
     it.  ``size`` (default ``map.size``, the board image's) is the board's
     pixel size; the grid numbers descending axes from it, as VASSAL does, so
     another size gets a grid built again from the same attributes."""
-    grid_spec = scenario.map.grid
-    width, height = size if size is not None else scenario.map.size
+    return map_board(scenario.map, size)
+
+
+def map_board(hex_map: HexMap, size: tuple[int, int] | None = None) -> Board:
+    """A map window's one board, named as the map, its hex grid on it (the
+    main map's, or one of ``maps``; ``size`` as :func:`main_board`'s)."""
+    grid_spec = hex_map.grid
+    width, height = size if size is not None else hex_map.size
     grid = grid_spec.grid
     if grid.container_size != (width, height):
         grid = HexGrid.from_attributes(grid_spec.grid_attributes, grid_spec.numbering_attributes,
                                        (width, height))
-    return Board(main_board_name(scenario), width, height, grid)
+    return Board(hex_map.name, width, height, grid)
 
 
 def off_map_board(scenario: Scenario, size: tuple[int, int] | None = None) -> Board | None:
@@ -134,12 +140,14 @@ def off_map_board(scenario: Scenario, size: tuple[int, int] | None = None) -> Bo
 
 def scenario_maps(scenario: Scenario, board_sizes: dict[str, tuple[int, int]] | None = None
                   ) -> tuple[ScenarioMap, ...]:
-    """The built module's maps in buildFile order (main map, then the
-    off-map window, then the hands' windows).  ``board_sizes`` (board name → pixels) overrides the
+    """The built module's maps in buildFile order (main map, the ``maps``
+    windows, then the off-map window, then the hands' windows).  ``board_sizes`` (board name → pixels) overrides the
     boards' own sizes, as ``--board-size`` overrides a module's images."""
     sizes = board_sizes or {}
     main = main_board(scenario, sizes.get(scenario.map.name))
     maps = [ScenarioMap(scenario.map.name, MapGeometry.single(main))]
+    for extra in scenario.maps:
+        maps.append(ScenarioMap(extra.name, MapGeometry.single(map_board(extra, sizes.get(extra.name)))))
     off = off_map_board(scenario, sizes.get(OFF_MAP_NAME))
     if off is not None:
         maps.append(ScenarioMap(OFF_MAP_NAME, MapGeometry.single(off)))

@@ -41,9 +41,9 @@ GRID_NOT_BUILT = "the grid cannot be built; fix the grid keys above"
 
 
 def build_map(c: ProblemCollector, module: Module | None, module_source: ModuleSource | None,
-              board_sizes: Mapping[str, tuple[int, int]] | None) -> M.HexMap | None:
-    """The map, or None when it cannot be built (the problems say why)."""
-    p = ("map",)
+              board_sizes: Mapping[str, tuple[int, int]] | None, p: Path = ("map",)) -> M.HexMap | None:
+    """The map (the one at ``p``: ``map``, or an entry of ``maps``), or None
+    when it cannot be built (the problems say why)."""
     module_map = None
     spec: GridSpec | None = None
     if c.get(p + ("from_module",)) is not None:
@@ -63,7 +63,7 @@ def build_map(c: ProblemCollector, module: Module | None, module_source: ModuleS
     elif c.get(p + ("grid",)) is None:
         return None           # the schema reports it missing
     else:
-        spec = build_grid_spec(c)
+        spec = build_grid_spec(c, p + ("grid",))
         if spec is None:
             if isinstance(c.get(p + ("grid",)), dict):
                 c.err(p + ("grid",), GRID_NOT_BUILT)
@@ -147,10 +147,10 @@ def _grid_size(c: ProblemCollector, p: Path, orientation: str
     return columns, rows, hex_height, hex_width, margin
 
 
-def build_grid_spec(c: ProblemCollector) -> GridSpec | None:
-    """``map.grid`` as a :class:`~vmodtool.scenario.mapgrid.GridSpec`, when
-    it is one within the limits."""
-    p = ("map", "grid")
+def build_grid_spec(c: ProblemCollector, p: Path = ("map", "grid")) -> GridSpec | None:
+    """``map.grid`` (or the grid at ``p``) as a
+    :class:`~vmodtool.scenario.mapgrid.GridSpec`, when it is one within the
+    limits."""
     if not isinstance(c.get(p), dict):
         return None
     orientation = c.text(p + ("orientation",), "flat_top") or "flat_top"

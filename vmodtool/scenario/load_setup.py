@@ -31,6 +31,8 @@ class _SetupReader:
         self.unit_types = unit_types
         self.turns = turns
         self.placed: dict[str, Path] = {}
+        #: the ``maps`` windows by id (a hex entry's ``map``)
+        self.windows: dict[str, M.HexMap] = {}
 
     def unit(self, path: Path) -> str | None:
         c = self.c
@@ -70,12 +72,18 @@ class _SetupReader:
 
     def hex_entry(self, sp: Path, entry: Mapping[str, Any]) -> M.SetupStack | None:
         c = self.c
-        h = c.hex_id(sp + ("hex",), self.hexes, "setup hex")
+        hexes, window = self.hexes, None
+        if "map" in entry:
+            window = c.ref(sp + ("map",), list(self.windows), "map id of 'maps'")
+            if window is None:
+                return None
+            hexes = self.windows[window].grid.hexes
+        h = c.hex_id(sp + ("hex",), hexes, "setup hex")
         units = self.units(sp + ("stack",))
         if "stack" not in entry:
             c.err(sp, "a hex setup entry lists its units under 'stack' (bottom to top)")
         if h:
-            return M.SetupStack(h, tuple(units), self.faces(sp + ("faces",), units), c.pos(sp))
+            return M.SetupStack(h, tuple(units), self.faces(sp + ("faces",), units), c.pos(sp), window)
         return None
 
     def box_entry(self, sp: Path) -> M.SetupBox | None:
@@ -106,10 +114,13 @@ class _SetupReader:
 
 def build_setup(c: ProblemCollector, hex_map: M.HexMap, counters: Sequence[M.Counter], boxes: Sequence[M.Box],
                 formations: Sequence[M.Formation], unit_types: Mapping[str, M.UnitType],
-                turns: M.TurnStructure | None, path: Path = ("setup",)) -> list[M.SetupStack | M.SetupBox]:
+                turns: M.TurnStructure | None, path: Path = ("setup",),
+                windows: Sequence[M.HexMap] = ()) -> list[M.SetupStack | M.SetupBox]:
     """The set-up at ``path`` (the game's ``setup``, or one scenario's of
-    the ``scenarios`` section): each unit set up once."""
+    the ``scenarios`` section): each unit set up once; ``windows``: the
+    ``maps`` a hex entry may name."""
     reader = _SetupReader(c, hex_map, counters, boxes, formations, unit_types, turns)
+    reader.windows = {w.id: w for w in windows}
     out: list[M.SetupStack | M.SetupBox] = []
     for sp, entry in c.list_of(path):
         if not isinstance(entry, dict):

@@ -23,11 +23,13 @@ from vmodtool.scenario import model as M
 from vmodtool.scenario.collector import ProblemCollector
 from vmodtool.scenario.load_boxes import build_boxes, build_tracks
 from vmodtool.scenario.load_counters import build_counters, build_markers
+from vmodtool.scenario.load_extensions import build_extensions
 from vmodtool.scenario.load_formations import build_formations, check_formation_hqs
 from vmodtool.scenario.load_game import build_game
 from vmodtool.scenario.load_hexsides import hexside_pieces
 from vmodtool.scenario.load_log import build_log
 from vmodtool.scenario.load_map import GRID_NOT_BUILT, build_map
+from vmodtool.scenario.load_maps import build_extra_maps
 from vmodtool.scenario.load_rules import RULE_KINDS, build_plugin_paths, build_rules
 from vmodtool.scenario.load_scenarios import build_scenarios
 from vmodtool.scenario.load_setup import END_TURN_CHIT, build_setup
@@ -179,6 +181,7 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     hex_map = build_map(c, module, module_source, board_sizes)
     if hex_map is None:
         return None, module
+    extra_maps = build_extra_maps(c, hex_map, (OFF_MAP_NAME,), board_sizes)
     sides = [s.id for s in game.sides]
     boxes = LB.check_box_places(c, module, build_boxes(c, sides))
     tracks = build_tracks(c)
@@ -190,7 +193,7 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     binding = LB.build_binding(c, unit_types, sides, [f.id for f in formations], markers, counters, hex_map)
     check_formation_hqs(c, counters)
     turns = build_turns(c, boxes, sides)
-    setup = build_setup(c, hex_map, counters, boxes, formations, unit_types, turns)
+    setup = build_setup(c, hex_map, counters, boxes, formations, unit_types, turns, windows=extra_maps)
     check_resources(c, tracks, turns, sides)
     log = build_log(c)
     charts = build_charts(c)
@@ -198,7 +201,8 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     rules = build_rules(c, parts)
     scenarios = build_scenarios(
         c, hex_map, turns, rules,
-        lambda path, own_turns: build_setup(c, hex_map, counters, boxes, formations, unit_types, own_turns, path),
+        lambda path, own_turns: build_setup(c, hex_map, counters, boxes, formations, unit_types, own_turns, path,
+                                            extra_maps),
         lambda path: build_rules(c, parts, path),
         lambda path, own_turns: check_resources(c, tracks, own_turns, sides, path)) \
         if c.get(("scenarios",)) is not None else []
@@ -206,7 +210,9 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
     check_styles(c, formations, markers)
     check_templates(c, sides, unit_types)
     decks = LC.build_decks(c, sides, [b.id for b in boxes] + list(hex_map.zones))
-    hands = LC.build_hands(c, sides, {s.id: s.name for s in game.sides}, taken=(hex_map.name, OFF_MAP_NAME))
+    extensions = build_extensions(c, counters, [*setup, *(e for s in scenarios for e in s.setup)], decks)
+    hands = LC.build_hands(c, sides, {s.id: s.name for s in game.sides},
+                           taken=(hex_map.name, OFF_MAP_NAME, *(m.name for m in extra_maps)))
     return M.Scenario(
         path=c.path, schema=schema or SCHEMAS[0], game=game, map=hex_map,
         unit_types=unit_types, counters=tuple(counters), boxes=tuple(boxes),
@@ -216,4 +222,5 @@ def _model(c: ProblemCollector, module_arg: Module | PathLike | None,
         charts=tuple(charts), styles=c.get(("styles",), dict, {}),
         vassal=c.get(("vassal",), dict, {}), rules=tuple(rules),
         plugin_paths=tuple(plugin_paths), module=module_source, binding=binding,
-        decks=tuple(decks), hands=tuple(hands), scenarios=tuple(scenarios)), module
+        decks=tuple(decks), hands=tuple(hands), scenarios=tuple(scenarios), extensions=tuple(extensions),
+        maps=tuple(extra_maps)), module

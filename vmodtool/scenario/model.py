@@ -28,7 +28,7 @@ __all__ = [
     "Side", "Game", "TerrainType", "HexsideType", "Hexside", "MapLabel", "Objective", "HexMap",
     "Box", "Track", "NatoSpec", "Face", "UnitType", "MarkerKind", "Formation", "Counter",
     "SetupStack", "SetupBox", "Phase", "Activation", "TurnStructure", "Chart", "RuleSpec",
-    "Scenario", "Position", "NamedScenario",
+    "Scenario", "Position", "ExtensionSpec", "NamedScenario",
 ]
 
 
@@ -350,6 +350,8 @@ class SetupStack:
     units: tuple[str, ...]
     faces: Mapping[str, str] = field(default_factory=dict)
     position: Position = Position()
+    #: the id of the ``maps`` window the hex is on (None: the scenario's ``map``)
+    map: str | None = None
 
 
 @dataclass(frozen=True)
@@ -416,6 +418,22 @@ class Chart:
     id: str
     name: str
     image: Path
+
+
+@dataclass(frozen=True)
+class ExtensionSpec:
+    """An optional part of the game shipped as a module extension
+    (``extensions``; ``vmodtool build --extension NAME``): the counters it
+    holds (in its palette, not the module's), the decks it holds (their
+    DrawPiles in the off-map window, not the module's), its version and
+    description."""
+
+    name: str
+    counters: tuple[str, ...]
+    version: str = "1.0"
+    description: str = ""
+    position: Position | None = None
+    decks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -503,6 +521,10 @@ class Scenario:
     decks: tuple[DeckSpec, ...] = ()
     #: one hand per side that holds cards (the ``hands`` section)
     hands: tuple[HandSpec, ...] = ()
+    #: optional counters shipped as module extensions (the ``extensions`` section)
+    extensions: tuple[ExtensionSpec, ...] = ()
+    #: the map windows beside ``map`` (the ``maps`` section), each with its own board and grid
+    maps: tuple[HexMap, ...] = ()
     #: the game's scenarios (the ``scenarios`` section), each a predefined setup
     scenarios: tuple[NamedScenario, ...] = ()
     #: the id of the scenario this model is (:meth:`named`), None for the game as a whole
@@ -519,6 +541,24 @@ class Scenario:
 
     def counter(self, counter_id: str) -> Counter:
         return self._counter_index[counter_id]
+
+    @cached_property
+    def extension_counters(self) -> frozenset[str]:
+        """The ids of the counters an extension holds (not the module)."""
+        return frozenset(cid for extension in self.extensions for cid in extension.counters)
+
+    @cached_property
+    def extension_decks(self) -> frozenset[str]:
+        """The ids of the decks an extension holds (not the module)."""
+        return frozenset(did for extension in self.extensions for did in extension.decks)
+
+    def map_window(self, key: str) -> HexMap:
+        """The map (``map`` or one of ``maps``) whose id or name is ``key``
+        (KeyError when there is none)."""
+        for hex_map in (self.map, *self.maps):
+            if key in (hex_map.id, hex_map.name):
+                return hex_map
+        raise KeyError(key)
 
     def unit_type_of(self, counter: Counter) -> UnitType:
         return self.unit_types[counter.type]

@@ -39,6 +39,14 @@ def scenario_summary(scenario: Scenario) -> dict[str, Any]:
                             + " (", 1)
     if scenario.decks or scenario.hands:
         text += f", {counts['decks']} decks of {counts['cards']} cards, {counts['hands']} hands"
+    if scenario.maps:                   # (keys only a scenario with them has: other summaries unchanged)
+        counts["maps"] = len(scenario.maps)
+        text += f", {len(scenario.maps)} more map window(s) (" + ", ".join(
+            f"{m.name}: {len(m.hex_ids)} hexes" for m in scenario.maps) + ")"
+    if scenario.extensions:
+        counts["extensions"] = len(scenario.extensions)
+        text += f", {len(scenario.extensions)} extension(s) (" + ", ".join(
+            f"{e.name}: {len(e.counters)} counters" for e in scenario.extensions) + ")"
     out: dict[str, Any] = {"title": scenario.game.title, "id": scenario.game.id, **counts, "text": text}
     if scenario.scenarios:
         out["scenarios"] = [{"id": s.id, "name": s.name, "setup_entries": len(s.setup),

@@ -19,6 +19,7 @@ from vmodtool.errors import VmodError
 from vmodtool.vassal.buildfile import PieceSlotEntry
 from vmodtool.vassal.commands import AddPiece, ChangePiece, TurnState, leaves
 from vmodtool.vassal.decks import DeckState, DrawPileDef, ObscuredState, draw_piles
+from vmodtool.vassal.extension import ExtendedModule, extension_name
 from vmodtool.vassal.grid import BoardPlacement, MapGeometry, board_from_element
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.pieces import PieceDef, Trait, parse_stack_state
@@ -318,6 +319,9 @@ class GamePieces:
         top += self._setup_boards
         top += ["SETUP_STACK\t"]
         top += [f"TURN{tracker}\t{state}" for tracker, state in self.turn_states.items()]
+        if isinstance(self.module, ExtendedModule):     # each extension's RegCmd, registered after the module's
+            top += [encode_sequence(["EXT", extension_name(x), x.buildfile.version], "\t") or ""
+                    for x in self.module.extensions]
         top += ["end_save"]
         return encode_sequence(top, ESC) or ""
 

@@ -21,6 +21,7 @@ import sys
 import warnings
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -58,7 +59,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return dict(_make_logs().write_logs(corpus, tmp_path_factory.mktemp("pog-logs")))
 
 
-def _audit(log: Path, scenario: Path = EXAMPLE / "scenario.yaml") -> tuple[int, dict]:
+def _audit(log: Path, scenario: Path = EXAMPLE / "scenario.yaml") -> tuple[int, dict[str, Any]]:
     module = shared_path("corpus", "pog", "buildFile.xml")
     result = CliRunner().invoke(cli, ["audit", str(log), "--scenario", str(scenario), "-m", str(module),
                                       "--format", "json"])
@@ -84,7 +85,7 @@ class _StepUnits(ReplayVisitor[dict[int, dict[tuple[str, str], frozenset[str]]]]
             if p.place.map != "Map" or not p.place.location or p.place.location.startswith("RB_"):
                 continue                    # (the reserve boxes' spaces are boxes, not stacking spaces)
             side = p.ref.get_property("Side")
-            if side and self.binder.bind(p.ref).unit is not None:
+            if side and p.ref.id is not None and self.binder.bind(p.ref).unit is not None:
                 here[(p.place.location, side.lower())].add(p.ref.id)
         self.units[step.number] = {key: frozenset(ids) for key, ids in here.items()}
 
@@ -114,7 +115,7 @@ def _overstacks(log: Path, limit: int) -> set[Key]:
     return due
 
 
-def _found(report: dict) -> set[Key]:
+def _found(report: dict[str, Any]) -> set[Key]:
     return {(v["step"], v["hexes"][0], v["evidence"]["side_counted"]) for v in report["violations"]
             if v["rule_id"] == "stack.three"}
 

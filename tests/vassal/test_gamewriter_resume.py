@@ -16,7 +16,7 @@ from vmodtool.errors import VmodError
 from vmodtool.replay import Replay
 from vmodtool.replay.visitor import BoardView, LogStart, ReplayVisitor
 from vmodtool.vassal.buildfile import BuildFile
-from vmodtool.vassal.commands import PlayerAdd, leaf_commands
+from vmodtool.vassal.commands import AddPiece, PlayerAdd, leaf_commands
 from vmodtool.vassal.gamepieces import MissingPrototypeWarning
 from vmodtool.vassal.gamewriter import GameWriter, Player, expand_prototypes
 from vmodtool.vassal.module import Module
@@ -128,9 +128,9 @@ def test_a_log_goes_on_from_a_save(tmp_path: Path) -> None:
     assert {w.pieces[pid].piece.name: w.location(pid) for pid in w.pieces} == {
         "Red 1": "Nancy", "Red 2": "Paris", "Red HQ": "Paris", "Blue 1": "Belfort"}
     saved_ids = {c.piece_id for node in save.restore_part() for c in leaf_commands(node)
-                 if getattr(c, "piece_id", None)}
+                 if isinstance(c, AddPiece) and c.piece_id}
     assert set(w.pieces) <= saved_ids and set(w.stacks) <= saved_ids
-    assert int(w.new_id()) > max(int(i) for i in saved_ids if i and i.isdigit())
+    assert int(w.new_id()) > max(int(i) for i in saved_ids if i is not None and i.isdigit())
     w.move(area_module.piece(w, "Blue 1"), "Dijon", player="Борис")
     w.move(area_module.piece(w, "Red 2"), "Nancy", player="Борис")          # onto the save's stack
     log = tmp_path / "goes-on.vlog"

@@ -121,6 +121,28 @@ def module_metadata(module: Module, *, vassal_version: str, date_saved: str) -> 
                           extra2=root.get("ModuleOther2", "")).to_bytes()
 
 
+def _restore_with_roster(restore: Sequence[Node], players: Sequence[Player]) -> str:
+    """A save's restore part (§4.4) as one ``begin_save … end_save``
+    command, its roster entries replaced by ``players``."""
+    roster = [encode_sequence(["PLAYER", p.password, p.name, p.side], "\t") or ""
+              for p in players]
+    entries: list[Node] = []
+    for node in restore:            # a log's restore part is one nested begin_save … end_save
+        nested = isinstance(node, CommandGroup) and bool(node.children) and \
+            isinstance(node.children[0], BeginSave)
+        entries.extend(node.children if isinstance(node, CommandGroup) and nested else (node,))
+    kept: list[str] = []
+    for node in entries:
+        if isinstance(node, PlayerAdd):
+            kept.extend(roster)
+            roster = []
+        else:
+            kept.append(node.encode())
+    if roster:                               # a save without a roster: before its end_save
+        kept[-1:-1] = roster
+    return encode_sequence(kept, ESC) or ""
+
+
 @dataclass(frozen=True)
 class _UndoMove:
     """Undo a move: the piece goes back to ``(map, x, y)``."""
@@ -198,22 +220,7 @@ class GameWriter(GamePieces):
         writer = cls(module, players=players, board_sizes=board_sizes, vassal_version=vassal_version)
         restore = saved.restore_part()
         writer.load_saved_state(restore)
-        roster = [encode_sequence(["PLAYER", p.password, p.name, p.side], "\t") or ""
-                  for p in writer.players]
-        entries: list[Node] = []
-        for node in restore:            # a log's restore part is one nested begin_save … end_save
-            nested = isinstance(node, CommandGroup) and isinstance(node.children[0], BeginSave)
-            entries.extend(node.children if isinstance(node, CommandGroup) and nested else (node,))
-        kept: list[str] = []
-        for node in entries:
-            if isinstance(node, PlayerAdd):
-                kept.extend(roster)
-                roster = []
-            else:
-                kept.append(node.encode())
-        if roster:                               # a save without a roster: before its end_save
-            kept[-1:-1] = roster
-        writer._initial = encode_sequence(kept, ESC) or ""
+        writer._initial = _restore_with_roster(restore, writer.players)
         writer.steps = []
         return writer
 

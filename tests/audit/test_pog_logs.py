@@ -40,7 +40,7 @@ from vmodtool.vassal.savefile import SavedGame
 
 EXAMPLE = EXAMPLES / "paths-of-glory"
 
-Key = tuple[int, str, str]          # (step, space, side)
+Key = tuple[int, str, str | None]   # (step, space, side; None: sides together)
 
 
 def _make_logs() -> ModuleType:
@@ -66,34 +66,35 @@ def _audit(log: Path, scenario: Path = EXAMPLE / "scenario.yaml") -> tuple[int, 
     return result.exit_code, json.loads(result.output)
 
 
-class _StepUnits(ReplayVisitor[dict[int, dict[tuple[str, str], frozenset[str]]]]):
+class _StepUnits(ReplayVisitor[dict[int, dict[tuple[str, str | None], frozenset[str]]]]):
     """The units (piece ids) of each side per space of the main map at the
     end of every step."""
 
-    def __init__(self, binder: PieceBinder) -> None:
+    def __init__(self, binder: PieceBinder, per_side: bool) -> None:
         self.binder = binder
+        self.per_side = per_side
         self.view: BoardView | None = None
-        self.units: dict[int, dict[tuple[str, str], frozenset[str]]] = {}
+        self.units: dict[int, dict[tuple[str, str | None], frozenset[str]]] = {}
 
     def begin_log(self, log: LogStart, initial: BoardView) -> None:
         self.view = initial
 
     def end_step(self, step: Step) -> None:
         assert self.view is not None
-        here: dict[tuple[str, str], set[str]] = collections.defaultdict(set)
+        here: dict[tuple[str, str | None], set[str]] = collections.defaultdict(set)
         for p in self.view.pieces():
             if p.place.map != "Map" or not p.place.location or p.place.location.startswith("RB_"):
                 continue                    # (the reserve boxes' spaces are boxes, not stacking spaces)
             side = p.ref.get_property("Side")
             if side and p.ref.id is not None and self.binder.bind(p.ref).unit is not None:
-                here[(p.place.location, side.lower())].add(p.ref.id)
+                here[(p.place.location, side.lower() if self.per_side else None)].add(p.ref.id)
         self.units[step.number] = {key: frozenset(ids) for key, ids in here.items()}
 
-    def result(self) -> dict[int, dict[tuple[str, str], frozenset[str]]]:
+    def result(self) -> dict[int, dict[tuple[str, str | None], frozenset[str]]]:
         return self.units
 
 
-def _overstacks(log: Path, limit: int) -> set[Key]:
+def _overstacks(log: Path, limit: int, per_side: bool = True) -> set[Key]:
     """Where the replay's own count says a finding is due: a space holding
     more than ``limit`` units of a side at the end of a step when it did
     not at the end of the one before, or holds a unit it did not hold then
@@ -104,9 +105,9 @@ def _overstacks(log: Path, limit: int) -> set[Key]:
     scenario = load_scenario(EXAMPLE / "scenario.yaml", module=module)
     assert scenario.module is not None
     replay = Replay.open([log], module=module, board_sizes=dict(scenario.module.board_sizes))
-    (units,) = replay.run(_StepUnits(PieceBinder(scenario, module)))
+    (units,) = replay.run(_StepUnits(PieceBinder(scenario, module), per_side))
     due: set[Key] = set()
-    before: dict[tuple[str, str], frozenset[str]] = {}
+    before: dict[tuple[str, str | None], frozenset[str]] = {}
     for step in sorted(units):
         over = {key: ids for key, ids in units[step].items() if len(ids) > limit}
         due |= {(step, space, side) for (space, side), ids in over.items()
@@ -120,12 +121,13 @@ def _found(report: dict[str, Any]) -> set[Key]:
             if v["rule_id"] == "stack.three"}
 
 
-def _with_limit(tmp_path: Path, limit: int) -> Path:
+def _with_limit(tmp_path: Path, limit: int, per_side: bool = True) -> Path:
     text = (EXAMPLE / "scenario.yaml").read_text(encoding="utf-8")
     rule = "params: {limit: 3, count: units, per_side: true}"
     assert rule in text
     path = tmp_path / "scenario.yaml"
-    path.write_text(text.replace(rule, rule.replace("3", str(limit))), encoding="utf-8")
+    path.write_text(text.replace(rule, rule.replace("3", str(limit)).replace("true", str(per_side).lower())),
+                    encoding="utf-8")
     (tmp_path / "connections.csv").write_bytes((EXAMPLE / "connections.csv").read_bytes())
     return path
 
@@ -146,16 +148,19 @@ def test_the_logs_go_on_from_the_save_with_its_state(logs: dict[str, Path]) -> N
     assert len(pieces) > 1000
 
 
-@pytest.mark.parametrize("limit", [3, 2, 1])
+@pytest.mark.parametrize("limit,per_side", [(3, True), (2, True), (1, True), (1, False)])
 @pytest.mark.parametrize("name", ["moves", "overstack", "unconnected"])
 def test_stacking_findings_are_exactly_where_the_replay_counts_over_the_limit(name: str, limit: int,
+                                                                             per_side: bool,
                                                                              logs: dict[str, Path],
                                                                              tmp_path: Path) -> None:
-    """The example's rule (three units), and the same rule at 2 and 1 for
-    many more findings (the saved position's own pairs among them)."""
-    scenario = EXAMPLE / "scenario.yaml" if limit == 3 else _with_limit(tmp_path, limit)
+    """The example's rule (three units of a side), the same rule at 2 and 1
+    for many more findings (the saved position's own pairs among them), and
+    at 1 over all units, sides together."""
+    example = limit == 3 and per_side
+    scenario = EXAMPLE / "scenario.yaml" if example else _with_limit(tmp_path, limit, per_side)
     code, report = _audit(logs[name], scenario)
-    expected = _overstacks(logs[name], limit)
+    expected = _overstacks(logs[name], limit, per_side)
     assert _found(report) == expected
     assert len(report["violations"]) == len(expected)          # (one finding each)
     assert report["not_checked"] == {} and report["units_not_checked"] == {}

@@ -145,3 +145,31 @@ def test_a_log_goes_on_from_a_save(tmp_path: Path) -> None:
     restored = [n.encode() for n in leaf_commands(written.restore_part()[0])]
     assert all(k in restored for k in kept if "\x1b" not in k)
     assert _final(log, tmp_path) == {"Red 1": "Nancy", "Red 2": "Nancy", "Red HQ": "Paris", "Blue 1": "Dijon"}
+
+
+def test_the_audit_binds_through_a_missing_prototype(tmp_path: Path) -> None:
+    """The audit's binding expands a piece's prototypes to read what they
+    define (a piece logged with its ``prototype;`` traits): a missing one
+    expands to nothing and the others still count, as in VASSAL (before,
+    the whole expansion failed and the piece was read unexpanded)."""
+    from vmodtool.audit.binding import PieceBinder
+    from vmodtool.replay.events import PieceRef
+    from vmodtool.scenario.loader import load_scenario
+
+    path = area_module.write_scenario(tmp_path)
+    _module_with_a_missing_prototype(tmp_path)
+    text = path.read_text(encoding="utf-8").replace('- {match: {name: "*"}, type: infantry}',
+                                                    '- {match: {property: {Class: Unit}}, type: infantry}')
+    path.write_text(text, encoding="utf-8")
+    module = Module.open(tmp_path / "buildFile.xml")
+    scenario = load_scenario(path, module=module)
+    piece = PieceDef.parse(build_piece(UsePrototype.build(prototype_name="Unit"),
+                                       UsePrototype.build(prototype_name="Rebuild"),
+                                       Marker.build(properties={"Side": "Red"}),
+                                       BasicPiece.build(piece_name="Red 7")).encode())
+    ref = PieceRef("77", piece.type, tuple(t.state for t in piece.traits))
+    binder = PieceBinder(scenario, module)
+    bound = binder.bind(ref)
+    assert bound.unit is not None and not binder.problems
+    (counter,) = [c for c in scenario.counters + tuple(binder.new_counters) if c.id == bound.unit]
+    assert (counter.type, counter.side) == ("infantry", "red")

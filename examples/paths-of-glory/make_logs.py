@@ -41,6 +41,7 @@ if str(HERE.parent.parent) not in sys.path:          # run from a checkout witho
 
 import yaml  # noqa: E402
 
+from vmodtool.errors import VmodError  # noqa: E402
 from vmodtool.fileio import atomic_write  # noqa: E402
 from vmodtool.vassal.gamepieces import MissingPrototypeWarning  # noqa: E402
 from vmodtool.vassal.gamewriter import GameWriter, Player  # noqa: E402
@@ -141,7 +142,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("corpus", type=Path, help="folder with buildFile.xml and " + SAVE)
     parser.add_argument("out", type=Path, help="folder to write the logs into")
     args = parser.parse_args(argv)
-    for path in write_logs(args.corpus, args.out).values():
+    try:
+        written = write_logs(args.corpus, args.out)
+    except VmodError as exc:                         # (a missing or broken module or save: one line)
+        print(f"make_logs.py: {exc}", file=sys.stderr)
+        return 2
+    for path in written.values():
         print(path)
     return 0
 

@@ -11,14 +11,15 @@ module expanded as VASSAL's ``PieceCloner`` does (§3.6,
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from vmodtool.errors import VmodError
 from vmodtool.vassal.buildfile import PieceSlotEntry
-from vmodtool.vassal.commands import AddPiece, ChangePiece, TurnState, leaves
-from vmodtool.vassal.decks import DeckState, DrawPileDef, ObscuredState, draw_piles
+from vmodtool.vassal.commands import AddPiece, ChangePiece, Node, TurnState, leaf_commands, leaves
+from vmodtool.vassal.decks import DECK_ID, DeckState, DeckType, DrawPileDef, ObscuredState, draw_piles
 from vmodtool.vassal.extension import ExtendedModule, extension_name
 from vmodtool.vassal.grid import BoardPlacement, MapGeometry, board_from_element
 from vmodtool.vassal.module import Module
@@ -27,15 +28,23 @@ from vmodtool.vassal.savefile import SavedGame
 from vmodtool.vassal.sequence import encode_sequence
 from vmodtool.vassal.traits import view_of
 
-__all__ = ["expand_prototypes", "GamePieces", "GameStack", "GameDeck", "Player", "PlacedPiece"]
+__all__ = ["expand_prototypes", "GamePieces", "GameStack", "GameDeck", "Player", "PlacedPiece",
+           "MissingPrototypeWarning"]
 
 ESC = "\x1b"
 P = "VASSAL.build."
 
 
-def expand_prototypes(piece: PieceDef, prototypes: Mapping[str, str], *, _depth: int = 0) -> PieceDef:
+def expand_prototypes(piece: PieceDef, prototypes: Mapping[str, str], *,
+                      missing: set[str] | None = None, _depth: int = 0) -> PieceDef:
     """The piece with every ``prototype;`` trait replaced, recursively, by
-    the prototype's traits and states (``PieceCloner``, §3.6)."""
+    the prototype's traits and states (``PieceCloner``, §3.6).
+
+    A prototype the module does not define expands to nothing, as in VASSAL
+    (``UsePrototype.getExpandedInner`` falls through to the trait's inner
+    piece when ``PrototypesContainer.getPrototype`` finds no definition): the
+    piece simply lacks its traits.  Its name is added to ``missing`` when a
+    set is given, so that the caller can say so."""
     if _depth > 20:
         raise VmodError("prototypes refer to each other in a loop")
     out: list[Trait] = []
@@ -43,14 +52,22 @@ def expand_prototypes(piece: PieceDef, prototypes: Mapping[str, str], *, _depth:
         if trait.prefix == "prototype;":
             name = str(view_of(trait).prototype_name)
             if name not in prototypes:
-                raise VmodError(f"the piece uses prototype {name!r}, which the module does not define")
-            proto = expand_prototypes(PieceDef.parse(prototypes[name]), prototypes, _depth=_depth + 1)
+                if missing is not None:
+                    missing.add(name)
+                continue
+            proto = expand_prototypes(PieceDef.parse(prototypes[name]), prototypes, missing=missing,
+                                      _depth=_depth + 1)
             out.extend(proto.traits[:-1])          # the prototype's BasicPiece is dropped
         elif trait.prefix == "cmt;":
             continue
         else:
             out.append(trait)
     return PieceDef.from_traits(out, id=piece.id)
+
+
+class MissingPrototypeWarning(UserWarning):
+    """A piece entering the game uses a prototype the module does not
+    define: it is expanded without it, as VASSAL does (§3.6)."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +136,10 @@ class GamePieces:
         self.players = list(players)
         self._next_id = first_id
         self.prototypes = module.buildfile.prototypes()
+        #: the prototypes pieces of the game use that the module does not
+        #: define (each expanded to nothing, as in VASSAL; warned once each)
+        self.missing_prototypes: set[str] = set()
+        self._warned_prototypes: set[str] = set()
         self.slots = module.buildfile.piece_slots()
         sizes, missing = module.board_sizes(dict(board_sizes or {}))
         if missing:
@@ -151,6 +172,7 @@ class GamePieces:
         self.map_names = {m.name for m in module.buildfile.maps()}
         for pile in draw_piles(module.buildfile):
             self._make_deck(pile)
+        self._warn_missing_prototypes()
 
     # -- ids and look-ups -----------------------------------------------------------
     def new_id(self) -> str:
@@ -190,9 +212,10 @@ class GamePieces:
         these properties, in buildFile order."""
         found = []
         for slot in self.slots:
-            piece = expand_prototypes(PieceDef.parse(slot.definition), self.prototypes)
+            piece = self._expanded(slot.definition)
             if all(piece.get_property(k) == v for k, v in properties.items()):
                 found.append(slot)
+        self._warn_missing_prototypes()
         return found
 
     def palette_slot(self, **properties: str) -> PieceSlotEntry:
@@ -236,37 +259,15 @@ class GamePieces:
     def restore(self, saved: SavedGame) -> None:
         """Start from a saved game's state, as VASSAL does when it loads one
         (a predefined setup, or the save a log of a PBEM chain continues):
-        its pieces with their ids and states, stacks, decks (by their
-        DrawPile's type) and turn trackers; new ids follow the highest
-        numeric id it holds."""
-        self.pieces.clear()
-        self.stacks.clear()
-        for deck in self.decks.values():
-            deck.members.clear()
-        deck_of_type = {d.pile.type.encode(): d for d in self.decks.values()}
-        highest = self._next_id - 1
-        for node in saved.restore_part():
+        its pieces with their ids and states, stacks, decks and turn trackers
+        (:meth:`load_saved_state`); new ids follow the highest numeric id it
+        holds."""
+        restore = saved.restore_part()
+        self.load_saved_state(restore)
+        for node in restore:
             for _, cmd in leaves(node):
                 if isinstance(cmd, TurnState):
                     self.turn_states[cmd.tracker_id] = cmd.state
-                if not isinstance(cmd, AddPiece) or cmd.piece_id is None:
-                    continue
-                pid = cmd.piece_id
-                if pid.isdigit():
-                    highest = max(highest, int(pid))
-                if cmd.is_stack:
-                    st = parse_stack_state(cmd.state)
-                    if st.map is not None:
-                        self.stacks[pid] = GameStack(pid, st.map, st.x, st.y, list(st.members))
-                elif cmd.type in deck_of_type:
-                    deck = deck_of_type[cmd.type]
-                    state = DeckState.parse(cmd.state)
-                    deck.id, deck.face_down, deck.members = pid, state.face_down, list(state.cards)
-                else:
-                    piece = PieceDef.parse(cmd.text, file=saved.file)
-                    basic = piece.basic_state()
-                    self.pieces[pid] = PlacedPiece(pid, piece, basic.map, basic.x, basic.y, basic.gpid or "")
-        self._next_id = highest + 1
 
     def place(self, definition: str, map_name: str, location: str, gpid: str) -> str:
         """Put a piece of the PieceSlot ``definition`` (with the slot's
@@ -282,8 +283,24 @@ class GamePieces:
         target.members.append(pid)
         return pid
 
+    def _expanded(self, definition: str) -> PieceDef:
+        """A slot's piece as it enters the game (:func:`expand_prototypes`);
+        a prototype the module lacks is warned of the first time it is met."""
+        return expand_prototypes(PieceDef.parse(definition), self.prototypes, missing=self.missing_prototypes)
+
+    def _warn_missing_prototypes(self) -> None:
+        """One warning naming the prototypes met since the last one that the
+        module does not define (the set-up's at the end of ``__init__``)."""
+        new = self.missing_prototypes - self._warned_prototypes
+        if new:
+            self._warned_prototypes |= new
+            where = f"{self.module.file}: " if self.module.file else ""
+            warnings.warn(f"{where}the module does not define prototype(s) {', '.join(sorted(new))}: "
+                          "pieces using them lack their traits (VASSAL expands a missing prototype to "
+                          "nothing)", MissingPrototypeWarning, stacklevel=4)
+
     def _new_piece(self, definition: str, map_name: str | None, x: int, y: int, gpid: str) -> str:
-        piece = expand_prototypes(PieceDef.parse(definition), self.prototypes)
+        piece = self._expanded(definition)
         if any(t.prefix == "obs;" for t in piece.traits):
             # a piece's state is what its traits' getState write: a mask's is
             # Obscurable.myGetState's (``null;`` unmasked), whatever the slot says
@@ -324,6 +341,43 @@ class GamePieces:
                     for x in self.module.extensions]
         top += ["end_save"]
         return encode_sequence(top, ESC) or ""
+
+    def load_saved_state(self, restore: Sequence[Node]) -> None:
+        """Take the pieces, stacks and decks of a save's restore part
+        (``SavedGame.restore_part``, §4.4) in place of the module's set-up:
+        each piece as the save holds it (expanded, with its states), where
+        its BasicPiece says it is; each stack with its members; each deck by
+        its type's name (the module's DrawPile of that name, else one made
+        of the deck's own type and position).  New ids continue after the
+        largest id of the save."""
+        self.pieces.clear()
+        self.stacks.clear()
+        self.decks.clear()
+        piles = {pile.name: pile for pile in draw_piles(self.module.buildfile)}
+        largest = self._next_id - 1
+        for node in restore:
+            for command in leaf_commands(node):
+                if not isinstance(command, AddPiece) or command.piece_id is None:
+                    continue
+                pid = command.piece_id
+                if pid.isdigit():
+                    largest = max(largest, int(pid))
+                if command.is_stack:
+                    st = parse_stack_state(command.state, place=f"stack {pid}")
+                    if st.map is not None and st.members:
+                        self.stacks[pid] = GameStack(pid, st.map, st.x, st.y, list(st.members))
+                elif command.type.startswith(DECK_ID):
+                    deck_type = DeckType.parse(command.type)
+                    ds = DeckState.parse(command.state)
+                    pile = piles.get(deck_type.name) or DrawPileDef(deck_type.name, ds.map or "", ds.x, ds.y,
+                                                                    deck_type)
+                    self.decks[pile.name] = GameDeck(pid, pile, ds.map or pile.map, ds.x, ds.y, ds.face_down,
+                                                     list(ds.cards))
+                else:
+                    piece = PieceDef.parse(command.text, place=f"piece {pid}", fields=command.fields)
+                    basic = piece.basic_state()
+                    self.pieces[pid] = PlacedPiece(pid, piece, basic.map, basic.x, basic.y, basic.gpid)
+        self._next_id = largest + 1
 
     def _name(self, pid: str) -> str:
         return self.pieces[pid].piece.name

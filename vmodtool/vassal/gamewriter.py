@@ -31,7 +31,16 @@ from typing import Any
 from vmodtool.errors import VmodError
 from vmodtool.vassal.archive import build_zip
 from vmodtool.vassal.buildfile import PieceSlotEntry
-from vmodtool.vassal.commands import AddPiece, ChangePiece, MovePiece, RemovePiece
+from vmodtool.vassal.commands import (
+    AddPiece,
+    BeginSave,
+    ChangePiece,
+    CommandGroup,
+    MovePiece,
+    Node,
+    PlayerAdd,
+    RemovePiece,
+)
 from vmodtool.vassal.decks import ObscuredState
 from vmodtool.vassal.gamepieces import (
     ESC,
@@ -47,6 +56,7 @@ from vmodtool.vassal.metadata import MODULE_ENTRY, SAVE_ENTRY, ModuleMetadata, S
 from vmodtool.vassal.module import Module
 from vmodtool.vassal.obfuscation import encode_saved_game
 from vmodtool.vassal.pieces import PieceDef
+from vmodtool.vassal.savefile import SavedGame
 from vmodtool.vassal.sequence import encode_sequence
 from vmodtool.vassal.traits import view_of
 
@@ -109,6 +119,28 @@ def module_metadata(module: Module, *, vassal_version: str, date_saved: str) -> 
                           description=root.get("description", ""),
                           extra1=root.get("ModuleOther1", ""),
                           extra2=root.get("ModuleOther2", "")).to_bytes()
+
+
+def _restore_with_roster(restore: Sequence[Node], players: Sequence[Player]) -> str:
+    """A save's restore part (§4.4) as one ``begin_save … end_save``
+    command, its roster entries replaced by ``players``."""
+    roster = [encode_sequence(["PLAYER", p.password, p.name, p.side], "\t") or ""
+              for p in players]
+    entries: list[Node] = []
+    for node in restore:            # a log's restore part is one nested begin_save … end_save
+        nested = isinstance(node, CommandGroup) and bool(node.children) and \
+            isinstance(node.children[0], BeginSave)
+        entries.extend(node.children if isinstance(node, CommandGroup) and nested else (node,))
+    kept: list[str] = []
+    for node in entries:
+        if isinstance(node, PlayerAdd):
+            kept.extend(roster)
+            roster = []
+        else:
+            kept.append(node.encode())
+    if roster:                               # a save without a roster: before its end_save
+        kept[-1:-1] = roster
+    return encode_sequence(kept, ESC) or ""
 
 
 @dataclass(frozen=True)
@@ -174,6 +206,23 @@ class GameWriter(GamePieces):
                 self._add_dice_button(DiceButtonSpec.from_element(el))
         self.steps: list[str] = []
         self._undo: list[_Undoable] = []
+
+    @classmethod
+    def from_save(cls, module: Module, saved: SavedGame, *, players: Sequence[Player] = (),
+                  board_sizes: Mapping[str, tuple[int, int]] | None = None,
+                  vassal_version: str | None = None) -> GameWriter:
+        """A game that goes on from a save of ``module``: its pieces, stacks
+        and decks are the save's (:meth:`GamePieces.load_saved_state`) and the
+        log starts from the save's own restore part, every other entry kept
+        as the save has it (boards, global properties, turn, notes …) except
+        its roster, which is ``players`` (a save's player ids are its
+        players' passwords: never copied into a new file)."""
+        writer = cls(module, players=players, board_sizes=board_sizes, vassal_version=vassal_version)
+        restore = saved.restore_part()
+        writer.load_saved_state(restore)
+        writer._initial = _restore_with_roster(restore, writer.players)
+        writer.steps = []
+        return writer
 
     def _add_dice_button(self, spec: DiceButtonSpec) -> None:
         self.dice_buttons.setdefault(spec.name, spec)
@@ -315,6 +364,7 @@ class GameWriter(GamePieces):
                             file=self.module.file)
         x, y = self.point(map_name, location)
         pid = self._new_piece(slot.definition, None, 0, 0, slot.gpid)
+        self._warn_missing_prototypes()
         p = self.pieces[pid]
         p.map, p.x, p.y = map_name, x, y
         commands = [self._add_command(pid)]

@@ -151,6 +151,8 @@ def test_suggestions_are_unlabelled_and_least_sure(tmp_path: Path) -> None:
      "line 2, column 20: hexes 0101 and 0505 are not adjacent"),
     ("hexes: {clear: [0101], woods: [0101]}\n", "hex 0101 is labelled both 'clear' and 'woods'"),
     ("- just a list\n", "expected a mapping of terrain types"),
+    ("hexes: {clear: ['0101']}\ncrossing: [canal]\n", "line 2, column 12: 'canal' is not a hexside type"),
+    ("hexes: {clear: ['0101']}\nmeet: {ford: [road, river]}\n", "line 2, column 14: 'ford' is not a hexside type"),
 ])
 def test_bad_samples_are_one_located_line(tmp_path: Path, content: str, message: str) -> None:
     scenario = REPO / "examples" / "ww1-operational" / "scenario.yaml"
@@ -225,6 +227,61 @@ def test_a_real_published_board(tmp_path: Path, shared: Path) -> None:
         judged = [h for h in labels if h not in chosen]
         accuracies.append(sum(result.hexes[h][0] == truth[h] for h in judged) / len(judged))
     assert min(accuracies) >= 0.98 and sum(accuracies) / len(accuracies) >= 0.99, accuracies
+
+
+def _town_to_town(scenario: M.Scenario, chain: list[str], shift: tuple[float, float]) -> list[tuple[float, float]]:
+    """A road's points through ``chain``: a point in each hex off its centre
+    by ``shift`` (inner radii), as a road from town to town runs."""
+    inner = scenario.map.grid.grid.dy / 2
+    return [(scenario.map.grid.centres[h][0] + shift[0] * inner, scenario.map.grid.centres[h][1] + shift[1] * inner)
+            for h in chain]
+
+
+def test_roads_that_run_town_to_town_are_read_where_they_cross_a_side(tmp_path: Path) -> None:
+    """A road typed ``crossing`` is found on every hexside its line crosses
+    near the middle and goes on into both hexes, however far from the hex
+    centres it runs; a town's filled block, a line along a hexside and a
+    line that stops at a side are no road; where a road meets a river found
+    on the board, a bridge (``meet``)."""
+    from PIL import Image, ImageDraw
+
+    scenario = load_scenario(REPO / "examples" / "ww1-operational" / "scenario.yaml")
+    grid = scenario.map.grid
+    width, height = (int(v) for v in (grid.size if grid.size[0] > 0 else scenario.map.size))
+    image = Image.new("RGB", (width, height), (245, 240, 225))
+    draw = ImageDraw.Draw(image)
+    inner = grid.grid.dy / 2
+    roads = [["0202", "0303", "0403", "0503", "0504"], ["0604", "0704", "0803"], ["0606", "0707", "0708"]]
+    shifts = [(0.3, 0.25), (-0.35, 0.1), (0.1, -0.35)]
+    expected: set[tuple[str, str]] = set()
+    for chain, shift in zip(roads, shifts, strict=True):
+        assert all(grid.adjacent(a, b) for a, b in zip(chain, chain[1:], strict=False))
+        draw.line(_town_to_town(scenario, chain, shift), fill=(20, 20, 20), width=max(2, round(inner / 12)))
+        expected |= {(min(a, b), max(a, b)) for a, b in zip(chain, chain[1:], strict=False)}
+    # a town (a filled block), a line along a side, a road that ends at a side
+    x, y = grid.centres["0305"]
+    draw.rectangle((x - inner * 0.6, y - inner * 0.6, x + inner * 0.6, y + inner * 0.6), fill=(20, 20, 20))
+    (ax, ay), (bx, by) = grid.centres["0702"], grid.centres["0703"]
+    draw.line([((ax + bx) / 2 - inner * 0.5, (ay + by) / 2), ((ax + bx) / 2 + inner * 0.5, (ay + by) / 2)],
+              fill=(20, 20, 20), width=3)
+    samples = D.Samples(file="samples.yaml", hexes={"clear": ["0101"]},
+                        hexsides={"road": sorted(expected)[:3]}, crossing=["road"])
+    result = D.derive_terrain(scenario, np.asarray(image, dtype=np.uint8), samples)
+    found = {(a, b) for a, b, _ in result.hexsides["road"]}
+    assert found == expected, (sorted(found - expected), sorted(expected - found))
+    # a bridge where a road found crosses a river found (two river samples
+    # on the road: samples are always found)
+    crossed = sorted(expected)[4:6]
+    samples.hexsides["river"], samples.meet = crossed, {"bridge": ("road", "river")}
+    both = D.derive_terrain(scenario, np.asarray(image, dtype=np.uint8), samples).hexsides
+    bridged, rivers = ({(a, b) for a, b, _ in both[t]} for t in ("bridge", "river"))
+    assert set(crossed) <= bridged == rivers & {(a, b) for a, b, _ in both["road"]}
+    del samples.hexsides["river"]
+    # the centre band misses them: what the crossing kind is for
+    samples.crossing = []
+    centre = {(a, b) for a, b, _ in D.derive_terrain(scenario, np.asarray(image, dtype=np.uint8),
+                                                      samples).hexsides["road"]}
+    assert expected - centre
 
 
 TLD_MAP = os.environ.get("VMODTOOL_TLD_MAP")

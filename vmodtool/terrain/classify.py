@@ -414,6 +414,8 @@ _CROSSING_MIDDLE = 0.12
 #: road's two lines) at most this many points (1/32 inner radius) long
 _NARROW = 24
 _GAP = 5
+#: a row showing more runs than this is lettering
+_MOST_RUNS = 3
 
 
 @dataclass
@@ -462,7 +464,9 @@ class CrossingDetector:
         # that a place name or a bridge's box hides in part is a sample
         # still, but does not lower the bar (text crossing a side would pass)
         typical = float(np.median(scores[pos])) if pos else 1.0
-        threshold = max(otsu_threshold(scores), 0.65 * typical)
+        # and never fewer than three rows in four in each hex: a line that
+        # shows in half the rows is a town's dot and its name
+        threshold = max(otsu_threshold(scores), 0.65 * typical, 0.5)
         if negatives:
             high_neg = float(scores[list(negatives)].max())
             if high_neg < typical and threshold <= high_neg:
@@ -483,7 +487,13 @@ class CrossingDetector:
                 near &= to_ink < _min_square_distance(part, self.common)
             near &= _off_ground(part, part_ground, GROUND_DELTA / 2)
             ink[start:start + len(part)] = near
-        return _short_runs(ink, _GAP, _NARROW)
+        narrow = _short_runs(ink, _GAP, _NARROW)
+        # a row crossed by many short runs is lettering (a place name), not
+        # a line: a road, even a double one, is one or two runs in a row
+        starts = narrow.copy()
+        starts[..., 1:] &= ~narrow[..., :-1]
+        narrow &= (starts.sum(axis=-1) <= _MOST_RUNS)[..., None]
+        return narrow
 
     def scores(self, bands: FloatArray, ground: FloatArray) -> FloatArray:
         """(n,): the best straight line's share of rows with narrow ink, in

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vmodtool.terrain.features import CROSSING_ROWS
+from vmodtool.terrain.features import CROSSING_ROWS, srgb_to_lab
 
 __all__ = ["Scaler", "HexClassifier", "FeatureDetector", "SymbolDetector", "CrossingDetector",
            "grow_lines", "otsu_threshold", "suggest"]
@@ -434,26 +434,29 @@ class CrossingDetector:
     inks: FloatArray
     common: FloatArray
     threshold: float = 0.5
-    _fitted: tuple[FloatArray, FloatArray] | None = field(default=None, repr=False)
+    _fitted: tuple[npt.NDArray[np.uint8], FloatArray] | None = field(default=None, repr=False)
 
     @classmethod
-    def fit(cls, bands: FloatArray, ground: FloatArray, positives: Sequence[int],
+    def fit(cls, bands: npt.NDArray[np.uint8], ground: FloatArray, positives: Sequence[int],
             negatives: Sequence[int] = ()) -> CrossingDetector:
-        """``bands`` (n, rows, points, 3) in L*a*b*; ``ground`` (n, 2, 3)."""
+        """``bands`` (n, rows, points, 3) as 8-bit RGB (converted to L*a*b* a
+        chunk at a time: a board's crossing bands are 50 MB as RGB, four
+        times that as L*a*b*); ``ground`` (n, 2, 3)."""
         pos = list(positives)
         # learnt where the samples' line crosses: about the band's middle, clear
         # of the hexes' other sides (the grid's lines) that the rows meet
         points = bands.shape[2]
-        middle = bands[:, :, points // 2 - points // 6:points // 2 + points // 6 + 1]
-        inks = _inks(middle[pos], ground[pos])
+        middle = srgb_to_lab(bands[pos][:, :, points // 2 - points // 6:points // 2 + points // 6 + 1])
+        inks = _inks(middle, ground[pos])
         if len(inks) and pos:
             # the line's own ink is in every sample; a river's blue is only
             # in the samples that cross one (on a bridge)
-            off = _off_ground(middle[pos], ground[pos], GROUND_DELTA)
-            shown = np.array([((np.square(middle[pos] - c).sum(axis=3) < INK_DELTA ** 2) & off).any(axis=(1, 2)).mean()
+            off = _off_ground(middle, ground[pos], GROUND_DELTA)
+            shown = np.array([((np.square(middle - c).sum(axis=3) < INK_DELTA ** 2) & off).any(axis=(1, 2)).mean()
                               for c in np.asarray(inks, dtype=np.float32)])
             inks = inks[shown >= 0.8]
-        common = _common_inks(bands, ground)
+        picks = np.linspace(0, len(bands) - 1, min(400, len(bands))).astype(np.int64)
+        common = _common_inks(srgb_to_lab(bands[picks]), ground[picks])
         if len(common) and len(inks):
             apart = np.min(np.linalg.norm(common[:, None, :] - inks[None, :, :], axis=2), axis=1) >= INK_DELTA
             common = common[apart]
@@ -474,13 +477,13 @@ class CrossingDetector:
         detector.threshold = threshold
         return detector
 
-    def _narrow_ink(self, bands: FloatArray, ground: FloatArray) -> npt.NDArray[np.bool_]:
+    def _narrow_ink(self, bands: npt.NDArray[np.uint8], ground: FloatArray) -> npt.NDArray[np.bool_]:
         """(n, rows, points): ink with no ink :data:`_NARROW` points to either side."""
         ink = np.zeros(bands.shape[:3], dtype=bool)
         if len(self.inks) == 0:
             return ink
         for start in range(0, len(bands), _CHUNK):
-            part, part_ground = bands[start:start + _CHUNK], ground[start:start + _CHUNK]
+            part, part_ground = srgb_to_lab(bands[start:start + _CHUNK]), ground[start:start + _CHUNK]
             to_ink = _min_square_distance(part, self.inks)
             near = to_ink < INK_DELTA ** 2
             if len(self.common):
@@ -495,7 +498,7 @@ class CrossingDetector:
         narrow &= (starts.sum(axis=-1) <= _MOST_RUNS)[..., None]
         return narrow
 
-    def scores(self, bands: FloatArray, ground: FloatArray) -> FloatArray:
+    def scores(self, bands: npt.NDArray[np.uint8], ground: FloatArray) -> FloatArray:
         """(n,): the best straight line's share of rows with narrow ink, in
         the hex where it shows least."""
         narrow = self._narrow_ink(bands, ground)
@@ -515,7 +518,7 @@ class CrossingDetector:
                 np.maximum(best, share, out=best)
         return best
 
-    def detect(self, bands: FloatArray, ground: FloatArray) -> tuple[npt.NDArray[np.bool_], FloatArray]:
+    def detect(self, bands: npt.NDArray[np.uint8], ground: FloatArray) -> tuple[npt.NDArray[np.bool_], FloatArray]:
         fitted = self._fitted
         scores = fitted[1] if fitted is not None and fitted[0] is bands else self.scores(bands, ground)
         margin = np.abs(scores - self.threshold) / max(min(self.threshold, 1 - self.threshold), 0.05)

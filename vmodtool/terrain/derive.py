@@ -294,18 +294,21 @@ def _derive_hexsides(scenario: M.Scenario, image: npt.NDArray[np.uint8], frame: 
     found: dict[str, list[tuple[str, str, float]]] = {}
     doubtful: list[tuple[str, str, str, float]] = []
     bands: dict[str, npt.NDArray[np.float32]] = {}
+    crossing: npt.NDArray[np.uint8] | None = None
     for type_id, positives in samples.hexsides.items():
         if not positives:
             continue
         htype = scenario.map.hexside_types[type_id]
         kind = "crossing" if type_id in samples.crossing else _band_kind(htype)
-        if kind not in bands:
-            bands[kind] = srgb_to_lab(crossing_bands(image, frame, side_pairs) if kind == "crossing"
-                                      else side_bands(image, frame, side_pairs, kind))
+        if kind not in bands and kind != "crossing":
+            bands[kind] = srgb_to_lab(side_bands(image, frame, side_pairs, kind))
         pos = [side_index[p] for p in positives]
         neg = [side_index[p] for p in samples.plain]
         if kind == "crossing":
-            hits, conf = CrossingDetector.fit(bands[kind], ground, pos, neg).detect(bands[kind], ground)
+            if crossing is None:
+                # a crossing band stays RGB: its detector converts a chunk at a time
+                crossing = crossing_bands(image, frame, side_pairs)
+            hits, conf = CrossingDetector.fit(crossing, ground, pos, neg).detect(crossing, ground)
         elif kind == "patch":
             hits, conf = SymbolDetector.fit(bands[kind], pos, neg).detect(bands[kind])
         else:
@@ -326,11 +329,17 @@ def _derive_hexsides(scenario: M.Scenario, image: npt.NDArray[np.uint8], frame: 
         found[type_id] = [(a, b, float(conf[i])) for i, (a, b) in enumerate(side_pairs) if hits[i]]
         doubtful.extend((type_id, a, b, float(conf[i])) for i, (a, b) in enumerate(side_pairs)
                         if conf[i] < LOW_CONFIDENCE)
-    for type_id, (one, other) in samples.meet.items():
+    _meet(found, samples.meet)
+    return found, doubtful
+
+
+def _meet(found: dict[str, list[tuple[str, str, float]]], meet: Mapping[str, tuple[str, str]]) -> None:
+    """Type each ``meet`` type on the hexsides found as both of its two
+    types (a bridge where a road crosses a river), with the first's confidence."""
+    for type_id, (one, other) in meet.items():
         if one in found and other in found:
             where = {(a, b) for a, b, _ in found[other]}
             found[type_id] = [(a, b, c) for a, b, c in found[one] if (a, b) in where]
-    return found, doubtful
 
 
 def _band_kind(htype: M.HexsideType) -> str:

@@ -30,7 +30,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Scaler", "HexClassifier", "FeatureDetector", "SymbolDetector", "grow_lines", "otsu_threshold", "suggest"]
+from vmodtool.terrain.features import CROSSING_ROWS, srgb_to_lab
+
+__all__ = ["Scaler", "HexClassifier", "FeatureDetector", "SymbolDetector", "CrossingDetector",
+           "grow_lines", "otsu_threshold", "suggest"]
 
 FloatArray = npt.NDArray[np.floating[Any]]
 
@@ -398,3 +401,154 @@ def suggest(scaled: FloatArray, confidence: FloatArray, exclude: set[int], count
         if len(chosen) >= count:
             break
     return chosen
+
+
+#: the slopes a crossing line may take (points along the side per row:
+#: rows are a tenth of an inner radius apart, points 1/32 of one: up to
+#: about 60° from square to the side)
+_CROSSING_SLOPES = np.linspace(-5.5, 5.5, 23)
+#: where a crossing may meet the side: this share of the band's points
+#: about its middle (about 0.6 of half the side's length)
+_CROSSING_MIDDLE = 0.12
+#: a line is narrow: a run of ink (gaps of up to _GAP points closed: a
+#: road's two lines) at most this many points (1/32 inner radius) long
+_NARROW = 24
+_GAP = 5
+#: a row showing more runs than this is lettering
+_MOST_RUNS = 3
+
+
+@dataclass
+class CrossingDetector:
+    """Does a line (a road, a railway) cross this hexside near its middle and
+    go on into both hexes?  The line's *ink* (the colours its samples show
+    that the ground does not); in each row of a crossing band
+    (:func:`vmodtool.terrain.features.crossing_bands`) the ink that is
+    narrow (ground on both sides of it: not a hatched town, not a line along
+    the side); a hexside scores, over every straight line through the
+    side's middle stretch at up to 60° from square, the share of the rows of
+    the hex where the line is thinnest that it finds ink in (0–1).  The
+    board's scores split in two (Otsu's threshold), never above the weakest
+    sample that shows the line."""
+
+    inks: FloatArray
+    common: FloatArray
+    threshold: float = 0.5
+    _fitted: tuple[npt.NDArray[np.uint8], FloatArray] | None = field(default=None, repr=False)
+
+    @classmethod
+    def fit(cls, bands: npt.NDArray[np.uint8], ground: FloatArray, positives: Sequence[int],
+            negatives: Sequence[int] = ()) -> CrossingDetector:
+        """``bands`` (n, rows, points, 3) as 8-bit RGB (converted to L*a*b* a
+        chunk at a time: a board's crossing bands are 50 MB as RGB, four
+        times that as L*a*b*); ``ground`` (n, 2, 3)."""
+        pos = list(positives)
+        # learnt where the samples' line crosses: about the band's middle, clear
+        # of the hexes' other sides (the grid's lines) that the rows meet
+        points = bands.shape[2]
+        middle = srgb_to_lab(bands[pos][:, :, points // 2 - points // 6:points // 2 + points // 6 + 1])
+        inks = _inks(middle, ground[pos])
+        if len(inks) and pos:
+            # the line's own ink is in every sample; a river's blue is only
+            # in the samples that cross one (on a bridge)
+            off = _off_ground(middle, ground[pos], GROUND_DELTA)
+            shown = np.array([((np.square(middle - c).sum(axis=3) < INK_DELTA ** 2) & off).any(axis=(1, 2)).mean()
+                              for c in np.asarray(inks, dtype=np.float32)])
+            inks = inks[shown >= 0.8]
+        picks = np.linspace(0, len(bands) - 1, min(400, len(bands))).astype(np.int64)
+        common = _common_inks(srgb_to_lab(bands[picks]), ground[picks])
+        if len(common) and len(inks):
+            apart = np.min(np.linalg.norm(common[:, None, :] - inks[None, :, :], axis=2), axis=1) >= INK_DELTA
+            common = common[apart]
+        detector = cls(inks, common)
+        scores = detector.scores(bands, ground)
+        detector._fitted = (bands, scores)
+        # a line found by a share of rows a typical sample passes: a line
+        # that a place name or a bridge's box hides in part is a sample
+        # still, but does not lower the bar (text crossing a side would pass)
+        typical = float(np.median(scores[pos])) if pos else 1.0
+        # and never fewer than three rows in four in each hex: a line that
+        # shows in half the rows is a town's dot and its name
+        threshold = max(otsu_threshold(scores), 0.65 * typical, 0.5)
+        if negatives:
+            high_neg = float(scores[list(negatives)].max())
+            if high_neg < typical and threshold <= high_neg:
+                threshold = (high_neg + typical) / 2
+        detector.threshold = threshold
+        return detector
+
+    def _narrow_ink(self, bands: npt.NDArray[np.uint8], ground: FloatArray) -> npt.NDArray[np.bool_]:
+        """(n, rows, points): ink with no ink :data:`_NARROW` points to either side."""
+        ink = np.zeros(bands.shape[:3], dtype=bool)
+        if len(self.inks) == 0:
+            return ink
+        for start in range(0, len(bands), _CHUNK):
+            part, part_ground = srgb_to_lab(bands[start:start + _CHUNK]), ground[start:start + _CHUNK]
+            to_ink = _min_square_distance(part, self.inks)
+            near = to_ink < INK_DELTA ** 2
+            if len(self.common):
+                near &= to_ink < _min_square_distance(part, self.common)
+            near &= _off_ground(part, part_ground, GROUND_DELTA / 2)
+            ink[start:start + len(part)] = near
+        narrow = _short_runs(ink, _GAP, _NARROW)
+        # a row crossed by many short runs is lettering (a place name), not
+        # a line: a road, even a double one, is one or two runs in a row
+        starts = narrow.copy()
+        starts[..., 1:] &= ~narrow[..., :-1]
+        narrow &= (starts.sum(axis=-1) <= _MOST_RUNS)[..., None]
+        return narrow
+
+    def scores(self, bands: npt.NDArray[np.uint8], ground: FloatArray) -> FloatArray:
+        """(n,): the best straight line's share of rows with narrow ink, in
+        the hex where it shows least."""
+        narrow = self._narrow_ink(bands, ground)
+        n, rows, points = narrow.shape
+        half = rows // 2
+        # each row's distance from the side in tenths of an inner radius
+        offsets = np.array([-r for r in reversed(CROSSING_ROWS)] + list(CROSSING_ROWS)) * 10.0
+        centre = points // 2
+        reach = int(round(_CROSSING_MIDDLE * points))
+        best = np.zeros(n)
+        row_index = np.arange(rows)
+        for slope in _CROSSING_SLOPES:
+            for p in range(centre - reach, centre + reach + 1):
+                at = np.clip(np.rint(p + slope * offsets).astype(np.int64), 0, points - 1)
+                hit = narrow[:, row_index, at]
+                share = np.minimum(hit[:, :half].mean(axis=1), hit[:, half:].mean(axis=1))
+                np.maximum(best, share, out=best)
+        return best
+
+    def detect(self, bands: npt.NDArray[np.uint8], ground: FloatArray) -> tuple[npt.NDArray[np.bool_], FloatArray]:
+        fitted = self._fitted
+        scores = fitted[1] if fitted is not None and fitted[0] is bands else self.scores(bands, ground)
+        margin = np.abs(scores - self.threshold) / max(min(self.threshold, 1 - self.threshold), 0.05)
+        return scores > self.threshold, np.clip(margin, 0.0, 1.0)
+
+
+def _short_runs(ink: npt.NDArray[np.bool_], gap: int, longest: int) -> npt.NDArray[np.bool_]:
+    """(..., points): the runs of ``ink`` along the last axis, gaps of up to
+    ``gap`` closed, that are at most ``longest`` long (a line crossing the
+    row, not a hatched town or a line along it)."""
+    shape = ink.shape
+    rows = ink.reshape(-1, shape[-1])
+    closed = rows.copy()
+    for k in range(1, gap + 1):
+        # a point between ink within ``gap`` on both sides is closed
+        left = np.zeros_like(rows)
+        right = np.zeros_like(rows)
+        for j in range(1, k + 1):
+            left[:, j:] |= rows[:, :-j]
+        for j in range(1, gap - k + 2):
+            right[:, :-j] |= rows[:, j:]
+        closed |= left & right
+    padded = np.zeros((len(rows), shape[-1] + 2), dtype=bool)
+    padded[:, 1:-1] = closed
+    edge = np.diff(padded.astype(np.int8), axis=1)
+    starts = np.argwhere(edge == 1)
+    ends = np.argwhere(edge == -1)
+    out = np.zeros(padded.shape, dtype=np.int32)
+    short = (ends[:, 1] - starts[:, 1]) <= longest
+    np.add.at(out, (starts[short, 0], starts[short, 1]), 1)
+    np.add.at(out, (ends[short, 0], ends[short, 1]), -1)
+    keep = np.cumsum(out, axis=1)[:, :-2] > 0
+    return np.asarray(keep.reshape(shape) & closed.reshape(shape))

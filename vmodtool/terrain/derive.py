@@ -25,8 +25,16 @@ from vmodtool.errors import VmodError
 from vmodtool.images import image_size, load_image
 from vmodtool.scenario import model as M
 from vmodtool.scenario.source import Document, load_document
-from vmodtool.terrain.classify import FeatureDetector, HexClassifier, Scaler, SymbolDetector, grow_lines, suggest
-from vmodtool.terrain.features import FloatArray, HexFrame, hex_features, side_bands, srgb_to_lab
+from vmodtool.terrain.classify import (
+    CrossingDetector,
+    FeatureDetector,
+    HexClassifier,
+    Scaler,
+    SymbolDetector,
+    grow_lines,
+    suggest,
+)
+from vmodtool.terrain.features import FloatArray, HexFrame, crossing_bands, hex_features, side_bands, srgb_to_lab
 
 __all__ = ["Samples", "TerrainResult", "read_samples", "derive_terrain", "terrain_yaml", "read_board_image",
            "MAX_BOARD_PIXELS", "LOW_CONFIDENCE"]
@@ -46,6 +54,12 @@ class Samples:
     hexes: dict[str, list[str]] = field(default_factory=dict)
     hexsides: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     plain: list[tuple[str, str]] = field(default_factory=list)
+    #: hexside types read where their line crosses the side (roads that run
+    #: town to town, not centre to centre)
+    crossing: list[str] = field(default_factory=list)
+    #: hexside type → the two types whose hexsides it is where both are found
+    #: (a bridge where a road crosses a river)
+    meet: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -100,7 +114,7 @@ def read_samples(path: Path, scenario: M.Scenario) -> Samples:
     types = hmap.terrain_types
     side_types = hmap.hexside_types
     for key in data:
-        if key in ("hexes", "hexsides", "plain"):
+        if key in ("hexes", "hexsides", "plain", "crossing", "meet"):
             continue
         if key not in types:
             raise _error(doc, (key,), f"{key!r} is not a terrain type of the scenario (its types: "
@@ -148,9 +162,35 @@ def read_samples(path: Path, scenario: M.Scenario) -> Samples:
         out.hexsides[str(name)] = pairs(("hexsides", name), items)
     if "plain" in data:
         out.plain = pairs(("plain",), data["plain"])
+    out.crossing, out.meet = _crossing_and_meet(doc, data, side_types)
     if not out.hexes:
         raise _error(doc, (), "no hex is labelled: give a few hexes of each terrain type (hexes: {clear: [...]})")
     return out
+
+
+def _crossing_and_meet(doc: Document, data: Mapping[str, Any], side_types: Mapping[str, Any],
+                       ) -> tuple[list[str], dict[str, tuple[str, str]]]:
+    """The samples file's ``crossing: [road]`` (types read where their line
+    crosses a hexside) and ``meet: {bridge: [road, river]}`` (a type found
+    where two others are)."""
+    crossing = data.get("crossing", [])
+    if not isinstance(crossing, list):
+        raise _error(doc, ("crossing",), "expected a list of hexside types (crossing: [road])")
+    for i, name in enumerate(crossing):
+        if name not in side_types:
+            raise _error(doc, ("crossing", i), f"{name!r} is not a hexside type of the scenario")
+    meet = data.get("meet", {})
+    if not isinstance(meet, dict):
+        raise _error(doc, ("meet",), "expected a mapping of hexside type → [type, type] "
+                                     "(meet: {bridge: [road, river]})")
+    found: dict[str, tuple[str, str]] = {}
+    for name, pair in meet.items():
+        if name not in side_types:
+            raise _error(doc, ("meet", name), f"{name!r} is not a hexside type of the scenario")
+        if not (isinstance(pair, list) and len(pair) == 2 and all(p in side_types for p in pair)):
+            raise _error(doc, ("meet", name), "expected two hexside types of the scenario, e.g. [road, river]")
+        found[str(name)] = (str(pair[0]), str(pair[1]))
+    return [str(c) for c in crossing], found
 
 
 def read_board_image(source: Path, scenario: M.Scenario) -> npt.NDArray[np.uint8]:
@@ -254,16 +294,22 @@ def _derive_hexsides(scenario: M.Scenario, image: npt.NDArray[np.uint8], frame: 
     found: dict[str, list[tuple[str, str, float]]] = {}
     doubtful: list[tuple[str, str, str, float]] = []
     bands: dict[str, npt.NDArray[np.float32]] = {}
+    crossing: npt.NDArray[np.uint8] | None = None
     for type_id, positives in samples.hexsides.items():
         if not positives:
             continue
         htype = scenario.map.hexside_types[type_id]
-        kind = _band_kind(htype)
-        if kind not in bands:
+        kind = "crossing" if type_id in samples.crossing else _band_kind(htype)
+        if kind not in bands and kind != "crossing":
             bands[kind] = srgb_to_lab(side_bands(image, frame, side_pairs, kind))
         pos = [side_index[p] for p in positives]
         neg = [side_index[p] for p in samples.plain]
-        if kind == "patch":
+        if kind == "crossing":
+            if crossing is None:
+                # a crossing band stays RGB: its detector converts a chunk at a time
+                crossing = crossing_bands(image, frame, side_pairs)
+            hits, conf = CrossingDetector.fit(crossing, ground, pos, neg).detect(crossing, ground)
+        elif kind == "patch":
             hits, conf = SymbolDetector.fit(bands[kind], pos, neg).detect(bands[kind])
         else:
             strong, weak, conf = FeatureDetector.fit(bands[kind], ground, pos, neg).detect(
@@ -283,7 +329,17 @@ def _derive_hexsides(scenario: M.Scenario, image: npt.NDArray[np.uint8], frame: 
         found[type_id] = [(a, b, float(conf[i])) for i, (a, b) in enumerate(side_pairs) if hits[i]]
         doubtful.extend((type_id, a, b, float(conf[i])) for i, (a, b) in enumerate(side_pairs)
                         if conf[i] < LOW_CONFIDENCE)
+    _meet(found, samples.meet)
     return found, doubtful
+
+
+def _meet(found: dict[str, list[tuple[str, str, float]]], meet: Mapping[str, tuple[str, str]]) -> None:
+    """Type each ``meet`` type on the hexsides found as both of its two
+    types (a bridge where a road crosses a river), with the first's confidence."""
+    for type_id, (one, other) in meet.items():
+        if one in found and other in found:
+            where = {(a, b) for a, b, _ in found[other]}
+            found[type_id] = [(a, b, c) for a, b, c in found[one] if (a, b) in where]
 
 
 def _band_kind(htype: M.HexsideType) -> str:

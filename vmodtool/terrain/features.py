@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["HexFrame", "srgb_to_lab", "hex_features", "side_bands", "HEX_FEATURES", "SLICES", "SLICE_POINTS"]
+__all__ = ["HexFrame", "srgb_to_lab", "hex_features", "side_bands", "crossing_bands", "CROSSING_ROWS",
+           "HEX_FEATURES", "SLICES", "SLICE_POINTS"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -203,6 +204,45 @@ def side_bands(image: npt.NDArray[np.uint8], frame: HexFrame, sides: Sequence[tu
     s = np.linspace(-half_width, half_width, SLICE_POINTS)[None, None, :]
     xs = mid[:, 0, None, None] + t * along[:, 0, None, None] + s * across[:, 0, None, None]
     ys = mid[:, 1, None, None] + t * along[:, 1, None, None] + s * across[:, 1, None, None]
+    ix = np.clip(np.rint(xs).astype(np.int64), 0, w - 1)
+    iy = np.clip(np.rint(ys).astype(np.int64), 0, h - 1)
+    return np.asarray(image[iy, ix], dtype=np.uint8)
+
+
+#: a crossing band: rows parallel to the hexside, this far (inner radii) into
+#: each hex, each sampled this many points along the side
+CROSSING_ROWS = (0.2, 0.3, 0.4, 0.5)
+CROSSING_POINTS = 97
+#: how far a crossing band reaches along the side from its middle (inner radii)
+CROSSING_REACH = 1.5
+
+
+def crossing_bands(image: npt.NDArray[np.uint8], frame: HexFrame, sides: Sequence[tuple[str, str]],
+                   ) -> npt.NDArray[np.uint8]:
+    """The RGB pixels of rows parallel to each hexside, shape (len(sides),
+    2 × len(CROSSING_ROWS), CROSSING_POINTS, 3): the rows in the first hex
+    (farthest first), then those in the second (nearest first), each
+    reaching :data:`CROSSING_REACH` inner radii along the side from the
+    line joining the centres.  A road that crosses the side anywhere near its
+    middle, at any angle up to 60° from square, crosses every row of both
+    hexes: how it runs further inside the hexes does not matter."""
+    h, w = image.shape[:2]
+    inner = frame.inner_radius * frame.scale
+    rows = len(CROSSING_ROWS) * 2
+    if not sides:
+        return np.empty((0, rows, CROSSING_POINTS, 3), dtype=np.uint8)
+    ca = np.array([frame.centres[a] for a, _ in sides], dtype=np.float64) * frame.scale
+    cb = np.array([frame.centres[b] for _, b in sides], dtype=np.float64) * frame.scale
+    mid = (ca + cb) / 2
+    joint = cb - ca
+    unit = joint / np.maximum(np.hypot(joint[:, 0], joint[:, 1]), 1e-9)[:, None]
+    along = np.stack([-unit[:, 1], unit[:, 0]], axis=1)
+    offsets = np.array([-s for s in reversed(CROSSING_ROWS)] + list(CROSSING_ROWS)) * inner
+    t = np.linspace(-CROSSING_REACH * inner, CROSSING_REACH * inner, CROSSING_POINTS)
+    s = offsets[None, :, None]
+    tt = t[None, None, :]
+    xs = mid[:, 0, None, None] + s * unit[:, 0, None, None] + tt * along[:, 0, None, None]
+    ys = mid[:, 1, None, None] + s * unit[:, 1, None, None] + tt * along[:, 1, None, None]
     ix = np.clip(np.rint(xs).astype(np.int64), 0, w - 1)
     iy = np.clip(np.rint(ys).astype(np.int64), 0, h - 1)
     return np.asarray(image[iy, ix], dtype=np.uint8)

@@ -95,3 +95,24 @@ def test_check_game_and_report_take_the_extension(logs: dict[str, Path], tmp_pat
     assert code == 0, err
     html = page.read_text(encoding="utf-8")
     assert "[all.tk344] moved 0104 → 0105" in html and "tk344__full.png" in html    # drawn with its AEF image
+
+
+def test_the_readme_commands_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+
+    readme = (EXAMPLE / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## The commands\n\n```sh\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    repo = EXAMPLE.parents[1]
+    ran = []
+    for line in block.splitlines():
+        words = [w.replace("examples/", f"{repo}/examples/", 1) for w in shlex.split(line)]
+        if words[:2] == ["python", f"{repo}/examples/marne-1918/make_logs.py"]:
+            assert _make_logs().main(words[2:]) == 0
+        else:
+            assert words[0] == "vmodtool", line
+            code, out, err = invoke(words[1:])
+            assert code == 0, (line, out, err)
+        ran.append(words[1] if words[0] == "vmodtool" else "make_logs")
+    assert ran == ["check-scenario", "build", "build", "lint", "lint", "make_logs", "replay", "audit",
+                   "check-game", "report"]

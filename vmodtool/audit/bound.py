@@ -64,6 +64,7 @@ class BoundGame:
         #: units that stood on another map window of the scenario (``maps``):
         #: kept in ``unjudged`` though they come back to the main map
         self.stood_on_other_window: set[str] = set()
+        self.other_windows = frozenset(m.name for m in scenario.maps)
         #: the maps the log's pieces and boards are on, collected only when
         #: set (not None): for a log without moduledata (see audit_logs)
         self.log_maps: set[str] | None = None
@@ -187,7 +188,7 @@ class BoundGame:
             return
         if box is None:
             self.unjudged[uid] = where_label(where)
-            if where.map in {m.name for m in self.scenario.maps}:
+            if where.map in self.other_windows:
                 # a window no rule reads (``maps``): what it did there stays unjudged when it comes back
                 self.stood_on_other_window.add(uid)
             return

@@ -106,7 +106,8 @@ def test_every_unit_stands_where_its_scenario_puts_it(built):
         expected = {}
         for entry in named.setup:
             for uid in entry.units:
-                expected[uid] = ((scenario.map.name, entry.hex) if isinstance(entry, SetupStack)
+                expected[uid] = ((scenario.map_window(entry.map or scenario.map.id).name, entry.hex)
+                                 if isinstance(entry, SetupStack)
                                  else (OFF_MAP_NAME, zones[entry.box]))
         assert places == expected, named.id
         # the tracker stands at the scenario's first turn

@@ -61,6 +61,10 @@ class BoundGame:
         #: is neither a location of the scenario's map nor a box (the last
         #: such place; no rule looked at it there: see :func:`unjudged_reason`)
         self.unjudged: dict[str, str] = {}
+        #: units that stood on another map window of the scenario (``maps``):
+        #: kept in ``unjudged`` though they come back to the main map
+        self.stood_on_other_window: set[str] = set()
+        self.other_windows = frozenset(m.name for m in scenario.maps)
         #: the maps the log's pieces and boards are on, collected only when
         #: set (not None): for a log without moduledata (see audit_logs)
         self.log_maps: set[str] | None = None
@@ -179,10 +183,14 @@ class BoundGame:
         whole window whose grid names the place otherwise (a main map taken
         as one box "Map": its units are in Belfort or Nancy, not in "Map")."""
         if hex_id is not None or where is None or where.map is None:
-            self.unjudged.pop(uid, None)
+            if uid not in self.stood_on_other_window:
+                self.unjudged.pop(uid, None)
             return
         if box is None:
             self.unjudged[uid] = where_label(where)
+            if where.map in self.other_windows:
+                # a window no rule reads (``maps``): what it did there stays unjudged when it comes back
+                self.stood_on_other_window.add(uid)
             return
         window = self.whole_window_box.get(box)
         loc = where.location

@@ -88,8 +88,9 @@ def _setup_places(scenario: Scenario, setup: Sequence[object]) -> dict[str, Wher
     out: dict[str, Where] = {}
     for entry in setup:
         if isinstance(entry, SetupStack):
+            hex_map = scenario.map if entry.map is None else scenario.map_window(entry.map)   # its own window
             for uid in entry.units:
-                out[uid] = (scenario.map.module_map or scenario.map.name, entry.hex)
+                out[uid] = (hex_map.module_map or hex_map.name, entry.hex)
         elif isinstance(entry, SetupBox):
             box = scenario.box(entry.box)
             where: Where = (box.module_map, box.module_zone) if box.module_map else (OFF_MAP_NAME, zones.get(box.id))

@@ -15,10 +15,12 @@ from PIL import Image
 
 from vmodtool.assemble.builder import build_module_file
 from vmodtool.audit.game import scenario_positions
+from vmodtool.audit.scenario_choice import choose_scenario, scenario_for_logs
 from vmodtool.errors import ScenarioError, VmodError
 from vmodtool.lint import lint_module
 from vmodtool.replay import Replay
 from vmodtool.scenario import load_scenario
+from vmodtool.scenario.model import SetupStack
 from vmodtool.vassal.commands import SetBoards, leaves
 from vmodtool.vassal.gamewriter import GameWriter, Player
 from vmodtool.vassal.module import Module
@@ -147,3 +149,30 @@ def test_a_writer_refuses_a_board_the_map_lacks(built):
     scenario, out = built
     with Module.open(out) as module, pytest.raises(VmodError, match="has no board 'West'"):
         GameWriter(module, boards={scenario.map.name: "West"})
+
+
+def test_the_audit_tells_each_scenario_s_log_apart(built, tmp_path):
+    scenario, out = built
+    with Module.open(out) as module:
+        for named in scenario.scenarios:
+            log = _log_of(out, named, tmp_path)
+            chosen, choice = scenario_for_logs([log], scenario, module=module,
+                                               open_first=lambda log=log: Replay.open([log], module=out))
+            assert choice.chosen is not None and choice.chosen.id == named.id
+
+
+def test_the_board_tells_apart_scenarios_with_the_same_set_up(tmp_path):
+    def edit(doc):
+        _two_boards(doc)
+        doc["map"]["boards"][1].pop("image")
+        doc["scenarios"][1]["setup"] = doc["scenarios"][0]["setup"]
+        doc["scenarios"][1]["turns"] = doc["scenarios"][0]["turns"]
+        doc["scenarios"][1].pop("without_rules", None)
+    scenario = load_scenario(_game(tmp_path, edit))
+    first, second = scenario.scenarios[:2]
+    start = {uid: (scenario.map.name, e.hex) for e in first.setup if isinstance(e, SetupStack) for uid in e.units}
+    assert choose_scenario(scenario, start).chosen is None                 # a tie: no guess
+    assert choose_scenario(scenario, start, "Север").chosen is first
+    assert choose_scenario(scenario, start, "Sud").chosen is second
+    # a board no scenario is played on is no evidence; the tie stays
+    assert choose_scenario(scenario, start, "Marne front").chosen is None

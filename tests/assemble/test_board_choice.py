@@ -176,3 +176,12 @@ def test_the_board_tells_apart_scenarios_with_the_same_set_up(tmp_path):
     assert choose_scenario(scenario, start, "Sud").chosen is second
     # a board no scenario is played on is no evidence; the tie stays
     assert choose_scenario(scenario, start, "Marne front").chosen is None
+
+
+def test_build_never_overwrites_an_alternative_board_s_image(built, tmp_path):
+    scenario, _ = built
+    image = next(b.image for b in scenario.map.boards if b.image is not None)
+    before = image.read_bytes()
+    with pytest.raises(VmodError):
+        build_module_file(scenario.path, image, jobs=1)
+    assert image.read_bytes() == before

@@ -80,6 +80,7 @@ def build_module_file(scenario_path: PathLike, output: PathLike, *, jobs: int | 
                         "(map.from_module): it describes a game played with that module, which 'vmodtool build' "
                         "does not make; give the scenario its own map.grid to build a module", file=scenario_path)
     boards = [m.board_image for m in (scenario.map, *scenario.maps) if m.board_image is not None]
+    boards += [b.image for b in scenario.map.boards if b.image is not None]
     for extra in boards + [c.image for c in scenario.charts]:
         refuse_overwrite(out, extra)
     # the model and the modules loaded so far are frozen for the collector

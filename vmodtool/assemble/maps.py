@@ -16,9 +16,10 @@ from lxml import etree
 
 from vmodtool.assemble import components as C
 from vmodtool.assemble.module_images import ModuleImages
-from vmodtool.scenario.model import HexMap, Scenario
+from vmodtool.scenario.model import AltBoard, HexMap, Scenario
 
-__all__ = ["map_window", "board_picker", "map_children", "add_map_windows", "map_image_name"]
+__all__ = ["map_window", "board_picker", "map_children", "add_map_windows", "map_image_name",
+           "add_alternative_boards", "alt_board_image_name"]
 
 
 def map_window(root: etree._Element, name: str, **extra: object) -> etree._Element:
@@ -32,6 +33,31 @@ def board_picker(map_el: etree._Element, board_name: str, image: str) -> etree._
     """The map's ``BoardPicker`` with its one ``Board``; the board."""
     picker = C.add(map_el, "module.map.BoardPicker")
     return C.add(picker, "module.map.boardPicker.Board", {"image": image, "name": board_name})
+
+
+def alt_board_image_name(hex_map: HexMap, board: AltBoard) -> str:
+    """An alternative board's image in the module's ``images/`` (None
+    when it is drawn as the map's own board, whose image it shares)."""
+    suffix = board.image.suffix.lower() if board.image is not None else ".png"
+    return f"board-{hex_map.id}-{board.id}{suffix}"
+
+
+def add_alternative_boards(board: etree._Element, hex_map: HexMap, images: ModuleImages) -> None:
+    """The map's alternative boards (``map.boards``) after its own
+    ``board`` in its ``BoardPicker``: each with the same hex grid and
+    numbering, its image the designer's (copied when ``images.draw``) or
+    the map's own board's."""
+    picker = board.getparent()
+    assert picker is not None
+    for alt in hex_map.boards:
+        image = board.get("image", "")
+        if alt.image is not None:
+            image = alt_board_image_name(hex_map, alt)
+            if images.draw:
+                images.files[image] = alt.image.read_bytes()
+        el = C.add(picker, "module.map.boardPicker.Board", {"image": image, "name": alt.name})
+        grid = C.add(el, "module.map.boardPicker.board.HexGrid", hex_map.grid.grid_attributes)
+        C.add(grid, "module.map.boardPicker.board.mapgrid.HexGridNumbering", hex_map.grid.numbering_attributes)
 
 
 def map_children(map_el: etree._Element) -> None:

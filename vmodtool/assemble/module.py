@@ -19,7 +19,7 @@ from lxml import etree
 from vmodtool.assemble import components as C
 from vmodtool.assemble.decks import add_decks, add_hands
 from vmodtool.assemble.extension import PALETTE_TAB, extension_only_images, module_decks
-from vmodtool.assemble.maps import add_map_windows
+from vmodtool.assemble.maps import add_alternative_boards, add_map_windows
 from vmodtool.assemble.maps import board_picker as _board_picker
 from vmodtool.assemble.maps import map_children as _map_children
 from vmodtool.assemble.maps import map_window as _map
@@ -210,6 +210,7 @@ def _main_map(root: etree._Element, parts: _Parts) -> None:
     grid = C.add(board, "module.map.boardPicker.board.HexGrid", scenario.map.grid.grid_attributes)
     C.add(grid, "module.map.boardPicker.board.mapgrid.HexGridNumbering",
           scenario.map.grid.numbering_attributes)
+    add_alternative_boards(board, scenario.map, images)
     _map_children(main)
     parts.place_stacks(main, scenario.map)
     C.add(main, "module.map.Flare")

@@ -61,14 +61,19 @@ def setup_files(scenario: Scenario, buildfile: bytes, moduledata: bytes, factory
     :func:`chit_key`)."""
     module = Module(buildfile=BuildFile.parse(buildfile, file="buildFile.xml"), buildfile_entry="buildFile.xml",
                     container="buildfile", moduledata=moduledata)
-    sizes = {p.board.name: (p.board.width, p.board.height)
-             for m in scenario_maps(scenario) for p in m.geometry.placements}
+    maps = scenario_maps(scenario)
+    sizes = {p.board.name: (p.board.width, p.board.height) for m in maps for p in m.geometry.placements}
+    own = maps[0].geometry.placements[0].board
+    alternatives = {b.id: b.name for b in scenario.map.boards}
+    sizes.update({name: (own.width, own.height) for name in alternatives.values()})
     zone_of_box = {}
     if any(isinstance(e, SetupBox) for named in scenario.scenarios for e in named.setup):
         zone_of_box = {z.ref: z.name for z in layout_off_map(scenario).zones if z.kind == "box"}
     out: dict[str, bytes] = {}
     for named in scenario.scenarios:
-        writer = GameWriter(module, board_sizes=sizes)
+        # a scenario on an alternative board: its save's SetBoards names that board
+        chosen = {scenario.map.name: alternatives[named.board]} if named.board else None
+        writer = GameWriter(module, board_sizes=sizes, boards=chosen)
         writer.clear_stacks()
         _lay_out(writer, scenario, named, factory, palette, chit_images, zone_of_box)
         _start_turn(writer, scenario, named)

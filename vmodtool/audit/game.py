@@ -85,7 +85,8 @@ def scenario_positions(scenario: Scenario,
     overrides a board's size, as it does a module's images."""
     maps = scenario_maps(scenario, board_sizes)
     positions = Positions.from_maps([(m.name, m.geometry) for m in maps],
-                                    {m.name: m.stacking for m in maps})
+                                    {m.name: m.stacking for m in maps},
+                                    {m.name: m.alternatives for m in maps if m.alternatives})
     return ScenarioPositions(positions, ModuleProperties(scenario_global_properties(scenario)),
                              tuple(scenario_hands(scenario)))
 

@@ -119,14 +119,28 @@ def _same(actual: Where | None, expected: Where) -> bool:
     return actual == expected
 
 
-def choose_scenario(scenario: Scenario, start: Mapping[str, Where]) -> ScenarioChoice:
+def _on_board(scenario: Scenario, scores: list[ScenarioScore], board: str | None) -> list[ScenarioScore]:
+    """The scores of the scenarios played on ``board`` (the main map's
+    board the game's save sets), when the map has alternative boards and
+    some scenario is played on it; else all of them."""
+    if board is None or not scenario.map.boards:
+        return scores
+    names = {b.id: b.name for b in scenario.map.boards}
+    board_of = {named.id: names.get(named.board or "", scenario.map.name) for named in scenario.scenarios}
+    return [s for s in scores if board_of.get(s.id) == board] or scores
+
+
+def choose_scenario(scenario: Scenario, start: Mapping[str, Where], board: str | None = None) -> ScenarioChoice:
     """The scenario a game starting at ``start`` is a game of, when one is a
-    clear best match (:data:`MIN_SCORE`, :data:`MIN_LEAD`, :data:`MIN_IN_PLACE`)."""
+    clear best match (:data:`MIN_SCORE`, :data:`MIN_LEAD`, :data:`MIN_IN_PLACE`)
+    among the scenarios played on ``board``, the main map's board the save
+    sets (``map.boards``; all scenarios when none is played on it)."""
     scores = score_scenarios(scenario, start)
     if not scores:
         return ScenarioChoice(None, ())
-    best = scores[0]
-    second = scores[1].score if len(scores) > 1 else 0.0
+    candidates = _on_board(scenario, scores, board)
+    best = candidates[0]
+    second = candidates[1].score if len(candidates) > 1 else 0.0
     if best.score >= MIN_SCORE and best.score - second >= MIN_LEAD and best.in_place >= MIN_IN_PLACE:
         return ScenarioChoice(scenario.find_named(best.id), tuple(scores))
     return ScenarioChoice(None, tuple(scores))
@@ -136,13 +150,18 @@ class StartPlaces(ReplayVisitor[dict[str, Where]]):
     """Where each unit of the scenario stands in the first log's saved
     state (unit id → map, location), the pieces bound as the audit binds them."""
 
-    def __init__(self, binder: PieceBinder) -> None:
+    def __init__(self, binder: PieceBinder, board_map: str | None = None) -> None:
         self.binder = binder
         self.places: dict[str, Where] = {}
+        #: the map whose board is read (:attr:`board`), and its first board in the saved state
+        self.board_map = board_map
+        self.board: str | None = None
 
     def begin_log(self, log: LogStart, initial: BoardView) -> None:
         if log.index != 0:
             return
+        if self.board_map is not None:
+            self.board = next(iter(initial.board_names(self.board_map)), None)
         for piece in initial.pieces():
             bound = self.binder.bind(piece.ref)
             if bound.unit is not None and piece.place.map is not None:
@@ -168,8 +187,9 @@ def scenario_for_logs(logs: Sequence[Path], scenario: Scenario, *, name: str | N
                             file=scenario.path)
         return scenario.named(found.id), ScenarioChoice(found, (), by="name")
     replay = open_first()
-    (start,) = replay.run(StartPlaces(PieceBinder(scenario, module)), until=0)
-    choice = choose_scenario(scenario, start)
+    places = StartPlaces(PieceBinder(scenario, module), scenario.map.name if scenario.map.boards else None)
+    (start,) = replay.run(places, until=0)
+    choice = choose_scenario(scenario, start, places.board)
     if choice.chosen is None:
         raise VmodError(f"cannot tell which scenario of the game this is from its starting positions "
                         f"(units in place: {choice.describe()}); name it with --scenario-name",

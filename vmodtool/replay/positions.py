@@ -118,13 +118,15 @@ class Positions:
 
     @classmethod
     def from_maps(cls, maps: Iterable[tuple[str, MapGeometry]],
-                  stacking: Mapping[str, bool] | None = None) -> Positions:
+                  stacking: Mapping[str, bool] | None = None,
+                  alternatives: Mapping[str, Iterable[Board]] | None = None) -> Positions:
         """Positions read from map geometries instead of a module's
         buildFile: (map name, geometry) in the module's map order (the first
         of a name counts, as with a module), ``stacking`` map name → whether
         its pieces stack (default yes).  Each geometry is what its map shows
         until a ``SetBoards`` chooses among its boards (by name, reversed,
-        slot); every board has its size, so none is missing."""
+        slot) — its own or one of ``alternatives`` (map name → the other
+        boards of its picker); every board has its size, so none is missing."""
         positions = cls()
         positions._has_maps = True
         for name, geometry in maps:
@@ -133,6 +135,8 @@ class Positions:
             boards: dict[str, BoardEntry | Board] = {}
             for placement in geometry.placements:
                 boards.setdefault(placement.board.name, placement.board)
+            for board in (alternatives or {}).get(name, ()):
+                boards.setdefault(board.name, board)
             info = _MapInfo(name, boards, (geometry.edge_width, geometry.edge_height),
                             (stacking or {}).get(name, True))
             info.geometry = geometry

@@ -159,6 +159,11 @@ class BoardView:
         """The names of the maps whose boards are set."""
         return frozenset(self._engine.state.boards)
 
+    def board_names(self, map_name: str) -> tuple[str, ...]:
+        """The names of the boards the game's ``SetBoards`` set on a map,
+        in slot order (empty when none were set)."""
+        return tuple(b[0] for b in self._engine.state.boards.get(map_name, ()))
+
     @property
     def turns(self) -> Mapping[str, str]:
         """Turn tracker id → its state."""

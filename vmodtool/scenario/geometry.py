@@ -61,6 +61,8 @@ class ScenarioMap:
     name: str
     geometry: MapGeometry
     stacking: bool = True
+    #: the other boards of its ``BoardPicker`` (the main map's ``map.boards``), one a save may choose
+    alternatives: tuple[Board, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,9 @@ def scenario_maps(scenario: Scenario, board_sizes: dict[str, tuple[int, int]] | 
     boards' own sizes, as ``--board-size`` overrides a module's images."""
     sizes = board_sizes or {}
     main = main_board(scenario, sizes.get(scenario.map.name))
-    maps = [ScenarioMap(scenario.map.name, MapGeometry.single(main))]
+    others = tuple(Board(alt.name, *(sizes.get(alt.name) or (main.width, main.height)), main.grid)
+                   for alt in scenario.map.boards)
+    maps = [ScenarioMap(scenario.map.name, MapGeometry.single(main), alternatives=others)]
     for extra in scenario.maps:
         maps.append(ScenarioMap(extra.name, MapGeometry.single(map_board(extra, sizes.get(extra.name)))))
     off = off_map_board(scenario, sizes.get(OFF_MAP_NAME))

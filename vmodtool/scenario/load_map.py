@@ -235,6 +235,7 @@ def _map_content(c: ProblemCollector, p: Path, spec: GridSpec | None, grid: MapG
     else:
         name = c.text(p + ("name",), "Main Map") or "Main Map"
     areas = build_areas(c, module_map.areas if module_map is not None else None, ttypes, terrain)
+    boards = _alternative_boards(c, p, name, module_map is not None)
     return M.HexMap(id=c.text(p + ("id",), "main") or "main", name=name,
                     grid_spec=spec, grid=grid, terrain_types=ttypes, terrain=terrain,
                     hexside_types=htypes, hexsides=tuple(hexsides), labels=tuple(labels),
@@ -242,7 +243,37 @@ def _map_content(c: ProblemCollector, p: Path, spec: GridSpec | None, grid: MapG
                     edge_buffer=edge_buffer, board_image=board_image, size=size,
                     module_map=module_map.map_name if module_map else None,
                     module_board=module_map.board_name if module_map else None,
-                    zones=tuple(module_map.zones) if module_map else (), areas=areas)
+                    zones=tuple(module_map.zones) if module_map else (), areas=areas, boards=boards)
+
+
+def _alternative_boards(c: ProblemCollector, p: Path, map_name: str, from_module: bool
+                        ) -> tuple[M.AltBoard, ...]:
+    """``map.boards``: the boards a scenario may be played on instead of
+    the map's own, each with the map's size and grid (its name unique in
+    the map's ``BoardPicker``, which also holds the map's own board, named
+    as the map)."""
+    if not c.list_of(p + ("boards",)):
+        return ()
+    if from_module:
+        c.err(p + ("boards",), "a map taken from a module has the module's boards: alternative boards "
+                               "are for a map vmodtool builds")
+        return ()
+    c.unique_ids(p + ("boards",), "id", "board id")
+    names = {map_name.casefold(): "the map's own board (named as the map)"}
+    out = []
+    for bp, _ in c.list_of(p + ("boards",)):
+        bid = c.text(bp + ("id",))
+        if not bid:
+            continue
+        name = c.text(bp + ("name",), bid) or bid
+        if name.casefold() in names:
+            c.err(bp + ("name",), f"the board name {name!r} is already {names[name.casefold()]}: a save "
+                                  "names the boards of a map by their names")
+            continue
+        names[name.casefold()] = f"board {bid!r}"
+        image = c.text(bp + ("image",))
+        out.append(M.AltBoard(bid, name, c.local_file(bp + ("image",), image, "board image") if image else None))
+    return tuple(out)
 
 
 def _size(c: ProblemCollector, p: Path, grid: MapGrid) -> tuple[tuple[int, int], tuple[int, int]]:

@@ -39,6 +39,9 @@ def build_extra_maps(c: ProblemCollector, main: M.HexMap, taken: Iterable[str],
         extra = build_map(c, None, None, board_sizes, mp)
         if extra is None:
             continue
+        if extra.boards:
+            c.err(mp + ("boards",), "only the main map ('map') has alternative boards a scenario chooses among")
+            continue
         if extra.name in names:
             c.err(mp + ("name",), f"the map name {extra.name!r} is already {names[extra.name]}: "
                                   "saves refer to a map window by its name")

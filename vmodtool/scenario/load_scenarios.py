@@ -53,7 +53,8 @@ def build_scenarios(c: ProblemCollector, hex_map: M.HexMap, turns: M.TurnStructu
             id=sid, name=name, setup=tuple(placed), menu=c.text(sp + ("menu",)),
             description=c.text(sp + ("description",)), victory=c.text(sp + ("victory",)),
             turns=own_turns, objectives=_objectives(c, sp + ("objectives",), hex_map),
-            rules=_rules(c, sp, game_rules, own_rules), position=c.pos(sp), resources=own_resources))
+            rules=_rules(c, sp, game_rules, own_rules), position=c.pos(sp), resources=own_resources,
+            board=c.ref(sp + ("board",), [b.id for b in hex_map.boards], "board id of map.boards")))
     return out
 
 

@@ -136,6 +136,18 @@ class Objective:
 
 
 @dataclass(frozen=True)
+class AltBoard:
+    """One of a map's alternative boards (``map.boards``): a board of the
+    same size and hex grid as the map's own, in its window's
+    ``BoardPicker``, that a scenario may be played on (``board``).  Its
+    ``image`` is the designer's, or None: drawn as the map's own board."""
+
+    id: str
+    name: str
+    image: Path | None = None
+
+
+@dataclass(frozen=True)
 class HexMap:
     """The map: grid, terrain per hex, hexside features, labels.  A map
     taken from a module (``map.from_module``) has no ``grid_spec``: its grid
@@ -162,6 +174,8 @@ class HexMap:
     #: an area map (issue 42): its spaces and connections; its locations
     #: are the spaces (a map of regions and zones has no hexes)
     areas: AreaMap | None = None
+    #: the map's alternative boards (``map.boards``), after its own in its ``BoardPicker``
+    boards: tuple[AltBoard, ...] = ()
 
     @property
     def hex_ids(self) -> list[str]:
@@ -480,6 +494,8 @@ class NamedScenario:
     position: Position = Position()
     #: this scenario's resources (None: the game's), e.g. its replacement schedule
     resources: Mapping[str, Any] | None = None
+    #: the id of the main map's alternative board it is played on (``board``; None: the map's own)
+    board: str | None = None
 
     @property
     def setup_file(self) -> str:

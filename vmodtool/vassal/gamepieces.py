@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vmodtool.errors import VmodError
-from vmodtool.vassal.buildfile import PieceSlotEntry
+from vmodtool.vassal.buildfile import BoardEntry, MapEntry, PieceSlotEntry
 from vmodtool.vassal.commands import AddPiece, ChangePiece, Node, TurnState, leaf_commands, leaves
 from vmodtool.vassal.decks import DECK_ID, DeckState, DeckType, DrawPileDef, ObscuredState, draw_piles
 from vmodtool.vassal.extension import ExtendedModule, extension_name
@@ -131,7 +131,9 @@ class GamePieces:
 
     def __init__(self, module: Module, *, players: Sequence[Player] = (),
                  board_sizes: Mapping[str, tuple[int, int]] | None = None,
-                 first_id: int = 1700000000000) -> None:
+                 first_id: int = 1700000000000, boards: Mapping[str, str] | None = None) -> None:
+        """``boards`` (map name → board name) chooses the board a map with
+        several in its ``BoardPicker`` is played on (default: its first)."""
         self.module = module
         self.players = list(players)
         self._next_id = first_id
@@ -156,14 +158,15 @@ class GamePieces:
         for m in module.buildfile.maps():
             if not m.boards:
                 continue
-            board_entry = m.boards[0]
+            board_entry = self._chosen_board(m, (boards or {}).get(m.name))
             w, h = sizes[board_entry.name]
             board = board_from_element(board_entry.element, w, h)
             edge_w = int(m.element.get("edgeWidth", "0") or 0)
             edge_h = int(m.element.get("edgeHeight", "0") or 0)
             self.geometry[m.name] = MapGeometry([BoardPlacement(board, 0, 0)], edge_w, edge_h)
             self.board_names[m.name] = board_entry.name
-            self._setup_boards.append(f"{m.name}BoardPicker\t{board_entry.name}\t0\t0")
+            self._setup_boards.append(encode_sequence([m.name + "BoardPicker", encode_sequence([board_entry.name], "/")
+                                                       or "", "0", "0"], "\t") or "")
             for stack_el in m.element:
                 if stack_el.tag == P + "module.map.SetupStack":
                     self._place_setup_stack(m.name, stack_el)
@@ -173,6 +176,16 @@ class GamePieces:
         for pile in draw_piles(module.buildfile):
             self._make_deck(pile)
         self._warn_missing_prototypes()
+
+    def _chosen_board(self, m: MapEntry, name: str | None) -> BoardEntry:
+        """The board ``name`` of map ``m`` (its first when None)."""
+        if name is None:
+            return m.boards[0]
+        for entry in m.boards:
+            if entry.name == name:
+                return entry
+        raise VmodError(f"map {m.name!r} has no board {name!r} (its boards: "
+                        f"{', '.join(b.name for b in m.boards)})", file=self.module.file)
 
     # -- ids and look-ups -----------------------------------------------------------
     def new_id(self) -> str:

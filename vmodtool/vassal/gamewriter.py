@@ -189,12 +189,14 @@ class GameWriter(GamePieces):
 
     def __init__(self, module: Module, *, players: Sequence[Player] = (),
                  board_sizes: Mapping[str, tuple[int, int]] | None = None,
-                 first_id: int = 1700000000000, vassal_version: str | None = None) -> None:
+                 first_id: int = 1700000000000, vassal_version: str | None = None,
+                 boards: Mapping[str, str] | None = None) -> None:
         """``vassal_version`` is the VASSAL that "saves" the game (written to
         ``savedata``; VASSAL writes its own version there): by default the
         version the module declares, so that the save matches the VASSAL
-        release the module is made for."""
-        super().__init__(module, players=players, board_sizes=board_sizes, first_id=first_id)
+        release the module is made for.  ``boards`` (map name → board name)
+        chooses the board of a map with several (default: its first)."""
+        super().__init__(module, players=players, board_sizes=board_sizes, first_id=first_id, boards=boards)
         self.vassal_version = vassal_version or module.buildfile.vassal_version or "3.7.0"
         self.dice_buttons: dict[str, DiceButtonSpec] = {}
         self.global_values: dict[tuple[str, str], str] = {}   # (container, name) -> value

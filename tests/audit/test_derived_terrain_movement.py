@@ -140,3 +140,16 @@ def test_a_derived_marker_naming_no_hex_of_the_map_is_a_located_error(tmp_path: 
         load_scenario(path)
     assert "scenario.yaml:63:" in str(caught.value)
     assert "map.terrain.derived.unsure[0]: hex '9999' is not on the map" in str(caught.value)
+
+
+def test_the_best_case_counts_the_earlier_drags_of_the_window(quneitra: Scenario) -> None:
+    # militia cavalry 1008 → 0807 → 0805: 2 hexes each, 4 MP of 3 at best
+    # (a foot step costs 1 on a road too); the second drag alone would fit
+    sc = derived(quneitra)
+    g = Game(sc, rule(sc, "move.ground"), phase="action")
+    g.place("syr.cav.1", "1008")
+    g.activation("bn_85")
+    g.step(("move", "syr.cav.1", "0807"))
+    s2 = g.step(("move", "syr.cav.1", "0805"))
+    assert g.found() == [("move.ground", s2, ("syr.cav.1",), ("0807", "0805"))]
+    assert _end(g) == []

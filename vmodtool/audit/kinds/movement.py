@@ -338,37 +338,45 @@ class MoveCosts:
         numbers = [float(p) for p in prices if isinstance(p, (int, float)) and not isinstance(p, bool)]
         return min(numbers, default=0.0)
 
-    def _best_step(self, cls: str, b: str, floor: float) -> float:
-        """The cheapest entering ``b`` can be if the derived map misread it:
-        any hexside may be a missed road (and a river or wall a misread
-        line: no hexside adds or prohibits), an unsure or prohibited hex may
-        be the cheapest terrain."""
+    def _best_steps(self, cls: str) -> dict[str, float]:
+        """Per hex, the cheapest entering it can be if the derived map
+        misread it: any hexside may be a missed road (and a river or wall a
+        misread line: no hexside adds or prohibits), an unsure or
+        prohibited hex may be the cheapest terrain (made once per class)."""
+        found = self._floors.get(cls)
+        if found is not None:
+            return found
         assert self.derived is not None
-        cost = self.terrain_cost(cls, b)
-        if b in self.derived.unsure or cost == PROHIBITED or not isinstance(cost, (int, float)):
-            return floor
+        floor = self._floor(cls)
         road = self._road_cost(cls) if self.road_types else None
-        return min(float(cost), float(road)) if isinstance(road, (int, float)) else float(cost)
+        found = {}
+        for b in self.neighbours:
+            cost = self.terrain_cost(cls, b)
+            if b in self.derived.unsure or cost == PROHIBITED or not isinstance(cost, (int, float)):
+                found[b] = floor
+            else:
+                found[b] = min(float(cost), float(road)) if isinstance(road, (int, float)) else float(cost)
+        self._floors[cls] = found
+        return found
 
     def best_case(self, cls: str, src: str, dst: str, blocked: frozenset[str] = frozenset(),
-                  stop: frozenset[str] = frozenset()) -> float | None:
+                  stop: frozenset[str] = frozenset(), limit: float = float("inf")) -> float | None:
         """On a derived map: the cheapest a move from ``src`` to ``dst``
-        can cost whatever the derived terrain misread (:meth:`_best_step`;
-        enemy hexes and zones of control still count), None: no way even so."""
-        key = (cls, src, dst, blocked, stop)
+        can cost whatever the derived terrain misread (:meth:`_best_steps`;
+        enemy hexes and zones of control still count), None: no way even
+        so, or none within ``limit`` MP (the search stops there)."""
+        key = (cls, src, dst, blocked, stop, limit)
         try:
             return self._best[key]           # (None too: no way)
         except KeyError:
             pass
-        floor = self._floors.get(cls)
-        if floor is None:
-            floor = self._floors[cls] = self._floor(cls)
+        steps = self._best_steps(cls)
         dist: dict[str, float] = {src: 0.0}
         heap = [(0.0, src)]
         done: set[str] = set()
         while heap:
             d, a = heapq.heappop(heap)
-            if a == dst:
+            if a == dst or d > limit + EPSILON:
                 break
             if a in done:
                 continue
@@ -378,13 +386,16 @@ class MoveCosts:
             for b in self.neighbours.get(a, ()):
                 if b in blocked:
                     continue
-                nd = d + self._best_step(cls, b, floor)
+                nd = d + steps.get(b, 0.0)
                 if nd < dist.get(b, float("inf")) - EPSILON:
                     dist[b] = nd
                     heapq.heappush(heap, (nd, b))
         if len(self._best) >= self.CACHE_SIZE:
             self._best.clear()
-        cost = self._best[key] = dist.get(dst)
+        cost = dist.get(dst)
+        if cost is not None and cost > limit + EPSILON:
+            cost = None
+        self._best[key] = cost
         return cost
 
     def within_hexes(self, cls: str, src: str, dst: str, hexes: int, blocked: frozenset[str],
@@ -433,8 +444,8 @@ class _MapTables:
         #: movement class -> the hexes a legal step enters (MoveCosts.entrances)
         self.entrances: dict[str, frozenset[str]] = {}
         #: on a derived map: best_case() answers, and each class's cheapest step
-        self.best: dict[tuple[str, str, str, frozenset[str], frozenset[str]], float | None] = {}
-        self.floors: dict[str, float] = {}
+        self.best: dict[tuple[str, str, str, frozenset[str], frozenset[str], float], float | None] = {}
+        self.floors: dict[str, dict[str, float]] = {}
 
 
 #: the tables of the rule entries (by their params) made for a map
@@ -807,14 +818,15 @@ class MovementAllowance(CheapCopy, Rule):
         if search is None:
             return False
         cls, uid = item["cls"], item["uid"]
-        best = self.tables.best_case(cls, item["from_hex"], item["to_hex"], *search)
+        best = self.tables.best_case(cls, item["from_hex"], item["to_hex"], *search, limit=allowance)
         if best is None:
-            return False                # (no way whatever the terrain: enemy hexes, zones of control)
+            return False                # (no way within the allowance whatever the terrain)
         if total is not None:
             for a, b, _c in self.legs.get(uid, [])[:-1]:
-                best += self.tables.best_case(cls, a, b) or 0.0
-            if best > allowance + EPSILON:
-                return False
+                leg = self.tables.best_case(cls, a, b, limit=allowance - best)
+                if leg is None:
+                    return False
+                best += leg
         needs = f"needs {fmt_mp(total)} MP by the derived map" if total is not None else \
             f"{item['reason']} by the derived map"
         self.underived = self.underived.noted(
@@ -830,7 +842,8 @@ class MovementAllowance(CheapCopy, Rule):
         if item["ends_in_zoc"]:
             self.stopped[uid] = b
         if item["best"] is None:
-            if self._unsure(state, item, str(item["reason"])) or self._misread(state, item, None, 0.0):
+            if self._unsure(state, item, str(item["reason"])) or self._misread(
+                    state, item, None, float("inf") if item["allowance"] is None else item["allowance"]):
                 return None
             return self.ctx.violation(event, At(state, item["clock"]),
                                       f"{describe(state, uid)} moved {a} → {b}: {item['reason']}",

@@ -115,6 +115,7 @@ def test_cli_output_is_the_scenarios_terrain(tmp_path: Path) -> None:
     (tmp_path / "art" / "scenario.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     again = load_scenario(tmp_path / "art" / "scenario.yaml")
     assert dict(again.map.terrain) == dict(scenario.map.terrain)
+    assert scenario.map.derived is None and again.map.derived is not None   # (marked as read, not typed)
     assert {(s.type, s.a, s.b) for s in again.map.hexsides} == {(s.type, s.a, s.b) for s in scenario.map.hexsides}
 
 
@@ -128,7 +129,10 @@ def test_keep_typed_keeps_the_scenarios_own_entries(tmp_path: Path) -> None:
     typed = D.typed_terrain(scenario.map)
     assert typed and all(hexes[h] == t for h, t in typed.items())
     plain = yaml.safe_load(D.terrain_yaml(scenario, result))["map"]["terrain"]
-    assert plain == {"default": "clear", "hexes": {}}
+    assert plain == {"default": "clear", "derived": {"source": "the board image", "unsure": []}, "hexes": {}}
+    low = D.TerrainResult({h: ("clear", 0.1 if h == "0101" else 0.9) for h in scenario.map.grid.hexes},
+                          {}, [], [], 1.0)
+    assert yaml.safe_load(D.terrain_yaml(scenario, low))["map"]["terrain"]["derived"]["unsure"] == ["0101"]
 
 
 def test_suggestions_are_unlabelled_and_least_sure(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from vmodtool.scenario import model as M
 from vmodtool.scenario.collector import ProblemCollector
 from vmodtool.scenario.load_areas import build_areas
 from vmodtool.scenario.load_hexsides import build_hexside_types, build_hexsides
-from vmodtool.scenario.load_terrain import build_terrain, build_terrain_types
+from vmodtool.scenario.load_terrain import build_derived, build_terrain, build_terrain_types
 from vmodtool.scenario.mapgrid import (
     SQRT3_2,
     AxisNumbering,
@@ -210,6 +210,7 @@ def _map_content(c: ProblemCollector, p: Path, spec: GridSpec | None, grid: MapG
     hexes = grid.hexes
     ttypes, codes = build_terrain_types(c, p)
     terrain = build_terrain(c, p, spec, grid, hexes, ttypes, codes)
+    derived = build_derived(c, p, hexes)
     htypes = build_hexside_types(c, p)
     hexsides = build_hexsides(c, p, grid, hexes, htypes)
     labels = []
@@ -243,7 +244,8 @@ def _map_content(c: ProblemCollector, p: Path, spec: GridSpec | None, grid: MapG
                     edge_buffer=edge_buffer, board_image=board_image, size=size,
                     module_map=module_map.map_name if module_map else None,
                     module_board=module_map.board_name if module_map else None,
-                    zones=tuple(module_map.zones) if module_map else (), areas=areas, boards=boards)
+                    zones=tuple(module_map.zones) if module_map else (), areas=areas, boards=boards,
+                    derived=derived)
 
 
 def _alternative_boards(c: ProblemCollector, p: Path, map_name: str, from_module: bool

@@ -11,7 +11,7 @@ from vmodtool.scenario.mapgrid import GridSpec, MapGrid
 from vmodtool.scenario.problems import Path
 from vmodtool.vassal.grid_numbering import format_index
 
-__all__ = ["build_terrain_types", "build_terrain"]
+__all__ = ["build_terrain_types", "build_terrain", "build_derived"]
 
 
 def build_terrain_types(c: ProblemCollector, p: Path) -> tuple[dict[str, M.TerrainType], dict[str, str]]:
@@ -59,6 +59,23 @@ def build_terrain(c: ProblemCollector, p: Path, spec: GridSpec | None, grid: Map
         if c.ref(kp, ttypes, "terrain type"):
             terrain[label] = tname
     return terrain
+
+
+def build_derived(c: ProblemCollector, p: Path, hexes: Mapping[str, object]) -> M.DerivedTerrain | None:
+    """``map.terrain.derived`` (None: the terrain is typed by hand): what
+    the terrain was read from, and the hexes read with low confidence
+    (each a hex of the map)."""
+    dp = p + ("terrain", "derived")
+    if c.get(dp) is None:
+        return None
+    if c.get(dp, dict) is None:
+        return M.DerivedTerrain()           # (the schema reports the type)
+    unsure = set()
+    for hp, _ in c.list_of(dp + ("unsure",)):
+        label = c.hex_id(hp, hexes)
+        if label is not None:
+            unsure.add(label)
+    return M.DerivedTerrain(c.text(dp + ("source",), "") or "", frozenset(unsure))
 
 
 def _quoted_key(c: ProblemCollector, kp: Path, key: object, what: str) -> str:

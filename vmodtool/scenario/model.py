@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from vmodtool.scenario.cards import DeckSpec, HandSpec
 
 __all__ = [
-    "Side", "Game", "TerrainType", "HexsideType", "Hexside", "MapLabel", "Objective", "HexMap",
+    "Side", "Game", "TerrainType", "HexsideType", "Hexside", "MapLabel", "Objective", "HexMap", "DerivedTerrain",
     "Box", "Track", "NatoSpec", "Face", "UnitType", "MarkerKind", "Formation", "Counter",
     "SetupStack", "SetupBox", "Phase", "Activation", "TurnStructure", "Chart", "RuleSpec",
     "Scenario", "Position", "ExtensionSpec", "NamedScenario",
@@ -148,6 +148,18 @@ class AltBoard:
 
 
 @dataclass(frozen=True)
+class DerivedTerrain:
+    """``map.terrain.derived``: the map's terrain was read from its image
+    (``vmodtool terrain``), not typed by hand: what it says may be wrong
+    (a missed road, a hex read as the wrong type), so a rule accuses on it
+    only what no such error could excuse.  ``unsure``: the hexes read with
+    low confidence."""
+
+    source: str = ""
+    unsure: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class HexMap:
     """The map: grid, terrain per hex, hexside features, labels.  A map
     taken from a module (``map.from_module``) has no ``grid_spec``: its grid
@@ -176,6 +188,8 @@ class HexMap:
     areas: AreaMap | None = None
     #: the map's alternative boards (``map.boards``), after its own in its ``BoardPicker``
     boards: tuple[AltBoard, ...] = ()
+    #: the terrain was derived from the board image (None: typed by hand)
+    derived: DerivedTerrain | None = None
 
     @property
     def hex_ids(self) -> list[str]:

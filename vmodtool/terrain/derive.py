@@ -370,7 +370,8 @@ def terrain_yaml(scenario: M.Scenario, result: TerrainResult, *, keep: bool = Fa
     if low:
         lines.append(f"# {len(low)} hexes of low confidence (< {LOW_CONFIDENCE}), to check by eye: "
                      + ", ".join(f"{h} ({t}?)" for h, t, _ in low[:40]) + (" …" if len(low) > 40 else ""))
-    lines += ["map:", "  terrain:", f"    default: {default}", "    hexes:"]
+    lines += ["map:", "  terrain:", f"    default: {default}", *_derived_lines(source, low, typed_hexes),
+              "    hexes:"]
     listed = 0
     for label, (name, conf) in result.hexes.items():
         if label in typed_hexes:
@@ -404,6 +405,16 @@ def terrain_yaml(scenario: M.Scenario, result: TerrainResult, *, keep: bool = Fa
     if not entries:
         lines[-1] = "  hexsides: []"
     return "\n".join(lines) + "\n"
+
+
+def _derived_lines(source: str, low: Iterable[tuple[str, str, float]], typed: Mapping[str, str]) -> list[str]:
+    """``map.terrain.derived``: the terrain was read from ``source``, not
+    typed (the audit accuses on it only what no misreading excuses), and
+    the hexes of low confidence not typed by hand (``unsure``)."""
+    unsure = sorted(h for h, _, _ in low if h not in typed)
+    return ["    derived:   # read from the image, not typed by hand",
+            f"      source: {_yaml_key(source or 'the board image')}",
+            "      unsure: [" + ", ".join(_yaml_key(h) for h in unsure) + "]"]
 
 
 def _most_common(names: Iterable[str]) -> str | None:

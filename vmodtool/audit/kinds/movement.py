@@ -30,7 +30,7 @@ from vmodtool.audit.coverage import Tally, unjoined
 from vmodtool.audit.kinds import register
 from vmodtool.audit.map_tables import MAPS_KEPT, ByMap, map_neighbours, per_map
 from vmodtool.audit.selectors import as_list, matches
-from vmodtool.scenario.model import HexMap, Scenario
+from vmodtool.scenario.model import DerivedTerrain, HexMap, Scenario
 
 __all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Moment", "fmt_mp", "map_neighbours"]
 
@@ -153,6 +153,9 @@ class MoveCosts:
         #: cheapest() answers (read-only)
         self._paths: dict[tuple[str, str, str, frozenset[str], frozenset[str]], Path | None] = tables.paths
         self._entrances: dict[str, frozenset[str]] = tables.entrances
+        self._best, self._floors = tables.best, tables.floors
+        #: the map's terrain was read from its image (None: typed by hand)
+        self.derived: DerivedTerrain | None = self.map.derived
         self.sides_of = {c.id: c.side for c in scenario.counters}
         #: (side, moves of the other sides) -> the rule's enemy hexes (of
         #: one audit: the game's positions)
@@ -172,6 +175,8 @@ class MoveCosts:
         tables = _map_tables(hex_map, self.params)
         self.sides, self.neighbours, self._edges = tables.sides, tables.neighbours, tables.edges
         self._cache, self._paths, self._entrances = tables.searches, tables.paths, tables.entrances
+        self._best, self._floors = tables.best, tables.floors
+        self.derived = hex_map.derived
 
     # -- per-edge costs ------------------------------------------------------------------
     def knows(self, cls: str | None) -> TypeGuard[str]:
@@ -324,6 +329,75 @@ class MoveCosts:
         legs = tuple((b, dist[b] - dist[a]) for a, b in zip(path, path[1:], strict=False))
         return dist[dst], legs
 
+    # -- derived terrain -----------------------------------------------------------------
+    def _floor(self, cls: str) -> float:
+        """The cheapest a step of ``cls`` can cost on the map: its road
+        cost (when the entry has roads) or its cheapest terrain of the map."""
+        prices = [self._road_cost(cls)] if self.road_types else []
+        prices += [self.terrain_cost(cls, h) for h in {t: h for h, t in self.map.terrain.items()}.values()]
+        numbers = [float(p) for p in prices if isinstance(p, (int, float)) and not isinstance(p, bool)]
+        return min(numbers, default=0.0)
+
+    def _best_steps(self, cls: str) -> dict[str, float]:
+        """Per hex, the cheapest entering it can be if the derived map
+        misread it: any hexside may be a missed road (and a river or wall a
+        misread line: no hexside adds or prohibits), an unsure or
+        prohibited hex may be the cheapest terrain (made once per class)."""
+        found = self._floors.get(cls)
+        if found is not None:
+            return found
+        assert self.derived is not None
+        floor = self._floor(cls)
+        road = self._road_cost(cls) if self.road_types else None
+        found = {}
+        for b in self.neighbours:
+            cost = self.terrain_cost(cls, b)
+            if b in self.derived.unsure or cost == PROHIBITED or not isinstance(cost, (int, float)):
+                found[b] = floor
+            else:
+                found[b] = min(float(cost), float(road)) if isinstance(road, (int, float)) else float(cost)
+        self._floors[cls] = found
+        return found
+
+    def best_case(self, cls: str, src: str, dst: str, blocked: frozenset[str] = frozenset(),
+                  stop: frozenset[str] = frozenset(), limit: float = float("inf")) -> float | None:
+        """On a derived map: the cheapest a move from ``src`` to ``dst``
+        can cost whatever the derived terrain misread (:meth:`_best_steps`;
+        enemy hexes and zones of control still count), None: no way even
+        so, or none within ``limit`` MP (the search stops there)."""
+        key = (cls, src, dst, blocked, stop, limit)
+        try:
+            return self._best[key]           # (None too: no way)
+        except KeyError:
+            pass
+        steps = self._best_steps(cls)
+        dist: dict[str, float] = {src: 0.0}
+        heap = [(0.0, src)]
+        done: set[str] = set()
+        while heap:
+            d, a = heapq.heappop(heap)
+            if a == dst or d > limit + EPSILON:
+                break
+            if a in done:
+                continue
+            done.add(a)
+            if a != src and a in stop:
+                continue
+            for b in self.neighbours.get(a, ()):
+                if b in blocked:
+                    continue
+                nd = d + steps.get(b, 0.0)
+                if nd < dist.get(b, float("inf")) - EPSILON:
+                    dist[b] = nd
+                    heapq.heappush(heap, (nd, b))
+        if len(self._best) >= self.CACHE_SIZE:
+            self._best.clear()
+        cost = dist.get(dst)
+        if cost is not None and cost > limit + EPSILON:
+            cost = None
+        self._best[key] = cost
+        return cost
+
     def within_hexes(self, cls: str, src: str, dst: str, hexes: int, blocked: frozenset[str],
                      stop: frozenset[str]) -> bool:
         """Whether a legal path of at most ``hexes`` hexes leads from src to dst."""
@@ -369,6 +443,9 @@ class _MapTables:
         self.paths: dict[tuple[str, str, str, frozenset[str], frozenset[str]], Path | None] = {}
         #: movement class -> the hexes a legal step enters (MoveCosts.entrances)
         self.entrances: dict[str, frozenset[str]] = {}
+        #: on a derived map: best_case() answers, and each class's cheapest step
+        self.best: dict[tuple[str, str, str, frozenset[str], frozenset[str], float], float | None] = {}
+        self.floors: dict[str, dict[str, float]] = {}
 
 
 #: the tables of the rule entries (by their params) made for a map
@@ -405,6 +482,7 @@ class _Drag(TypedDict):
     best: Path | None
     reason: str | None
     minimum_search: tuple[frozenset[str], frozenset[str]] | None   # (blocked, stop)
+    derived_search: tuple[frozenset[str], frozenset[str]] | None   # (blocked, stop) on a derived map
     allowance: float | None
     ends_in_zoc: bool
     carrier: bool                   # not an ``attached`` piece (a leader, an HQ …)
@@ -487,6 +565,7 @@ class MovementAllowance(CheapCopy, Rule):
         self.retreats: list[_Retreat] = []          # pending annotations naming hexes
         self.combat_window: Window = new_window()
         self.unjudged = Tally()                     # moves an area map's typed connections cannot measure
+        self.underived = Tally()                    # moves over only by what derived terrain may misread
 
     def idle(self, state: GameView) -> bool:
         """Whether its ``step_end`` now would do nothing (see
@@ -515,10 +594,12 @@ class MovementAllowance(CheapCopy, Rule):
             combat.on_event(state, event, self.combat_window)
         self._window_bound(kind)
         if kind == "game_end":
-            why = self.unjudged.reason("move(s)")
-            if why is not None:
-                out.append(self.ctx.violation(event, state, why, severity="info", not_checked=True,
-                                              moves_not_judged=self.unjudged.number))
+            whys = [w for w in (self.unjudged.reason("move(s)"), self.underived.reason(
+                "move(s)", "on the derived terrain (read from the board image: a missed road or a misread hex may "
+                "make the way cheaper)")) if w is not None]
+            if whys:
+                out.append(self.ctx.violation(event, state, "; ".join(whys), severity="info", not_checked=True,
+                                              moves_not_judged=self.unjudged.number + self.underived.number))
         return out
 
     def _window_bound(self, kind: str) -> None:
@@ -592,6 +673,7 @@ class MovementAllowance(CheapCopy, Rule):
             "event": event, "clock": Moment.of(state), "uid": unit.uid,
             "from_hex": event.from_hex, "to_hex": event.to_hex, "cls": cls,
             "best": best, "reason": reason, "minimum_search": minimum_search,
+            "derived_search": (blocked, stop) if self.tables.derived is not None else None,
             "allowance": self._allowance(unit),
             "ends_in_zoc": event.to_hex in stop,
             "carrier": self.attached is None or not matches(self.attached, unit, state, unit),
@@ -726,6 +808,33 @@ class MovementAllowance(CheapCopy, Rule):
             f"{why}; the typed connections are not declared complete")
         return True
 
+    def _misread(self, state: GameView, item: _Drag, total: float | None, allowance: float) -> bool:
+        """Whether a verdict rests on derived terrain (``map.terrain.derived``):
+        the move is over its allowance (``total`` MP by the derived map; None:
+        no legal path by it) but not in the best case the derived data
+        cannot exclude (:meth:`MoveCosts.best_case`, with the unit's earlier
+        drags of the window priced so too), so it is noted NOT CHECKED."""
+        search = item["derived_search"]
+        if search is None:
+            return False
+        cls, uid = item["cls"], item["uid"]
+        best = self.tables.best_case(cls, item["from_hex"], item["to_hex"], *search, limit=allowance)
+        if best is None:
+            return False                # (no way within the allowance whatever the terrain)
+        if total is not None:
+            for a, b, _c in self.legs.get(uid, [])[:-1]:
+                leg = self.tables.best_case(cls, a, b, limit=allowance - best)
+                if leg is None:
+                    return False
+                best += leg
+        needs = f"needs {fmt_mp(total)} MP by the derived map" if total is not None else \
+            f"{item['reason']} by the derived map"
+        self.underived = self.underived.noted(
+            f"{describe(state, uid)} {item['from_hex']} → {item['to_hex']} (step {item['event'].step}): rests on "
+            f"derived terrain: {needs}, {fmt_mp(best)} in the best case"
+            + (f", has {fmt_mp(allowance)}" if total is not None else ""))
+        return True
+
     def _judge(self, state: GameView, item: _Drag) -> Violation | None:
         event, uid = item["event"], item["uid"]
         a, b = item["from_hex"], item["to_hex"]
@@ -733,7 +842,8 @@ class MovementAllowance(CheapCopy, Rule):
         if item["ends_in_zoc"]:
             self.stopped[uid] = b
         if item["best"] is None:
-            if self._unsure(state, item, str(item["reason"])):
+            if self._unsure(state, item, str(item["reason"])) or self._misread(
+                    state, item, None, float("inf") if item["allowance"] is None else item["allowance"]):
                 return None
             return self.ctx.violation(event, At(state, item["clock"]),
                                       f"{describe(state, uid)} moved {a} → {b}: {item['reason']}",
@@ -762,6 +872,8 @@ class MovementAllowance(CheapCopy, Rule):
                 self.spent[uid] = max(total, allowance)
                 return None
             if self._unsure(state, item, f"{fmt_mp(total)} MP by the typed lines, over its {fmt_mp(allowance)}"):
+                return None
+            if self._misread(state, item, total, allowance):
                 return None
         at = At(state, item["clock"])
         who = describe(state, uid)

@@ -129,10 +129,10 @@ class Tally(NamedTuple):
     def noted(self, what: str) -> Tally:
         return Tally(self.number + 1, self.sample + (what,) if len(self.sample) < _SAMPLE else self.sample)
 
-    def reason(self, what: str) -> str | None:
-        """``N <what> not judged: …`` (None: nothing was left unjudged)."""
+    def reason(self, what: str, where: str = "on the area map (its typed connections may be incomplete)"
+               ) -> str | None:
+        """``N <what> not judged <where>: …`` (None: nothing was left unjudged)."""
         if not self.number:
             return None
         more = f"; and {self.number - len(self.sample)} more" if self.number > len(self.sample) else ""
-        return (f"{self.number} {what} not judged on the area map (its typed connections may be incomplete): "
-                f"{'; '.join(self.sample)}{more}")
+        return f"{self.number} {what} not judged {where}: {'; '.join(self.sample)}{more}"

@@ -18,9 +18,9 @@ committed, the tests make them in a temporary folder):
 - ``belleau-wood.vlog``: legal play; the 344th Tank Battalion (AEF) enters
   west of the wood and moves one hex.
 - ``second-marne.vlog``: the German reserve moves on the strategic map
-  (Soissons to Château-Thierry) and then onto the main map; the rules read
-  the main map only, so the audit says NOT CHECKED for the rules that read
-  places (exit code 3), never "clean".
+  (Soissons to Château-Thierry, judged on that map's grid) and then onto
+  the main map; no grid joins the two windows, so the audit says NOT
+  CHECKED for that move (``move.allowance``, exit code 3), never "clean".
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def second_marne(w: GameWriter) -> None:
     _phase(w, 1, ALL, "Movement Phase")
     _phase(w, 1, ALL, "Combat Phase")
     _phase(w, 2, GER, "Movement Phase")
-    w.move(reserve, "0504", map_name=MAIN, player="Fritz")                           # down to the front
+    w.move(reserve, "0504", map_name=MAIN, player="Fritz")          # down to the front: between windows
     _phase(w, 2, GER, "Combat Phase")
 
 

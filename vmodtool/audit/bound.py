@@ -29,6 +29,7 @@ from vmodtool.audit.coverage import where_label
 from vmodtool.audit.state import AuditState
 from vmodtool.audit.terrain import PieceTerrain
 from vmodtool.audit.timeline import Clock, ClockChange
+from vmodtool.audit.windows import Windows
 from vmodtool.replay.events import PieceRef, Place
 from vmodtool.scenario.geometry import scenario_turn_trackers
 from vmodtool.scenario.model import Scenario
@@ -61,10 +62,15 @@ class BoundGame:
         #: is neither a location of the scenario's map nor a box (the last
         #: such place; no rule looked at it there: see :func:`unjudged_reason`)
         self.unjudged: dict[str, str] = {}
-        #: units that stood on another map window of the scenario (``maps``):
-        #: kept in ``unjudged`` though they come back to the main map
+        #: units that stood on another map window of the scenario (``maps``)
+        #: where it names no location: kept in ``unjudged`` though they come
+        #: back to the main map
         self.stood_on_other_window: set[str] = set()
         self.other_windows = frozenset(m.name for m in scenario.maps)
+        #: unit id -> the last location of a window of ``maps`` it stood on
+        #: (the rules of kinds that read ``map`` only are NOT CHECKED for it:
+        #: :func:`vmodtool.audit.windows.window_reasons`)
+        self.on_windows: dict[str, str] = {}
         #: the maps the log's pieces and boards are on, collected only when
         #: set (not None): for a log without moduledata (see audit_logs)
         self.log_maps: set[str] | None = None
@@ -110,6 +116,8 @@ class BoundGame:
         self.trackers = self._trackers()
         self.map_name = scenario.map.name
         self.hexes = scenario.map.grid.hexes          # label -> raw cell: membership only
+        #: the windows of ``maps``: their locations are rules' locations too (issue 46)
+        self.windows = Windows(scenario)
         #: an area map's spaces: locations of the map as hexes are (issue 42);
         #: the spaces of a zone bound to a box are that box's
         self.spaces, self.box_by_space = _area_places(scenario)
@@ -150,6 +158,10 @@ class BoundGame:
                 return None, self.box_by_space[loc]
             box = self.box_by_place.get((place.map, loc)) if self.box_by_place else None
             return None, box
+        if self.windows:
+            location = self.windows.location(place.map, place.location)
+            if location is not None:
+                return location, None
         if place.location in self.box_by_zone:
             return None, self.box_by_zone[place.location]
         if self.box_by_place:
@@ -170,7 +182,8 @@ class BoundGame:
         rules read terrain from follows."""
         terrain = self.terrain
         assert terrain is not None
-        hex_id = self.place(where)[0] if where is not None else None
+        # (terrain lies on the scenario's map only)
+        hex_id = self.place(where)[0] if where is not None and where.map == self.map_name else None
         changed = (terrain.place(pid, hex_id, where.map, where.x, where.y) if where is not None
                    else terrain.remove(pid))
         if changed:
@@ -185,6 +198,8 @@ class BoundGame:
         if hex_id is not None or where is None or where.map is None:
             if uid not in self.stood_on_other_window:
                 self.unjudged.pop(uid, None)
+            if hex_id is not None and where is not None and where.map in self.other_windows:
+                self.on_windows[uid] = hex_id
             return
         if box is None:
             self.unjudged[uid] = where_label(where)

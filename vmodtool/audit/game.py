@@ -33,6 +33,7 @@ from vmodtool.audit.engine import Engine
 from vmodtool.audit.judge import StepJudge
 from vmodtool.audit.report import AuditReport
 from vmodtool.audit.scenario_choice import scenario_for_logs
+from vmodtool.audit.windows import window_reasons
 from vmodtool.errors import VmodError
 from vmodtool.gc_policy import relaxed_gc
 from vmodtool.replay import Replay
@@ -360,6 +361,8 @@ class AuditVisitor(GameReader[AuditReport]):
                 engine.not_checked.setdefault(rule_id, why)
             # no false clean: units that stood where the scenario names nothing
             for rule_id, why in unjudged_reasons(engine.rules, game.unjudged, game.unit_name).items():
+                engine.not_checked.setdefault(rule_id, why)
+            for rule_id, why in window_reasons(engine.rules, game.on_windows, game.unit_name).items():
                 engine.not_checked.setdefault(rule_id, why)
             for rule_id, why in untold_reasons(engine.rules, game.binder.untold).items():
                 engine.not_checked.setdefault(rule_id, why)

@@ -33,6 +33,8 @@ from vmodtool.audit.coverage import Tally, unjoined
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.movement import CheapCopy, describe
 from vmodtool.audit.selectors import matches
+from vmodtool.audit.windows import Windows
+from vmodtool.scenario.model import Scenario
 
 __all__ = ["Retreat", "AdvanceAfterCombat"]
 
@@ -89,6 +91,11 @@ class _CombatMoves(CheapCopy, Rule, ABC):
         when the typed connections join them and are declared complete
         (distances from the enemy are measured too), else the move is noted
         NOT CHECKED."""
+        if state.scenario.maps and _on_window(state.scenario, (origin, to_hex, *others)):
+            # on a window of ``maps``: not measured there yet (the kind is NOT CHECKED: audit/windows.py)
+            self.unjudged = self.unjudged.noted(f"{describe(state, unit.uid)} {origin} → {to_hex}: "
+                                                "on a map window other than the scenario's map")
+            return False
         areas = state.scenario.map.areas
         if areas is None:
             return True
@@ -172,3 +179,9 @@ class AdvanceAfterCombat(_CombatMoves):
             return (f"{what}: not into a hex the enemy vacated in this combat (vacated: {left})",
                     {"vacated": sorted(vacated)})
         return None
+
+
+def _on_window(scenario: Scenario, locations: Iterable[str]) -> bool:
+    """Whether a location is on a window of ``maps`` (``scenario.maps``)."""
+    windows = Windows(scenario)
+    return any(windows.split(location) is not None for location in locations)

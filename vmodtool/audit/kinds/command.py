@@ -25,6 +25,7 @@ from vmodtool.audit.coverage import Tally, unjoined
 from vmodtool.audit.kinds import register
 from vmodtool.audit.kinds.movement import At, CheapCopy, Moment, describe
 from vmodtool.audit.selectors import as_list, matches
+from vmodtool.audit.windows import BETWEEN_WINDOWS, Windows
 
 __all__ = ["CommandRange", "PerTurnLimit", "check_claim"]
 
@@ -104,7 +105,7 @@ class CommandRange(CheapCopy, Rule):
     subscribes = frozenset({"activation_start", "activation_end", "move", "dice", "annotation",
                             "phase_start", "turn_start", "game_end"})
     # tables of the scenario, the same for every copy of the rule
-    _shared = ("ctx", "params", "hex_ids", "formations", "formation_of")
+    _shared = ("ctx", "params", "hex_ids", "formations", "formation_of", "windows")
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
@@ -121,6 +122,8 @@ class CommandRange(CheapCopy, Rule):
         # the locations a ``#check`` may name: hexes, or an area map's spaces
         self.hex_ids: Container[str] = ctx.scenario.map.grid.hexes if areas is None else areas.spaces
         self.formations = {f.id: f for f in ctx.scenario.formations}
+        #: the windows of ``maps``: a range is measured on the window both ends are on
+        self.windows = Windows(ctx.scenario)
         #: unit id -> its formation (a counter's never changes)
         self.formation_of = {c.id: c.formation for c in ctx.scenario.counters}
         # memory
@@ -131,6 +134,7 @@ class CommandRange(CheapCopy, Rule):
         self.passed: dict[str, tuple[int, tuple[int, ...]]] = {}   # hex -> (step, dice)
         self.failed: dict[str, _Failure] = {}   # hex -> its failed check
         self.unjudged = Tally()                 # units an area map's typed connections cannot measure
+        self.between = Tally()                  # units and HQs on two map windows (no grid joins them)
 
     def _reset(self) -> None:
         self.formation = None
@@ -145,10 +149,8 @@ class CommandRange(CheapCopy, Rule):
         if kind in ("activation_end", "phase_start", "turn_start", "game_end"):
             out = self._unmarked_failures(state)
             self._reset()
-            why = self.unjudged.reason("unit(s) at the start of an activation") if kind == "game_end" else None
-            if why is not None:
-                out.append(self.ctx.violation(event, state, why, severity="info", not_checked=True,
-                                              units_not_judged=self.unjudged.number))
+            if kind == "game_end":
+                out.extend(self._not_judged(state, event))
             return out
         if self.formation is None:
             return ()
@@ -209,6 +211,17 @@ class CommandRange(CheapCopy, Rule):
                 self.owed[unit.uid] = {"hex": unit.hex, "distance": distance, "range": reach,
                                        "hq": formation.hq, "hq_hex": hq_hex}
 
+    def _not_judged(self, state: GameView, event: Event) -> list[Violation]:
+        """The units no range was measured for, once at the game's end."""
+        what = "unit(s) at the start of an activation"
+        whys = [(self.unjudged.reason(what), self.unjudged.number),
+                (self.between.reason(what, BETWEEN_WINDOWS), self.between.number)]
+        why = "; ".join(text for text, _ in whys if text is not None)
+        if not why:
+            return []
+        return [self.ctx.violation(event, state, why, severity="info", not_checked=True,
+                                   units_not_judged=sum(n for _, n in whys))]
+
     def _distance(self, state: GameView, unit: UnitView, hq_hex: str, reach: float) -> int | None:
         """How far ``unit`` is from its HQ's location; None when an area
         map's typed connections cannot say (the unit noted NOT CHECKED): no
@@ -216,12 +229,16 @@ class CommandRange(CheapCopy, Rule):
         connections are not declared complete (a line not typed yet may
         bring it nearer: only "in range" is sure then)."""
         assert unit.hex is not None
-        hex_map = state.scenario.map
+        on = self.windows.common(unit.hex, hq_hex, state.scenario.map) if self.windows else None
+        if isinstance(on, str):
+            self.between = self.between.noted(f"{unit.describe()} in {unit.hex}, its HQ in {hq_hex}")
+            return None
+        hex_map, here, there = on if on is not None else (state.scenario.map, unit.hex, hq_hex)
         areas = hex_map.areas
         if areas is None:
-            return hex_map.distance(unit.hex, hq_hex)
-        gap = unjoined(areas, unit.hex, hq_hex)
-        distance = hex_map.distance(unit.hex, hq_hex) if gap is None else None
+            return hex_map.distance(here, there)
+        gap = unjoined(areas, here, there)
+        distance = hex_map.distance(here, there) if gap is None else None
         if distance is not None and distance > reach and not areas.complete:
             gap = f"{distance} connections by the typed lines, which are not declared complete"
         if gap is None:

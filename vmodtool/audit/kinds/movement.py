@@ -30,6 +30,7 @@ from vmodtool.audit.coverage import Tally, unjoined
 from vmodtool.audit.kinds import register
 from vmodtool.audit.map_tables import MAPS_KEPT, ByMap, map_neighbours, per_map
 from vmodtool.audit.selectors import as_list, matches
+from vmodtool.audit.windows import BETWEEN_WINDOWS, Windows, window_location
 from vmodtool.scenario.model import DerivedTerrain, HexMap, Scenario
 
 __all__ = ["MovementAllowance", "EscortedMove", "MoveCosts", "Moment", "fmt_mp", "map_neighbours"]
@@ -123,10 +124,11 @@ class MoveCosts:
 
     CACHE_SIZE = 4096
 
-    def __init__(self, scenario: Scenario, params: Mapping[str, Any]) -> None:
-        self.map = scenario.map
+    def __init__(self, scenario: Scenario, params: Mapping[str, Any], hex_map: HexMap | None = None) -> None:
+        #: the map measured: ``map``, or the window of ``maps`` given
+        self.map = scenario.map if hex_map is None else hex_map
         #: an area map's spaces and connections (None: a hex map)
-        self.areas = scenario.map.areas
+        self.areas = self.map.areas
         self.params = params
         self.costs: Mapping[str, Mapping[str, Any]] = params.get("costs") or {}
         self.ignore_hexsides = bool(params.get("ignore_hexsides", False))
@@ -486,6 +488,7 @@ class _Drag(TypedDict):
     allowance: float | None
     ends_in_zoc: bool
     carrier: bool                   # not an ``attached`` piece (a leader, an HQ …)
+    window: str | None              # the window of ``maps`` it is on (None: ``map``)
     side: str
 
 
@@ -520,7 +523,7 @@ class MovementAllowance(CheapCopy, Rule):
     bind: strategic movement) is not charged its later moves in it.  Judged
     at the end of the step, dated to the move."""
 
-    _shared = ("ctx", "params", "tables", "combat")
+    _shared = ("ctx", "params", "tables", "combat", "windows", "window_tables")
     # a step_end only judges the drags of the step (none: nothing to do); a
     # move of a unit that is not a subject is not charged
     quiet_step_end = True
@@ -553,6 +556,9 @@ class MovementAllowance(CheapCopy, Rule):
         minimum = p.get("minimum_move", 0)
         self.minimum = 1 if minimum is True else int(minimum or 0)
         self.tables = MoveCosts(ctx.scenario, p)
+        #: the windows of ``maps`` and their cost tables (made when a move there is judged)
+        self.windows = Windows(ctx.scenario)
+        self.window_tables: dict[str, MoveCosts] = {}
         # memory (rolled back with the step on undo)
         self.spent: dict[str, float] = {}
         self.legs: dict[str, list[tuple[str, str, float]]] = {}   # uid -> [(from, to, cost)] this window
@@ -566,6 +572,7 @@ class MovementAllowance(CheapCopy, Rule):
         self.combat_window: Window = new_window()
         self.unjudged = Tally()                     # moves an area map's typed connections cannot measure
         self.underived = Tally()                    # moves over only by what derived terrain may misread
+        self.between = Tally()                      # moves from one map window to another (no grid joins them)
 
     def idle(self, state: GameView) -> bool:
         """Whether its ``step_end`` now would do nothing (see
@@ -594,13 +601,41 @@ class MovementAllowance(CheapCopy, Rule):
             combat.on_event(state, event, self.combat_window)
         self._window_bound(kind)
         if kind == "game_end":
-            whys = [w for w in (self.unjudged.reason("move(s)"), self.underived.reason(
-                "move(s)", "on the derived terrain (read from the board image: a missed road or a misread hex may "
-                "make the way cheaper)")) if w is not None]
-            if whys:
-                out.append(self.ctx.violation(event, state, "; ".join(whys), severity="info", not_checked=True,
-                                              moves_not_judged=self.unjudged.number + self.underived.number))
+            whys = [(self.unjudged.reason("move(s)"), self.unjudged.number),
+                    (self.underived.reason(
+                        "move(s)", "on the derived terrain (read from the board image: a missed road or a misread "
+                        "hex may make the way cheaper)"), self.underived.number),
+                    (self.between.reason("move(s)", BETWEEN_WINDOWS), self.between.number)]
+            why = "; ".join(text for text, _ in whys if text is not None)
+            if why:
+                out.append(self.ctx.violation(event, state, why, severity="info", not_checked=True,
+                                              moves_not_judged=sum(n for _, n in whys)))
         return out
+
+    def _tables_of(self, window: str | None) -> MoveCosts:
+        """The cost tables of ``map`` (None) or of the window of ``maps`` so named."""
+        if window is None:
+            return self.tables
+        found = self.window_tables.get(window)
+        if found is None:
+            found = self.window_tables[window] = MoveCosts(self.ctx.scenario, self.params,
+                                                           self.windows.by_name[window])
+        return found
+
+    def _window_of(self, state: GameView, event: Event, unit: UnitView) -> tuple[str | None, str, str] | None:
+        """(window, from, to) of a drag, the two labels as the window's grid
+        names them (window None: ``map``); None for a drag between two
+        windows, which no grid measures (noted NOT CHECKED)."""
+        src, dst = event.from_hex, event.to_hex
+        assert src is not None and dst is not None
+        if not self.windows:
+            return None, src, dst
+        on = self.windows.common(src, dst, self.tables.map)
+        if isinstance(on, str):
+            self.between = self.between.noted(f"{describe(state, unit.uid)} {src} → {dst} (step {event.step})")
+            return None
+        hex_map, a, b = on
+        return (hex_map.name if hex_map.name in self.windows.by_name and a != src else None), a, b
 
     def _window_bound(self, kind: str) -> None:
         """Forget the window's moves at one of its bounds."""
@@ -626,77 +661,96 @@ class MovementAllowance(CheapCopy, Rule):
         if hexes_from or hexes_to:
             self.retreats.append({"from": hexes_from, "to": hexes_to, "used": None})
 
-    def _on_move(self, state: GameView, event: Event) -> None:
+    def _mover(self, state: GameView, event: Event) -> UnitView | None:
+        """The unit a drag moves, if this rule prices the drag: a move
+        between two places, in the rule's phases, of a unit its ``subject``
+        names and its tables know, not a retreat or an advance, not a
+        displacement of the other side's unit, not an entry."""
         if event.unit is None or not event.from_hex or not event.to_hex:
-            return
+            return None
         if event.from_hex == event.to_hex:
-            return
+            return None
         if self.phases and state.phase not in self.phases:
-            return
+            return None
         try:
             unit = state.unit(event.unit)
         except KeyError:
-            return
+            return None
         if self.combat is not None and self.combat.combat_move(state, event, unit, self.combat_window):
-            return                      # (a retreat, an advance: judged by their own kinds)
+            return None                 # (a retreat, an advance: judged by their own kinds)
         if not matches(self.params.get("subject"), unit, state, unit):
-            return
+            return None
         if self.phasing_only and state.phasing_side is not None and unit.side != state.phasing_side:
-            return                      # (not its side's movement: a displacement, or the clock missed a phase)
+            return None                 # (not its side's movement: a displacement, or the clock missed a phase)
         if unit.uid in self.entered:
-            return                      # (it came onto the map this window: strategic movement, an entry)
-        cls = unit.movement_class
-        if not self.tables.knows(cls):
+            return None                 # (it came onto the map this window: strategic movement, an entry)
+        if not self.tables.knows(unit.movement_class):
+            return None
+        return unit
+
+    def _on_move(self, state: GameView, event: Event) -> None:
+        unit = self._mover(state, event)
+        if unit is None:
             return
-        self.tables.follow(state.terrain_map)
-        areas = self.tables.areas
+        cls = unit.movement_class
+        assert cls is not None and event.from_hex and event.to_hex      # (as _mover found them)
+        on = self._window_of(state, event, unit)
+        if on is None:
+            return
+        window, src, dst = on
+        tables = self._tables_of(window)
+        if window is None:
+            tables.follow(state.terrain_map)        # (terrain pieces lie on ``map``)
+        areas = tables.areas
         if areas is not None:
-            gap = unjoined(areas, event.from_hex, event.to_hex)
+            gap = unjoined(areas, src, dst)
             if gap is not None:         # (the typed graph may lack the line: no accusation)
                 self.unjudged = self.unjudged.noted(
                     f"{describe(state, unit.uid)} {event.from_hex} → {event.to_hex} (step {event.step}): {gap}")
                 return
         self._new_step(event.step)
-        blocked, stop, enemies = self._enemies(state, unit)
+        blocked, stop, enemies = self._enemies(state, unit, tables, window)
         if not self.enemy_prohibited:
             blocked = frozenset()
         if not self.zoc_stop:
             stop = frozenset()
-        best = self.tables.cheapest(cls, event.from_hex, event.to_hex, blocked, stop)
+        best = tables.cheapest(cls, src, dst, blocked, stop)
+        if best is not None and window is not None:       # (the path named as the rules name locations)
+            best = best[0], tuple((window_location(window, h), c) for h, c in best[1])
         # whether a minimum move covers it is searched only for a move over its
         # allowance (with the enemy hexes of the moment)
         minimum_search = (blocked, stop) if self.minimum and best is not None else None
         reason = None
         if best is None:
-            reason = self._why_no_path(cls, event.to_hex, blocked, stop, enemies)
+            reason = self._why_no_path(tables, cls, dst, blocked, stop, enemies)
         self.pending.append({
             "event": event, "clock": Moment.of(state), "uid": unit.uid,
             "from_hex": event.from_hex, "to_hex": event.to_hex, "cls": cls,
             "best": best, "reason": reason, "minimum_search": minimum_search,
-            "derived_search": (blocked, stop) if self.tables.derived is not None else None,
+            "derived_search": (blocked, stop) if self.tables.derived is not None and window is None else None,
             "allowance": self._allowance(unit),
-            "ends_in_zoc": event.to_hex in stop,
+            "ends_in_zoc": dst in stop, "window": window,
             "carrier": self.attached is None or not matches(self.attached, unit, state, unit),
             "side": unit.side,
         })
 
-    def _enemies(self, state: GameView, unit: UnitView) -> Enemies:
+    def _enemies(self, state: GameView, unit: UnitView, tables: MoveCosts, window: str | None) -> Enemies:
         """Hexes holding enemy units, hexes in their ZOC, and who is where.
         When only sides and positions decide (no ``enemy_ignore`` or
         ``exerted_by`` selector), the answer is kept until a unit of another
         side moves (:meth:`GameView.moves_of_others`)."""
         if self.enemy_ignore is not None or self.zoc_by is not None:
-            return self._find_enemies(state, unit)
+            return self._find_enemies(state, unit, tables, window)
         key = (unit.side, state.moves_of_others(unit.side))
-        cache = self.tables.enemy_cache
+        cache = tables.enemy_cache
         hit = cache.get(key)
         if hit is None:
             if len(cache) >= 256:
                 cache.clear()
-            hit = cache[key] = self._find_enemies(state, unit)
+            hit = cache[key] = self._find_enemies(state, unit, tables, window)
         return hit
 
-    def _find_enemies(self, state: GameView, unit: UnitView) -> Enemies:
+    def _find_enemies(self, state: GameView, unit: UnitView, tables: MoveCosts, window: str | None) -> Enemies:
         enemies: dict[str, list[str]] = {}
         exerting: set[str] = set()
         for uid, s in state.unit_places().items():
@@ -709,14 +763,20 @@ class MovementAllowance(CheapCopy, Rule):
                     continue
                 if self.enemy_ignore is not None and matches(self.enemy_ignore, other, state, unit):
                     continue
-            elif self.tables.sides_of.get(uid) == unit.side:
+            elif tables.sides_of.get(uid) == unit.side:
                 continue
-            enemies.setdefault(s.hex, []).append(uid)
+            where = s.hex
+            if window is not None:                  # (on a window: its own labels, its units only)
+                found = self.windows.split(where)
+                if found is None or found[0].name != window:
+                    continue
+                where = found[1]
+            enemies.setdefault(where, []).append(uid)
             if self.zoc_by is None or (other is not None and matches(self.zoc_by, other, state, unit)):
-                exerting.add(s.hex)
+                exerting.add(where)
         zoc: set[str] = set()
         for h in exerting:
-            zoc.update(self.tables.neighbours.get(h, ()))
+            zoc.update(tables.neighbours.get(h, ()))
         return frozenset(enemies), frozenset(zoc), enemies
 
     def _allowance(self, unit: UnitView) -> float | None:
@@ -732,20 +792,20 @@ class MovementAllowance(CheapCopy, Rule):
         except (TypeError, ValueError):
             return None
 
-    def _why_no_path(self, cls: str, dst: str, blocked: frozenset[str], stop: frozenset[str],
+    def _why_no_path(self, tables: MoveCosts, cls: str, dst: str, blocked: frozenset[str], stop: frozenset[str],
                      enemies: Mapping[str, list[str]]) -> str:
         if dst in blocked:
             return f"{dst} holds enemy units ({', '.join(enemies.get(dst, []))})"
-        if self.tables.areas is not None:
+        if tables.areas is not None:
             notes = [f"connection kinds prohibited for {cls} movement"]
-        elif self.tables.terrain_cost(cls, dst) == PROHIBITED:
-            terrain = self.tables.map.terrain.get(dst)
-            name = self.tables.map.terrain_types[terrain].name if terrain else "?"
+        elif tables.terrain_cost(cls, dst) == PROHIBITED:
+            terrain = tables.map.terrain.get(dst)
+            name = tables.map.terrain_types[terrain].name if terrain else "?"
             return f"{dst} is {name}, prohibited for {cls} movement"
         else:
             notes = ["prohibited terrain and hexsides"]
         if blocked:
-            notes.append("enemy-occupied hexes" if self.tables.areas is None else "enemy-occupied spaces")
+            notes.append("enemy-occupied hexes" if tables.areas is None else "enemy-occupied spaces")
         if stop:
             notes.append("stopping on entering enemy ZOC")
         return f"no legal path for {cls} movement (" + ", ".join(notes) + ")"
@@ -800,7 +860,7 @@ class MovementAllowance(CheapCopy, Rule):
         not typed yet may make the way shorter (or a space a zone of
         control), so the move is noted NOT CHECKED instead.  Never on a
         hex map."""
-        areas = self.tables.areas
+        areas = self._tables_of(item["window"]).areas
         if areas is None or areas.complete:
             return False
         self.unjudged = self.unjudged.noted(
@@ -835,6 +895,16 @@ class MovementAllowance(CheapCopy, Rule):
             + (f", has {fmt_mp(allowance)}" if total is not None else ""))
         return True
 
+    def _within_minimum(self, item: _Drag) -> bool:
+        """Whether a minimum move covers a drag (on its own window's grid)."""
+        a, b = item["from_hex"], item["to_hex"]
+        window = item["window"]
+        if window is not None:                  # (both on the window: checked when noted)
+            a, b = (found[1] if (found := self.windows.split(x)) is not None else x for x in (a, b))
+        search = item["minimum_search"]
+        assert search is not None
+        return self._tables_of(window).within_hexes(item["cls"], a, b, self.minimum, *search)
+
     def _judge(self, state: GameView, item: _Drag) -> Violation | None:
         event, uid = item["event"], item["uid"]
         a, b = item["from_hex"], item["to_hex"]
@@ -866,8 +936,7 @@ class MovementAllowance(CheapCopy, Rule):
                     self._unsure(state, item, "legal by the typed lines, but where an untyped line puts a zone "
                                               "of control is unknown")
                 return None
-            if not earlier and item["minimum_search"] and self.tables.within_hexes(
-                    item["cls"], a, b, self.minimum, *item["minimum_search"]):
+            if not earlier and item["minimum_search"] and self._within_minimum(item):
                 self.minimum_used[uid] = True
                 self.spent[uid] = max(total, allowance)
                 return None

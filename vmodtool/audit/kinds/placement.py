@@ -22,6 +22,7 @@ from vmodtool.audit.rulekit import (
     unit_list,
 )
 from vmodtool.audit.selectors import Subject, as_list, matches
+from vmodtool.audit.windows import window_location
 from vmodtool.scenario.model import Scenario, SetupBox, SetupStack
 
 __all__ = ["Placement", "SetupConformity"]
@@ -291,16 +292,22 @@ def _expected(scenario: Scenario) -> tuple[dict[str, tuple[str, str, str | None]
     stacks: list[tuple[str, tuple[str, ...]]] = []
     default_face = {c.id: c.face for c in scenario.counters}
     for entry in scenario.setup:
-        if isinstance(entry, SetupStack) and entry.map is not None:
-            continue       # a hex of another map window: its units are NOT CHECKED there (audit/coverage.py)
         if isinstance(entry, SetupStack):
-            stacks.append((entry.hex, entry.units))
+            hex_id = entry.hex if entry.map is None else _window_hex(scenario, entry.map, entry.hex)
+            stacks.append((hex_id, entry.units))
             for uid in entry.units:
-                expected[uid] = ("hex", entry.hex, entry.faces.get(uid, default_face.get(uid)))
+                expected[uid] = ("hex", hex_id, entry.faces.get(uid, default_face.get(uid)))
         elif isinstance(entry, SetupBox):
             for uid in entry.units:
                 expected[uid] = ("box", entry.box, entry.faces.get(uid, default_face.get(uid)))
     return expected, stacks
+
+
+def _window_hex(scenario: Scenario, window: str, hex_id: str) -> str:
+    """A set-up hex of the window ``window`` (an id or name of ``map`` or of
+    ``maps``) as the rules name it (:mod:`vmodtool.audit.windows`)."""
+    hex_map = scenario.map_window(window)
+    return hex_id if hex_map is scenario.map else window_location(hex_map.name, hex_id)
 
 
 def _name(state: GameView, uid: str) -> str:

@@ -25,6 +25,7 @@ from vmodtool.audit.rulekit import (
     unit_list,
 )
 from vmodtool.audit.selectors import as_list, is_fixed, matches, predicate, reads_markers
+from vmodtool.audit.windows import Windows
 
 __all__ = ["Stacking", "StackOrder", "Cohabitation"]
 
@@ -41,7 +42,7 @@ class Stacking(SettleRule):
     # unit id -> whether it matches ``exempt`` / each ``per_type_max`` entry's
     # ``select``, for selectors of what never changes (None: they read more),
     # and those selectors: the same for every copy of the rule
-    _shared = ("ctx", "params", "_flag_cache", "_exempt", "_entries")
+    _shared = ("ctx", "params", "_flag_cache", "_exempt", "_entries", "_windows")
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
@@ -57,6 +58,8 @@ class Stacking(SettleRule):
             (i, entry) for i, entry in enumerate(as_list(p.get("per_type_max"))) if isinstance(entry, Mapping)]
         #: the fewest units a ``per_type_max`` entry allows (a side with no
         #: more units in a hex breaks none)
+        #: the windows of ``maps``: a hex there has that window's terrain
+        self._windows = Windows(ctx.scenario)
         self._least_max: float = min((entry.get("max", 0) for _, entry in self._entries), default=float("inf"))
 
     def _flags(self, members: Sequence[UnitView], state: GameView) -> list[tuple[bool, ...]]:
@@ -80,7 +83,8 @@ class Stacking(SettleRule):
         limit = self.params.get("limit")
         found: float | None        # a number of the scenario's rule entry (checked by its schema)
         if isinstance(limit, Mapping):
-            terrain = state.terrain_map.terrain.get(hex_id)
+            terrain = (self._windows.terrain(hex_id, state.terrain_map) if self._windows
+                       else state.terrain_map.terrain.get(hex_id))
             found = limit.get(terrain, limit.get("default"))
         else:
             found = limit

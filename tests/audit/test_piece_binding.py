@@ -11,11 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.audit.piece_module import BOARD, MAP, SCENARIO, SIZE, write_scenario
+from vmodtool.audit.binding import PieceBinder
 from vmodtool.audit.game import audit_logs
 from vmodtool.audit.report import AuditReport
 from vmodtool.scenario import load_scenario
 from vmodtool.vassal.gamewriter import GameWriter, Player
 from vmodtool.vassal.module import Module
+from vmodtool.vassal.traits import BasicPiece, UsePrototype, build_piece
 
 
 def _writer(folder: Path) -> GameWriter:
@@ -150,3 +152,18 @@ def test_a_terrain_binding_that_matches_no_piece_is_said(tmp_path: Path) -> None
     assert report.errors == []                                # the typed terrain: clear
     assert any(x.startswith("no piece of the game matched binding.terrain") for x in report.replay_warnings)
     assert not any("matched binding.terrain" in x for x in _audit(tmp_path, w).replay_warnings)
+
+
+def test_the_binder_reads_a_prototype_s_own_prototypes_only_when_a_piece_reaches_it(tmp_path: Path) -> None:
+    """The prototypes a prototype uses are read when a selector reaches it,
+    not every prototype of the module up front (Paths of Glory defines
+    hundreds); one that cannot be read uses none."""
+    scenario = load_scenario(write_scenario(tmp_path))
+    module = Module.open(tmp_path / "buildFile.xml")
+    binder = PieceBinder(scenario, module)
+    assert binder._prototype_uses == {}                    # nothing parsed yet
+    binder.prototypes["Outer"] = build_piece(UsePrototype.build(prototype_name="Unit"), BasicPiece.build()).encode()
+    binder.prototypes["Broken"] = "+/null/emb2;x\tnot-a-basic-piece/\t"
+    assert binder.prototype_uses("Outer") == ["Unit"]
+    assert binder.prototype_uses("Broken") == [] and binder.prototype_uses("Nowhere") == []
+    assert set(binder._prototype_uses) == {"Outer", "Broken", "Nowhere"}

@@ -488,3 +488,32 @@ def test_grid_from_element_other_tags():
     plain = board_from_element(etree.fromstring(
         '<VASSAL.build.module.map.boardPicker.Board name="P"/>'))
     assert (plain.width, plain.height, plain.grid) == (500, 500, None)
+
+
+def _java_nearest(grid: RegionGrid, x: int, y: int) -> tuple[int, int]:
+    """``RegionGrid`` 's loop as VASSAL runs it: int distances that wrap in 32
+    bits, the first of the least in HashMap order."""
+    best, best_dist = (x, y), math.inf
+    for ox, oy in grid._origins:
+        d = ((x - ox) * (x - ox) + (y - oy) * (y - oy)) & 0xFFFFFFFF
+        d = d - (1 << 32) if d >= 1 << 31 else d
+        if d < best_dist:
+            best, best_dist = (ox, oy), d
+    return best
+
+
+def test_region_grid_nearest_is_the_java_loop_s_answer_near_and_far():
+    """The nearest origin found at once (at an origin, or no distance can
+    wrap) is the one VASSAL's loop finds; far points (distances past 32
+    bits) still wrap as Java's do."""
+    import random
+    rnd = random.Random(42)
+    regions = [Region(f"R{i}", rnd.randrange(0, 3000), rnd.randrange(0, 3000)) for i in range(300)]
+    regions += [Region("tie-a", 500, 500), Region("tie-b", 520, 500), Region("tie-c", 510, 520)]
+    grid = RegionGrid(regions)
+    points = [(r.x, r.y) for r in regions] + [(510, 500), (510, 510)]
+    points += [(rnd.randrange(-200, 3200), rnd.randrange(-200, 3200)) for _ in range(500)]
+    points += [(rnd.randrange(-100000, 100000), rnd.randrange(-100000, 100000)) for _ in range(200)]
+    for x, y in points:
+        assert grid.snap_to(x, y) == _java_nearest(grid, x, y), (x, y)
+    assert grid.snap_to(60000, 60000) == _java_nearest(grid, 60000, 60000)   # (a wrapped distance wins)

@@ -131,3 +131,16 @@ def test_bad_coordinates_and_short_basic():
         _ = PieceDef.parse("+/null/piece;;/null;0;0;;0").name
     with pytest.raises(FormatError):
         PieceDef.from_traits([Trait("mark;A", "1")])
+
+
+def test_find_by_prefix_builds_no_view_when_no_trait_matches():
+    """A saved piece's chain is long (its prototypes expanded): asking it
+    for a trait it has not (``prototype;``) reads the traits' prefixes, not
+    a typed view of each; a match is the same view :meth:`views` holds."""
+    basic = Trait("piece;;;i.png;Corps", "")
+    piece = PieceDef.from_traits([Trait("mark;Side", "AP"), Trait("prototype;Unit", ""), basic], "p1")
+    plain = PieceDef.from_traits([Trait("mark;Side", "AP"), basic], "p2")
+    assert plain.find("prototype;") == [] and plain._views is None
+    found = piece.find("prototype;")
+    assert [v.trait.prefix for v in found] == ["prototype;"] and found[0] is piece.views()[1]
+    assert [v.trait.prefix for v in piece.find("UsePrototype")] == ["prototype;"]

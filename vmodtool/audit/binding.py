@@ -388,7 +388,7 @@ class _Facts:
                 if name in found:
                     continue
                 found.add(name)
-                todo.extend(self.binder.prototype_uses.get(name, ()))
+                todo.extend(self.binder.prototype_uses(name))
             self._prototypes = found
         return self._prototypes
 
@@ -487,13 +487,9 @@ class PieceBinder:
         self._claimed: set[str] = set()
         buildfile = module.buildfile if module is not None else None
         self.prototypes: dict[str, str] = buildfile.prototypes() if buildfile is not None else {}
-        self.prototype_uses: dict[str, list[str]] = {}
-        for name, text in self.prototypes.items():
-            try:
-                proto = PieceDef.parse(text)
-            except VmodError:
-                continue
-            self.prototype_uses[name] = _prototype_names(proto)
+        #: prototype name -> the prototypes it uses, parsed as a piece asks
+        #: (:meth:`prototype_uses`): a module defines more than its pieces reach
+        self._prototype_uses: dict[str, list[str]] = {}
         wants_slot = any(s.needs_slot or s.prototype for s in self.binding.selectors())
         #: whether a selector reads a slot's palette or names (``slot``, ``palette``)
         self.wants_slot_names = any(s.needs_slot for s in self.binding.selectors())
@@ -514,6 +510,21 @@ class PieceBinder:
         #: states) of the one piece of a type seen once so far (see _shown_key)
         self._deciders: dict[str, tuple[int, ...] | None] = memo.deciders
         self._seen_once: dict[str, tuple[str | None, tuple[str, ...]]] = memo.seen_once
+
+    def prototype_uses(self, name: str) -> list[str]:
+        """The prototypes the module's prototype ``name`` uses (none for a
+        name no prototype has, or a definition that cannot be read)."""
+        uses = self._prototype_uses.get(name)
+        if uses is None:
+            uses = []
+            text = self.prototypes.get(name)
+            if text is not None:
+                try:
+                    uses = _prototype_names(PieceDef.parse(text))
+                except VmodError:
+                    pass
+            self._prototype_uses[name] = uses
+        return uses
 
     def bind(self, ref: PieceRef) -> BoundPiece:
         """The binding of a piece the audit has not seen before.  A piece

@@ -293,6 +293,11 @@ class RegionGrid(MapGrid):
         self._by_origin = by_origin
         self._origins = _hashmap_order(list(by_origin))
         self._values = [by_origin[p] for p in self._origins]
+        xs = [p[0] for p in self._origins] or [0]
+        ys = [p[1] for p in self._origins] or [0]
+        #: the origins' bounding box: a point whose squared distance to its
+        #: far corner fits in an int no distance wraps (see :meth:`_nearest`)
+        self._box = (min(xs), min(ys), max(xs), max(ys))
 
     @classmethod
     def from_attributes(cls, attributes: Mapping[str, str] | None,
@@ -316,6 +321,15 @@ class RegionGrid(MapGrid):
                 "fontsize": str(self.font_size)}
 
     def _nearest(self, x: int, y: int) -> Point:
+        x0, y0, x1, y1 = self._box
+        dx, dy = max(abs(x - x0), abs(x - x1)), max(abs(y - y0), abs(y - y1))
+        if self._origins and dx * dx + dy * dy < 1 << 31:
+            # no distance wraps in 32 bits: an origin at the point is the
+            # nearest (distance 0, origins are distinct), else the first of
+            # the least distance in HashMap order, as the loop below finds
+            if (x, y) in self._by_origin:
+                return (x, y)
+            return min(self._origins, key=lambda o: (x - o[0]) * (x - o[0]) + (y - o[1]) * (y - o[1]))
         best = None
         best_dist = math.inf
         for ox, oy in self._origins:

@@ -678,6 +678,14 @@ class PieceDef:
     def find(self, what: str) -> list[TraitView]:
         """Views of the traits whose prefix (``"emb2;"``) or Java class
         (full ``VASSAL.counters.Marker`` or short ``Marker``) is ``what``."""
+        if what.endswith(";"):
+            # a prefix: no Java class ends so; the traits alone tell, and no
+            # view is built when none matches (a saved piece's long chain)
+            at = [i for i, t in enumerate(self.traits) if t.prefix == what]
+            if not at:
+                return []
+            views = self.views()
+            return [views[i] for i in at]
         out: list[TraitView] = []
         for view in self.views():
             cls = view.java_class

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from vmodtool.replay.events import Place
 from vmodtool.scenario.locations import AreaMap
 
-__all__ = ["where_label", "unjudged_reasons", "untold_reasons", "LOCATION_FREE_KINDS", "GEOMETRY_KINDS",
+__all__ = ["where_label", "units_at", "unjudged_reasons", "untold_reasons", "LOCATION_FREE_KINDS", "GEOMETRY_KINDS",
            "area_not_judged", "unjoined", "Tally"]
 
 #: rule kinds that judge no unit's place (cards in hands and decks)
@@ -51,6 +51,14 @@ def where_label(place: Place) -> str:
     return f"{place.map} ({place.x},{place.y})" + (" offboard" if loc == "offboard" else "")
 
 
+def units_at(places: Mapping[str, str], name_of: Callable[[str], str]) -> str:
+    """The first few units of ``places`` (unit id → a place), named, each at
+    its place, and how many more: the sample a NOT CHECKED reason shows."""
+    uids = sorted(places)
+    shown = "; ".join(f"{name_of(uid)} at {places[uid]}" for uid in uids[:_SAMPLE])
+    return shown + (f" and {len(uids) - _SAMPLE} more" if len(uids) > _SAMPLE else "")
+
+
 def unjudged_reasons(rules: Iterable[tuple[Any, Any]], unjudged: Mapping[str, str],
                      name_of: Callable[[str], str]) -> dict[str, str]:
     """Rule id → why it is NOT CHECKED, for every rule (of a kind that reads
@@ -58,11 +66,8 @@ def unjudged_reasons(rules: Iterable[tuple[Any, Any]], unjudged: Mapping[str, st
     scenario is (``unjudged``: unit id → the last such place)."""
     if not unjudged:
         return {}
-    uids = sorted(unjudged)
-    shown = [f"{name_of(uid)} at {unjudged[uid]}" for uid in uids[:_SAMPLE]]
-    more = f" and {len(uids) - _SAMPLE} more" if len(uids) > _SAMPLE else ""
-    why = (f"{len(uids)} unit(s) stood on a map where the scenario names no location (no hex or space of its "
-           f"map, no box), so no rule looked at them there: {'; '.join(shown)}{more} (take the map's "
+    why = (f"{len(unjudged)} unit(s) stood on a map where the scenario names no location (no hex or space of its "
+           f"map, no box), so no rule looked at them there: {units_at(unjudged, name_of)} (take the map's "
            "locations with map.from_module, or bind the window or zone as a box)")
     return {spec.id: why for spec, _ in rules if spec.kind not in LOCATION_FREE_KINDS}
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from vmodtool.audit.coverage import units_at
 from vmodtool.scenario.model import HexMap, Scenario
 
 __all__ = ["window_location", "Windows", "WINDOW_KINDS", "BETWEEN_WINDOWS", "window_reasons"]
@@ -32,9 +33,6 @@ WINDOW_KINDS = frozenset({"stacking", "stack_order", "cohabitation", "movement_a
 #: how a rule's NOT CHECKED reason names what it measured on no grid
 #: (:meth:`vmodtool.audit.coverage.Tally.reason`)
 BETWEEN_WINDOWS = "between map windows (the scenario does not say how its windows connect)"
-
-#: how many units a reason names before "and N more"
-_SAMPLE = 8
 
 
 def window_location(window: str, label: str) -> str:
@@ -103,9 +101,6 @@ def window_reasons(rules: Iterable[tuple[Any, Any]], on_windows: Mapping[str, st
     (``on_windows``: unit id → the last such place)."""
     if not on_windows:
         return {}
-    uids = sorted(on_windows)
-    shown = [f"{name_of(uid)} at {on_windows[uid]}" for uid in uids[:_SAMPLE]]
-    more = f" and {len(uids) - _SAMPLE} more" if len(uids) > _SAMPLE else ""
-    why = (f"{len(uids)} unit(s) stood on a map window other than the scenario's map, which a rule of this kind "
-           f"does not read yet: {'; '.join(shown)}{more}")
+    why = (f"{len(on_windows)} unit(s) stood on a map window other than the scenario's map, which a rule of this "
+           f"kind does not read yet: {units_at(on_windows, name_of)}")
     return {spec.id: why for spec, _ in rules if spec.kind not in WINDOW_KINDS}

@@ -205,11 +205,7 @@ class FeatureDetector:
         low_pos = min(visible) if visible else 1.0
         if threshold > low_pos:
             threshold = low_pos - 1e-9
-        if negatives:
-            high_neg = float(scores[list(negatives)].max())
-            if high_neg < low_pos and threshold <= high_neg:
-                threshold = (high_neg + low_pos) / 2
-        detector.threshold = threshold
+        detector.threshold = above_negatives(threshold, scores, negatives, low_pos)
         return detector
 
     def _ink_counts(self, bands: FloatArray, ground: FloatArray) -> FloatArray:
@@ -470,11 +466,7 @@ class CrossingDetector:
         # and never fewer than three rows in four in each hex: a line that
         # shows in half the rows is a town's dot and its name
         threshold = max(otsu_threshold(scores), 0.65 * typical, 0.5)
-        if negatives:
-            high_neg = float(scores[list(negatives)].max())
-            if high_neg < typical and threshold <= high_neg:
-                threshold = (high_neg + typical) / 2
-        detector.threshold = threshold
+        detector.threshold = above_negatives(threshold, scores, negatives, typical)
         return detector
 
     def _narrow_ink(self, bands: npt.NDArray[np.uint8], ground: FloatArray) -> npt.NDArray[np.bool_]:
@@ -552,3 +544,14 @@ def _short_runs(ink: npt.NDArray[np.bool_], gap: int, longest: int) -> npt.NDArr
     np.add.at(out, (ends[short, 0], ends[short, 1]), -1)
     keep = np.cumsum(out, axis=1)[:, :-2] > 0
     return np.asarray(keep.reshape(shape) & closed.reshape(shape))
+
+
+def above_negatives(threshold: float, scores: FloatArray, negatives: Sequence[int], positive: float) -> float:
+    """``threshold`` raised above the highest-scoring negative sample (a
+    hexside labelled as not the feature), half-way to ``positive``, when
+    that negative scores under ``positive`` and the threshold would take it."""
+    if negatives:
+        high_neg = float(scores[list(negatives)].max())
+        if high_neg < positive and threshold <= high_neg:
+            return (high_neg + positive) / 2
+    return threshold

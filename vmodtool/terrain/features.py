@@ -175,6 +175,23 @@ SLICES = 24
 SLICE_POINTS = 11
 
 
+def _side_axes(frame: HexFrame, sides: Sequence[tuple[str, str]]) -> tuple[FloatArray, FloatArray]:
+    """Each hexside's midpoint and the unit vector from its first hex's
+    centre to its second's, in image pixels."""
+    ca = np.array([frame.centres[a] for a, _ in sides], dtype=np.float64) * frame.scale
+    cb = np.array([frame.centres[b] for _, b in sides], dtype=np.float64) * frame.scale
+    joint = cb - ca
+    return (ca + cb) / 2, joint / np.maximum(np.hypot(joint[:, 0], joint[:, 1]), 1e-9)[:, None]
+
+
+def _pixels_at(image: npt.NDArray[np.uint8], xs: FloatArray, ys: FloatArray) -> npt.NDArray[np.uint8]:
+    """The image's pixels nearest the points (clamped to the image)."""
+    h, w = image.shape[:2]
+    ix = np.clip(np.rint(xs).astype(np.int64), 0, w - 1)
+    iy = np.clip(np.rint(ys).astype(np.int64), 0, h - 1)
+    return np.asarray(image[iy, ix], dtype=np.uint8)
+
+
 def side_bands(image: npt.NDArray[np.uint8], frame: HexFrame, sides: Sequence[tuple[str, str]], kind: str,
                ) -> npt.NDArray[np.uint8]:
     """The RGB pixels of each hexside's band, shape (len(sides), SLICES,
@@ -183,16 +200,11 @@ def side_bands(image: npt.NDArray[np.uint8], frame: HexFrame, sides: Sequence[tu
     a wave is inside), ``across`` it on the line joining the two centres (a
     road: the stretch between the two hex numbers' reach), or ``patch``, a
     square about the side's midpoint (a bridge's symbol)."""
-    h, w = image.shape[:2]
     inner = frame.inner_radius * frame.scale
     half_side = inner / math.sqrt(3)
     if not sides:
         return np.empty((0, SLICES, SLICE_POINTS, 3), dtype=np.uint8)
-    ca = np.array([frame.centres[a] for a, _ in sides], dtype=np.float64) * frame.scale
-    cb = np.array([frame.centres[b] for _, b in sides], dtype=np.float64) * frame.scale
-    mid = (ca + cb) / 2
-    joint = cb - ca
-    unit = joint / np.maximum(np.hypot(joint[:, 0], joint[:, 1]), 1e-9)[:, None]
+    mid, unit = _side_axes(frame, sides)
     if kind == "along":
         along, half_length, half_width = np.stack([-unit[:, 1], unit[:, 0]], axis=1), 0.6 * half_side, 0.2 * inner
     elif kind == "across":
@@ -204,9 +216,7 @@ def side_bands(image: npt.NDArray[np.uint8], frame: HexFrame, sides: Sequence[tu
     s = np.linspace(-half_width, half_width, SLICE_POINTS)[None, None, :]
     xs = mid[:, 0, None, None] + t * along[:, 0, None, None] + s * across[:, 0, None, None]
     ys = mid[:, 1, None, None] + t * along[:, 1, None, None] + s * across[:, 1, None, None]
-    ix = np.clip(np.rint(xs).astype(np.int64), 0, w - 1)
-    iy = np.clip(np.rint(ys).astype(np.int64), 0, h - 1)
-    return np.asarray(image[iy, ix], dtype=np.uint8)
+    return _pixels_at(image, xs, ys)
 
 
 #: a crossing band: rows parallel to the hexside, this far (inner radii) into
@@ -226,16 +236,11 @@ def crossing_bands(image: npt.NDArray[np.uint8], frame: HexFrame, sides: Sequenc
     line joining the centres.  A road that crosses the side anywhere near its
     middle, at any angle up to 60° from square, crosses every row of both
     hexes: how it runs further inside the hexes does not matter."""
-    h, w = image.shape[:2]
     inner = frame.inner_radius * frame.scale
     rows = len(CROSSING_ROWS) * 2
     if not sides:
         return np.empty((0, rows, CROSSING_POINTS, 3), dtype=np.uint8)
-    ca = np.array([frame.centres[a] for a, _ in sides], dtype=np.float64) * frame.scale
-    cb = np.array([frame.centres[b] for _, b in sides], dtype=np.float64) * frame.scale
-    mid = (ca + cb) / 2
-    joint = cb - ca
-    unit = joint / np.maximum(np.hypot(joint[:, 0], joint[:, 1]), 1e-9)[:, None]
+    mid, unit = _side_axes(frame, sides)
     along = np.stack([-unit[:, 1], unit[:, 0]], axis=1)
     offsets = np.array([-s for s in reversed(CROSSING_ROWS)] + list(CROSSING_ROWS)) * inner
     t = np.linspace(-CROSSING_REACH * inner, CROSSING_REACH * inner, CROSSING_POINTS)
@@ -243,6 +248,4 @@ def crossing_bands(image: npt.NDArray[np.uint8], frame: HexFrame, sides: Sequenc
     tt = t[None, None, :]
     xs = mid[:, 0, None, None] + s * unit[:, 0, None, None] + tt * along[:, 0, None, None]
     ys = mid[:, 1, None, None] + s * unit[:, 1, None, None] + tt * along[:, 1, None, None]
-    ix = np.clip(np.rint(xs).astype(np.int64), 0, w - 1)
-    iy = np.clip(np.rint(ys).astype(np.int64), 0, h - 1)
-    return np.asarray(image[iy, ix], dtype=np.uint8)
+    return _pixels_at(image, xs, ys)

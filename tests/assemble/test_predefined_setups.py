@@ -5,7 +5,6 @@ a game, holding the scenario's units where its set-up puts them."""
 
 import io
 import re
-import time
 import zipfile
 from pathlib import Path
 
@@ -31,14 +30,12 @@ P = "VASSAL.build.module.PredefinedSetup"
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("marne") / "marne.vmod"
-    start = time.perf_counter()
     build_module_file(MARNE, out, jobs=1)
-    seconds = time.perf_counter() - start
-    return load_scenario(MARNE), out, seconds
+    return load_scenario(MARNE), out
 
 
 def test_the_new_game_menu_lists_every_scenario(built):
-    scenario, out, _ = built
+    scenario, out = built
     with Module.open(out) as module:
         root = module.buildfile.root
         menus = [el for el in root if el.tag == P]
@@ -54,16 +51,16 @@ def test_the_new_game_menu_lists_every_scenario(built):
             assert s.setup_file in module.files
 
 
-def test_build_is_fast_and_reproducible(built, tmp_path):
-    _, out, seconds = built
-    assert seconds < 2.0
+def test_build_is_reproducible(built, tmp_path):
+    """(Its speed is measured in benchmarks/bench_build.py, not here.)"""
+    _, out = built
     again = tmp_path / "again.vmod"
     build_module_file(MARNE, again, jobs=1)
     assert again.read_bytes() == out.read_bytes()
 
 
 def test_each_setup_is_a_save_vassal_writes(built):
-    scenario, out, _ = built
+    scenario, out = built
     with Module.open(out) as module:
         moduledata = module.moduledata
         palette = {PieceDef.parse(s.definition).get_property("UnitId"): s.gpid
@@ -99,7 +96,7 @@ def _start(out: Path, entry: str) -> tuple[dict[str, tuple[str | None, str | Non
 
 
 def test_every_unit_stands_where_its_scenario_puts_it(built):
-    scenario, out, _ = built
+    scenario, out = built
     zones = {z.ref: z.name for z in layout_off_map(scenario).zones if z.kind == "box"}
     for named in scenario.scenarios:
         places, turns = _start(out, named.setup_file)
@@ -117,7 +114,7 @@ def test_every_unit_stands_where_its_scenario_puts_it(built):
 
 
 def test_a_setup_face_is_the_face_the_piece_shows(built):
-    _, out, _ = built
+    _, out = built
     with zipfile.ZipFile(out) as archive:
         saved = SavedGame.from_bytes(archive.read("chateau-thierry.vsav"))
     level = {}
@@ -146,7 +143,7 @@ def _rewritten(out: Path, tmp_path: Path, change) -> Module:
 
 
 def test_lint_finds_a_missing_or_broken_setup(built, tmp_path):
-    _, out, _ = built
+    _, out = built
     with Module.open(out) as module:
         assert [f.code for f in lint_module(module) if f.severity != "info"] == []
 
@@ -177,7 +174,7 @@ def test_lint_finds_a_missing_or_broken_setup(built, tmp_path):
 
 
 def test_the_help_page_gives_each_scenario_s_victory_conditions(built):
-    scenario, out, _ = built
+    scenario, out = built
     with zipfile.ZipFile(out) as archive:
         page = archive.read("help/scenario.html").decode("utf-8")
     section = page[page.index("<h2>Scenarios</h2>"):page.index("<h2>Counters</h2>")]

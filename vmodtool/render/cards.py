@@ -47,7 +47,7 @@ from vmodtool.render.counter_pdf import png_bytes
 from vmodtool.render.counters import MIN_TEXT_SCALE, safe_name, shrink_wrap
 from vmodtool.scenario.card_templates import CardTemplate, LineRegion, resolve_card_template
 from vmodtool.scenario.cards import CARD_SIZES, VASSAL_CARD_DPI, CardSpec, DeckSpec, card_pixels
-from vmodtool.scenario.colours import readable_ink
+from vmodtool.scenario.colours import hex_rgb, readable_ink
 from vmodtool.scenario.model import Position, Scenario
 from vmodtool.scenario.problems import Problem
 from vmodtool.scenario.templates import TemplateError
@@ -87,14 +87,8 @@ def card_px(size: str, dpi: int) -> tuple[int, int]:
 
 
 def _rgb(text: str | None, default: RGB) -> RGB:
-    if text is not None and len(text) == 4 and text[0] == "#":
-        text = "#" + "".join(c * 2 for c in text[1:])
-    if text is None or len(text) != 7 or text[0] != "#":
-        return default
-    try:
-        return (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
-    except ValueError:
-        return default
+    """``#rrggbb`` or ``#rgb`` as a colour (:func:`~vmodtool.scenario.colours.hex_rgb`), else ``default``."""
+    return hex_rgb(text) or default
 
 
 def _contrast(colour: RGB) -> RGB:
